@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* core.c - core set-up, frame dispatch, virtio-net header, timers */
+
+#include <errno.h>
+
+#include "core.h"
+#include "tcp.h"
+
+/**
+ * core_nbuckets() - hash bucket count for a flow table size
+ * @max_flows:	flow table size
+ *
+ * Return: a power of two at least twice @max_flows
+ */
+static uint32_t core_nbuckets(uint32_t max_flows)
+{
+	uint32_t n = 16;
+
+	while (n < 2 * max_flows)
+		n <<= 1;
+	return n;
+}
+
+/**
+ * core_mem_size() - bytes of memory core_init() needs for a configuration
+ * @conf:	configuration
+ *
+ * Return: size in bytes
+ */
+size_t core_mem_size(const struct core_conf *conf)
+{
+	return (size_t)conf->max_flows * sizeof(struct tcp_flow) +
+	       (size_t)core_nbuckets(conf->max_flows) * sizeof(uint32_t) +
+	       (size_t)conf->max_flows * sizeof(uint32_t);
+}
+
+/**
+ * core_init() - set up a core in caller-provided memory
+ * @c:		core to initialise
+ * @conf:	configuration (copied)
+ * @mem:	zeroed memory of core_mem_size() bytes, 8-byte aligned
+ * @ctr:	counter array of CTR_NUM entries
+ * @key:	16 random bytes
+ *
+ * Return: 0, or -EINVAL for a bad configuration
+ */
+int core_init(struct core *c, const struct core_conf *conf, void *mem,
+	      uint64_t *ctr, const uint8_t key[16])
+{
+	uint8_t *p = mem;
+	uint32_t i;
+
+	if (!conf->max_flows || conf->max_flows > (1U << 24) ||
+	    conf->mtu < 576 || conf->mtu > 65521 ||
+	    (conf->vnet_hdr_len != 0 && conf->vnet_hdr_len != 10 &&
+	     conf->vnet_hdr_len != 12) ||
+	    conf->ws_shift > 14)
+		return -EINVAL;
+
+	memset(c, 0, sizeof(*c));
+	c->conf = *conf;
+	if (!c->conf.rto_min_ns)
+		c->conf.rto_min_ns = 200ULL * 1000 * 1000;
+	c->ctr = ctr;
+	c->flows = (struct tcp_flow *)(void *)p;
+	p += (size_t)conf->max_flows * sizeof(struct tcp_flow);
+	c->nbuckets = core_nbuckets(conf->max_flows);
+	c->buckets = (uint32_t *)(void *)p;
+	p += (size_t)c->nbuckets * sizeof(uint32_t);
+	c->ack_list = (uint32_t *)(void *)p;
+	memcpy(c->key, key, 16);
+	c->next_deadline_ns = UINT64_MAX;
+
+	/* free list in index order, so low indices are reused first */
+	for (i = 0; i < conf->max_flows; i++) {
+		c->flows[i].state = TCPS_FREE;
+		c->flows[i].next = (i + 1 < conf->max_flows) ? i + 2 : 0;
+	}
+	c->free_head = 1;
+	return 0;
+}
+
+/**
+ * vnet_hdr_parse() - decode the vnet header of a received frame
+ * @c:	core (header length)
+ * @v:	frame view, advanced past the header
+ * @h:	decoded fields
+ *
+ * Return: 0, or -1 if the frame is too short or the header is invalid
+ */
+int vnet_hdr_parse(const struct core *c, struct pkt_view *v,
+		   struct vnet_hdr *h)
+{
+	const uint8_t *p;
+
+	memset(h, 0, sizeof(*h));
+	if (!c->conf.vnet_hdr_len)
+		return 0;
+	p = pkt_pull(v, c->conf.vnet_hdr_len);
+	if (!p)
+		return -1;
+	h->flags = p[0];
+	h->gso_type = p[1];
+	h->hdr_len = (uint16_t)(p[2] | (p[3] << 8));
+	h->gso_size = (uint16_t)(p[4] | (p[5] << 8));
+	h->csum_start = (uint16_t)(p[6] | (p[7] << 8));
+	h->csum_offset = (uint16_t)(p[8] | (p[9] << 8));
+	switch (h->gso_type & ~VNET_HDR_GSO_ECN) {
+	case VNET_HDR_GSO_NONE:
+	case VNET_HDR_GSO_TCPV4:
+	case VNET_HDR_GSO_TCPV6:
+	case VNET_HDR_GSO_UDP:
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * vnet_hdr_write() - encode a vnet header at the start of a frame slot
+ * @c:	core (header length)
+ * @p:	slot start
+ * @h:	fields
+ */
+void vnet_hdr_write(const struct core *c, uint8_t *p, const struct vnet_hdr *h)
+{
+	if (!c->conf.vnet_hdr_len)
+		return;
+	memset(p, 0, c->conf.vnet_hdr_len);
+	p[0] = h->flags;
+	p[1] = h->gso_type;
+	p[2] = (uint8_t)h->hdr_len;
+	p[3] = (uint8_t)(h->hdr_len >> 8);
+	p[4] = (uint8_t)h->gso_size;
+	p[5] = (uint8_t)(h->gso_size >> 8);
+	p[6] = (uint8_t)h->csum_start;
+	p[7] = (uint8_t)(h->csum_start >> 8);
+	p[8] = (uint8_t)h->csum_offset;
+	p[9] = (uint8_t)(h->csum_offset >> 8);
+	/* num_buffers (bytes 10-11) stays 0: unused on tap */
+}
+
+/**
+ * core_frame_begin() - start a frame toward the guest in the next slot
+ * @c:		core
+ * @fx:		effects batch
+ * @ethertype:	host-order ethertype
+ * @dst_mac:	destination MAC, NULL for the guest's
+ *
+ * Writes a zero vnet header and the Ethernet header.
+ *
+ * Return: pointer to the L3 header in the slot, or NULL if no slot is free
+ *	   (counted)
+ */
+uint8_t *core_frame_begin(struct core *c, struct fx *fx, uint16_t ethertype,
+			  const uint8_t *dst_mac)
+{
+	static const struct vnet_hdr none;
+	uint8_t *s = fx_slot_next(fx);
+	uint8_t *eth;
+
+	if (!s) {
+		CTR_INC(c, FX_POOL_EMPTY);
+		return NULL;
+	}
+	vnet_hdr_write(c, s, &none);
+	eth = s + c->conf.vnet_hdr_len;
+	memcpy(eth, dst_mac ? dst_mac : c->conf.guest_mac, ETH_ALEN);
+	memcpy(eth + 6, c->conf.our_mac, ETH_ALEN);
+	wr16(eth + 12, ethertype);
+	return eth + ETH_HLEN;
+}
+
+/**
+ * core_input() - handle one frame from the guest
+ * @c:		core
+ * @frame:	frame, starting with the vnet header (conf.vnet_hdr_len bytes)
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ *
+ * Context: the owning shard. Malformed frames are counted and dropped.
+ */
+void core_input(struct core *c, struct pkt_view frame, uint64_t now_ns,
+		struct fx *fx)
+{
+	struct vnet_hdr vh;
+	const uint8_t *eth;
+	uint16_t type;
+
+	if (vnet_hdr_parse(c, &frame, &vh)) {
+		CTR_INC(c, VNET_DROP_BAD_HDR);
+		return;
+	}
+	eth = pkt_pull(&frame, ETH_HLEN);
+	if (!eth) {
+		CTR_INC(c, ETH_DROP_SHORT);
+		return;
+	}
+	/* unicast to another MAC is not for us; broadcast/multicast may be */
+	if (!(eth[0] & 1) && memcmp(eth, c->conf.our_mac, ETH_ALEN)) {
+		CTR_INC(c, ETH_DROP_NOT_US);
+		return;
+	}
+	/* learn the guest's MAC from any unicast source address */
+	if (!(eth[6] & 1))
+		memcpy(c->conf.guest_mac, eth + 6, ETH_ALEN);
+
+	type = rd16(eth + 12);
+	switch (type) {
+	case ETHERTYPE_ARP:
+		arp_input(c, frame, fx);
+		break;
+	case ETHERTYPE_IP4:
+		ip4_input(c, frame, &vh, now_ns, fx);
+		break;
+	default:
+		CTR_INC(c, ETH_DROP_ETHERTYPE);
+		break;
+	}
+}
+
+/**
+ * core_flush() - emit what a batch of inputs left due (coalesced ACKs)
+ * @c:		core
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+void core_flush(struct core *c, uint64_t now_ns, struct fx *fx)
+{
+	(void)now_ns;
+	tcp_ack_flush(c, fx);
+}
+
+/**
+ * core_timer() - run expired deadlines (retransmission, probes, give-up)
+ * @c:		core
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ *
+ * Scans the flows in use; cheap next to the deadlines' granularity.
+ *
+ * Return: the next deadline, or UINT64_MAX if none is armed
+ */
+uint64_t core_timer(struct core *c, uint64_t now_ns, struct fx *fx)
+{
+	uint64_t next = UINT64_MAX;
+	uint32_t i;
+
+	for (i = 0; i < c->hiwat; i++) {
+		struct tcp_flow *f = &c->flows[i];
+
+		if (f->state == TCPS_FREE || !f->deadline_ns)
+			continue;
+		if (f->deadline_ns <= now_ns) {
+			/* stop early when out of frame slots: the host
+			 * flushes and calls again */
+			if (fx->nframes + 2 >= fx->nslots ||
+			    fx->nintents + 4 >= FX_MAX_INTENTS)
+				return now_ns;
+			tcp_timer(c, f, now_ns, fx);
+		}
+		if (f->state != TCPS_FREE && f->deadline_ns &&
+		    f->deadline_ns < next)
+			next = f->deadline_ns;
+	}
+	c->next_deadline_ns = next;
+	return next;
+}

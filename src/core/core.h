@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* core.h - the pure protocol core: configuration, effects batch, context
+ *
+ * Nothing under core/ makes a system call, allocates, reads a clock or keeps
+ * mutable globals. Callers hand in memory, time (@now_ns) and secrets; the
+ * core appends effects (frames for the guest, intents for the host sockets)
+ * to a struct fx, and the host layer carries them out.
+ */
+#ifndef SLIPWAY_CORE_H
+#define SLIPWAY_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../util/ctr.h"
+#include "../util/util.h"
+#include "pkt.h"
+
+/* core/ and util/ sources are built with -DSLIPWAY_CORE_BUILD: poison */
+#ifdef SLIPWAY_CORE_BUILD
+#pragma GCC poison malloc free calloc realloc socket send recv clock_gettime
+#endif
+
+#define ETH_HLEN 14
+#define ETH_ALEN 6
+#define ETHERTYPE_IP4 0x0800
+#define ETHERTYPE_ARP 0x0806
+#define ETHERTYPE_IP6 0x86dd
+#define IP4_HLEN 20
+#define TCP_HLEN 20
+#define IPPROTO_ICMP_ 1
+#define IPPROTO_TCP_ 6
+#define IPPROTO_UDP_ 17
+
+/* virtio-net header (virtio 1.0, with num_buffers), all fields little-endian */
+#define VNET_HDR_F_NEEDS_CSUM 1
+#define VNET_HDR_F_DATA_VALID 2
+#define VNET_HDR_GSO_NONE 0
+#define VNET_HDR_GSO_TCPV4 1
+#define VNET_HDR_GSO_UDP 3
+#define VNET_HDR_GSO_TCPV6 4
+#define VNET_HDR_GSO_ECN 0x80
+#define VNET_HDR_MAX_LEN 12
+
+/**
+ * struct vnet_hdr - the virtio-net header's meaning for one frame
+ * @flags:	VNET_HDR_F_*
+ * @gso_type:	VNET_HDR_GSO_*
+ * @hdr_len:	length of headers for GSO
+ * @gso_size:	segment size for GSO
+ * @csum_start:	offset where checksumming starts (NEEDS_CSUM)
+ * @csum_offset: offset of the checksum field from @csum_start
+ */
+struct vnet_hdr {
+	uint8_t flags;
+	uint8_t gso_type;
+	uint16_t hdr_len;
+	uint16_t gso_size;
+	uint16_t csum_start;
+	uint16_t csum_offset;
+};
+
+/**
+ * struct core_conf - addresses and knobs (all addresses network order)
+ * @our_mac:		gateway MAC address
+ * @guest_mac:		guest MAC address (learned from frames as they arrive)
+ * @guest4_be:		guest IPv4 address
+ * @gw4_be:		gateway IPv4 address
+ * @mask4_be:		netmask of the guest network
+ * @map_gw_to_loopback:	connections to @gw4_be go to the host's 127.0.0.1
+ * @mtu:		guest MTU (IP packet size)
+ * @vnet_hdr_len:	virtio-net header size on the edge (0, 10 or 12)
+ * @csum_offload:	the edge honours NEEDS_CSUM toward the guest
+ * @ws_shift:		window scale we advertise to the guest
+ * @max_flows:		size of the flow table
+ * @rto_min_ns:		initial retransmission timeout toward the guest
+ * @max_inflight:	cap on unacknowledged bytes toward the guest per flow
+ *			(0: no cap beyond the guest's window)
+ */
+struct core_conf {
+	uint8_t our_mac[ETH_ALEN];
+	uint8_t guest_mac[ETH_ALEN];
+	uint32_t guest4_be;
+	uint32_t gw4_be;
+	uint32_t mask4_be;
+	bool map_gw_to_loopback;
+	uint32_t mtu;
+	unsigned vnet_hdr_len;
+	bool csum_offload;
+	uint8_t ws_shift;
+	uint32_t max_flows;
+	uint64_t rto_min_ns;
+	uint32_t max_inflight;
+};
+
+/* Socket intents for the host layer */
+enum fx_intent_type {
+	FX_SOCK_CONNECT,  /* open a host socket, connect to the flow's target */
+	FX_SOCK_SEND,	  /* write @data/@len, report with tcp_on_sock_sent() */
+	FX_SOCK_CONSUME,  /* discard @len acknowledged bytes from the socket */
+	FX_SOCK_REWIND,	  /* set the peek offset back to the first unacked byte */
+	FX_SOCK_SHUT_WR,  /* shutdown(SHUT_WR): the guest sent FIN */
+	FX_SOCK_CLOSE,	  /* close the socket: flow ended cleanly */
+	FX_SOCK_RESET,	  /* close with RST (SO_LINGER 0): flow reset */
+	FX_TX_WANTED,	  /* the flow may send to the guest: peek now */
+	FX_INTENT_NUM
+};
+
+/**
+ * struct fx_intent - one thing the host must do for a flow
+ * @type:	enum fx_intent_type
+ * @fin:	FX_SOCK_SEND: the segment also carried FIN
+ * @flow:	flow index
+ * @sock:	FX_SOCK_CLOSE/RESET: the socket the flow had (the flow is gone)
+ * @len:	bytes (SEND, CONSUME)
+ * @data:	FX_SOCK_SEND: payload, a loan into the rx batch
+ */
+struct fx_intent {
+	uint8_t type;
+	bool fin;
+	uint32_t flow;
+	int32_t sock;
+	uint32_t len;
+	const uint8_t *data;
+};
+
+#define FX_MAX_INTENTS 64
+
+/**
+ * struct fx - effects of core calls, drained by the host layer
+ * @slots:	frame slot memory, @nslots slots of @slot_size bytes each
+ * @slot_size:	bytes per slot (room for vnet header + MTU-sized frame)
+ * @nslots:	number of slots
+ * @frame_len:	length of each queued frame (vnet header included)
+ * @nframes:	frames queued, in slots 0..@nframes-1
+ * @intents:	queued intents
+ * @nintents:	number of queued intents
+ *
+ * Ownership: owned by one shard; the core only appends.
+ */
+struct fx {
+	uint8_t *slots;
+	size_t slot_size;
+	unsigned nslots;
+	uint32_t *frame_len;
+	unsigned nframes;
+	struct fx_intent intents[FX_MAX_INTENTS];
+	unsigned nintents;
+};
+
+/**
+ * fx_slot_next() - the next free frame slot, without claiming it
+ * @fx:	effects batch
+ *
+ * Return: pointer to the slot, or NULL if all slots are in use
+ */
+static inline uint8_t *fx_slot_next(struct fx *fx)
+{
+	if (fx->nframes >= fx->nslots)
+		return NULL;
+	return fx->slots + (size_t)fx->nframes * fx->slot_size;
+}
+
+/**
+ * fx_slot_commit() - queue the frame built in the slot from fx_slot_next()
+ * @fx:		effects batch
+ * @len:	frame length including the vnet header
+ */
+static inline void fx_slot_commit(struct fx *fx, uint32_t len)
+{
+	ASSERT(fx->nframes < fx->nslots && len <= fx->slot_size);
+	fx->frame_len[fx->nframes++] = len;
+}
+
+struct tcp_flow;
+
+/**
+ * struct core - one shard's protocol state
+ * @conf:	configuration (the guest MAC is updated as learned)
+ * @ctr:	counters, CTR_NUM entries, single writer
+ * @flows:	flow table memory, conf.max_flows entries
+ * @buckets:	hash buckets (flow index + 1, 0 = empty), @nbuckets entries
+ * @nbuckets:	power of two
+ * @free_head:	first free flow (index + 1, 0 = none)
+ * @hiwat:	flows ever used: indices below this may be in use
+ * @ack_list:	flows with an ACK due at the end of the batch
+ * @nacks:	entries in @ack_list
+ * @key:	siphash key for buckets and ISNs
+ * @next_deadline_ns:	earliest timer deadline armed (UINT64_MAX: none)
+ * @ip_id:	IPv4 identification counter
+ */
+struct core {
+	struct core_conf conf;
+	uint64_t *ctr;
+	struct tcp_flow *flows;
+	uint32_t *buckets;
+	uint32_t nbuckets;
+	uint32_t free_head;
+	uint32_t hiwat;
+	uint32_t *ack_list;
+	uint32_t nacks;
+	uint8_t key[16];
+	uint64_t next_deadline_ns;
+	uint16_t ip_id;
+};
+
+/**
+ * core_mem_size() - bytes of memory core_init() needs for a configuration
+ * @conf:	configuration
+ *
+ * Return: size in bytes
+ */
+size_t core_mem_size(const struct core_conf *conf);
+
+/**
+ * core_init() - set up a core in caller-provided memory
+ * @c:		core to initialise
+ * @conf:	configuration (copied)
+ * @mem:	zeroed memory of core_mem_size() bytes, 8-byte aligned
+ * @ctr:	counter array of CTR_NUM entries
+ * @key:	16 random bytes
+ *
+ * Return: 0, or -EINVAL for a bad configuration
+ */
+int core_init(struct core *c, const struct core_conf *conf, void *mem,
+	      uint64_t *ctr, const uint8_t key[16]);
+
+/**
+ * core_input() - handle one frame from the guest
+ * @c:		core
+ * @frame:	frame, starting with the vnet header (conf.vnet_hdr_len bytes)
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ *
+ * Context: the owning shard. Malformed frames are counted and dropped.
+ */
+void core_input(struct core *c, struct pkt_view frame, uint64_t now_ns,
+		struct fx *fx);
+
+/**
+ * core_flush() - emit what a batch of inputs left due (coalesced ACKs)
+ * @c:		core
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+void core_flush(struct core *c, uint64_t now_ns, struct fx *fx);
+
+/**
+ * core_timer() - run expired deadlines (retransmission, probes, give-up)
+ * @c:		core
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ *
+ * Return: the next deadline, or UINT64_MAX if none is armed
+ */
+uint64_t core_timer(struct core *c, uint64_t now_ns, struct fx *fx);
+
+#define CTR_INC(c, id) ((c)->ctr[CTR_##id]++)
+#define CTR_ADD(c, id, n) ((c)->ctr[CTR_##id] += (n))
+
+/* Internal to core/: frame building shared by the protocol modules */
+
+/**
+ * core_frame_begin() - start a frame toward the guest in the next slot
+ * @c:		core
+ * @fx:		effects batch
+ * @ethertype:	host-order ethertype
+ * @dst_mac:	destination MAC, NULL for the guest's
+ *
+ * Writes a zero vnet header and the Ethernet header.
+ *
+ * Return: pointer to the L3 header in the slot, or NULL if no slot is free
+ *	   (counted)
+ */
+uint8_t *core_frame_begin(struct core *c, struct fx *fx, uint16_t ethertype,
+			  const uint8_t *dst_mac);
+
+/**
+ * core_l3_off() - offset of the L3 header in a frame slot
+ * @c:	core
+ *
+ * Return: vnet header length + Ethernet header length
+ */
+static inline size_t core_l3_off(const struct core *c)
+{
+	return c->conf.vnet_hdr_len + ETH_HLEN;
+}
+
+/**
+ * ip4_build_hdr() - write an IPv4 header (checksum included)
+ * @c:		core (for the identification counter)
+ * @p:		where to write IP4_HLEN bytes
+ * @proto:	protocol number
+ * @saddr_be:	source address
+ * @daddr_be:	destination address
+ * @payload_len: bytes after the IP header
+ */
+void ip4_build_hdr(struct core *c, uint8_t *p, uint8_t proto,
+		   uint32_t saddr_be, uint32_t daddr_be, size_t payload_len);
+
+/**
+ * vnet_hdr_write() - encode a vnet header at the start of a frame slot
+ * @c:	core (header length)
+ * @p:	slot start
+ * @h:	fields
+ */
+void vnet_hdr_write(const struct core *c, uint8_t *p, const struct vnet_hdr *h);
+
+/**
+ * vnet_hdr_parse() - decode the vnet header of a received frame
+ * @c:	core (header length)
+ * @v:	frame view, advanced past the header
+ * @h:	decoded fields
+ *
+ * Return: 0, or -1 if the frame is too short or the header is invalid
+ */
+int vnet_hdr_parse(const struct core *c, struct pkt_view *v,
+		   struct vnet_hdr *h);
+
+void arp_input(struct core *c, struct pkt_view v, struct fx *fx);
+void ip4_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
+	       uint64_t now_ns, struct fx *fx);
+void icmp4_input(struct core *c, const uint8_t *iph, struct pkt_view v,
+		 struct fx *fx);
+
+/**
+ * icmp4_send_unreach() - tell the guest a destination is unreachable
+ * @c:		core
+ * @code:	ICMP code (1 host, 3 port, 13 administratively prohibited)
+ * @orig:	the guest's original IPv4 header followed by at least 8 bytes
+ * @orig_len:	bytes of @orig available
+ * @fx:		effects out
+ */
+void icmp4_send_unreach(struct core *c, uint8_t code, const uint8_t *orig,
+			size_t orig_len, struct fx *fx);
+
+#endif /* SLIPWAY_CORE_H */

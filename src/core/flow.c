@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* flow.c - the flow table: fixed array, hashed lookup, free list */
+
+#include "../util/siphash.h"
+#include "tcp.h"
+
+/**
+ * flow_bucket() - hash bucket of a tuple
+ * @c:		core
+ * @gaddr_be:	guest-side address
+ * @gport:	guest-side port
+ * @raddr_be:	remote address
+ * @rport:	remote port
+ *
+ * Return: bucket index
+ */
+static uint32_t flow_bucket(const struct core *c, uint32_t gaddr_be,
+			    uint16_t gport, uint32_t raddr_be, uint16_t rport)
+{
+	uint8_t t[12];
+
+	memcpy(t, &gaddr_be, 4);
+	memcpy(t + 4, &raddr_be, 4);
+	wr16(t + 8, gport);
+	wr16(t + 10, rport);
+	return (uint32_t)siphash24(c->key, t, sizeof(t)) & (c->nbuckets - 1);
+}
+
+/**
+ * flow_lookup() - find the flow of a tuple
+ * @c:		core
+ * @gaddr_be:	guest-side address
+ * @gport:	guest-side port
+ * @raddr_be:	remote address
+ * @rport:	remote port
+ *
+ * Return: the flow, or NULL
+ */
+struct tcp_flow *flow_lookup(struct core *c, uint32_t gaddr_be, uint16_t gport,
+			     uint32_t raddr_be, uint16_t rport)
+{
+	uint32_t i = c->buckets[flow_bucket(c, gaddr_be, gport, raddr_be, rport)];
+
+	while (i) {
+		struct tcp_flow *f = &c->flows[i - 1];
+
+		if (f->guest_port == gport && f->remote_port == rport &&
+		    f->guest_addr_be == gaddr_be && f->remote_addr_be == raddr_be)
+			return f;
+		i = f->next;
+	}
+	return NULL;
+}
+
+/**
+ * flow_alloc() - take a free flow for a tuple and hash it in
+ * @c:		core
+ * @gaddr_be:	guest-side address
+ * @gport:	guest-side port
+ * @raddr_be:	remote address
+ * @rport:	remote port
+ *
+ * The flow comes zeroed but for the tuple, with sock = -1; its state is
+ * still TCPS_FREE and the caller sets it.
+ *
+ * Return: the flow, or NULL if the table is full (counted)
+ */
+struct tcp_flow *flow_alloc(struct core *c, uint32_t gaddr_be, uint16_t gport,
+			    uint32_t raddr_be, uint16_t rport)
+{
+	uint32_t b, idx;
+	struct tcp_flow *f;
+
+	if (!c->free_head) {
+		CTR_INC(c, TCP_FLOWS_TABLE_FULL);
+		return NULL;
+	}
+	idx = c->free_head - 1;
+	f = &c->flows[idx];
+	c->free_head = f->next;
+	memset(f, 0, sizeof(*f));
+	f->guest_addr_be = gaddr_be;
+	f->guest_port = gport;
+	f->remote_addr_be = raddr_be;
+	f->remote_port = rport;
+	f->sock = -1;
+	b = flow_bucket(c, gaddr_be, gport, raddr_be, rport);
+	f->next = c->buckets[b];
+	c->buckets[b] = idx + 1;
+	if (idx + 1 > c->hiwat)
+		c->hiwat = idx + 1;
+	CTR_INC(c, TCP_FLOWS_ACTIVE);
+	return f;
+}
+
+/**
+ * flow_free() - unhash a flow and return it to the free list
+ * @c:	core
+ * @f:	flow in use
+ */
+void flow_free(struct core *c, struct tcp_flow *f)
+{
+	uint32_t idx = tcp_flow_idx(c, f), *pp;
+
+	ASSERT(f->state != TCPS_FREE);
+	pp = &c->buckets[flow_bucket(c, f->guest_addr_be, f->guest_port,
+				     f->remote_addr_be, f->remote_port)];
+	while (*pp && *pp != idx + 1)
+		pp = &c->flows[*pp - 1].next;
+	ASSERT(*pp == idx + 1);
+	*pp = f->next;
+	if (f->flags & TCPF_ACK_DUE) {
+		uint32_t i;
+
+		for (i = 0; i < c->nacks; i++) {
+			if (c->ack_list[i] == idx) {
+				c->ack_list[i] = c->ack_list[--c->nacks];
+				break;
+			}
+		}
+	}
+	f->state = TCPS_FREE;
+	f->flags = 0;
+	f->deadline_ns = 0;
+	f->next = c->free_head;
+	c->free_head = idx + 1;
+	c->ctr[CTR_TCP_FLOWS_ACTIVE]--;
+}

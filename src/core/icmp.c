@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* icmp.c - ICMPv4: echo for the gateway address, unreachable toward the guest */
+
+#include "core.h"
+#include "csum.h"
+
+#define ICMP_ECHOREPLY 0
+#define ICMP_UNREACH 3
+#define ICMP_ECHO 8
+
+/**
+ * icmp4_input() - answer echo requests sent to the gateway address
+ * @c:		core
+ * @iph:	the packet's IPv4 header (validated)
+ * @v:		ICMP message
+ * @fx:		effects out
+ *
+ * Echo to other addresses needs host ping sockets (a later feature) and is
+ * counted as unsupported: we never forge a reply for a host we did not ask.
+ */
+void icmp4_input(struct core *c, const uint8_t *iph, struct pkt_view v,
+		 struct fx *fx)
+{
+	uint32_t saddr, daddr;
+	uint8_t *ip, *m;
+
+	if (v.len < 8) {
+		CTR_INC(c, ICMP4_DROP_BAD);
+		return;
+	}
+	memcpy(&saddr, iph + 12, 4);
+	memcpy(&daddr, iph + 16, 4);
+	if (v.p[0] != ICMP_ECHO || daddr != c->conf.gw4_be) {
+		CTR_INC(c, ICMP4_DROP_UNSUPPORTED);
+		return;
+	}
+	if (core_l3_off(c) + IP4_HLEN + v.len > fx->slot_size) {
+		CTR_INC(c, ICMP4_DROP_BAD);
+		return;
+	}
+	ip = core_frame_begin(c, fx, ETHERTYPE_IP4, NULL);
+	if (!ip)
+		return;
+	m = ip + IP4_HLEN;
+	memcpy(m, v.p, v.len);
+	m[0] = ICMP_ECHOREPLY;
+	m[1] = 0;
+	m[2] = m[3] = 0;
+	wr16(m + 2, (uint16_t)~csum_fold(csum_partial(m, v.len, 0)));
+	ip4_build_hdr(c, ip, IPPROTO_ICMP_, daddr, saddr, v.len);
+	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + IP4_HLEN + v.len));
+	CTR_INC(c, ICMP4_ECHO_REPLIES);
+}
+
+/**
+ * icmp4_send_unreach() - tell the guest a destination is unreachable
+ * @c:		core
+ * @code:	ICMP code (1 host, 3 port, 13 administratively prohibited)
+ * @orig:	the guest's original IPv4 header followed by at least 8 bytes
+ * @orig_len:	bytes of @orig available
+ * @fx:		effects out
+ */
+void icmp4_send_unreach(struct core *c, uint8_t code, const uint8_t *orig,
+			size_t orig_len, struct fx *fx)
+{
+	size_t ihl = (size_t)(orig[0] & 0xf) * 4, n = MIN(orig_len, ihl + 8);
+	uint32_t saddr, daddr;
+	uint8_t *ip, *m;
+
+	memcpy(&saddr, orig + 12, 4);
+	memcpy(&daddr, orig + 16, 4);
+	ip = core_frame_begin(c, fx, ETHERTYPE_IP4, NULL);
+	if (!ip)
+		return;
+	m = ip + IP4_HLEN;
+	m[0] = ICMP_UNREACH;
+	m[1] = code;
+	memset(m + 2, 0, 6);
+	memcpy(m + 8, orig, n);
+	wr16(m + 2, (uint16_t)~csum_fold(csum_partial(m, 8 + n, 0)));
+	/* from the address the guest tried to reach */
+	ip4_build_hdr(c, ip, IPPROTO_ICMP_, daddr, saddr, 8 + n);
+	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + IP4_HLEN + 8 + n));
+	CTR_INC(c, ICMP4_UNREACH_SENT);
+}

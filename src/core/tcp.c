@@ -1,0 +1,1072 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tcp.c - the guest-facing half of each TCP flow
+ *
+ * DOC: Theory of Operation
+ *
+ * Each guest TCP connection is terminated here and continued on an ordinary
+ * host socket. This file keeps the guest side's sequence space and decides;
+ * the host layer moves the bytes (DESIGN.md: payload never passes through
+ * core/).
+ *
+ * Guest to host: an in-order segment becomes an FX_SOCK_SEND intent that
+ * points into the edge's receive buffer; the host writes it and reports how
+ * much the socket took (tcp_on_sock_sent()). Only that much is
+ * acknowledged, and the window we advertise is the socket's free send space
+ * (reported with tcp_set_host_space()), so the guest never has more in
+ * flight than the socket can hold. Out-of-order segments are dropped with a
+ * duplicate ACK; the guest's stack retransmits.
+ *
+ * Host to guest: payload stays in the host socket until the guest
+ * acknowledges it. The host asks tcp_tx_room() how much it may send, peeks
+ * that from the socket straight into frame slots behind the headers, and
+ * calls tcp_build_data() to write the headers. Guest ACKs become
+ * FX_SOCK_CONSUME intents (discard from the socket); a retransmission
+ * timeout or three duplicate ACKs rewind snd_nxt to snd_una
+ * (FX_SOCK_REWIND: the peek offset goes back) and the data is peeked again.
+ *
+ * States: see enum tcp_state. Half-close is tracked with flags: the guest's
+ * FIN shuts the host socket's write side; the host socket's end of stream
+ * becomes our FIN after the last byte. The flow ends, without TIME_WAIT,
+ * when both FINs are acknowledged; an RST from either side ends it at once.
+ *
+ * Timers are deadlines in the flow (@deadline_ns), run by core_timer():
+ * SYN and SYN-ACK retries, retransmission with exponential backoff and a
+ * retry limit, and zero-window probes.
+ *
+ * Limits: no SACK, no timestamps, no urgent data; IPv4 only for now.
+ */
+
+#include <errno.h>
+
+#include "../util/siphash.h"
+#include "core.h"
+#include "csum.h"
+#include "tcp.h"
+
+#define TH_FIN 0x01
+#define TH_SYN 0x02
+#define TH_RST 0x04
+#define TH_PSH 0x08
+#define TH_ACK 0x10
+
+#define TCP_SYN_RETRIES 5
+#define TCP_DATA_RETRIES 12
+#define TCP_RTO_MAX_NS (10ULL * 1000 * 1000 * 1000)
+#define TCP_DEFAULT_MSS 536
+#define TCP_INITIAL_SPACE 65535
+
+const char *const tcp_state_str[] = {
+	[TCPS_FREE] = "FREE",
+	[TCPS_HOST_CONNECTING] = "HOST_CONNECTING",
+	[TCPS_SYNACK_SENT] = "SYNACK_SENT",
+	[TCPS_SYN_SENT] = "SYN_SENT",
+	[TCPS_ESTABLISHED] = "ESTABLISHED",
+};
+_Static_assert(ARRAY_SIZE(tcp_state_str) == TCPS_STATE_NUM,
+	       "tcp_state_str must name every state");
+
+/**
+ * struct tcp_seg - a parsed segment from the guest
+ * @sport:	source (guest) port
+ * @dport:	destination port
+ * @seq:	sequence number
+ * @ack:	acknowledgement number
+ * @flags:	TH_* flags
+ * @wnd:	window field, unscaled
+ * @mss:	MSS option (0: absent)
+ * @ws:		window scale option (-1: absent)
+ * @data:	payload
+ * @len:	payload length
+ */
+struct tcp_seg {
+	uint16_t sport, dport;
+	uint32_t seq, ack;
+	uint8_t flags;
+	uint16_t wnd;
+	uint16_t mss;
+	int ws;
+	const uint8_t *data;
+	uint32_t len;
+};
+
+/**
+ * tcp_arm() - set the flow's deadline and keep the core's earliest one
+ * @c:		core
+ * @f:		flow
+ * @when_ns:	deadline (0: disarm)
+ */
+static void tcp_arm(struct core *c, struct tcp_flow *f, uint64_t when_ns)
+{
+	f->deadline_ns = when_ns;
+	if (when_ns && when_ns < c->next_deadline_ns)
+		c->next_deadline_ns = when_ns;
+}
+
+/**
+ * tcp_intent() - queue an intent for the host
+ * @c:		core
+ * @fx:		effects out
+ * @type:	enum fx_intent_type
+ * @f:		flow
+ *
+ * Return: the intent, to fill in further
+ */
+static struct fx_intent *tcp_intent(struct core *c, struct fx *fx,
+				    enum fx_intent_type type,
+				    const struct tcp_flow *f)
+{
+	struct fx_intent *it;
+
+	/* The host drains intents after every core call: a full list is a bug */
+	ASSERT(fx->nintents < FX_MAX_INTENTS);
+	it = &fx->intents[fx->nintents++];
+	memset(it, 0, sizeof(*it));
+	it->type = (uint8_t)type;
+	it->flow = tcp_flow_idx(c, f);
+	it->sock = f->sock;
+	return it;
+}
+
+/**
+ * tcp_wnd_field() - window to advertise, as the 16-bit header field
+ * @c:		core
+ * @f:		flow
+ * @syn:	the segment carries SYN (the field is never scaled)
+ *
+ * Also records the advertised right edge.
+ *
+ * Return: window field value
+ */
+static uint16_t tcp_wnd_field(const struct core *c, struct tcp_flow *f,
+			      bool syn)
+{
+	uint32_t space = f->host_space, field;
+	unsigned shift = 0;
+
+	if (!syn && (f->flags & TCPF_GUEST_WS))
+		shift = c->conf.ws_shift;
+	field = MIN(space >> shift, 65535U);
+	/* never move the right edge left (RFC 9293 3.8.6.2.2) */
+	if (SEQ_LT(f->rcv_nxt + (field << shift), f->adv_wnd_end)) {
+		uint32_t keep = f->adv_wnd_end - f->rcv_nxt;
+
+		field = MIN((keep + (1U << shift) - 1) >> shift, 65535U);
+	}
+	f->adv_wnd_end = f->rcv_nxt + (field << shift);
+	return (uint16_t)field;
+}
+
+/**
+ * tcp_write_frame() - write the headers of a segment into the next slot
+ * @c:		core
+ * @f:		flow
+ * @fx:		effects batch
+ * @flags:	TH_* flags
+ * @seq:	sequence number
+ * @opts:	TCP options (multiple of 4 bytes), or NULL
+ * @optlen:	bytes of @opts
+ * @paylen:	payload bytes already in the slot after the headers (with
+ *		@optlen 0 only)
+ *
+ * Return: 0, or -1 if no slot was free (counted)
+ */
+static int tcp_write_frame(struct core *c, struct tcp_flow *f, struct fx *fx,
+			   uint8_t flags, uint32_t seq, const uint8_t *opts,
+			   size_t optlen, uint32_t paylen)
+{
+	size_t thlen = TCP_HLEN + optlen, l4len = thlen + paylen;
+	uint8_t *slot = fx_slot_next(fx), *ip, *th;
+	struct vnet_hdr vh = { 0 };
+
+	ASSERT(!paylen || !optlen);
+	ip = core_frame_begin(c, fx, ETHERTYPE_IP4, NULL);
+	if (!ip)
+		return -1;
+	th = ip + IP4_HLEN;
+	wr16(th, f->remote_port);
+	wr16(th + 2, f->guest_port);
+	wr32(th + 4, seq);
+	wr32(th + 8, (flags & TH_ACK) ? f->rcv_nxt : 0);
+	th[12] = (uint8_t)((thlen / 4) << 4);
+	th[13] = flags;
+	wr16(th + 14, (flags & TH_RST) ? 0 : tcp_wnd_field(c, f, flags & TH_SYN));
+	th[16] = th[17] = 0;
+	th[18] = th[19] = 0;
+	if (optlen)
+		memcpy(th + TCP_HLEN, opts, optlen);
+	ip4_build_hdr(c, ip, IPPROTO_TCP_, f->remote_addr_be, f->guest_addr_be,
+		      l4len);
+
+	if (c->conf.csum_offload) {
+		/* the receiver trusts a partial checksum: no payload pass */
+		uint32_t ps = csum_pseudo4(f->remote_addr_be, f->guest_addr_be,
+					   IPPROTO_TCP_, (uint16_t)l4len);
+
+		wr16(th + 16, csum_fold(ps));
+		vh.flags = VNET_HDR_F_NEEDS_CSUM;
+		vh.csum_start = ETH_HLEN + IP4_HLEN;
+		vh.csum_offset = 16;
+		vnet_hdr_write(c, slot, &vh);
+	} else {
+		uint32_t s = csum_pseudo4(f->remote_addr_be, f->guest_addr_be,
+					  IPPROTO_TCP_, (uint16_t)l4len);
+
+		s = csum_partial(th, l4len, s);
+		wr16(th + 16, (uint16_t)~csum_fold(s));
+	}
+	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + IP4_HLEN + l4len));
+	f->flags &= (uint16_t)~TCPF_ACK_DUE;
+	return 0;
+}
+
+/**
+ * tcp_send_ctl() - send a segment without payload
+ * @c:		core
+ * @f:		flow
+ * @fx:		effects batch
+ * @flags:	TH_* flags
+ * @seq:	sequence number
+ *
+ * SYN segments carry MSS and, if the guest offered it (or we open), window
+ * scale options.
+ */
+static void tcp_send_ctl(struct core *c, struct tcp_flow *f, struct fx *fx,
+			 uint8_t flags, uint32_t seq)
+{
+	uint8_t opts[8];
+	size_t optlen = 0;
+
+	if (flags & TH_SYN) {
+		uint32_t mss = c->conf.mtu - IP4_HLEN - TCP_HLEN;
+
+		opts[0] = 2;
+		opts[1] = 4;
+		wr16(opts + 2, (uint16_t)MIN(mss, 65535U));
+		optlen = 4;
+		if ((f->flags & TCPF_GUEST_WS) || f->state == TCPS_SYN_SENT) {
+			opts[4] = 1; /* NOP */
+			opts[5] = 3;
+			opts[6] = 3;
+			opts[7] = c->conf.ws_shift;
+			optlen = 8;
+		}
+	}
+	if (tcp_write_frame(c, f, fx, flags, seq, optlen ? opts : NULL, optlen,
+			    0))
+		return;
+	if (!(flags & (TH_SYN | TH_RST | TH_FIN)))
+		CTR_INC(c, TCP_ACKS_SENT);
+}
+
+/**
+ * tcp_send_rst_noflow() - answer a segment of no flow with an RST
+ * @c:		core
+ * @iph:	the segment's IPv4 header
+ * @s:		the parsed segment
+ * @fx:		effects out
+ */
+static void tcp_send_rst_noflow(struct core *c, const uint8_t *iph,
+				const struct tcp_seg *s, struct fx *fx)
+{
+	struct tcp_flow tmp = { 0 };
+	uint32_t seq = 0;
+	uint8_t flags = TH_RST;
+
+	memcpy(&tmp.guest_addr_be, iph + 12, 4);
+	memcpy(&tmp.remote_addr_be, iph + 16, 4);
+	tmp.guest_port = s->sport;
+	tmp.remote_port = s->dport;
+	if (s->flags & TH_ACK) {
+		seq = s->ack;
+	} else {
+		flags |= TH_ACK;
+		tmp.rcv_nxt = s->seq + s->len + !!(s->flags & TH_SYN) +
+			      !!(s->flags & TH_FIN);
+	}
+	/* tmp is not in the table; tcp_write_frame only reads it */
+	tmp.adv_wnd_end = tmp.rcv_nxt;
+	if (!tcp_write_frame(c, &tmp, fx, flags, seq, NULL, 0, 0))
+		CTR_INC(c, TCP_RST_UNKNOWN_FLOW);
+}
+
+/**
+ * tcp_ack_later() - queue an ACK for the end of the batch
+ * @c:	core
+ * @f:	flow
+ */
+static void tcp_ack_later(struct core *c, struct tcp_flow *f)
+{
+	if (f->flags & TCPF_ACK_DUE)
+		return;
+	f->flags |= TCPF_ACK_DUE;
+	/* flow_free() takes freed flows off the list: no stale entries */
+	ASSERT(c->nacks < c->conf.max_flows);
+	c->ack_list[c->nacks++] = tcp_flow_idx(c, f);
+}
+
+/**
+ * tcp_flow_end() - free a flow, handing its socket back to the host
+ * @c:		core
+ * @f:		flow
+ * @fx:		effects out
+ * @type:	FX_SOCK_CLOSE or FX_SOCK_RESET
+ */
+static void tcp_flow_end(struct core *c, struct tcp_flow *f, struct fx *fx,
+			 enum fx_intent_type type)
+{
+	if (f->sock >= 0)
+		tcp_intent(c, fx, type, f);
+	flow_free(c, f);
+}
+
+/**
+ * tcp_reset_both() - reset the guest side and the host side of a flow
+ * @c:	core
+ * @f:	flow; freed
+ * @fx:	effects out
+ */
+static void tcp_reset_both(struct core *c, struct tcp_flow *f, struct fx *fx)
+{
+	tcp_send_ctl(c, f, fx, TH_RST | TH_ACK, f->snd_nxt);
+	tcp_flow_end(c, f, fx, FX_SOCK_RESET);
+}
+
+/**
+ * tcp_parse() - validate a segment and decode its header and options
+ * @iph:	IPv4 header (for the pseudo-header; not checked)
+ * @v:		segment
+ * @s:		decoded segment
+ *
+ * Return: 0, or -1 if malformed
+ */
+static int tcp_parse(const uint8_t *iph, struct pkt_view v, struct tcp_seg *s)
+{
+	const uint8_t *th = v.p, *o;
+	size_t doff, i;
+
+	(void)iph;
+	if (v.len < TCP_HLEN)
+		return -1;
+	doff = (size_t)(th[12] >> 4) * 4;
+	if (doff < TCP_HLEN || doff > v.len)
+		return -1;
+	s->sport = rd16(th);
+	s->dport = rd16(th + 2);
+	s->seq = rd32(th + 4);
+	s->ack = rd32(th + 8);
+	s->flags = th[13] & 0x3f;
+	s->wnd = rd16(th + 14);
+	s->mss = 0;
+	s->ws = -1;
+	s->data = th + doff;
+	s->len = (uint32_t)(v.len - doff);
+	if (!s->sport || !s->dport)
+		return -1;
+
+	o = th + TCP_HLEN;
+	for (i = 0; i < doff - TCP_HLEN;) {
+		uint8_t kind = o[i], len;
+
+		if (kind == 0)
+			break;
+		if (kind == 1) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= doff - TCP_HLEN)
+			break;
+		len = o[i + 1];
+		if (len < 2 || i + len > doff - TCP_HLEN)
+			break; /* malformed options: ignore the rest */
+		if (kind == 2 && len == 4)
+			s->mss = rd16(o + i + 2);
+		else if (kind == 3 && len == 3)
+			s->ws = MIN(o[i + 2], 14);
+		i += len;
+	}
+	return 0;
+}
+
+/**
+ * tcp_new_from_guest() - the guest opens a connection
+ * @c:		core
+ * @iph:	IPv4 header of the SYN
+ * @s:		the SYN
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+static void tcp_new_from_guest(struct core *c, const uint8_t *iph,
+			       const struct tcp_seg *s, uint64_t now_ns,
+			       struct fx *fx)
+{
+	uint32_t saddr, daddr, target;
+	struct tcp_flow *f;
+	uint8_t t[16];
+
+	memcpy(&saddr, iph + 12, 4);
+	memcpy(&daddr, iph + 16, 4);
+	target = daddr;
+	if (daddr == c->conf.gw4_be) {
+		if (!c->conf.map_gw_to_loopback) {
+			tcp_send_rst_noflow(c, iph, s, fx);
+			CTR_INC(c, TCP_FLOWS_REFUSED);
+			return;
+		}
+		target = __builtin_bswap32(0x7f000001); /* 127.0.0.1 */
+	}
+	f = flow_alloc(c, saddr, s->sport, daddr, s->dport);
+	if (!f) {
+		tcp_send_rst_noflow(c, iph, s, fx);
+		return;
+	}
+	f->state = TCPS_HOST_CONNECTING;
+	f->target_addr_be = target;
+	f->opened_ns = now_ns;
+	f->rcv_nxt = s->seq + 1;
+	f->adv_wnd_end = f->rcv_nxt;
+	f->guest_wnd = s->wnd;
+	f->mss = s->mss ? s->mss : TCP_DEFAULT_MSS;
+	f->mss = MIN(f->mss, c->conf.mtu - IP4_HLEN - TCP_HLEN);
+	if (f->mss < 64)
+		f->mss = 64;
+	if (s->ws >= 0) {
+		f->flags |= TCPF_GUEST_WS;
+		f->ws_guest = (uint8_t)s->ws;
+	}
+	memcpy(t, &saddr, 4);
+	memcpy(t + 4, &daddr, 4);
+	wr16(t + 8, s->sport);
+	wr16(t + 10, s->dport);
+	wr32(t + 12, 0);
+	f->iss = (uint32_t)siphash24(c->key, t, sizeof(t)) +
+		 (uint32_t)(now_ns >> 12);
+	f->snd_una = f->snd_nxt = f->snd_max = f->iss;
+	f->host_space = TCP_INITIAL_SPACE;
+	f->rto_ns = c->conf.rto_min_ns;
+	CTR_INC(c, TCP_FLOWS_OPENED_GUEST);
+	tcp_intent(c, fx, FX_SOCK_CONNECT, f);
+}
+
+/**
+ * tcp_on_sock_connected() - the host socket of a guest-opened flow connected
+ * @c:		core
+ * @f:		flow (TCPS_HOST_CONNECTING)
+ * @err:	0, or the positive errno of the failure
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+void tcp_on_sock_connected(struct core *c, struct tcp_flow *f, int err,
+			   uint64_t now_ns, struct fx *fx)
+{
+	if (f->state != TCPS_HOST_CONNECTING)
+		return;
+	if (!err) {
+		f->state = TCPS_SYNACK_SENT;
+		tcp_send_ctl(c, f, fx, TH_SYN | TH_ACK, f->iss);
+		f->snd_nxt = f->snd_max = f->iss + 1;
+		tcp_arm(c, f, now_ns + f->rto_ns);
+		return;
+	}
+	if (err == ECONNREFUSED || err == ECONNRESET) {
+		/* as the remote stack would: RST, ACK of the SYN */
+		tcp_send_ctl(c, f, fx, TH_RST | TH_ACK, 0);
+		CTR_INC(c, TCP_FLOWS_REFUSED);
+	} else {
+		uint8_t orig[28];
+
+		/* rebuild the guest's SYN headers for the ICMP payload */
+		memset(orig, 0, sizeof(orig));
+		orig[0] = 0x45;
+		wr16(orig + 2, 40);
+		orig[8] = 64;
+		orig[9] = IPPROTO_TCP_;
+		memcpy(orig + 12, &f->guest_addr_be, 4);
+		memcpy(orig + 16, &f->remote_addr_be, 4);
+		wr16(orig + 20, f->guest_port);
+		wr16(orig + 22, f->remote_port);
+		wr32(orig + 24, f->rcv_nxt - 1);
+		icmp4_send_unreach(c, err == ENETUNREACH ? 0 : 1, orig,
+				   sizeof(orig), fx);
+		CTR_INC(c, TCP_FLOWS_UNREACH);
+	}
+	tcp_flow_end(c, f, fx, FX_SOCK_CLOSE);
+}
+
+/**
+ * tcp_host_accepted() - a published port accepted a connection
+ * @c:		core
+ * @src_be:	source address the guest should see
+ * @src_port:	source port (host order)
+ * @dst_port:	guest port (host order)
+ * @sock:	the accepted socket (stored in the flow)
+ * @now_ns:	monotonic time
+ * @fx:		effects out (the SYN)
+ *
+ * Return: the new flow, or NULL if the table is full (counted); the caller
+ *	   then closes @sock
+ */
+struct tcp_flow *tcp_host_accepted(struct core *c, uint32_t src_be,
+				   uint16_t src_port, uint16_t dst_port,
+				   int32_t sock, uint64_t now_ns,
+				   struct fx *fx)
+{
+	uint32_t g = c->conf.guest4_be;
+	struct tcp_flow *f;
+	uint8_t t[16];
+
+	if (flow_lookup(c, g, dst_port, src_be, src_port)) {
+		CTR_INC(c, TCP_DROP_STATE);
+		return NULL;
+	}
+	f = flow_alloc(c, g, dst_port, src_be, src_port);
+	if (!f)
+		return NULL;
+	f->state = TCPS_SYN_SENT;
+	f->sock = sock;
+	f->opened_ns = now_ns;
+	f->mss = TCP_DEFAULT_MSS;
+	memcpy(t, &g, 4);
+	memcpy(t + 4, &src_be, 4);
+	wr16(t + 8, dst_port);
+	wr16(t + 10, src_port);
+	wr32(t + 12, 1);
+	f->iss = (uint32_t)siphash24(c->key, t, sizeof(t)) +
+		 (uint32_t)(now_ns >> 12);
+	f->snd_una = f->iss;
+	f->host_space = TCP_INITIAL_SPACE;
+	f->rto_ns = c->conf.rto_min_ns;
+	tcp_send_ctl(c, f, fx, TH_SYN, f->iss);
+	f->snd_nxt = f->snd_max = f->iss + 1;
+	tcp_arm(c, f, now_ns + f->rto_ns);
+	CTR_INC(c, TCP_FLOWS_OPENED_HOST);
+	return f;
+}
+
+/**
+ * tcp_maybe_close() - end the flow once both FINs are acknowledged
+ * @c:	core
+ * @f:	flow
+ * @fx:	effects out
+ *
+ * Return: true if the flow was freed
+ */
+static bool tcp_maybe_close(struct core *c, struct tcp_flow *f, struct fx *fx)
+{
+	if ((f->flags & (TCPF_GUEST_FIN | TCPF_FIN_ACKED)) !=
+	    (TCPF_GUEST_FIN | TCPF_FIN_ACKED))
+		return false;
+	/* our last ACK of the guest's FIN may still be owed */
+	if (f->flags & TCPF_ACK_DUE)
+		tcp_send_ctl(c, f, fx, TH_ACK, f->snd_nxt);
+	CTR_INC(c, TCP_FLOWS_CLOSED);
+	tcp_flow_end(c, f, fx, FX_SOCK_CLOSE);
+	return true;
+}
+
+/**
+ * tcp_rewind() - go back to the first unacknowledged byte to resend
+ * @c:	core
+ * @f:	flow
+ * @fx:	effects out
+ */
+static void tcp_rewind(struct core *c, struct tcp_flow *f, struct fx *fx)
+{
+	if (f->snd_nxt == f->snd_una)
+		return;
+	CTR_ADD(c, TCP_RETRANS_BYTES, f->snd_nxt - f->snd_una);
+	f->snd_nxt = f->snd_una;
+	f->dupacks = 0;
+	tcp_intent(c, fx, FX_SOCK_REWIND, f);
+	tcp_intent(c, fx, FX_TX_WANTED, f);
+}
+
+/**
+ * tcp_process_ack() - handle the ACK field and window of a segment
+ * @c:		core
+ * @f:		flow (established)
+ * @s:		segment
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ *
+ * Return: -1 if the segment must be dropped, else 0
+ */
+static int tcp_process_ack(struct core *c, struct tcp_flow *f,
+			   const struct tcp_seg *s, uint64_t now_ns,
+			   struct fx *fx)
+{
+	uint32_t old_wnd = f->guest_wnd, acked, data_acked;
+	bool fin_out = (f->flags & TCPF_FIN_SENT) &&
+		       !(f->flags & TCPF_FIN_ACKED);
+
+	/* TCPF_FIN_SENT stays set across a rewind: fin_seq remains valid */
+
+	if (SEQ_GT(s->ack, f->snd_max)) {
+		CTR_INC(c, TCP_DROP_BAD_ACK);
+		tcp_ack_later(c, f);
+		return -1;
+	}
+	f->guest_wnd = (uint32_t)s->wnd << ((f->flags & TCPF_GUEST_WS) ?
+						    f->ws_guest : 0);
+
+	if (SEQ_GT(s->ack, f->snd_una)) {
+		acked = s->ack - f->snd_una;
+		data_acked = acked;
+		if (fin_out && SEQ_GT(s->ack, f->fin_seq)) {
+			data_acked = f->fin_seq - f->snd_una;
+			f->flags |= TCPF_FIN_ACKED;
+		}
+		if (data_acked) {
+			struct fx_intent *it;
+
+			it = tcp_intent(c, fx, FX_SOCK_CONSUME, f);
+			it->len = data_acked;
+			CTR_ADD(c, TCP_ACKED_BYTES, data_acked);
+			f->bytes_to_guest += data_acked;
+		}
+		f->snd_una = s->ack;
+		if (SEQ_LT(f->snd_nxt, s->ack))
+			f->snd_nxt = s->ack;
+		f->retries = 0;
+		f->dupacks = 0;
+		f->rto_ns = c->conf.rto_min_ns;
+		f->flags &= (uint16_t)~TCPF_PERSIST;
+		tcp_arm(c, f, f->snd_una == f->snd_nxt ? 0 : now_ns + f->rto_ns);
+		tcp_intent(c, fx, FX_TX_WANTED, f);
+	} else if (s->ack == f->snd_una && !s->len && f->guest_wnd == old_wnd &&
+		   !(s->flags & (TH_SYN | TH_FIN)) && f->snd_nxt != f->snd_una) {
+		if (++f->dupacks == 3) {
+			CTR_INC(c, TCP_FAST_RETRANS);
+			tcp_rewind(c, f, fx);
+		}
+	}
+	if (f->guest_wnd > old_wnd) {
+		if (f->flags & TCPF_PERSIST) {
+			f->flags &= (uint16_t)~TCPF_PERSIST;
+			tcp_arm(c, f, f->snd_una == f->snd_nxt ? 0 :
+					      now_ns + f->rto_ns);
+		}
+		tcp_intent(c, fx, FX_TX_WANTED, f);
+	}
+	return 0;
+}
+
+/**
+ * tcp_guest_fin() - the guest's FIN arrived in order
+ * @c:	core
+ * @f:	flow
+ * @fx:	effects out
+ */
+static void tcp_guest_fin(struct core *c, struct tcp_flow *f, struct fx *fx)
+{
+	if (f->flags & TCPF_GUEST_FIN)
+		return;
+	f->rcv_nxt++;
+	f->flags |= TCPF_GUEST_FIN;
+	tcp_intent(c, fx, FX_SOCK_SHUT_WR, f);
+	tcp_ack_later(c, f);
+}
+
+/**
+ * tcp_established_input() - a segment for an established flow
+ * @c:		core
+ * @f:		flow
+ * @s:		segment
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+static void tcp_established_input(struct core *c, struct tcp_flow *f,
+				  const struct tcp_seg *s, uint64_t now_ns,
+				  struct fx *fx)
+{
+	const uint8_t *data = s->data;
+	uint32_t len = s->len, seq = s->seq;
+	struct fx_intent *it;
+
+	if (s->flags & TH_SYN) {
+		/* a retransmitted SYN or a new one on a live tuple:
+		 * challenge ACK (RFC 5961 4.2) */
+		CTR_INC(c, TCP_DROP_STATE);
+		tcp_ack_later(c, f);
+		return;
+	}
+	if (!(s->flags & TH_ACK)) {
+		CTR_INC(c, TCP_DROP_STATE);
+		return;
+	}
+	if (tcp_process_ack(c, f, s, now_ns, fx))
+		return;
+
+	if (len) {
+		if (f->flags & TCPF_GUEST_FIN) {
+			CTR_INC(c, TCP_DROP_AFTER_FIN);
+			tcp_ack_later(c, f);
+			goto out;
+		}
+		if (SEQ_LE(seq + len, f->rcv_nxt)) {
+			CTR_INC(c, TCP_DROP_DUP);
+			tcp_ack_later(c, f);
+			goto out;
+		}
+		if (SEQ_GT(seq, f->rcv_nxt)) {
+			CTR_INC(c, TCP_DROP_OOO);
+			tcp_ack_later(c, f);
+			goto out;
+		}
+		data += f->rcv_nxt - seq;
+		len -= f->rcv_nxt - seq;
+		it = tcp_intent(c, fx, FX_SOCK_SEND, f);
+		it->data = data;
+		it->len = len;
+		it->fin = !!(s->flags & TH_FIN);
+		return; /* FIN, if any, after the write: tcp_on_sock_sent() */
+	}
+	if ((s->flags & TH_FIN) && seq == f->rcv_nxt)
+		tcp_guest_fin(c, f, fx);
+out:
+	tcp_maybe_close(c, f, fx);
+}
+
+/**
+ * tcp_on_sock_sent() - result of an FX_SOCK_SEND intent
+ * @c:		core
+ * @f:		flow
+ * @n:		bytes the socket accepted (>= 0), or negative errno
+ * @it:		the intent that was carried out
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
+		      const struct fx_intent *it, uint64_t now_ns,
+		      struct fx *fx)
+{
+	(void)now_ns;
+	if (n < 0) {
+		if (n == -EAGAIN) {
+			n = 0;
+		} else {
+			CTR_INC(c, TCP_FLOWS_RESET_BY_HOST);
+			tcp_send_ctl(c, f, fx, TH_RST | TH_ACK, f->snd_nxt);
+			tcp_flow_end(c, f, fx, FX_SOCK_CLOSE);
+			return;
+		}
+	}
+	if ((uint32_t)n < it->len)
+		CTR_INC(c, TCP_PARTIAL_WRITES);
+	f->rcv_nxt += (uint32_t)n;
+	f->bytes_from_guest += (uint64_t)n;
+	CTR_ADD(c, TCP_GUEST_BYTES, (uint64_t)n);
+	if ((uint32_t)n == it->len && it->fin)
+		tcp_guest_fin(c, f, fx);
+	/* one ACK per flow per batch of input frames (DESIGN law 6) */
+	tcp_ack_later(c, f);
+	tcp_maybe_close(c, f, fx);
+}
+
+/**
+ * tcp_input() - a TCP segment from the guest
+ * @c:		core
+ * @iph:	IPv4 header (validated)
+ * @seg:	segment (header and payload)
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
+	       uint64_t now_ns, struct fx *fx)
+{
+	uint32_t saddr, daddr;
+	struct tcp_flow *f;
+	struct tcp_seg s;
+
+	if (tcp_parse(iph, seg, &s)) {
+		CTR_INC(c, TCP_DROP_BAD_HDR);
+		return;
+	}
+	CTR_INC(c, TCP_GUEST_SEGS);
+	memcpy(&saddr, iph + 12, 4);
+	memcpy(&daddr, iph + 16, 4);
+	f = flow_lookup(c, saddr, s.sport, daddr, s.dport);
+	if (!f) {
+		if ((s.flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN)
+			tcp_new_from_guest(c, iph, &s, now_ns, fx);
+		else if (!(s.flags & TH_RST))
+			tcp_send_rst_noflow(c, iph, &s, fx);
+		return;
+	}
+
+	if (s.flags & TH_RST) {
+		/* accept an RST only at the expected sequence, or anywhere
+		 * in the window we advertised (RFC 5961 would challenge) */
+		if (f->state == TCPS_SYN_SENT) {
+			if (!(s.flags & TH_ACK) || s.ack != f->iss + 1)
+				return;
+			CTR_INC(c, TCP_FLOWS_GUEST_REFUSED);
+		} else if (f->state != TCPS_HOST_CONNECTING &&
+			   (SEQ_LT(s.seq, f->rcv_nxt) ||
+			    SEQ_GT(s.seq, f->adv_wnd_end))) {
+			CTR_INC(c, TCP_DROP_STATE);
+			return;
+		} else {
+			CTR_INC(c, TCP_FLOWS_RESET_BY_GUEST);
+		}
+		tcp_flow_end(c, f, fx, FX_SOCK_RESET);
+		return;
+	}
+
+	switch (f->state) {
+	case TCPS_HOST_CONNECTING:
+		/* the guest retransmits its SYN while we connect */
+		CTR_INC(c, TCP_DROP_STATE);
+		return;
+	case TCPS_SYN_SENT:
+		if ((s.flags & (TH_SYN | TH_ACK)) != (TH_SYN | TH_ACK) ||
+		    s.ack != f->iss + 1) {
+			CTR_INC(c, TCP_DROP_STATE);
+			if (s.flags & TH_ACK)
+				tcp_send_rst_noflow(c, iph, &s, fx);
+			return;
+		}
+		f->rcv_nxt = s.seq + 1;
+		f->adv_wnd_end = f->rcv_nxt;
+		f->mss = MIN(s.mss ? s.mss : TCP_DEFAULT_MSS,
+			     c->conf.mtu - IP4_HLEN - TCP_HLEN);
+		if (s.ws >= 0) {
+			f->flags |= TCPF_GUEST_WS;
+			f->ws_guest = (uint8_t)s.ws;
+		}
+		f->guest_wnd = s.wnd; /* never scaled in a SYN */
+		f->snd_una = f->iss + 1;
+		f->state = TCPS_ESTABLISHED;
+		f->retries = 0;
+		tcp_arm(c, f, 0);
+		tcp_ack_later(c, f);
+		tcp_intent(c, fx, FX_TX_WANTED, f);
+		return;
+	case TCPS_SYNACK_SENT:
+		if ((s.flags & (TH_SYN | TH_ACK)) == TH_SYN) {
+			/* our SYN-ACK was lost: send it again */
+			tcp_send_ctl(c, f, fx, TH_SYN | TH_ACK, f->iss);
+			return;
+		}
+		if (!(s.flags & TH_ACK) || s.ack != f->iss + 1) {
+			CTR_INC(c, TCP_DROP_STATE);
+			return;
+		}
+		f->state = TCPS_ESTABLISHED;
+		f->snd_una = f->iss + 1;
+		f->retries = 0;
+		tcp_arm(c, f, 0);
+		tcp_intent(c, fx, FX_TX_WANTED, f);
+		/* fall through: the ACK may carry data */
+		tcp_established_input(c, f, &s, now_ns, fx);
+		return;
+	case TCPS_ESTABLISHED:
+		tcp_established_input(c, f, &s, now_ns, fx);
+		return;
+	default:
+		ASSERT(0);
+	}
+}
+
+/**
+ * tcp_tx_room() - how many payload bytes may go to the guest now
+ * @c:		core
+ * @f:		flow
+ * @now_ns:	monotonic time (arms a zero-window probe when blocked)
+ * @off:	out: offset of the next byte to send past the first unacked
+ * @mss:	out: largest payload per segment
+ *
+ * Return: bytes allowed by the guest's window and the in-flight cap
+ */
+uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
+		     uint32_t *off, uint32_t *mss)
+{
+	uint32_t inflight = f->snd_nxt - f->snd_una, room;
+
+	*off = inflight;
+	*mss = f->mss;
+	if (f->state != TCPS_ESTABLISHED)
+		return 0;
+	if ((f->flags & TCPF_FIN_SENT) && SEQ_GT(f->snd_nxt, f->fin_seq))
+		return 0;
+	room = f->guest_wnd > inflight ? f->guest_wnd - inflight : 0;
+	if (c->conf.max_inflight)
+		room = MIN(room, c->conf.max_inflight > inflight ?
+					 c->conf.max_inflight - inflight : 0);
+	if (!room && !f->deadline_ns) {
+		/* nothing in flight and a closed window: probe it */
+		f->flags |= TCPF_PERSIST;
+		tcp_arm(c, f, now_ns + f->rto_ns);
+	}
+	return room;
+}
+
+/**
+ * tcp_build_data() - finish a data frame whose payload the host placed
+ * @c:		core
+ * @f:		flow
+ * @fx:		effects batch; the payload is in fx_slot_next() at
+ *		tcp_payload_off()
+ * @len:	payload bytes placed
+ * @now_ns:	monotonic time
+ */
+void tcp_build_data(struct core *c, struct tcp_flow *f, struct fx *fx,
+		    uint32_t len, uint64_t now_ns)
+{
+	if (tcp_write_frame(c, f, fx, TH_ACK | TH_PSH, f->snd_nxt, NULL, 0,
+			    len))
+		return;
+	f->snd_nxt += len;
+	if (SEQ_GT(f->snd_nxt, f->snd_max))
+		f->snd_max = f->snd_nxt;
+	CTR_INC(c, TCP_TX_SEGS);
+	CTR_ADD(c, TCP_TX_BYTES, len);
+	if (!f->deadline_ns || (f->flags & TCPF_PERSIST)) {
+		f->flags &= (uint16_t)~TCPF_PERSIST;
+		tcp_arm(c, f, now_ns + f->rto_ns);
+	}
+}
+
+/**
+ * tcp_on_sock_eof() - the host socket has no more data (peek returned 0)
+ * @c:		core
+ * @f:		flow
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+void tcp_on_sock_eof(struct core *c, struct tcp_flow *f, uint64_t now_ns,
+		     struct fx *fx)
+{
+	if (f->state != TCPS_ESTABLISHED)
+		return;
+	f->flags |= TCPF_HOST_EOF;
+	if ((f->flags & TCPF_FIN_SENT) && SEQ_GT(f->snd_nxt, f->fin_seq))
+		return; /* already out */
+	if (fx_slot_next(fx) == NULL) {
+		CTR_INC(c, FX_POOL_EMPTY);
+		return;
+	}
+	f->fin_seq = f->snd_nxt;
+	f->flags |= TCPF_FIN_SENT;
+	tcp_send_ctl(c, f, fx, TH_FIN | TH_ACK, f->snd_nxt);
+	f->snd_nxt++;
+	if (SEQ_GT(f->snd_nxt, f->snd_max))
+		f->snd_max = f->snd_nxt;
+	if (!f->deadline_ns || (f->flags & TCPF_PERSIST)) {
+		f->flags &= (uint16_t)~TCPF_PERSIST;
+		tcp_arm(c, f, now_ns + f->rto_ns);
+	}
+}
+
+/**
+ * tcp_on_sock_error() - the host socket failed (reset, error)
+ * @c:		core
+ * @f:		flow; freed
+ * @fx:		effects out
+ */
+void tcp_on_sock_error(struct core *c, struct tcp_flow *f, struct fx *fx)
+{
+	CTR_INC(c, TCP_FLOWS_RESET_BY_HOST);
+	if (f->state == TCPS_ESTABLISHED || f->state == TCPS_SYNACK_SENT)
+		tcp_send_ctl(c, f, fx, TH_RST | TH_ACK, f->snd_nxt);
+	tcp_flow_end(c, f, fx, FX_SOCK_CLOSE);
+}
+
+/**
+ * tcp_set_host_space() - the host socket's free send space changed
+ * @c:		core
+ * @f:		flow
+ * @space:	bytes the socket can take now
+ */
+void tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space)
+{
+	uint32_t adv = SEQ_GT(f->adv_wnd_end, f->rcv_nxt) ?
+			       f->adv_wnd_end - f->rcv_nxt : 0;
+
+	f->host_space = space;
+	if (f->state != TCPS_ESTABLISHED || (f->flags & TCPF_GUEST_FIN))
+		return;
+	/* the guest saw less than a segment, and now there is room for
+	 * several: tell it */
+	if (adv < f->mss && space >= 2 * f->mss) {
+		CTR_INC(c, TCP_WND_UPDATES);
+		tcp_ack_later(c, f);
+	}
+}
+
+/**
+ * tcp_timer() - run one flow's expired deadline
+ * @c:		core
+ * @f:		flow
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+void tcp_timer(struct core *c, struct tcp_flow *f, uint64_t now_ns,
+	       struct fx *fx)
+{
+	f->deadline_ns = 0;
+	switch (f->state) {
+	case TCPS_SYN_SENT:
+	case TCPS_SYNACK_SENT:
+		if (++f->retries > TCP_SYN_RETRIES) {
+			CTR_INC(c, TCP_FLOWS_GIVEUP);
+			if (f->state == TCPS_SYNACK_SENT)
+				tcp_send_ctl(c, f, fx, TH_RST | TH_ACK,
+					     f->iss + 1);
+			tcp_flow_end(c, f, fx, FX_SOCK_RESET);
+			return;
+		}
+		tcp_send_ctl(c, f, fx,
+			     f->state == TCPS_SYN_SENT ? TH_SYN : TH_SYN | TH_ACK,
+			     f->iss);
+		f->rto_ns = MIN(f->rto_ns * 2, TCP_RTO_MAX_NS);
+		tcp_arm(c, f, now_ns + f->rto_ns);
+		return;
+	case TCPS_ESTABLISHED:
+		break;
+	default:
+		return;
+	}
+
+	if (f->flags & TCPF_PERSIST) {
+		/* zero-window probe: an old sequence elicits an ACK */
+		CTR_INC(c, TCP_ZW_PROBES);
+		tcp_send_ctl(c, f, fx, TH_ACK, f->snd_una - 1);
+		f->rto_ns = MIN(f->rto_ns * 2, TCP_RTO_MAX_NS);
+		tcp_arm(c, f, now_ns + f->rto_ns);
+		return;
+	}
+	if (f->snd_nxt == f->snd_una)
+		return;
+	if (++f->retries > TCP_DATA_RETRIES) {
+		CTR_INC(c, TCP_FLOWS_GIVEUP);
+		tcp_reset_both(c, f, fx);
+		return;
+	}
+	CTR_INC(c, TCP_RTO_FIRED);
+	tcp_rewind(c, f, fx);
+	f->rto_ns = MIN(f->rto_ns * 2, TCP_RTO_MAX_NS);
+	tcp_arm(c, f, now_ns + f->rto_ns);
+}
+
+/**
+ * tcp_ack_flush() - send the ACKs queued during a batch
+ * @c:		core
+ * @fx:		effects out
+ *
+ * Stops early if the frame slots run out; the rest stay queued.
+ */
+void tcp_ack_flush(struct core *c, struct fx *fx)
+{
+	while (c->nacks) {
+		uint32_t idx = c->ack_list[c->nacks - 1];
+		struct tcp_flow *f = &c->flows[idx];
+
+		if (f->state != TCPS_FREE && (f->flags & TCPF_ACK_DUE)) {
+			if (!fx_slot_next(fx))
+				return;
+			tcp_send_ctl(c, f, fx, TH_ACK, f->snd_nxt);
+		}
+		c->nacks--;
+		f->flags &= (uint16_t)~TCPF_ACK_DUE;
+	}
+}

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tcp.h - the guest-facing half of each TCP flow */
+#ifndef SLIPWAY_TCP_H
+#define SLIPWAY_TCP_H
+
+#include "core.h"
+
+/**
+ * enum tcp_state - where a flow is in its life
+ * @TCPS_FREE:		slot unused; no field is meaningful
+ * @TCPS_HOST_CONNECTING: guest SYN seen, host connect in progress; we answer
+ *			nothing until tcp_on_sock_connected()
+ * @TCPS_SYNACK_SENT:	host connected, SYN-ACK sent, waiting for the ACK
+ * @TCPS_SYN_SENT:	published port: host accepted, SYN sent to the guest
+ * @TCPS_ESTABLISHED:	data both ways; half-close is tracked in @flags
+ * @TCPS_STATE_NUM:	count
+ */
+enum tcp_state {
+	TCPS_FREE,
+	TCPS_HOST_CONNECTING,
+	TCPS_SYNACK_SENT,
+	TCPS_SYN_SENT,
+	TCPS_ESTABLISHED,
+	TCPS_STATE_NUM
+};
+
+extern const char *const tcp_state_str[TCPS_STATE_NUM];
+
+/* Flow event flags */
+#define TCPF_GUEST_FIN 0x01	/* guest's FIN received, host write side shut */
+#define TCPF_HOST_EOF 0x02	/* host socket reached end of stream */
+#define TCPF_FIN_SENT 0x04	/* our FIN is in flight (seq fin_seq) */
+#define TCPF_FIN_ACKED 0x08	/* the guest acknowledged our FIN */
+#define TCPF_ACK_DUE 0x10	/* on the ack list */
+#define TCPF_GUEST_WS 0x20	/* the guest does window scaling */
+#define TCPF_HOST_BLOCKED 0x40	/* host send buffer full: window update due */
+#define TCPF_PERSIST 0x80	/* the timer is a zero-window probe */
+
+/**
+ * struct tcp_flow - one TCP connection between the guest and a host socket
+ * @state:	enum tcp_state
+ * @flags:	TCPF_*
+ * @retries:	consecutive timeouts without progress
+ * @dupacks:	duplicate ACK count
+ * @ws_guest:	the guest's window scale
+ * @guest_port:	guest-side port (host order)
+ * @remote_port: remote port as the guest sees it (host order)
+ * @guest_addr_be: guest-side address
+ * @remote_addr_be: remote address as the guest sees it
+ * @target_addr_be: address the host socket connects to (mapped)
+ * @sock:	host socket; owned by the host layer, never read by core
+ * @next:	hash chain / free list link (index + 1, 0 = end)
+ * @mss:	largest segment payload toward the guest
+ * @iss:	our initial sequence number
+ * @snd_una:	oldest unacknowledged sequence toward the guest
+ * @snd_nxt:	next sequence to send to the guest
+ * @snd_max:	highest sequence sent so far
+ * @fin_seq:	sequence number of our FIN (valid with TCPF_FIN_SENT)
+ * @rcv_nxt:	next sequence expected from the guest
+ * @guest_wnd:	the guest's receive window, in bytes
+ * @host_space:	bytes the host socket can take now (reported by host)
+ * @adv_wnd_end: right edge of the window last advertised to the guest
+ * @rto_ns:	current retransmission timeout
+ * @deadline_ns: timer deadline (0: none)
+ * @opened_ns:	creation time
+ * @bytes_from_guest: payload accepted by the host socket
+ * @bytes_to_guest: payload acknowledged by the guest
+ */
+struct tcp_flow {
+	uint8_t state;
+	uint16_t flags;
+	uint8_t retries;
+	uint8_t dupacks;
+	uint8_t ws_guest;
+	uint16_t guest_port;
+	uint16_t remote_port;
+	uint32_t guest_addr_be;
+	uint32_t remote_addr_be;
+	uint32_t target_addr_be;
+	int32_t sock;
+	uint32_t next;
+	uint32_t mss;
+	uint32_t iss;
+	uint32_t snd_una;
+	uint32_t snd_nxt;
+	uint32_t snd_max;
+	uint32_t fin_seq;
+	uint32_t rcv_nxt;
+	uint32_t guest_wnd;
+	uint32_t host_space;
+	uint32_t adv_wnd_end;
+	uint64_t rto_ns;
+	uint64_t deadline_ns;
+	uint64_t opened_ns;
+	uint64_t bytes_from_guest;
+	uint64_t bytes_to_guest;
+};
+
+/**
+ * tcp_flow_idx() - index of a flow in the table
+ * @c:	core
+ * @f:	flow
+ *
+ * Return: index
+ */
+static inline uint32_t tcp_flow_idx(const struct core *c,
+				    const struct tcp_flow *f)
+{
+	return (uint32_t)(f - c->flows);
+}
+
+/**
+ * tcp_flow_get() - flow by index, if in use
+ * @c:		core
+ * @idx:	index
+ *
+ * Return: flow, or NULL if the index is out of range or free
+ */
+static inline struct tcp_flow *tcp_flow_get(struct core *c, uint32_t idx)
+{
+	if (idx >= c->conf.max_flows || c->flows[idx].state == TCPS_FREE)
+		return NULL;
+	return &c->flows[idx];
+}
+
+void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
+	       uint64_t now_ns, struct fx *fx);
+
+/**
+ * tcp_on_sock_connected() - the host socket of a guest-opened flow connected
+ * @c:		core
+ * @f:		flow (TCPS_HOST_CONNECTING)
+ * @err:	0, or the positive errno of the failure
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ *
+ * On success the guest gets its SYN-ACK; on ECONNREFUSED an RST; on other
+ * errors ICMP host unreachable. On failure the flow is freed and an
+ * FX_SOCK_CLOSE intent returns the socket.
+ */
+void tcp_on_sock_connected(struct core *c, struct tcp_flow *f, int err,
+			   uint64_t now_ns, struct fx *fx);
+
+/**
+ * tcp_on_sock_sent() - result of an FX_SOCK_SEND intent
+ * @c:		core
+ * @f:		flow
+ * @n:		bytes the socket accepted (>= 0), or negative errno
+ * @it:		the intent that was carried out
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
+		      const struct fx_intent *it, uint64_t now_ns,
+		      struct fx *fx);
+
+/**
+ * tcp_tx_room() - how many payload bytes may go to the guest now
+ * @c:		core
+ * @f:		flow
+ * @now_ns:	monotonic time (arms a zero-window probe when blocked)
+ * @off:	out: offset of the next byte to send past the first unacked
+ * @mss:	out: largest payload per segment
+ *
+ * Return: bytes allowed by the guest's window and the in-flight cap
+ */
+uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
+		     uint32_t *off, uint32_t *mss);
+
+/**
+ * tcp_payload_off() - offset of the payload in a data frame slot
+ * @c:	core
+ *
+ * Return: bytes of headers (vnet, Ethernet, IPv4, TCP) before the payload
+ */
+static inline size_t tcp_payload_off(const struct core *c)
+{
+	return core_l3_off(c) + IP4_HLEN + TCP_HLEN;
+}
+
+/**
+ * tcp_build_data() - finish a data frame whose payload the host placed
+ * @c:		core
+ * @f:		flow
+ * @fx:		effects batch; the payload is in fx_slot_next() at
+ *		tcp_payload_off()
+ * @len:	payload bytes placed
+ * @now_ns:	monotonic time
+ */
+void tcp_build_data(struct core *c, struct tcp_flow *f, struct fx *fx,
+		    uint32_t len, uint64_t now_ns);
+
+/**
+ * tcp_on_sock_eof() - the host socket has no more data (peek returned 0)
+ * @c:		core
+ * @f:		flow
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+void tcp_on_sock_eof(struct core *c, struct tcp_flow *f, uint64_t now_ns,
+		     struct fx *fx);
+
+/**
+ * tcp_on_sock_error() - the host socket failed (reset, error)
+ * @c:		core
+ * @f:		flow; freed
+ * @fx:		effects out
+ */
+void tcp_on_sock_error(struct core *c, struct tcp_flow *f, struct fx *fx);
+
+/**
+ * tcp_set_host_space() - the host socket's free send space changed
+ * @c:		core
+ * @f:		flow
+ * @space:	bytes the socket can take now
+ *
+ * If the window to the guest grew from below one segment, an ACK (window
+ * update) is queued.
+ */
+void tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space);
+
+/**
+ * tcp_host_accepted() - a published port accepted a connection
+ * @c:		core
+ * @src_be:	source address the guest should see
+ * @src_port:	source port (host order)
+ * @dst_port:	guest port (host order)
+ * @sock:	the accepted socket (stored in the flow)
+ * @now_ns:	monotonic time
+ * @fx:		effects out (the SYN)
+ *
+ * Return: the new flow, or NULL if the table is full (counted); the caller
+ *	   then closes @sock
+ */
+struct tcp_flow *tcp_host_accepted(struct core *c, uint32_t src_be,
+				   uint16_t src_port, uint16_t dst_port,
+				   int32_t sock, uint64_t now_ns,
+				   struct fx *fx);
+
+/**
+ * tcp_timer() - run one flow's expired deadline
+ * @c:		core
+ * @f:		flow
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+void tcp_timer(struct core *c, struct tcp_flow *f, uint64_t now_ns,
+	       struct fx *fx);
+
+/**
+ * tcp_ack_flush() - send the ACKs queued during a batch
+ * @c:		core
+ * @fx:		effects out
+ */
+void tcp_ack_flush(struct core *c, struct fx *fx);
+
+/* flow table (flow.c) */
+struct tcp_flow *flow_lookup(struct core *c, uint32_t gaddr_be, uint16_t gport,
+			     uint32_t raddr_be, uint16_t rport);
+struct tcp_flow *flow_alloc(struct core *c, uint32_t gaddr_be, uint16_t gport,
+			    uint32_t raddr_be, uint16_t rport);
+void flow_free(struct core *c, struct tcp_flow *f);
+
+#endif /* SLIPWAY_TCP_H */

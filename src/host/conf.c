@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* conf.c - command line parsing, --help */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "host/conf.h"
+#include "util/log.h"
+
+#define VERSION "0.1.0"
+
+static const char usage_text[] =
+"Usage: slipway [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"       slipway [OPTIONS] --netns PATH|NAME\n"
+"\n"
+"A user-mode network gateway. Runs COMMAND (default: your shell) in a new\n"
+"network namespace whose only interface is a tap device served by slipway,\n"
+"or serves a tap it creates in an existing namespace (--netns). The guest's\n"
+"TCP connections continue on ordinary host sockets.\n"
+"\n"
+"Namespace:\n"
+"  --netns PATH|NAME       attach to an existing namespace: /run/netns/NAME,\n"
+"                          or a path such as /proc/PID/ns/net (needs root)\n"
+"  -I, --ifname NAME       tap device name (default: tap0)\n"
+"  --no-config             do not configure addresses, routes, MTU or link\n"
+"                          state in the namespace\n"
+"  --userns / --no-userns  create a user namespace too (default: only when\n"
+"                          not run as root)\n"
+"\n"
+"Addresses (IPv4):\n"
+"  -a, --address ADDR[/PREFIX]  guest address (default: 10.0.2.15/24)\n"
+"  -g, --gateway ADDR      gateway address (default: 10.0.2.2); connections\n"
+"                          to it reach the host's 127.0.0.1\n"
+"  --cidr NET/PREFIX       guest network: guest .15, gateway .2\n"
+"                          (default: 10.0.2.0/24)\n"
+"  --no-map-gw             connections to the gateway address are refused\n"
+"                          instead of reaching host loopback\n"
+"  -m, --mtu N             guest MTU, 576..65520 (default: 65520)\n"
+"\n"
+"Published ports:\n"
+"  -t, --tcp-ports SPEC    publish host TCP ports to the guest; repeatable.\n"
+"                          SPEC is [ADDR/]PORT[-END][:GUESTPORT[-END]]:\n"
+"                            -t 8080            host 8080 -> guest 8080\n"
+"                            -t 8080:80         host 8080 -> guest 80\n"
+"                            -t 127.0.0.1/2222:22  loopback only\n"
+"                            -t 9000-9009       a range, one to one\n"
+"                          Without ADDR, all addresses (IPv4 and IPv6).\n"
+"\n"
+"Limits and tuning:\n"
+"  --max-flows N           flow table size (default: 16384)\n"
+"  --no-offload            no checksum/TSO offload on the tap\n"
+"  --no-peek-offset        do not use SO_PEEK_OFF (test the fallback)\n"
+"\n"
+"Output:\n"
+"  --stats-file PATH       write counters as JSON there at exit and on\n"
+"                          SIGUSR1 (default: standard error)\n"
+"  -q, --quiet             errors only\n"
+"  -d, --debug             debug messages\n"
+"  --trace                 per-packet trace messages\n"
+"  -h, --help              this text\n"
+"  --version               print the version\n"
+"\n"
+"Exit status: COMMAND's status; 1 on a run-time failure; 2 on a bad\n"
+"command line. See slipway(1) for details and examples.\n";
+
+enum {
+	OPT_NETNS = 256, OPT_NO_CONFIG, OPT_USERNS, OPT_NO_USERNS, OPT_CIDR,
+	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF,
+	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION,
+};
+
+/**
+ * usage_error() - report a bad command line and exit 2
+ * @fmt:	printf format
+ */
+static _Noreturn void __attribute__((format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("slipway: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'slipway --help' for the options.\n", stderr);
+	exit(2);
+}
+
+/**
+ * parse_uint() - parse a decimal number within bounds
+ * @s:		text
+ * @min:	smallest allowed
+ * @max:	largest allowed
+ * @v:		result
+ *
+ * Return: 0, or -1
+ */
+static int parse_uint(const char *s, unsigned long min, unsigned long max,
+		      unsigned long *v)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	if (errno || *end || *v < min || *v > max)
+		return -1;
+	return 0;
+}
+
+/**
+ * parse_port_range() - parse "PORT" or "PORT-END"
+ * @s:		text (modified: the '-' is cut)
+ * @first:	result
+ * @last:	result (== @first without a range)
+ *
+ * Return: 0, or -1
+ */
+static int parse_port_range(char *s, uint16_t *first, uint16_t *last)
+{
+	char *dash = strchr(s, '-');
+	unsigned long a, b;
+
+	if (dash)
+		*dash = '\0';
+	if (parse_uint(s, 1, 65535, &a))
+		return -1;
+	b = a;
+	if (dash && parse_uint(dash + 1, 1, 65535, &b))
+		return -1;
+	if (b < a)
+		return -1;
+	*first = (uint16_t)a;
+	*last = (uint16_t)b;
+	return 0;
+}
+
+/**
+ * fwd_spec_parse() - parse "[ADDR/]PORT[-END][:GUESTPORT[-END]]"
+ * @s:		text
+ * @f:		result
+ * @why:	reason on failure
+ *
+ * Return: 0, or -1 with a reason in @why
+ */
+int fwd_spec_parse(const char *s, struct fwd_spec *f, const char **why)
+{
+	char buf[128], *ports, *slash, *colon;
+	uint16_t gfirst, glast;
+
+	memset(f, 0, sizeof(*f));
+	f->family = AF_UNSPEC;
+	if (strlen(s) >= sizeof(buf)) {
+		*why = "too long";
+		return -1;
+	}
+	strcpy(buf, s);
+	ports = buf;
+	slash = strrchr(buf, '/');
+	if (slash) {
+		char *a = buf;
+		size_t al;
+
+		*slash = '\0';
+		ports = slash + 1;
+		al = strlen(a);
+		if (al >= 2 && a[0] == '[' && a[al - 1] == ']') {
+			a[al - 1] = '\0';
+			a++;
+		}
+		if (inet_pton(AF_INET, a, &f->addr.s6_addr[12]) == 1) {
+			f->family = AF_INET;
+		} else if (inet_pton(AF_INET6, a, &f->addr) == 1) {
+			f->family = AF_INET6;
+		} else {
+			*why = "the address is not an IPv4 or IPv6 address";
+			return -1;
+		}
+	}
+	colon = strchr(ports, ':');
+	if (colon)
+		*colon = '\0';
+	if (parse_port_range(ports, &f->first, &f->last)) {
+		*why = "bad host port or range (1-65535, FIRST-LAST)";
+		return -1;
+	}
+	f->guest_first = f->first;
+	if (colon) {
+		if (parse_port_range(colon + 1, &gfirst, &glast)) {
+			*why = "bad guest port or range (1-65535, FIRST-LAST)";
+			return -1;
+		}
+		if (glast != gfirst &&
+		    glast - gfirst != f->last - f->first) {
+			*why = "host and guest ranges differ in size";
+			return -1;
+		}
+		if (glast == gfirst && f->last != f->first) {
+			*why = "a host range needs a guest range of the same size";
+			return -1;
+		}
+		f->guest_first = gfirst;
+	}
+	return 0;
+}
+
+/**
+ * parse_cidr4() - parse "ADDR/PREFIX" or "ADDR"
+ * @s:		text
+ * @addr:	result, network order
+ * @prefix:	result; unchanged without "/PREFIX"
+ *
+ * Return: 0, or -1
+ */
+static int parse_cidr4(const char *s, uint32_t *addr, uint8_t *prefix)
+{
+	char buf[64], *slash;
+	unsigned long p;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash = '\0';
+		if (parse_uint(slash + 1, 1, 30, &p))
+			return -1;
+		*prefix = (uint8_t)p;
+	}
+	return inet_pton(AF_INET, buf, addr) == 1 ? 0 : -1;
+}
+
+/**
+ * conf_parse() - parse the command line; exits 2 with a message on errors
+ * @c:		configuration to fill
+ * @argc:	argument count
+ * @argv:	arguments
+ */
+void conf_parse(struct conf *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "netns", required_argument, NULL, OPT_NETNS },
+		{ "ifname", required_argument, NULL, 'I' },
+		{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
+		{ "userns", no_argument, NULL, OPT_USERNS },
+		{ "no-userns", no_argument, NULL, OPT_NO_USERNS },
+		{ "address", required_argument, NULL, 'a' },
+		{ "gateway", required_argument, NULL, 'g' },
+		{ "cidr", required_argument, NULL, OPT_CIDR },
+		{ "no-map-gw", no_argument, NULL, OPT_NO_MAP_GW },
+		{ "mtu", required_argument, NULL, 'm' },
+		{ "tcp-ports", required_argument, NULL, 't' },
+		{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
+		{ "no-offload", no_argument, NULL, OPT_NO_OFFLOAD },
+		{ "no-peek-offset", no_argument, NULL, OPT_NO_PEEK_OFF },
+		{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "trace", no_argument, NULL, OPT_TRACE },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool addr_set = false, gw_set = false, userns_set = false;
+	uint32_t net = htonl(0x0a000200);
+	unsigned long v;
+	const char *why;
+	int o;
+
+	memset(c, 0, sizeof(*c));
+	c->ifname = "tap0";
+	c->configure = true;
+	c->prefix_len = 24;
+	c->mtu = 65520;
+	c->map_gw = true;
+	c->max_flows = 16384;
+	c->offload = true;
+
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "+I:a:g:m:t:qdh", opts, NULL)) != -1) {
+		switch (o) {
+		case OPT_NETNS:
+			if (!*optarg)
+				usage_error("--netns needs a path or a name");
+			c->netns = optarg;
+			break;
+		case 'I':
+			if (!*optarg || strlen(optarg) >= 16 || strchr(optarg, '/'))
+				usage_error("bad interface name '%s': 1 to 15 characters, no '/'",
+					    optarg);
+			c->ifname = optarg;
+			break;
+		case OPT_NO_CONFIG:
+			c->configure = false;
+			break;
+		case OPT_USERNS:
+		case OPT_NO_USERNS:
+			c->userns = (o == OPT_USERNS);
+			userns_set = true;
+			break;
+		case 'a':
+			if (parse_cidr4(optarg, &c->guest4, &c->prefix_len))
+				usage_error("bad address '%s': expected an IPv4 address, optionally /PREFIX (1-30)",
+					    optarg);
+			addr_set = true;
+			break;
+		case 'g':
+			if (parse_cidr4(optarg, &c->gw4, &c->prefix_len) ||
+			    strchr(optarg, '/'))
+				usage_error("bad gateway '%s': expected an IPv4 address",
+					    optarg);
+			gw_set = true;
+			break;
+		case OPT_CIDR:
+			if (parse_cidr4(optarg, &net, &c->prefix_len) ||
+			    !strchr(optarg, '/') || c->prefix_len > 29)
+				usage_error("bad --cidr '%s': expected NET/PREFIX, e.g. 10.0.2.0/24 (prefix 1-29)",
+					    optarg);
+			break;
+		case OPT_NO_MAP_GW:
+			c->map_gw = false;
+			break;
+		case 'm':
+			if (parse_uint(optarg, 576, 65520, &v))
+				usage_error("bad MTU '%s': expected 576 to 65520",
+					    optarg);
+			c->mtu = (uint32_t)v;
+			break;
+		case 't':
+			if (c->nfwd == CONF_MAX_FWD)
+				usage_error("too many -t options (at most %d)",
+					    CONF_MAX_FWD);
+			if (fwd_spec_parse(optarg, &c->fwd[c->nfwd], &why))
+				usage_error("bad -t '%s': %s; expected [ADDR/]PORT[-END][:GUESTPORT[-END]]",
+					    optarg, why);
+			c->nfwd++;
+			break;
+		case OPT_MAX_FLOWS:
+			if (parse_uint(optarg, 16, 1U << 22, &v))
+				usage_error("bad --max-flows '%s': expected 16 to 4194304",
+					    optarg);
+			c->max_flows = (uint32_t)v;
+			break;
+		case OPT_NO_OFFLOAD:
+			c->offload = false;
+			break;
+		case OPT_NO_PEEK_OFF:
+			c->no_peek_off = true;
+			break;
+		case OPT_STATS_FILE:
+			c->stats_file = optarg;
+			break;
+		case 'q':
+			log_max_level = LOG_ERR;
+			break;
+		case 'd':
+			log_max_level = LOG_DEBUG;
+			break;
+		case OPT_TRACE:
+			log_max_level = LOG_TRACE;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("slipway %s\n", VERSION);
+			exit(0);
+		case ':':
+			usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt && optopt < 256)
+				usage_error("unknown option '-%c'", optopt);
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		if (c->netns)
+			usage_error("a COMMAND cannot be combined with --netns (got '%s')",
+				    argv[optind]);
+		c->cmd = &argv[optind];
+	}
+
+	/* derive guest and gateway from the network unless given */
+	{
+		uint32_t mask = c->prefix_len ? htonl(~0U << (32 - c->prefix_len)) : 0;
+
+		if (!addr_set)
+			c->guest4 = (net & mask) | htonl(15);
+		if (!gw_set)
+			c->gw4 = (c->guest4 & mask) | htonl(2);
+		if ((c->guest4 & mask) != (c->gw4 & mask))
+			usage_error("the gateway is not in the guest's network /%u",
+				    c->prefix_len);
+		if (c->guest4 == c->gw4)
+			usage_error("the guest and gateway addresses are the same");
+		if ((c->guest4 & ~mask) == 0 || (c->guest4 | mask) == 0xffffffffU)
+			usage_error("the guest address is the network or broadcast address");
+	}
+	if (!userns_set)
+		c->userns = !c->netns && geteuid() != 0;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* conf.h - the command line, parsed */
+#ifndef SLIPWAY_CONF_H
+#define SLIPWAY_CONF_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CONF_MAX_FWD 64
+
+/**
+ * struct fwd_spec - one -t option: host ports published to guest ports
+ * @family:	AF_INET, AF_INET6, or AF_UNSPEC (all addresses, both families)
+ * @addr:	bind address (with @family)
+ * @first:	first host port
+ * @last:	last host port
+ * @guest_first: guest port for @first; the range maps one to one
+ */
+struct fwd_spec {
+	int family;
+	struct in6_addr addr;
+	uint16_t first, last;
+	uint16_t guest_first;
+};
+
+/**
+ * struct conf - everything the command line says
+ * @netns:		--netns PATH|NAME, or NULL to create a namespace
+ * @cmd:		command to run in a new namespace (NULL: shell)
+ * @ifname:		tap name
+ * @configure:		configure the namespace's interfaces
+ * @userns:		create a user namespace too
+ * @guest4:		guest address (network order)
+ * @gw4:		gateway address
+ * @prefix_len:		guest network prefix
+ * @mtu:		guest MTU
+ * @map_gw:		connections to the gateway go to host loopback
+ * @max_flows:		flow table size
+ * @no_peek_off:	do not use SO_PEEK_OFF even if the kernel has it
+ * @stats_file:		where counters go at exit and on SIGUSR1 (NULL: stderr)
+ * @fwd:		published port ranges
+ * @nfwd:		entries in @fwd
+ * @offload:		enable tap checksum/TSO offloads
+ */
+struct conf {
+	const char *netns;
+	char **cmd;
+	const char *ifname;
+	bool configure;
+	bool userns;
+	uint32_t guest4, gw4;
+	uint8_t prefix_len;
+	uint32_t mtu;
+	bool map_gw;
+	uint32_t max_flows;
+	bool no_peek_off;
+	const char *stats_file;
+	struct fwd_spec fwd[CONF_MAX_FWD];
+	unsigned nfwd;
+	bool offload;
+};
+
+/**
+ * conf_parse() - parse the command line; exits 2 with a message on errors
+ * @c:		configuration to fill
+ * @argc:	argument count
+ * @argv:	arguments
+ */
+void conf_parse(struct conf *c, int argc, char **argv);
+
+/**
+ * fwd_spec_parse() - parse "[ADDR/]PORT[-END][:GUESTPORT[-END]]"
+ * @s:		text
+ * @f:		result
+ *
+ * Return: 0, or -1 with a reason in @why
+ */
+int fwd_spec_parse(const char *s, struct fwd_spec *f, const char **why);
+
+#endif /* SLIPWAY_CONF_H */

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwd.c - published ports: listening sockets, accept, hand to the core */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "host/shard.h"
+#include "util/log.h"
+
+/**
+ * fwd_listen() - open one listening socket
+ * @spec:	the -t option it comes from (family and address)
+ * @port:	host port
+ *
+ * Without an address, one IPv6 socket takes both families (IPV6_V6ONLY 0).
+ *
+ * #syscalls socket setsockopt bind listen
+ * Return: socket, or -errno
+ */
+static int fwd_listen(const struct fwd_spec *spec, uint16_t port)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
+				   .sin6_port = htons(port) };
+	struct sockaddr_in s4 = { .sin_family = AF_INET,
+				  .sin_port = htons(port) };
+	int one = 1, zero = 0, fd, family = spec->family, ret;
+	const struct sockaddr *sa;
+	socklen_t sl;
+
+	if (family == AF_INET) {
+		memcpy(&s4.sin_addr, &spec->addr.s6_addr[12], 4);
+		sa = (const struct sockaddr *)&s4;
+		sl = sizeof(s4);
+	} else {
+		if (family == AF_INET6)
+			s6.sin6_addr = spec->addr;
+		family = AF_INET6;
+		sa = (const struct sockaddr *)&s6;
+		sl = sizeof(s6);
+	}
+	fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY,
+			   spec->family == AF_UNSPEC ? &zero : &one,
+			   sizeof(int));
+	if (bind(fd, sa, sl) || listen(fd, 1024)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/**
+ * fwd_init() - open every published port of the configuration
+ * @sh:	shard that serves them
+ *
+ * Return: 0, or -errno after logging which port failed and why
+ */
+int fwd_init(struct shard *sh)
+{
+	const struct conf *c = sh->conf;
+	unsigned i, n = 0;
+
+	for (i = 0; i < c->nfwd; i++)
+		n += (unsigned)(c->fwd[i].last - c->fwd[i].first) + 1;
+	if (!n)
+		return 0;
+	sh->listeners = calloc(n, sizeof(*sh->listeners));
+	if (!sh->listeners)
+		return -ENOMEM;
+	for (i = 0; i < c->nfwd; i++) {
+		const struct fwd_spec *s = &c->fwd[i];
+		unsigned p;
+
+		for (p = s->first; p <= s->last; p++) {
+			struct listener *l = &sh->listeners[sh->nlisteners];
+			int fd = fwd_listen(s, (uint16_t)p);
+
+			if (fd < 0) {
+				errno = -fd;
+				err_perror("cannot publish TCP port %u%s", p,
+					   fd == -EADDRINUSE ?
+						   " (in use by another program; pick another port)" :
+					   fd == -EACCES ?
+						   " (ports below 1024 need root or net.ipv4.ip_unprivileged_port_start)" :
+						   "");
+				return fd;
+			}
+			l->fd = fd;
+			l->guest_port = (uint16_t)(s->guest_first + (p - s->first));
+			if (shard_ep_add(sh, fd, EPOLLIN,
+					 EP_DATA(EP_LISTEN, sh->nlisteners)))
+				return -errno;
+			sh->nlisteners++;
+		}
+	}
+	return 0;
+}
+
+/**
+ * fwd_accept() - accept pending connections on a published port
+ * @sh:		shard
+ * @idx:	listener index
+ *
+ * #syscalls accept4
+ */
+void fwd_accept(struct shard *sh, uint32_t idx)
+{
+	struct listener *l = &sh->listeners[idx];
+	int budget = 64;
+
+	while (budget--) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		int fd = accept4(l->fd, (struct sockaddr *)&ss, &sl,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EAGAIN || errno == EINTR ||
+			    errno == ECONNABORTED)
+				return;
+			/* out of fds: refuse this client with the reserve fd,
+			 * or the listener stays readable and we spin */
+			CTR_INC(&sh->core, TCP_ACCEPT_ERRORS);
+			if ((errno == EMFILE || errno == ENFILE) &&
+			    sh->reserve_fd >= 0) {
+				close(sh->reserve_fd);
+				fd = accept(l->fd, NULL, NULL);
+				if (fd >= 0)
+					close(fd);
+				sh->reserve_fd = open("/dev/null",
+						      O_RDONLY | O_CLOEXEC);
+				continue;
+			}
+			return;
+		}
+		sock_tcp_accepted(sh, fd, &ss, l->guest_port);
+		shard_drain(sh);
+	}
+}

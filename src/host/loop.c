@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* loop.c - a shard's epoll loop: edge batches, sockets, timers, effects */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/shard.h"
+#include "util/log.h"
+
+#define FX_SLOTS 64
+#define FX_LOW_WATER 8
+#define RX_BATCHES_PER_EVENT 8
+#define FALLBACK_INFLIGHT (4U << 20)
+
+/**
+ * now_mono_ns() - the monotonic clock
+ *
+ * #syscalls clock_gettime
+ * Return: nanoseconds
+ */
+uint64_t now_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/**
+ * shard_ep_add() - add an fd to the shard's epoll set
+ * @sh:		shard
+ * @fd:		file descriptor
+ * @events:	epoll events
+ * @data:	EP_DATA() value
+ *
+ * #syscalls epoll_ctl
+ * Return: 0, or -1 with errno set (logged)
+ */
+int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data)
+{
+	struct epoll_event ev = { .events = events, .data.u64 = data };
+
+	if (epoll_ctl(sh->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		err_perror("epoll_ctl add fd %d", fd);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * shard_init() - set up a shard: memory, core, epoll, timer
+ * @sh:		shard (zeroed)
+ * @conf:	configuration
+ * @e:		edge (queue 0 is served)
+ * @guest_mac:	the guest's MAC address
+ *
+ * All memory the data path uses is allocated here, once.
+ *
+ * #syscalls epoll_create1 timerfd_create getrandom
+ * Return: 0, or -errno (logged)
+ */
+int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
+	       const uint8_t guest_mac[6])
+{
+	struct core_conf cc = { 0 };
+	uint8_t key[16];
+	void *mem;
+	int ret;
+
+	sh->conf = conf;
+	sh->edge = e;
+	sh->q = 0;
+	sh->armed_ns = UINT64_MAX;
+	sh->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	cc.our_mac[0] = 0x52; /* locally administered, unicast */
+	cc.our_mac[1] = 0x56;
+	cc.our_mac[5] = 0x02;
+	memcpy(cc.guest_mac, guest_mac, 6);
+	cc.guest4_be = conf->guest4;
+	cc.gw4_be = conf->gw4;
+	cc.mask4_be = conf->prefix_len ?
+			      htonl(~0U << (32 - conf->prefix_len)) : 0;
+	cc.map_gw_to_loopback = conf->map_gw;
+	cc.mtu = conf->mtu;
+	cc.vnet_hdr_len = e->vnet_hdr_len;
+	cc.csum_offload = e->vnet_hdr_len != 0;
+	cc.ws_shift = 9; /* windows up to 32 MiB */
+	cc.max_flows = conf->max_flows;
+
+	sh->peek_off = !conf->no_peek_off && sock_tcp_peek_off_supported();
+	if (!sh->peek_off) {
+		if (!conf->no_peek_off)
+			warn("this kernel lacks TCP SO_PEEK_OFF: using the slower re-peek fallback");
+		sh->discard_len = FALLBACK_INFLIGHT;
+		sh->discard = malloc(sh->discard_len);
+		if (!sh->discard)
+			return -ENOMEM;
+		cc.max_inflight = FALLBACK_INFLIGHT;
+	}
+
+	if (getrandom(key, sizeof(key), 0) != sizeof(key))
+		return -errno;
+	mem = calloc(1, core_mem_size(&cc));
+	sh->hflags = calloc(conf->max_flows, 1);
+	sh->txq = calloc(2 * (size_t)conf->max_flows, sizeof(*sh->txq));
+	sh->frame_len = calloc(FX_SLOTS, sizeof(*sh->frame_len));
+	sh->fx.slot_size = e->frame_max;
+	sh->fx.nslots = FX_SLOTS;
+	sh->fx.slots = malloc(FX_SLOTS * sh->fx.slot_size);
+	sh->fx.frame_len = sh->frame_len;
+	if (!mem || !sh->hflags || !sh->txq || !sh->frame_len || !sh->fx.slots)
+		return -ENOMEM;
+	ret = core_init(&sh->core, &cc, mem, sh->ctr, key);
+	if (ret)
+		return ret;
+
+	sh->epfd = epoll_create1(EPOLL_CLOEXEC);
+	sh->timerfd = timerfd_create(CLOCK_MONOTONIC,
+				     TFD_NONBLOCK | TFD_CLOEXEC);
+	if (sh->epfd < 0 || sh->timerfd < 0)
+		return -errno;
+	if (shard_ep_add(sh, e->ops->fd(e, sh->q), EPOLLIN, EP_DATA(EP_TAP, 0)) ||
+	    shard_ep_add(sh, sh->timerfd, EPOLLIN, EP_DATA(EP_TIMER, 0)))
+		return -errno;
+	return 0;
+}
+
+/**
+ * shard_flush_frames() - write every queued frame to the edge
+ * @sh:	shard
+ */
+void shard_flush_frames(struct shard *sh)
+{
+	struct fx *fx = &sh->fx;
+	unsigned i, hl = sh->edge->vnet_hdr_len;
+
+	for (i = 0; i < fx->nframes; i++) {
+		struct iovec iov = {
+			.iov_base = fx->slots + (size_t)i * fx->slot_size,
+			.iov_len = fx->frame_len[i],
+		};
+		int ret = sh->edge->ops->tx(sh->edge, sh->q, &iov, 1);
+
+		if (ret) {
+			CTR_INC(&sh->core, EDGE_TX_ERRORS);
+			trace("edge write: %s", strerror(-ret));
+			continue;
+		}
+		CTR_INC(&sh->core, EDGE_TX_FRAMES);
+		CTR_ADD(&sh->core, EDGE_TX_BYTES, fx->frame_len[i] - hl);
+	}
+	fx->nframes = 0;
+}
+
+/**
+ * shard_drain() - carry out the intents the core queued
+ * @sh:	shard
+ *
+ * Intents may queue more intents (results are reported back to the core);
+ * the list is walked until it is empty.
+ */
+void shard_drain(struct shard *sh)
+{
+	unsigned i;
+
+	for (i = 0; i < sh->fx.nintents; i++) {
+		struct fx_intent it = sh->fx.intents[i];
+
+		sock_tcp_intent(sh, &it);
+		if (sh->fx.nframes + FX_LOW_WATER >= sh->fx.nslots)
+			shard_flush_frames(sh);
+	}
+	sh->fx.nintents = 0;
+}
+
+/**
+ * shard_room() - make sure a few frame slots are free
+ * @sh:	shard
+ */
+static void shard_room(struct shard *sh)
+{
+	if (sh->fx.nframes + FX_LOW_WATER >= sh->fx.nslots)
+		shard_flush_frames(sh);
+}
+
+/**
+ * shard_end_of_batch() - peek for flows that may send, flush ACKs and frames
+ * @sh:	shard
+ */
+void shard_end_of_batch(struct shard *sh)
+{
+	sock_tcp_tx_pending(sh);
+	for (;;) {
+		core_flush(&sh->core, sh->now_ns, &sh->fx);
+		if (!sh->core.nacks)
+			break;
+		shard_flush_frames(sh);
+	}
+	shard_drain(sh);
+	shard_flush_frames(sh);
+}
+
+/**
+ * shard_tap_rx() - read and handle batches of frames from the edge
+ * @sh:	shard
+ *
+ * Return: 0, or -errno if the edge is gone
+ */
+static int shard_tap_rx(struct shard *sh)
+{
+	struct pkt_view v[EDGE_RX_BATCH];
+	int b, n, i;
+
+	for (b = 0; b < RX_BATCHES_PER_EVENT; b++) {
+		n = sh->edge->ops->rx(sh->edge, sh->q, v, EDGE_RX_BATCH);
+		if (n < 0) {
+			CTR_INC(&sh->core, EDGE_RX_ERRORS);
+			return n;
+		}
+		if (!n)
+			break;
+		CTR_INC(&sh->core, EDGE_RX_BATCHES);
+		for (i = 0; i < n; i++) {
+			CTR_INC(&sh->core, EDGE_RX_FRAMES);
+			CTR_ADD(&sh->core, EDGE_RX_BYTES,
+				v[i].len - sh->edge->vnet_hdr_len);
+			if (sh->edge->vnet_hdr_len && v[i].len > 1 && v[i].p[1])
+				CTR_INC(&sh->core, EDGE_RX_GSO_FRAMES);
+			shard_room(sh);
+			core_input(&sh->core, v[i], sh->now_ns, &sh->fx);
+			shard_drain(sh);
+		}
+		/* payload views die with the next rx: everything that
+		 * points into them was carried out by shard_drain() */
+		shard_end_of_batch(sh);
+		if (n < EDGE_RX_BATCH)
+			break;
+	}
+	return 0;
+}
+
+/**
+ * shard_timer() - run expired core deadlines
+ * @sh:	shard
+ *
+ * #syscalls read
+ */
+static void shard_timer(struct shard *sh)
+{
+	uint64_t exp;
+
+	if (read(sh->timerfd, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+		warn_perror("timerfd read");
+	sh->armed_ns = UINT64_MAX;
+	for (;;) {
+		uint64_t next = core_timer(&sh->core, sh->now_ns, &sh->fx);
+
+		shard_drain(sh);
+		if (next > sh->now_ns)
+			break;
+		shard_flush_frames(sh); /* ran out of slots: go on */
+	}
+}
+
+/**
+ * shard_rearm_timer() - point the timerfd at the core's earliest deadline
+ * @sh:	shard
+ *
+ * #syscalls timerfd_settime
+ */
+static void shard_rearm_timer(struct shard *sh)
+{
+	uint64_t d = sh->core.next_deadline_ns;
+	struct itimerspec its = { 0 };
+
+	if (d == sh->armed_ns)
+		return;
+	if (d != UINT64_MAX) {
+		if (d <= sh->now_ns)
+			d = sh->now_ns + 1;
+		its.it_value.tv_sec = (time_t)(d / 1000000000ULL);
+		its.it_value.tv_nsec = (long)(d % 1000000000ULL);
+	}
+	if (timerfd_settime(sh->timerfd, TFD_TIMER_ABSTIME, &its, NULL))
+		warn_perror("timerfd_settime");
+	sh->armed_ns = d;
+}
+
+/**
+ * shard_run() - the event loop, until @stop says so
+ * @sh:		shard
+ * @on_other:	handler for EP_SIGNAL and EP_PIDFD events; returns true to
+ *		stop the loop
+ * @arg:	passed to @on_other
+ *
+ * #syscalls epoll_wait
+ * Return: 0 when stopped by @on_other, -errno if the edge went away
+ */
+int shard_run(struct shard *sh,
+	      bool (*on_other)(struct shard *sh, uint64_t data, void *arg),
+	      void *arg)
+{
+	struct epoll_event ev[64];
+
+	for (;;) {
+		int n = epoll_wait(sh->epfd, ev, ARRAY_SIZE(ev), -1), i, ret;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		sh->now_ns = now_mono_ns();
+		for (i = 0; i < n; i++) {
+			uint64_t d = ev[i].data.u64;
+
+			switch (EP_TYPE(d)) {
+			case EP_TAP:
+				ret = shard_tap_rx(sh);
+				if (ret)
+					return ret;
+				break;
+			case EP_TIMER:
+				shard_timer(sh);
+				break;
+			case EP_LISTEN:
+				fwd_accept(sh, EP_IDX(d));
+				break;
+			case EP_TCP:
+				sock_tcp_event(sh, EP_IDX(d), ev[i].events);
+				shard_drain(sh);
+				break;
+			case EP_SIGNAL:
+			case EP_PIDFD:
+				if (on_other(sh, d, arg))
+					return 0;
+				break;
+			default:
+				ASSERT(0);
+			}
+		}
+		shard_end_of_batch(sh);
+		shard_rearm_timer(sh);
+	}
+}

@@ -1,0 +1,958 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* netns.c - create or join the guest namespace, make the tap, pass it back */
+
+/**
+ * DOC: Theory of Operation
+ *
+ * The tap must be created inside the guest namespace: /dev/net/tun binds a
+ * file to the network namespace its opener is in at open() time, and
+ * TUNSETIFF creates the device there. slipway itself stays in the host
+ * namespace, so a helper child does the work:
+ *
+ * - create mode: the child unshares a user namespace (optional, rootless)
+ *   and a network namespace, creates and configures the tap, and sends the
+ *   tap fds back. It then waits on the socketpair and becomes the command
+ *   (execvp) once netns_start_cmd() writes one byte. If the socketpair reads
+ *   EOF instead (slipway exited or gave up), it exits. The namespace lives as
+ *   long as the command and its children do.
+ * - join mode: the child setns()es into an existing namespace, creates and
+ *   configures the tap, sends the fds back and exits; slipway reaps it.
+ *
+ * The child sends exactly one &struct netns_msg over a SOCK_SEQPACKET
+ * socketpair: either the tap fds (SCM_RIGHTS) and the MAC address, or an
+ * errno and a message saying what to do, which the parent logs. The child
+ * never logs before that message is sent.
+ *
+ * Limits: the child uses a few functions that are not async-signal-safe
+ * (snprintf, if_nametoindex), so netns_setup() must run before slipway
+ * starts other threads.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <linux/if_tun.h>
+
+#include "host/netns.h"
+#include "host/nl.h"
+#include "util/log.h"
+#include "util/util.h"
+
+#define NETNS_TUN_PATH "/dev/net/tun"
+#define NETNS_RUN_DIR "/run/netns/"
+#define NETNS_MSG_TEXT_LEN 256
+
+/**
+ * struct netns_msg - the helper's single report to the parent
+ * @err:	0: @nfds tap fds are attached (SCM_RIGHTS), else positive errno
+ * @nfds:	number of attached tap fds
+ * @mac:	MAC address of the tap
+ * @text:	NUL-terminated message for the user when @err is not 0
+ */
+struct netns_msg {
+	int32_t err;
+	uint32_t nfds;
+	uint8_t mac[6];
+	char text[NETNS_MSG_TEXT_LEN];
+};
+
+/**
+ * netns_child_fail() - report an error to the parent and exit the helper
+ * @sock:	socket to the parent
+ * @e:		positive errno
+ * @fmt:	printf format of a message that says what to do
+ *
+ * Context: helper child only.
+ * #syscalls sendto exit_group
+ */
+static _Noreturn void netns_child_fail(int sock, int e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static _Noreturn void netns_child_fail(int sock, int e, const char *fmt, ...)
+{
+	struct netns_msg m;
+	va_list ap;
+
+	memset(&m, 0, sizeof(m));
+	m.err = e > 0 ? e : EIO;
+
+	va_start(ap, fmt);
+	vsnprintf(m.text, sizeof(m.text), fmt, ap);
+	va_end(ap);
+
+	/* If this fails, the parent sees EOF and reports our exit status */
+	send(sock, &m, sizeof(m), MSG_NOSIGNAL);
+	_exit(1);
+}
+
+/**
+ * netns_child_signals() - give the helper default signal handling
+ *
+ * The parent's ignored signals (SIGPIPE, typically) and blocked mask would
+ * otherwise survive execve() into the command, and a blocked SIGTERM would
+ * defeat PR_SET_PDEATHSIG.
+ *
+ * Context: helper child only, right after fork()
+ * #syscalls rt_sigaction rt_sigprocmask
+ */
+static void netns_child_signals(void)
+{
+	struct sigaction sa;
+	sigset_t none;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+
+	/* Fails, harmlessly, for SIGKILL, SIGSTOP and libc-reserved signals */
+	for (sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &sa, NULL);
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/**
+ * netns_write_file() - write a short string to a file, in one write()
+ * @path:	file to write (a /proc file)
+ * @text:	NUL-terminated string
+ *
+ * #syscalls openat write close
+ * Return: 0, or negative errno
+ */
+static int netns_write_file(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+
+	n = write(fd, text, len);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+
+	close(fd);
+	return ret;
+}
+
+/**
+ * netns_child_userns() - enter a new user namespace mapping us to root
+ * @sock:	socket to the parent, for errors
+ * @uid:	our effective user ID outside, mapped to 0 inside
+ * @gid:	our effective group ID outside, mapped to 0 inside
+ *
+ * Context: helper child only; does not return on error
+ * #syscalls unshare openat write close
+ */
+static void netns_child_userns(int sock, uid_t uid, gid_t gid)
+{
+	char map[64];
+	int ret;
+
+	if (unshare(CLONE_NEWUSER)) {
+		int e = errno;
+
+		if (e == EPERM)
+			netns_child_fail(sock, e,
+					 "cannot create a user namespace (unprivileged user namespaces disabled?): run as root or enable them (sysctl user.max_user_namespaces)");
+		if (e == ENOSPC || e == EUSERS)
+			netns_child_fail(sock, e,
+					 "cannot create a user namespace: limit reached; raise it with sysctl user.max_user_namespaces");
+		netns_child_fail(sock, e, "cannot create a user namespace: %s",
+				 strerror(e));
+	}
+
+	/* Unprivileged writers may only map the gid after denying setgroups */
+	ret = netns_write_file("/proc/self/setgroups", "deny");
+	if (ret && ret != -ENOENT)
+		netns_child_fail(sock, -ret,
+				 "cannot write /proc/self/setgroups: %s",
+				 strerror(-ret));
+
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+	ret = netns_write_file("/proc/self/uid_map", map);
+	if (ret)
+		netns_child_fail(sock, -ret,
+				 "cannot map user %u to root in the new user namespace: %s",
+				 (unsigned)uid, strerror(-ret));
+
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+	ret = netns_write_file("/proc/self/gid_map", map);
+	if (ret)
+		netns_child_fail(sock, -ret,
+				 "cannot map group %u to root in the new user namespace: %s",
+				 (unsigned)gid, strerror(-ret));
+}
+
+/**
+ * netns_child_newnet() - enter a new network namespace
+ * @sock:	socket to the parent, for errors
+ * @userns:	whether we are in our own user namespace
+ *
+ * Context: helper child only; does not return on error
+ * #syscalls unshare
+ */
+static void netns_child_newnet(int sock, bool userns)
+{
+	int e;
+
+	if (!unshare(CLONE_NEWNET))
+		return;
+
+	e = errno;
+	if (e == EPERM && !userns)
+		netns_child_fail(sock, e,
+				 "cannot create a network namespace: permission denied; run as root, or create a user namespace too (rootless mode)");
+	if (e == ENOSPC)
+		netns_child_fail(sock, e,
+				 "cannot create a network namespace: limit reached; raise it with sysctl user.max_net_namespaces");
+	netns_child_fail(sock, e, "cannot create a network namespace: %s",
+			 strerror(e));
+}
+
+/**
+ * netns_child_join() - enter an existing network namespace
+ * @sock:	socket to the parent, for errors
+ * @path:	namespace file (/run/netns/NAME, /proc/PID/ns/net, ...)
+ *
+ * Context: helper child only; does not return on error
+ * #syscalls openat setns close
+ */
+static void netns_child_join(int sock, const char *path)
+{
+	int fd, e;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		if (e == ENOENT)
+			netns_child_fail(sock, e,
+					 "network namespace %s does not exist: create it (ip netns add NAME) or check the name or path",
+					 path);
+		if (e == EACCES || e == EPERM)
+			netns_child_fail(sock, e,
+					 "cannot open network namespace %s: permission denied; joining a namespace needs root",
+					 path);
+		netns_child_fail(sock, e,
+				 "cannot open network namespace %s: %s",
+				 path, strerror(e));
+	}
+
+	if (setns(fd, CLONE_NEWNET)) {
+		e = errno;
+		if (e == EPERM)
+			netns_child_fail(sock, e,
+					 "cannot join network namespace %s: joining a namespace needs root (CAP_SYS_ADMIN)",
+					 path);
+		if (e == EINVAL)
+			netns_child_fail(sock, e,
+					 "cannot join %s: not a network namespace (expected /run/netns/NAME or /proc/PID/ns/net)",
+					 path);
+		netns_child_fail(sock, e,
+				 "cannot join network namespace %s: %s",
+				 path, strerror(e));
+	}
+
+	close(fd);
+}
+
+/**
+ * netns_child_tap_open() - open /dev/net/tun, explaining failures
+ * @sock:	socket to the parent, for errors
+ *
+ * Context: helper child only; does not return on error
+ * #syscalls openat
+ * Return: non-blocking, close-on-exec descriptor
+ */
+static int netns_child_tap_open(int sock)
+{
+	int fd, e;
+
+	fd = open(NETNS_TUN_PATH, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+
+	e = errno;
+	if (e == EACCES || e == EPERM)
+		netns_child_fail(sock, e,
+				 "cannot open /dev/net/tun: permission denied; it must be mode 0666 (the distribution default) for rootless use, or run as root");
+	if (e == ENOENT || e == ENODEV || e == ENXIO)
+		netns_child_fail(sock, e,
+				 "cannot open /dev/net/tun: %s; load the tun module (modprobe tun) or create the node (mknod /dev/net/tun c 10 200)",
+				 strerror(e));
+	netns_child_fail(sock, e, "cannot open /dev/net/tun: %s",
+			 strerror(e));
+}
+
+/**
+ * netns_child_tap() - create the tap with all its queues in this namespace
+ * @sock:	socket to the parent, for errors
+ * @c:		configuration
+ * @fds:	filled with @c->queues non-blocking tap descriptors
+ * @mac:	filled with the tap's MAC address
+ * @name:	filled with the tap's name (as chosen by the kernel if
+ *		@c->ifname is NULL or empty), IFNAMSIZ bytes
+ * @ifindex:	filled with the tap's interface index
+ *
+ * The virtio-net header size and offloads are device-wide, so they are set
+ * once, on the first queue.
+ *
+ * Context: helper child only; does not return on error
+ * #syscalls openat ioctl socket close
+ */
+static void netns_child_tap(int sock, const struct netns_conf *c, int *fds,
+			    uint8_t *mac, char *name, unsigned *ifindex)
+{
+	int vnet_hdr_len = c->vnet_hdr_len;
+	struct ifreq ifr;
+	unsigned i;
+	int e;
+
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+	if (c->queues > 1)
+		ifr.ifr_flags |= IFF_MULTI_QUEUE;
+	if (c->ifname)
+		snprintf(ifr.ifr_name, IFNAMSIZ, "%s", c->ifname);
+
+	for (i = 0; i < c->queues; i++) {
+		fds[i] = netns_child_tap_open(sock);
+
+		/* On success the kernel writes the device name back to
+		 * ifr_name, so later queues attach to the same device
+		 */
+		if (!ioctl(fds[i], TUNSETIFF, &ifr))
+			continue;
+
+		e = errno;
+		if (e == EPERM)
+			netns_child_fail(sock, e,
+					 "cannot create tap %s: permission denied; it needs CAP_NET_ADMIN in the namespace (run as root or use a user namespace)",
+					 ifr.ifr_name);
+		if (e == EBUSY)
+			netns_child_fail(sock, e,
+					 "cannot create tap %s: a device with this name already exists and is in use; choose another name",
+					 ifr.ifr_name);
+		if (e == EINVAL)
+			netns_child_fail(sock, e,
+					 "cannot create tap %s: invalid argument (bad name, or a device with this name exists with other flags or queue settings)",
+					 ifr.ifr_name);
+		netns_child_fail(sock, e, "cannot create tap %s: %s",
+				 ifr.ifr_name, strerror(e));
+	}
+	memcpy(name, ifr.ifr_name, IFNAMSIZ);
+	name[IFNAMSIZ - 1] = '\0';
+
+	if (vnet_hdr_len && ioctl(fds[0], TUNSETVNETHDRSZ, &vnet_hdr_len)) {
+		e = errno;
+		netns_child_fail(sock, e,
+				 "cannot set the virtio-net header size of %s to %d: %s (use 10, or 12 with VIRTIO_NET_F_MRG_RXBUF or VIRTIO_F_VERSION_1)",
+				 name, vnet_hdr_len, strerror(e));
+	}
+
+	if (c->offloads &&
+	    ioctl(fds[0], TUNSETOFFLOAD, (unsigned long)c->offloads)) {
+		e = errno;
+		netns_child_fail(sock, e,
+				 "cannot enable offloads 0x%x on %s: %s (TSO and USO need TUN_F_CSUM, and old kernels lack some flags)",
+				 c->offloads, name, strerror(e));
+	}
+
+	if (ioctl(fds[0], SIOCGIFHWADDR, &ifr)) {
+		e = errno;
+		netns_child_fail(sock, e,
+				 "cannot read the MAC address of %s: %s",
+				 name, strerror(e));
+	}
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+
+	*ifindex = if_nametoindex(name);
+	if (!*ifindex) {
+		e = errno;
+		netns_child_fail(sock, e, "cannot find the index of %s: %s",
+				 name, strerror(e));
+	}
+}
+
+/**
+ * netns_child_configure() - bring lo and the tap up, add address and route
+ * @sock:	socket to the parent, for errors
+ * @c:		configuration: @mtu, @addr_be (skipped if 0), @prefix_len,
+ *		@gw_be (no default route if 0)
+ * @name:	tap name, for messages
+ * @ifindex:	tap interface index
+ *
+ * Context: helper child only; does not return on error
+ * #syscalls socket bind setsockopt sendto recvfrom ioctl close
+ */
+static void netns_child_configure(int sock, const struct netns_conf *c,
+				  const char *name, unsigned ifindex)
+{
+	char addr[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN];
+	unsigned lo;
+	int nl, ret;
+
+	inet_ntop(AF_INET, &c->addr_be, addr, sizeof(addr));
+	inet_ntop(AF_INET, &c->gw_be, gw, sizeof(gw));
+
+	nl = nl_open();
+	if (nl < 0)
+		netns_child_fail(sock, -nl, "cannot open a netlink socket: %s",
+				 strerror(-nl));
+
+	lo = if_nametoindex("lo");
+	if (!lo)
+		netns_child_fail(sock, errno,
+				 "cannot find the loopback interface: %s",
+				 strerror(errno));
+	ret = nl_link_up(nl, lo, 0);
+	if (ret)
+		netns_child_fail(sock, -ret, "cannot bring up lo: %s",
+				 strerror(-ret));
+
+	ret = nl_link_up(nl, ifindex, c->mtu);
+	if (ret == -EINVAL && c->mtu)
+		netns_child_fail(sock, -ret,
+				 "cannot set MTU %u on %s: invalid argument; a tap accepts 68 to 65521",
+				 c->mtu, name);
+	if (ret)
+		netns_child_fail(sock, -ret, "cannot bring up %s: %s", name,
+				 strerror(-ret));
+
+	if (c->addr_be) {
+		ret = nl_addr4_add(nl, ifindex, c->addr_be, c->prefix_len);
+		if (ret)
+			netns_child_fail(sock, -ret,
+					 "cannot add address %s/%u to %s: %s",
+					 addr, c->prefix_len, name,
+					 strerror(-ret));
+	}
+
+	if (c->gw_be) {
+		ret = nl_route4_default(nl, ifindex, c->gw_be);
+		if (ret == -EEXIST)
+			netns_child_fail(sock, -ret,
+					 "cannot add default route via %s: the namespace already has one; remove it, or do not configure the tap",
+					 gw);
+		if (ret == -ENETUNREACH)
+			netns_child_fail(sock, -ret,
+					 "cannot add default route: gateway %s is not in %s/%u; fix the address, prefix length or gateway",
+					 gw, addr, c->prefix_len);
+		if (ret)
+			netns_child_fail(sock, -ret,
+					 "cannot add default route via %s dev %s: %s",
+					 gw, name, strerror(-ret));
+	}
+
+	close(nl);
+}
+
+/**
+ * netns_child_send() - pass the tap fds and MAC address to the parent
+ * @sock:	socket to the parent
+ * @fds:	tap descriptors
+ * @nfds:	number of @fds
+ * @mac:	MAC address of the tap
+ *
+ * Context: helper child only; exits if the parent cannot be reached
+ * #syscalls sendmsg exit_group
+ */
+static void netns_child_send(int sock, const int *fds, unsigned nfds,
+			     const uint8_t *mac)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * NETNS_MAX_QUEUES)];
+		struct cmsghdr align;
+	} u;
+	struct netns_msg m;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = CMSG_SPACE(sizeof(int) * nfds),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	memset(&m, 0, sizeof(m));
+	m.nfds = nfds;
+	memcpy(m.mac, mac, sizeof(m.mac));
+
+	ASSERT(nfds >= 1 && nfds <= NETNS_MAX_QUEUES);
+
+	memset(&u, 0, sizeof(u));
+	cm = CMSG_FIRSTHDR(&mh);
+	ASSERT(cm);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+	memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+
+	/* Nobody to tell: the parent sees EOF and reports our exit status */
+	if (n != (ssize_t)sizeof(m))
+		_exit(1);
+}
+
+/**
+ * netns_child_exec() - wait for netns_start_cmd(), then run the command
+ * @sock:	socket to the parent (close-on-exec)
+ * @c:		configuration: @cmd
+ * @ppid:	PID of the parent, to detect that it exited already
+ *
+ * The command gets SIGTERM when slipway exits (PR_SET_PDEATHSIG survives
+ * execve() of a binary that is not set-user-ID).
+ *
+ * Context: helper child only; never returns
+ * #syscalls prctl getppid recvfrom close execve exit_group
+ */
+static _Noreturn void netns_child_exec(int sock, const struct netns_conf *c,
+				       pid_t ppid)
+{
+	char *sh_argv[2] = { NULL, NULL };
+	char *const *argv;
+	ssize_t n;
+	char go;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM))
+		_exit(1);
+	/* The parent may have exited before prctl(): we would never know */
+	if (getppid() != ppid)
+		_exit(1);
+
+	do
+		n = recv(sock, &go, 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		_exit(1);	/* EOF: slipway exited or gave up */
+	close(sock);
+
+	if (c->cmd && c->cmd[0]) {
+		argv = c->cmd;
+	} else {
+		sh_argv[0] = getenv("SHELL");
+		if (!sh_argv[0] || !*sh_argv[0])
+			sh_argv[0] = "/bin/sh";
+		argv = sh_argv;
+	}
+
+	execvp(argv[0], argv);
+
+	err_perror("cannot run '%s' in the new namespace "
+		   "(check the command name and $PATH)", argv[0]);
+	_exit(127);
+}
+
+/**
+ * netns_child() - the helper: enter the namespace, make the tap, report
+ * @c:		configuration
+ * @path:	namespace to join, NULL to create one
+ * @sock:	socket to the parent (close-on-exec)
+ * @ppid:	PID of the parent
+ * @uid:	effective user ID of the parent, mapped to root
+ * @gid:	effective group ID of the parent, mapped to root
+ *
+ * Context: helper child only, right after fork(); never returns
+ * #syscalls close exit_group
+ */
+static _Noreturn void netns_child(const struct netns_conf *c, const char *path,
+				  int sock, pid_t ppid, uid_t uid, gid_t gid)
+{
+	char name[IFNAMSIZ];
+	int fds[NETNS_MAX_QUEUES];
+	uint8_t mac[6];
+	unsigned ifindex, i;
+
+	netns_child_signals();
+
+	if (path) {
+		netns_child_join(sock, path);
+	} else {
+		if (c->userns)
+			netns_child_userns(sock, uid, gid);
+		netns_child_newnet(sock, c->userns);
+	}
+
+	netns_child_tap(sock, c, fds, mac, name, &ifindex);
+	if (c->configure)
+		netns_child_configure(sock, c, name, ifindex);
+
+	netns_child_send(sock, fds, c->queues, mac);
+
+	/* The parent holds its own references now */
+	for (i = 0; i < c->queues; i++)
+		close(fds[i]);
+
+	if (path)
+		_exit(0);
+
+	netns_child_exec(sock, c, ppid);
+}
+
+/**
+ * netns_reap() - wait for a child to exit
+ * @pid:	child PID
+ *
+ * #syscalls wait4
+ * Return: wait status (>= 0), or negative errno (-ECHILD if SIGCHLD is
+ * ignored and the child was reaped automatically)
+ */
+static int netns_reap(pid_t pid)
+{
+	int status;
+	pid_t r;
+
+	do
+		r = waitpid(pid, &status, 0);
+	while (r < 0 && errno == EINTR);
+
+	return r < 0 ? -errno : status;
+}
+
+/**
+ * netns_recv() - receive the helper's report: tap fds and MAC, or an error
+ * @sock:	socket to the helper
+ * @want:	number of tap fds expected
+ * @s:		on success, @tap_fds, @nqueues and @mac are filled
+ *
+ * The fds arrive close-on-exec (MSG_CMSG_CLOEXEC) and are made non-blocking
+ * here too, in case the helper did not.
+ *
+ * #syscalls recvmsg fcntl close
+ * Return: 0; -ECONNRESET if the helper exited without a report (not
+ * logged: the caller reports the exit status); other negative errno, logged
+ */
+static int netns_recv(int sock, unsigned want, struct netns_state *s)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * NETNS_MAX_QUEUES)];
+		struct cmsghdr align;
+	} u;
+	struct netns_msg m;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cm;
+	unsigned n = 0, i;
+	ssize_t len;
+	int ret;
+
+	do
+		len = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	while (len < 0 && errno == EINTR);
+	if (len < 0) {
+		ret = -errno;
+		err_perror("cannot receive the tap from the namespace helper");
+		return ret;
+	}
+	if (len == 0)
+		return -ECONNRESET;
+
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t cnt, j;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+
+		cnt = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (j = 0; j < cnt; j++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + j * sizeof(fd),
+			       sizeof(fd));
+			if (n < NETNS_MAX_QUEUES)
+				s->tap_fds[n++] = fd;
+			else
+				close(fd);
+		}
+	}
+
+	if ((size_t)len != sizeof(m)) {
+		err("namespace helper sent a malformed report (%zd bytes)",
+		    len);
+		ret = -EPROTO;
+		goto out_close;
+	}
+
+	if (m.err) {
+		m.text[sizeof(m.text) - 1] = '\0';
+		err("%s", m.text);
+		ret = m.err > 0 ? -m.err : -EIO;
+		goto out_close;
+	}
+
+	if ((mh.msg_flags & MSG_CTRUNC) || n != want || m.nfds != want) {
+		err("namespace helper passed %u tap descriptors, expected %u",
+		    n, want);
+		ret = -EPROTO;
+		goto out_close;
+	}
+
+	for (i = 0; i < n; i++) {
+		int fd = s->tap_fds[i], fl = fcntl(fd, F_GETFL);
+
+		if (fl < 0 || (!(fl & O_NONBLOCK) &&
+			       fcntl(fd, F_SETFL, fl | O_NONBLOCK))) {
+			ret = -errno;
+			err_perror("cannot make the tap non-blocking");
+			goto out_close;
+		}
+	}
+
+	memcpy(s->mac, m.mac, sizeof(s->mac));
+	s->nqueues = n;
+	return 0;
+
+out_close:
+	for (i = 0; i < n; i++) {
+		close(s->tap_fds[i]);
+		s->tap_fds[i] = -1;
+	}
+	return ret;
+}
+
+/**
+ * netns_log_exit() - log how the helper ended when it sent no report
+ * @status:	wait status, or negative errno from netns_reap()
+ */
+static void netns_log_exit(int status)
+{
+	if (status < 0)
+		err("namespace helper exited without reporting");
+	else if (WIFSIGNALED(status))
+		err("namespace helper killed by signal %d before passing tap",
+		    WTERMSIG(status));
+	else
+		err("namespace helper exited (status %d) before passing tap",
+		    WEXITSTATUS(status));
+}
+
+/**
+ * netns_path_pid() - find the PID in a "/proc/PID/ns/net" path
+ * @path:	namespace path
+ *
+ * Return: PID, or -1 if @path has another form
+ */
+static pid_t netns_path_pid(const char *path)
+{
+	const char *p;
+	char *end;
+	long v;
+
+	if (strncmp(path, "/proc/", strlen("/proc/")))
+		return -1;
+	p = path + strlen("/proc/");
+	if (*p < '1' || *p > '9')
+		return -1;
+
+	errno = 0;
+	v = strtol(p, &end, 10);
+	if (errno || v > INT_MAX || strcmp(end, "/ns/net"))
+		return -1;
+
+	return (pid_t)v;
+}
+
+/**
+ * netns_check_conf() - validate the configuration before forking
+ * @c:		configuration
+ *
+ * Return: 0, or -EINVAL (logged)
+ */
+static int netns_check_conf(const struct netns_conf *c)
+{
+	if (!c->queues || c->queues > NETNS_MAX_QUEUES) {
+		err("invalid number of tap queues %u: use 1 to %d",
+		    c->queues, NETNS_MAX_QUEUES);
+		return -EINVAL;
+	}
+
+	if (c->ifname && strlen(c->ifname) >= IFNAMSIZ) {
+		err("tap name '%s' is too long: at most %d characters",
+		    c->ifname, IFNAMSIZ - 1);
+		return -EINVAL;
+	}
+
+	if (c->configure && c->prefix_len > 32) {
+		err("invalid IPv4 prefix length %u: use 0 to 32",
+		    c->prefix_len);
+		return -EINVAL;
+	}
+
+	if (c->netns_path && (!*c->netns_path ||
+			      !strcmp(c->netns_path, ".") ||
+			      !strcmp(c->netns_path, ".."))) {
+		err("invalid network namespace name '%s'", c->netns_path);
+		return -EINVAL;
+	}
+
+	return 0;
+}
+
+/**
+ * netns_setup() - create or join the namespace, make and configure the tap
+ * @c:	configuration
+ * @s:	filled on success; on failure: fds and PIDs -1, @nqueues 0
+ *
+ * Context: start-up, before other threads exist (the child runs code that
+ * is not async-signal-safe). PR_SET_PDEATHSIG of the command's process
+ * fires when the calling *thread* exits, so call this from the main thread.
+ * Ownership: the caller owns @s->tap_fds and, in create mode, @s->ctl_fd
+ * (closing it without netns_start_cmd() makes the waiting child exit) and
+ * must reap @s->cmd_pid.
+ *
+ * #syscalls socketpair clone rt_sigprocmask recvmsg fcntl wait4 close
+ * Return: 0 on success, negative errno on failure (message already logged)
+ */
+int netns_setup(const struct netns_conf *c, struct netns_state *s)
+{
+	char path_buf[sizeof(NETNS_RUN_DIR) + NAME_MAX];
+	const char *path = c->netns_path;
+	sigset_t all, old;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	pid_t ppid = getpid();
+	int sv[2], ret, status;
+	unsigned i;
+	pid_t pid;
+
+	for (i = 0; i < NETNS_MAX_QUEUES; i++)
+		s->tap_fds[i] = -1;
+	s->nqueues = 0;
+	memset(s->mac, 0, sizeof(s->mac));
+	s->cmd_pid = -1;
+	s->watch_pid = -1;
+	s->ctl_fd = -1;
+
+	ret = netns_check_conf(c);
+	if (ret)
+		return ret;
+
+	if (path && !strchr(path, '/')) {
+		if (snprintf(path_buf, sizeof(path_buf), NETNS_RUN_DIR "%s",
+			     path) >= (int)sizeof(path_buf)) {
+			err("network namespace name '%s' is too long", path);
+			return -ENAMETOOLONG;
+		}
+		path = path_buf;
+	}
+	if (path && c->userns)
+		warn("ignoring the user namespace option: joining %s "
+		     "needs root", path);
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		ret = -errno;
+		err_perror("cannot create a socket pair for the netns helper");
+		return ret;
+	}
+
+	/* No handler of ours may run in the child before it resets them */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+
+	pid = fork();
+	if (pid < 0)
+		ret = -errno;
+	if (pid == 0) {
+		close(sv[0]);
+		netns_child(c, path, sv[1], ppid, uid, gid);
+	}
+
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(sv[1]);
+
+	if (pid < 0) {
+		errno = -ret;
+		err_perror("cannot fork the namespace helper");
+		goto out_close;
+	}
+
+	ret = netns_recv(sv[0], c->queues, s);
+
+	if (path) {
+		/* The helper exits after passing the fds, or on failure */
+		close(sv[0]);
+		status = netns_reap(pid);
+		if (ret == -ECONNRESET)
+			netns_log_exit(status);
+		if (ret)
+			return ret;
+
+		s->watch_pid = netns_path_pid(path);
+		return 0;
+	}
+
+	if (ret) {
+		/* EOF on the socket makes a helper waiting to exec exit */
+		close(sv[0]);
+		status = netns_reap(pid);
+		if (ret == -ECONNRESET)
+			netns_log_exit(status);
+		return ret;
+	}
+
+	s->cmd_pid = pid;
+	s->ctl_fd = sv[0];
+	return 0;
+
+out_close:
+	close(sv[0]);
+	return ret;
+}
+
+/**
+ * netns_start_cmd() - let the waiting child exec the command
+ * @s:	state from netns_setup(); @ctl_fd is closed and set to -1
+ *
+ * #syscalls sendto close
+ * Return: 0, -EINVAL if no child is waiting (joined namespace, or already
+ * started), or negative errno (-EPIPE: the child is gone)
+ */
+int netns_start_cmd(struct netns_state *s)
+{
+	const char go = 1;
+	ssize_t n;
+	int ret = 0;
+
+	if (s->ctl_fd < 0)
+		return -EINVAL;
+
+	do
+		n = send(s->ctl_fd, &go, 1, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		ret = -errno;
+		err_perror("cannot start the command: its process is gone");
+	}
+
+	close(s->ctl_fd);
+	s->ctl_fd = -1;
+	return ret;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* netns.h - the guest namespace: create or join it, make and configure the tap */
+#ifndef SLIPWAY_NETNS_H
+#define SLIPWAY_NETNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define NETNS_MAX_QUEUES 16
+
+/**
+ * struct netns_conf - what the guest namespace should look like
+ * @netns_path:	existing namespace to join ("/run/netns/NAME", "/proc/PID/ns/net",
+ *		or a bare NAME meaning /run/netns/NAME); NULL: create a new one
+ * @cmd:	argv of the command to run in a new namespace (NULL-terminated);
+ *		NULL or empty: $SHELL, else /bin/sh. Ignored when joining.
+ * @userns:	also create a user namespace (rootless); uid/gid map own id to 0
+ * @ifname:	tap device name (e.g. "tap0")
+ * @configure:	bring lo and the tap up, set MTU, address and default route
+ * @addr_be:	guest IPv4 address (network order)
+ * @prefix_len:	guest prefix length
+ * @gw_be:	gateway IPv4 address (network order)
+ * @mtu:	tap MTU
+ * @queues:	number of tap queues (>1 uses IFF_MULTI_QUEUE)
+ * @offloads:	TUN_F_* flags for TUNSETOFFLOAD (0: none)
+ * @vnet_hdr_len:	virtio-net header size to set with TUNSETVNETHDRSZ (10 or 12)
+ */
+struct netns_conf {
+	const char *netns_path;
+	char *const *cmd;
+	bool userns;
+	const char *ifname;
+	bool configure;
+	uint32_t addr_be;
+	uint8_t prefix_len;
+	uint32_t gw_be;
+	uint32_t mtu;
+	unsigned queues;
+	unsigned offloads;
+	int vnet_hdr_len;
+};
+
+/**
+ * struct netns_state - what netns_setup() made
+ * @tap_fds:	one non-blocking tap fd per queue
+ * @nqueues:	how many of @tap_fds are valid
+ * @mac:	the tap's MAC address (the guest's MAC)
+ * @cmd_pid:	PID of the command started in a new namespace, or -1 when joining
+ * @watch_pid:	when joining "/proc/PID/ns/net": PID to watch, else -1
+ * @ctl_fd:	internal: socket to the waiting child (-1 when not waiting)
+ */
+struct netns_state {
+	int tap_fds[NETNS_MAX_QUEUES];
+	unsigned nqueues;
+	uint8_t mac[6];
+	pid_t cmd_pid;
+	pid_t watch_pid;
+	int ctl_fd;
+};
+
+/**
+ * netns_setup() - create or join the namespace, make and configure the tap
+ * @c:	configuration
+ * @s:	filled on success
+ *
+ * A child process creates (or joins) the namespace, creates the tap there,
+ * configures it, and passes the tap fds back over a socketpair (SCM_RIGHTS).
+ * In create mode the child then waits for netns_start_cmd() before exec'ing
+ * the command, so the command never runs before slipway serves the tap.
+ * Errors are reported with a message that says what to do.
+ *
+ * #syscalls fork socketpair sendmsg recvmsg unshare setns open ioctl waitpid
+ * Return: 0 on success, negative errno on failure (message already logged)
+ */
+int netns_setup(const struct netns_conf *c, struct netns_state *s);
+
+/**
+ * netns_start_cmd() - let the waiting child exec the command
+ * @s:	state from netns_setup()
+ *
+ * Return: 0, or negative errno
+ */
+int netns_start_cmd(struct netns_state *s);
+
+#endif /* SLIPWAY_NETNS_H */

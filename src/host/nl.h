@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* nl.h - minimal rtnetlink requests: link up, IPv4 address, default route */
+#ifndef SLIPWAY_NL_H
+#define SLIPWAY_NL_H
+
+#include <stdint.h>
+
+/**
+ * nl_open() - open a NETLINK_ROUTE socket in the current network namespace
+ *
+ * The socket stays bound to the namespace the caller is in now, even if the
+ * caller moves to another namespace later.
+ *
+ * #syscalls socket bind setsockopt
+ * Return: socket descriptor (close-on-exec), or negative errno
+ */
+int nl_open(void);
+
+/**
+ * nl_link_up() - bring a link up and optionally set its MTU
+ * @nl:		socket from nl_open()
+ * @ifindex:	interface index
+ * @mtu:	new MTU, 0 to leave it alone
+ *
+ * #syscalls sendto recvfrom
+ * Return: 0, or negative errno (from the kernel's acknowledgement)
+ */
+int nl_link_up(int nl, unsigned ifindex, unsigned mtu);
+
+/**
+ * nl_addr4_add() - add an IPv4 address to a link
+ * @nl:		socket from nl_open()
+ * @ifindex:	interface index
+ * @addr_be:	address, network order
+ * @prefix:	prefix length, 0 to 32
+ *
+ * #syscalls sendto recvfrom
+ * Return: 0, -EINVAL for a bad @prefix, or negative errno from the kernel
+ * (-EEXIST: the link already has this address)
+ */
+int nl_addr4_add(int nl, unsigned ifindex, uint32_t addr_be, uint8_t prefix);
+
+/**
+ * nl_route4_default() - add an IPv4 default route via a gateway
+ * @nl:		socket from nl_open()
+ * @ifindex:	output interface index
+ * @gw_be:	gateway address, network order
+ *
+ * #syscalls sendto recvfrom
+ * Return: 0, or negative errno from the kernel (-EEXIST: a default route
+ * already exists; -ENETUNREACH: @gw_be is not on a link that is up)
+ */
+int nl_route4_default(int nl, unsigned ifindex, uint32_t gw_be);
+
+#endif /* SLIPWAY_NL_H */

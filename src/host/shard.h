@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* shard.h - one event loop thread: its core, edge queue, sockets and effects */
+#ifndef SLIPWAY_SHARD_H
+#define SLIPWAY_SHARD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/core.h"
+#include "core/tcp.h"
+#include "edge/edge.h"
+#include "host/conf.h"
+
+/* epoll data: type in the high 32 bits, index in the low ones */
+enum ep_type {
+	EP_TAP,
+	EP_TIMER,
+	EP_SIGNAL,
+	EP_LISTEN,
+	EP_TCP,
+	EP_PIDFD,
+	EP_TYPE_NUM
+};
+
+#define EP_DATA(type, idx) (((uint64_t)(type) << 32) | (uint32_t)(idx))
+#define EP_TYPE(d) ((enum ep_type)((d) >> 32))
+#define EP_IDX(d) ((uint32_t)(d))
+
+/**
+ * struct listener - one published-port listening socket
+ * @fd:		socket
+ * @guest_port:	guest port connections go to
+ */
+struct listener {
+	int fd;
+	uint16_t guest_port;
+};
+
+/* per-flow host-side state bits */
+#define HF_CONNECTING 0x01	/* non-blocking connect in progress */
+#define HF_WANT_OUT 0x02	/* EPOLLOUT armed for send space */
+#define HF_TX_PENDING 0x04	/* on the tx pending list */
+
+/**
+ * struct shard - everything one event-loop thread owns
+ * @core:	protocol state
+ * @ctr:	counters (single writer: this shard)
+ * @fx:		effects batch
+ * @frame_len:	backing for fx.frame_len
+ * @edge:	device edge
+ * @q:		the edge queue this shard serves
+ * @epfd:	epoll instance
+ * @timerfd:	timer for core deadlines
+ * @armed_ns:	deadline the timerfd is set to (UINT64_MAX: none)
+ * @hflags:	per-flow host bits (HF_*), max_flows entries
+ * @txq:	flows to peek for (host to guest), max_flows entries
+ * @ntxq:	entries in @txq
+ * @peek_off:	the kernel supports TCP SO_PEEK_OFF and we use it
+ * @discard:	fallback without SO_PEEK_OFF: peeked bytes land here
+ * @discard_len: size of @discard
+ * @listeners:	published ports
+ * @nlisteners:	entries in @listeners
+ * @conf:	configuration
+ * @now_ns:	time at the start of the current event batch
+ * @reserve_fd:	spare fd, given up to refuse a client when out of fds
+ */
+struct shard {
+	struct core core;
+	uint64_t ctr[CTR_NUM];
+	struct fx fx;
+	uint32_t *frame_len;
+	struct edge *edge;
+	unsigned q;
+	int epfd;
+	int timerfd;
+	uint64_t armed_ns;
+	uint8_t *hflags;
+	uint32_t *txq;
+	uint32_t ntxq;
+	bool peek_off;
+	uint8_t *discard;
+	size_t discard_len;
+	struct listener *listeners;
+	unsigned nlisteners;
+	const struct conf *conf;
+	uint64_t now_ns;
+	int reserve_fd;
+};
+
+/* loop.c */
+uint64_t now_mono_ns(void);
+int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
+	       const uint8_t guest_mac[6]);
+void shard_flush_frames(struct shard *sh);
+void shard_drain(struct shard *sh);
+int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data);
+void shard_end_of_batch(struct shard *sh);
+int shard_run(struct shard *sh,
+	      bool (*on_other)(struct shard *sh, uint64_t data, void *arg),
+	      void *arg);
+
+/* sock_tcp.c */
+bool sock_tcp_peek_off_supported(void);
+void sock_tcp_intent(struct shard *sh, const struct fx_intent *it);
+void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events);
+void sock_tcp_tx_pending(struct shard *sh);
+void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
+		       uint16_t guest_port);
+
+/* fwd.c */
+int fwd_init(struct shard *sh);
+void fwd_accept(struct shard *sh, uint32_t idx);
+
+#endif /* SLIPWAY_SHARD_H */

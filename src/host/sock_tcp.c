@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sock_tcp.c - host TCP sockets: carry out the core's intents, peek to the guest
+ *
+ * Host to guest, payload is peeked from the socket straight into frame slots
+ * behind the headers (MSG_PEEK with SO_PEEK_OFF), and discarded with
+ * MSG_TRUNC only when the guest acknowledges it. Guest to host, payload is
+ * written from the edge's receive buffer. The socket's free send space
+ * becomes the window advertised to the guest.
+ */
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <linux/sockios.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "host/shard.h"
+#include "util/log.h"
+
+#define SOCK_EVENTS (EPOLLIN | EPOLLRDHUP | EPOLLET)
+
+/**
+ * sock_tcp_peek_off_supported() - does this kernel have TCP SO_PEEK_OFF?
+ *
+ * #syscalls socket setsockopt close
+ * Return: true if setting SO_PEEK_OFF on a TCP socket works
+ */
+bool sock_tcp_peek_off_supported(void)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), zero = 0;
+	bool ok;
+
+	if (s < 0)
+		return false;
+	ok = setsockopt(s, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) == 0;
+	close(s);
+	return ok;
+}
+
+/**
+ * sock_epoll_set() - register or change a flow socket's epoll interest
+ * @sh:		shard
+ * @f:		flow
+ * @events:	event mask
+ * @op:		EPOLL_CTL_ADD or EPOLL_CTL_MOD
+ *
+ * #syscalls epoll_ctl
+ */
+static void sock_epoll_set(struct shard *sh, struct tcp_flow *f,
+			   uint32_t events, int op)
+{
+	struct epoll_event ev = {
+		.events = events,
+		.data.u64 = EP_DATA(EP_TCP, tcp_flow_idx(&sh->core, f)),
+	};
+
+	if (epoll_ctl(sh->epfd, op, f->sock, &ev))
+		warn_perror("epoll_ctl on flow socket %d", f->sock);
+}
+
+/**
+ * sock_space_update() - tell the core how much the socket can take now
+ * @sh:	shard
+ * @f:	flow with a connected socket
+ *
+ * Space is the send buffer less what is queued, less an eighth kept for
+ * the kernel's per-skb overhead. When it is below two segments, EPOLLOUT
+ * is armed so that a window update follows when the socket drains.
+ *
+ * #syscalls getsockopt ioctl epoll_ctl
+ */
+static void sock_space_update(struct shard *sh, struct tcp_flow *f)
+{
+	int sndbuf = 0, outq = 0;
+	socklen_t sl = sizeof(sndbuf);
+	uint32_t idx = tcp_flow_idx(&sh->core, f), space = 0;
+	int64_t s;
+
+	if (getsockopt(f->sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) ||
+	    ioctl(f->sock, SIOCOUTQ, &outq))
+		return;
+	s = (int64_t)sndbuf - sndbuf / 8 - outq;
+	if (s > 0)
+		space = (uint32_t)s;
+	tcp_set_host_space(&sh->core, f, space);
+	if (space < 2 * f->mss && !(sh->hflags[idx] & HF_WANT_OUT)) {
+		sh->hflags[idx] |= HF_WANT_OUT;
+		sock_epoll_set(sh, f, SOCK_EVENTS | EPOLLOUT, EPOLL_CTL_MOD);
+	} else if (space >= 2 * f->mss && (sh->hflags[idx] & HF_WANT_OUT)) {
+		sh->hflags[idx] &= (uint8_t)~HF_WANT_OUT;
+		sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_MOD);
+	}
+}
+
+/**
+ * sock_tx_wanted() - put a flow on the list to peek for
+ * @sh:		shard
+ * @idx:	flow index
+ */
+static void sock_tx_wanted(struct shard *sh, uint32_t idx)
+{
+	if (sh->hflags[idx] & HF_TX_PENDING)
+		return;
+	sh->hflags[idx] |= HF_TX_PENDING;
+	sh->txq[sh->ntxq++] = idx;
+}
+
+/**
+ * sock_setup() - options every flow socket gets
+ * @sh:	shard
+ * @fd:	socket
+ *
+ * #syscalls setsockopt
+ */
+static void sock_setup(struct shard *sh, int fd)
+{
+	int one = 1, zero = 0;
+
+	/* the guest's stack already coalesced: do not delay its segments */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (sh->peek_off &&
+	    setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)))
+		warn_perror("SO_PEEK_OFF");
+}
+
+/**
+ * sock_connect() - open and connect the host socket of a guest flow
+ * @sh:	shard
+ * @f:	flow (TCPS_HOST_CONNECTING)
+ *
+ * #syscalls socket connect epoll_ctl
+ */
+static void sock_connect(struct shard *sh, struct tcp_flow *f)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(f->remote_port),
+		.sin_addr.s_addr = f->target_addr_be,
+	};
+	uint32_t idx = tcp_flow_idx(&sh->core, f);
+	int fd;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		/* out of fds or memory: reset this flow, serve the others */
+		CTR_INC(&sh->core, TCP_FLOWS_SOCK_FAIL);
+		warn_perror("flow socket");
+		tcp_on_sock_connected(&sh->core, f, ECONNRESET, sh->now_ns,
+				      &sh->fx);
+		return;
+	}
+	f->sock = fd;
+	sh->hflags[idx] &= HF_TX_PENDING;
+	sock_setup(sh, fd);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
+		sock_space_update(sh, f);
+		tcp_on_sock_connected(&sh->core, f, 0, sh->now_ns, &sh->fx);
+		return;
+	}
+	if (errno != EINPROGRESS) {
+		tcp_on_sock_connected(&sh->core, f, errno, sh->now_ns,
+				      &sh->fx);
+		return;
+	}
+	sh->hflags[idx] |= HF_CONNECTING;
+	sock_epoll_set(sh, f, EPOLLOUT | EPOLLRDHUP, EPOLL_CTL_ADD);
+}
+
+/**
+ * sock_tcp_intent() - carry out one intent of the core
+ * @sh:	shard
+ * @it:	intent
+ *
+ * #syscalls send recvfrom setsockopt shutdown close
+ */
+void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
+{
+	struct core *c = &sh->core;
+	struct tcp_flow *f;
+	ssize_t n;
+
+	switch (it->type) {
+	case FX_SOCK_CLOSE:
+	case FX_SOCK_RESET:
+		if (it->sock < 0)
+			return;
+		if (it->type == FX_SOCK_RESET) {
+			struct linger l = { .l_onoff = 1, .l_linger = 0 };
+
+			setsockopt(it->sock, SOL_SOCKET, SO_LINGER, &l,
+				   sizeof(l));
+		}
+		close(it->sock); /* also leaves the epoll set */
+		return;
+	default:
+		break;
+	}
+
+	f = tcp_flow_get(c, it->flow);
+	if (!f || f->sock != it->sock)
+		return;
+	switch (it->type) {
+	case FX_SOCK_CONNECT:
+		sock_connect(sh, f);
+		break;
+	case FX_SOCK_SEND:
+		do
+			n = send(f->sock, it->data, it->len,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			n = -errno;
+		tcp_on_sock_sent(c, f, (long)n, it, sh->now_ns, &sh->fx);
+		if (n >= 0 && tcp_flow_get(c, it->flow) == f)
+			sock_space_update(sh, f);
+		break;
+	case FX_SOCK_CONSUME:
+		if (sh->peek_off)
+			n = recv(f->sock, NULL, it->len,
+				 MSG_TRUNC | MSG_DONTWAIT);
+		else
+			n = recv(f->sock, sh->discard,
+				 MIN(it->len, sh->discard_len), MSG_DONTWAIT);
+		if (n != (ssize_t)it->len) {
+			/* the kernel held these bytes when we peeked them */
+			err("flow %u: discarding %u acknowledged bytes took %zd",
+			    it->flow, it->len, n);
+			tcp_on_sock_error(c, f, &sh->fx);
+			break;
+		}
+		CTR_ADD(c, TCP_HOST_READ_BYTES, (uint64_t)n);
+		break;
+	case FX_SOCK_REWIND:
+		if (sh->peek_off) {
+			int zero = 0;
+
+			setsockopt(f->sock, SOL_SOCKET, SO_PEEK_OFF, &zero,
+				   sizeof(zero));
+		}
+		break;
+	case FX_SOCK_SHUT_WR:
+		shutdown(f->sock, SHUT_WR);
+		break;
+	case FX_TX_WANTED:
+		sock_tx_wanted(sh, it->flow);
+		break;
+	default:
+		ASSERT(0);
+	}
+}
+
+/**
+ * sock_tcp_accepted() - a published port accepted a connection
+ * @sh:		shard
+ * @fd:		accepted socket, non-blocking
+ * @sa:		peer address (struct sockaddr_in or sockaddr_in6)
+ * @guest_port:	guest port to connect to
+ *
+ * Loopback peers appear to the guest as the gateway address, others (IPv4)
+ * with their own address.
+ *
+ * #syscalls close epoll_ctl
+ */
+void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
+		       uint16_t guest_port)
+{
+	const struct sockaddr_in *s4 = sa;
+	const struct sockaddr_in6 *s6 = sa;
+	uint32_t src = sh->core.conf.gw4_be;
+	uint16_t port;
+	struct tcp_flow *f;
+
+	if (s4->sin_family == AF_INET) {
+		port = ntohs(s4->sin_port);
+		if ((ntohl(s4->sin_addr.s_addr) >> 24) != 127)
+			src = s4->sin_addr.s_addr;
+	} else {
+		port = ntohs(s6->sin6_port);
+		if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+			uint32_t a;
+
+			memcpy(&a, &s6->sin6_addr.s6_addr[12], 4);
+			if ((ntohl(a) >> 24) != 127)
+				src = a;
+		}
+	}
+	if (src == sh->core.conf.guest4_be)
+		src = sh->core.conf.gw4_be;
+
+	f = tcp_host_accepted(&sh->core, src, port, guest_port, fd,
+			      sh->now_ns, &sh->fx);
+	if (!f) {
+		close(fd);
+		return;
+	}
+	sh->hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;
+	sock_setup(sh, fd);
+	sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
+	sock_space_update(sh, f);
+}
+
+/**
+ * sock_tcp_event() - epoll event on a flow socket
+ * @sh:		shard
+ * @idx:	flow index
+ * @events:	epoll events
+ *
+ * #syscalls getsockopt epoll_ctl
+ */
+void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events)
+{
+	struct core *c = &sh->core;
+	struct tcp_flow *f = tcp_flow_get(c, idx);
+	int err = 0;
+	socklen_t sl = sizeof(err);
+
+	if (!f || f->sock < 0)
+		return;
+	if (sh->hflags[idx] & HF_CONNECTING) {
+		if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+			return;
+		sh->hflags[idx] &= (uint8_t)~HF_CONNECTING;
+		if (getsockopt(f->sock, SOL_SOCKET, SO_ERROR, &err, &sl))
+			err = errno;
+		if (!err) {
+			sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_MOD);
+			sock_space_update(sh, f);
+		}
+		tcp_on_sock_connected(c, f, err, sh->now_ns, &sh->fx);
+		return;
+	}
+	if (events & EPOLLERR) {
+		if (getsockopt(f->sock, SOL_SOCKET, SO_ERROR, &err, &sl) == 0 &&
+		    err) {
+			debug("flow %u: host socket error: %s", idx,
+			      strerror(err));
+			tcp_on_sock_error(c, f, &sh->fx);
+			return;
+		}
+	}
+	if (events & EPOLLOUT)
+		sock_space_update(sh, f);
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
+		sock_tx_wanted(sh, idx);
+}
+
+/**
+ * sock_tcp_peek() - peek the next bytes of a flow into a frame slot
+ * @sh:		shard
+ * @f:		flow
+ * @buf:	destination (payload position in the slot)
+ * @len:	bytes wanted
+ * @off:	offset past the first unacknowledged byte (fallback only)
+ *
+ * #syscalls recvfrom recvmsg
+ * Return: bytes peeked, 0 at end of stream, or -errno
+ */
+static ssize_t sock_tcp_peek(struct shard *sh, struct tcp_flow *f,
+			     uint8_t *buf, uint32_t len, uint32_t off)
+{
+	ssize_t n;
+
+	if (sh->peek_off) {
+		do
+			n = recv(f->sock, buf, len, MSG_PEEK | MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
+		return n < 0 ? -errno : n;
+	} else {
+		struct iovec iov[2] = {
+			{ .iov_base = sh->discard, .iov_len = off },
+			{ .iov_base = buf, .iov_len = len },
+		};
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+		ASSERT(off <= sh->discard_len);
+		do
+			n = recvmsg(f->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return -errno;
+		return n <= (ssize_t)off ? 0 : n - (ssize_t)off;
+	}
+}
+
+/**
+ * sock_tcp_tx_flow() - send what a flow may send to the guest
+ * @sh:	shard
+ * @f:	flow
+ */
+static void sock_tcp_tx_flow(struct shard *sh, struct tcp_flow *f)
+{
+	struct core *c = &sh->core;
+	uint32_t off, mss, room;
+
+	room = tcp_tx_room(c, f, sh->now_ns, &off, &mss);
+	while (room) {
+		uint32_t want = MIN(room, mss);
+		uint8_t *slot = fx_slot_next(&sh->fx);
+		ssize_t n;
+
+		if (!slot) {
+			shard_flush_frames(sh);
+			continue;
+		}
+		n = sock_tcp_peek(sh, f, slot + tcp_payload_off(c), want, off);
+		if (n > 0) {
+			tcp_build_data(c, f, &sh->fx, (uint32_t)n, sh->now_ns);
+			room -= (uint32_t)n;
+			off += (uint32_t)n;
+			if ((uint32_t)n < want)
+				break; /* drained: EPOLLET tells of more */
+			continue;
+		}
+		if (n == 0) {
+			tcp_on_sock_eof(c, f, sh->now_ns, &sh->fx);
+		} else if (n != -EAGAIN) {
+			CTR_INC(c, TCP_PEEK_ERRORS);
+			debug("flow %u: peek: %s", tcp_flow_idx(c, f),
+			      strerror((int)-n));
+			tcp_on_sock_error(c, f, &sh->fx);
+		}
+		break;
+	}
+}
+
+/**
+ * sock_tcp_tx_pending() - peek for every flow that may send to the guest
+ * @sh:	shard
+ */
+void sock_tcp_tx_pending(struct shard *sh)
+{
+	uint32_t i;
+
+	/* flows may be appended while we go: the list is walked to its end */
+	for (i = 0; i < sh->ntxq; i++) {
+		uint32_t idx = sh->txq[i];
+		struct tcp_flow *f;
+
+		sh->hflags[idx] &= (uint8_t)~HF_TX_PENDING;
+		f = tcp_flow_get(&sh->core, idx);
+		if (!f || f->sock < 0 || (sh->hflags[idx] & HF_CONNECTING))
+			continue;
+		sock_tcp_tx_flow(sh, f);
+		shard_drain(sh);
+	}
+	sh->ntxq = 0;
+}

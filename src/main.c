@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* main.c - command line to configuration to a running gateway */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_tun.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ctl/ctr.h"
+#include "edge/edge.h"
+#include "host/conf.h"
+#include "host/netns.h"
+#include "host/shard.h"
+#include "util/log.h"
+
+/**
+ * struct run - what the signal handler needs
+ * @conf:	configuration
+ * @ns:		namespace state
+ * @sigfd:	signalfd
+ * @exit_code:	status to exit with
+ * @terminating: SIGTERM was forwarded to the command
+ */
+struct run {
+	const struct conf *conf;
+	struct netns_state *ns;
+	int sigfd;
+	int exit_code;
+	bool terminating;
+};
+
+/**
+ * dump_stats() - write the counters as JSON to the stats file or stderr
+ * @sh:	shard
+ * @r:	run state
+ */
+static void dump_stats(struct shard *sh, const struct run *r)
+{
+	uint64_t *shards[1] = { sh->ctr };
+	char extra[256];
+	FILE *out = stderr;
+
+	if (r->conf->stats_file) {
+		out = fopen(r->conf->stats_file, "w");
+		if (!out) {
+			err_perror("cannot write --stats-file %s",
+				   r->conf->stats_file);
+			return;
+		}
+	}
+	snprintf(extra, sizeof(extra),
+		 "\"version\":\"0.1.0\",\"edge\":\"tap\",\"peek_offset\":%s,"
+		 "\"shards_n\":1,\"max_flows\":%u",
+		 sh->peek_off ? "true" : "false", r->conf->max_flows);
+	ctr_dump_json(out, shards, 1, extra);
+	if (out != stderr)
+		fclose(out);
+}
+
+/**
+ * on_other() - signals and the watched namespace owner
+ * @sh:		shard
+ * @data:	epoll data (EP_SIGNAL or EP_PIDFD)
+ * @arg:	struct run
+ *
+ * Return: true to stop the loop
+ */
+static bool on_other(struct shard *sh, uint64_t data, void *arg)
+{
+	struct run *r = arg;
+	struct signalfd_siginfo si;
+	pid_t cmd = r->ns->cmd_pid;
+	int st;
+
+	if (EP_TYPE(data) == EP_PIDFD) {
+		info("the namespace's process exited: stopping");
+		r->exit_code = 0;
+		return true;
+	}
+	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGUSR1:
+			dump_stats(sh, r);
+			break;
+		case SIGCHLD:
+			if (cmd > 0 && waitpid(cmd, &st, WNOHANG) == cmd) {
+				r->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) :
+							       128 + WTERMSIG(st);
+				return true;
+			}
+			break;
+		case SIGINT:
+			/* the terminal sent it to the command too */
+			if (cmd > 0)
+				break;
+			r->exit_code = 0;
+			return true;
+		default: /* SIGTERM, SIGHUP */
+			if (cmd > 0 && !r->terminating) {
+				r->terminating = true;
+				kill(cmd, SIGTERM);
+				break;
+			}
+			r->exit_code = cmd > 0 ? 128 + (int)si.ssi_signo : 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * main() - slipway
+ * @argc:	argument count
+ * @argv:	arguments
+ *
+ * Return: the command's exit status, 1 on failure, 2 on a bad command line
+ */
+int main(int argc, char **argv)
+{
+	static struct shard sh;
+	struct netns_conf nc = { 0 };
+	struct netns_state ns;
+	struct conf conf;
+	struct edge edge;
+	struct run r = { 0 };
+	sigset_t mask;
+	char a[INET_ADDRSTRLEN], g[INET_ADDRSTRLEN];
+	int ret;
+
+	conf_parse(&conf, argc, argv);
+
+	/* block before any child exists, so no SIGCHLD is lost */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	nc.netns_path = conf.netns;
+	nc.cmd = conf.cmd;
+	nc.userns = conf.userns;
+	nc.ifname = conf.ifname;
+	nc.configure = conf.configure;
+	nc.addr_be = conf.guest4;
+	nc.prefix_len = conf.prefix_len;
+	nc.gw_be = conf.gw4;
+	nc.mtu = conf.mtu;
+	nc.queues = 1;
+	nc.offloads = conf.offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0;
+	nc.vnet_hdr_len = 12;
+	if (netns_setup(&nc, &ns))
+		return 1;
+
+	if (tap_edge_init(&edge, ns.tap_fds, ns.nqueues, 12))
+		die("out of memory");
+	ret = shard_init(&sh, &conf, &edge, ns.mac);
+	if (ret) {
+		errno = -ret;
+		die_perror("cannot set up");
+	}
+	if (fwd_init(&sh))
+		return 1;
+
+	r.conf = &conf;
+	r.ns = &ns;
+	r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (r.sigfd < 0 ||
+	    shard_ep_add(&sh, r.sigfd, EPOLLIN, EP_DATA(EP_SIGNAL, 0)))
+		die_perror("signalfd");
+	if (ns.watch_pid > 0) {
+		int pfd = (int)syscall(SYS_pidfd_open, ns.watch_pid, 0);
+
+		if (pfd >= 0)
+			shard_ep_add(&sh, pfd, EPOLLIN, EP_DATA(EP_PIDFD, 0));
+	}
+
+	inet_ntop(AF_INET, &conf.guest4, a, sizeof(a));
+	inet_ntop(AF_INET, &conf.gw4, g, sizeof(g));
+	info("serving %s: guest %s/%u, gateway %s%s, MTU %u, %u published port(s)",
+	     conf.ifname, a, conf.prefix_len, g,
+	     conf.map_gw ? " (= host loopback)" : "", conf.mtu,
+	     sh.nlisteners);
+
+	if (ns.cmd_pid > 0 && netns_start_cmd(&ns))
+		die("cannot start the command");
+
+	ret = shard_run(&sh, on_other, &r);
+	if (ret) {
+		errno = -ret;
+		if (ret == -EBADFD || ret == -EIO || ret == -ENXIO)
+			info("the tap device went away (namespace deleted?): stopping");
+		else
+			err_perror("event loop");
+		r.exit_code = 1;
+		if (ns.cmd_pid > 0)
+			kill(ns.cmd_pid, SIGTERM);
+	}
+	dump_stats(&sh, &r);
+	return r.exit_code;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ctr.h - the counter list: one X-macro generates the enum and the names
+ *
+ * Lives in util/ (not ctl/) because core/ increments counters and may only
+ * include util/; ctl/ sums and prints them. Each counter is a per-shard
+ * uint64_t with a single writer (the shard's thread).
+ */
+#ifndef SLIPWAY_CTR_H
+#define SLIPWAY_CTR_H
+
+#include <stdint.h>
+
+#define CTR_LIST(X)                                                         \
+	/* edge, per queue and direction */                                 \
+	X(EDGE_RX_FRAMES, "frames read from the edge")                      \
+	X(EDGE_RX_BYTES, "bytes read from the edge (without vnet header)")  \
+	X(EDGE_RX_BATCHES, "edge read batches")                             \
+	X(EDGE_RX_GSO_FRAMES, "GSO frames read from the edge")              \
+	X(EDGE_RX_ERRORS, "edge read errors")                               \
+	X(EDGE_TX_FRAMES, "frames written to the edge")                     \
+	X(EDGE_TX_BYTES, "bytes written to the edge (without vnet header)") \
+	X(EDGE_TX_ERRORS, "edge write failures")                            \
+	X(EDGE_TX_RETRIES, "edge writes retried after EAGAIN")              \
+	/* frame parsing: malformed or unwanted input, dropped */           \
+	X(VNET_DROP_BAD_HDR, "frames with a bad virtio-net header")         \
+	X(ETH_DROP_SHORT, "frames shorter than an Ethernet header")         \
+	X(ETH_DROP_NOT_US, "frames for another MAC address")                \
+	X(ETH_DROP_ETHERTYPE, "frames of an unsupported ethertype")         \
+	X(ARP_DROP_BAD, "malformed ARP packets")                            \
+	X(ARP_IGNORED, "ARP packets not asking for us")                     \
+	X(ARP_REPLIES, "ARP replies sent")                                  \
+	X(IP4_DROP_BAD_HDR, "IPv4 packets with a bad header")               \
+	X(IP4_DROP_BAD_LEN, "IPv4 packets whose length disagrees")          \
+	X(IP4_DROP_FRAG, "IPv4 fragments (not supported)")                  \
+	X(IP4_DROP_PROTO, "IPv4 packets of an unsupported protocol")        \
+	X(IP4_DROP_ADDR, "IPv4 packets with an unusable address")           \
+	X(ICMP4_DROP_BAD, "malformed ICMP packets")                         \
+	X(ICMP4_DROP_UNSUPPORTED, "ICMP packets not handled")               \
+	X(ICMP4_ECHO_REPLIES, "ICMP echo replies sent for the gateway")     \
+	X(ICMP4_UNREACH_SENT, "ICMP unreachable messages sent to the guest") \
+	X(TCP_DROP_BAD_HDR, "malformed TCP segments")                       \
+	X(TCP_DROP_BAD_ACK, "segments acknowledging unsent data")           \
+	X(TCP_DROP_OOO, "out-of-order segments dropped")                    \
+	X(TCP_DROP_DUP, "duplicate segments")                               \
+	X(TCP_DROP_AFTER_FIN, "data after the guest's FIN")                 \
+	X(TCP_DROP_STATE, "segments unexpected in the flow's state")        \
+	X(TCP_RST_UNKNOWN_FLOW, "RSTs sent for segments of no flow")        \
+	/* flows */                                                         \
+	X(TCP_FLOWS_OPENED_GUEST, "flows opened by the guest")              \
+	X(TCP_FLOWS_OPENED_HOST, "flows opened through published ports")    \
+	X(TCP_FLOWS_CLOSED, "flows closed cleanly")                         \
+	X(TCP_FLOWS_RESET_BY_GUEST, "flows reset by the guest")             \
+	X(TCP_FLOWS_RESET_BY_HOST, "flows reset by the host side")          \
+	X(TCP_FLOWS_REFUSED, "host connects refused (RST to guest)")        \
+	X(TCP_FLOWS_UNREACH, "host connects unreachable (ICMP to guest)")   \
+	X(TCP_FLOWS_GIVEUP, "flows reset after retransmissions ran out")    \
+	X(TCP_FLOWS_TABLE_FULL, "flows refused: flow table full")           \
+	X(TCP_FLOWS_SOCK_FAIL, "flows refused: no host socket (fd limit?)") \
+	X(TCP_FLOWS_GUEST_REFUSED, "published-port flows the guest refused") \
+	X(TCP_FLOWS_ACTIVE, "flows open now (gauge)")                       \
+	/* data */                                                          \
+	X(TCP_GUEST_SEGS, "TCP segments from the guest")                    \
+	X(TCP_GUEST_BYTES, "guest payload bytes written to host sockets")   \
+	X(TCP_PARTIAL_WRITES, "host socket writes that took only part")     \
+	X(TCP_TX_SEGS, "data segments sent to the guest")                   \
+	X(TCP_TX_BYTES, "payload bytes sent to the guest (with resends)")   \
+	X(TCP_RETRANS_BYTES, "payload bytes sent to the guest again")       \
+	X(TCP_ACKED_BYTES, "payload bytes the guest acknowledged")          \
+	X(TCP_HOST_READ_BYTES, "bytes consumed from host sockets")          \
+	X(TCP_ACKS_SENT, "pure ACKs sent to the guest")                     \
+	X(TCP_WND_UPDATES, "window updates sent on host send space")        \
+	X(TCP_RTO_FIRED, "retransmission timeouts")                         \
+	X(TCP_FAST_RETRANS, "fast retransmissions on duplicate ACKs")       \
+	X(TCP_ZW_PROBES, "zero-window probes sent")                         \
+	X(TCP_PEEK_ERRORS, "host socket peek errors")                       \
+	X(TCP_ACCEPT_ERRORS, "accept() failures on published ports")        \
+	X(FX_POOL_EMPTY, "frames dropped: no free output slot")
+
+#define CTR_ENUM(name, desc) CTR_##name,
+enum ctr_id { CTR_LIST(CTR_ENUM) CTR_NUM };
+#undef CTR_ENUM
+
+extern const char *const ctr_names[CTR_NUM];
+extern const char *const ctr_descs[CTR_NUM];
+
+#endif /* SLIPWAY_CTR_H */
