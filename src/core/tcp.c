@@ -722,6 +722,8 @@ static void tcp_established_input(struct core *c, struct tcp_flow *f,
 	}
 	if ((s->flags & TH_FIN) && seq == f->rcv_nxt)
 		tcp_guest_fin(c, f, fx);
+	else if (seq != f->rcv_nxt)
+		tcp_ack_later(c, f); /* window probe or keepalive: answer */
 out:
 	tcp_maybe_close(c, f, fx);
 }
@@ -976,21 +978,33 @@ void tcp_on_sock_error(struct core *c, struct tcp_flow *f, struct fx *fx)
  * @c:		core
  * @f:		flow
  * @space:	bytes the socket can take now
+ *
+ * Receiver-side silly window avoidance (RFC 1122 4.2.3.3): a window update
+ * is queued when the window can grow by at least min(MSS, space / 2).
+ *
+ * Return: true if the guest's window is still below that threshold, so the
+ *	   host should watch the socket for more space (EPOLLOUT)
  */
-void tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space)
+bool tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space)
 {
-	uint32_t adv = SEQ_GT(f->adv_wnd_end, f->rcv_nxt) ?
-			       f->adv_wnd_end - f->rcv_nxt : 0;
+	uint32_t remaining = SEQ_GT(f->adv_wnd_end, f->rcv_nxt) ?
+				     f->adv_wnd_end - f->rcv_nxt : 0;
+	unsigned shift = (f->flags & TCPF_GUEST_WS) ? c->conf.ws_shift : 0;
+	uint32_t thr;
 
 	f->host_space = space;
 	if (f->state != TCPS_ESTABLISHED || (f->flags & TCPF_GUEST_FIN))
-		return;
-	/* the guest saw less than a segment, and now there is room for
-	 * several: tell it */
-	if (adv < f->mss && space >= 2 * f->mss) {
-		CTR_INC(c, TCP_WND_UPDATES);
+		return false;
+	/* decide on what the window field can express */
+	space = MIN(space >> shift, 65535U) << shift;
+	thr = MIN(f->mss, space / 2);
+	if (space > remaining && space - remaining >= thr) {
+		if (!(f->flags & TCPF_ACK_DUE) && remaining < thr)
+			CTR_INC(c, TCP_WND_UPDATES);
 		tcp_ack_later(c, f);
+		remaining = space;
 	}
+	return space == 0 || remaining < thr;
 }
 
 /**

@@ -214,10 +214,11 @@ void tcp_on_sock_error(struct core *c, struct tcp_flow *f, struct fx *fx);
  * @f:		flow
  * @space:	bytes the socket can take now
  *
- * If the window to the guest grew from below one segment, an ACK (window
- * update) is queued.
+ * Queues a window update when the window can grow by min(MSS, space / 2).
+ *
+ * Return: true if the host should watch the socket for more space
  */
-void tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space);
+bool tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space);
 
 /**
  * tcp_host_accepted() - a published port accepted a connection

@@ -285,7 +285,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	c->offload = true;
 
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "+I:a:g:m:t:qdh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+:I:a:g:m:t:qdh", opts, NULL)) != -1) {
 		switch (o) {
 		case OPT_NETNS:
 			if (!*optarg)

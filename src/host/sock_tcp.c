@@ -66,18 +66,22 @@ static void sock_epoll_set(struct shard *sh, struct tcp_flow *f,
  * sock_space_update() - tell the core how much the socket can take now
  * @sh:	shard
  * @f:	flow with a connected socket
+ * @rearm:	EPOLLOUT just fired: re-arm it if still wanted
  *
  * Space is the send buffer less what is queued, less an eighth kept for
- * the kernel's per-skb overhead. When it is below two segments, EPOLLOUT
- * is armed so that a window update follows when the socket drains.
+ * the kernel's per-skb overhead. While the core wants more space, EPOLLOUT
+ * stays armed; re-arming with EPOLL_CTL_MOD makes the kernel poll the
+ * socket, which marks it SOCK_NOSPACE if full, so that it wakes us when
+ * ACKs free space (without a failed write, it would not).
  *
  * #syscalls getsockopt ioctl epoll_ctl
  */
-static void sock_space_update(struct shard *sh, struct tcp_flow *f)
+static void sock_space_update(struct shard *sh, struct tcp_flow *f, bool rearm)
 {
 	int sndbuf = 0, outq = 0;
 	socklen_t sl = sizeof(sndbuf);
 	uint32_t idx = tcp_flow_idx(&sh->core, f), space = 0;
+	bool want;
 	int64_t s;
 
 	if (getsockopt(f->sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) ||
@@ -86,11 +90,11 @@ static void sock_space_update(struct shard *sh, struct tcp_flow *f)
 	s = (int64_t)sndbuf - sndbuf / 8 - outq;
 	if (s > 0)
 		space = (uint32_t)s;
-	tcp_set_host_space(&sh->core, f, space);
-	if (space < 2 * f->mss && !(sh->hflags[idx] & HF_WANT_OUT)) {
+	want = tcp_set_host_space(&sh->core, f, space);
+	if (want && (rearm || !(sh->hflags[idx] & HF_WANT_OUT))) {
 		sh->hflags[idx] |= HF_WANT_OUT;
 		sock_epoll_set(sh, f, SOCK_EVENTS | EPOLLOUT, EPOLL_CTL_MOD);
-	} else if (space >= 2 * f->mss && (sh->hflags[idx] & HF_WANT_OUT)) {
+	} else if (!want && (sh->hflags[idx] & HF_WANT_OUT)) {
 		sh->hflags[idx] &= (uint8_t)~HF_WANT_OUT;
 		sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_MOD);
 	}
@@ -158,7 +162,7 @@ static void sock_connect(struct shard *sh, struct tcp_flow *f)
 	sock_setup(sh, fd);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
 		sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
-		sock_space_update(sh, f);
+		sock_space_update(sh, f, false);
 		tcp_on_sock_connected(&sh->core, f, 0, sh->now_ns, &sh->fx);
 		return;
 	}
@@ -201,6 +205,43 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
 		break;
 	}
 
+	/* Socket-only intents use the socket the intent carries: the flow
+	 * may have ended later in the same core call (an ACK of our FIN
+	 * and the guest's FIN in one segment), and its CLOSE comes after */
+	switch (it->type) {
+	case FX_SOCK_CONSUME:
+		if (sh->peek_off)
+			n = recv(it->sock, NULL, it->len,
+				 MSG_TRUNC | MSG_DONTWAIT);
+		else
+			n = recv(it->sock, sh->discard,
+				 MIN(it->len, sh->discard_len), MSG_DONTWAIT);
+		if (n != (ssize_t)it->len) {
+			/* the kernel held these bytes when we peeked them */
+			err("flow %u: discarding %u acknowledged bytes took %zd",
+			    it->flow, it->len, n);
+			f = tcp_flow_get(c, it->flow);
+			if (f && f->sock == it->sock)
+				tcp_on_sock_error(c, f, &sh->fx);
+			return;
+		}
+		CTR_ADD(c, TCP_HOST_READ_BYTES, (uint64_t)n);
+		return;
+	case FX_SOCK_REWIND:
+		if (sh->peek_off) {
+			int zero = 0;
+
+			setsockopt(it->sock, SOL_SOCKET, SO_PEEK_OFF, &zero,
+				   sizeof(zero));
+		}
+		return;
+	case FX_SOCK_SHUT_WR:
+		shutdown(it->sock, SHUT_WR);
+		return;
+	default:
+		break;
+	}
+
 	f = tcp_flow_get(c, it->flow);
 	if (!f || f->sock != it->sock)
 		return;
@@ -217,34 +258,7 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
 			n = -errno;
 		tcp_on_sock_sent(c, f, (long)n, it, sh->now_ns, &sh->fx);
 		if (n >= 0 && tcp_flow_get(c, it->flow) == f)
-			sock_space_update(sh, f);
-		break;
-	case FX_SOCK_CONSUME:
-		if (sh->peek_off)
-			n = recv(f->sock, NULL, it->len,
-				 MSG_TRUNC | MSG_DONTWAIT);
-		else
-			n = recv(f->sock, sh->discard,
-				 MIN(it->len, sh->discard_len), MSG_DONTWAIT);
-		if (n != (ssize_t)it->len) {
-			/* the kernel held these bytes when we peeked them */
-			err("flow %u: discarding %u acknowledged bytes took %zd",
-			    it->flow, it->len, n);
-			tcp_on_sock_error(c, f, &sh->fx);
-			break;
-		}
-		CTR_ADD(c, TCP_HOST_READ_BYTES, (uint64_t)n);
-		break;
-	case FX_SOCK_REWIND:
-		if (sh->peek_off) {
-			int zero = 0;
-
-			setsockopt(f->sock, SOL_SOCKET, SO_PEEK_OFF, &zero,
-				   sizeof(zero));
-		}
-		break;
-	case FX_SOCK_SHUT_WR:
-		shutdown(f->sock, SHUT_WR);
+			sock_space_update(sh, f, false);
 		break;
 	case FX_TX_WANTED:
 		sock_tx_wanted(sh, it->flow);
@@ -301,7 +315,7 @@ void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
 	sh->hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;
 	sock_setup(sh, fd);
 	sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
-	sock_space_update(sh, f);
+	sock_space_update(sh, f, false);
 }
 
 /**
@@ -329,7 +343,7 @@ void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events)
 			err = errno;
 		if (!err) {
 			sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_MOD);
-			sock_space_update(sh, f);
+			sock_space_update(sh, f, false);
 		}
 		tcp_on_sock_connected(c, f, err, sh->now_ns, &sh->fx);
 		return;
@@ -343,8 +357,10 @@ void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events)
 			return;
 		}
 	}
-	if (events & EPOLLOUT)
-		sock_space_update(sh, f);
+	if (events & EPOLLOUT) {
+		/* edge-triggered: re-arm (and re-poll) if still wanted */
+		sock_space_update(sh, f, true);
+	}
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
 		sock_tx_wanted(sh, idx);
 }

@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# lib.sh - shared helpers for the integration tests (sourced, bash)
+#
+# Each test makes its own network namespace(s) with unique names, runs
+# slipway on them, moves real bytes with real tools, and checks slipway's
+# counters (the integrity gates) from the JSON it writes at exit. Traffic
+# goes only to loopback or into namespaces the test created. Everything a
+# test starts is stopped by PID and every namespace deleted on exit.
+
+set -u
+: "${SLIPWAY:?set SLIPWAY to the slipway binary}"
+: "${SWVERIFY:?set SWVERIFY to the swverify binary}"
+PY=/usr/bin/python3
+T=$(mktemp -d /tmp/slipway-test.XXXXXX)
+chmod 755 "$T"
+NS="swt$$"
+PIDS=()
+NSLIST=()
+
+# skip (exit 77 for meson) unless we are root with namespaces available
+require_root() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "SKIP: needs root (network namespaces)"
+		exit 77
+	fi
+}
+
+fail() {
+	echo "FAIL: $*" >&2
+	if [ -f "$T/slipway.log" ]; then
+		echo "--- slipway log (last 30 lines)" >&2
+		tail -30 "$T/slipway.log" >&2
+	fi
+	exit 1
+}
+
+cleanup() {
+	local p n
+	for p in "${PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	sleep 0.2
+	for p in "${PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	for n in "${NSLIST[@]}"; do
+		ip netns del "$n" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# bg CMD...: run in the background, remember the PID for cleanup
+bg() {
+	"$@" &
+	PIDS+=($!)
+	LASTPID=$!
+}
+
+# make_ns NAME: create a namespace that cleanup deletes
+make_ns() {
+	ip netns add "$1" || fail "ip netns add $1"
+	NSLIST+=("$1")
+}
+
+# g CMD...: run a command in the guest namespace
+g() {
+	ip netns exec "$NS" "$@"
+}
+
+# start_slipway [OPTIONS...]: serve a new guest namespace $NS with slipway;
+# sets SW_PID, waits until the guest is configured
+start_slipway() {
+	make_ns "$NS"
+	"$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" "$@" \
+		>"$T/slipway.log" 2>&1 &
+	SW_PID=$!
+	PIDS+=("$SW_PID")
+	wait_for "guest address" 10 \
+		"ip -n $NS -4 addr show dev tap0 2>/dev/null | grep -q inet"
+	g ip link set lo up
+}
+
+# stop_slipway: SIGTERM slipway, wait for it, check its exit status
+stop_slipway() {
+	kill -TERM "$SW_PID" 2>/dev/null
+	local i
+	for i in $(seq 100); do
+		kill -0 "$SW_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 "$SW_PID" 2>/dev/null && fail "slipway did not exit on SIGTERM"
+	wait "$SW_PID"
+	local rc=$?
+	[ "$rc" = 0 ] || fail "slipway exited with $rc"
+	[ -s "$T/stats.json" ] || fail "no stats JSON written at exit"
+}
+
+# wait_for WHAT SECONDS CONDITION: poll a shell condition
+wait_for() {
+	local what=$1 secs=$2 cond=$3 i
+	for i in $(seq $((secs * 20))); do
+		eval "$cond" && return 0
+		sleep 0.05
+	done
+	fail "timed out waiting for $what"
+}
+
+# ctr NAME: a counter's total from the stats JSON
+ctr() {
+	"$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["counters"][sys.argv[2]])' \
+		"$T/stats.json" "$1"
+}
+
+# expect_ctr NAME OP VALUE: assert on a counter (OP: -eq -ge -le -gt -lt)
+expect_ctr() {
+	local v
+	v=$(ctr "$1") || fail "no counter $1"
+	[ "$v" "$2" "$3" ] || fail "counter $1 = $v, expected $2 $3"
+}
+
+# check_gates: the integrity gates every clean run must hold
+check_gates() {
+	local z
+	for z in EDGE_TX_ERRORS EDGE_RX_ERRORS VNET_DROP_BAD_HDR ETH_DROP_SHORT \
+		IP4_DROP_BAD_HDR IP4_DROP_BAD_LEN TCP_DROP_BAD_HDR \
+		ARP_DROP_BAD ICMP4_DROP_BAD FX_POOL_EMPTY TCP_PEEK_ERRORS; do
+		expect_ctr "$z" -eq 0
+	done
+	local acked read
+	acked=$(ctr TCP_ACKED_BYTES)
+	read=$(ctr TCP_HOST_READ_BYTES)
+	[ "$acked" = "$read" ] ||
+		fail "gate: guest acknowledged $acked bytes but $read were read from host sockets"
+	expect_ctr TCP_FLOWS_ACTIVE -eq 0
+}
+
+# free_port: a TCP port nobody listens on (loopback)
+free_port() {
+	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# wait_listen PORT [NS]: wait until something listens on TCP PORT
+wait_listen() {
+	local port=$1 ns=${2:-}
+	if [ -n "$ns" ]; then
+		wait_for "listener on $port in $ns" 10 \
+			"ip netns exec $ns ss -Hltn 'sport = :$port' | grep -q LISTEN"
+	else
+		wait_for "listener on $port" 10 "ss -Hltn 'sport = :$port' | grep -q LISTEN"
+	fi
+}
+
+pass() {
+	echo "PASS: $*"
+	exit 0
+}
+
+# json_last FILE KEY: a field of the last JSON line of a file
+json_last() {
+	"$PY" -c 'import json,sys; l=[x for x in open(sys.argv[1]) if x.strip()]; print(json.loads(l[-1])[sys.argv[2]])' "$1" "$2"
+}

@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t_cli.sh - --help lists the options; bad command lines exit 2 with a
+# message that says what to do
+. "$(dirname "$0")/lib.sh"
+
+"$SLIPWAY" --help >"$T/help" || fail "--help exit status"
+for o in --netns --tcp-ports --address --gateway --mtu --no-map-gw --no-config \
+	--max-flows --stats-file --ifname --cidr --userns --version; do
+	grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
+done
+"$SLIPWAY" --version | grep -q "^slipway " || fail "--version"
+
+bad() {
+	local want=$1
+	shift
+	"$SLIPWAY" "$@" >"$T/out" 2>"$T/err" </dev/null
+	local rc=$?
+	[ "$rc" = 2 ] || fail "'$*' exited $rc, expected 2"
+	grep -qi -- "$want" "$T/err" || fail "'$*' said: $(cat "$T/err")"
+	grep -q "slipway --help" "$T/err" || fail "'$*' does not point to --help"
+}
+bad "unknown option" --bogus
+bad "needs a value" --mtu
+bad "bad MTU" --mtu 100
+bad "bad MTU" --mtu 70000
+bad "bad -t" -t 0
+bad "bad -t" -t 70000
+bad "bad -t" -t 10-5
+bad "bad -t" -t 8080-8090:80
+bad "bad -t" -t 300.1.1.1/80
+bad "bad -t" -t abc
+bad "bad address" -a 10.0.2
+bad "gateway is not in" -a 10.0.2.15/24 -g 192.168.1.1
+bad "bad --max-flows" --max-flows 0
+bad "cannot be combined" --netns foo -- true
+bad "bad interface name" -I waytoolonginterfacename
+pass "help, version and 15 bad command lines"
