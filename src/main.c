@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -28,6 +29,9 @@
  * @sigfd:	signalfd
  * @exit_code:	status to exit with
  * @terminating: SIGTERM was forwarded to the command
+ * @ns_dir:	directory of the --netns file we watch for deletion
+ * @ns_name:	its name in @ns_dir
+ * @inofd:	inotify fd watching @ns_dir, or -1
  */
 struct run {
 	const struct conf *conf;
@@ -35,7 +39,65 @@ struct run {
 	int sigfd;
 	int exit_code;
 	bool terminating;
+	char ns_dir[256];
+	const char *ns_name;
+	int inofd;
 };
+
+/**
+ * ns_watch_start() - watch a --netns file for deletion (ip netns del)
+ * @r:		run state
+ * @path:	the --netns argument
+ *
+ * Our tap holds a reference on the namespace, so it is never destroyed
+ * while we run: deletion has to be seen as the file going away.
+ */
+static void ns_watch_start(struct run *r, const char *path)
+{
+	char *slash;
+
+	r->inofd = -1;
+	if (!strchr(path, '/'))
+		snprintf(r->ns_dir, sizeof(r->ns_dir), "/run/netns/%s", path);
+	else
+		snprintf(r->ns_dir, sizeof(r->ns_dir), "%s", path);
+	if (!strncmp(r->ns_dir, "/proc/", 6))
+		return; /* a process's namespace: the pidfd watches it */
+	slash = strrchr(r->ns_dir, '/');
+	*slash = '\0';
+	r->ns_name = slash + 1;
+	r->inofd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (r->inofd < 0 ||
+	    inotify_add_watch(r->inofd, *r->ns_dir ? r->ns_dir : "/",
+			      IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF) < 0)
+		warn_perror("cannot watch %s for deletion", path);
+}
+
+/**
+ * ns_watch_gone() - read inotify events: was our namespace file removed?
+ * @r:	run state
+ *
+ * Return: true if it was
+ */
+static bool ns_watch_gone(struct run *r)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	ssize_t n;
+
+	while ((n = read(r->inofd, buf, sizeof(buf))) > 0) {
+		char *p = buf;
+
+		while (p < buf + n) {
+			struct inotify_event *ev = (struct inotify_event *)(void *)p;
+
+			if ((ev->mask & IN_DELETE_SELF) ||
+			    (ev->len && !strcmp(ev->name, r->ns_name)))
+				return true;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	return false;
+}
 
 /**
  * dump_stats() - write the counters as JSON to the stats file or stderr
@@ -80,6 +142,13 @@ static bool on_other(struct shard *sh, uint64_t data, void *arg)
 	pid_t cmd = r->ns->cmd_pid;
 	int st;
 
+	if (EP_TYPE(data) == EP_NSWATCH) {
+		if (!ns_watch_gone(r))
+			return false;
+		info("the namespace was deleted: stopping");
+		r->exit_code = 0;
+		return true;
+	}
 	if (EP_TYPE(data) == EP_PIDFD) {
 		info("the namespace's process exited: stopping");
 		r->exit_code = 0;
@@ -178,6 +247,13 @@ int main(int argc, char **argv)
 	if (r.sigfd < 0 ||
 	    shard_ep_add(&sh, r.sigfd, EPOLLIN, EP_DATA(EP_SIGNAL, 0)))
 		die_perror("signalfd");
+	r.inofd = -1;
+	if (conf.netns) {
+		ns_watch_start(&r, conf.netns);
+		if (r.inofd >= 0)
+			shard_ep_add(&sh, r.inofd, EPOLLIN,
+				     EP_DATA(EP_NSWATCH, 0));
+	}
 	if (ns.watch_pid > 0) {
 		int pfd = (int)syscall(SYS_pidfd_open, ns.watch_pid, 0);
 

@@ -341,6 +341,7 @@ int shard_run(struct shard *sh,
 				break;
 			case EP_SIGNAL:
 			case EP_PIDFD:
+			case EP_NSWATCH:
 				if (on_other(sh, d, arg))
 					return 0;
 				break;

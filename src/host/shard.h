@@ -20,6 +20,7 @@ enum ep_type {
 	EP_LISTEN,
 	EP_TCP,
 	EP_PIDFD,
+	EP_NSWATCH,
 	EP_TYPE_NUM
 };
 
