@@ -24,7 +24,9 @@
  * status reflects the receiver's verdict as well.
  */
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>

@@ -109,7 +109,7 @@ void flow_free(struct core *c, struct tcp_flow *f)
 		pp = &c->flows[*pp - 1].next;
 	ASSERT(*pp == idx + 1);
 	*pp = f->next;
-	if (f->flags & TCPF_ACK_DUE) {
+	if (f->flags & TCPF_ACK_LISTED) {
 		uint32_t i;
 
 		for (i = 0; i < c->nacks; i++) {

@@ -35,13 +35,15 @@ void ip4_build_hdr(struct core *c, uint8_t *p, uint8_t proto,
  * @c:		core
  * @a_be:	address
  *
- * Return: true for 0.0.0.0/8, multicast, broadcast and the subnet broadcast
+ * Return: true for 0.0.0.0/8, 127.0.0.0/8 (host loopback is reached only
+ *	   through the gateway mapping, which --no-map-gw turns off),
+ *	   multicast, broadcast and the subnet broadcast
  */
 static bool ip4_addr_unusable(const struct core *c, uint32_t a_be)
 {
 	const uint8_t *b = (const uint8_t *)&a_be;
 
-	if (b[0] == 0 || b[0] >= 224)
+	if (b[0] == 0 || b[0] == 127 || b[0] >= 224)
 		return true;
 	return (a_be | c->conf.mask4_be) == 0xffffffffU;
 }

@@ -296,11 +296,12 @@ static void tcp_send_rst_noflow(struct core *c, const uint8_t *iph,
  */
 static void tcp_ack_later(struct core *c, struct tcp_flow *f)
 {
-	if (f->flags & TCPF_ACK_DUE)
-		return;
 	f->flags |= TCPF_ACK_DUE;
-	/* flow_free() takes freed flows off the list: no stale entries */
+	if (f->flags & TCPF_ACK_LISTED)
+		return;
+	/* listed at most once, and flow_free() unlists: no overflow */
 	ASSERT(c->nacks < c->conf.max_flows);
+	f->flags |= TCPF_ACK_LISTED;
 	c->ack_list[c->nacks++] = tcp_flow_idx(c, f);
 }
 
@@ -704,6 +705,9 @@ static void tcp_established_input(struct core *c, struct tcp_flow *f,
 		}
 		if (SEQ_LE(seq + len, f->rcv_nxt)) {
 			CTR_INC(c, TCP_DROP_DUP);
+			/* a resend that merged old data with a new FIN */
+			if ((s->flags & TH_FIN) && seq + len == f->rcv_nxt)
+				tcp_guest_fin(c, f, fx);
 			tcp_ack_later(c, f);
 			goto out;
 		}
@@ -831,6 +835,7 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 		f->adv_wnd_end = f->rcv_nxt;
 		f->mss = MIN(s.mss ? s.mss : TCP_DEFAULT_MSS,
 			     c->conf.mtu - IP4_HLEN - TCP_HLEN);
+		f->mss = MAX(f->mss, 64U);
 		if (s.ws >= 0) {
 			f->flags |= TCPF_GUEST_WS;
 			f->ws_guest = (uint8_t)s.ws;
@@ -894,8 +899,9 @@ uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 	if (c->conf.max_inflight)
 		room = MIN(room, c->conf.max_inflight > inflight ?
 					 c->conf.max_inflight - inflight : 0);
-	if (!room && !f->deadline_ns) {
-		/* nothing in flight and a closed window: probe it */
+	if (!room && !inflight && !(f->flags & TCPF_PERSIST)) {
+		/* nothing in flight and a closed window: probe it (this
+		 * replaces a retransmission deadline with nothing to resend) */
 		f->flags |= TCPF_PERSIST;
 		tcp_arm(c, f, now_ns + f->rto_ns);
 	}
@@ -981,11 +987,8 @@ void tcp_on_sock_error(struct core *c, struct tcp_flow *f, struct fx *fx)
  *
  * Receiver-side silly window avoidance (RFC 1122 4.2.3.3): a window update
  * is queued when the window can grow by at least min(MSS, space / 2).
- *
- * Return: true if the guest's window is still below that threshold, so the
- *	   host should watch the socket for more space (EPOLLOUT)
  */
-bool tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space)
+void tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space)
 {
 	uint32_t remaining = SEQ_GT(f->adv_wnd_end, f->rcv_nxt) ?
 				     f->adv_wnd_end - f->rcv_nxt : 0;
@@ -994,7 +997,7 @@ bool tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space)
 
 	f->host_space = space;
 	if (f->state != TCPS_ESTABLISHED || (f->flags & TCPF_GUEST_FIN))
-		return false;
+		return;
 	/* decide on what the window field can express */
 	space = MIN(space >> shift, 65535U) << shift;
 	thr = MIN(f->mss, space / 2);
@@ -1002,9 +1005,7 @@ bool tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space)
 		if (!(f->flags & TCPF_ACK_DUE) && remaining < thr)
 			CTR_INC(c, TCP_WND_UPDATES);
 		tcp_ack_later(c, f);
-		remaining = space;
 	}
-	return space == 0 || remaining < thr;
 }
 
 /**
@@ -1075,12 +1076,13 @@ void tcp_ack_flush(struct core *c, struct fx *fx)
 		uint32_t idx = c->ack_list[c->nacks - 1];
 		struct tcp_flow *f = &c->flows[idx];
 
-		if (f->state != TCPS_FREE && (f->flags & TCPF_ACK_DUE)) {
+		ASSERT(f->state != TCPS_FREE && (f->flags & TCPF_ACK_LISTED));
+		if (f->flags & TCPF_ACK_DUE) {
 			if (!fx_slot_next(fx))
 				return;
 			tcp_send_ctl(c, f, fx, TH_ACK, f->snd_nxt);
 		}
 		c->nacks--;
-		f->flags &= (uint16_t)~TCPF_ACK_DUE;
+		f->flags &= (uint16_t)~(TCPF_ACK_DUE | TCPF_ACK_LISTED);
 	}
 }

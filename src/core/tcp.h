@@ -31,10 +31,11 @@ extern const char *const tcp_state_str[TCPS_STATE_NUM];
 #define TCPF_HOST_EOF 0x02	/* host socket reached end of stream */
 #define TCPF_FIN_SENT 0x04	/* our FIN is in flight (seq fin_seq) */
 #define TCPF_FIN_ACKED 0x08	/* the guest acknowledged our FIN */
-#define TCPF_ACK_DUE 0x10	/* on the ack list */
+#define TCPF_ACK_DUE 0x10	/* an ACK is owed at the end of the batch */
 #define TCPF_GUEST_WS 0x20	/* the guest does window scaling */
 #define TCPF_HOST_BLOCKED 0x40	/* host send buffer full: window update due */
 #define TCPF_PERSIST 0x80	/* the timer is a zero-window probe */
+#define TCPF_ACK_LISTED 0x100	/* on the core's ack list */
 
 /**
  * struct tcp_flow - one TCP connection between the guest and a host socket
@@ -215,10 +216,8 @@ void tcp_on_sock_error(struct core *c, struct tcp_flow *f, struct fx *fx);
  * @space:	bytes the socket can take now
  *
  * Queues a window update when the window can grow by min(MSS, space / 2).
- *
- * Return: true if the host should watch the socket for more space
  */
-bool tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space);
+void tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space);
 
 /**
  * tcp_host_accepted() - a published port accepted a connection

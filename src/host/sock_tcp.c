@@ -69,10 +69,18 @@ static void sock_epoll_set(struct shard *sh, struct tcp_flow *f,
  * @rearm:	EPOLLOUT just fired: re-arm it if still wanted
  *
  * Space is the send buffer less what is queued, less an eighth kept for
- * the kernel's per-skb overhead. While the core wants more space, EPOLLOUT
- * stays armed; re-arming with EPOLL_CTL_MOD makes the kernel poll the
- * socket, which marks it SOCK_NOSPACE if full, so that it wakes us when
- * ACKs free space (without a failed write, it would not).
+ * the kernel's per-skb overhead.
+ *
+ * While space is below min(2 MSS, sndbuf / 5), EPOLLOUT stays armed, and
+ * is re-armed with EPOLL_CTL_MOD after it fires. The bound matters twice:
+ * - the kernel wakes a TCP socket for EPOLLOUT only if a poll found it
+ *   full (SOCK_NOSPACE); below sndbuf / 5 of space the socket holds more
+ *   than 2/3 of its buffer, which the kernel calls full, so the MOD's poll
+ *   marks it and the wake-up comes;
+ * - above it the kernel would call the socket writable at once, and a
+ *   re-arm would spin; by then the core has sent the window update.
+ * Keeping EPOLLOUT armed at other times costs throughput (measured 8x on
+ * guest-to-host: docs/experiments.md).
  *
  * #syscalls getsockopt ioctl epoll_ctl
  */
@@ -90,7 +98,8 @@ static void sock_space_update(struct shard *sh, struct tcp_flow *f, bool rearm)
 	s = (int64_t)sndbuf - sndbuf / 8 - outq;
 	if (s > 0)
 		space = (uint32_t)s;
-	want = tcp_set_host_space(&sh->core, f, space);
+	tcp_set_host_space(&sh->core, f, space);
+	want = space < MIN(2 * f->mss, (uint32_t)sndbuf / 5);
 	if (want && (rearm || !(sh->hflags[idx] & HF_WANT_OUT))) {
 		sh->hflags[idx] |= HF_WANT_OUT;
 		sock_epoll_set(sh, f, SOCK_EVENTS | EPOLLOUT, EPOLL_CTL_MOD);

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* helpers.h - unit-test harness: a core in calloc'ed memory, frame builders
+ * and parsers for the guest side, counter deltas and intent look-ups
+ *
+ * The core is pure, so a test is: build a frame as the guest would send it,
+ * feed it with env_input(), then assert the frames queued in the fx slots
+ * and the intents in fx.intents. The parsers check every header field they
+ * do not return (Ethernet addresses, IPv4 header checksum, TCP checksum or
+ * the virtio-net NEEDS_CSUM contract) with cmocka assertions.
+ */
+#ifndef SLIPWAY_TEST_HELPERS_H
+#define SLIPWAY_TEST_HELPERS_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "core/core.h"
+#include "core/csum.h"
+#include "core/tcp.h"
+
+#define ENV_SLOTS 16
+#define ENV_SLOT_SIZE (65536 + 128)
+#define ENV_IN_SIZE (VNET_HDR_MAX_LEN + ETH_HLEN + 65535 + 64)
+#define ENV_MAX_FLOWS 64
+
+#define MS(x) ((uint64_t)(x) * 1000 * 1000)
+#define T0 MS(1000)	/* start time of every test: not zero on purpose */
+
+/* TCP header flags (tcp.c keeps its own copy private) */
+#define T_FIN 0x01
+#define T_SYN 0x02
+#define T_RST 0x04
+#define T_PSH 0x08
+#define T_ACK 0x10
+
+extern const uint8_t our_mac[ETH_ALEN];
+extern const uint8_t guest_mac[ETH_ALEN];
+extern const uint8_t bcast_mac[ETH_ALEN];
+
+/**
+ * ip4() - an IPv4 address in network order from its four bytes
+ * @a:	first byte
+ * @b:	second byte
+ * @c:	third byte
+ * @d:	fourth byte
+ *
+ * Return: the address as stored in a packet
+ */
+static inline uint32_t ip4(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
+{
+	uint8_t x[4] = { a, b, c, d };
+	uint32_t v;
+
+	memcpy(&v, x, 4);
+	return v;
+}
+
+#define GUEST4 ip4(10, 0, 2, 15)
+#define GW4 ip4(10, 0, 2, 2)
+#define LO4 ip4(127, 0, 0, 1)
+
+/**
+ * struct env - one core as the host would set it up, plus test state
+ * @c:		the core
+ * @ctr:	its counters
+ * @mark:	counters at the last env_mark()
+ * @mem:	flow table memory (calloc'ed, core_mem_size() bytes)
+ * @fx:		effects batch with ENV_SLOTS slots of ENV_SLOT_SIZE bytes
+ * @frame_len:	frame lengths of @fx
+ * @now:	the test's clock (ns)
+ * @in:		buffer the next guest frame is built in; FX_SOCK_SEND
+ *		intents point into it
+ */
+struct env {
+	struct core c;
+	uint64_t ctr[CTR_NUM];
+	uint64_t mark[CTR_NUM];
+	void *mem;
+	struct fx fx;
+	uint32_t frame_len[ENV_SLOTS];
+	uint64_t now;
+	uint8_t in[ENV_IN_SIZE];
+};
+
+/**
+ * struct seg - a TCP segment from the guest, for build_tcp()
+ * @saddr:	source address (0: the guest's)
+ * @daddr:	destination address
+ * @sport:	source port
+ * @dport:	destination port
+ * @seq:	sequence number
+ * @ack:	acknowledgement number
+ * @flags:	T_* flags
+ * @wnd:	window field
+ * @mss:	MSS option value (0: no option)
+ * @ws_on:	add a window scale option
+ * @ws:		its shift
+ * @opts:	raw options instead of @mss/@ws (multiple of 4 bytes)
+ * @optlen:	bytes of @opts
+ * @data:	payload
+ * @len:	payload length
+ */
+struct seg {
+	uint32_t saddr, daddr;
+	uint16_t sport, dport;
+	uint32_t seq, ack;
+	uint8_t flags;
+	uint16_t wnd;
+	uint16_t mss;
+	bool ws_on;
+	uint8_t ws;
+	const uint8_t *opts;
+	size_t optlen;
+	const void *data;
+	size_t len;
+};
+
+/**
+ * struct otcp - a TCP segment the core sent to the guest, from parse_tcp()
+ * @saddr:	source address
+ * @daddr:	destination address
+ * @ip_id:	IPv4 identification
+ * @sport:	source port
+ * @dport:	destination port
+ * @seq:	sequence number
+ * @ack:	acknowledgement number
+ * @flags:	T_* flags
+ * @wnd:	window field, as sent (unscaled)
+ * @mss:	MSS option (0: absent)
+ * @ws:		window scale option (-1: absent)
+ * @optlen:	bytes of options
+ * @data:	payload, in the fx slot
+ * @len:	payload length
+ */
+struct otcp {
+	uint32_t saddr, daddr;
+	uint16_t ip_id;
+	uint16_t sport, dport;
+	uint32_t seq, ack;
+	uint8_t flags;
+	uint16_t wnd;
+	uint16_t mss;
+	int ws;
+	size_t optlen;
+	const uint8_t *data;
+	size_t len;
+};
+
+/* reference checksums (independent of core/csum.c) */
+uint16_t ref_sum16(const void *buf, size_t len, uint32_t sum);
+uint16_t ref_pseudo4(uint32_t saddr, uint32_t daddr, uint8_t proto,
+		     uint16_t len);
+
+/* set-up */
+void env_conf(struct core_conf *cc, bool offload);
+struct env *env_new(const struct core_conf *cc);
+struct env *env_new_default(bool offload);
+void env_free(struct env *e);
+void env_clear(struct env *e);
+void env_assert_quiet(struct env *e);
+
+/* counters */
+void env_mark(struct env *e);
+int64_t env_delta(const struct env *e, enum ctr_id id);
+void assert_ctr_deltas(const struct env *e, ...);
+
+/* intents */
+unsigned fx_count(const struct env *e, enum fx_intent_type type);
+const struct fx_intent *fx_find(const struct env *e, enum fx_intent_type type);
+void assert_intents(const struct env *e, ...);
+
+/* guest frames */
+size_t build_l2(const struct env *e, uint8_t *buf, const uint8_t *dst,
+		const uint8_t *src, uint16_t ethertype);
+size_t build_ip4(uint8_t *p, uint8_t proto, uint32_t saddr, uint32_t daddr,
+		 size_t payload_len);
+size_t build_arp(const struct env *e, uint8_t *buf, uint16_t op,
+		 const uint8_t *sha, uint32_t spa, const uint8_t *tha,
+		 uint32_t tpa);
+size_t build_icmp_echo(const struct env *e, uint8_t *buf, uint32_t saddr,
+		       uint32_t daddr, uint16_t id, uint16_t seqno,
+		       const void *data, size_t len);
+size_t build_tcp(const struct env *e, uint8_t *buf, const struct seg *s);
+void env_input(struct env *e, const uint8_t *frame, size_t len);
+void env_send(struct env *e, const struct seg *s);
+
+/* frames to the guest */
+const uint8_t *frame_l3(const struct env *e, unsigned i, uint16_t ethertype,
+			const uint8_t *dst, size_t *l3_len);
+const uint8_t *parse_ip4(const struct env *e, unsigned i, uint8_t proto,
+			 size_t *l4_len);
+void parse_tcp(const struct env *e, unsigned i, struct otcp *o);
+uint32_t l4_csum_ok(uint32_t saddr, uint32_t daddr, uint8_t proto,
+		    const uint8_t *l4, size_t len);
+
+#endif /* SLIPWAY_TEST_HELPERS_H */
