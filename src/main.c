@@ -228,6 +228,11 @@ int main(int argc, char **argv)
 	nc.queues = 1;
 	nc.offloads = conf.offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0;
 	nc.vnet_hdr_len = 12;
+	/* watch before the tap exists: a deletion right after the namespace
+	 * is configured must not be missed */
+	r.inofd = -1;
+	if (conf.netns)
+		ns_watch_start(&r, conf.netns);
 	if (netns_setup(&nc, &ns))
 		return 1;
 
@@ -247,13 +252,8 @@ int main(int argc, char **argv)
 	if (r.sigfd < 0 ||
 	    shard_ep_add(&sh, r.sigfd, EPOLLIN, EP_DATA(EP_SIGNAL, 0)))
 		die_perror("signalfd");
-	r.inofd = -1;
-	if (conf.netns) {
-		ns_watch_start(&r, conf.netns);
-		if (r.inofd >= 0)
-			shard_ep_add(&sh, r.inofd, EPOLLIN,
-				     EP_DATA(EP_NSWATCH, 0));
-	}
+	if (r.inofd >= 0)
+		shard_ep_add(&sh, r.inofd, EPOLLIN, EP_DATA(EP_NSWATCH, 0));
 	if (ns.watch_pid > 0) {
 		int pfd = (int)syscall(SYS_pidfd_open, ns.watch_pid, 0);
 

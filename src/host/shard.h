@@ -42,6 +42,7 @@ struct listener {
 #define HF_CONNECTING 0x01	/* non-blocking connect in progress */
 #define HF_WANT_OUT 0x02	/* EPOLLOUT armed for send space */
 #define HF_TX_PENDING 0x04	/* on the tx pending list */
+#define HF_RDHUP 0x08		/* the peer's FIN arrived (fallback EOF test) */
 
 /**
  * struct shard - everything one event-loop thread owns

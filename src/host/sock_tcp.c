@@ -370,6 +370,8 @@ void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events)
 		/* edge-triggered: re-arm (and re-poll) if still wanted */
 		sock_space_update(sh, f, true);
 	}
+	if (events & (EPOLLRDHUP | EPOLLHUP))
+		sh->hflags[idx] |= HF_RDHUP;
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
 		sock_tx_wanted(sh, idx);
 }
@@ -408,7 +410,11 @@ static ssize_t sock_tcp_peek(struct shard *sh, struct tcp_flow *f,
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
 			return -errno;
-		return n <= (ssize_t)off ? 0 : n - (ssize_t)off;
+		if (n > (ssize_t)off)
+			return n - (ssize_t)off;
+		/* nothing new: end of stream only if the peer's FIN came */
+		return (sh->hflags[tcp_flow_idx(&sh->core, f)] & HF_RDHUP) ?
+			       0 : -EAGAIN;
 	}
 }
 
