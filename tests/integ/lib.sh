@@ -160,3 +160,13 @@ pass() {
 json_last() {
 	"$PY" -c 'import json,sys; l=[x for x in open(sys.argv[1]) if x.strip()]; print(json.loads(l[-1])[sys.argv[2]])' "$1" "$2"
 }
+
+# sw_fds: how many fds slipway holds now
+sw_fds() {
+	ls "/proc/$SW_PID/fd" | wc -l
+}
+
+# expect_fds_back BASELINE: slipway's fd count returns to BASELINE (no leak)
+expect_fds_back() {
+	wait_for "slipway's fd count back to $1 (now $(sw_fds))" 5 "[ \$(sw_fds) -eq $1 ]"
+}

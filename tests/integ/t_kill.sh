@@ -8,6 +8,7 @@
 require_root
 REPEAT=${REPEAT:-3}
 start_slipway
+fd0=$(sw_fds)
 
 for r in $(seq "$REPEAT"); do
 	# 1. host peer reads 1 MiB then closes with unread data (RST)
@@ -68,6 +69,7 @@ kill -USR1 "$SW_PID"
 wait_for "stats on SIGUSR1" 5 "[ -s $T/stats.json ]"
 sleep 0.2
 expect_ctr TCP_FLOWS_ACTIVE -eq 0
+expect_fds_back "$fd0"
 stop_slipway
 check_gates
 expect_ctr TCP_FLOWS_RESET_BY_HOST -ge "$REPEAT"

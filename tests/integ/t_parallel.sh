@@ -7,6 +7,7 @@ N=${N:-200}
 p1=$(free_port)
 p2=$(free_port)
 start_slipway
+fd0=$(sw_fds)
 
 bg "$SWVERIFY" server --listen "127.0.0.1:$p1" --mode recv --bytes 2M --conns "$N" \
 	--ready-file "$T/r1"
@@ -25,6 +26,7 @@ wait "$s2" || fail "host sender failed"
 [ "$(json_last "$T/c1.json" ok)" = "$N" ] || fail "not all $N sends verified"
 [ "$(json_last "$T/c2.json" ok)" = "$N" ] || fail "not all $N receives verified"
 
+expect_fds_back "$fd0"
 stop_slipway
 check_gates
 expect_ctr TCP_FLOWS_OPENED_GUEST -eq $((2 * N))
