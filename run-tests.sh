@@ -40,7 +40,7 @@ if [ "$FUZZ_SECONDS" -gt 0 ]; then
 		n=$(basename "$f")
 		mkdir -p "build-fuzz/corpus-$n"
 		if "$f" -seed=1 -max_total_time="$FUZZ_SECONDS" "build-fuzz/corpus-$n" \
-			"tests/fuzz/corpus/${n#fuzz_}" >"build-fuzz/$n.log" 2>&1; then
+			"tests/fuzz/corpus/$n" >"build-fuzz/$n.log" 2>&1; then
 			echo "libFuzzer $n: ok ($(grep -o 'exec/s: [0-9]*' "build-fuzz/$n.log" | tail -1))"
 			extra_pass=$((extra_pass + 1))
 		else

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fuzz_common.c - what every fuzz target links: assert_fail(), a failure
+ * reporter, and a checker for the frames the core queues toward the guest
+ *
+ * The targets declare what they use from here themselves (no header: this
+ * directory holds only fuzz_*.c, replay.c and meson.build).
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/core.h"
+#include "core/csum.h"
+
+_Noreturn void fz_fail(const char *expr, const char *file, int line);
+void fz_check_frames(const struct core *c, const struct fx *fx, unsigned from);
+
+#define FZ_CHECK(e)                                    \
+	do {                                           \
+		if (!(e))                              \
+			fz_fail(#e, __FILE__, __LINE__); \
+	} while (0)
+
+/**
+ * assert_fail() - an ASSERT() in the core failed: a bug, never input
+ * @expr:	text of the failed expression
+ * @file:	source file
+ * @line:	source line
+ * @func:	function name
+ */
+_Noreturn void assert_fail(const char *expr, const char *file, int line,
+			   const char *func)
+{
+	fprintf(stderr, "%s:%d: %s: ASSERT(%s) failed\n", file, line, func,
+		expr);
+	fflush(stderr);
+	abort();
+}
+
+/**
+ * fz_fail() - a harness invariant failed
+ * @expr:	text of the failed check
+ * @file:	harness file
+ * @line:	harness line
+ */
+_Noreturn void fz_fail(const char *expr, const char *file, int line)
+{
+	fprintf(stderr, "%s:%d: fuzz invariant failed: %s\n", file, line, expr);
+	fflush(stderr);
+	__builtin_trap();
+}
+
+/* scratch copy of an L4 segment for checksum verification */
+static uint8_t fz_l4[65536];
+
+/**
+ * fz_check_l4_csum() - the transport checksum of an outgoing packet is right
+ * @ip:		IPv4 header (20 bytes, no options)
+ * @l4len:	transport length
+ * @partial:	the frame is marked NEEDS_CSUM: finish the sum the way the
+ *		device would before checking
+ */
+static void fz_check_l4_csum(const uint8_t *ip, size_t l4len, bool partial)
+{
+	const uint8_t *l4 = ip + IP4_HLEN;
+	uint32_t saddr, daddr, s;
+
+	memcpy(&saddr, ip + 12, 4);
+	memcpy(&daddr, ip + 16, 4);
+	if (ip[9] == IPPROTO_ICMP_) {
+		FZ_CHECK(!partial);
+		FZ_CHECK(csum_fold(csum_partial(l4, l4len, 0)) == 0xffff);
+		return;
+	}
+	FZ_CHECK(l4len <= sizeof(fz_l4));
+	memcpy(fz_l4, l4, l4len);
+	if (partial) {
+		/* the field holds the folded pseudo-header sum; the device
+		 * sums from csum_start to the end and stores the complement */
+		FZ_CHECK(rd16(fz_l4 + 16) ==
+			 csum_fold(csum_pseudo4(saddr, daddr, IPPROTO_TCP_,
+						(uint16_t)l4len)));
+		s = csum_partial(fz_l4, l4len, 0);
+		wr16(fz_l4 + 16, (uint16_t)~csum_fold(s));
+	}
+	s = csum_pseudo4(saddr, daddr, ip[9], (uint16_t)l4len);
+	FZ_CHECK(csum_fold(csum_partial(fz_l4, l4len, s)) == 0xffff);
+}
+
+/**
+ * fz_check_frame() - one queued frame is well formed
+ * @c:		core (configuration, MACs)
+ * @fx:		effects batch
+ * @i:		frame index
+ */
+static void fz_check_frame(const struct core *c, const struct fx *fx,
+			   unsigned i)
+{
+	const uint8_t *s = fx->slots + (size_t)i * fx->slot_size, *eth, *l3;
+	size_t len = fx->frame_len[i], hl = c->conf.vnet_hdr_len, l3len;
+	bool partial = false;
+	uint16_t type;
+
+	FZ_CHECK(len <= fx->slot_size);
+	FZ_CHECK(len >= hl + ETH_HLEN);
+	if (hl) {
+		uint16_t cs = (uint16_t)(s[6] | (s[7] << 8));
+		uint16_t co = (uint16_t)(s[8] | (s[9] << 8));
+
+		FZ_CHECK(s[1] == VNET_HDR_GSO_NONE);
+		FZ_CHECK(s[0] == 0 || s[0] == VNET_HDR_F_NEEDS_CSUM);
+		if (s[0] == VNET_HDR_F_NEEDS_CSUM) {
+			FZ_CHECK(c->conf.csum_offload);
+			FZ_CHECK((size_t)cs + co + 2 <= len - hl);
+			FZ_CHECK(cs == ETH_HLEN + IP4_HLEN && co == 16);
+			partial = true;
+		}
+		if (hl == 12)
+			FZ_CHECK(s[10] == 0 && s[11] == 0);
+	}
+	eth = s + hl;
+	FZ_CHECK(!memcmp(eth + 6, c->conf.our_mac, ETH_ALEN));
+	type = rd16(eth + 12);
+	l3 = eth + ETH_HLEN;
+	l3len = len - hl - ETH_HLEN;
+	if (type == ETHERTYPE_ARP) {
+		FZ_CHECK(!partial);
+		FZ_CHECK(l3len == 28);
+		FZ_CHECK(rd16(l3) == 1 && rd16(l3 + 2) == ETHERTYPE_IP4);
+		FZ_CHECK(l3[4] == 6 && l3[5] == 4 && rd16(l3 + 6) == 2);
+		FZ_CHECK(!memcmp(l3 + 8, c->conf.our_mac, ETH_ALEN));
+		FZ_CHECK(!memcmp(l3 + 18, eth, ETH_ALEN));
+		return;
+	}
+	FZ_CHECK(type == ETHERTYPE_IP4);
+	FZ_CHECK(!memcmp(eth, c->conf.guest_mac, ETH_ALEN));
+	FZ_CHECK(l3len >= IP4_HLEN);
+	FZ_CHECK(l3[0] == 0x45);
+	FZ_CHECK(rd16(l3 + 2) == l3len);
+	FZ_CHECK((rd16(l3 + 6) & 0x3fff) == 0);
+	FZ_CHECK(csum_fold(csum_partial(l3, IP4_HLEN, 0)) == 0xffff);
+	if (l3[9] == IPPROTO_TCP_) {
+		size_t doff;
+
+		FZ_CHECK(l3len >= IP4_HLEN + TCP_HLEN);
+		doff = (size_t)(l3[IP4_HLEN + 12] >> 4) * 4;
+		FZ_CHECK(doff >= TCP_HLEN && doff <= l3len - IP4_HLEN);
+		/* never a segment without RST, SYN or ACK */
+		FZ_CHECK(l3[IP4_HLEN + 13] & 0x16);
+		FZ_CHECK(!partial || hl);
+	} else {
+		FZ_CHECK(l3[9] == IPPROTO_ICMP_);
+		FZ_CHECK(l3len >= IP4_HLEN + 8);
+		/* echo reply or destination unreachable */
+		FZ_CHECK(l3[IP4_HLEN] == 0 || l3[IP4_HLEN] == 3);
+	}
+	fz_check_l4_csum(l3, l3len - IP4_HLEN, partial);
+}
+
+/**
+ * fz_check_frames() - the frames queued since @from are well formed
+ * @c:		core
+ * @fx:		effects batch
+ * @from:	first frame to check
+ */
+void fz_check_frames(const struct core *c, const struct fx *fx, unsigned from)
+{
+	unsigned i;
+
+	FZ_CHECK(fx->nframes <= fx->nslots);
+	for (i = from; i < fx->nframes; i++)
+		fz_check_frame(c, fx, i);
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fuzz_frame.c - one frame from the guest into a fresh core
+ *
+ * Input: a whole frame as the tap edge hands it over, starting with a
+ * 12-byte virtio-net header. The core is set up again for every input
+ * (checksum offload on, as with a tap that has a vnet header), gets the
+ * frame with core_input() and then core_flush(). Every frame it queues
+ * must fit its slot, leave the rest of the slot alone, and be a sane
+ * Ethernet/ARP/IPv4 frame with correct checksums (fz_check_frames()).
+ * Intents are checked (a SEND points into the input) and dropped.
+ */
+
+#include <stdlib.h>
+
+#include "core/core.h"
+#include "core/tcp.h"
+
+/* fuzz_common.c */
+_Noreturn void fz_fail(const char *expr, const char *file, int line);
+void fz_check_frames(const struct core *c, const struct fx *fx, unsigned from);
+#define FZ_CHECK(e)                                    \
+	do {                                           \
+		if (!(e))                              \
+			fz_fail(#e, __FILE__, __LINE__); \
+	} while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define VNET_LEN 12
+#define MTU 65520
+#define NSLOTS 2
+#define SLOT_SIZE (VNET_LEN + ETH_HLEN + MTU)
+#define MAX_FLOWS 16
+#define CANARY 0xa5
+
+static _Alignas(64) uint8_t core_mem[16384];
+static uint64_t ctr[CTR_NUM];
+static struct core core;
+static struct fx fx;
+static uint8_t *slots;
+static uint32_t frame_len[NSLOTS];
+
+static const struct core_conf conf = {
+	.our_mac = { 0x52, 0x56, 0x00, 0x00, 0x00, 0x02 },
+	.guest_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
+	.guest4_be = 0x0f02000a, /* 10.0.2.15, stored in network order */
+	.gw4_be = 0x0202000a,	 /* 10.0.2.2 */
+	.mask4_be = 0x00ffffff,	 /* /24 */
+	.map_gw_to_loopback = true,
+	.mtu = MTU,
+	.vnet_hdr_len = VNET_LEN,
+	.csum_offload = true,
+	.ws_shift = 9,
+	.max_flows = MAX_FLOWS,
+};
+
+static const uint8_t key[16] = "slipway-fuzz-key";
+
+/**
+ * check_slot_tails() - nothing was written past the end of a queued frame
+ */
+static void check_slot_tails(void)
+{
+	unsigned i;
+
+	for (i = 0; i < fx.nframes; i++) {
+		const uint8_t *s = slots + (size_t)i * SLOT_SIZE;
+		size_t j;
+
+		for (j = frame_len[i]; j < SLOT_SIZE; j++)
+			FZ_CHECK(s[j] == CANARY);
+	}
+}
+
+/**
+ * check_intents() - a fresh core can only ask to connect a new flow
+ */
+static void check_intents(void)
+{
+	unsigned i;
+
+	FZ_CHECK(fx.nintents <= FX_MAX_INTENTS);
+	for (i = 0; i < fx.nintents; i++) {
+		const struct fx_intent *it = &fx.intents[i];
+
+		FZ_CHECK(it->type < FX_INTENT_NUM);
+		FZ_CHECK(it->flow < MAX_FLOWS);
+		/* a fresh core has no established flow: only CONNECT */
+		FZ_CHECK(it->type == FX_SOCK_CONNECT);
+		FZ_CHECK(tcp_flow_get(&core, it->flow) != NULL);
+		FZ_CHECK(it->sock == -1);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pkt_view v = { data, size };
+	uint32_t i, active = 0;
+	unsigned before;
+
+	if (!slots) {
+		slots = malloc((size_t)NSLOTS * SLOT_SIZE);
+		if (!slots)
+			abort();
+	}
+	FZ_CHECK(core_mem_size(&conf) <= sizeof(core_mem));
+	memset(core_mem, 0, sizeof(core_mem));
+	memset(ctr, 0, sizeof(ctr));
+	FZ_CHECK(core_init(&core, &conf, core_mem, ctr, key) == 0);
+	memset(slots, CANARY, (size_t)NSLOTS * SLOT_SIZE);
+	memset(&fx, 0, sizeof(fx));
+	fx.slots = slots;
+	fx.slot_size = SLOT_SIZE;
+	fx.nslots = NSLOTS;
+	fx.frame_len = frame_len;
+
+	core_input(&core, v, 1000000000ULL, &fx);
+	fz_check_frames(&core, &fx, 0);
+	check_intents();
+	fx.nintents = 0;
+
+	before = fx.nframes;
+	core_flush(&core, 1000000000ULL, &fx);
+	fz_check_frames(&core, &fx, before);
+	FZ_CHECK(fx.nintents == 0);
+	check_slot_tails();
+
+	for (i = 0; i < MAX_FLOWS; i++)
+		if (core.flows[i].state != TCPS_FREE)
+			active++;
+	FZ_CHECK(active <= 1);
+	FZ_CHECK(ctr[CTR_TCP_FLOWS_ACTIVE] == active);
+	return 0;
+}

@@ -1,0 +1,648 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fuzz_vnet_ip.c - structure-aware frames: vnet header, Ethernet, IPv4,
+ * TCP with options, ICMP and ARP
+ *
+ * Raw bytes rarely get past the Ethernet and IPv4 checks; here the input
+ * says how to build each field instead (mostly right, sometimes wrong in one
+ * chosen way), so the parsers behind them see many valid frames and many
+ * almost-valid ones. Several frames go into one core per input, with time
+ * steps in between, and FX_SOCK_CONNECT intents are answered (success or
+ * one of the failures) so SYNs turn into SYN-ACKs, RSTs or ICMP errors and
+ * later segments meet live flows.
+ *
+ * Input: one configuration byte, then frame descriptions until the input
+ * runs out (missing bytes read as 0, the plain choice).
+ *
+ * Checks: every queued frame (fz_check_frames()); intents are well formed;
+ * SEND payload lies inside the input frame; the active-flow counter matches
+ * the table.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "core/core.h"
+#include "core/csum.h"
+#include "core/tcp.h"
+
+/* fuzz_common.c */
+_Noreturn void fz_fail(const char *expr, const char *file, int line);
+void fz_check_frames(const struct core *c, const struct fx *fx, unsigned from);
+#define FZ_CHECK(e)                                    \
+	do {                                           \
+		if (!(e))                              \
+			fz_fail(#e, __FILE__, __LINE__); \
+	} while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_FLOWS 8
+#define NSLOTS 8
+#define SLOT_CAP (VNET_HDR_MAX_LEN + ETH_HLEN + 65520)
+#define MAX_FRAMES 32
+#define FRAME_CAP 70000
+#define SEC 1000000000ULL
+
+#define TH_FIN 0x01
+#define TH_SYN 0x02
+#define TH_RST 0x04
+#define TH_PSH 0x08
+#define TH_ACK 0x10
+
+static _Alignas(64) uint8_t core_mem[8192];
+static uint64_t ctr[CTR_NUM];
+static struct core core;
+static struct fx fx;
+static uint32_t frame_len[NSLOTS];
+static uint8_t *slots;
+static unsigned checked;
+static uint64_t now;
+static uint8_t fb[FRAME_CAP]; /* frame under construction */
+
+static const uint8_t our_mac[6] = { 0x52, 0x56, 0x00, 0x00, 0x00, 0x02 };
+static const uint8_t guest_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+static const uint8_t key[16] = "slipway-fuzz-key";
+#define GUEST4 0x0f02000aU /* 10.0.2.15 (network order in memory) */
+#define GW4 0x0202000aU	   /* 10.0.2.2 */
+
+static const uint8_t *in_p;
+static size_t in_n;
+
+static uint8_t u8(void)
+{
+	if (!in_n)
+		return 0;
+	in_n--;
+	return *in_p++;
+}
+
+static uint16_t u16(void)
+{
+	uint16_t v = u8();
+
+	return (uint16_t)(v | (u8() << 8));
+}
+
+static uint32_t u32(void)
+{
+	uint32_t v = u16();
+
+	return v | ((uint32_t)u16() << 16);
+}
+
+static void flush_frames(void)
+{
+	fx.nframes = 0;
+	checked = 0;
+}
+
+static void check_new(void)
+{
+	fz_check_frames(&core, &fx, checked);
+	checked = fx.nframes;
+	if (fx.nframes + 2 >= fx.nslots)
+		flush_frames();
+}
+
+/**
+ * drain() - answer intents: connects by the input's choice, sends in full
+ * @frame:	the input frame (SEND payload must lie in it), or NULL
+ * @flen:	its length
+ */
+static void drain(const uint8_t *frame, size_t flen)
+{
+	unsigned i;
+
+	check_new();
+	for (i = 0; i < fx.nintents; i++) {
+		struct fx_intent it = fx.intents[i];
+		struct tcp_flow *f;
+
+		FZ_CHECK(it.type < FX_INTENT_NUM);
+		FZ_CHECK(it.flow < MAX_FLOWS);
+		if (it.type == FX_SOCK_CLOSE || it.type == FX_SOCK_RESET) {
+			FZ_CHECK(it.sock == 100 + (int32_t)it.flow);
+			continue;
+		}
+		f = tcp_flow_get(&core, it.flow);
+		if (!f || f->sock != it.sock)
+			continue;
+		switch (it.type) {
+		case FX_SOCK_CONNECT:
+			switch (u8() % 5) {
+			case 1:
+				f->sock = 100 + (int32_t)it.flow;
+				tcp_on_sock_connected(&core, f, ECONNREFUSED,
+						      now, &fx);
+				break;
+			case 2:
+				f->sock = 100 + (int32_t)it.flow;
+				tcp_on_sock_connected(&core, f, EHOSTUNREACH,
+						      now, &fx);
+				break;
+			case 3:
+				tcp_on_sock_connected(&core, f, ECONNRESET,
+						      now, &fx);
+				break;
+			case 4:
+				break; /* still connecting */
+			default:
+				f->sock = 100 + (int32_t)it.flow;
+				tcp_on_sock_connected(&core, f, 0, now, &fx);
+			}
+			break;
+		case FX_SOCK_SEND:
+			FZ_CHECK(frame && it.len && it.data >= frame &&
+				 it.data + it.len <= frame + flen);
+			tcp_on_sock_sent(&core, f, (long)it.len, &it, now, &fx);
+			break;
+		default:
+			break;
+		}
+		check_new();
+	}
+	fx.nintents = 0;
+}
+
+/* IPv4 destination addresses worth trying (network order in memory) */
+static uint32_t pick_dst(uint8_t sel)
+{
+	static const uint32_t tab[] = {
+		0x22d8b85dU, /* 93.184.216.34 */
+		GW4,
+		0xffffffffU, /* limited broadcast */
+		0xff02000aU, /* 10.0.2.255: subnet broadcast */
+		0x03020100U, /* 0.1.2.3 */
+		0x010000e0U, /* 224.0.0.1 */
+		GUEST4,
+		0x0100007fU, /* 127.0.0.1 */
+		0x0302000aU, /* 10.0.2.3: a neighbour */
+		0xfeffffdfU, /* 223.255.255.254 */
+	};
+
+	if (sel < 0xf0)
+		return tab[sel % ARRAY_SIZE(tab)];
+	return u32();
+}
+
+/**
+ * tcp_options() - write a list of TCP options chosen by the input
+ * @p:		where (room for 40 bytes)
+ *
+ * Return: bytes written, a multiple of 4
+ */
+static size_t tcp_options(uint8_t *p)
+{
+	unsigned n = u8() % 7, i;
+	size_t len = 0;
+
+	for (i = 0; i < n && len < 36; i++) {
+		uint8_t k = u8();
+
+		switch (k % 10) {
+		case 0: /* MSS */
+			p[len++] = 2;
+			p[len++] = 4;
+			wr16(p + len, u16());
+			len += 2;
+			break;
+		case 1: /* window scale */
+			p[len++] = 3;
+			p[len++] = 3;
+			p[len++] = u8();
+			break;
+		case 2:
+			p[len++] = 1;
+			break;
+		case 3:
+			p[len++] = 0;
+			break;
+		case 4: /* SACK permitted */
+			p[len++] = 4;
+			p[len++] = 2;
+			break;
+		case 5: /* timestamps, maybe cut short */
+			p[len++] = 8;
+			p[len++] = 10;
+			wr32(p + len, u32());
+			len += 4;
+			if (len + 4 <= 40) {
+				wr32(p + len, 0);
+				len += 4;
+			}
+			break;
+		case 6: /* length 0 or 1 */
+			p[len++] = (uint8_t)(k >> 4);
+			p[len++] = k & 1;
+			break;
+		case 7: /* length past the header */
+			p[len++] = 2;
+			p[len++] = 40;
+			break;
+		case 8: /* MSS with a wrong length */
+			p[len++] = 2;
+			p[len++] = (uint8_t)(3 + (k >> 4) % 4);
+			break;
+		default:
+			p[len++] = u8();
+		}
+	}
+	while (len % 4)
+		p[len++] = 1;
+	return len;
+}
+
+/**
+ * build_tcp() - a TCP header, options and payload
+ * @p:		where
+ * @room:	bytes available
+ * @daddr:	destination (for the flow lookup of the tuple)
+ *
+ * Return: bytes written
+ */
+static size_t build_tcp(uint8_t *p, size_t room, uint32_t daddr)
+{
+	static const uint8_t flag_tab[8] = {
+		TH_SYN, TH_ACK, TH_ACK | TH_PSH, TH_FIN | TH_ACK,
+		TH_RST, TH_SYN | TH_ACK, TH_RST | TH_ACK, 0,
+	};
+	uint8_t ps = u8(), fs = u8(), ss = u8(), dm = u8();
+	uint16_t sport, dport, plen;
+	struct tcp_flow *f;
+	size_t optlen, i;
+	uint32_t seq, ack;
+
+	sport = (ps & 3) == 3 ? u16() : (uint16_t)(40000 + (ps & 3));
+	switch ((ps >> 2) & 3) {
+	case 0:
+		dport = 80;
+		break;
+	case 1:
+		dport = 22;
+		break;
+	case 2:
+		dport = 0;
+		break;
+	default:
+		dport = u16();
+	}
+	if (ps & 0x10)
+		sport = 0;
+	f = flow_lookup(&core, GUEST4, sport, daddr, dport);
+	/* seq/ack: the flow's expected values unless the input says */
+	seq = (ss & 1) || !f ? u32() : f->rcv_nxt;
+	ack = (ss & 2) || !f ? u32() : f->snd_nxt;
+	if (f && (ss & 4))
+		ack = f->snd_una;
+	if (f && (ss & 8))
+		seq += (uint32_t)(int8_t)u8();
+
+	wr16(p, sport);
+	wr16(p + 2, dport);
+	wr32(p + 4, seq);
+	wr32(p + 8, ack);
+	p[13] = fs < 0xc0 ? flag_tab[fs % 8] : (fs & 0x3f);
+	wr16(p + 14, u16());
+	p[16] = p[17] = 0;
+	wr16(p + 18, (ss & 0x10) ? u16() : 0);
+	optlen = (ss & 0x20) ? tcp_options(p + TCP_HLEN) : 0;
+	p[12] = (uint8_t)(((TCP_HLEN + optlen) / 4) << 4);
+	if (dm & 1) /* data offset wrong on purpose */
+		p[12] = (uint8_t)(dm & 0xf0);
+	plen = (ss & 0x40) ? u16() : u8();
+	if (!(ss & 0x80))
+		plen %= 64;
+	plen = (uint16_t)MIN(plen, room - TCP_HLEN - optlen);
+	for (i = 0; i < plen; i++)
+		p[TCP_HLEN + optlen + i] = (uint8_t)(i * 7 + 1);
+	return TCP_HLEN + optlen + plen;
+}
+
+/**
+ * build_icmp() - an ICMP message
+ * @p:		where
+ * @room:	bytes available
+ *
+ * Return: bytes written
+ */
+static size_t build_icmp(uint8_t *p, size_t room)
+{
+	static const uint8_t type_tab[4] = { 8, 0, 3, 13 };
+	uint8_t ts = u8();
+	uint16_t plen = (ts & 0x80) ? u16() : u8() % 64;
+	size_t len, i;
+
+	p[0] = (ts & 0x40) ? u8() : type_tab[ts & 3];
+	p[1] = (ts & 0x20) ? u8() : 0;
+	p[2] = p[3] = 0;
+	wr32(p + 4, u32());
+	len = MIN((size_t)8 + plen, room);
+	if (ts & 0x10)
+		len = u8() % 8; /* too short */
+	for (i = 8; i < len; i++)
+		p[i] = (uint8_t)i;
+	if (len >= 8)
+		wr16(p + 2, (uint16_t)~csum_fold(csum_partial(p, len, 0)));
+	return len;
+}
+
+/**
+ * build_ip4() - an IPv4 packet with a transport chosen by @kind
+ * @p:		where
+ * @room:	bytes available
+ * @kind:	0 TCP, 1 ICMP, 2 another protocol
+ * @mut:	mutate the header (options, length, fragments, version)
+ *
+ * Return: bytes written (what the header's length field says may differ)
+ */
+static size_t build_ip4(uint8_t *p, size_t room, unsigned kind, bool mut)
+{
+	uint8_t m = mut ? u8() : 0, ds = u8();
+	uint32_t saddr = GUEST4, daddr = pick_dst(ds);
+	size_t ihl = IP4_HLEN + (size_t)(m & 7) * 4, l4len, tot, i;
+
+	p[0] = (uint8_t)(0x40 | (ihl / 4));
+	p[1] = 0;
+	wr16(p + 4, u16());
+	switch ((m >> 5) & 3) {
+	case 0:
+		wr16(p + 6, 0x4000);
+		break;
+	case 1:
+		wr16(p + 6, 0);
+		break;
+	case 2:
+		wr16(p + 6, 0x2000); /* MF */
+		break;
+	default:
+		wr16(p + 6, u16());
+	}
+	p[8] = 64;
+	if (ds & 0x80 && mut)
+		saddr = u32();
+	memcpy(p + 12, &saddr, 4);
+	memcpy(p + 16, &daddr, 4);
+	for (i = IP4_HLEN; i < ihl; i++)
+		p[i] = 1; /* NOP options */
+	switch (kind) {
+	case 0:
+		p[9] = IPPROTO_TCP_;
+		l4len = build_tcp(p + ihl, room - ihl, daddr);
+		break;
+	case 1:
+		p[9] = IPPROTO_ICMP_;
+		l4len = build_icmp(p + ihl, room - ihl);
+		break;
+	default:
+		p[9] = u8();
+		l4len = u8();
+		memset(p + ihl, 0, l4len);
+	}
+	tot = ihl + l4len;
+	switch ((m >> 3) & 3) {
+	case 0:
+		wr16(p + 2, (uint16_t)tot);
+		break;
+	case 1:
+		wr16(p + 2, (uint16_t)(tot - u8()));
+		break;
+	case 2:
+		wr16(p + 2, (uint16_t)(tot + u8()));
+		break;
+	default:
+		wr16(p + 2, u16());
+	}
+	if (m & 0x80)
+		p[0] = u8();
+	p[10] = p[11] = 0;
+	wr16(p + 10, (uint16_t)~csum_fold(csum_partial(p, IP4_HLEN, 0)));
+	return tot;
+}
+
+/**
+ * build_arp() - an ARP packet
+ * @p:	where (room for 28 bytes)
+ *
+ * Return: bytes written
+ */
+static size_t build_arp(uint8_t *p)
+{
+	uint8_t s = u8();
+	uint32_t spa = GUEST4, tpa;
+
+	wr16(p, (s & 1) ? u16() : 1);
+	wr16(p + 2, (s & 2) ? u16() : ETHERTYPE_IP4);
+	p[4] = (s & 4) ? u8() : 6;
+	p[5] = (s & 4) ? u8() : 4;
+	switch ((s >> 3) & 3) {
+	case 0:
+		wr16(p + 6, 1);
+		break;
+	case 1:
+		wr16(p + 6, 2);
+		break;
+	case 2:
+		wr16(p + 6, 3);
+		break;
+	default:
+		wr16(p + 6, u16());
+	}
+	memcpy(p + 8, guest_mac, 6);
+	memcpy(p + 14, &spa, 4);
+	memset(p + 18, 0, 6);
+	switch (s >> 6) {
+	case 0:
+		tpa = GW4;
+		break;
+	case 1:
+		tpa = GUEST4; /* duplicate address probe */
+		break;
+	case 2:
+		tpa = spa; /* gratuitous */
+		break;
+	default:
+		tpa = u32();
+	}
+	memcpy(p + 24, &tpa, 4);
+	if (s & 0x20)
+		return u8() % 28; /* cut short */
+	return 28;
+}
+
+/* one frame: build it, input it, carry out the intents */
+static void one_frame(void)
+{
+	static const uint8_t gso_tab[8] = { 0, 1, 3, 4, 0x81, 2, 5, 0xff };
+	uint8_t ctl = u8(), *eth, *b;
+	size_t hl = core.conf.vnet_hdr_len, len, l3len = 0;
+	unsigned kind = ctl & 3, sub = (ctl >> 2) & 3;
+	struct pkt_view v;
+	uint16_t type;
+
+	if (kind == 3 && sub == 3) {
+		/* a time step instead of a frame */
+		uint64_t next;
+		unsigned k;
+
+		now += (uint64_t)u16() * 1000000ULL;
+		for (k = 0;; k++) {
+			FZ_CHECK(k < 1000);
+			next = core_timer(&core, now, &fx);
+			drain(NULL, 0);
+			if (next > now)
+				break;
+			flush_frames();
+		}
+		return;
+	}
+
+	memset(fb, 0, hl);
+	if (hl && (ctl & 0x10)) {
+		fb[0] = u8();
+		fb[1] = gso_tab[u8() % 8];
+		wr16(fb + 2, u16());
+		wr16(fb + 4, u16());
+		wr16(fb + 6, u16());
+		wr16(fb + 8, u16());
+	}
+	eth = fb + hl;
+	memcpy(eth, our_mac, 6);
+	memcpy(eth + 6, guest_mac, 6);
+	if (ctl & 0x20) {
+		uint8_t ds = u8();
+		static const uint8_t bcast[6] = { 0xff, 0xff, 0xff,
+						  0xff, 0xff, 0xff };
+		static const uint8_t mcast[6] = { 0x33, 0x33, 0, 0, 0, 1 };
+		unsigned i;
+
+		switch (ds & 3) {
+		case 1:
+			memcpy(eth, bcast, 6);
+			break;
+		case 2:
+			memcpy(eth, mcast, 6);
+			break;
+		case 3:
+			for (i = 0; i < 6; i++)
+				eth[i] = u8();
+			break;
+		default:
+			break;
+		}
+		switch ((ds >> 2) & 3) {
+		case 1:
+			for (i = 6; i < 12; i++)
+				eth[i] = u8();
+			break;
+		case 2:
+			eth[6] |= 1; /* multicast source: not learned */
+			break;
+		case 3:
+			memset(eth + 6, 0, 6);
+			break;
+		default:
+			break;
+		}
+	}
+
+	switch (kind) {
+	case 0:
+	case 1:
+		type = ETHERTYPE_IP4;
+		l3len = build_ip4(eth + ETH_HLEN, FRAME_CAP - hl - ETH_HLEN - 64,
+				  kind, ctl & 0x40);
+		break;
+	case 2:
+		type = ETHERTYPE_ARP;
+		l3len = build_arp(eth + ETH_HLEN);
+		break;
+	default:
+		if (sub == 0) {
+			type = ETHERTYPE_IP4;
+			l3len = build_ip4(eth + ETH_HLEN, 4096, 2,
+					  ctl & 0x40);
+		} else if (sub == 1) {
+			type = ETHERTYPE_IP6;
+			l3len = u8();
+			memset(eth + ETH_HLEN, 0x60, l3len);
+		} else {
+			type = u16();
+			l3len = u8();
+			memset(eth + ETH_HLEN, 0, l3len);
+		}
+	}
+	wr16(eth + 12, type);
+	len = hl + ETH_HLEN + l3len;
+	if (ctl & 0x80) {
+		size_t pad = u8() % 64;
+
+		memset(fb + len, 0, pad); /* Ethernet padding */
+		len += pad;
+	}
+	if (ctl & 0x80 && ctl & 0x08)
+		len = MIN(len, (size_t)u8()); /* truncated on the way */
+
+	/* exact-size copy: reads past the frame are caught */
+	b = malloc(len ? len : 1);
+	if (!b)
+		abort();
+	memcpy(b, fb, len);
+	v.p = b;
+	v.len = len;
+	core_input(&core, v, now, &fx);
+	drain(b, len);
+	free(b);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const uint32_t mtu_tab[4] = { 65520, 1500, 576, 9000 };
+	static const unsigned vnet_tab[4] = { 0, 10, 12, 12 };
+	struct core_conf cc = { 0 };
+	uint32_t i, active = 0;
+	unsigned nf = 0;
+	uint8_t b0;
+
+	if (!slots) {
+		slots = malloc((size_t)NSLOTS * SLOT_CAP);
+		if (!slots)
+			abort();
+	}
+	in_p = data;
+	in_n = size;
+	b0 = u8();
+	memcpy(cc.our_mac, our_mac, 6);
+	memcpy(cc.guest_mac, guest_mac, 6);
+	cc.guest4_be = GUEST4;
+	cc.gw4_be = GW4;
+	cc.mask4_be = 0x00ffffffU;
+	cc.vnet_hdr_len = vnet_tab[b0 & 3];
+	cc.csum_offload = cc.vnet_hdr_len && !(b0 & 4);
+	cc.map_gw_to_loopback = !(b0 & 8);
+	cc.mtu = mtu_tab[(b0 >> 4) & 3];
+	cc.ws_shift = 7;
+	cc.max_flows = MAX_FLOWS;
+	memset(core_mem, 0, sizeof(core_mem));
+	memset(ctr, 0, sizeof(ctr));
+	FZ_CHECK(core_mem_size(&cc) <= sizeof(core_mem));
+	FZ_CHECK(core_init(&core, &cc, core_mem, ctr, key) == 0);
+	memset(&fx, 0, sizeof(fx));
+	fx.slots = slots;
+	fx.slot_size = cc.vnet_hdr_len + ETH_HLEN + cc.mtu;
+	fx.nslots = NSLOTS;
+	fx.frame_len = frame_len;
+	checked = 0;
+	now = 1000 * SEC;
+
+	while (in_n && nf++ < MAX_FRAMES)
+		one_frame();
+	core_flush(&core, now, &fx);
+	fz_check_frames(&core, &fx, checked);
+	FZ_CHECK(fx.nintents == 0);
+
+	for (i = 0; i < MAX_FLOWS; i++)
+		if (core.flows[i].state != TCPS_FREE)
+			active++;
+	FZ_CHECK(ctr[CTR_TCP_FLOWS_ACTIVE] == active);
+	return 0;
+}
