@@ -36,7 +36,7 @@ extra_fail=0
 if [ "$FUZZ_SECONDS" -gt 0 ]; then
 	CC=clang setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false
 	for f in build-fuzz/tests/fuzz/fuzz_*; do
-		[ -x "$f" ] || continue
+		[ -f "$f" ] && [ -x "$f" ] || continue
 		n=$(basename "$f")
 		mkdir -p "build-fuzz/corpus-$n"
 		if "$f" -seed=1 -max_total_time="$FUZZ_SECONDS" "build-fuzz/corpus-$n" \

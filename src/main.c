@@ -283,5 +283,7 @@ int main(int argc, char **argv)
 			kill(ns.cmd_pid, SIGTERM);
 	}
 	dump_stats(&sh, &r);
+	shard_fini(&sh);
+	edge.ops->fini(&edge);
 	return r.exit_code;
 }

@@ -28,8 +28,8 @@ _Static_assert(ARRAY_SIZE(log_prefix) == LOG_LEVEL_NUM, "log_prefix");
  *
  * #syscalls write
  */
-static void vlog(enum log_level lvl, bool with_errno, const char *fmt,
-		 va_list ap)
+static void __attribute__((format(printf, 3, 0)))
+vlog(enum log_level lvl, bool with_errno, const char *fmt, va_list ap)
 {
 	char buf[1024];
 	int e = errno, n;

@@ -135,6 +135,37 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 }
 
 /**
+ * shard_fini() - close every socket and free what shard_init() allocated
+ * @sh:	shard
+ *
+ * #syscalls close
+ */
+void shard_fini(struct shard *sh)
+{
+	uint32_t i;
+
+	for (i = 0; i < sh->core.hiwat; i++) {
+		struct tcp_flow *f = tcp_flow_get(&sh->core, i);
+
+		if (f && f->sock >= 0)
+			close(f->sock);
+	}
+	for (i = 0; i < sh->nlisteners; i++)
+		close(sh->listeners[i].fd);
+	free(sh->listeners);
+	free(sh->core.flows); /* the start of core_init()'s memory */
+	free(sh->hflags);
+	free(sh->txq);
+	free(sh->frame_len);
+	free(sh->fx.slots);
+	free(sh->discard);
+	close(sh->epfd);
+	close(sh->timerfd);
+	if (sh->reserve_fd >= 0)
+		close(sh->reserve_fd);
+}
+
+/**
  * shard_flush_frames() - write every queued frame to the edge
  * @sh:	shard
  */

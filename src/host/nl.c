@@ -109,7 +109,16 @@ static void nl_attr_put(union nl_req *r, uint16_t type, const void *data,
 	rta = (struct rtattr *)(void *)(r->buf + off);
 	rta->rta_type = type;
 	rta->rta_len = (unsigned short)RTA_LENGTH(len);
+	/* gcc 12 with ASan mistakes this for a write past the union's
+	 * nlmsghdr member (a false positive: the ASSERT above bounds it) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
 	memcpy(RTA_DATA(rta), data, len);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 	r->h.nlmsg_len = (uint32_t)(off + RTA_ALIGN(rta->rta_len));
 }
 

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* udp.h - UDP and ICMP echo flows between the guest and host sockets */
+#ifndef SLIPWAY_UDP_H
+#define SLIPWAY_UDP_H
+
+#include "core.h"
+
+#define UDP_HLEN 8
+
+/**
+ * enum udp_kind - what a datagram flow rides on at the host
+ * @UDPK_OUT:	guest-opened: a connected host UDP socket
+ * @UDPK_PUB:	published port (-u): the listening socket, replies by sendto
+ * @UDPK_ICMP:	ICMP echo: a connected host ping socket (ports: echo id, 0)
+ * @UDPK_NUM:	count
+ */
+enum udp_kind { UDPK_OUT, UDPK_PUB, UDPK_ICMP, UDPK_NUM };
+
+/**
+ * struct udp_flow - one datagram flow
+ * @used:	slot in use
+ * @kind:	enum udp_kind
+ * @guest_port:	guest-side port (ICMP: the guest's echo id)
+ * @remote_port: remote port as the guest sees it (ICMP: 0)
+ * @target_port: port the host socket talks to
+ * @guest_addr_be: guest-side address
+ * @remote_addr_be: remote address as the guest sees it
+ * @target_addr_be: address the host socket talks to (mapped)
+ * @sock:	host socket (owned by host; PUB: the listener, not owned)
+ * @next:	hash chain / free list (index + 1, 0 = end)
+ * @last_ns:	last datagram either way (idle expiry)
+ * @from_guest:	datagrams from the guest
+ * @to_guest:	datagrams to the guest
+ */
+struct udp_flow {
+	uint8_t used;
+	uint8_t kind;
+	uint16_t guest_port;
+	uint16_t remote_port;
+	uint16_t target_port;
+	uint32_t guest_addr_be;
+	uint32_t remote_addr_be;
+	uint32_t target_addr_be;
+	int32_t sock;
+	uint32_t next;
+	uint64_t last_ns;
+	uint64_t from_guest;
+	uint64_t to_guest;
+};
+
+/**
+ * udp_flow_get() - datagram flow by index, if in use
+ * @c:		core
+ * @idx:	index
+ *
+ * Return: flow, or NULL
+ */
+static inline struct udp_flow *udp_flow_get(struct core *c, uint32_t idx)
+{
+	if (idx >= c->conf.max_udp_flows || !c->uflows[idx].used)
+		return NULL;
+	return &c->uflows[idx];
+}
+
+/**
+ * udp_flow_idx() - index of a datagram flow
+ * @c:	core
+ * @f:	flow
+ *
+ * Return: index
+ */
+static inline uint32_t udp_flow_idx(const struct core *c,
+				    const struct udp_flow *f)
+{
+	return (uint32_t)(f - c->uflows);
+}
+
+void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
+	       uint64_t now_ns, struct fx *fx);
+
+/**
+ * icmp4_echo_out() - an echo request for a host other than the gateway
+ * @c:		core
+ * @iph:	IPv4 header of the request
+ * @v:		the ICMP message (type 8), validated length >= 8
+ * @now_ns:	monotonic time
+ * @fx:		effects out (FX_DGRAM_OPEN/FX_DGRAM_SEND on a ping socket)
+ */
+void icmp4_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
+		    uint64_t now_ns, struct fx *fx);
+
+/**
+ * udp_payload_slot() - where the host puts a datagram for the guest
+ * @c:	core
+ * @fx:	effects batch
+ *
+ * Return: pointer to the payload position of the next frame slot, or NULL
+ *	   if no slot is free
+ */
+uint8_t *udp_payload_slot(struct core *c, struct fx *fx);
+
+/**
+ * udp_payload_max() - largest datagram payload a frame slot can carry
+ * @c:	core
+ * @fx:	effects batch
+ *
+ * Return: bytes (bounded by the MTU too)
+ */
+size_t udp_payload_max(const struct core *c, const struct fx *fx);
+
+/**
+ * udp_flow_to_guest() - a datagram arrived on a flow's host socket
+ * @c:		core
+ * @f:		flow
+ * @fx:		effects batch; the payload is at udp_payload_slot()
+ * @len:	payload length (ICMP: the whole echo reply message)
+ * @now_ns:	monotonic time
+ */
+void udp_flow_to_guest(struct core *c, struct udp_flow *f, struct fx *fx,
+		       size_t len, uint64_t now_ns);
+
+/**
+ * udp_pub_to_guest() - a datagram arrived on a published UDP port
+ * @c:		core
+ * @src_be:	source address the guest should see
+ * @sport:	source port
+ * @gport:	guest port
+ * @sock:	the listening socket
+ * @fx:		effects batch; the payload is at udp_payload_slot()
+ * @len:	payload length
+ * @now_ns:	monotonic time
+ *
+ * Return: the flow (new or found), so the host can record the client's
+ *	   address for replies; NULL if the table is full (counted, dropped)
+ */
+struct udp_flow *udp_pub_to_guest(struct core *c, uint32_t src_be,
+				  uint16_t sport, uint16_t gport, int32_t sock,
+				  struct fx *fx, size_t len, uint64_t now_ns);
+
+/**
+ * udp4_send() - send a datagram to the guest, copying the payload
+ * @c:		core
+ * @fx:		effects out
+ * @saddr_be:	source address
+ * @sport:	source port
+ * @daddr_be:	destination address
+ * @dport:	destination port
+ * @data:	payload
+ * @len:	payload length
+ *
+ * Return: 0, or -1 if it did not fit or no slot was free (counted)
+ */
+int udp4_send(struct core *c, struct fx *fx, uint32_t saddr_be, uint16_t sport,
+	      uint32_t daddr_be, uint16_t dport, const uint8_t *data,
+	      size_t len);
+
+/**
+ * udp_on_sock_error() - a flow's host socket reported an error
+ * @c:		core
+ * @f:		flow
+ * @err:	positive errno (ECONNREFUSED: port unreachable at the peer)
+ * @fx:		effects out (ICMP unreachable toward the guest)
+ */
+void udp_on_sock_error(struct core *c, struct udp_flow *f, int err,
+		       struct fx *fx);
+
+/**
+ * udp_timer() - expire idle datagram flows
+ * @c:		core
+ * @now_ns:	monotonic time
+ * @fx:		effects out (FX_DGRAM_CLOSE)
+ *
+ * Return: the next expiry, or UINT64_MAX
+ */
+uint64_t udp_timer(struct core *c, uint64_t now_ns, struct fx *fx);
+
+/* datagram flow table */
+struct udp_flow *uflow_lookup(struct core *c, uint8_t kind, uint32_t gaddr_be,
+			      uint16_t gport, uint32_t raddr_be, uint16_t rport);
+struct udp_flow *uflow_alloc(struct core *c, uint8_t kind, uint32_t gaddr_be,
+			     uint16_t gport, uint32_t raddr_be, uint16_t rport);
+void uflow_free(struct core *c, struct udp_flow *f);
+
+#endif /* SLIPWAY_UDP_H */
