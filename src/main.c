@@ -18,6 +18,7 @@
 #include "ctl/ctr.h"
 #include "edge/edge.h"
 #include "host/conf.h"
+#include "host/dns_fwd.h"
 #include "host/netns.h"
 #include "host/shard.h"
 #include "util/log.h"
@@ -186,6 +187,53 @@ static bool on_other(struct shard *sh, uint64_t data, void *arg)
 }
 
 /**
+ * search_list_load() - the host's DNS search list, for DHCP option 119
+ * @c:		configuration (search, search_len filled)
+ *
+ * Reads the last "search" (or "domain") line of the resolv.conf and
+ * encodes its names in DNS wire format without compression (RFC 3397).
+ * Names that do not fit are left out.
+ */
+static void search_list_load(struct conf *c)
+{
+	FILE *f = fopen(c->resolv_conf, "r");
+	char line[512], last[512] = "";
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "search", 6) || !strncmp(line, "domain", 6))
+			snprintf(last, sizeof(last), "%s", line + 6);
+	}
+	fclose(f);
+	c->search_len = 0;
+	for (char *save, *name = strtok_r(last, " \t\r\n", &save); name;
+	     name = strtok_r(NULL, " \t\r\n", &save)) {
+		uint8_t enc[256];
+		size_t n = 0;
+		bool ok = true;
+
+		for (char *save2, *lab = strtok_r(name, ".", &save2); lab;
+		     lab = strtok_r(NULL, ".", &save2)) {
+			size_t l = strlen(lab);
+
+			if (!l || l > 63 || n + 1 + l + 1 > sizeof(enc)) {
+				ok = false;
+				break;
+			}
+			enc[n++] = (uint8_t)l;
+			memcpy(enc + n, lab, l);
+			n += l;
+		}
+		if (!ok || !n || c->search_len + n + 1 > sizeof(c->search))
+			continue;
+		enc[n++] = 0;
+		memcpy(c->search + c->search_len, enc, n);
+		c->search_len += n;
+	}
+}
+
+/**
  * main() - slipway
  * @argc:	argument count
  * @argv:	arguments
@@ -205,6 +253,8 @@ int main(int argc, char **argv)
 	int ret;
 
 	conf_parse(&conf, argc, argv);
+	if (conf.dhcp)
+		search_list_load(&conf);
 
 	/* block before any child exists, so no SIGCHLD is lost */
 	sigemptyset(&mask);
@@ -244,6 +294,8 @@ int main(int argc, char **argv)
 		die_perror("cannot set up");
 	}
 	if (fwd_init(&sh))
+		return 1;
+	if (conf.dns && dns_fwd_init(&sh, conf.resolv_conf))
 		return 1;
 
 	r.conf = &conf;

@@ -5,6 +5,7 @@
 
 #include "core.h"
 #include "tcp.h"
+#include "udp.h"
 
 /**
  * core_nbuckets() - hash bucket count for a flow table size
@@ -31,7 +32,9 @@ size_t core_mem_size(const struct core_conf *conf)
 {
 	return (size_t)conf->max_flows * sizeof(struct tcp_flow) +
 	       (size_t)core_nbuckets(conf->max_flows) * sizeof(uint32_t) +
-	       (size_t)conf->max_flows * sizeof(uint32_t);
+	       (size_t)conf->max_flows * sizeof(uint32_t) +
+	       (size_t)conf->max_udp_flows * sizeof(struct udp_flow) +
+	       (size_t)core_nbuckets(conf->max_udp_flows) * sizeof(uint32_t);
 }
 
 /**
@@ -54,7 +57,7 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
 	    conf->mtu < 576 || conf->mtu > 65521 ||
 	    (conf->vnet_hdr_len != 0 && conf->vnet_hdr_len != 10 &&
 	     conf->vnet_hdr_len != 12) ||
-	    conf->ws_shift > 14)
+	    conf->ws_shift > 14 || conf->max_udp_flows > (1U << 24))
 		return -EINVAL;
 
 	memset(c, 0, sizeof(*c));
@@ -68,6 +71,16 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
 	c->buckets = (uint32_t *)(void *)p;
 	p += (size_t)c->nbuckets * sizeof(uint32_t);
 	c->ack_list = (uint32_t *)(void *)p;
+	p += (size_t)conf->max_flows * sizeof(uint32_t);
+	c->uflows = (struct udp_flow *)(void *)p;
+	p += (size_t)conf->max_udp_flows * sizeof(struct udp_flow);
+	c->nubuckets = core_nbuckets(conf->max_udp_flows);
+	c->ubuckets = (uint32_t *)(void *)p;
+	for (i = 0; i < conf->max_udp_flows; i++)
+		c->uflows[i].next = (i + 1 < conf->max_udp_flows) ? i + 2 : 0;
+	c->ufree_head = conf->max_udp_flows ? 1 : 0;
+	if (!c->conf.udp_idle_ns)
+		c->conf.udp_idle_ns = 180ULL * 1000 * 1000 * 1000;
 	memcpy(c->key, key, 16);
 	c->next_deadline_ns = UINT64_MAX;
 
@@ -264,6 +277,7 @@ uint64_t core_timer(struct core *c, uint64_t now_ns, struct fx *fx)
 		    f->deadline_ns < next)
 			next = f->deadline_ns;
 	}
+	next = MIN(next, udp_timer(c, now_ns, fx));
 	c->next_deadline_ns = next;
 	return next;
 }

@@ -78,7 +78,39 @@ struct vnet_hdr {
  * @rto_min_ns:		initial retransmission timeout toward the guest
  * @max_inflight:	cap on unacknowledged bytes toward the guest per flow
  *			(0: no cap beyond the guest's window)
+ * @dns4_be:		DNS forwarder address in the guest's view (0: none)
+ * @max_udp_flows:	size of the datagram flow table
+ * @udp_idle_ns:	datagram flows close after this long without traffic
+ * @dns4_upstream_be:	where TCP to @dns4_be port 53 goes (0: refused)
+ * @dhcp:		DHCPv4 server on (conf for it in @dhcp4)
+ * @dhcp4:		what the DHCPv4 server hands out
  */
+/**
+ * struct dhcp4_conf - what the DHCPv4 server offers (network order)
+ * @addr_be:	the guest's address
+ * @mask_be:	netmask
+ * @router_be:	default router (the gateway)
+ * @server_be:	server identifier (the gateway)
+ * @dns_be:	DNS servers to hand out
+ * @ndns:	entries in @dns_be
+ * @lease_s:	lease time, seconds
+ * @mtu:	interface MTU (option 26), 0: none
+ * @search:	domain search list, DNS wire format (RFC 3397), may be empty
+ * @search_len:	bytes of @search
+ */
+struct dhcp4_conf {
+	uint32_t addr_be;
+	uint32_t mask_be;
+	uint32_t router_be;
+	uint32_t server_be;
+	uint32_t dns_be[3];
+	unsigned ndns;
+	uint32_t lease_s;
+	uint16_t mtu;
+	uint8_t search[256];
+	size_t search_len;
+};
+
 struct core_conf {
 	uint8_t our_mac[ETH_ALEN];
 	uint8_t guest_mac[ETH_ALEN];
@@ -93,6 +125,12 @@ struct core_conf {
 	uint32_t max_flows;
 	uint64_t rto_min_ns;
 	uint32_t max_inflight;
+	uint32_t dns4_be;
+	uint32_t max_udp_flows;
+	uint64_t udp_idle_ns;
+	uint32_t dns4_upstream_be;
+	bool dhcp;
+	struct dhcp4_conf dhcp4;
 };
 
 /* Socket intents for the host layer */
@@ -105,6 +143,10 @@ enum fx_intent_type {
 	FX_SOCK_CLOSE,	  /* close the socket: flow ended cleanly */
 	FX_SOCK_RESET,	  /* close with RST (SO_LINGER 0): flow reset */
 	FX_TX_WANTED,	  /* the flow may send to the guest: peek now */
+	FX_DGRAM_OPEN,	  /* open the host socket of a datagram flow */
+	FX_DGRAM_SEND,	  /* send @data/@len on a datagram flow */
+	FX_DGRAM_CLOSE,	  /* datagram flow ended: close @sock (not for PUB) */
+	FX_DNS_QUERY,	  /* forward @data/@len from guest @addr_be:@port */
 	FX_INTENT_NUM
 };
 
@@ -115,14 +157,19 @@ enum fx_intent_type {
  * @flow:	flow index
  * @sock:	FX_SOCK_CLOSE/RESET: the socket the flow had (the flow is gone)
  * @len:	bytes (SEND, CONSUME)
- * @data:	FX_SOCK_SEND: payload, a loan into the rx batch
+ * @data:	FX_SOCK_SEND, FX_DGRAM_SEND, FX_DNS_QUERY: payload, a loan into
+ *		the rx batch
+ * @addr_be:	FX_DNS_QUERY: the guest's address
+ * @port:	FX_DNS_QUERY: the guest's port
  */
 struct fx_intent {
 	uint8_t type;
 	bool fin;
+	uint16_t port;
 	uint32_t flow;
 	int32_t sock;
 	uint32_t len;
+	uint32_t addr_be;
 	const uint8_t *data;
 };
 
@@ -175,6 +222,7 @@ static inline void fx_slot_commit(struct fx *fx, uint32_t len)
 }
 
 struct tcp_flow;
+struct udp_flow;
 
 /**
  * struct core - one shard's protocol state
@@ -190,6 +238,11 @@ struct tcp_flow;
  * @key:	siphash key for buckets and ISNs
  * @next_deadline_ns:	earliest timer deadline armed (UINT64_MAX: none)
  * @ip_id:	IPv4 identification counter
+ * @uflows:	datagram flow table, conf.max_udp_flows entries
+ * @ubuckets:	its hash buckets (index + 1), @nubuckets entries
+ * @nubuckets:	power of two
+ * @ufree_head:	first free datagram flow (index + 1)
+ * @uhiwat:	datagram flows ever used
  */
 struct core {
 	struct core_conf conf;
@@ -204,6 +257,11 @@ struct core {
 	uint8_t key[16];
 	uint64_t next_deadline_ns;
 	uint16_t ip_id;
+	struct udp_flow *uflows;
+	uint32_t *ubuckets;
+	uint32_t nubuckets;
+	uint32_t ufree_head;
+	uint32_t uhiwat;
 };
 
 /**
@@ -323,7 +381,7 @@ void arp_input(struct core *c, struct pkt_view v, struct fx *fx);
 void ip4_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 	       uint64_t now_ns, struct fx *fx);
 void icmp4_input(struct core *c, const uint8_t *iph, struct pkt_view v,
-		 struct fx *fx);
+		 uint64_t now_ns, struct fx *fx);
 
 /**
  * icmp4_send_unreach() - tell the guest a destination is unreachable

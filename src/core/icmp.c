@@ -3,6 +3,7 @@
 
 #include "core.h"
 #include "csum.h"
+#include "udp.h"
 
 #define ICMP_ECHOREPLY 0
 #define ICMP_UNREACH 3
@@ -13,13 +14,14 @@
  * @c:		core
  * @iph:	the packet's IPv4 header (validated)
  * @v:		ICMP message
+ * @now_ns:	monotonic time
  * @fx:		effects out
  *
- * Echo to other addresses needs host ping sockets (a later feature) and is
- * counted as unsupported: we never forge a reply for a host we did not ask.
+ * Echo to other addresses goes out on a host ping socket (udp.c): we
+ * never forge a reply for a host we did not ask.
  */
 void icmp4_input(struct core *c, const uint8_t *iph, struct pkt_view v,
-		 struct fx *fx)
+		 uint64_t now_ns, struct fx *fx)
 {
 	uint32_t saddr, daddr;
 	uint8_t *ip, *m;
@@ -30,8 +32,12 @@ void icmp4_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 	}
 	memcpy(&saddr, iph + 12, 4);
 	memcpy(&daddr, iph + 16, 4);
-	if (v.p[0] != ICMP_ECHO || daddr != c->conf.gw4_be) {
+	if (v.p[0] != ICMP_ECHO || v.p[1] != 0) {
 		CTR_INC(c, ICMP4_DROP_UNSUPPORTED);
+		return;
+	}
+	if (daddr != c->conf.gw4_be) {
+		icmp4_echo_out(c, iph, v, now_ns, fx);
 		return;
 	}
 	if (core_l3_off(c) + IP4_HLEN + v.len > fx->slot_size) {

@@ -4,6 +4,7 @@
 #include "core.h"
 #include "csum.h"
 #include "tcp.h"
+#include "udp.h"
 
 /**
  * ip4_build_hdr() - write an IPv4 header (checksum included)
@@ -82,19 +83,27 @@ void ip4_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 		return;
 	}
 	memcpy(&daddr, ip + 16, 4);
+	pkt_trim(&v, tot);
+	pkt_pull(&v, ihl);
+	/* DHCP: from 0.0.0.0 to the broadcast address, before the check */
+	if (ip[9] == IPPROTO_UDP_ && daddr == 0xffffffffU) {
+		udp_input(c, ip, v, now_ns, fx);
+		return;
+	}
 	if (ip4_addr_unusable(c, daddr)) {
 		CTR_INC(c, IP4_DROP_ADDR);
 		return;
 	}
-	pkt_trim(&v, tot);
-	pkt_pull(&v, ihl);
 
 	switch (ip[9]) {
 	case IPPROTO_TCP_:
 		tcp_input(c, ip, v, now_ns, fx);
 		break;
+	case IPPROTO_UDP_:
+		udp_input(c, ip, v, now_ns, fx);
+		break;
 	case IPPROTO_ICMP_:
-		icmp4_input(c, ip, v, fx);
+		icmp4_input(c, ip, v, now_ns, fx);
 		break;
 	default:
 		CTR_INC(c, IP4_DROP_PROTO);

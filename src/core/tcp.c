@@ -414,6 +414,14 @@ static void tcp_new_from_guest(struct core *c, const uint8_t *iph,
 			return;
 		}
 		target = __builtin_bswap32(0x7f000001); /* 127.0.0.1 */
+	} else if (c->conf.dns4_be && daddr == c->conf.dns4_be) {
+		/* DNS over TCP goes to the first upstream resolver */
+		if (s->dport != 53 || !c->conf.dns4_upstream_be) {
+			tcp_send_rst_noflow(c, iph, s, fx);
+			CTR_INC(c, TCP_FLOWS_REFUSED);
+			return;
+		}
+		target = c->conf.dns4_upstream_be;
 	}
 	f = flow_alloc(c, saddr, s->sport, daddr, s->dport);
 	if (!f) {

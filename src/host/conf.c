@@ -44,6 +44,15 @@ static const char usage_text[] =
 "                          instead of reaching host loopback\n"
 "  -m, --mtu N             guest MTU, 576..65520 (default: 65520)\n"
 "\n"
+"Services (for the guest):\n"
+"  --no-dhcp               do not answer DHCPv4 (default: the guest can get\n"
+"                          its address, router, DNS, MTU and search list)\n"
+"  --dns-addr ADDR         DNS forwarder address in the guest's network\n"
+"                          (default: .3 of it, e.g. 10.0.2.3)\n"
+"  --no-dns                no DNS forwarder\n"
+"  --resolv-conf PATH      upstream resolvers (default: /etc/resolv.conf,\n"
+"                          re-read when it changes)\n"
+"\n"
 "Published ports:\n"
 "  -t, --tcp-ports SPEC    publish host TCP ports to the guest; repeatable.\n"
 "                          SPEC is [ADDR/]PORT[-END][:GUESTPORT[-END]]:\n"
@@ -52,9 +61,12 @@ static const char usage_text[] =
 "                            -t 127.0.0.1/2222:22  loopback only\n"
 "                            -t 9000-9009       a range, one to one\n"
 "                          Without ADDR, all addresses (IPv4 and IPv6).\n"
+"  -u, --udp-ports SPEC    publish host UDP ports, same SPEC as -t\n"
 "\n"
 "Limits and tuning:\n"
-"  --max-flows N           flow table size (default: 16384)\n"
+"  --max-flows N           TCP flow table size (default: 16384)\n"
+"  --max-udp-flows N       UDP/ICMP flow table size (default: 4096)\n"
+"  --udp-timeout SECONDS   idle UDP flows close after this (default: 180)\n"
 "  --no-offload            no checksum/TSO offload on the tap\n"
 "  --no-peek-offset        do not use SO_PEEK_OFF (test the fallback)\n"
 "\n"
@@ -73,7 +85,8 @@ static const char usage_text[] =
 enum {
 	OPT_NETNS = 256, OPT_NO_CONFIG, OPT_USERNS, OPT_NO_USERNS, OPT_CIDR,
 	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF,
-	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION,
+	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION, OPT_NO_DHCP, OPT_NO_DNS,
+	OPT_DNS_ADDR, OPT_RESOLV_CONF, OPT_MAX_UDP_FLOWS, OPT_UDP_TIMEOUT,
 };
 
 /**
@@ -258,6 +271,13 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "no-map-gw", no_argument, NULL, OPT_NO_MAP_GW },
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "tcp-ports", required_argument, NULL, 't' },
+		{ "udp-ports", required_argument, NULL, 'u' },
+		{ "no-dhcp", no_argument, NULL, OPT_NO_DHCP },
+		{ "no-dns", no_argument, NULL, OPT_NO_DNS },
+		{ "dns-addr", required_argument, NULL, OPT_DNS_ADDR },
+		{ "resolv-conf", required_argument, NULL, OPT_RESOLV_CONF },
+		{ "max-udp-flows", required_argument, NULL, OPT_MAX_UDP_FLOWS },
+		{ "udp-timeout", required_argument, NULL, OPT_UDP_TIMEOUT },
 		{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
 		{ "no-offload", no_argument, NULL, OPT_NO_OFFLOAD },
 		{ "no-peek-offset", no_argument, NULL, OPT_NO_PEEK_OFF },
@@ -270,6 +290,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool addr_set = false, gw_set = false, userns_set = false;
+	bool dns_set = false;
 	uint32_t net = htonl(0x0a000200);
 	unsigned long v;
 	const char *why;
@@ -283,9 +304,14 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	c->map_gw = true;
 	c->max_flows = 16384;
 	c->offload = true;
+	c->max_udp_flows = 4096;
+	c->udp_idle_s = 180;
+	c->dhcp = true;
+	c->dns = true;
+	c->resolv_conf = "/etc/resolv.conf";
 
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "+:I:a:g:m:t:qdh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+:I:a:g:m:t:u:qdh", opts, NULL)) != -1) {
 		switch (o) {
 		case OPT_NETNS:
 			if (!*optarg)
@@ -342,6 +368,42 @@ void conf_parse(struct conf *c, int argc, char **argv)
 				usage_error("bad -t '%s': %s; expected [ADDR/]PORT[-END][:GUESTPORT[-END]]",
 					    optarg, why);
 			c->nfwd++;
+			break;
+		case 'u':
+			if (c->nufwd == CONF_MAX_FWD)
+				usage_error("too many -u options (at most %d)",
+					    CONF_MAX_FWD);
+			if (fwd_spec_parse(optarg, &c->ufwd[c->nufwd], &why))
+				usage_error("bad -u '%s': %s; expected [ADDR/]PORT[-END][:GUESTPORT[-END]]",
+					    optarg, why);
+			c->nufwd++;
+			break;
+		case OPT_NO_DHCP:
+			c->dhcp = false;
+			break;
+		case OPT_NO_DNS:
+			c->dns = false;
+			break;
+		case OPT_DNS_ADDR:
+			if (inet_pton(AF_INET, optarg, &c->dns4) != 1)
+				usage_error("bad --dns-addr '%s': expected an IPv4 address",
+					    optarg);
+			dns_set = true;
+			break;
+		case OPT_RESOLV_CONF:
+			c->resolv_conf = optarg;
+			break;
+		case OPT_MAX_UDP_FLOWS:
+			if (parse_uint(optarg, 16, 1U << 22, &v))
+				usage_error("bad --max-udp-flows '%s': expected 16 to 4194304",
+					    optarg);
+			c->max_udp_flows = (uint32_t)v;
+			break;
+		case OPT_UDP_TIMEOUT:
+			if (parse_uint(optarg, 1, 86400, &v))
+				usage_error("bad --udp-timeout '%s': expected 1 to 86400 seconds",
+					    optarg);
+			c->udp_idle_s = (uint32_t)v;
 			break;
 		case OPT_MAX_FLOWS:
 			if (parse_uint(optarg, 16, 1U << 22, &v))
@@ -403,6 +465,11 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			usage_error("the guest and gateway addresses are the same");
 		if ((c->guest4 & ~mask) == 0 || (c->guest4 | mask) == 0xffffffffU)
 			usage_error("the guest address is the network or broadcast address");
+		if (!dns_set)
+			c->dns4 = (c->guest4 & mask) | htonl(3);
+		if (c->dns && (c->dns4 == c->guest4 || c->dns4 == c->gw4 ||
+			       (c->dns4 & mask) != (c->guest4 & mask)))
+			usage_error("the DNS address must be in the guest's network and differ from the guest and gateway addresses (or use --no-dns)");
 	}
 	if (!userns_set)
 		c->userns = !c->netns && geteuid() != 0;

@@ -42,6 +42,16 @@ struct fwd_spec {
  * @fwd:		published port ranges
  * @nfwd:		entries in @fwd
  * @offload:		enable tap checksum/TSO offloads
+ * @ufwd:		published UDP port ranges
+ * @nufwd:		entries in @ufwd
+ * @max_udp_flows:	datagram flow table size
+ * @udp_idle_s:		datagram flows close after this many idle seconds
+ * @dhcp:		answer DHCPv4
+ * @dns:		forward DNS at @dns4
+ * @dns4:		the guest-facing DNS address (network order)
+ * @resolv_conf:	where the upstream resolvers are listed
+ * @search:		domain search list for DHCP, DNS wire format
+ * @search_len:		bytes of @search
  */
 struct conf {
 	const char *netns;
@@ -59,6 +69,16 @@ struct conf {
 	struct fwd_spec fwd[CONF_MAX_FWD];
 	unsigned nfwd;
 	bool offload;
+	struct fwd_spec ufwd[CONF_MAX_FWD];
+	unsigned nufwd;
+	uint32_t max_udp_flows;
+	uint32_t udp_idle_s;
+	bool dhcp;
+	bool dns;
+	uint32_t dns4;
+	const char *resolv_conf;
+	uint8_t search[256];
+	size_t search_len;
 };
 
 /**

@@ -17,13 +17,14 @@
  * fwd_listen() - open one listening socket
  * @spec:	the -t option it comes from (family and address)
  * @port:	host port
+ * @type:	SOCK_STREAM or SOCK_DGRAM
  *
  * Without an address, one IPv6 socket takes both families (IPV6_V6ONLY 0).
  *
  * #syscalls socket setsockopt bind listen
  * Return: socket, or -errno
  */
-static int fwd_listen(const struct fwd_spec *spec, uint16_t port)
+static int fwd_listen(const struct fwd_spec *spec, uint16_t port, int type)
 {
 	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
 				   .sin6_port = htons(port) };
@@ -44,7 +45,7 @@ static int fwd_listen(const struct fwd_spec *spec, uint16_t port)
 		sa = (const struct sockaddr *)&s6;
 		sl = sizeof(s6);
 	}
-	fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -52,12 +53,68 @@ static int fwd_listen(const struct fwd_spec *spec, uint16_t port)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY,
 			   spec->family == AF_UNSPEC ? &zero : &one,
 			   sizeof(int));
-	if (bind(fd, sa, sl) || listen(fd, 1024)) {
+	if (bind(fd, sa, sl) || (type == SOCK_STREAM && listen(fd, 1024))) {
 		ret = -errno;
 		close(fd);
 		return ret;
 	}
 	return fd;
+}
+
+/**
+ * fwd_open_all() - open the listening sockets of a list of port ranges
+ * @sh:		shard
+ * @specs:	ranges
+ * @nspecs:	entries in @specs
+ * @type:	SOCK_STREAM (TCP) or SOCK_DGRAM (UDP)
+ * @out:	allocated listener table
+ * @nout:	entries in @out
+ * @ep:		EP_LISTEN or EP_UDP_LISTEN
+ *
+ * Return: 0, or -errno after logging which port failed and why
+ */
+static int fwd_open_all(struct shard *sh, const struct fwd_spec *specs,
+			unsigned nspecs, int type, struct listener **out,
+			unsigned *nout, enum ep_type ep)
+{
+	const char *proto = type == SOCK_STREAM ? "TCP" : "UDP";
+	unsigned i, n = 0;
+
+	for (i = 0; i < nspecs; i++)
+		n += (unsigned)(specs[i].last - specs[i].first) + 1;
+	if (!n)
+		return 0;
+	*out = calloc(n, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (i = 0; i < nspecs; i++) {
+		const struct fwd_spec *s = &specs[i];
+		unsigned p;
+
+		for (p = s->first; p <= s->last; p++) {
+			struct listener *l = &(*out)[*nout];
+			int fd = fwd_listen(s, (uint16_t)p, type);
+
+			if (fd < 0) {
+				errno = -fd;
+				err_perror("cannot publish %s port %u%s", proto, p,
+					   fd == -EADDRINUSE ?
+						   " (in use by another program; pick another port)" :
+					   fd == -EACCES ?
+						   " (ports below 1024 need root or net.ipv4.ip_unprivileged_port_start)" :
+						   "");
+				return fd;
+			}
+			l->fd = fd;
+			l->guest_port = (uint16_t)(s->guest_first + (p - s->first));
+			if (shard_ep_add(sh, fd, EPOLLIN, EP_DATA(ep, *nout))) {
+				close(fd);
+				return -errno;
+			}
+			(*nout)++;
+		}
+	}
+	return 0;
 }
 
 /**
@@ -69,42 +126,14 @@ static int fwd_listen(const struct fwd_spec *spec, uint16_t port)
 int fwd_init(struct shard *sh)
 {
 	const struct conf *c = sh->conf;
-	unsigned i, n = 0;
+	int ret;
 
-	for (i = 0; i < c->nfwd; i++)
-		n += (unsigned)(c->fwd[i].last - c->fwd[i].first) + 1;
-	if (!n)
-		return 0;
-	sh->listeners = calloc(n, sizeof(*sh->listeners));
-	if (!sh->listeners)
-		return -ENOMEM;
-	for (i = 0; i < c->nfwd; i++) {
-		const struct fwd_spec *s = &c->fwd[i];
-		unsigned p;
-
-		for (p = s->first; p <= s->last; p++) {
-			struct listener *l = &sh->listeners[sh->nlisteners];
-			int fd = fwd_listen(s, (uint16_t)p);
-
-			if (fd < 0) {
-				errno = -fd;
-				err_perror("cannot publish TCP port %u%s", p,
-					   fd == -EADDRINUSE ?
-						   " (in use by another program; pick another port)" :
-					   fd == -EACCES ?
-						   " (ports below 1024 need root or net.ipv4.ip_unprivileged_port_start)" :
-						   "");
-				return fd;
-			}
-			l->fd = fd;
-			l->guest_port = (uint16_t)(s->guest_first + (p - s->first));
-			if (shard_ep_add(sh, fd, EPOLLIN,
-					 EP_DATA(EP_LISTEN, sh->nlisteners)))
-				return -errno;
-			sh->nlisteners++;
-		}
-	}
-	return 0;
+	ret = fwd_open_all(sh, c->fwd, c->nfwd, SOCK_STREAM, &sh->listeners,
+			   &sh->nlisteners, EP_LISTEN);
+	if (ret)
+		return ret;
+	return fwd_open_all(sh, c->ufwd, c->nufwd, SOCK_DGRAM,
+			    &sh->ulisteners, &sh->nulisteners, EP_UDP_LISTEN);
 }
 
 /**

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/udp.h"
+#include "host/dns_fwd.h"
 #include "host/shard.h"
 #include "util/log.h"
 
@@ -95,6 +97,22 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	cc.csum_offload = e->vnet_hdr_len != 0;
 	cc.ws_shift = 9; /* windows up to 32 MiB */
 	cc.max_flows = conf->max_flows;
+	cc.max_udp_flows = conf->max_udp_flows;
+	cc.udp_idle_ns = (uint64_t)conf->udp_idle_s * 1000000000ULL;
+	cc.dns4_be = conf->dns ? conf->dns4 : 0;
+	cc.dhcp = conf->dhcp;
+	cc.dhcp4.addr_be = conf->guest4;
+	cc.dhcp4.mask_be = cc.mask4_be;
+	cc.dhcp4.router_be = conf->gw4;
+	cc.dhcp4.server_be = conf->gw4;
+	if (conf->dns) {
+		cc.dhcp4.dns_be[0] = conf->dns4;
+		cc.dhcp4.ndns = 1;
+	}
+	cc.dhcp4.lease_s = 86400;
+	cc.dhcp4.mtu = (uint16_t)MIN(conf->mtu, 65535U);
+	memcpy(cc.dhcp4.search, conf->search, conf->search_len);
+	cc.dhcp4.search_len = conf->search_len;
 
 	sh->peek_off = !conf->no_peek_off && sock_tcp_peek_off_supported();
 	if (!sh->peek_off) {
@@ -113,11 +131,14 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	sh->hflags = calloc(conf->max_flows, 1);
 	sh->txq = calloc(2 * (size_t)conf->max_flows, sizeof(*sh->txq));
 	sh->frame_len = calloc(FX_SLOTS, sizeof(*sh->frame_len));
+	sh->upeer = calloc(conf->max_udp_flows ? conf->max_udp_flows : 1,
+			   sizeof(*sh->upeer));
 	sh->fx.slot_size = e->frame_max;
 	sh->fx.nslots = FX_SLOTS;
 	sh->fx.slots = malloc(FX_SLOTS * sh->fx.slot_size);
 	sh->fx.frame_len = sh->frame_len;
-	if (!mem || !sh->hflags || !sh->txq || !sh->frame_len || !sh->fx.slots)
+	if (!mem || !sh->hflags || !sh->txq || !sh->frame_len || !sh->fx.slots ||
+	    !sh->upeer)
 		return -ENOMEM;
 	ret = core_init(&sh->core, &cc, mem, sh->ctr, key);
 	if (ret)
@@ -150,9 +171,20 @@ void shard_fini(struct shard *sh)
 		if (f && f->sock >= 0)
 			close(f->sock);
 	}
+	for (i = 0; i < sh->core.uhiwat; i++) {
+		struct udp_flow *u = udp_flow_get(&sh->core, i);
+
+		if (u && u->sock >= 0 && u->kind != UDPK_PUB)
+			close(u->sock);
+	}
 	for (i = 0; i < sh->nlisteners; i++)
 		close(sh->listeners[i].fd);
+	for (i = 0; i < sh->nulisteners; i++)
+		close(sh->ulisteners[i].fd);
 	free(sh->listeners);
+	free(sh->ulisteners);
+	free(sh->upeer);
+	dns_fwd_fini(sh);
 	free(sh->core.flows); /* the start of core_init()'s memory */
 	free(sh->hflags);
 	free(sh->txq);
@@ -206,7 +238,10 @@ void shard_drain(struct shard *sh)
 	for (i = 0; i < sh->fx.nintents; i++) {
 		struct fx_intent it = sh->fx.intents[i];
 
-		sock_tcp_intent(sh, &it);
+		if (it.type >= FX_DGRAM_OPEN)
+			sock_udp_intent(sh, &it);
+		else
+			sock_tcp_intent(sh, &it);
 		if (sh->fx.nframes + FX_LOW_WATER >= sh->fx.nslots)
 			shard_flush_frames(sh);
 	}
@@ -368,6 +403,18 @@ int shard_run(struct shard *sh,
 				break;
 			case EP_TCP:
 				sock_tcp_event(sh, EP_IDX(d), ev[i].events);
+				shard_drain(sh);
+				break;
+			case EP_UDP:
+				sock_udp_event(sh, EP_IDX(d), ev[i].events);
+				shard_drain(sh);
+				break;
+			case EP_UDP_LISTEN:
+				sock_udp_listen_event(sh, EP_IDX(d));
+				shard_drain(sh);
+				break;
+			case EP_DNS:
+				dns_fwd_event(sh, EP_IDX(d), ev[i].events);
 				shard_drain(sh);
 				break;
 			case EP_SIGNAL:

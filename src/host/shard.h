@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "core/core.h"
@@ -21,6 +22,9 @@ enum ep_type {
 	EP_TCP,
 	EP_PIDFD,
 	EP_NSWATCH,
+	EP_UDP,
+	EP_UDP_LISTEN,
+	EP_DNS,
 	EP_TYPE_NUM
 };
 
@@ -66,6 +70,11 @@ struct listener {
  * @conf:	configuration
  * @now_ns:	time at the start of the current event batch
  * @reserve_fd:	spare fd, given up to refuse a client when out of fds
+ * @ulisteners:	published UDP ports
+ * @nulisteners: entries in @ulisteners
+ * @upeer:	per datagram flow: the client address of a published-port
+ *		flow (replies go there with sendto())
+ * @dns:	DNS forwarder state (dns_fwd.c)
  */
 struct shard {
 	struct core core;
@@ -88,6 +97,10 @@ struct shard {
 	const struct conf *conf;
 	uint64_t now_ns;
 	int reserve_fd;
+	struct listener *ulisteners;
+	unsigned nulisteners;
+	struct sockaddr_storage *upeer;
+	struct dns_fwd *dns;
 };
 
 /* loop.c */
@@ -110,6 +123,11 @@ void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events);
 void sock_tcp_tx_pending(struct shard *sh);
 void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
 		       uint16_t guest_port);
+
+/* sock_udp.c */
+void sock_udp_intent(struct shard *sh, const struct fx_intent *it);
+void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events);
+void sock_udp_listen_event(struct shard *sh, uint32_t idx);
 
 /* fwd.c */
 int fwd_init(struct shard *sh);

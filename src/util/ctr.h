@@ -74,7 +74,40 @@
 	X(TCP_ZW_PROBES, "zero-window probes sent")                         \
 	X(TCP_PEEK_ERRORS, "host socket peek errors")                       \
 	X(TCP_ACCEPT_ERRORS, "accept() failures on published ports")        \
-	X(FX_POOL_EMPTY, "frames dropped: no free output slot")
+	X(FX_POOL_EMPTY, "frames dropped: no free output slot")           \
+	/* UDP and ICMP echo flows */                                       \
+	X(UDP_DROP_BAD_HDR, "malformed UDP datagrams")                      \
+	X(UDP_FROM_GUEST, "UDP datagrams from the guest sent on")           \
+	X(UDP_TO_GUEST, "UDP datagrams to the guest")                       \
+	X(UDP_DROP_TOO_BIG, "datagrams too large for a frame, dropped")     \
+	X(UDP_FLOWS_OPENED, "UDP flows opened")                             \
+	X(UDP_FLOWS_EXPIRED, "UDP flows closed after idling")               \
+	X(UDP_FLOWS_TABLE_FULL, "datagrams dropped: UDP flow table full")   \
+	X(UDP_SOCK_FAIL, "datagrams dropped: no host socket")               \
+	X(UDP_SEND_ERRORS, "host UDP send failures")                        \
+	X(UDP_UNREACH_SENT, "port unreachable sent to the guest")           \
+	X(ICMP4_ECHO_OUT, "echo requests sent on host ping sockets")        \
+	X(ICMP4_ECHO_IN, "echo replies from host ping sockets")             \
+	X(ICMP4_PING_DENIED, "echo requests refused: ping sockets not allowed") \
+	/* DHCPv4 */                                                        \
+	X(DHCP4_DISCOVER, "DHCPDISCOVER received")                          \
+	X(DHCP4_REQUEST, "DHCPREQUEST received")                            \
+	X(DHCP4_RELEASE, "DHCPRELEASE received")                            \
+	X(DHCP4_INFORM, "DHCPINFORM received")                              \
+	X(DHCP4_OFFER, "DHCPOFFER sent")                                    \
+	X(DHCP4_ACK, "DHCPACK sent")                                        \
+	X(DHCP4_NAK, "DHCPNAK sent")                                        \
+	X(DHCP4_DROP_BAD, "malformed DHCP messages")                        \
+	X(DHCP4_DROP_IGNORED, "DHCP messages not for us")                   \
+	/* DNS forwarder */                                                 \
+	X(DNS_QUERIES, "DNS queries from the guest")                        \
+	X(DNS_DROP_BAD, "malformed DNS queries")                            \
+	X(DNS_REPLIES, "DNS replies to the guest")                          \
+	X(DNS_TIMEOUTS, "upstream DNS timeouts")                            \
+	X(DNS_FAILOVERS, "queries retried on another upstream")             \
+	X(DNS_SERVFAIL, "SERVFAIL answers made up after all upstreams failed") \
+	X(DNS_DROP_FULL, "queries dropped: too many in flight")             \
+	X(DNS_UPSTREAM_RELOADS, "upstream list reloads (resolv.conf changed)")
 
 #define CTR_ENUM(name, desc) CTR_##name,
 enum ctr_id { CTR_LIST(CTR_ENUM) CTR_NUM };

@@ -103,6 +103,7 @@ void env_conf(struct core_conf *cc, bool offload)
 	cc->csum_offload = offload;
 	cc->ws_shift = 9;
 	cc->max_flows = ENV_MAX_FLOWS;
+	cc->max_udp_flows = 16;
 }
 
 /**

@@ -304,14 +304,34 @@ static void test_icmp_unsupported(void **state)
 	uint8_t buf[256], data[4] = { 1, 2, 3, 4 };
 	size_t len, off = e->c.conf.vnet_hdr_len + ETH_HLEN + IP4_HLEN;
 
-	len = build_icmp_echo(e, buf, GUEST4, ip4(8, 8, 8, 8), 1, 1, data, 4);
+	/* echo to another host goes out on a host ping socket: a flow
+	 * opens and the whole echo message is sent, nothing is forged */
+	len = build_icmp_echo(e, buf, GUEST4, ip4(192, 0, 2, 1), 7, 1, data, 4);
 	env_input(e, buf, len);
-	len = build_icmp_echo(e, buf, GUEST4, ip4(10, 0, 2, 3), 1, 1, data, 4);
-	env_input(e, buf, len);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_int_equal(e->fx.nintents, 2);
+	assert_int_equal(e->fx.intents[0].type, FX_DGRAM_OPEN);
+	assert_int_equal(e->fx.intents[1].type, FX_DGRAM_SEND);
+	assert_int_equal(e->fx.intents[1].len, 12);
+	assert_int_equal(e->fx.intents[1].data[0], 8);
+	assert_ctr_deltas(e, CTR_ICMP4_ECHO_OUT, 1, CTR_UDP_FLOWS_OPENED, 1, -1);
+	e->fx.nintents = 0;
+	/* idle: the flow expires and its socket is closed */
+	env_mark(e);
+	core_timer(&e->c, e->now + e->c.conf.udp_idle_ns, &e->fx);
+	assert_int_equal(e->fx.nintents, 1);
+	assert_int_equal(e->fx.intents[0].type, FX_DGRAM_CLOSE);
+	assert_ctr_deltas(e, CTR_UDP_FLOWS_EXPIRED, 1, -1);
+	e->fx.nintents = 0;
+
+	env_mark(e);
 	len = build_icmp_echo(e, buf, GUEST4, GW4, 1, 1, data, 4);
 	buf[off] = 13; /* timestamp request */
 	env_input(e, buf, len);
-	assert_ctr_deltas(e, CTR_ICMP4_DROP_UNSUPPORTED, 3, -1);
+	len = build_icmp_echo(e, buf, GUEST4, GW4, 1, 1, data, 4);
+	buf[off + 1] = 1; /* echo with a nonzero code */
+	env_input(e, buf, len);
+	assert_ctr_deltas(e, CTR_ICMP4_DROP_UNSUPPORTED, 2, -1);
 
 	/* 7 bytes of ICMP: too short for an echo header */
 	env_mark(e);

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* dns_fwd.h - DNS forwarder: the guest's queries to the host's resolvers */
+#ifndef SLIPWAY_DNS_FWD_H
+#define SLIPWAY_DNS_FWD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct shard;
+
+/**
+ * dns_fwd_init() - read the upstreams, open sockets, register with epoll
+ * @sh:		shard (its core's conf.dns4_be is the guest-facing address;
+ *		conf.dns4_upstream_be is set here for DNS over TCP)
+ * @resolv:	resolv.conf path (normally /etc/resolv.conf), watched for
+ *		changes
+ *
+ * Epoll events use EP_DATA(EP_DNS, n) with n chosen by the forwarder.
+ *
+ * Return: 0, or -errno (logged)
+ */
+int dns_fwd_init(struct shard *sh, const char *resolv);
+
+/**
+ * dns_fwd_query() - forward one query from the guest
+ * @sh:		shard
+ * @q:		the DNS message (a loan: copy what must outlive the call)
+ * @len:	its length
+ * @gaddr_be:	the guest's address
+ * @gport:	the guest's port
+ *
+ * The answer goes back with udp4_send() from conf.dns4_be:53.
+ */
+void dns_fwd_query(struct shard *sh, const uint8_t *q, size_t len,
+		   uint32_t gaddr_be, uint16_t gport);
+
+/**
+ * dns_fwd_event() - an epoll event for one of the forwarder's fds
+ * @sh:		shard
+ * @n:		the index given in EP_DATA(EP_DNS, n)
+ * @events:	epoll events
+ */
+void dns_fwd_event(struct shard *sh, uint32_t n, uint32_t events);
+
+/**
+ * dns_fwd_fini() - close and free everything
+ * @sh:	shard
+ */
+void dns_fwd_fini(struct shard *sh);
+
+#endif /* SLIPWAY_DNS_FWD_H */
