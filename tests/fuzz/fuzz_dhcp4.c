@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fuzz_dhcp4.c - one DHCP client message into a fresh core's DHCP server
+ *
+ * Input: the UDP payload of a datagram from the guest to 255.255.255.255
+ * port 67 (a BOOTP message, or anything). The harness wraps it in a valid
+ * virtio-net/Ethernet/IPv4/UDP frame from 0.0.0.0:68 and gives it to
+ * core_input(), which reaches dhcp4_input() through ip4_input() and
+ * udp_input(). Each input runs twice, on two configurations: a tap-like
+ * one (12-byte vnet header, checksum offload, search list "example.test")
+ * and a plain one (no vnet header, full checksums, three DNS servers, an
+ * infinite lease and a 256-byte search list that needs two options).
+ *
+ * Checks: the message moved exactly one of the receipt or drop counters;
+ * at most one frame is queued, it fits its slot and leaves the rest of it
+ * alone, and it is a well-formed reply (Ethernet to the broadcast MAC for
+ * 255.255.255.255, else to the guest; IPv4 header and checksum; UDP 67 ->
+ * 68 with a right checksum or the NEEDS_CSUM contract; BOOTP reply with
+ * the request's xid and chaddr; options well formed, ended, type OFFER,
+ * ACK or NAK) that agrees with the reply counters; no intent is queued.
+ * fz_check_frames() of fuzz_common.c knows only TCP, ICMP and ARP toward
+ * the guest, hence the checker here.
+ */
+
+#include <stdlib.h>
+
+#include "core/core.h"
+#include "core/csum.h"
+#include "core/dhcp4.h"
+#include "core/udp.h"
+
+/* fuzz_common.c */
+_Noreturn void fz_fail(const char *expr, const char *file, int line);
+#define FZ_CHECK(e)                                    \
+	do {                                           \
+		if (!(e))                              \
+			fz_fail(#e, __FILE__, __LINE__); \
+	} while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define VNET_LEN 12
+#define MTU 65520
+#define NSLOTS 2
+#define SLOT_SIZE (VNET_LEN + ETH_HLEN + MTU)
+#define MAX_FLOWS 4
+#define CANARY 0xa5
+#define HDRS (VNET_LEN + ETH_HLEN + IP4_HLEN + UDP_HLEN)
+#define MAX_PAYLOAD (65535 - IP4_HLEN - UDP_HLEN)
+
+static _Alignas(64) uint8_t core_mem[16384];
+static uint64_t ctr[CTR_NUM];
+static struct core core;
+static struct fx fx;
+static uint8_t *slots;
+static uint8_t *frame;
+static uint32_t frame_len[NSLOTS];
+
+static const uint8_t bcast[ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+static const struct core_conf conf_tap = {
+	.our_mac = { 0x52, 0x56, 0x00, 0x00, 0x00, 0x02 },
+	.guest_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
+	.guest4_be = 0x0f02000a, /* 10.0.2.15, stored in network order */
+	.gw4_be = 0x0202000a,	 /* 10.0.2.2 */
+	.mask4_be = 0x00ffffff,	 /* /24 */
+	.map_gw_to_loopback = true,
+	.mtu = MTU,
+	.vnet_hdr_len = VNET_LEN,
+	.csum_offload = true,
+	.ws_shift = 9,
+	.max_flows = MAX_FLOWS,
+	.dhcp = true,
+	.dhcp4 = {
+		.addr_be = 0x0f02000a,
+		.mask_be = 0x00ffffff,
+		.router_be = 0x0202000a,
+		.server_be = 0x0202000a,
+		.dns_be = { 0x0302000a },
+		.ndns = 1,
+		.lease_s = 3600,
+		.mtu = MTU,
+		.search = "\x07" "example" "\x04" "test",
+		.search_len = 14,
+	},
+};
+
+static struct core_conf conf_plain;
+
+static const uint8_t key[16] = "slipway-fuzz-key";
+
+/**
+ * conf_plain_init() - the second configuration, derived from the first
+ */
+static void conf_plain_init(void)
+{
+	struct dhcp4_conf *d = &conf_plain.dhcp4;
+	size_t i;
+
+	conf_plain = conf_tap;
+	conf_plain.vnet_hdr_len = 0;
+	conf_plain.csum_offload = false;
+	d->dns_be[1] = 0x350200c0; /* 192.0.2.53 */
+	d->dns_be[2] = 0x08080808;
+	d->ndns = 3;
+	d->lease_s = UINT32_MAX;
+	for (i = 0; i < sizeof(d->search); i++)
+		d->search[i] = (uint8_t)(i * 7 + 1);
+	d->search_len = sizeof(d->search);
+}
+
+/**
+ * build_frame() - wrap the payload in vnet/Ethernet/IPv4/UDP headers
+ * @c:		core (vnet header length)
+ * @data:	payload
+ * @len:	payload length (at most MAX_PAYLOAD)
+ *
+ * Return: frame length
+ */
+static size_t build_frame(const struct core *c, const uint8_t *data,
+			  size_t len)
+{
+	size_t vl = c->conf.vnet_hdr_len;
+	uint8_t *eth = frame + vl, *ip = eth + ETH_HLEN, *uh = ip + IP4_HLEN;
+
+	memset(frame, 0, vl);
+	memcpy(eth, bcast, ETH_ALEN);
+	memcpy(eth + 6, c->conf.guest_mac, ETH_ALEN);
+	wr16(eth + 12, ETHERTYPE_IP4);
+	memset(ip, 0, IP4_HLEN);
+	ip[0] = 0x45;
+	wr16(ip + 2, (uint16_t)(IP4_HLEN + UDP_HLEN + len));
+	ip[8] = 64;
+	ip[9] = IPPROTO_UDP_;
+	memset(ip + 16, 0xff, 4);
+	wr16(ip + 10, (uint16_t)~csum_fold(csum_partial(ip, IP4_HLEN, 0)));
+	wr16(uh, DHCP4_CLIENT_PORT);
+	wr16(uh + 2, DHCP4_SERVER_PORT);
+	wr16(uh + 4, (uint16_t)(UDP_HLEN + len));
+	wr16(uh + 6, 0); /* no checksum: allowed over IPv4 */
+	memcpy(uh + UDP_HLEN, data, len);
+	return vl + ETH_HLEN + IP4_HLEN + UDP_HLEN + len;
+}
+
+/**
+ * check_slot_tails() - nothing was written past the end of a queued frame
+ */
+static void check_slot_tails(void)
+{
+	unsigned i;
+
+	for (i = 0; i < fx.nframes; i++) {
+		const uint8_t *s = slots + (size_t)i * SLOT_SIZE;
+		size_t j;
+
+		for (j = frame_len[i]; j < SLOT_SIZE; j++)
+			FZ_CHECK(s[j] == CANARY);
+	}
+}
+
+/**
+ * check_options() - the reply's options are well formed
+ * @b:		BOOTP reply
+ * @len:	its length
+ *
+ * Return: the message type (option 53)
+ */
+static uint8_t check_options(const uint8_t *b, size_t len)
+{
+	size_t k = 240;
+	int type = -1;
+
+	FZ_CHECK(len >= 300 && len <= 576);
+	FZ_CHECK(rd32(b + 236) == 0x63825363);
+	while (k < len && b[k] != 255) {
+		FZ_CHECK(b[k] != 0);
+		FZ_CHECK(k + 2 <= len && k + 2 + b[k + 1] <= len);
+		if (b[k] == 53) {
+			FZ_CHECK(type < 0 && b[k + 1] == 1);
+			type = b[k + 2];
+		}
+		if (b[k] == 54)
+			FZ_CHECK(b[k + 1] == 4 &&
+				 !memcmp(b + k + 2, &core.conf.dhcp4.server_be,
+					 4));
+		k += 2 + b[k + 1];
+	}
+	FZ_CHECK(k < len); /* End present */
+	for (k++; k < len; k++)
+		FZ_CHECK(b[k] == 0);
+	FZ_CHECK(type == 2 || type == 5 || type == 6);
+	return (uint8_t)type;
+}
+
+/**
+ * check_reply() - the queued frame is a well-formed reply to @req
+ * @req:	the client's message
+ * @req_len:	its length
+ *
+ * Return: the message type
+ */
+static uint8_t check_reply(const uint8_t *req, size_t req_len)
+{
+	size_t vl = core.conf.vnet_hdr_len, len = frame_len[0], l3len, ulen;
+	const uint8_t *s = slots, *eth = s + vl, *ip, *uh, *b;
+	uint32_t saddr, daddr, ciaddr, sum;
+	uint8_t l4[600];
+	uint8_t type;
+
+	FZ_CHECK(req_len >= 240);
+	FZ_CHECK(len <= SLOT_SIZE && len >= vl + ETH_HLEN + IP4_HLEN + 8);
+	FZ_CHECK(!memcmp(eth + 6, core.conf.our_mac, ETH_ALEN));
+	FZ_CHECK(rd16(eth + 12) == ETHERTYPE_IP4);
+	ip = eth + ETH_HLEN;
+	l3len = len - vl - ETH_HLEN;
+	FZ_CHECK(ip[0] == 0x45 && rd16(ip + 2) == l3len);
+	FZ_CHECK(ip[9] == IPPROTO_UDP_);
+	FZ_CHECK(csum_fold(csum_partial(ip, IP4_HLEN, 0)) == 0xffff);
+	memcpy(&saddr, ip + 12, 4);
+	memcpy(&daddr, ip + 16, 4);
+	FZ_CHECK(saddr == core.conf.dhcp4.server_be);
+	if (daddr == 0xffffffffU) {
+		FZ_CHECK(!memcmp(eth, bcast, ETH_ALEN));
+	} else {
+		memcpy(&ciaddr, req + 12, 4);
+		FZ_CHECK(daddr == ciaddr);
+		FZ_CHECK(!memcmp(eth, core.conf.guest_mac, ETH_ALEN));
+	}
+
+	uh = ip + IP4_HLEN;
+	ulen = l3len - IP4_HLEN;
+	FZ_CHECK(ulen <= sizeof(l4));
+	FZ_CHECK(rd16(uh) == DHCP4_SERVER_PORT);
+	FZ_CHECK(rd16(uh + 2) == DHCP4_CLIENT_PORT);
+	FZ_CHECK(rd16(uh + 4) == ulen);
+	memcpy(l4, uh, ulen);
+	sum = csum_pseudo4(saddr, daddr, IPPROTO_UDP_, (uint16_t)ulen);
+	if (vl && s[0] == VNET_HDR_F_NEEDS_CSUM) {
+		FZ_CHECK(core.conf.csum_offload);
+		FZ_CHECK((s[6] | s[7] << 8) == ETH_HLEN + IP4_HLEN);
+		FZ_CHECK((s[8] | s[9] << 8) == 6);
+		FZ_CHECK(rd16(l4 + 6) == csum_fold(sum));
+		/* finish it the way the device would */
+		wr16(l4 + 6, (uint16_t)~csum_fold(csum_partial(l4, ulen, 0)));
+	} else {
+		FZ_CHECK(!core.conf.csum_offload);
+		FZ_CHECK(rd16(l4 + 6) != 0);
+	}
+	if (vl)
+		FZ_CHECK(s[1] == VNET_HDR_GSO_NONE && s[10] == 0 && s[11] == 0);
+	FZ_CHECK(csum_fold(csum_partial(l4, ulen, sum)) == 0xffff);
+
+	b = uh + UDP_HLEN;
+	FZ_CHECK(b[0] == 2 && b[1] == 1 && b[2] == 6 && b[3] == 0);
+	FZ_CHECK(!memcmp(b + 4, req + 4, 4));	/* xid */
+	FZ_CHECK(!memcmp(b + 28, req + 28, 16)); /* chaddr */
+	type = check_options(b, ulen - UDP_HLEN);
+	if (type == 6) /* NAK: broadcast, no address handed out */
+		FZ_CHECK(daddr == 0xffffffffU && rd32(b + 16) == 0);
+	return type;
+}
+
+/**
+ * run() - one input on one configuration
+ * @conf:	configuration
+ * @data:	UDP payload
+ * @size:	its length
+ */
+static void run(const struct core_conf *conf, const uint8_t *data,
+		size_t size)
+{
+	struct pkt_view v;
+	uint64_t in;
+
+	FZ_CHECK(core_mem_size(conf) <= sizeof(core_mem));
+	memset(core_mem, 0, sizeof(core_mem));
+	memset(ctr, 0, sizeof(ctr));
+	FZ_CHECK(core_init(&core, conf, core_mem, ctr, key) == 0);
+	memset(slots, CANARY, (size_t)NSLOTS * SLOT_SIZE);
+	memset(&fx, 0, sizeof(fx));
+	fx.slots = slots;
+	fx.slot_size = SLOT_SIZE;
+	fx.nslots = NSLOTS;
+	fx.frame_len = frame_len;
+
+	v.p = frame;
+	v.len = build_frame(&core, data, size);
+	core_input(&core, v, 1000000000ULL, &fx);
+
+	in = ctr[CTR_DHCP4_DISCOVER] + ctr[CTR_DHCP4_REQUEST] +
+	     ctr[CTR_DHCP4_RELEASE] + ctr[CTR_DHCP4_INFORM] +
+	     ctr[CTR_DHCP4_DROP_BAD] + ctr[CTR_DHCP4_DROP_IGNORED];
+	FZ_CHECK(in == 1);
+	FZ_CHECK(fx.nintents == 0);
+	FZ_CHECK(fx.nframes <= 1);
+	FZ_CHECK(ctr[CTR_DHCP4_OFFER] + ctr[CTR_DHCP4_ACK] +
+			 ctr[CTR_DHCP4_NAK] ==
+		 fx.nframes);
+	if (fx.nframes) {
+		uint8_t type = check_reply(data, size);
+
+		FZ_CHECK(ctr[type == 2 ? CTR_DHCP4_OFFER :
+			     type == 5 ? CTR_DHCP4_ACK :
+					 CTR_DHCP4_NAK] == 1);
+		FZ_CHECK(type != 2 || ctr[CTR_DHCP4_DISCOVER] == 1);
+	}
+	check_slot_tails();
+}
+
+/**
+ * LLVMFuzzerTestOneInput() - run one input on both configurations
+ * @data:	the UDP payload
+ * @size:	its length (cut to what fits an IPv4 datagram)
+ *
+ * Return: 0
+ */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!slots) {
+		slots = malloc((size_t)NSLOTS * SLOT_SIZE);
+		frame = malloc(HDRS + MAX_PAYLOAD);
+		if (!slots || !frame)
+			abort();
+		conf_plain_init();
+	}
+	if (size > MAX_PAYLOAD)
+		size = MAX_PAYLOAD;
+	run(&conf_tap, data, size);
+	run(&conf_plain, data, size);
+	return 0;
+}
