@@ -466,7 +466,10 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 		return;
 	}
 	if (daddr == c->conf.gw4_be && !c->conf.map_gw_to_loopback) {
-		udp_on_sock_error(c, NULL, ECONNREFUSED, fx);
+		/* as for TCP: refused (the header and 8 bytes are contiguous
+		 * in the frame) */
+		icmp4_send_unreach(c, 3, iph, (size_t)(uh + UDP_HLEN - iph), fx);
+		CTR_INC(c, UDP_UNREACH_SENT);
 		return;
 	}
 	udp_flow_from_guest(c, UDPK_OUT, saddr, sport, daddr, dport, v.p, v.len,

@@ -43,6 +43,13 @@ cleanup() {
 	for p in "${PIDS[@]}"; do
 		kill -KILL "$p" 2>/dev/null
 	done
+	# anything still running in our namespaces (a server started through
+	# a shell function is a grandchild the PID list does not name)
+	for n in "${NSLIST[@]}"; do
+		for p in $(ip netns pids "$n" 2>/dev/null); do
+			kill -KILL "$p" 2>/dev/null
+		done
+	done
 	for n in "${NSLIST[@]}"; do
 		ip netns del "$n" 2>/dev/null
 	done

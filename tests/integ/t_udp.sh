@@ -22,7 +22,7 @@ ip -n "$H" link set hv1 up
 h() { ip netns exec "$H" "$@"; }
 
 echo_port=$(h "$PY" -c 'import socket; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-h "$PY" -c '
+ip netns exec "$H" "$PY" -c '
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("127.0.0.1", int(sys.argv[1])))
@@ -86,7 +86,7 @@ print(s.recv(100).decode())
 
 # 4. iperf3 -u both directions, loss counted
 ip_port=$(free_port)
-h iperf3 -s -B 127.0.0.1 -p "$ip_port" >/dev/null 2>&1 &
+ip netns exec "$H" iperf3 -s -B 127.0.0.1 -p "$ip_port" >/dev/null 2>&1 &
 PIDS+=($!)
 wait_for "iperf3" 10 "ip netns exec $H ss -Hltn 'sport = :$ip_port' | grep -q LISTEN"
 g iperf3 -u -c 10.0.2.2 -p "$ip_port" -b 200M -l 1400 -t 2 -J >"$T/u1.json" ||
