@@ -1,59 +1,1365 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* dns_fwd.c - DNS forwarder (placeholder: being written) */
+/* dns_fwd.c - DNS forwarder: the guest's queries to the host's resolvers
+ *
+ * DOC: Theory of Operation
+ *
+ * The guest sends DNS over UDP to conf.dns4_be:53; the core turns each such
+ * datagram into an FX_DNS_QUERY intent, and dns_fwd_query() relays it to
+ * the host's resolvers, the "nameserver" lines of resolv.conf (at most
+ * three, IPv4 or IPv6, loopback ones such as systemd-resolved's 127.0.0.53
+ * included: our sockets live in the host's namespace). DNS over TCP does
+ * not pass here: the TCP code connects it to conf.dns4_upstream_be, which
+ * this file keeps pointing at the preferred IPv4 upstream.
+ *
+ * Goals: answer every valid query exactly once (a relayed reply, or a
+ * made-up SERVFAIL when no upstream answers within the budget), never block
+ * the loop, never allocate after dns_fwd_init(), and accept only replies
+ * that answer a query we sent, from the address we sent it to.
+ *
+ * Queries in flight live in a fixed table (DNS_INFLIGHT_MAX). Each gets a
+ * fresh upstream ID, unpredictable (SipHash of a counter under a random
+ * key) and unused by the others, so replies are found through a 64 Ki
+ * entry map; the guest's own ID is put back in the reply. The entry keeps
+ * a copy of the query (for retransmission and for the question to match
+ * replies against), the guest's address, port and ID, and the addresses it
+ * was sent to. One unconnected, non-blocking UDP socket per address family
+ * sends all queries; IP_RECVERR/IPV6_RECVERR make ICMP errors arrive on
+ * its error queue with the original datagram, so a refused or unreachable
+ * upstream is known at once, for that very query.
+ *
+ * A reply is relayed if it comes from port 53 of an address the query was
+ * sent to, carries its upstream ID, and asks the same question (type,
+ * class, and the name compared without ASCII case: RFC 4343, and 0x20
+ * randomisation upstream). Replies with no question are accepted only with
+ * an error rcode (some servers answer FORMERR/REFUSED that way). Truncated
+ * replies (TC) are relayed as they are, and the guest retries over TCP. A
+ * reply too large for one frame toward the guest (never at the default
+ * MTU: the guest's EDNS size caps it) is replaced by an empty one with TC
+ * set, which has the same effect.
+ *
+ * Timeouts and failover: a query may be sent max(2, upstreams) times, each
+ * time to the next upstream, within DNS_BUDGET_NS in all (4 s, under the
+ * 5 s a glibc stub waits), so each attempt gets the budget divided by the
+ * attempts (2 s with one or two upstreams). An attempt ends early on an
+ * ICMP error or a failed send (failover at once), or when an upstream
+ * answers SERVFAIL, NOTIMP or REFUSED while another one remains untried (as
+ * glibc's stub would do, since the guest sees only us). A late reply from
+ * an upstream tried earlier is still accepted. When the attempts are used
+ * up, the guest gets SERVFAIL built from the question. The upstream that
+ * failed becomes non-preferred: later queries start at the next one, so a
+ * dead first nameserver costs one timeout, not one per query.
+ *
+ * Timers: our own timerfd (EP_DNS index DNS_EP_TIMER), armed at the
+ * earliest of the first deadline of a list kept in deadline order, and a
+ * pending reload. It is re-armed only to an earlier time; a wake-up that
+ * finds nothing due just re-arms it to the new head.
+ *
+ * Reloads: inotify watches the directory of the resolv.conf path (editors
+ * and resolvconf replace the file by rename) and, if the path is a
+ * symlink (systemd-resolved, resolvconf), the directory of its target.
+ * A change schedules a re-read DNS_RELOAD_DELAY_NS later, so the several
+ * events of one update give one reload. Queries in flight carry on with
+ * the new list. A file that has disappeared keeps the old list.
+ *
+ * Counters: every query the core counts in DNS_QUERIES ends as exactly one
+ * of DNS_REPLIES (relayed), DNS_SERVFAIL (made up: no upstream, or all
+ * failed), DNS_DROP_BAD (malformed, or over DNS_QUERY_MAX; opcode other
+ * than QUERY gets a NOTIMP answer and a question count other than one a
+ * FORMERR answer, still counted here) or DNS_DROP_FULL, or is still in
+ * flight. Replies we refuse (unknown ID, wrong source, other question) are
+ * not counted: the query they claim to answer times out instead.
+ *
+ * Logging: per-query events only at trace level; a failing upstream is
+ * warned about once per reload.
+ */
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/errqueue.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "core/dns.h"
+#include "core/udp.h"
 #include "host/dns_fwd.h"
 #include "host/shard.h"
+#include "util/log.h"
+#include "util/siphash.h"
+
+#define DNS_UPSTREAMS_MAX 3	/* as glibc's MAXNS */
+#define DNS_INFLIGHT_MAX 1024
+#define DNS_QUERY_MAX 1232	/* longer ones are dropped (DNS Flag Day 2020 size) */
+#define DNS_BUDGET_NS (4000ULL * 1000 * 1000)
+#define DNS_RELOAD_DELAY_NS (100ULL * 1000 * 1000)
+#define DNS_RX_BURST 64
+#define DNS_RESOLV_MAX 65536	/* bytes of resolv.conf read */
+#define DNS_SEARCH_MAX 256
+#define DNS_NAME_LEN (INET6_ADDRSTRLEN + IF_NAMESIZE + 1)
+
+/* EP_DATA(EP_DNS, n) indices */
+enum dns_ep { DNS_EP_TIMER, DNS_EP_INOTIFY, DNS_EP_SOCK4, DNS_EP_SOCK6, DNS_EP_NUM };
 
 /**
- * dns_fwd_init() - placeholder
- * @sh:		shard
- * @resolv:	resolv.conf path
- *
- * Return: 0
+ * union dns_sa - a socket address of either family
+ * @sa:	generic
+ * @v4:	AF_INET
+ * @v6:	AF_INET6
  */
-int dns_fwd_init(struct shard *sh, const char *resolv)
+union dns_sa {
+	struct sockaddr sa;
+	struct sockaddr_in v4;
+	struct sockaddr_in6 v6;
+};
+
+/**
+ * struct dns_upstream - one resolver from resolv.conf
+ * @sa:		its address, port 53
+ * @warned:	a failure was logged since the last reload
+ * @name:	the address as written, for logs
+ */
+struct dns_upstream {
+	union dns_sa sa;
+	bool warned;
+	char name[DNS_NAME_LEN];
+};
+
+/**
+ * struct dns_query - one query in flight (or a free entry)
+ * @prev:	deadline list: previous entry (index + 1, 0 = none)
+ * @next:	deadline list: next entry; free list: next free entry
+ * @deadline_ns:	end of the current attempt
+ * @attempt_ns:	time each attempt gets
+ * @gaddr_be:	the guest's address
+ * @gport:	the guest's port
+ * @guest_id:	the guest's query ID
+ * @up_id:	our ID toward the upstreams (written into @msg)
+ * @len:	bytes in @msg
+ * @used:	entry in use
+ * @tries:	attempts sent so far
+ * @attempts:	attempts allowed
+ * @first:	upstream index of the first attempt
+ * @cur:	upstream index of the current attempt
+ * @gen:	upstream list generation @cur refers to
+ * @nsent:	addresses in @sent
+ * @last:	index in @sent of the current attempt's address
+ * @sent:	addresses the query went to (replies from these are accepted)
+ * @msg:	the query as sent upstream
+ */
+struct dns_query {
+	uint32_t prev;
+	uint32_t next;
+	uint64_t deadline_ns;
+	uint64_t attempt_ns;
+	uint32_t gaddr_be;
+	uint16_t gport;
+	uint16_t guest_id;
+	uint16_t up_id;
+	uint16_t len;
+	uint8_t used;
+	uint8_t tries;
+	uint8_t attempts;
+	uint8_t first;
+	uint8_t cur;
+	uint8_t nsent;
+	uint8_t last;
+	uint32_t gen;
+	union dns_sa sent[DNS_UPSTREAMS_MAX];
+	uint8_t msg[DNS_QUERY_MAX];
+};
+
+/**
+ * struct dns_watch - an inotify watch on the directory of one file
+ * @wd:		watch descriptor, -1 if none
+ * @dir:	directory watched
+ * @base:	file name in it we care about
+ */
+struct dns_watch {
+	int wd;
+	char dir[PATH_MAX];
+	char base[NAME_MAX + 1];
+};
+
+/**
+ * struct dns_fwd - the forwarder of one shard
+ * @fd:		timerfd, inotify, IPv4 and IPv6 sockets (-1: none), by enum
+ *		dns_ep
+ * @path:	resolv.conf path as given
+ * @w:		watches: [0] the path's directory, [1] its symlink target's
+ * @up:		upstreams
+ * @nup:	entries in @up
+ * @pref:	index of the preferred upstream (queries start there)
+ * @gen:	upstream list generation, bumped on each reload
+ * @search:	search list ("search" or "domain", the last one wins), kept
+ *		for later use
+ * @armed_ns:	time the timerfd is set to, 0 if disarmed
+ * @reload_ns:	time a reload is due, 0 if none
+ * @key:	SipHash key for upstream IDs
+ * @rnd_ctr:	counter hashed into IDs
+ * @free_head:	first free entry (index + 1, 0 = table full)
+ * @head:	earliest deadline (index + 1)
+ * @tail:	latest deadline (index + 1)
+ * @idmap:	upstream ID to entry (index + 1, 0 = unused)
+ * @q:		query table
+ * @rbuf:	receive buffer; also scratch for reading resolv.conf
+ *
+ * Ownership: allocated by dns_fwd_init(), owned by the shard (sh->dns).
+ */
+struct dns_fwd {
+	int fd[DNS_EP_NUM];
+	char path[PATH_MAX];
+	struct dns_watch w[2];
+	struct dns_upstream up[DNS_UPSTREAMS_MAX];
+	unsigned nup;
+	unsigned pref;
+	uint32_t gen;
+	char search[DNS_SEARCH_MAX];
+	uint64_t armed_ns;
+	uint64_t reload_ns;
+	uint8_t key[16];
+	uint64_t rnd_ctr;
+	uint32_t free_head;
+	uint32_t head;
+	uint32_t tail;
+	uint16_t idmap[65536];
+	struct dns_query q[DNS_INFLIGHT_MAX];
+	uint8_t rbuf[65536];
+};
+
+_Static_assert(DNS_INFLIGHT_MAX < 65536, "idmap holds index + 1 in 16 bits");
+_Static_assert(DNS_RESOLV_MAX <= sizeof(((struct dns_fwd *)0)->rbuf),
+	       "resolv.conf is read into rbuf");
+
+/**
+ * dns_qidx() - index + 1 of a query entry
+ * @d:	forwarder
+ * @q:	entry
+ *
+ * Return: index + 1
+ */
+static uint32_t dns_qidx(const struct dns_fwd *d, const struct dns_query *q)
 {
-	(void)sh;
-	(void)resolv;
+	return (uint32_t)(q - d->q) + 1;
+}
+
+/**
+ * dns_unlink() - take a query off the deadline list
+ * @d:	forwarder
+ * @q:	entry on the list
+ */
+static void dns_unlink(struct dns_fwd *d, struct dns_query *q)
+{
+	if (q->prev)
+		d->q[q->prev - 1].next = q->next;
+	else
+		d->head = q->next;
+	if (q->next)
+		d->q[q->next - 1].prev = q->prev;
+	else
+		d->tail = q->prev;
+	q->prev = q->next = 0;
+}
+
+/**
+ * dns_insert() - put a query on the deadline list, in deadline order
+ * @d:	forwarder
+ * @q:	entry, not on the list, @deadline_ns set
+ *
+ * Deadlines mostly grow, so the walk from the tail is usually one step.
+ */
+static void dns_insert(struct dns_fwd *d, struct dns_query *q)
+{
+	uint32_t after = d->tail, i = dns_qidx(d, q);
+
+	while (after && d->q[after - 1].deadline_ns > q->deadline_ns)
+		after = d->q[after - 1].prev;
+	q->prev = after;
+	if (after) {
+		q->next = d->q[after - 1].next;
+		d->q[after - 1].next = i;
+	} else {
+		q->next = d->head;
+		d->head = i;
+	}
+	if (q->next)
+		d->q[q->next - 1].prev = i;
+	else
+		d->tail = i;
+}
+
+/**
+ * dns_timer_sync() - arm the timerfd if something is due before it fires
+ * @d:	forwarder
+ *
+ * #syscalls timerfd_settime
+ */
+static void dns_timer_sync(struct dns_fwd *d)
+{
+	struct itimerspec its = { 0 };
+	uint64_t t = 0;
+
+	if (d->head)
+		t = d->q[d->head - 1].deadline_ns;
+	if (d->reload_ns && (!t || d->reload_ns < t))
+		t = d->reload_ns;
+	if (!t || (d->armed_ns && d->armed_ns <= t))
+		return;
+	its.it_value.tv_sec = (time_t)(t / 1000000000ULL);
+	its.it_value.tv_nsec = (long)(t % 1000000000ULL);
+	if (timerfd_settime(d->fd[DNS_EP_TIMER], TFD_TIMER_ABSTIME, &its,
+			    NULL)) {
+		warn_perror("DNS timerfd_settime");
+		return;
+	}
+	d->armed_ns = t;
+}
+
+/**
+ * dns_id_alloc() - pick an unpredictable upstream ID nobody in flight uses
+ * @d:	forwarder
+ *
+ * With at most DNS_INFLIGHT_MAX of 65536 IDs taken, a random pick is free
+ * with probability > 98%; after 16 misses, walk from the last pick.
+ *
+ * Return: ID
+ */
+static uint16_t dns_id_alloc(struct dns_fwd *d)
+{
+	uint16_t id = 0;
+	unsigned i;
+
+	for (i = 0; i < 16; i++) {
+		uint64_t ctr = d->rnd_ctr++;
+
+		id = (uint16_t)siphash24(d->key, &ctr, sizeof(ctr));
+		if (!d->idmap[id])
+			return id;
+	}
+	while (d->idmap[id])
+		id++;
+	return id;
+}
+
+/**
+ * dns_sa_eq() - same address and port?
+ * @a:	address
+ * @b:	address
+ *
+ * Return: true if equal (IPv6 scopes compared only if both are set)
+ */
+static bool dns_sa_eq(const union dns_sa *a, const union dns_sa *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return a->v4.sin_port == b->v4.sin_port &&
+		       a->v4.sin_addr.s_addr == b->v4.sin_addr.s_addr;
+	if (a->sa.sa_family == AF_INET6)
+		return a->v6.sin6_port == b->v6.sin6_port &&
+		       !memcmp(&a->v6.sin6_addr, &b->v6.sin6_addr, 16) &&
+		       (!a->v6.sin6_scope_id || !b->v6.sin6_scope_id ||
+			a->v6.sin6_scope_id == b->v6.sin6_scope_id);
+	return false;
+}
+
+/**
+ * dns_sa_len() - length of a socket address for sendto()
+ * @a:	address
+ *
+ * Return: bytes
+ */
+static socklen_t dns_sa_len(const union dns_sa *a)
+{
+	return a->sa.sa_family == AF_INET ? sizeof(a->v4) : sizeof(a->v6);
+}
+
+/**
+ * dns_set_tcp_upstream() - point DNS over TCP at the preferred IPv4 upstream
+ * @sh:	shard
+ *
+ * The first IPv4 upstream from the preferred one on (0: none, and the TCP
+ * code refuses).
+ */
+static void dns_set_tcp_upstream(struct shard *sh)
+{
+	struct dns_fwd *d = sh->dns;
+	uint32_t a = 0;
+	unsigned i;
+
+	for (i = 0; i < d->nup; i++) {
+		const struct dns_upstream *u = &d->up[(d->pref + i) % d->nup];
+
+		if (u->sa.sa.sa_family == AF_INET) {
+			a = u->sa.v4.sin_addr.s_addr;
+			break;
+		}
+	}
+	sh->core.conf.dns4_upstream_be = a;
+}
+
+/**
+ * dns_upstream_failed() - an attempt at an upstream failed: prefer the next
+ * @sh:		shard
+ * @q:		the query whose attempt failed
+ * @why:	for the log (once per upstream and reload)
+ */
+static void dns_upstream_failed(struct shard *sh, const struct dns_query *q,
+				const char *why)
+{
+	struct dns_fwd *d = sh->dns;
+	struct dns_upstream *u;
+
+	if (q->gen != d->gen || q->cur >= d->nup)
+		return; /* the list changed since */
+	u = &d->up[q->cur];
+	if (!u->warned) {
+		u->warned = true;
+		warn("DNS upstream %s: %s%s", u->name, why,
+		     d->nup > 1 ? ", trying the next one" : "");
+	}
+	if (d->pref == q->cur && d->nup > 1) {
+		d->pref = (d->pref + 1) % d->nup;
+		dns_set_tcp_upstream(sh);
+	}
+}
+
+/**
+ * dns_to_guest() - send a DNS message to the guest from conf.dns4_be:53
+ * @sh:		shard
+ * @gaddr_be:	guest address
+ * @gport:	guest port
+ * @msg:	message
+ * @len:	its length
+ *
+ * Return: 0, or -1 if it could not be queued (counted by the core)
+ */
+static int dns_to_guest(struct shard *sh, uint32_t gaddr_be, uint16_t gport,
+			const uint8_t *msg, size_t len)
+{
+	if (!fx_slot_next(&sh->fx))
+		shard_flush_frames(sh);
+	return udp4_send(&sh->core, &sh->fx, sh->core.conf.dns4_be, DNS_PORT,
+			 gaddr_be, gport, msg, len);
+}
+
+/**
+ * dns_made_up() - answer the guest ourselves, with no records
+ * @sh:		shard
+ * @m:		the parsed query (ID as the guest sent it)
+ * @gaddr_be:	guest address
+ * @gport:	guest port
+ * @rcode:	response code
+ * @tc:		TC bit
+ *
+ * Return: 0, or -1 if it could not be queued
+ */
+static int dns_made_up(struct shard *sh, const struct dns_msg *m,
+		       uint32_t gaddr_be, uint16_t gport, unsigned rcode,
+		       bool tc)
+{
+	uint8_t buf[DNS_REPLY_BUILD_MAX];
+	size_t n = dns_build_reply(m, rcode, tc, buf, sizeof(buf));
+
+	ASSERT(n);
+	return dns_to_guest(sh, gaddr_be, gport, buf, n);
+}
+
+/**
+ * dns_q_free() - release a query entry (already off the deadline list)
+ * @d:	forwarder
+ * @q:	entry
+ */
+static void dns_q_free(struct dns_fwd *d, struct dns_query *q)
+{
+	ASSERT(q->used && !q->prev && !q->next && d->head != dns_qidx(d, q));
+	d->idmap[q->up_id] = 0;
+	q->used = 0;
+	q->next = d->free_head;
+	d->free_head = dns_qidx(d, q);
+}
+
+/**
+ * dns_q_parse() - the stored query, parsed, with the guest's ID
+ * @q:	entry
+ * @m:	parsed query out
+ */
+static void dns_q_parse(const struct dns_query *q, struct dns_msg *m)
+{
+	enum dns_err r = dns_parse_query(q->msg, q->len, m);
+
+	ASSERT(r == DNS_OK); /* validated before it was stored */
+	m->id = q->guest_id;
+}
+
+/**
+ * dns_servfail() - give up on a query: SERVFAIL to the guest, free it
+ * @sh:	shard
+ * @q:	entry, off the deadline list
+ */
+static void dns_servfail(struct shard *sh, struct dns_query *q)
+{
+	struct dns_msg m;
+
+	dns_q_parse(q, &m);
+	trace("DNS query %04x: no upstream answered, SERVFAIL", q->guest_id);
+	dns_made_up(sh, &m, q->gaddr_be, q->gport, DNS_RCODE_SERVFAIL, false);
+	CTR_INC(&sh->core, DNS_SERVFAIL);
+	dns_q_free(sh->dns, q);
+}
+
+/**
+ * dns_send() - send a query to one upstream
+ * @sh:		shard
+ * @q:		entry
+ * @u:		upstream
+ *
+ * An error left on the socket by an earlier ICMP message (reported for
+ * some other query through the error queue) can fail one send: so a
+ * failed send is tried once more. EAGAIN counts as sent: the attempt
+ * times out.
+ *
+ * #syscalls sendto
+ * Return: 0, or -errno
+ */
+static int dns_send(struct shard *sh, const struct dns_query *q,
+		    const struct dns_upstream *u)
+{
+	struct dns_fwd *d = sh->dns;
+	int fd = u->sa.sa.sa_family == AF_INET ? d->fd[DNS_EP_SOCK4] :
+						  d->fd[DNS_EP_SOCK6];
+	int tries;
+
+	if (fd < 0)
+		return -EAFNOSUPPORT;
+	for (tries = 0; tries < 2; tries++) {
+		if (sendto(fd, q->msg, q->len, MSG_DONTWAIT, &u->sa.sa,
+			   dns_sa_len(&u->sa)) >= 0)
+			return 0;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+	}
+	return -errno;
+}
+
+/**
+ * dns_note_sent() - remember an address the query went to
+ * @q:	entry
+ * @sa:	address
+ */
+static void dns_note_sent(struct dns_query *q, const union dns_sa *sa)
+{
+	unsigned i;
+
+	for (i = 0; i < q->nsent; i++) {
+		if (dns_sa_eq(&q->sent[i], sa)) {
+			q->last = (uint8_t)i;
+			return;
+		}
+	}
+	if (q->nsent < DNS_UPSTREAMS_MAX) {
+		i = q->nsent++;
+	} else {
+		/* more addresses than fit (reloads): forget the oldest */
+		i = (q->last + 1U) % DNS_UPSTREAMS_MAX;
+	}
+	q->sent[i] = *sa;
+	q->last = (uint8_t)i;
+}
+
+/**
+ * dns_attempt() - send the next attempt of a query, or give up on it
+ * @sh:	shard
+ * @q:	entry, off the deadline list
+ *
+ * Failed sends move on to the next upstream at once (DNS_FAILOVERS).
+ */
+static void dns_attempt(struct shard *sh, struct dns_query *q)
+{
+	struct dns_fwd *d = sh->dns;
+
+	while (q->tries < q->attempts && d->nup) {
+		unsigned i = (q->first + q->tries) % d->nup;
+		int ret;
+
+		q->tries++;
+		q->cur = (uint8_t)i;
+		q->gen = d->gen;
+		dns_note_sent(q, &d->up[i].sa);
+		ret = dns_send(sh, q, &d->up[i]);
+		if (!ret) {
+			q->deadline_ns = sh->now_ns + q->attempt_ns;
+			dns_insert(d, q);
+			return;
+		}
+		errno = -ret;
+		trace("DNS query %04x to %s: %s", q->guest_id, d->up[i].name,
+		      strerror(errno));
+		dns_upstream_failed(sh, q, strerror(errno));
+		if (q->tries < q->attempts && d->nup)
+			CTR_INC(&sh->core, DNS_FAILOVERS);
+	}
+	dns_servfail(sh, q);
+}
+
+/**
+ * dns_failover() - the current attempt failed: try the next upstream
+ * @sh:		shard
+ * @q:		entry, on the deadline list
+ * @why:	for the log
+ */
+static void dns_failover(struct shard *sh, struct dns_query *q,
+			 const char *why)
+{
+	dns_unlink(sh->dns, q);
+	dns_upstream_failed(sh, q, why);
+	if (q->tries < q->attempts && sh->dns->nup)
+		CTR_INC(&sh->core, DNS_FAILOVERS);
+	dns_attempt(sh, q);
+}
+
+/**
+ * dns_fwd_query() - forward one query from the guest
+ * @sh:		shard
+ * @msg:	the DNS message (a loan: copied)
+ * @len:	its length
+ * @gaddr_be:	the guest's address
+ * @gport:	the guest's port
+ *
+ * Context: the shard's thread, from the FX_DNS_QUERY intent.
+ */
+void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
+		   uint32_t gaddr_be, uint16_t gport)
+{
+	struct dns_fwd *d = sh->dns;
+	struct dns_query *q;
+	struct dns_msg m;
+	enum dns_err r;
+
+	r = dns_parse_query(msg, len, &m);
+	if (r != DNS_OK) {
+		CTR_INC(&sh->core, DNS_DROP_BAD);
+		trace("DNS query from the guest dropped: %s", dns_err_str(r));
+		if (r == DNS_ERR_OPCODE)
+			dns_made_up(sh, &m, gaddr_be, gport, DNS_RCODE_NOTIMP,
+				    false);
+		else if (r == DNS_ERR_QDCOUNT)
+			dns_made_up(sh, &m, gaddr_be, gport, DNS_RCODE_FORMERR,
+				    false);
+		return;
+	}
+	if (!d || !d->nup) {
+		dns_made_up(sh, &m, gaddr_be, gport, DNS_RCODE_SERVFAIL, false);
+		CTR_INC(&sh->core, DNS_SERVFAIL);
+		return;
+	}
+	if (len > DNS_QUERY_MAX) {
+		CTR_INC(&sh->core, DNS_DROP_BAD);
+		trace("DNS query of %zu bytes dropped", len);
+		return;
+	}
+	if (!d->free_head) {
+		CTR_INC(&sh->core, DNS_DROP_FULL);
+		return;
+	}
+	q = &d->q[d->free_head - 1];
+	d->free_head = q->next;
+	memset(q, 0, offsetof(struct dns_query, msg));
+	q->used = 1;
+	q->gaddr_be = gaddr_be;
+	q->gport = gport;
+	q->guest_id = m.id;
+	q->len = (uint16_t)len;
+	memcpy(q->msg, msg, len);
+	q->up_id = dns_id_alloc(d);
+	wr16(q->msg, q->up_id);
+	d->idmap[q->up_id] = (uint16_t)dns_qidx(d, q);
+	q->attempts = (uint8_t)(d->nup > 1 ? d->nup : 2);
+	q->attempt_ns = DNS_BUDGET_NS / q->attempts;
+	q->first = (uint8_t)d->pref;
+	dns_attempt(sh, q);
+	dns_timer_sync(d);
+}
+
+/**
+ * dns_reply() - a datagram from an upstream: relay it if it answers a query
+ * @sh:		shard
+ * @src:	where it came from
+ * @buf:	the datagram (d->rbuf)
+ * @len:	its length
+ */
+static void dns_reply(struct shard *sh, const union dns_sa *src, uint8_t *buf,
+		      size_t len)
+{
+	struct dns_fwd *d = sh->dns;
+	struct dns_msg rm, qm;
+	struct dns_query *q;
+	unsigned rcode, i;
+	uint16_t port;
+	enum dns_err r;
+	int ret;
+
+	r = dns_parse_reply(buf, len, &rm);
+	if (r == DNS_ERR_SHORT || r == DNS_ERR_QR) {
+		trace("DNS: junk from an upstream: %s", dns_err_str(r));
+		return;
+	}
+	port = src->sa.sa_family == AF_INET ? src->v4.sin_port :
+					      src->v6.sin6_port;
+	if (ntohs(port) != DNS_PORT || !d->idmap[rm.id])
+		return; /* late (answered already), or not ours */
+	q = &d->q[d->idmap[rm.id] - 1];
+	for (i = 0; i < q->nsent && !dns_sa_eq(&q->sent[i], src); i++)
+		;
+	if (i == q->nsent) {
+		trace("DNS reply %04x from an address not asked", rm.id);
+		return;
+	}
+	dns_q_parse(q, &qm);
+	rcode = dns_rcode(&rm);
+	if (r == DNS_OK ? !dns_question_eq(&qm, &rm) :
+			  r != DNS_ERR_QDCOUNT || rm.qdcount ||
+				  rcode == DNS_RCODE_NOERROR) {
+		trace("DNS reply %04x does not answer the question: %s", rm.id,
+		      dns_err_str(r));
+		return;
+	}
+	if ((rcode == DNS_RCODE_SERVFAIL || rcode == DNS_RCODE_NOTIMP ||
+	     rcode == DNS_RCODE_REFUSED) &&
+	    q->tries < q->attempts && d->nup > 1) {
+		/* another upstream may do better; a late error from an
+		 * earlier attempt just leaves the current one running */
+		if (i != q->last)
+			return;
+		trace("DNS reply %04x: rcode %u, trying the next upstream",
+		      rm.id, rcode);
+		dns_unlink(d, q);
+		CTR_INC(&sh->core, DNS_FAILOVERS);
+		dns_attempt(sh, q);
+		return;
+	}
+
+	if (len > udp_payload_max(&sh->core, &sh->fx)) {
+		trace("DNS reply %04x of %zu bytes: too large, sending TC",
+		      rm.id, len);
+		ret = dns_made_up(sh, &qm, q->gaddr_be, q->gport, rcode, true);
+	} else {
+		wr16(buf, q->guest_id);
+		ret = dns_to_guest(sh, q->gaddr_be, q->gport, buf, len);
+	}
+	if (!ret)
+		CTR_INC(&sh->core, DNS_REPLIES);
+	dns_unlink(d, q);
+	dns_q_free(d, q);
+}
+
+/**
+ * dns_rx() - read replies from an upstream socket
+ * @sh:	shard
+ * @fd:	socket
+ *
+ * #syscalls recvfrom
+ */
+static void dns_rx(struct shard *sh, int fd)
+{
+	struct dns_fwd *d = sh->dns;
+	unsigned i;
+
+	for (i = 0; i < DNS_RX_BURST; i++) {
+		union dns_sa src;
+		socklen_t sl = sizeof(src);
+		ssize_t n;
+
+		n = recvfrom(fd, d->rbuf, sizeof(d->rbuf), MSG_DONTWAIT,
+			     &src.sa, &sl);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			/* a pending ICMP error, reported on its own through
+			 * the error queue: go on reading */
+			continue;
+		}
+		dns_reply(sh, &src, d->rbuf, (size_t)n);
+	}
+}
+
+/**
+ * dns_errqueue() - ICMP errors for queries we sent: fail over at once
+ * @sh:	shard
+ * @fd:	socket
+ *
+ * Each error carries the datagram that caused it (our query: its ID finds
+ * the entry) and its destination, which must be the query's current
+ * upstream (an error about an earlier attempt changes nothing).
+ *
+ * #syscalls recvmsg
+ */
+static void dns_errqueue(struct shard *sh, int fd)
+{
+	struct dns_fwd *d = sh->dns;
+	unsigned i;
+
+	for (i = 0; i < DNS_RX_BURST; i++) {
+		union {
+			char buf[256];
+			struct cmsghdr align;
+		} ctl;
+		const struct sock_extended_err *ee = NULL;
+		struct iovec iov = { d->rbuf, sizeof(d->rbuf) };
+		struct msghdr mh = { 0 };
+		struct dns_query *q;
+		struct cmsghdr *c;
+		union dns_sa dst;
+		uint16_t id;
+		ssize_t n;
+
+		memset(&dst, 0, sizeof(dst));
+		mh.msg_name = &dst;
+		mh.msg_namelen = sizeof(dst);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		n = recvmsg(fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT);
+		if (n < 0)
+			return; /* EAGAIN: drained */
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if ((c->cmsg_level == SOL_IP &&
+			     c->cmsg_type == IP_RECVERR) ||
+			    (c->cmsg_level == SOL_IPV6 &&
+			     c->cmsg_type == IPV6_RECVERR))
+				ee = (const struct sock_extended_err *)(void *)
+					CMSG_DATA(c);
+		}
+		if (!ee || n < 2 || !d->idmap[rd16(d->rbuf)])
+			continue;
+		id = rd16(d->rbuf);
+		q = &d->q[d->idmap[id] - 1];
+		if (!q->nsent || !dns_sa_eq(&q->sent[q->last], &dst))
+			continue;
+		trace("DNS query %04x: %s from upstream", q->guest_id,
+		      strerror((int)ee->ee_errno));
+		dns_failover(sh, q, strerror((int)ee->ee_errno));
+	}
+}
+
+/**
+ * dns_timeouts() - attempts whose time is up: fail over, or SERVFAIL
+ * @sh:	shard
+ */
+static void dns_timeouts(struct shard *sh)
+{
+	struct dns_fwd *d = sh->dns;
+
+	while (d->head && d->q[d->head - 1].deadline_ns <= sh->now_ns) {
+		struct dns_query *q = &d->q[d->head - 1];
+
+		CTR_INC(&sh->core, DNS_TIMEOUTS);
+		trace("DNS query %04x: attempt %u timed out", q->guest_id,
+		      q->tries);
+		dns_failover(sh, q, "no answer in time");
+	}
+}
+
+/**
+ * dns_ns_parse() - the address of a "nameserver" line
+ * @s:	the address text (NUL-terminated, no blanks)
+ * @u:	upstream out (address, port 53, name)
+ *
+ * IPv4 or IPv6, with an optional %scope (interface name or number) for
+ * IPv6; IPv4-mapped IPv6 addresses become IPv4.
+ *
+ * #syscalls socket ioctl close
+ * Return: 0, or -1 if @s is not an address
+ */
+static int dns_ns_parse(const char *s, struct dns_upstream *u)
+{
+	char a[INET6_ADDRSTRLEN], *pct;
+	unsigned long scope = 0;
+
+	memset(u, 0, sizeof(*u));
+	if (strlen(s) >= sizeof(u->name))
+		return -1;
+	strcpy(u->name, s);
+	if (inet_pton(AF_INET, s, &u->sa.v4.sin_addr) == 1) {
+		u->sa.v4.sin_family = AF_INET;
+		u->sa.v4.sin_port = htons(DNS_PORT);
+		return 0;
+	}
+	pct = strchr(s, '%');
+	if ((pct ? (size_t)(pct - s) : strlen(s)) >= sizeof(a))
+		return -1;
+	memcpy(a, s, pct ? (size_t)(pct - s) : strlen(s) + 1);
+	if (pct) {
+		char *end;
+
+		a[pct - s] = '\0';
+		scope = strtoul(pct + 1, &end, 10);
+		if (!pct[1] || *end) {
+			scope = if_nametoindex(pct + 1);
+			if (!scope)
+				return -1;
+		}
+		if (scope > UINT32_MAX)
+			return -1;
+	}
+	if (inet_pton(AF_INET6, a, &u->sa.v6.sin6_addr) != 1)
+		return -1;
+	if (IN6_IS_ADDR_V4MAPPED(&u->sa.v6.sin6_addr)) {
+		struct in_addr v4;
+
+		memcpy(&v4, &u->sa.v6.sin6_addr.s6_addr[12], 4);
+		memset(&u->sa, 0, sizeof(u->sa));
+		u->sa.v4.sin_family = AF_INET;
+		u->sa.v4.sin_port = htons(DNS_PORT);
+		u->sa.v4.sin_addr = v4;
+		return 0;
+	}
+	u->sa.v6.sin6_family = AF_INET6;
+	u->sa.v6.sin6_port = htons(DNS_PORT);
+	u->sa.v6.sin6_scope_id = (uint32_t)scope;
 	return 0;
 }
 
 /**
- * dns_fwd_query() - placeholder: drop
- * @sh:		shard
- * @q:		query
- * @len:	length
- * @gaddr_be:	guest address
- * @gport:	guest port
+ * dns_resolv_parse() - the nameservers and search list of resolv.conf text
+ * @text:	file contents, NUL-terminated (modified: split into lines)
+ * @up:		upstreams out, DNS_UPSTREAMS_MAX entries
+ * @search:	search list out, DNS_SEARCH_MAX bytes (may be empty)
+ *
+ * As glibc: a keyword counts only at the start of a line, followed by a
+ * blank; '#' and ';' start comments; "search" and "domain" replace each
+ * other, the last one wins. Lines whose address does not parse are
+ * skipped, and nameservers after the third are ignored.
+ *
+ * Return: number of upstreams
  */
-void dns_fwd_query(struct shard *sh, const uint8_t *q, size_t len,
-		   uint32_t gaddr_be, uint16_t gport)
+static unsigned dns_resolv_parse(char *text, struct dns_upstream *up,
+				 char *search)
 {
-	(void)q;
-	(void)len;
-	(void)gaddr_be;
-	(void)gport;
-	CTR_INC(&sh->core, DNS_DROP_BAD);
+	unsigned n = 0;
+	char *line, *save = NULL;
+
+	search[0] = '\0';
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *arg, *end;
+		size_t kw = strcspn(line, " \t");
+
+		if (!line[kw])
+			continue;
+		arg = line + kw + strspn(line + kw, " \t");
+		end = arg + strcspn(arg, "#;\r");
+		*end = '\0';
+		while (end > arg && (end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+		if (kw == 10 && !strncmp(line, "nameserver", kw)) {
+			arg[strcspn(arg, " \t")] = '\0';
+			if (n < DNS_UPSTREAMS_MAX && !dns_ns_parse(arg, &up[n]))
+				n++;
+		} else if ((kw == 6 && !strncmp(line, "search", kw)) ||
+			   (kw == 6 && !strncmp(line, "domain", kw))) {
+			snprintf(search, DNS_SEARCH_MAX, "%s", arg);
+		}
+	}
+	return n;
 }
 
 /**
- * dns_fwd_event() - placeholder
+ * dns_watch_set() - watch the directory of @file for changes to it
+ * @d:		forwarder
+ * @i:		watch slot
+ * @file:	path, or NULL to stop watching in this slot
+ *
+ * Two slots may share a directory (inotify then gives both one watch
+ * descriptor): a watch is removed only when the other slot does not use it.
+ *
+ * #syscalls inotify_add_watch inotify_rm_watch
+ */
+static void dns_watch_set(struct dns_fwd *d, unsigned i, const char *file)
+{
+	struct dns_watch *w = &d->w[i], *o = &d->w[!i];
+	const char *slash;
+	char dir[PATH_MAX];
+	int wd;
+
+	if (d->fd[DNS_EP_INOTIFY] < 0)
+		return;
+	if (!file) {
+		if (w->wd >= 0 && w->wd != o->wd)
+			inotify_rm_watch(d->fd[DNS_EP_INOTIFY], w->wd);
+		w->wd = -1;
+		return;
+	}
+	slash = strrchr(file, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == file)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file), file);
+	snprintf(w->base, sizeof(w->base), "%s", slash ? slash + 1 : file);
+	if (w->wd >= 0 && !strcmp(w->dir, dir))
+		return;
+	wd = inotify_add_watch(d->fd[DNS_EP_INOTIFY], dir,
+			       IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |
+				       IN_CREATE | IN_DELETE);
+	if (wd < 0) {
+		warn_perror("DNS: cannot watch %s for resolv.conf changes",
+			    dir);
+	}
+	if (w->wd >= 0 && w->wd != o->wd && w->wd != wd)
+		inotify_rm_watch(d->fd[DNS_EP_INOTIFY], w->wd);
+	w->wd = wd;
+	snprintf(w->dir, sizeof(w->dir), "%s", dir);
+}
+
+/**
+ * dns_watch_update() - watch the path, and its symlink target if any
+ * @d:	forwarder
+ *
+ * #syscalls readlink newfstatat
+ */
+static void dns_watch_update(struct dns_fwd *d)
+{
+	char *real = realpath(d->path, NULL);
+
+	dns_watch_set(d, 0, d->path);
+	if (real && strcmp(real, d->path))
+		dns_watch_set(d, 1, real);
+	else if (real)
+		dns_watch_set(d, 1, NULL);
+	free(real); /* not the data path: reloads only */
+}
+
+/**
+ * dns_upstreams_str() - the upstream list, for logs
+ * @d:		forwarder
+ * @buf:	output
+ * @len:	its size
+ *
+ * Return: @buf
+ */
+static const char *dns_upstreams_str(const struct dns_fwd *d, char *buf,
+				     size_t len)
+{
+	size_t off = 0;
+	unsigned i;
+
+	buf[0] = '\0';
+	for (i = 0; i < d->nup && off < len; i++) {
+		int n = snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+				 d->up[i].name);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	return buf;
+}
+
+/**
+ * dns_reload() - (re)read resolv.conf
  * @sh:		shard
- * @n:		index
- * @events:	events
+ * @initial:	first read at start-up (a missing file then means no
+ *		upstream; later it keeps the current list)
+ *
+ * #syscalls openat read close
+ */
+static void dns_reload(struct shard *sh, bool initial)
+{
+	struct dns_upstream up[DNS_UPSTREAMS_MAX];
+	char search[DNS_SEARCH_MAX], list[3 * (DNS_NAME_LEN + 2)];
+	struct dns_fwd *d = sh->dns;
+	char *text = (char *)d->rbuf;
+	size_t got = 0;
+	unsigned n, i;
+	int fd;
+
+	if (!initial)
+		CTR_INC(&sh->core, DNS_UPSTREAM_RELOADS);
+	dns_watch_update(d);
+	fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (initial)
+			warn_perror("DNS: cannot read %s, no upstream: queries get SERVFAIL",
+				    d->path);
+		else
+			warn_perror("DNS: cannot read %s, keeping the upstreams",
+				    d->path);
+		return;
+	}
+	while (got < DNS_RESOLV_MAX - 1) {
+		ssize_t r = read(fd, text + got, DNS_RESOLV_MAX - 1 - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	text[got] = '\0';
+
+	n = dns_resolv_parse(text, up, search);
+	memcpy(d->up, up, sizeof(up));
+	d->nup = n;
+	d->pref = 0;
+	d->gen++;
+	for (i = 0; i < n; i++)
+		d->up[i].warned = false;
+	memcpy(d->search, search, sizeof(search));
+	dns_set_tcp_upstream(sh);
+
+	if (!n)
+		warn("DNS: no usable nameserver in %s: queries get SERVFAIL",
+		     d->path);
+	else
+		info("DNS: upstreams from %s: %s", d->path,
+		     dns_upstreams_str(d, list, sizeof(list)));
+	for (i = 0; i < n; i++) {
+		if (d->up[i].sa.sa.sa_family == AF_INET6 &&
+		    d->fd[DNS_EP_SOCK6] < 0) {
+			warn("DNS upstream %s: no IPv6 socket, skipped on use",
+			     d->up[i].name);
+			d->up[i].warned = true;
+		}
+	}
+}
+
+/**
+ * dns_inotify() - directory events: schedule a reload if one concerns us
+ * @sh:	shard
+ *
+ * #syscalls read
+ */
+static void dns_inotify(struct shard *sh)
+{
+	struct dns_fwd *d = sh->dns;
+	union {
+		char buf[4096];
+		struct inotify_event align;
+	} ev;
+	bool hit = false;
+	ssize_t n;
+
+	while ((n = read(d->fd[DNS_EP_INOTIFY], ev.buf, sizeof(ev.buf))) > 0) {
+		ssize_t off = 0;
+
+		while (off + (ssize_t)sizeof(struct inotify_event) <= n) {
+			const struct inotify_event *e =
+				(const struct inotify_event *)(void *)(ev.buf + off);
+			unsigned i;
+
+			if (e->mask & IN_Q_OVERFLOW)
+				hit = true;
+			for (i = 0; i < 2 && e->len; i++) {
+				if (d->w[i].wd >= 0 && e->wd == d->w[i].wd &&
+				    !strcmp(e->name, d->w[i].base))
+					hit = true;
+			}
+			off += (ssize_t)sizeof(*e) + e->len;
+		}
+	}
+	if (hit && !d->reload_ns) {
+		d->reload_ns = sh->now_ns + DNS_RELOAD_DELAY_NS;
+		dns_timer_sync(d);
+	}
+}
+
+/**
+ * dns_fwd_event() - an epoll event for one of the forwarder's fds
+ * @sh:		shard
+ * @n:		the index given in EP_DATA(EP_DNS, n): enum dns_ep
+ * @events:	epoll events
+ *
+ * Context: the shard's thread.
+ *
+ * #syscalls read
  */
 void dns_fwd_event(struct shard *sh, uint32_t n, uint32_t events)
 {
-	(void)sh;
-	(void)n;
-	(void)events;
+	struct dns_fwd *d = sh->dns;
+	uint64_t exp;
+
+	if (!d || n >= DNS_EP_NUM)
+		return;
+	switch (n) {
+	case DNS_EP_TIMER:
+		if (read(d->fd[DNS_EP_TIMER], &exp, sizeof(exp)) < 0 &&
+		    errno != EAGAIN)
+			warn_perror("DNS timerfd read");
+		d->armed_ns = 0;
+		if (d->reload_ns && d->reload_ns <= sh->now_ns) {
+			d->reload_ns = 0;
+			dns_reload(sh, false);
+		}
+		dns_timeouts(sh);
+		break;
+	case DNS_EP_INOTIFY:
+		dns_inotify(sh);
+		break;
+	case DNS_EP_SOCK4:
+	case DNS_EP_SOCK6:
+		if (events & EPOLLERR)
+			dns_errqueue(sh, d->fd[n]);
+		if (events & EPOLLIN)
+			dns_rx(sh, d->fd[n]);
+		break;
+	}
+	dns_timer_sync(d);
 }
 
 /**
- * dns_fwd_fini() - placeholder
+ * dns_sock_open() - the unconnected upstream socket of one family
+ * @sh:		shard
+ * @family:	AF_INET or AF_INET6
+ * @idx:	enum dns_ep index for epoll
+ *
+ * #syscalls socket setsockopt close
+ * Return: socket, or -errno
+ */
+static int dns_sock_open(struct shard *sh, int family, unsigned idx)
+{
+	int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int one = 1, ret;
+
+	if (fd < 0)
+		return -errno;
+	if (family == AF_INET6 &&
+	    (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) ||
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one))))
+		goto out_close;
+	if (family == AF_INET &&
+	    setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one)))
+		goto out_close;
+	if (shard_ep_add(sh, fd, EPOLLIN, EP_DATA(EP_DNS, idx)))
+		goto out_close;
+	return fd;
+out_close:
+	ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/**
+ * dns_fwd_init() - read the upstreams, open sockets, register with epoll
+ * @sh:		shard (its core's conf.dns4_be is the guest-facing address;
+ *		conf.dns4_upstream_be is set here for DNS over TCP)
+ * @resolv:	resolv.conf path (normally /etc/resolv.conf), watched for
+ *		changes
+ *
+ * Call it in the host's network namespace: the sockets are made here.
+ * Without IPv6 or inotify it carries on (logged): IPv6 upstreams are then
+ * failed over, and changes to the file go unnoticed.
+ *
+ * #syscalls timerfd_create inotify_init1 getrandom close
+ * Return: 0, or -errno (logged)
+ */
+int dns_fwd_init(struct shard *sh, const char *resolv)
+{
+	struct dns_fwd *d;
+	unsigned i;
+	int ret;
+
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		err("DNS: out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < DNS_EP_NUM; i++)
+		d->fd[i] = -1;
+	d->w[0].wd = d->w[1].wd = -1;
+	for (i = 0; i < DNS_INFLIGHT_MAX; i++)
+		d->q[i].next = i + 2 < DNS_INFLIGHT_MAX + 1 ? i + 2 : 0;
+	d->free_head = 1;
+	if (strlen(resolv) >= sizeof(d->path)) {
+		err("DNS: resolv.conf path too long");
+		ret = -ENAMETOOLONG;
+		goto out_free;
+	}
+	strcpy(d->path, resolv);
+	if (getrandom(d->key, sizeof(d->key), 0) != sizeof(d->key)) {
+		ret = -errno;
+		err_perror("DNS: getrandom");
+		goto out_free;
+	}
+
+	d->fd[DNS_EP_TIMER] = timerfd_create(CLOCK_MONOTONIC,
+					     TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->fd[DNS_EP_TIMER] < 0 ||
+	    shard_ep_add(sh, d->fd[DNS_EP_TIMER], EPOLLIN,
+			 EP_DATA(EP_DNS, DNS_EP_TIMER))) {
+		ret = -errno;
+		err_perror("DNS: timerfd");
+		goto out_close;
+	}
+	ret = dns_sock_open(sh, AF_INET, DNS_EP_SOCK4);
+	if (ret < 0) {
+		errno = -ret;
+		err_perror("DNS: IPv4 upstream socket");
+		goto out_close;
+	}
+	d->fd[DNS_EP_SOCK4] = ret;
+	ret = dns_sock_open(sh, AF_INET6, DNS_EP_SOCK6);
+	if (ret < 0) {
+		errno = -ret;
+		info("DNS: no IPv6 upstream socket: %s", strerror(errno));
+	} else {
+		d->fd[DNS_EP_SOCK6] = ret;
+	}
+	d->fd[DNS_EP_INOTIFY] = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (d->fd[DNS_EP_INOTIFY] < 0 ||
+	    shard_ep_add(sh, d->fd[DNS_EP_INOTIFY], EPOLLIN,
+			 EP_DATA(EP_DNS, DNS_EP_INOTIFY))) {
+		warn_perror("DNS: inotify: changes to %s will go unnoticed",
+			    resolv);
+		if (d->fd[DNS_EP_INOTIFY] >= 0)
+			close(d->fd[DNS_EP_INOTIFY]);
+		d->fd[DNS_EP_INOTIFY] = -1;
+	}
+
+	sh->dns = d;
+	dns_reload(sh, true);
+	return 0;
+
+out_close:
+	for (i = 0; i < DNS_EP_NUM; i++) {
+		if (d->fd[i] >= 0)
+			close(d->fd[i]);
+	}
+out_free:
+	free(d);
+	return ret;
+}
+
+/**
+ * dns_fwd_fini() - close and free everything (queries in flight are
+ * dropped unanswered)
  * @sh:	shard
+ *
+ * #syscalls close
  */
 void dns_fwd_fini(struct shard *sh)
 {
-	(void)sh;
+	struct dns_fwd *d = sh->dns;
+	unsigned i;
+
+	if (!d)
+		return;
+	for (i = 0; i < DNS_EP_NUM; i++) {
+		if (d->fd[i] >= 0)
+			close(d->fd[i]);
+	}
+	free(d);
+	sh->dns = NULL;
 }

@@ -209,7 +209,8 @@ static size_t build_msg(uint8_t *p, const struct dreq *q)
 		o += opt_put(o, 54, &q->server_id, 4);
 	if (q->prl)
 		o += opt_put(o, 55, q->prl, q->prl_len);
-	memcpy(o, q->extra, q->extra_len);
+	if (q->extra_len)
+		memcpy(o, q->extra, q->extra_len);
 	o += q->extra_len;
 	if (!q->no_end)
 		*o++ = 255;
