@@ -206,6 +206,13 @@ static void search_list_load(struct conf *c)
 			snprintf(last, sizeof(last), "%s", line + 6);
 	}
 	fclose(f);
+	if (*last) {
+		size_t n = strcspn(last, "#;\n");
+
+		last[n] = '\0';
+		snprintf(c->search_line, sizeof(c->search_line), "search%s\n",
+			 last);
+	}
 	c->search_len = 0;
 	for (char *save, *name = strtok_r(last, " \t\r\n", &save); name;
 	     name = strtok_r(NULL, " \t\r\n", &save)) {
@@ -249,12 +256,11 @@ int main(int argc, char **argv)
 	struct edge edge;
 	struct run r = { 0 };
 	sigset_t mask;
-	char a[INET_ADDRSTRLEN], g[INET_ADDRSTRLEN];
+	char a[INET_ADDRSTRLEN], g[INET_ADDRSTRLEN], resolv_text[600];
 	int ret;
 
 	conf_parse(&conf, argc, argv);
-	if (conf.dhcp)
-		search_list_load(&conf);
+	search_list_load(&conf);
 
 	/* block before any child exists, so no SIGCHLD is lost */
 	sigemptyset(&mask);
@@ -278,6 +284,12 @@ int main(int argc, char **argv)
 	nc.queues = 1;
 	nc.offloads = conf.offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0;
 	nc.vnet_hdr_len = 12;
+	if (conf.dns && !conf.netns && conf.configure) {
+		inet_ntop(AF_INET, &conf.dns4, a, sizeof(a));
+		snprintf(resolv_text, sizeof(resolv_text), "nameserver %s\n%s",
+			 a, conf.search_line);
+		nc.resolv_text = resolv_text;
+	}
 	/* watch before the tap exists: a deletion right after the namespace
 	 * is configured must not be missed */
 	r.inofd = -1;

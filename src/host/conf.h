@@ -52,6 +52,7 @@ struct fwd_spec {
  * @resolv_conf:	where the upstream resolvers are listed
  * @search:		domain search list for DHCP, DNS wire format
  * @search_len:		bytes of @search
+ * @search_line:	the host's search line, for the command's resolv.conf
  */
 struct conf {
 	const char *netns;
@@ -79,6 +80,7 @@ struct conf {
 	const char *resolv_conf;
 	uint8_t search[256];
 	size_t search_len;
+	char search_line[520];
 };
 
 /**

@@ -41,8 +41,10 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <linux/if_tun.h>
@@ -227,6 +229,52 @@ static void netns_child_newnet(int sock, bool userns)
 				 "cannot create a network namespace: limit reached; raise it with sysctl user.max_net_namespaces");
 	netns_child_fail(sock, e, "cannot create a network namespace: %s",
 			 strerror(e));
+}
+
+/**
+ * netns_child_resolv() - give the command its own /etc/resolv.conf
+ * @text:	contents
+ *
+ * In a new mount namespace with private propagation (nothing reaches the
+ * host's mounts), a temporary file is bind-mounted over /etc/resolv.conf
+ * (over its target, if it is a symlink) and unlinked at once: the mount
+ * keeps it alive. Failing is not fatal: the command then sees the host's
+ * file, and a warning says so.
+ *
+ * #syscalls unshare mount openat write close unlink
+ */
+static void netns_child_resolv(const char *text)
+{
+	char tmp[] = "/tmp/slipway-resolv-XXXXXX";
+	size_t len = strlen(text);
+	int fd;
+
+	if (access("/etc/resolv.conf", F_OK))
+		return;
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		fprintf(stderr, "slipway: warning: no mount namespace (%s): the command keeps the host's /etc/resolv.conf\n",
+			strerror(errno));
+		return;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		goto fail;
+	if (write(fd, text, len) != (ssize_t)len || fchmod(fd, 0644)) {
+		close(fd);
+		unlink(tmp);
+		goto fail;
+	}
+	close(fd);
+	if (mount(tmp, "/etc/resolv.conf", NULL, MS_BIND, NULL)) {
+		unlink(tmp);
+		goto fail;
+	}
+	unlink(tmp);
+	return;
+fail:
+	fprintf(stderr, "slipway: warning: cannot replace /etc/resolv.conf for the command (%s): it keeps the host's\n",
+		strerror(errno));
 }
 
 /**
@@ -594,6 +642,8 @@ static _Noreturn void netns_child(const struct netns_conf *c, const char *path,
 		if (c->userns)
 			netns_child_userns(sock, uid, gid);
 		netns_child_newnet(sock, c->userns);
+		if (c->resolv_text)
+			netns_child_resolv(c->resolv_text);
 	}
 
 	netns_child_tap(sock, c, fds, mac, name, &ifindex);

@@ -25,6 +25,10 @@
  * @queues:	number of tap queues (>1 uses IFF_MULTI_QUEUE)
  * @offloads:	TUN_F_* flags for TUNSETOFFLOAD (0: none)
  * @vnet_hdr_len:	virtio-net header size to set with TUNSETVNETHDRSZ (10 or 12)
+ * @resolv_text:	create mode: contents for /etc/resolv.conf as the command
+ *		sees it (bind-mounted in a private mount namespace), so that
+ *		it uses the DNS forwarder and not a host-loopback resolver it
+ *		cannot reach; NULL: leave it alone
  */
 struct netns_conf {
 	const char *netns_path;
@@ -39,6 +43,7 @@ struct netns_conf {
 	unsigned queues;
 	unsigned offloads;
 	int vnet_hdr_len;
+	const char *resolv_text;
 };
 
 /**

@@ -79,7 +79,10 @@ g() {
 # sets SW_PID, waits until the guest is configured
 start_slipway() {
 	make_ns "$NS"
-	"$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" "$@" \
+	# a resolver list of our own: no test query may leave the machine
+	[ -e "$T/resolv.conf" ] || echo "nameserver 127.0.0.1" >"$T/resolv.conf"
+	"$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" \
+		--resolv-conf "$T/resolv.conf" "$@" \
 		>"$T/slipway.log" 2>&1 &
 	SW_PID=$!
 	PIDS+=("$SW_PID")
