@@ -12,14 +12,7 @@
 #include "core/core.h"
 #include "core/csum.h"
 
-_Noreturn void fz_fail(const char *expr, const char *file, int line);
-void fz_check_frames(const struct core *c, const struct fx *fx, unsigned from);
-
-#define FZ_CHECK(e)                                    \
-	do {                                           \
-		if (!(e))                              \
-			fz_fail(#e, __FILE__, __LINE__); \
-	} while (0)
+#include "fuzz_common.h"
 
 /**
  * assert_fail() - an ASSERT() in the core failed: a bug, never input

@@ -28,15 +28,7 @@
 #include "core/dhcp4.h"
 #include "core/udp.h"
 
-/* fuzz_common.c */
-_Noreturn void fz_fail(const char *expr, const char *file, int line);
-#define FZ_CHECK(e)                                    \
-	do {                                           \
-		if (!(e))                              \
-			fz_fail(#e, __FILE__, __LINE__); \
-	} while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 #define VNET_LEN 12
 #define MTU 65520

@@ -15,16 +15,7 @@
 #include "core/core.h"
 #include "core/tcp.h"
 
-/* fuzz_common.c */
-_Noreturn void fz_fail(const char *expr, const char *file, int line);
-void fz_check_frames(const struct core *c, const struct fx *fx, unsigned from);
-#define FZ_CHECK(e)                                    \
-	do {                                           \
-		if (!(e))                              \
-			fz_fail(#e, __FILE__, __LINE__); \
-	} while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 #define VNET_LEN 12
 #define MTU 65520
