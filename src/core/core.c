@@ -57,7 +57,9 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
 	    conf->mtu < 576 || conf->mtu > 65521 ||
 	    (conf->vnet_hdr_len != 0 && conf->vnet_hdr_len != 10 &&
 	     conf->vnet_hdr_len != 12) ||
-	    conf->ws_shift > 14 || conf->max_udp_flows > (1U << 24))
+	    conf->ws_shift > 14 || conf->max_udp_flows > (1U << 24) ||
+	    (conf->gso_max && (!conf->csum_offload ||
+			       conf->gso_max > 65535 - IP4_HLEN - TCP_HLEN)))
 		return -EINVAL;
 
 	memset(c, 0, sizeof(*c));

@@ -78,6 +78,8 @@ struct vnet_hdr {
  * @rto_min_ns:		initial retransmission timeout toward the guest
  * @max_inflight:	cap on unacknowledged bytes toward the guest per flow
  *			(0: no cap beyond the guest's window)
+ * @gso_max:		largest TCP payload per frame toward the guest when it
+ *			exceeds the MSS (GSO, needs @csum_offload); 0: off
  * @dns4_be:		DNS forwarder address in the guest's view (0: none)
  * @max_udp_flows:	size of the datagram flow table
  * @udp_idle_ns:	datagram flows close after this long without traffic
@@ -125,6 +127,7 @@ struct core_conf {
 	uint32_t max_flows;
 	uint64_t rto_min_ns;
 	uint32_t max_inflight;
+	uint32_t gso_max;
 	uint32_t dns4_be;
 	uint32_t max_udp_flows;
 	uint64_t udp_idle_ns;

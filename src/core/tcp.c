@@ -206,6 +206,14 @@ static int tcp_write_frame(struct core *c, struct tcp_flow *f, struct fx *fx,
 		vh.flags = VNET_HDR_F_NEEDS_CSUM;
 		vh.csum_start = ETH_HLEN + IP4_HLEN;
 		vh.csum_offset = 16;
+		if (paylen > f->mss) {
+			/* one super-frame; the guest's stack takes it whole,
+			 * as it takes a GRO'd one (DESIGN law 1) */
+			vh.gso_type = VNET_HDR_GSO_TCPV4;
+			vh.gso_size = (uint16_t)f->mss;
+			vh.hdr_len = (uint16_t)(ETH_HLEN + IP4_HLEN + thlen);
+			CTR_INC(c, TCP_TX_GSO_FRAMES);
+		}
 		vnet_hdr_write(c, slot, &vh);
 	} else {
 		uint32_t s = csum_pseudo4(f->remote_addr_be, f->guest_addr_be,
@@ -899,6 +907,8 @@ uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 
 	*off = inflight;
 	*mss = f->mss;
+	if (c->conf.gso_max > f->mss)
+		*mss = c->conf.gso_max; /* GSO super-frames toward the guest */
 	if (f->state != TCPS_ESTABLISHED)
 		return 0;
 	if ((f->flags & TCPF_FIN_SENT) && SEQ_GT(f->snd_nxt, f->fin_seq))

@@ -95,6 +95,11 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	cc.mtu = conf->mtu;
 	cc.vnet_hdr_len = e->vnet_hdr_len;
 	cc.csum_offload = e->vnet_hdr_len != 0;
+	/* GSO toward the guest: a whole slot's worth of payload per frame */
+	if (cc.csum_offload && conf->offload)
+		cc.gso_max = (uint32_t)MIN(65535U - IP4_HLEN - TCP_HLEN,
+					   e->frame_max - e->vnet_hdr_len -
+						   ETH_HLEN - IP4_HLEN - TCP_HLEN);
 	cc.ws_shift = 9; /* windows up to 32 MiB */
 	cc.max_flows = conf->max_flows;
 	cc.max_udp_flows = conf->max_udp_flows;

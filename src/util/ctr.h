@@ -63,6 +63,7 @@
 	X(TCP_GUEST_BYTES, "guest payload bytes written to host sockets")   \
 	X(TCP_PARTIAL_WRITES, "host socket writes that took only part")     \
 	X(TCP_TX_SEGS, "data segments sent to the guest")                   \
+	X(TCP_TX_GSO_FRAMES, "of those, GSO super-frames (above the MSS)")  \
 	X(TCP_TX_BYTES, "payload bytes sent to the guest (with resends)")   \
 	X(TCP_RETRANS_BYTES, "payload bytes sent to the guest again")       \
 	X(TCP_ACKED_BYTES, "payload bytes the guest acknowledged")          \

@@ -636,7 +636,13 @@ void parse_tcp(const struct env *e, unsigned i, struct otcp *o)
 	if (e->c.conf.csum_offload) {
 		assert_int_equal(e->c.conf.vnet_hdr_len, 12);
 		assert_int_equal(f[0], VNET_HDR_F_NEEDS_CSUM);
-		assert_int_equal(f[1], VNET_HDR_GSO_NONE);
+		if (f[1] != VNET_HDR_GSO_NONE) {
+			/* a GSO super-frame: headers and a segment size */
+			assert_int_equal(f[1], VNET_HDR_GSO_TCPV4);
+			assert_int_equal(f[2] | f[3] << 8,
+					 ETH_HLEN + IP4_HLEN + (th[12] >> 4) * 4);
+			assert_true((f[4] | f[5] << 8) > 0);
+		}
 		assert_int_equal(f[6] | f[7] << 8, ETH_HLEN + IP4_HLEN);
 		assert_int_equal(f[8] | f[9] << 8, 16);
 		assert_int_equal(rd16(th + 16),

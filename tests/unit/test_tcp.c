@@ -1358,6 +1358,41 @@ static void test_host_data(void **state)
 }
 
 /**
+ * test_host_data_gso() - with gso_max, payload above the MSS goes to the
+ * guest as one GSO super-frame (TCPV4, gso_size = MSS, NEEDS_CSUM)
+ * @state:	environment
+ */
+static void test_host_data_gso(void **state)
+{
+	struct env *e = *state;
+	uint32_t off, mss;
+	uint8_t *slot;
+	struct conn k;
+
+	if (!e->c.conf.csum_offload)
+		return; /* GSO needs the vnet header */
+	e->c.conf.gso_max = 20000;
+	open_conn(e, &k, GW4, 40041, 80, 5000, true);
+	env_mark(e);
+	tcp_tx_room(&e->c, k.f, e->now, &off, &mss);
+	assert_int_equal(mss, 20000);
+	slot = fx_slot_next(&e->fx);
+	host_tx(e, &k, pat, 5000);
+	assert_int_equal(slot[0], VNET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(slot[1], VNET_HDR_GSO_TCPV4);
+	assert_int_equal(slot[2] | (slot[3] << 8), ETH_HLEN + IP4_HLEN + TCP_HLEN);
+	assert_int_equal(slot[4] | (slot[5] << 8), 1460);
+	/* a segment within the MSS is a plain frame */
+	slot = fx_slot_next(&e->fx);
+	host_tx(e, &k, pat, 1000);
+	assert_int_equal(slot[1], VNET_HDR_GSO_NONE);
+	assert_ctr_deltas(e, CTR_TCP_TX_SEGS, 2, CTR_TCP_TX_BYTES, 6000,
+			  CTR_TCP_TX_GSO_FRAMES, 1, -1);
+	e->c.conf.gso_max = 0;
+	rst_conn(e, &k);
+}
+
+/**
  * test_host_data_window_limits() - a small guest window limits the room;
  * max_inflight caps it further
  * @state:	unused (own core with max_inflight)
@@ -2598,6 +2633,7 @@ int main(void)
 		T(test_window_zero),
 		T(test_keepalive),
 		T(test_host_data),
+		T(test_host_data_gso),
 		TP(test_host_data),
 		T(test_host_data_window_limits),
 		T(test_fast_retransmit),
