@@ -38,6 +38,28 @@ size_t core_mem_size(const struct core_conf *conf)
 }
 
 /**
+ * core_conf6_bad() - check the IPv6 part of a configuration
+ * @conf:	configuration with ipv6 on
+ *
+ * The gateway's link-local address must be link-local unicast (fe80::/10:
+ * RFC 4861 router advertisements come from one), its ULA address and the
+ * DNS address (unless ::, none) unicast and not ::, the MTU at least the
+ * IPv6 minimum (1280, RFC 8200 section 5) and the router lifetime fit its
+ * 16-bit field.
+ *
+ * Return: true if the configuration is unusable
+ */
+static bool core_conf6_bad(const struct core_conf *conf)
+{
+	static const uint8_t zero[16];
+
+	return conf->gw6_ll[0] != 0xfe || (conf->gw6_ll[1] & 0xc0) != 0x80 ||
+	       conf->gw6[0] == 0xff || !memcmp(conf->gw6, zero, 16) ||
+	       conf->dns6[0] == 0xff || conf->mtu < 1280 ||
+	       conf->ra_router_lifetime_s > 65535;
+}
+
+/**
  * core_init() - set up a core in caller-provided memory
  * @c:		core to initialise
  * @conf:	configuration (copied)
@@ -60,6 +82,8 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
 	    conf->ws_shift > 14 || conf->max_udp_flows > (1U << 24) ||
 	    (conf->gso_max && (!conf->csum_offload ||
 			       conf->gso_max > 65535 - IP4_HLEN - TCP_HLEN)))
+		return -EINVAL;
+	if (conf->ipv6 && core_conf6_bad(conf))
 		return -EINVAL;
 
 	memset(c, 0, sizeof(*c));
@@ -228,6 +252,13 @@ void core_input(struct core *c, struct pkt_view frame, uint64_t now_ns,
 		break;
 	case ETHERTYPE_IP4:
 		ip4_input(c, frame, &vh, now_ns, fx);
+		break;
+	case ETHERTYPE_IP6:
+		/* off: counted as an unsupported ethertype, as before */
+		if (c->conf.ipv6)
+			ip6_input(c, frame, &vh, now_ns, fx);
+		else
+			CTR_INC(c, ETH_DROP_ETHERTYPE);
 		break;
 	default:
 		CTR_INC(c, ETH_DROP_ETHERTYPE);

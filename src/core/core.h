@@ -29,10 +29,12 @@
 #define ETHERTYPE_ARP 0x0806
 #define ETHERTYPE_IP6 0x86dd
 #define IP4_HLEN 20
+#define IP6_HLEN 40
 #define TCP_HLEN 20
 #define IPPROTO_ICMP_ 1
 #define IPPROTO_TCP_ 6
 #define IPPROTO_UDP_ 17
+#define IPPROTO_ICMPV6_ 58
 
 /* virtio-net header (virtio 1.0, with num_buffers), all fields little-endian */
 #define VNET_HDR_F_NEEDS_CSUM 1
@@ -86,6 +88,20 @@ struct vnet_hdr {
  * @dns4_upstream_be:	where TCP to @dns4_be port 53 goes (0: refused)
  * @dhcp:		DHCPv4 server on (conf for it in @dhcp4)
  * @dhcp4:		what the DHCPv4 server hands out
+ * @ipv6:		answer IPv6 (NDP, echo to the gateway); off: IPv6
+ *			frames count as ETH_DROP_ETHERTYPE. Off by default
+ *			until TCP/UDP over IPv6 exist: advertising a prefix
+ *			now makes dual-stack guests try IPv6 first and fail
+ * @prefix6:		the guest network's ULA /64 (first 8 bytes)
+ * @gw6_ll:		gateway link-local address (fe80::1): NDP source
+ * @gw6:		gateway address in @prefix6; by convention
+ *			@prefix6::2, as 10.0.2.2 for IPv4
+ * @dns6:		DNS address in the guest's view, by convention
+ *			@prefix6::3 (as 10.0.2.3); :: for none (no RDNSS).
+ *			Answered for NS and echo like the gateway
+ * @ra_router_lifetime_s: router lifetime in router advertisements
+ *			(0, the default: the guest does not make us its
+ *			default router; at most 65535)
  */
 /**
  * struct dhcp4_conf - what the DHCPv4 server offers (network order)
@@ -134,6 +150,12 @@ struct core_conf {
 	uint32_t dns4_upstream_be;
 	bool dhcp;
 	struct dhcp4_conf dhcp4;
+	bool ipv6;
+	uint8_t prefix6[8];
+	uint8_t gw6_ll[16];
+	uint8_t gw6[16];
+	uint8_t dns6[16];
+	uint32_t ra_router_lifetime_s;
 };
 
 /* Socket intents for the host layer */
@@ -385,6 +407,55 @@ void ip4_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 	       uint64_t now_ns, struct fx *fx);
 void icmp4_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 		 uint64_t now_ns, struct fx *fx);
+
+/**
+ * ip6_input() - validate an IPv6 packet from the guest and dispatch it
+ * @c:		core (conf.ipv6 on)
+ * @v:		packet (after the Ethernet header); trailing padding allowed
+ * @vh:		the frame's vnet header
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+void ip6_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
+	       uint64_t now_ns, struct fx *fx);
+
+/**
+ * icmp6_input() - handle an ICMPv6 message from the guest (ndp.c)
+ * @c:		core
+ * @iph:	the packet's IPv6 header (validated)
+ * @v:		ICMPv6 message, after any extension headers
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+void icmp6_input(struct core *c, const uint8_t *iph, struct pkt_view v,
+		 uint64_t now_ns, struct fx *fx);
+
+/**
+ * ip6_frame_begin() - start an IPv6 frame toward the guest in the next slot
+ * @c:		core
+ * @fx:		effects batch
+ * @daddr:	IPv6 destination: multicast goes to 33:33 + its last four
+ *		bytes (ff02::1: 33:33:00:00:00:01), unicast to the guest's MAC
+ * @payload_len: bytes after the IPv6 header; the caller has checked that
+ *		they fit a slot (ASSERTed)
+ *
+ * Return: pointer to the IPv6 header in the slot, or NULL if no slot is
+ *	   free (counted)
+ */
+uint8_t *ip6_frame_begin(struct core *c, struct fx *fx, const uint8_t *daddr,
+			 size_t payload_len);
+
+/**
+ * ip6_build_hdr() - write an IPv6 header (no extension headers)
+ * @p:		where to write IP6_HLEN bytes
+ * @proto:	next header
+ * @saddr:	source address, 16 bytes
+ * @daddr:	destination address, 16 bytes
+ * @payload_len: bytes after the header (at most 65535)
+ * @hop_limit:	hop limit (255 for NDP)
+ */
+void ip6_build_hdr(uint8_t *p, uint8_t proto, const uint8_t *saddr,
+		   const uint8_t *daddr, size_t payload_len, uint8_t hop_limit);
 
 /**
  * icmp4_send_unreach() - tell the guest a destination is unreachable

@@ -85,3 +85,28 @@ uint32_t csum_pseudo4(uint32_t saddr_be, uint32_t daddr_be, uint8_t proto,
 	ph[11] = (uint8_t)len;
 	return csum_partial(ph, sizeof(ph), 0);
 }
+
+/**
+ * csum_pseudo6() - running sum of the IPv6 pseudo-header (RFC 8200 8.1)
+ * @saddr:	source address, 16 bytes
+ * @daddr:	destination address, 16 bytes (the final one)
+ * @proto:	next header value of the upper layer
+ * @len:	upper-layer packet length (header + payload)
+ *
+ * Return: running sum
+ */
+uint32_t csum_pseudo6(const uint8_t *saddr, const uint8_t *daddr,
+		      uint8_t proto, uint32_t len)
+{
+	uint8_t ph[40];
+
+	memcpy(ph, saddr, 16);
+	memcpy(ph + 16, daddr, 16);
+	ph[32] = (uint8_t)(len >> 24);
+	ph[33] = (uint8_t)(len >> 16);
+	ph[34] = (uint8_t)(len >> 8);
+	ph[35] = (uint8_t)len;
+	ph[36] = ph[37] = ph[38] = 0;
+	ph[39] = proto;
+	return csum_partial(ph, sizeof(ph), 0);
+}

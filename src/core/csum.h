@@ -36,4 +36,16 @@ uint16_t csum_fold(uint32_t sum);
 uint32_t csum_pseudo4(uint32_t saddr_be, uint32_t daddr_be, uint8_t proto,
 		      uint16_t len);
 
+/**
+ * csum_pseudo6() - running sum of the IPv6 pseudo-header (RFC 8200 8.1)
+ * @saddr:	source address, 16 bytes
+ * @daddr:	destination address, 16 bytes (the final one)
+ * @proto:	next header value of the upper layer
+ * @len:	upper-layer packet length (header + payload)
+ *
+ * Return: running sum
+ */
+uint32_t csum_pseudo6(const uint8_t *saddr, const uint8_t *daddr,
+		      uint8_t proto, uint32_t len);
+
 #endif /* SLIPWAY_CSUM_H */

@@ -38,6 +38,16 @@
 	X(ICMP4_DROP_UNSUPPORTED, "ICMP packets not handled")               \
 	X(ICMP4_ECHO_REPLIES, "ICMP echo replies sent for the gateway")     \
 	X(ICMP4_UNREACH_SENT, "ICMP unreachable messages sent to the guest") \
+	X(IP6_DROP_BAD_HDR, "IPv6 packets with a bad header")               \
+	X(IP6_DROP_BAD_LEN, "IPv6 packets whose length disagrees")          \
+	X(IP6_DROP_FRAG, "IPv6 fragments (not supported)")                  \
+	X(IP6_DROP_PROTO, "IPv6 packets of an unsupported protocol")        \
+	X(ICMP6_DROP_BAD, "malformed ICMPv6 packets")                       \
+	X(ICMP6_DROP_UNSUPPORTED, "ICMPv6 packets not handled")             \
+	X(ICMP6_ECHO_REPLIES, "ICMPv6 echo replies sent for the gateway")   \
+	X(NDP_NA_SENT, "neighbour advertisements sent")                     \
+	X(NDP_RA_SENT, "router advertisements sent")                        \
+	X(NDP_DROP_BAD, "malformed NDP messages")                           \
 	X(TCP_DROP_BAD_HDR, "malformed TCP segments")                       \
 	X(TCP_DROP_BAD_ACK, "segments acknowledging unsent data")           \
 	X(TCP_DROP_OOO, "out-of-order segments dropped")                    \

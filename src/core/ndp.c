@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ndp.c - ICMPv6: neighbour and router discovery, echo for the gateway
+ *
+ * DOC: Theory of Operation
+ *
+ * Goals: let a guest configure IPv6 by SLAAC (RFC 4862) and reach the
+ * gateway's addresses on the link, with no state kept here at all.
+ *
+ * - Router solicitation (RFC 4861 6.2.6) gets a router advertisement from
+ *   the gateway's link-local address: hop limit 64, no M/O flags (there is
+ *   no DHCPv6 yet), router lifetime conf.ra_router_lifetime_s (0 by
+ *   default: the guest takes no default route through us while TCP/UDP
+ *   over IPv6 are missing), the ULA /64 as a prefix information option (on
+ *   link, autonomous), an MTU option, an RDNSS option (RFC 8106) when a
+ *   DNS address is configured, and our link-layer address. It goes unicast
+ *   to the soliciting address, or to all-nodes when that is ::.
+ * - Neighbour solicitation for one of our addresses (gateway link-local,
+ *   gateway ULA, DNS) gets a neighbour advertisement with the router,
+ *   solicited and override flags and our link-layer address. Duplicate
+ *   address detection probes (source ::) for those addresses are answered
+ *   to all-nodes without the solicited flag (RFC 4861 7.2.4), which defends
+ *   them; probes and solicitations for any other address get nothing.
+ * - Echo requests to our addresses get echo replies. Echo elsewhere is not
+ *   supported yet (no ICMPv6 host sockets).
+ *
+ * Limits: no periodic unsolicited advertisements, so every lifetime we
+ * advertise for the prefix and the DNS server is infinite (a guest never
+ * solicits again by itself and would otherwise lose its address). Incoming
+ * ICMPv6 checksums are not verified: the guest's kernel wrote them and the
+ * edge is memory, not a wire (DESIGN law 2, as for IPv4). Checksums we send
+ * are always complete: ICMPv6 has no "no checksum" and no offload.
+ * Malformed messages are counted and dropped (RFC 4861 6.1.1, 7.1.1
+ * validity checks: hop limit 255, code 0, lengths, no zero-length option).
+ */
+
+#include "core.h"
+#include "csum.h"
+
+#define ICMP6_ECHO_REQUEST 128
+#define ICMP6_ECHO_REPLY 129
+#define ND_ROUTER_SOLICIT 133
+#define ND_ROUTER_ADVERT 134
+#define ND_NEIGHBOR_SOLICIT 135
+#define ND_NEIGHBOR_ADVERT 136
+
+#define ND_OPT_SLLA 1	/* source link-layer address */
+#define ND_OPT_TLLA 2	/* target link-layer address */
+#define ND_OPT_PREFIX 3 /* prefix information */
+#define ND_OPT_MTU 5
+#define ND_OPT_RDNSS 25 /* RFC 8106 */
+
+#define ND_NA_F_ROUTER 0x80
+#define ND_NA_F_SOLICITED 0x40
+#define ND_NA_F_OVERRIDE 0x20
+#define ND_PREFIX_F_ONLINK 0x80
+#define ND_PREFIX_F_AUTO 0x40
+
+#define NDP_HOP_LIMIT 255
+#define ICMP6_HOP_LIMIT 64
+#define NDP_RA_CUR_HOP_LIMIT 64
+#define NDP_LIFETIME_INFINITE 0xffffffffU
+
+#define ND_RS_LEN 8
+#define ND_NS_LEN 24
+#define ND_NA_LEN 32 /* with the target link-layer address option */
+#define ND_RA_HLEN 16
+#define ND_OPT_PREFIX_LEN 32
+#define ND_OPT_MTU_LEN 8
+#define ND_OPT_RDNSS_LEN 24 /* one address */
+#define ND_OPT_LLA_LEN 8
+
+static const uint8_t ip6_all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+static const uint8_t ip6_unspec[16];
+
+/**
+ * ip6_is_unspec() - is an address ::?
+ * @a:	address, 16 bytes
+ *
+ * Return: true for the unspecified address
+ */
+static bool ip6_is_unspec(const uint8_t *a)
+{
+	return !memcmp(a, ip6_unspec, 16);
+}
+
+/**
+ * ndp_addr_ours() - is an address one the gateway answers for?
+ * @c:	core
+ * @a:	address, 16 bytes
+ *
+ * Return: our copy of the address (gateway link-local, gateway, DNS), or
+ *	   NULL if it is not ours
+ */
+static const uint8_t *ndp_addr_ours(const struct core *c, const uint8_t *a)
+{
+	if (!memcmp(a, c->conf.gw6_ll, 16))
+		return c->conf.gw6_ll;
+	if (!memcmp(a, c->conf.gw6, 16))
+		return c->conf.gw6;
+	if (!ip6_is_unspec(c->conf.dns6) && !memcmp(a, c->conf.dns6, 16))
+		return c->conf.dns6;
+	return NULL;
+}
+
+/**
+ * ndp_is_solicited_node() - is @dst the solicited-node group of @target?
+ * @dst:	destination address, 16 bytes
+ * @target:	target address, 16 bytes
+ *
+ * Return: true for ff02::1:ffXX:XXXX with the target's last three bytes
+ */
+static bool ndp_is_solicited_node(const uint8_t *dst, const uint8_t *target)
+{
+	static const uint8_t pfx[13] = { 0xff, 0x02, [11] = 0x01, [12] = 0xff };
+
+	return !memcmp(dst, pfx, 13) && !memcmp(dst + 13, target + 13, 3);
+}
+
+/**
+ * ndp_opts_parse() - check the options of a solicitation
+ * @p:		first option
+ * @len:	bytes of options
+ * @slla:	out: a source link-layer address option is present
+ *
+ * Return: 0, or -1 if an option is truncated or has length 0
+ */
+static int ndp_opts_parse(const uint8_t *p, size_t len, bool *slla)
+{
+	size_t olen;
+
+	*slla = false;
+	while (len) {
+		if (len < 2 || !p[1])
+			return -1;
+		olen = (size_t)p[1] * 8;
+		if (olen > len)
+			return -1;
+		if (p[0] == ND_OPT_SLLA)
+			*slla = true;
+		p += olen;
+		len -= olen;
+	}
+	return 0;
+}
+
+/**
+ * icmp6_send() - finish an ICMPv6 message built in a slot and queue it
+ * @c:		core
+ * @fx:		effects batch
+ * @ip:		IPv6 header from ip6_frame_begin(), message after it
+ * @saddr:	source address
+ * @daddr:	destination address
+ * @hop_limit:	hop limit
+ * @len:	message length
+ *
+ * Writes the IPv6 header and the complete checksum.
+ */
+static void icmp6_send(struct core *c, struct fx *fx, uint8_t *ip,
+		       const uint8_t *saddr, const uint8_t *daddr,
+		       uint8_t hop_limit, size_t len)
+{
+	uint8_t *m = ip + IP6_HLEN;
+	uint32_t sum;
+
+	ip6_build_hdr(ip, IPPROTO_ICMPV6_, saddr, daddr, len, hop_limit);
+	m[2] = m[3] = 0;
+	sum = csum_pseudo6(saddr, daddr, IPPROTO_ICMPV6_, (uint32_t)len);
+	wr16(m + 2, (uint16_t)~csum_fold(csum_partial(m, len, sum)));
+	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + IP6_HLEN + len));
+}
+
+/**
+ * ndp_send_ra() - send a router advertisement
+ * @c:		core
+ * @dst:	destination: the soliciting address, or all-nodes
+ * @fx:		effects out
+ */
+static void ndp_send_ra(struct core *c, const uint8_t *dst, struct fx *fx)
+{
+	bool dns = !ip6_is_unspec(c->conf.dns6);
+	size_t len = ND_RA_HLEN + ND_OPT_PREFIX_LEN + ND_OPT_MTU_LEN +
+		     (dns ? ND_OPT_RDNSS_LEN : 0) + ND_OPT_LLA_LEN;
+	uint8_t *ip, *m, *o;
+
+	ip = ip6_frame_begin(c, fx, dst, len);
+	if (!ip)
+		return;
+	m = ip + IP6_HLEN;
+	m[0] = ND_ROUTER_ADVERT;
+	m[1] = 0;
+	m[4] = NDP_RA_CUR_HOP_LIMIT;
+	m[5] = 0; /* no M, no O: no DHCPv6 */
+	wr16(m + 6, (uint16_t)c->conf.ra_router_lifetime_s);
+	wr32(m + 8, 0);	 /* reachable time: unspecified */
+	wr32(m + 12, 0); /* retrans timer: unspecified */
+	o = m + ND_RA_HLEN;
+
+	o[0] = ND_OPT_PREFIX;
+	o[1] = ND_OPT_PREFIX_LEN / 8;
+	o[2] = 64;
+	o[3] = ND_PREFIX_F_ONLINK | ND_PREFIX_F_AUTO;
+	wr32(o + 4, NDP_LIFETIME_INFINITE); /* valid */
+	wr32(o + 8, NDP_LIFETIME_INFINITE); /* preferred */
+	wr32(o + 12, 0);
+	memcpy(o + 16, c->conf.prefix6, 8);
+	memset(o + 24, 0, 8);
+	o += ND_OPT_PREFIX_LEN;
+
+	o[0] = ND_OPT_MTU;
+	o[1] = ND_OPT_MTU_LEN / 8;
+	wr16(o + 2, 0);
+	wr32(o + 4, c->conf.mtu);
+	o += ND_OPT_MTU_LEN;
+
+	if (dns) {
+		o[0] = ND_OPT_RDNSS;
+		o[1] = ND_OPT_RDNSS_LEN / 8;
+		wr16(o + 2, 0);
+		wr32(o + 4, NDP_LIFETIME_INFINITE);
+		memcpy(o + 8, c->conf.dns6, 16);
+		o += ND_OPT_RDNSS_LEN;
+	}
+
+	o[0] = ND_OPT_SLLA;
+	o[1] = ND_OPT_LLA_LEN / 8;
+	memcpy(o + 2, c->conf.our_mac, ETH_ALEN);
+
+	icmp6_send(c, fx, ip, c->conf.gw6_ll, dst, NDP_HOP_LIMIT, len);
+	CTR_INC(c, NDP_RA_SENT);
+}
+
+/**
+ * ndp_send_na() - send a neighbour advertisement for one of our addresses
+ * @c:		core
+ * @target:	our address (from ndp_addr_ours()), also the source
+ * @dst:	destination: the soliciting address, or all-nodes
+ * @solicited:	set the solicited flag (not in answers to DAD probes)
+ * @fx:		effects out
+ */
+static void ndp_send_na(struct core *c, const uint8_t *target,
+			const uint8_t *dst, bool solicited, struct fx *fx)
+{
+	uint8_t *ip, *m;
+
+	ip = ip6_frame_begin(c, fx, dst, ND_NA_LEN);
+	if (!ip)
+		return;
+	m = ip + IP6_HLEN;
+	m[0] = ND_NEIGHBOR_ADVERT;
+	m[1] = 0;
+	m[4] = ND_NA_F_ROUTER | ND_NA_F_OVERRIDE |
+	       (solicited ? ND_NA_F_SOLICITED : 0);
+	m[5] = m[6] = m[7] = 0;
+	memcpy(m + 8, target, 16);
+	m[24] = ND_OPT_TLLA;
+	m[25] = ND_OPT_LLA_LEN / 8;
+	memcpy(m + 26, c->conf.our_mac, ETH_ALEN);
+	icmp6_send(c, fx, ip, target, dst, NDP_HOP_LIMIT, ND_NA_LEN);
+	CTR_INC(c, NDP_NA_SENT);
+}
+
+/**
+ * ndp_rs_input() - answer a router solicitation
+ * @c:		core
+ * @iph:	IPv6 header
+ * @v:		the solicitation (type, code and hop limit checked)
+ * @fx:		effects out
+ */
+static void ndp_rs_input(struct core *c, const uint8_t *iph,
+			 struct pkt_view v, struct fx *fx)
+{
+	uint8_t src[16];
+	bool slla;
+
+	memcpy(src, iph + 8, 16);
+	if (v.len < ND_RS_LEN ||
+	    ndp_opts_parse(v.p + ND_RS_LEN, v.len - ND_RS_LEN, &slla) ||
+	    (ip6_is_unspec(src) && slla)) {
+		CTR_INC(c, NDP_DROP_BAD);
+		return;
+	}
+	ndp_send_ra(c, ip6_is_unspec(src) ? ip6_all_nodes : src, fx);
+}
+
+/**
+ * ndp_ns_input() - answer a neighbour solicitation for our addresses
+ * @c:		core
+ * @iph:	IPv6 header
+ * @v:		the solicitation (type, code and hop limit checked)
+ * @fx:		effects out
+ */
+static void ndp_ns_input(struct core *c, const uint8_t *iph,
+			 struct pkt_view v, struct fx *fx)
+{
+	uint8_t src[16], dst[16], target[16];
+	const uint8_t *ours;
+	bool slla, dad;
+
+	if (v.len < ND_NS_LEN) {
+		CTR_INC(c, NDP_DROP_BAD);
+		return;
+	}
+	memcpy(src, iph + 8, 16);
+	memcpy(dst, iph + 24, 16);
+	memcpy(target, v.p + 8, 16);
+	dad = ip6_is_unspec(src);
+	if (ndp_opts_parse(v.p + ND_NS_LEN, v.len - ND_NS_LEN, &slla) ||
+	    target[0] == 0xff ||
+	    (dad && (slla || !ndp_is_solicited_node(dst, target)))) {
+		CTR_INC(c, NDP_DROP_BAD);
+		return;
+	}
+	ours = ndp_addr_ours(c, target);
+	if (!ours)
+		return; /* another address, or DAD for one: not ours to say */
+	ndp_send_na(c, ours, dad ? ip6_all_nodes : src, !dad, fx);
+}
+
+/**
+ * icmp6_echo_input() - answer an echo request to one of our addresses
+ * @c:		core
+ * @iph:	IPv6 header
+ * @v:		the request (type checked)
+ * @fx:		effects out
+ */
+static void icmp6_echo_input(struct core *c, const uint8_t *iph,
+			     struct pkt_view v, struct fx *fx)
+{
+	const uint8_t *ours;
+	uint8_t src[16];
+	uint8_t *ip, *m;
+
+	memcpy(src, iph + 8, 16);
+	if (v.len < 8 || v.p[1] != 0 || ip6_is_unspec(src)) {
+		CTR_INC(c, ICMP6_DROP_BAD);
+		return;
+	}
+	ours = ndp_addr_ours(c, iph + 24);
+	if (!ours) { /* multicast, or elsewhere: no ICMPv6 sockets yet */
+		CTR_INC(c, ICMP6_DROP_UNSUPPORTED);
+		return;
+	}
+	if (core_l3_off(c) + IP6_HLEN + v.len > fx->slot_size) {
+		CTR_INC(c, ICMP6_DROP_BAD);
+		return;
+	}
+	ip = ip6_frame_begin(c, fx, src, v.len);
+	if (!ip)
+		return;
+	m = ip + IP6_HLEN;
+	memcpy(m, v.p, v.len);
+	m[0] = ICMP6_ECHO_REPLY;
+	icmp6_send(c, fx, ip, ours, src, ICMP6_HOP_LIMIT, v.len);
+	CTR_INC(c, ICMP6_ECHO_REPLIES);
+}
+
+/**
+ * icmp6_input() - handle an ICMPv6 message from the guest
+ * @c:		core
+ * @iph:	the packet's IPv6 header (validated)
+ * @v:		ICMPv6 message, after any extension headers
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ */
+void icmp6_input(struct core *c, const uint8_t *iph, struct pkt_view v,
+		 uint64_t now_ns, struct fx *fx)
+{
+	(void)now_ns;
+	if (v.len < 4) {
+		CTR_INC(c, ICMP6_DROP_BAD);
+		return;
+	}
+	switch (v.p[0]) {
+	case ICMP6_ECHO_REQUEST:
+		icmp6_echo_input(c, iph, v, fx);
+		return;
+	case ND_ROUTER_SOLICIT:
+	case ND_NEIGHBOR_SOLICIT:
+		/* only from the link itself (RFC 4861 6.1.1, 7.1.1) */
+		if (iph[7] != NDP_HOP_LIMIT || v.p[1] != 0) {
+			CTR_INC(c, NDP_DROP_BAD);
+			return;
+		}
+		if (v.p[0] == ND_ROUTER_SOLICIT)
+			ndp_rs_input(c, iph, v, fx);
+		else
+			ndp_ns_input(c, iph, v, fx);
+		return;
+	default: /* MLD reports, NA, errors, ...: nothing to do */
+		CTR_INC(c, ICMP6_DROP_UNSUPPORTED);
+		return;
+	}
+}
