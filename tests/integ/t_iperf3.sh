@@ -11,6 +11,13 @@ wait_listen "$p"
 start_slipway
 g iperf3 -c 10.0.2.2 -p "$p" -t 2 -J >"$T/up.json" || fail "iperf3 guest->host"
 g iperf3 -c 10.0.2.2 -p "$p" -t 2 -R -J >"$T/down.json" || fail "iperf3 host->guest"
+# 16 flows toward the guest: the guest's ACKs must not overflow the tap's
+# queue toward slipway (they did at the default txqueuelen of 1000)
+g iperf3 -c 10.0.2.2 -p "$p" -t 2 -P 16 -R -J >"$T/p16.json" || fail "iperf3 -P 16 -R"
+for st in tx_dropped rx_dropped tx_errors rx_errors; do
+	v=$(g cat "/sys/class/net/tap0/statistics/$st")
+	[ "$v" = 0 ] || fail "guest tap0 $st = $v"
+done
 stop_slipway
 check_gates
 up=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(int(d["end"]["sum_received"]["bytes"]))' "$T/up.json")
