@@ -41,7 +41,8 @@ echo "== guest: curl http://10.0.2.2:$HTTP/ (reaches the host's 127.0.0.1)"
 curl -sS -m 5 http://10.0.2.2:$HTTP/
 echo
 echo "== guest: serving HTTP on port 80, published on the host as 127.0.0.1:$PUB"
-busybox httpd -p 80 -h $W/gwww
+busybox httpd -f -p 80 -h $W/gwww &
+HTTPD=\$!
 touch $W/guest-ready
 while [ ! -e $W/host-done ]; do sleep 0.1; done
 echo
@@ -49,6 +50,7 @@ echo "== guest: iperf3 to the host, guest -> host"
 iperf3 -c 10.0.2.2 -p $IPERF -t 3 -f g | grep -E "sender|receiver"
 echo "== guest: iperf3 to the host, host -> guest"
 iperf3 -c 10.0.2.2 -p $IPERF -t 3 -R -f g | grep -E "sender|receiver"
+kill \$HTTPD
 EOS
 
 echo "== host: slipway -t 127.0.0.1/$PUB:80 -- sh guest.sh"
