@@ -137,6 +137,40 @@ int fwd_init(struct shard *sh)
 }
 
 /**
+ * fwd_peer_src() - the source a published port's client has in the guest
+ * @c:		core (gateway and guest addresses)
+ * @sa:		the client's address (struct sockaddr_in or sockaddr_in6)
+ * @port:	out: the client's port
+ *
+ * IPv4 clients keep their address; loopback and IPv6 clients, and any
+ * client using the guest's own address, appear as the gateway.
+ *
+ * Return: source address, network order
+ */
+uint32_t fwd_peer_src(const struct core *c, const void *sa, uint16_t *port)
+{
+	const struct sockaddr_in *s4 = sa;
+	const struct sockaddr_in6 *s6 = sa;
+	uint32_t src = c->conf.gw4_be;
+
+	if (s4->sin_family == AF_INET) {
+		*port = ntohs(s4->sin_port);
+		if ((ntohl(s4->sin_addr.s_addr) >> 24) != 127)
+			src = s4->sin_addr.s_addr;
+	} else {
+		*port = ntohs(s6->sin6_port);
+		if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+			uint32_t a;
+
+			memcpy(&a, &s6->sin6_addr.s6_addr[12], 4);
+			if ((ntohl(a) >> 24) != 127)
+				src = a;
+		}
+	}
+	return src == c->conf.guest4_be ? c->conf.gw4_be : src;
+}
+
+/**
  * fwd_accept() - accept pending connections on a published port
  * @sh:		shard
  * @idx:	listener index

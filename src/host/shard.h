@@ -132,5 +132,6 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx);
 /* fwd.c */
 int fwd_init(struct shard *sh);
 void fwd_accept(struct shard *sh, uint32_t idx);
+uint32_t fwd_peer_src(const struct core *c, const void *sa, uint16_t *port);
 
 #endif /* SLIPWAY_SHARD_H */

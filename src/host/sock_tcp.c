@@ -284,36 +284,16 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
  * @sa:		peer address (struct sockaddr_in or sockaddr_in6)
  * @guest_port:	guest port to connect to
  *
- * Loopback peers appear to the guest as the gateway address, others (IPv4)
- * with their own address.
+ * The guest sees the client as fwd_peer_src() says.
  *
  * #syscalls close epoll_ctl
  */
 void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
 		       uint16_t guest_port)
 {
-	const struct sockaddr_in *s4 = sa;
-	const struct sockaddr_in6 *s6 = sa;
-	uint32_t src = sh->core.conf.gw4_be;
 	uint16_t port;
+	uint32_t src = fwd_peer_src(&sh->core, sa, &port);
 	struct tcp_flow *f;
-
-	if (s4->sin_family == AF_INET) {
-		port = ntohs(s4->sin_port);
-		if ((ntohl(s4->sin_addr.s_addr) >> 24) != 127)
-			src = s4->sin_addr.s_addr;
-	} else {
-		port = ntohs(s6->sin6_port);
-		if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
-			uint32_t a;
-
-			memcpy(&a, &s6->sin6_addr.s6_addr[12], 4);
-			if ((ntohl(a) >> 24) != 127)
-				src = a;
-		}
-	}
-	if (src == sh->core.conf.guest4_be)
-		src = sh->core.conf.gw4_be;
 
 	f = tcp_host_accepted(&sh->core, src, port, guest_port, fd,
 			      sh->now_ns, &sh->fx);

@@ -170,8 +170,7 @@ void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
  * @sh:		shard
  * @idx:	UDP listener index
  *
- * Loopback (and IPv6) clients appear to the guest as the gateway, other
- * IPv4 clients with their own address.
+ * The guest sees each client as fwd_peer_src() says.
  *
  * #syscalls recvfrom
  */
@@ -185,7 +184,7 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 		uint8_t *p = udp_payload_slot(c, &sh->fx);
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
-		uint32_t src = c->conf.gw4_be;
+		uint32_t src;
 		struct udp_flow *f;
 		uint16_t sport;
 		size_t max;
@@ -207,26 +206,7 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 			CTR_INC(c, UDP_DROP_TOO_BIG);
 			continue;
 		}
-		if (ss.ss_family == AF_INET) {
-			const struct sockaddr_in *s4 = (void *)&ss;
-
-			sport = ntohs(s4->sin_port);
-			if ((ntohl(s4->sin_addr.s_addr) >> 24) != 127)
-				src = s4->sin_addr.s_addr;
-		} else {
-			const struct sockaddr_in6 *s6 = (void *)&ss;
-
-			sport = ntohs(s6->sin6_port);
-			if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
-				uint32_t a;
-
-				memcpy(&a, &s6->sin6_addr.s6_addr[12], 4);
-				if ((ntohl(a) >> 24) != 127)
-					src = a;
-			}
-		}
-		if (src == c->conf.guest4_be)
-			src = c->conf.gw4_be;
+		src = fwd_peer_src(c, &ss, &sport);
 		f = udp_pub_to_guest(c, src, sport, l->guest_port, l->fd,
 				     &sh->fx, (size_t)n, sh->now_ns);
 		if (f)
