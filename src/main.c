@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_tun.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,14 +103,19 @@ static bool ns_watch_gone(struct run *r)
 
 /**
  * dump_stats() - write the counters as JSON to the stats file or stderr
- * @sh:	shard
+ * @sh:	shard 0 (the others are read through its group, without locks:
+ *	each counter is one aligned word with a single writer)
  * @r:	run state
  */
 static void dump_stats(struct shard *sh, const struct run *r)
 {
-	uint64_t *shards[1] = { sh->ctr };
+	uint64_t *shards[SHARDS_MAX];
 	char extra[256];
 	FILE *out = stderr;
+	unsigned i;
+
+	for (i = 0; i < sh->grp->n; i++)
+		shards[i] = sh->grp->sh[i]->ctr;
 
 	if (r->conf->stats_file) {
 		out = fopen(r->conf->stats_file, "w");
@@ -121,9 +127,10 @@ static void dump_stats(struct shard *sh, const struct run *r)
 	}
 	snprintf(extra, sizeof(extra),
 		 "\"version\":\"0.1.0\",\"edge\":\"tap\",\"peek_offset\":%s,"
-		 "\"shards_n\":1,\"max_flows\":%u",
-		 sh->peek_off ? "true" : "false", r->conf->max_flows);
-	ctr_dump_json(out, shards, 1, extra);
+		 "\"shards_n\":%u,\"max_flows\":%u",
+		 sh->peek_off ? "true" : "false", sh->grp->n,
+		 r->conf->max_flows);
+	ctr_dump_json(out, shards, sh->grp->n, extra);
 	if (out != stderr)
 		fclose(out);
 }
@@ -184,6 +191,43 @@ static bool on_other(struct shard *sh, uint64_t data, void *arg)
 		}
 	}
 	return false;
+}
+
+/**
+ * worker_other() - the other shards get no signals or watches
+ * @sh:		shard
+ * @data:	epoll data
+ * @arg:	unused
+ *
+ * Return: false
+ */
+static bool worker_other(struct shard *sh, uint64_t data, void *arg)
+{
+	(void)sh;
+	(void)data;
+	(void)arg;
+	return false;
+}
+
+/**
+ * worker() - a shard thread other than shard 0
+ * @arg:	its struct shard
+ *
+ * A failing loop (the tap went away) makes shard 0 stop everything.
+ *
+ * Return: NULL
+ */
+static void *worker(void *arg)
+{
+	struct shard *sh = arg;
+	int ret = shard_run(sh, worker_other, NULL);
+
+	if (ret) {
+		atomic_store(&sh->grp->fatal, ret);
+		sh->kick |= 1U;
+		mbox_kick(sh);
+	}
+	return NULL;
 }
 
 /**
@@ -249,7 +293,11 @@ static void search_list_load(struct conf *c)
  */
 int main(int argc, char **argv)
 {
-	static struct shard sh;
+	static struct shard shs[SHARDS_MAX];
+	static struct shard_group grp;
+	pthread_t tid[SHARDS_MAX];
+	struct shard *sh = &shs[0];
+	unsigned i;
 	struct netns_conf nc = { 0 };
 	struct netns_state ns;
 	struct conf conf;
@@ -281,7 +329,7 @@ int main(int argc, char **argv)
 	nc.prefix_len = conf.prefix_len;
 	nc.gw_be = conf.gw4;
 	nc.mtu = conf.mtu;
-	nc.queues = 1;
+	nc.queues = conf.shards;
 	nc.offloads = conf.offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0;
 	nc.vnet_hdr_len = 12;
 	if (conf.dns && !conf.netns && conf.configure) {
@@ -300,42 +348,52 @@ int main(int argc, char **argv)
 
 	if (tap_edge_init(&edge, ns.tap_fds, ns.nqueues, 12))
 		die("out of memory");
-	ret = shard_init(&sh, &conf, &edge, ns.mac);
-	if (ret) {
-		errno = -ret;
-		die_perror("cannot set up");
+	grp.n = ns.nqueues;
+	for (i = 0; i < grp.n; i++) {
+		ret = shard_init(&shs[i], &conf, &edge, ns.mac, &grp, i);
+		if (ret) {
+			errno = -ret;
+			die_perror("cannot set up");
+		}
 	}
-	if (fwd_init(&sh))
+	if (fwd_init(sh))
 		return 1;
-	if (conf.dns && dns_fwd_init(&sh, conf.resolv_conf))
+	if (conf.dns && dns_fwd_init(sh, conf.resolv_conf))
 		return 1;
 
 	r.conf = &conf;
 	r.ns = &ns;
 	r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (r.sigfd < 0 ||
-	    shard_ep_add(&sh, r.sigfd, EPOLLIN, EP_DATA(EP_SIGNAL, 0)))
+	    shard_ep_add(sh, r.sigfd, EPOLLIN, EP_DATA(EP_SIGNAL, 0)))
 		die_perror("signalfd");
 	if (r.inofd >= 0)
-		shard_ep_add(&sh, r.inofd, EPOLLIN, EP_DATA(EP_NSWATCH, 0));
+		shard_ep_add(sh, r.inofd, EPOLLIN, EP_DATA(EP_NSWATCH, 0));
 	if (ns.watch_pid > 0) {
 		int pfd = (int)syscall(SYS_pidfd_open, ns.watch_pid, 0);
 
 		if (pfd >= 0)
-			shard_ep_add(&sh, pfd, EPOLLIN, EP_DATA(EP_PIDFD, 0));
+			shard_ep_add(sh, pfd, EPOLLIN, EP_DATA(EP_PIDFD, 0));
 	}
 
 	inet_ntop(AF_INET, &conf.guest4, a, sizeof(a));
 	inet_ntop(AF_INET, &conf.gw4, g, sizeof(g));
-	info("serving %s: guest %s/%u, gateway %s%s, MTU %u, %u published port(s)",
+	info("serving %s: guest %s/%u, gateway %s%s, MTU %u, %u published port(s), %u shard(s)",
 	     conf.ifname, a, conf.prefix_len, g,
 	     conf.map_gw ? " (= host loopback)" : "", conf.mtu,
-	     sh.nlisteners);
+	     sh->nlisteners, grp.n);
+	for (i = 1; i < grp.n; i++) {
+		ret = pthread_create(&tid[i], NULL, worker, &shs[i]);
+		if (ret) {
+			errno = ret;
+			die_perror("cannot start shard thread");
+		}
+	}
 
 	if (ns.cmd_pid > 0 && netns_start_cmd(&ns))
 		die("cannot start the command");
 
-	ret = shard_run(&sh, on_other, &r);
+	ret = shard_run(sh, on_other, &r);
 	if (ret) {
 		errno = -ret;
 		if (ret == -EBADFD || ret == -EIO || ret == -ENXIO)
@@ -346,8 +404,15 @@ int main(int argc, char **argv)
 		if (ns.cmd_pid > 0)
 			kill(ns.cmd_pid, SIGTERM);
 	}
-	dump_stats(&sh, &r);
-	shard_fini(&sh);
+	atomic_store(&grp.stop, 1);
+	for (i = 1; i < grp.n; i++) {
+		sh->kick |= 1U << i;
+		mbox_kick(sh);
+		pthread_join(tid[i], NULL);
+	}
+	dump_stats(sh, &r);
+	for (i = 0; i < grp.n; i++)
+		shard_fini(&shs[i]);
 	edge.ops->fini(&edge);
 	return r.exit_code;
 }

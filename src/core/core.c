@@ -227,6 +227,7 @@ void core_input(struct core *c, struct pkt_view frame, uint64_t now_ns,
 	const uint8_t *eth;
 	uint16_t type;
 
+	c->pass_to = -1;
 	if (vnet_hdr_parse(c, &frame, &vh)) {
 		CTR_INC(c, VNET_DROP_BAD_HDR);
 		return;
@@ -264,6 +265,28 @@ void core_input(struct core *c, struct pkt_view frame, uint64_t now_ns,
 		CTR_INC(c, ETH_DROP_ETHERTYPE);
 		break;
 	}
+}
+
+/**
+ * core_pass_on() - give the frame being handled to another shard
+ * @c:	core
+ * @to:	shard index, or -1: the next shard unless all have seen it
+ *
+ * Return: true if the frame was passed on
+ */
+bool core_pass_on(struct core *c, int to)
+{
+	if (c->conf.nshards < 2)
+		return false;
+	if (to < 0) {
+		if (c->in_hop + 1U >= c->conf.nshards)
+			return false;
+		to = (c->conf.shard_id + 1) % c->conf.nshards;
+	}
+	if (to == c->conf.shard_id)
+		return false;
+	c->pass_to = to;
+	return true;
 }
 
 /**

@@ -102,6 +102,9 @@ struct vnet_hdr {
  * @ra_router_lifetime_s: router lifetime in router advertisements
  *			(0, the default: the guest does not make us its
  *			default router; at most 65535)
+ * @shard_id:		this core's shard (0 .. @nshards - 1)
+ * @nshards:		shards serving the edge (0 or 1: this core sees
+ *			every frame and never passes one on)
  */
 /**
  * struct dhcp4_conf - what the DHCPv4 server offers (network order)
@@ -156,6 +159,8 @@ struct core_conf {
 	uint8_t gw6[16];
 	uint8_t dns6[16];
 	uint32_t ra_router_lifetime_s;
+	uint8_t shard_id;
+	uint8_t nshards;
 };
 
 /* Socket intents for the host layer */
@@ -268,6 +273,10 @@ struct udp_flow;
  * @nubuckets:	power of two
  * @ufree_head:	first free datagram flow (index + 1)
  * @uhiwat:	datagram flows ever used
+ * @in_hop:	set by the host before core_input(): how many shards have
+ *		passed this frame on already
+ * @pass_to:	set by core_input(): the shard the frame belongs to, or -1
+ *		if it was handled here (see core_pass_on())
  */
 struct core {
 	struct core_conf conf;
@@ -287,6 +296,8 @@ struct core {
 	uint32_t nubuckets;
 	uint32_t ufree_head;
 	uint32_t uhiwat;
+	uint8_t in_hop;
+	int pass_to;
 };
 
 /**
@@ -321,6 +332,23 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
  */
 void core_input(struct core *c, struct pkt_view frame, uint64_t now_ns,
 		struct fx *fx);
+
+/**
+ * core_pass_on() - give the frame being handled to another shard
+ * @c:	core
+ * @to:	shard index, or -1: the next shard, unless every shard has seen
+ *	the frame already (then the caller handles it here, as the owner
+ *	of last resort: opens the flow, or answers with an RST)
+ *
+ * A frame for a flow this shard does not own (the guest's queue choice
+ * can change: a rehash after a retransmission timeout) goes round the
+ * shards until its owner takes it; services that live on one shard (DNS)
+ * go straight there. The host reads @c->pass_to after core_input() and
+ * copies the frame into that shard's mailbox.
+ *
+ * Return: true if the frame was passed on: handle nothing more of it
+ */
+bool core_pass_on(struct core *c, int to);
 
 /**
  * core_flush() - emit what a batch of inputs left due (coalesced ACKs)

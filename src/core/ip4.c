@@ -94,6 +94,9 @@ void ip4_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 		CTR_INC(c, IP4_DROP_ADDR);
 		return;
 	}
+	/* the DNS forwarder lives on shard 0 (UDP and TCP) */
+	if (c->conf.dns4_be && daddr == c->conf.dns4_be && core_pass_on(c, 0))
+		return;
 
 	switch (ip[9]) {
 	case IPPROTO_TCP_:

@@ -803,10 +803,15 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 		CTR_INC(c, TCP_DROP_BAD_HDR);
 		return;
 	}
-	CTR_INC(c, TCP_GUEST_SEGS);
 	memcpy(&saddr, iph + 12, 4);
 	memcpy(&daddr, iph + 16, 4);
 	f = flow_lookup(c, saddr, s.sport, daddr, s.dport);
+	/* a new flow is opened where its SYN lands; anything else for a
+	 * flow we do not have may belong to another shard */
+	if (!f && (s.flags & (TH_SYN | TH_ACK | TH_RST)) != TH_SYN &&
+	    core_pass_on(c, -1))
+		return;
+	CTR_INC(c, TCP_GUEST_SEGS);
 	if (!f) {
 		if ((s.flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN)
 			tcp_new_from_guest(c, iph, &s, now_ns, fx);

@@ -385,6 +385,10 @@ static void udp_flow_from_guest(struct core *c, uint8_t kind,
 	struct fx_intent *it;
 
 	if (!f) {
+		/* the flow may live on another shard (until its first
+		 * reply steers the guest's datagrams to that shard's queue) */
+		if (core_pass_on(c, -1))
+			return;
 		f = uflow_alloc(c, kind, saddr_be, sport, daddr_be, dport);
 		if (!f)
 			return;

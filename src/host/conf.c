@@ -13,6 +13,7 @@
 
 #include "host/conf.h"
 #include "util/log.h"
+#include "util/util.h"
 
 #define VERSION "0.1.0"
 
@@ -64,6 +65,8 @@ static const char usage_text[] =
 "  -u, --udp-ports SPEC    publish host UDP ports, same SPEC as -t\n"
 "\n"
 "Limits and tuning:\n"
+"  --shards N              event-loop threads, one tap queue each, 1..8\n"
+"                          (default: online CPUs, at most 4)\n"
 "  --max-flows N           TCP flow table size (default: 16384)\n"
 "  --max-udp-flows N       UDP/ICMP flow table size (default: 4096)\n"
 "  --udp-timeout SECONDS   idle UDP flows close after this (default: 180)\n"
@@ -87,6 +90,7 @@ enum {
 	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF,
 	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION, OPT_NO_DHCP, OPT_NO_DNS,
 	OPT_DNS_ADDR, OPT_RESOLV_CONF, OPT_MAX_UDP_FLOWS, OPT_UDP_TIMEOUT,
+	OPT_SHARDS,
 };
 
 /**
@@ -279,6 +283,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "max-udp-flows", required_argument, NULL, OPT_MAX_UDP_FLOWS },
 		{ "udp-timeout", required_argument, NULL, OPT_UDP_TIMEOUT },
 		{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
+		{ "shards", required_argument, NULL, OPT_SHARDS },
 		{ "no-offload", no_argument, NULL, OPT_NO_OFFLOAD },
 		{ "no-peek-offset", no_argument, NULL, OPT_NO_PEEK_OFF },
 		{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
@@ -303,6 +308,8 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	c->mtu = 65520;
 	c->map_gw = true;
 	c->max_flows = 16384;
+	v = (unsigned long)sysconf(_SC_NPROCESSORS_ONLN);
+	c->shards = (unsigned)MIN(MAX(v, 1UL), 4UL);
 	c->offload = true;
 	c->max_udp_flows = 4096;
 	c->udp_idle_s = 180;
@@ -404,6 +411,12 @@ void conf_parse(struct conf *c, int argc, char **argv)
 				usage_error("bad --udp-timeout '%s': expected 1 to 86400 seconds",
 					    optarg);
 			c->udp_idle_s = (uint32_t)v;
+			break;
+		case OPT_SHARDS:
+			if (parse_uint(optarg, 1, SHARDS_MAX, &v))
+				usage_error("bad --shards '%s': expected 1 to %d",
+					    optarg, SHARDS_MAX);
+			c->shards = (unsigned)v;
 			break;
 		case OPT_MAX_FLOWS:
 			if (parse_uint(optarg, 16, 1U << 22, &v))

@@ -24,6 +24,8 @@ struct fwd_spec {
 	uint16_t guest_first;
 };
 
+#define SHARDS_MAX 8 /* --shards at most */
+
 /**
  * struct conf - everything the command line says
  * @netns:		--netns PATH|NAME, or NULL to create a namespace
@@ -36,7 +38,8 @@ struct fwd_spec {
  * @prefix_len:		guest network prefix
  * @mtu:		guest MTU
  * @map_gw:		connections to the gateway go to host loopback
- * @max_flows:		flow table size
+ * @max_flows:		flow table size (split among the shards)
+ * @shards:		event-loop threads, one tap queue each
  * @no_peek_off:	do not use SO_PEEK_OFF even if the kernel has it
  * @stats_file:		where counters go at exit and on SIGUSR1 (NULL: stderr)
  * @fwd:		published port ranges
@@ -65,6 +68,7 @@ struct conf {
 	uint32_t mtu;
 	bool map_gw;
 	uint32_t max_flows;
+	unsigned shards;
 	bool no_peek_off;
 	const char *stats_file;
 	struct fwd_spec fwd[CONF_MAX_FWD];

@@ -172,7 +172,7 @@ uint32_t fwd_peer_src(const struct core *c, const void *sa, uint16_t *port)
 
 /**
  * fwd_accept() - accept pending connections on a published port
- * @sh:		shard
+ * @sh:		shard (0: the published ports live there)
  * @idx:	listener index
  *
  * #syscalls accept4
@@ -181,6 +181,7 @@ void fwd_accept(struct shard *sh, uint32_t idx)
 {
 	struct listener *l = &sh->listeners[idx];
 	int budget = 64;
+	unsigned to;
 
 	while (budget--) {
 		struct sockaddr_storage ss;
@@ -207,6 +208,12 @@ void fwd_accept(struct shard *sh, uint32_t idx)
 			}
 			return;
 		}
+		/* spread connections over the shards; a full mailbox
+		 * keeps the connection here */
+		to = sh->grp->rr++ % sh->grp->n;
+		if (to != sh->id &&
+		    mbox_put_accept(sh, to, fd, &ss, l->guest_port))
+			continue;
 		sock_tcp_accepted(sh, fd, &ss, l->guest_port);
 		shard_drain(sh);
 	}

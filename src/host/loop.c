@@ -58,28 +58,39 @@ int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data)
 }
 
 /**
- * shard_init() - set up a shard: memory, core, epoll, timer
+ * shard_init() - set up a shard: memory, core, epoll, timer, mailbox
  * @sh:		shard (zeroed)
  * @conf:	configuration
- * @e:		edge (queue 0 is served)
+ * @e:		edge (queue @id is served)
  * @guest_mac:	the guest's MAC address
+ * @grp:	the shards serving @e (@grp->n set)
+ * @id:		this shard's index
  *
- * All memory the data path uses is allocated here, once.
+ * All memory the data path uses is allocated here, once. The flow limits
+ * are split evenly among the shards.
  *
  * #syscalls epoll_create1 timerfd_create getrandom
  * Return: 0, or -errno (logged)
  */
 int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
-	       const uint8_t guest_mac[6])
+	       const uint8_t guest_mac[6], struct shard_group *grp,
+	       unsigned id)
 {
 	struct core_conf cc = { 0 };
+	uint32_t max_udp;
 	uint8_t key[16];
 	void *mem;
 	int ret;
 
 	sh->conf = conf;
 	sh->edge = e;
-	sh->q = 0;
+	sh->q = id;
+	sh->id = id;
+	sh->grp = grp;
+	grp->sh[id] = sh;
+	sh->mbox_fd = -1;
+	sh->max_flows = (conf->max_flows + grp->n - 1) / grp->n;
+	max_udp = (conf->max_udp_flows + grp->n - 1) / grp->n;
 	sh->armed_ns = UINT64_MAX;
 	sh->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
@@ -101,8 +112,10 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 					   e->frame_max - e->vnet_hdr_len -
 						   ETH_HLEN - IP4_HLEN - TCP_HLEN);
 	cc.ws_shift = 9; /* windows up to 32 MiB */
-	cc.max_flows = conf->max_flows;
-	cc.max_udp_flows = conf->max_udp_flows;
+	cc.max_flows = sh->max_flows;
+	cc.max_udp_flows = max_udp;
+	cc.shard_id = (uint8_t)id;
+	cc.nshards = (uint8_t)grp->n;
 	cc.udp_idle_ns = (uint64_t)conf->udp_idle_s * 1000000000ULL;
 	cc.dns4_be = conf->dns ? conf->dns4 : 0;
 	cc.dhcp = conf->dhcp;
@@ -133,10 +146,10 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	if (getrandom(key, sizeof(key), 0) != sizeof(key))
 		return -errno;
 	mem = calloc(1, core_mem_size(&cc));
-	sh->hflags = calloc(conf->max_flows, 1);
-	sh->txq = calloc(2 * (size_t)conf->max_flows, sizeof(*sh->txq));
+	sh->hflags = calloc(sh->max_flows, 1);
+	sh->txq = calloc(2 * (size_t)sh->max_flows, sizeof(*sh->txq));
 	sh->frame_len = calloc(FX_SLOTS, sizeof(*sh->frame_len));
-	sh->upeer = calloc(conf->max_udp_flows ? conf->max_udp_flows : 1,
+	sh->upeer = calloc(max_udp ? max_udp : 1,
 			   sizeof(*sh->upeer));
 	sh->fx.slot_size = e->frame_max;
 	sh->fx.nslots = FX_SLOTS;
@@ -157,7 +170,7 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	if (shard_ep_add(sh, e->ops->fd(e, sh->q), EPOLLIN, EP_DATA(EP_TAP, 0)) ||
 	    shard_ep_add(sh, sh->timerfd, EPOLLIN, EP_DATA(EP_TIMER, 0)))
 		return -errno;
-	return 0;
+	return mbox_init(sh);
 }
 
 /**
@@ -190,6 +203,7 @@ void shard_fini(struct shard *sh)
 	free(sh->ulisteners);
 	free(sh->upeer);
 	dns_fwd_fini(sh);
+	mbox_fini(sh);
 	free(sh->core.flows); /* the start of core_init()'s memory */
 	free(sh->hflags);
 	free(sh->txq);
@@ -278,6 +292,24 @@ void shard_end_of_batch(struct shard *sh)
 	}
 	shard_drain(sh);
 	shard_flush_frames(sh);
+	mbox_kick(sh);
+}
+
+/**
+ * shard_input() - hand one guest frame to the core, or to its owner shard
+ * @sh:		shard
+ * @v:		frame (vnet header included), valid until this returns
+ * @hop:	shards that passed it on before us
+ */
+void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop)
+{
+	shard_room(sh);
+	sh->core.in_hop = hop;
+	core_input(&sh->core, v, sh->now_ns, &sh->fx);
+	shard_drain(sh);
+	if (sh->core.pass_to >= 0)
+		mbox_put_frame(sh, (unsigned)sh->core.pass_to, v.p, v.len,
+			       (uint8_t)(hop + 1));
 }
 
 /**
@@ -306,9 +338,7 @@ static int shard_tap_rx(struct shard *sh)
 				v[i].len - sh->edge->vnet_hdr_len);
 			if (sh->edge->vnet_hdr_len && v[i].len > 1 && v[i].p[1])
 				CTR_INC(&sh->core, EDGE_RX_GSO_FRAMES);
-			shard_room(sh);
-			core_input(&sh->core, v[i], sh->now_ns, &sh->fx);
-			shard_drain(sh);
+			shard_input(sh, v[i], 0);
 		}
 		/* payload views die with the next rx: everything that
 		 * points into them was carried out by shard_drain() */
@@ -381,9 +411,10 @@ int shard_run(struct shard *sh,
 	      void *arg)
 {
 	struct epoll_event ev[64];
+	int ret;
 
 	for (;;) {
-		int n = epoll_wait(sh->epfd, ev, ARRAY_SIZE(ev), -1), i, ret;
+		int n = epoll_wait(sh->epfd, ev, ARRAY_SIZE(ev), -1), i;
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -422,6 +453,9 @@ int shard_run(struct shard *sh,
 				dns_fwd_event(sh, EP_IDX(d), ev[i].events);
 				shard_drain(sh);
 				break;
+			case EP_MBOX:
+				mbox_rx(sh);
+				break;
 			case EP_SIGNAL:
 			case EP_PIDFD:
 			case EP_NSWATCH:
@@ -434,5 +468,10 @@ int shard_run(struct shard *sh,
 		}
 		shard_end_of_batch(sh);
 		shard_rearm_timer(sh);
+		if (sh->id && atomic_load(&sh->grp->stop))
+			return 0;
+		ret = atomic_load(&sh->grp->fatal);
+		if (!sh->id && ret)
+			return ret;
 	}
 }

@@ -3,6 +3,7 @@
 #ifndef SLIPWAY_SHARD_H
 #define SLIPWAY_SHARD_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -25,6 +26,7 @@ enum ep_type {
 	EP_UDP,
 	EP_UDP_LISTEN,
 	EP_DNS,
+	EP_MBOX,
 	EP_TYPE_NUM
 };
 
@@ -40,6 +42,39 @@ enum ep_type {
 struct listener {
 	int fd;
 	uint16_t guest_port;
+};
+
+#define MBOX_BYTES (4U << 20)
+
+/**
+ * struct mbox_ring - single-producer single-consumer ring of messages
+ * @head:	bytes the producer has written (free-running)
+ * @tail:	bytes the consumer has taken (free-running)
+ * @buf:	MBOX_BYTES bytes: messages of variable size, 64-byte aligned
+ */
+struct mbox_ring {
+	_Atomic uint64_t head;
+	char pad[56];
+	_Atomic uint64_t tail;
+	uint8_t *buf;
+};
+
+struct shard;
+
+/**
+ * struct shard_group - the shards serving one edge
+ * @n:		shards
+ * @sh:		each shard
+ * @stop:	set by shard 0 to end the other shards' loops
+ * @fatal:	set by a shard whose loop failed (-errno): shard 0 stops
+ * @rr:		round-robin counter for accepted connections (shard 0 only)
+ */
+struct shard_group {
+	unsigned n;
+	struct shard *sh[SHARDS_MAX];
+	_Atomic int stop;
+	_Atomic int fatal;
+	unsigned rr;
 };
 
 /* per-flow host-side state bits */
@@ -75,6 +110,12 @@ struct listener {
  * @upeer:	per datagram flow: the client address of a published-port
  *		flow (replies go there with sendto())
  * @dns:	DNS forwarder state (dns_fwd.c)
+ * @id:		index in @grp
+ * @grp:	the shards serving the edge (a group of one without --shards)
+ * @max_flows:	this shard's part of --max-flows
+ * @mbox:	messages from each other shard, by sender
+ * @mbox_fd:	eventfd the senders kick
+ * @kick:	bit mask of shards we put messages for since the last kick
  */
 struct shard {
 	struct core core;
@@ -101,20 +142,38 @@ struct shard {
 	unsigned nulisteners;
 	struct sockaddr_storage *upeer;
 	struct dns_fwd *dns;
+	unsigned id;
+	struct shard_group *grp;
+	uint32_t max_flows;
+	struct mbox_ring mbox[SHARDS_MAX];
+	int mbox_fd;
+	uint32_t kick;
 };
 
 /* loop.c */
 uint64_t now_mono_ns(void);
 int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
-	       const uint8_t guest_mac[6]);
+	       const uint8_t guest_mac[6], struct shard_group *grp,
+	       unsigned id);
 void shard_fini(struct shard *sh);
 void shard_flush_frames(struct shard *sh);
 void shard_drain(struct shard *sh);
 int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data);
 void shard_end_of_batch(struct shard *sh);
+void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop);
 int shard_run(struct shard *sh,
 	      bool (*on_other)(struct shard *sh, uint64_t data, void *arg),
 	      void *arg);
+
+/* mbox.c */
+int mbox_init(struct shard *sh);
+void mbox_fini(struct shard *sh);
+bool mbox_put_frame(struct shard *sh, unsigned to, const uint8_t *p,
+		    size_t len, uint8_t hop);
+bool mbox_put_accept(struct shard *sh, unsigned to, int fd, const void *sa,
+		     uint16_t guest_port);
+void mbox_kick(struct shard *sh);
+void mbox_rx(struct shard *sh);
 
 /* sock_tcp.c */
 bool sock_tcp_peek_off_supported(void);

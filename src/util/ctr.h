@@ -21,6 +21,11 @@
 	X(EDGE_TX_BYTES, "bytes written to the edge (without vnet header)") \
 	X(EDGE_TX_ERRORS, "edge write failures")                            \
 	X(EDGE_TX_RETRIES, "edge writes retried after EAGAIN")              \
+	/* shards: frames and connections crossing between them */         \
+	X(SHARD_FRAMES_PASSED, "frames passed on to another shard")         \
+	X(SHARD_FRAMES_TAKEN, "frames taken from another shard's mailbox")  \
+	X(SHARD_ACCEPTS_PASSED, "accepted connections handed to a shard")   \
+	X(SHARD_MBOX_FULL, "messages refused by a full mailbox")            \
 	/* frame parsing: malformed or unwanted input, dropped */           \
 	X(VNET_DROP_BAD_HDR, "frames with a bad virtio-net header")         \
 	X(ETH_DROP_SHORT, "frames shorter than an Ethernet header")         \

@@ -6,7 +6,7 @@
 
 "$SLIPWAY" --help >"$T/help" || fail "--help exit status"
 for o in --netns --tcp-ports --address --gateway --mtu --no-map-gw --no-config \
-	--max-flows --stats-file --ifname --cidr --userns --version; do
+	--max-flows --shards --stats-file --ifname --cidr --userns --version; do
 	grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
 "$SLIPWAY" --version | grep -q "^slipway " || fail "--version"
@@ -33,6 +33,8 @@ bad "bad -t" -t abc
 bad "bad address" -a 10.0.2
 bad "gateway is not in" -a 10.0.2.15/24 -g 192.168.1.1
 bad "bad --max-flows" --max-flows 0
+bad "bad --shards" --shards 0
+bad "expected 1 to 8" --shards 9
 bad "cannot be combined" --netns foo -- true
 bad "bad interface name" -I waytoolonginterfacename
-pass "help, version and 15 bad command lines"
+pass "help, version and 17 bad command lines"
