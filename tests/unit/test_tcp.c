@@ -1027,6 +1027,204 @@ static void test_guest_data_coalesced_ack(void **state)
 }
 
 /**
+ * gsend_gso() - the guest sends its next data segment as one TSO frame
+ * @e:		environment (vnet header)
+ * @k:		connection
+ * @data:	payload
+ * @len:	payload length (up to 65495)
+ * @gso_type:	VNET_HDR_GSO_TCPV4, possibly with VNET_HDR_GSO_ECN
+ *
+ * As the guest's kernel writes it to the tap: NEEDS_CSUM from the TCP
+ * header with only the pseudo-header sum in the checksum field (the
+ * payload is not summed), GSO headers of 54 bytes, segments of 1460.
+ */
+static void gsend_gso(struct env *e, struct conn *k, const void *data,
+		      size_t len, uint8_t gso_type)
+{
+	struct seg s = cseg(k, k->gseq, T_ACK | T_PSH, data, len);
+	struct vnet_hdr vh = {
+		.flags = VNET_HDR_F_NEEDS_CSUM, .gso_type = gso_type,
+		.hdr_len = ETH_HLEN + IP4_HLEN + TCP_HLEN, .gso_size = 1460,
+		.csum_start = ETH_HLEN + IP4_HLEN, .csum_offset = 16,
+	};
+	size_t flen = build_tcp(e, e->in, &s);
+	uint8_t *th = e->in + e->c.conf.vnet_hdr_len + ETH_HLEN + IP4_HLEN;
+
+	set_vnet(e, e->in, &vh);
+	wr16(th + 16, ref_pseudo4(GUEST4, k->raddr, IPPROTO_TCP_,
+				  (uint16_t)(TCP_HLEN + len)));
+	env_input(e, e->in, flen);
+	k->gseq += (uint32_t)len;
+}
+
+/* ---- ACK policy: --ack-every ------------------------------------------- */
+
+/**
+ * test_ack_every_two() - with ack_every 2, two full segments accepted in
+ * one batch bring an ACK at once; the end of the batch ACKs only what came
+ * after it; a data frame to the guest counts as the last ACK
+ * @state:	environment
+ */
+static void test_ack_every_two(void **state)
+{
+	struct env *e = *state;
+	struct conn k;
+	uint32_t start;
+
+	e->c.conf.ack_every = 2;
+	open_conn(e, &k, GW4, 40030, 80, 3100, true);
+	assert_int_equal(k.f->mss, 1460);
+	start = k.gseq;
+	env_mark(e);
+
+	gsend(e, &k, T_ACK, pat, 1460);
+	host_sends(e, &k, 1460);
+	assert_int_equal(e->fx.nframes, 0); /* one segment: wait */
+	gsend(e, &k, T_ACK, pat + 1460, 1459);
+	host_sends(e, &k, 1459);
+	assert_int_equal(e->fx.nframes, 0); /* one byte short of two */
+	gsend(e, &k, T_ACK, pat + 2919, 1);
+	host_sends(e, &k, 1);
+	assert_int_equal(e->fx.nframes, 1); /* two MSS: ACK now */
+	assert_int_equal(e->fx.nintents, 0);
+	check_seg(e, 0, &k, T_ACK, k.f->snd_nxt, start + 2920, 0, NULL);
+	assert_int_equal(env_delta(e, CTR_TCP_ACKS_MIDBATCH), 1);
+	env_clear(e);
+
+	/* more in the same batch, below the threshold: the end ACKs it */
+	gsend(e, &k, T_ACK | T_PSH, pat + 2920, 1000);
+	host_sends(e, &k, 1000);
+	assert_int_equal(e->fx.nframes, 0);
+	expect_one_ack(e, &k, start + 3920, NULL);
+	expect_no_flush(e);
+	assert_int_equal(e->c.nacks, 0);
+
+	/* a data frame to the guest carries the ACK: counting restarts */
+	gsend(e, &k, T_ACK, pat, 1460);
+	host_sends(e, &k, 1460);
+	env_clear(e);
+	host_tx(e, &k, pat, 100);
+	env_clear(e);
+	gsend(e, &k, T_ACK, pat, 1460);
+	host_sends(e, &k, 1460);
+	assert_int_equal(e->fx.nframes, 0); /* 1460 since the data frame */
+	expect_one_ack(e, &k, start + 3920 + 2920, NULL);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 6, CTR_TCP_GUEST_BYTES, 6840,
+			  CTR_TCP_ACKS_SENT, 3, CTR_TCP_ACKS_MIDBATCH, 1,
+			  CTR_TCP_TX_SEGS, 1, CTR_TCP_TX_BYTES, 100, -1);
+	e->c.conf.ack_every = 0;
+	rst_conn(e, &k);
+}
+
+/**
+ * test_ack_every_zero() - with ack_every 0, four full segments in a batch
+ * get no ACK until its end, and then one
+ * @state:	environment
+ */
+static void test_ack_every_zero(void **state)
+{
+	struct env *e = *state;
+	struct conn k;
+	uint32_t start, i;
+
+	assert_int_equal(e->c.conf.ack_every, 0);
+	open_conn(e, &k, GW4, 40031, 80, 3200, true);
+	start = k.gseq;
+	env_mark(e);
+	for (i = 0; i < 4; i++) {
+		gsend(e, &k, T_ACK, pat + i * 1460, 1460);
+		host_sends(e, &k, 1460);
+		assert_int_equal(e->fx.nframes, 0);
+	}
+	expect_one_ack(e, &k, start + 4 * 1460, NULL);
+	expect_no_flush(e);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 4, CTR_TCP_GUEST_BYTES,
+			  4 * 1460, CTR_TCP_ACKS_SENT, 1, -1);
+	rst_conn(e, &k);
+}
+
+/**
+ * test_ack_every_gso() - one 64 KiB TSO frame (45 segments of the guest's
+ * MSS) with ack_every 2: exactly one ACK, at once, and none at the end of
+ * the batch
+ * @state:	environment
+ */
+static void test_ack_every_gso(void **state)
+{
+	struct env *e = *state;
+	struct conn k;
+	uint32_t start;
+
+	e->c.conf.ack_every = 2;
+	open_conn(e, &k, GW4, 40032, 80, 3300, true);
+	start = k.gseq;
+	env_mark(e);
+	gsend_gso(e, &k, pat, 65495, VNET_HDR_GSO_TCPV4);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_intents(e, FX_SOCK_SEND, -1);
+	assert_int_equal(e->fx.intents[0].len, 65495);
+	host_sends(e, &k, 65495);
+	assert_int_equal(e->fx.nframes, 1);
+	check_seg(e, 0, &k, T_ACK, k.f->snd_nxt, start + 65495, 0, NULL);
+	env_clear(e);
+	expect_no_flush(e); /* no second ACK of the same bytes */
+	assert_int_equal(e->c.nacks, 0);
+
+	/* the socket takes only one MSS of the next one: no ACK until the
+	 * end of the batch, which then sends one */
+	gsend_gso(e, &k, pat, 65495, VNET_HDR_GSO_TCPV4);
+	host_sends(e, &k, 1460);
+	assert_int_equal(e->fx.nframes, 0);
+	expect_one_ack(e, &k, start + 65495 + 1460, NULL);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 2, CTR_TCP_GUEST_BYTES,
+			  65495 + 1460, CTR_TCP_PARTIAL_WRITES, 1,
+			  CTR_TCP_ACKS_SENT, 2, CTR_TCP_ACKS_MIDBATCH, 1, -1);
+	e->c.conf.ack_every = 0;
+	k.gseq = k.f->rcv_nxt;
+	rst_conn(e, &k);
+}
+
+/**
+ * test_ack_every_no_dup() - two flows in one batch: the one ACKed
+ * mid-batch gets no second ACK at the end, the other gets its one; an
+ * ACK due for another reason (the window grew) rides on the mid-batch one
+ * @state:	environment
+ */
+static void test_ack_every_no_dup(void **state)
+{
+	struct env *e = *state;
+	struct conn a, b;
+	uint32_t sa, sb;
+
+	e->c.conf.ack_every = 2;
+	open_conn(e, &a, GW4, 40033, 80, 3400, true);
+	open_conn(e, &b, GW4, 40034, 80, 3500, true);
+	sa = a.gseq;
+	sb = b.gseq;
+	env_mark(e);
+	gsend(e, &b, T_ACK, pat, 1000);
+	host_sends(e, &b, 1000);
+	tcp_set_host_space(&e->c, a.f, 1U << 20); /* the window grows */
+	assert_true(a.f->flags & TCPF_ACK_DUE);
+	gsend(e, &a, T_ACK, pat, 2 * 1460);
+	host_sends(e, &a, 2 * 1460);
+	assert_int_equal(e->fx.nframes, 1);
+	check_seg(e, 0, &a, T_ACK, a.f->snd_nxt, sa + 2920, 0, NULL);
+	assert_false(a.f->flags & TCPF_ACK_DUE);
+	env_clear(e);
+	core_flush(&e->c, e->now, &e->fx);
+	assert_int_equal(e->fx.nframes, 1);
+	check_seg(e, 0, &b, T_ACK, b.f->snd_nxt, sb + 1000, 0, NULL);
+	assert_int_equal(e->c.nacks, 0);
+	env_clear(e);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 2, CTR_TCP_GUEST_BYTES, 3920,
+			  CTR_TCP_ACKS_SENT, 2, CTR_TCP_ACKS_MIDBATCH, 1, -1);
+	e->c.conf.ack_every = 0;
+	rst_conn(e, &a);
+	rst_conn(e, &b);
+}
+
+/**
  * test_guest_data_dup_ooo() - a duplicate: DROP_DUP and ACK; out of order:
  * DROP_OOO, duplicate ACK, no SEND; an overlap: SEND of the new part
  * @state:	environment
@@ -2627,6 +2825,11 @@ int main(void)
 		T(test_guest_data_partial),
 		T(test_guest_data_coalesced_ack),
 		T(test_guest_data_dup_ooo),
+		T(test_ack_every_two),
+		TP(test_ack_every_two),
+		T(test_ack_every_zero),
+		T(test_ack_every_gso),
+		T(test_ack_every_no_dup),
 		T(test_guest_ack_padding),
 		T(test_window_scaled),
 		T(test_window_update),
