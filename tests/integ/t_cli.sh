@@ -6,7 +6,7 @@
 
 "$SLIPWAY" --help >"$T/help" || fail "--help exit status"
 for o in --netns --tcp-ports --address --gateway --mtu --no-map-gw --no-config \
-	--max-flows --stats-file --ifname --cidr --userns --version; do
+	--max-flows --stats-file --ifname --cidr --userns --ack-every --version; do
 	grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
 "$SLIPWAY" --version | grep -q "^slipway " || fail "--version"
@@ -35,4 +35,8 @@ bad "gateway is not in" -a 10.0.2.15/24 -g 192.168.1.1
 bad "bad --max-flows" --max-flows 0
 bad "cannot be combined" --netns foo -- true
 bad "bad interface name" -I waytoolonginterfacename
-pass "help, version and 15 bad command lines"
+bad "bad --ack-every" --ack-every -1
+bad "bad --ack-every" --ack-every 1025
+bad "bad --ack-every" --ack-every two
+bad "needs a value" --ack-every
+pass "help, version and 19 bad command lines"
