@@ -1591,6 +1591,163 @@ static void test_host_data_gso(void **state)
 }
 
 /**
+ * csum_completes() - finish a NEEDS_CSUM frame as the guest's kernel (or a
+ * NIC) would, and check the result verifies
+ * @e:	environment (checksum offload on)
+ * @i:	frame index
+ *
+ * Sums from csum_start to the end of the frame on top of what the field
+ * holds, stores the complement at csum_start + csum_offset, then checks
+ * the full TCP checksum over a copy.
+ */
+static void csum_completes(const struct env *e, unsigned i)
+{
+	static uint8_t l4[65536];
+	const uint8_t *f = e->fx.slots + (size_t)i * e->fx.slot_size;
+	size_t vl = e->c.conf.vnet_hdr_len, len;
+	unsigned start = f[6] | f[7] << 8, off = f[8] | f[9] << 8;
+	uint32_t saddr, daddr;
+
+	assert_int_equal(f[0], VNET_HDR_F_NEEDS_CSUM);
+	len = e->fx.frame_len[i] - vl - start;
+	assert_true(len <= sizeof(l4) && off + 2 <= len);
+	memcpy(l4, f + vl + start, len);
+	wr16(l4 + off, (uint16_t)~ref_sum16(l4, len, 0));
+	memcpy(&saddr, f + vl + ETH_HLEN + 12, 4);
+	memcpy(&daddr, f + vl + ETH_HLEN + 16, 4);
+	assert_int_equal(l4_csum_ok(saddr, daddr, IPPROTO_TCP_, l4, len),
+			 0xffff);
+}
+
+/**
+ * test_gso_to_guest_60k() - with gso_max as shard_init() sets it on tap,
+ * one 60 KiB peek becomes one super-frame: TCPV4, gso_size the guest's
+ * MSS, hdr_len the headers, NEEDS_CSUM at the TCP checksum, IP total
+ * length the whole packet, and a checksum that completes correctly
+ * @state:	environment
+ */
+static void test_gso_to_guest_60k(void **state)
+{
+	const uint32_t len = 60 * 1024;
+	struct env *e = *state;
+	uint32_t off, mss;
+	const uint8_t *slot, *ip;
+	struct conn k;
+
+	e->c.conf.gso_max = 65535 - IP4_HLEN - TCP_HLEN;
+	open_conn(e, &k, GW4, 40042, 80, 5100, true);
+	env_mark(e);
+	assert_true(tcp_tx_room(&e->c, k.f, e->now, &off, &mss) >= len);
+	assert_int_equal(mss, 65495);
+	slot = fx_slot_next(&e->fx);
+	host_tx(e, &k, pat, len); /* checks the frame with parse_tcp() */
+	assert_int_equal(e->fx.nframes, 1);
+	assert_int_equal(e->fx.frame_len[0],
+			 12 + ETH_HLEN + IP4_HLEN + TCP_HLEN + len);
+	assert_int_equal(slot[0], VNET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(slot[1], VNET_HDR_GSO_TCPV4);
+	assert_int_equal(slot[2] | slot[3] << 8,
+			 ETH_HLEN + IP4_HLEN + TCP_HLEN);  /* hdr_len */
+	assert_int_equal(slot[4] | slot[5] << 8, 1460);	   /* gso_size */
+	assert_int_equal(slot[6] | slot[7] << 8, ETH_HLEN + IP4_HLEN);
+	assert_int_equal(slot[8] | slot[9] << 8, 16);
+	assert_int_equal(slot[10] | slot[11] << 8, 0);	   /* num_buffers */
+	ip = slot + 12 + ETH_HLEN;
+	assert_int_equal(rd16(ip + 2), IP4_HLEN + TCP_HLEN + len);
+	csum_completes(e, 0);
+	assert_ctr_deltas(e, CTR_TCP_TX_SEGS, 1, CTR_TCP_TX_BYTES, len,
+			  CTR_TCP_TX_GSO_FRAMES, 1, -1);
+	e->c.conf.gso_max = 0;
+	rst_conn(e, &k);
+}
+
+/**
+ * test_no_gso_to_guest_60k() - with gso_max 0 the same 60 KiB goes as
+ * frames of at most the MSS, plain (no GSO), each with a checksum that
+ * verifies: complete (no vnet header) or completed from the partial one
+ * @state:	environment
+ */
+static void test_no_gso_to_guest_60k(void **state)
+{
+	const uint32_t len = 60 * 1024;
+	struct env *e = *state;
+	uint32_t sent = 0, off, mss, nframes = 0;
+	struct conn k;
+
+	assert_int_equal(e->c.conf.gso_max, 0);
+	open_conn(e, &k, GW4, 40043, 80, 5200, true);
+	env_mark(e);
+	while (sent < len) {
+		uint32_t room = tcp_tx_room(&e->c, k.f, e->now, &off, &mss);
+		uint32_t want = MIN(MIN(room, mss), len - sent);
+		const uint8_t *slot = fx_slot_next(&e->fx);
+		unsigned i = e->fx.nframes;
+
+		assert_int_equal(mss, 1460);
+		if (!slot) { /* the host flushes the slots */
+			env_clear(e);
+			continue;
+		}
+		host_tx(e, &k, pat + sent, want); /* full checks */
+		assert_int_equal(want, MIN(1460U, len - sent));
+		if (e->c.conf.vnet_hdr_len) {
+			assert_int_equal(slot[1], VNET_HDR_GSO_NONE);
+			assert_int_equal(slot[2] | slot[3] << 8, 0);
+			assert_int_equal(slot[4] | slot[5] << 8, 0);
+		}
+		if (e->c.conf.csum_offload)
+			csum_completes(e, i);
+		sent += want;
+		nframes++;
+	}
+	env_clear(e);
+	assert_int_equal(nframes, (len + 1459) / 1460);
+	assert_ctr_deltas(e, CTR_TCP_TX_SEGS, nframes, CTR_TCP_TX_BYTES, len,
+			  -1);
+	rst_conn(e, &k);
+}
+
+/**
+ * test_gso_from_guest() - a 64 KiB TSO frame with a partial checksum is
+ * accepted and its payload goes to the host socket whole, in one SEND;
+ * the ECN variant of the GSO type too
+ * @state:	environment
+ */
+static void test_gso_from_guest(void **state)
+{
+	struct env *e = *state;
+	const struct fx_intent *it;
+	struct conn k;
+	uint32_t start;
+
+	open_conn(e, &k, GW4, 40044, 80, 5300, true);
+	start = k.gseq;
+	env_mark(e);
+	gsend_gso(e, &k, pat, 65495, VNET_HDR_GSO_TCPV4);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_intents(e, FX_SOCK_SEND, -1);
+	it = &e->fx.intents[0];
+	assert_ptr_equal(it->data, in_payload(e));
+	assert_int_equal(it->len, 65495);
+	assert_memory_equal(it->data, pat, 65495);
+	host_sends(e, &k, 65495);
+	assert_int_equal(k.f->rcv_nxt, start + 65495);
+	assert_int_equal(k.f->bytes_from_guest, 65495);
+	expect_one_ack(e, &k, start + 65495, NULL);
+
+	gsend_gso(e, &k, pat + 100, 30000,
+		  VNET_HDR_GSO_TCPV4 | VNET_HDR_GSO_ECN);
+	assert_intents(e, FX_SOCK_SEND, -1);
+	assert_int_equal(e->fx.intents[0].len, 30000);
+	assert_memory_equal(e->fx.intents[0].data, pat + 100, 30000);
+	host_sends(e, &k, 30000);
+	expect_one_ack(e, &k, start + 95495, NULL);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 2, CTR_TCP_GUEST_BYTES,
+			  95495, CTR_TCP_ACKS_SENT, 2, -1);
+	rst_conn(e, &k);
+}
+
+/**
  * test_host_data_window_limits() - a small guest window limits the room;
  * max_inflight caps it further
  * @state:	unused (own core with max_inflight)
@@ -2837,6 +2994,10 @@ int main(void)
 		T(test_keepalive),
 		T(test_host_data),
 		T(test_host_data_gso),
+		T(test_gso_to_guest_60k),
+		T(test_no_gso_to_guest_60k),
+		TP(test_no_gso_to_guest_60k),
+		T(test_gso_from_guest),
 		TP(test_host_data),
 		T(test_host_data_window_limits),
 		T(test_fast_retransmit),
