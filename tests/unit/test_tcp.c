@@ -1748,6 +1748,92 @@ static void test_gso_from_guest(void **state)
 }
 
 /**
+ * test_gso_from_guest_malformed() - a TSO frame whose vnet header lies
+ * (unknown GSO type, hdr_len past the frame, csum_start or the checksum
+ * field past the frame) is dropped and counted; the flow is untouched and
+ * the same frame with a true header then goes through
+ * @state:	environment
+ */
+static void test_gso_from_guest_malformed(void **state)
+{
+	static const uint8_t bad_types[] = { 2, 5, 6, 0x7f, 0x82, 0xff };
+	struct env *e = *state;
+	struct vnet_hdr good = {
+		.flags = VNET_HDR_F_NEEDS_CSUM, .gso_type = VNET_HDR_GSO_TCPV4,
+		.hdr_len = ETH_HLEN + IP4_HLEN + TCP_HLEN, .gso_size = 1460,
+		.csum_start = ETH_HLEN + IP4_HLEN, .csum_offset = 16,
+	};
+	struct vnet_hdr bad[16];
+	unsigned nbad = 0, i;
+	struct conn k;
+	size_t flen, l2len;
+	uint32_t rcv;
+	struct seg s;
+
+	open_conn(e, &k, GW4, 40045, 80, 5400, true);
+	s = cseg(&k, k.gseq, T_ACK | T_PSH, pat, 20000);
+	flen = build_tcp(e, e->in, &s);
+	l2len = flen - e->c.conf.vnet_hdr_len; /* what the header describes */
+	for (i = 0; i < sizeof(bad_types); i++) {
+		bad[nbad] = good;
+		bad[nbad++].gso_type = bad_types[i];
+	}
+	bad[nbad] = good;
+	bad[nbad++].hdr_len = (uint16_t)(l2len + 1);
+	bad[nbad] = good;
+	bad[nbad++].hdr_len = 0xffff;
+	bad[nbad] = good;
+	bad[nbad++].csum_start = (uint16_t)l2len;
+	bad[nbad] = good;
+	bad[nbad++].csum_start = 0xffff;
+	bad[nbad] = good; /* the field's two bytes end one past the frame */
+	bad[nbad++].csum_offset = (uint16_t)(l2len - good.csum_start - 1);
+	bad[nbad] = good;
+	bad[nbad++].csum_offset = 0xffff;
+	bad[nbad] = good; /* no GSO, but the checksum still past the end */
+	bad[nbad].gso_type = VNET_HDR_GSO_NONE;
+	bad[nbad++].csum_start = (uint16_t)(l2len - 1);
+	assert_true(nbad <= ARRAY_SIZE(bad));
+
+	rcv = k.f->rcv_nxt;
+	for (i = 0; i < nbad; i++) {
+		env_mark(e);
+		env_clear(e);
+		set_vnet(e, e->in, &bad[i]);
+		env_input(e, e->in, flen);
+		if (e->fx.nframes || e->fx.nintents)
+			fail_msg("bad header %u: %u frames, %u intents", i,
+				 e->fx.nframes, e->fx.nintents);
+		assert_ctr_deltas(e, CTR_VNET_DROP_BAD_HDR, 1, -1);
+		assert_int_equal(k.f->rcv_nxt, rcv);
+		expect_no_flush(e);
+	}
+
+	/* the checksum field's last byte is the frame's last byte: fine */
+	env_mark(e);
+	good.gso_type = VNET_HDR_GSO_NONE;
+	good.csum_offset = (uint16_t)(l2len - good.csum_start - 2);
+	set_vnet(e, e->in, &good);
+	env_input(e, e->in, flen);
+	assert_intents(e, FX_SOCK_SEND, -1);
+	env_clear(e);
+	/* and the honest TSO header */
+	good.gso_type = VNET_HDR_GSO_TCPV4;
+	good.csum_offset = 16;
+	good.hdr_len = (uint16_t)l2len; /* all linear: as long as the frame */
+	set_vnet(e, e->in, &good);
+	env_input(e, e->in, flen);
+	assert_intents(e, FX_SOCK_SEND, -1);
+	assert_int_equal(e->fx.intents[0].len, 20000);
+	host_sends(e, &k, 20000);
+	k.gseq += 20000;
+	expect_one_ack(e, &k, rcv + 20000, NULL);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 2, CTR_TCP_GUEST_BYTES, 20000,
+			  CTR_TCP_ACKS_SENT, 1, -1);
+	rst_conn(e, &k);
+}
+
+/**
  * test_host_data_window_limits() - a small guest window limits the room;
  * max_inflight caps it further
  * @state:	unused (own core with max_inflight)
@@ -2998,6 +3084,7 @@ int main(void)
 		T(test_no_gso_to_guest_60k),
 		TP(test_no_gso_to_guest_60k),
 		T(test_gso_from_guest),
+		T(test_gso_from_guest_malformed),
 		TP(test_host_data),
 		T(test_host_data_window_limits),
 		T(test_fast_retransmit),
