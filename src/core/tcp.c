@@ -815,6 +815,12 @@ void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
 	if ((uint32_t)n < it->len)
 		CTR_INC(c, TCP_PARTIAL_WRITES);
 	f->rcv_nxt += (uint32_t)n;
+	/* the socket's free space shrank by what it took; the host reports
+	 * the exact figure after this call, but an ACK sent before that
+	 * (tcp_ack_every()) must not offer the old space again: the right
+	 * edge never moves back, and the guest would send more than the
+	 * socket can hold */
+	f->host_space -= MIN((uint32_t)n, f->host_space);
 	f->bytes_from_guest += (uint64_t)n;
 	CTR_ADD(c, TCP_GUEST_BYTES, (uint64_t)n);
 	if ((uint32_t)n == it->len && it->fin)

@@ -1225,6 +1225,44 @@ static void test_ack_every_no_dup(void **state)
 }
 
 /**
+ * test_ack_every_window() - an ACK sent mid-batch, before the host reports
+ * the socket's new space, offers only what is left of the old space: the
+ * socket just took the data, and the right edge can never move back
+ * @state:	environment
+ */
+static void test_ack_every_window(void **state)
+{
+	struct env *e = *state;
+	uint32_t start;
+	struct conn k;
+	struct otcp o;
+
+	e->c.conf.ack_every = 2;
+	open_conn(e, &k, GW4, 40035, 80, 3600, true);
+	start = k.gseq;
+	tcp_set_host_space(&e->c, k.f, 1U << 20);
+	expect_one_ack(e, &k, start, &o);
+	assert_int_equal(o.wnd, (1U << 20) >> 9);
+	env_mark(e);
+
+	gsend(e, &k, T_ACK, pat, 40000);
+	host_sends(e, &k, 40000);
+	assert_int_equal(e->fx.nframes, 1);
+	check_seg(e, 0, &k, T_ACK, k.f->snd_nxt, start + 40000, 0, &o);
+	/* 1 MiB - 40000 left, rounded up to the scale unit (512) */
+	assert_int_equal(o.wnd, ((1U << 20) - 40000 + 511) >> 9);
+	assert_true(o.ack + ((uint32_t)o.wnd << 9) - start <= (1U << 20) + 511);
+	env_clear(e);
+	/* the host's figure, a little less (skb overhead): nothing to say */
+	tcp_set_host_space(&e->c, k.f, (1U << 20) - 50000);
+	expect_no_flush(e);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_GUEST_BYTES, 40000,
+			  CTR_TCP_ACKS_SENT, 1, CTR_TCP_ACKS_MIDBATCH, 1, -1);
+	e->c.conf.ack_every = 0;
+	rst_conn(e, &k);
+}
+
+/**
  * test_guest_data_dup_ooo() - a duplicate: DROP_DUP and ACK; out of order:
  * DROP_OOO, duplicate ACK, no SEND; an overlap: SEND of the new part
  * @state:	environment
@@ -3073,6 +3111,7 @@ int main(void)
 		T(test_ack_every_zero),
 		T(test_ack_every_gso),
 		T(test_ack_every_no_dup),
+		T(test_ack_every_window),
 		T(test_guest_ack_padding),
 		T(test_window_scaled),
 		T(test_window_update),
