@@ -125,6 +125,14 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
  * @v:	frame view, advanced past the header
  * @h:	decoded fields
  *
+ * Invalid: a GSO type we do not know, GSO headers (@hdr_len) longer than
+ * the frame, or with NEEDS_CSUM a checksum field (@csum_start +
+ * @csum_offset, two bytes) beyond the frame. The kernel's tap fills
+ * @hdr_len with the frame's linear part and the checksum offsets from the
+ * frame itself, so its frames always pass; nothing reads these fields
+ * today, but a header that lies about its frame is dropped here, before
+ * any layer learns to trust it.
+ *
  * Return: 0, or -1 if the frame is too short or the header is invalid
  */
 int vnet_hdr_parse(const struct core *c, struct pkt_view *v,
@@ -153,6 +161,11 @@ int vnet_hdr_parse(const struct core *c, struct pkt_view *v,
 	default:
 		return -1;
 	}
+	if (h->gso_type != VNET_HDR_GSO_NONE && h->hdr_len > v->len)
+		return -1;
+	if ((h->flags & VNET_HDR_F_NEEDS_CSUM) &&
+	    (size_t)h->csum_start + h->csum_offset + 2 > v->len)
+		return -1;
 	return 0;
 }
 

@@ -82,6 +82,10 @@ struct vnet_hdr {
  *			(0: no cap beyond the guest's window)
  * @gso_max:		largest TCP payload per frame toward the guest when it
  *			exceeds the MSS (GSO, needs @csum_offload); 0: off
+ * @ack_every:		ACK the guest as soon as this many times its MSS
+ *			of payload was accepted since the last ACK, even
+ *			within a batch (RFC 5681: 2); 0: only at the end of
+ *			each batch (core_flush())
  * @dns4_be:		DNS forwarder address in the guest's view (0: none)
  * @max_udp_flows:	size of the datagram flow table
  * @udp_idle_ns:	datagram flows close after this long without traffic
@@ -147,6 +151,7 @@ struct core_conf {
 	uint64_t rto_min_ns;
 	uint32_t max_inflight;
 	uint32_t gso_max;
+	uint32_t ack_every;
 	uint32_t dns4_be;
 	uint32_t max_udp_flows;
 	uint64_t udp_idle_ns;

@@ -16,6 +16,17 @@
  * flight than the socket can hold. Out-of-order segments are dropped with a
  * duplicate ACK; the guest's stack retransmits.
  *
+ * ACKs toward the guest are coalesced (DESIGN law 6): whatever makes one due
+ * (accepted data, a window update, a duplicate) marks the flow TCPF_ACK_DUE
+ * and lists it, and core_flush() sends one ACK per listed flow at the end of
+ * the batch. A batch can carry megabytes, though (32 GSO frames of up to
+ * 64 KiB), so with conf.ack_every = N an ACK also goes out as soon as N
+ * times the MSS has been accepted since the last ACK (RFC 5681 4.2: N = 2);
+ * a GSO frame counts for the bytes it carries, not as one segment. Every
+ * segment with ACK set, data frames included, records rcv_nxt in rcv_acked
+ * and clears TCPF_ACK_DUE, so the end of the batch adds an ACK only if more
+ * arrived after it: never two ACKs of the same rcv_nxt.
+ *
  * Host to guest: payload stays in the host socket until the guest
  * acknowledges it. The host asks tcp_tx_room() how much it may send, peeks
  * that from the socket straight into frame slots behind the headers, and
@@ -223,7 +234,11 @@ static int tcp_write_frame(struct core *c, struct tcp_flow *f, struct fx *fx,
 		wr16(th + 16, (uint16_t)~csum_fold(s));
 	}
 	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + IP4_HLEN + l4len));
-	f->flags &= (uint16_t)~TCPF_ACK_DUE;
+	if (flags & TH_ACK) {
+		/* this segment carries the ACK that was due */
+		f->flags &= (uint16_t)~TCPF_ACK_DUE;
+		f->rcv_acked = f->rcv_nxt;
+	}
 	return 0;
 }
 
@@ -311,6 +326,30 @@ static void tcp_ack_later(struct core *c, struct tcp_flow *f)
 	ASSERT(c->nacks < c->conf.max_flows);
 	f->flags |= TCPF_ACK_LISTED;
 	c->ack_list[c->nacks++] = tcp_flow_idx(c, f);
+}
+
+/**
+ * tcp_ack_every() - send a due ACK now if N segments' worth arrived since
+ * the last one
+ * @c:	core (conf.ack_every = N; 0: never, the end of the batch sends it)
+ * @f:	flow
+ * @fx:	effects out
+ *
+ * The threshold is N times the flow's MSS (the one the guest announced,
+ * capped by our MTU), counted in bytes so that a GSO frame of 64 KiB
+ * counts as the many segments it carries. The flow stays listed: the end
+ * of the batch sends another ACK only if something made one due again.
+ * Without a free frame slot the ACK waits for the end of the batch.
+ */
+static void tcp_ack_every(struct core *c, struct tcp_flow *f, struct fx *fx)
+{
+	uint64_t thr = (uint64_t)c->conf.ack_every * f->mss;
+
+	if (!thr || !(f->flags & TCPF_ACK_DUE) ||
+	    f->rcv_nxt - f->rcv_acked < thr || !fx_slot_next(fx))
+		return;
+	tcp_send_ctl(c, f, fx, TH_ACK, f->snd_nxt);
+	CTR_INC(c, TCP_ACKS_MIDBATCH);
 }
 
 /**
@@ -440,6 +479,7 @@ static void tcp_new_from_guest(struct core *c, const uint8_t *iph,
 	f->target_addr_be = target;
 	f->opened_ns = now_ns;
 	f->rcv_nxt = s->seq + 1;
+	f->rcv_acked = f->rcv_nxt;
 	f->adv_wnd_end = f->rcv_nxt;
 	f->guest_wnd = s->wnd;
 	f->mss = s->mss ? s->mss : TCP_DEFAULT_MSS;
@@ -775,12 +815,20 @@ void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
 	if ((uint32_t)n < it->len)
 		CTR_INC(c, TCP_PARTIAL_WRITES);
 	f->rcv_nxt += (uint32_t)n;
+	/* the socket's free space shrank by what it took; the host reports
+	 * the exact figure after this call, but an ACK sent before that
+	 * (tcp_ack_every()) must not offer the old space again: the right
+	 * edge never moves back, and the guest would send more than the
+	 * socket can hold */
+	f->host_space -= MIN((uint32_t)n, f->host_space);
 	f->bytes_from_guest += (uint64_t)n;
 	CTR_ADD(c, TCP_GUEST_BYTES, (uint64_t)n);
 	if ((uint32_t)n == it->len && it->fin)
 		tcp_guest_fin(c, f, fx);
-	/* one ACK per flow per batch of input frames (DESIGN law 6) */
+	/* one ACK per flow per batch of input frames, and one every
+	 * conf.ack_every segments' worth within it (DESIGN law 6) */
 	tcp_ack_later(c, f);
+	tcp_ack_every(c, f, fx);
 	tcp_maybe_close(c, f, fx);
 }
 
@@ -853,6 +901,7 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 			return;
 		}
 		f->rcv_nxt = s.seq + 1;
+		f->rcv_acked = f->rcv_nxt;
 		f->adv_wnd_end = f->rcv_nxt;
 		f->mss = MIN(s.mss ? s.mss : TCP_DEFAULT_MSS,
 			     c->conf.mtu - IP4_HLEN - TCP_HLEN);

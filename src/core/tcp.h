@@ -58,6 +58,8 @@ extern const char *const tcp_state_str[TCPS_STATE_NUM];
  * @snd_max:	highest sequence sent so far
  * @fin_seq:	sequence number of our FIN (valid with TCPF_FIN_SENT)
  * @rcv_nxt:	next sequence expected from the guest
+ * @rcv_acked:	@rcv_nxt as of the last ACK sent to the guest (pure or on
+ *		data)
  * @guest_wnd:	the guest's receive window, in bytes
  * @host_space:	bytes the host socket can take now (reported by host)
  * @adv_wnd_end: right edge of the window last advertised to the guest
@@ -87,6 +89,7 @@ struct tcp_flow {
 	uint32_t snd_max;
 	uint32_t fin_seq;
 	uint32_t rcv_nxt;
+	uint32_t rcv_acked;
 	uint32_t guest_wnd;
 	uint32_t host_space;
 	uint32_t adv_wnd_end;

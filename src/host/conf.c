@@ -71,6 +71,9 @@ static const char usage_text[] =
 "  --max-udp-flows N       UDP/ICMP flow table size (default: 4096)\n"
 "  --udp-timeout SECONDS   idle UDP flows close after this (default: 180)\n"
 "  --no-offload            no checksum/TSO offload on the tap\n"
+"  --ack-every N           ACK the guest at least every N full-sized segments\n"
+"                          received, within a batch too (default: 2; 0: only\n"
+"                          once per batch of frames)\n"
 "  --no-peek-offset        do not use SO_PEEK_OFF (test the fallback)\n"
 "\n"
 "Output:\n"
@@ -90,7 +93,7 @@ enum {
 	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF,
 	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION, OPT_NO_DHCP, OPT_NO_DNS,
 	OPT_DNS_ADDR, OPT_RESOLV_CONF, OPT_MAX_UDP_FLOWS, OPT_UDP_TIMEOUT,
-	OPT_SHARDS,
+	OPT_SHARDS, OPT_ACK_EVERY,
 };
 
 /**
@@ -285,6 +288,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
 		{ "shards", required_argument, NULL, OPT_SHARDS },
 		{ "no-offload", no_argument, NULL, OPT_NO_OFFLOAD },
+		{ "ack-every", required_argument, NULL, OPT_ACK_EVERY },
 		{ "no-peek-offset", no_argument, NULL, OPT_NO_PEEK_OFF },
 		{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -311,6 +315,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	v = (unsigned long)sysconf(_SC_NPROCESSORS_ONLN);
 	c->shards = (unsigned)MIN(MAX(v, 1UL), 4UL);
 	c->offload = true;
+	c->ack_every = 2;
 	c->max_udp_flows = 4096;
 	c->udp_idle_s = 180;
 	c->dhcp = true;
@@ -426,6 +431,12 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			break;
 		case OPT_NO_OFFLOAD:
 			c->offload = false;
+			break;
+		case OPT_ACK_EVERY:
+			if (parse_uint(optarg, 0, CONF_ACK_EVERY_MAX, &v))
+				usage_error("bad --ack-every '%s': expected 0 (only at the end of each batch) to %d segments",
+					    optarg, CONF_ACK_EVERY_MAX);
+			c->ack_every = (uint32_t)v;
 			break;
 		case OPT_NO_PEEK_OFF:
 			c->no_peek_off = true;

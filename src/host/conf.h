@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #define CONF_MAX_FWD 64
+#define CONF_ACK_EVERY_MAX 1024
 
 /**
  * struct fwd_spec - one -t option: host ports published to guest ports
@@ -45,6 +46,8 @@ struct fwd_spec {
  * @fwd:		published port ranges
  * @nfwd:		entries in @fwd
  * @offload:		enable tap checksum/TSO offloads
+ * @ack_every:		ACK the guest every this many full segments' worth
+ *			received, within a batch too (0: once per batch)
  * @ufwd:		published UDP port ranges
  * @nufwd:		entries in @ufwd
  * @max_udp_flows:	datagram flow table size
@@ -74,6 +77,7 @@ struct conf {
 	struct fwd_spec fwd[CONF_MAX_FWD];
 	unsigned nfwd;
 	bool offload;
+	uint32_t ack_every;
 	struct fwd_spec ufwd[CONF_MAX_FWD];
 	unsigned nufwd;
 	uint32_t max_udp_flows;

@@ -111,6 +111,7 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 		cc.gso_max = (uint32_t)MIN(65535U - IP4_HLEN - TCP_HLEN,
 					   e->frame_max - e->vnet_hdr_len -
 						   ETH_HLEN - IP4_HLEN - TCP_HLEN);
+	cc.ack_every = conf->ack_every;
 	cc.ws_shift = 9; /* windows up to 32 MiB */
 	cc.max_flows = sh->max_flows;
 	cc.max_udp_flows = max_udp;

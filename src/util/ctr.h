@@ -84,6 +84,7 @@
 	X(TCP_ACKED_BYTES, "payload bytes the guest acknowledged")          \
 	X(TCP_HOST_READ_BYTES, "bytes consumed from host sockets")          \
 	X(TCP_ACKS_SENT, "pure ACKs sent to the guest")                     \
+	X(TCP_ACKS_MIDBATCH, "of those, sent within a batch (--ack-every)") \
 	X(TCP_WND_UPDATES, "window updates sent on host send space")        \
 	X(TCP_RTO_FIRED, "retransmission timeouts")                         \
 	X(TCP_FAST_RETRANS, "fast retransmissions on duplicate ACKs")       \

@@ -1001,6 +1001,7 @@ static void setup(void)
 	static const unsigned lw_tab[4] = { 2, 0, NO_FLUSH, 8 };
 	static const uint32_t infl_tab[4] = { 0, 4096, 65536, 1 };
 	static const uint64_t rto_tab[4] = { 0, MS, 1, SEC };
+	static const uint32_t ack_tab[4] = { 0, 2, 1, 3 };
 	uint8_t b0 = u8(), b1 = u8(), b2 = u8();
 	struct core_conf cc = { 0 };
 	unsigned i;
@@ -1019,6 +1020,7 @@ static void setup(void)
 	cc.ws_shift = (uint8_t)(((b1 >> 4) + 9) % 15);
 	cc.max_inflight = infl_tab[b2 & 3];
 	cc.rto_min_ns = rto_tab[(b2 >> 2) & 3];
+	cc.ack_every = ack_tab[(b2 >> 4) & 3];
 
 	memset(core_mem, 0, sizeof(core_mem));
 	FZ_CHECK(core_mem_size(&cc) <= sizeof(core_mem));

@@ -6,7 +6,8 @@
 
 "$SLIPWAY" --help >"$T/help" || fail "--help exit status"
 for o in --netns --tcp-ports --address --gateway --mtu --no-map-gw --no-config \
-	--max-flows --shards --stats-file --ifname --cidr --userns --version; do
+	--max-flows --shards --stats-file --ifname --cidr --userns --ack-every \
+	--version; do
 	grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
 "$SLIPWAY" --version | grep -q "^slipway " || fail "--version"
@@ -37,4 +38,8 @@ bad "bad --shards" --shards 0
 bad "expected 1 to 8" --shards 9
 bad "cannot be combined" --netns foo -- true
 bad "bad interface name" -I waytoolonginterfacename
-pass "help, version and 17 bad command lines"
+bad "bad --ack-every" --ack-every -1
+bad "bad --ack-every" --ack-every 1025
+bad "bad --ack-every" --ack-every two
+bad "needs a value" --ack-every
+pass "help, version and 21 bad command lines"

@@ -52,6 +52,11 @@ if [ -n "${EXPECT_GSO:-}" ]; then
 	expect_ctr TCP_TX_GSO_FRAMES -gt 0
 	expect_ctr EDGE_RX_GSO_FRAMES -gt 0 # and the guest sends TSO frames
 fi
+if [ -n "${EXPECT_NO_MIDBATCH:-}" ]; then
+	# --ack-every 0: ACKs only at the end of each batch
+	expect_ctr TCP_ACKS_MIDBATCH -eq 0
+	expect_ctr TCP_ACKS_SENT -gt 0
+fi
 g1=$(json_last "$T/c1.json" gbps)
 g2=$(json_last "$T/c2.json" gbps)
 pass "$SIZE guest->host ${g1} Gbit/s, host->guest ${g2} Gbit/s, published port verified"

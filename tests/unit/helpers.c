@@ -473,6 +473,30 @@ size_t build_tcp(const struct env *e, uint8_t *buf, const struct seg *s)
 }
 
 /**
+ * set_vnet() - write a virtio-net header at the start of a guest frame
+ * @e:		environment (header length: 10 or 12 bytes)
+ * @buf:	frame start
+ * @h:		fields, written little-endian as on the wire
+ */
+void set_vnet(const struct env *e, uint8_t *buf, const struct vnet_hdr *h)
+{
+	size_t vl = e->c.conf.vnet_hdr_len;
+
+	assert_true(vl >= 10);
+	memset(buf, 0, vl);
+	buf[0] = h->flags;
+	buf[1] = h->gso_type;
+	buf[2] = (uint8_t)h->hdr_len;
+	buf[3] = (uint8_t)(h->hdr_len >> 8);
+	buf[4] = (uint8_t)h->gso_size;
+	buf[5] = (uint8_t)(h->gso_size >> 8);
+	buf[6] = (uint8_t)h->csum_start;
+	buf[7] = (uint8_t)(h->csum_start >> 8);
+	buf[8] = (uint8_t)h->csum_offset;
+	buf[9] = (uint8_t)(h->csum_offset >> 8);
+}
+
+/**
  * env_input() - hand one frame to core_input() at the test's time
  * @e:		environment
  * @frame:	frame (with vnet header)

@@ -185,6 +185,7 @@ size_t build_icmp_echo(const struct env *e, uint8_t *buf, uint32_t saddr,
 		       uint32_t daddr, uint16_t id, uint16_t seqno,
 		       const void *data, size_t len);
 size_t build_tcp(const struct env *e, uint8_t *buf, const struct seg *s);
+void set_vnet(const struct env *e, uint8_t *buf, const struct vnet_hdr *h);
 void env_input(struct env *e, const uint8_t *frame, size_t len);
 void env_send(struct env *e, const struct seg *s);
 

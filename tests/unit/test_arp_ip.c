@@ -343,10 +343,23 @@ static void test_icmp_unsupported(void **state)
 	assert_int_equal(e->fx.nintents, 0);
 }
 
+/**
+ * wr16le() - store a little-endian 16-bit value (vnet header fields)
+ * @p:	where
+ * @v:	value
+ */
+static void wr16le(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
 /* malformed frames, each dropped under one counter */
 enum bad_kind {
 	BAD_VNET_SHORT,
 	BAD_VNET_GSO,
+	BAD_VNET_HDR_LEN,
+	BAD_VNET_CSUM,
 	BAD_ETH_SHORT,
 	BAD_NOT_US,
 	BAD_ETHERTYPE,
@@ -400,6 +413,21 @@ static size_t build_bad(const struct env *e, uint8_t *buf, int kind,
 		*ctr = CTR_VNET_DROP_BAD_HDR;
 		if (vl)
 			buf[1] = 5; /* no such GSO type */
+		return len;
+	case BAD_VNET_HDR_LEN: /* GSO headers longer than the frame */
+		*ctr = CTR_VNET_DROP_BAD_HDR;
+		if (vl) {
+			buf[1] = VNET_HDR_GSO_TCPV4;
+			wr16le(buf + 2, (uint16_t)(len - vl + 1));
+		}
+		return len;
+	case BAD_VNET_CSUM: /* a checksum field past the frame's end */
+		*ctr = CTR_VNET_DROP_BAD_HDR;
+		if (vl) {
+			buf[0] = VNET_HDR_F_NEEDS_CSUM;
+			wr16le(buf + 6, ETH_HLEN + IP4_HLEN);
+			wr16le(buf + 8, (uint16_t)(len - l3 - IP4_HLEN - 1));
+		}
 		return len;
 	case BAD_ETH_SHORT:
 		*ctr = CTR_ETH_DROP_SHORT;
@@ -505,7 +533,8 @@ static void test_malformed(void **state)
 		size_t len = build_bad(e, buf, kind, &ctr);
 
 		if (!e->c.conf.vnet_hdr_len &&
-		    (kind == BAD_VNET_SHORT || kind == BAD_VNET_GSO))
+		    (kind == BAD_VNET_SHORT || kind == BAD_VNET_GSO ||
+		     kind == BAD_VNET_HDR_LEN || kind == BAD_VNET_CSUM))
 			continue; /* no vnet header to get wrong */
 		env_mark(e);
 		env_input(e, buf, len);

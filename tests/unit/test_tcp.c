@@ -1027,6 +1027,242 @@ static void test_guest_data_coalesced_ack(void **state)
 }
 
 /**
+ * gsend_gso() - the guest sends its next data segment as one TSO frame
+ * @e:		environment (vnet header)
+ * @k:		connection
+ * @data:	payload
+ * @len:	payload length (up to 65495)
+ * @gso_type:	VNET_HDR_GSO_TCPV4, possibly with VNET_HDR_GSO_ECN
+ *
+ * As the guest's kernel writes it to the tap: NEEDS_CSUM from the TCP
+ * header with only the pseudo-header sum in the checksum field (the
+ * payload is not summed), GSO headers of 54 bytes, segments of 1460.
+ */
+static void gsend_gso(struct env *e, struct conn *k, const void *data,
+		      size_t len, uint8_t gso_type)
+{
+	struct seg s = cseg(k, k->gseq, T_ACK | T_PSH, data, len);
+	struct vnet_hdr vh = {
+		.flags = VNET_HDR_F_NEEDS_CSUM, .gso_type = gso_type,
+		.hdr_len = ETH_HLEN + IP4_HLEN + TCP_HLEN, .gso_size = 1460,
+		.csum_start = ETH_HLEN + IP4_HLEN, .csum_offset = 16,
+	};
+	size_t flen = build_tcp(e, e->in, &s);
+	uint8_t *th = e->in + e->c.conf.vnet_hdr_len + ETH_HLEN + IP4_HLEN;
+
+	set_vnet(e, e->in, &vh);
+	wr16(th + 16, ref_pseudo4(GUEST4, k->raddr, IPPROTO_TCP_,
+				  (uint16_t)(TCP_HLEN + len)));
+	env_input(e, e->in, flen);
+	k->gseq += (uint32_t)len;
+}
+
+/* ---- ACK policy: --ack-every ------------------------------------------- */
+
+/**
+ * test_ack_every_two() - with ack_every 2, two full segments accepted in
+ * one batch bring an ACK at once; the end of the batch ACKs only what came
+ * after it; a data frame to the guest counts as the last ACK
+ * @state:	environment
+ */
+static void test_ack_every_two(void **state)
+{
+	struct env *e = *state;
+	struct conn k;
+	uint32_t start;
+
+	e->c.conf.ack_every = 2;
+	open_conn(e, &k, GW4, 40030, 80, 3100, true);
+	assert_int_equal(k.f->mss, 1460);
+	start = k.gseq;
+	env_mark(e);
+
+	gsend(e, &k, T_ACK, pat, 1460);
+	host_sends(e, &k, 1460);
+	assert_int_equal(e->fx.nframes, 0); /* one segment: wait */
+	gsend(e, &k, T_ACK, pat + 1460, 1459);
+	host_sends(e, &k, 1459);
+	assert_int_equal(e->fx.nframes, 0); /* one byte short of two */
+	gsend(e, &k, T_ACK, pat + 2919, 1);
+	host_sends(e, &k, 1);
+	assert_int_equal(e->fx.nframes, 1); /* two MSS: ACK now */
+	assert_int_equal(e->fx.nintents, 0);
+	check_seg(e, 0, &k, T_ACK, k.f->snd_nxt, start + 2920, 0, NULL);
+	assert_int_equal(env_delta(e, CTR_TCP_ACKS_MIDBATCH), 1);
+	env_clear(e);
+
+	/* more in the same batch, below the threshold: the end ACKs it */
+	gsend(e, &k, T_ACK | T_PSH, pat + 2920, 1000);
+	host_sends(e, &k, 1000);
+	assert_int_equal(e->fx.nframes, 0);
+	expect_one_ack(e, &k, start + 3920, NULL);
+	expect_no_flush(e);
+	assert_int_equal(e->c.nacks, 0);
+
+	/* a data frame to the guest carries the ACK: counting restarts */
+	gsend(e, &k, T_ACK, pat, 1460);
+	host_sends(e, &k, 1460);
+	env_clear(e);
+	host_tx(e, &k, pat, 100);
+	env_clear(e);
+	gsend(e, &k, T_ACK, pat, 1460);
+	host_sends(e, &k, 1460);
+	assert_int_equal(e->fx.nframes, 0); /* 1460 since the data frame */
+	expect_one_ack(e, &k, start + 3920 + 2920, NULL);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 6, CTR_TCP_GUEST_BYTES, 6840,
+			  CTR_TCP_ACKS_SENT, 3, CTR_TCP_ACKS_MIDBATCH, 1,
+			  CTR_TCP_TX_SEGS, 1, CTR_TCP_TX_BYTES, 100, -1);
+	e->c.conf.ack_every = 0;
+	rst_conn(e, &k);
+}
+
+/**
+ * test_ack_every_zero() - with ack_every 0, four full segments in a batch
+ * get no ACK until its end, and then one
+ * @state:	environment
+ */
+static void test_ack_every_zero(void **state)
+{
+	struct env *e = *state;
+	struct conn k;
+	uint32_t start, i;
+
+	assert_int_equal(e->c.conf.ack_every, 0);
+	open_conn(e, &k, GW4, 40031, 80, 3200, true);
+	start = k.gseq;
+	env_mark(e);
+	for (i = 0; i < 4; i++) {
+		gsend(e, &k, T_ACK, pat + i * 1460, 1460);
+		host_sends(e, &k, 1460);
+		assert_int_equal(e->fx.nframes, 0);
+	}
+	expect_one_ack(e, &k, start + 4 * 1460, NULL);
+	expect_no_flush(e);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 4, CTR_TCP_GUEST_BYTES,
+			  4 * 1460, CTR_TCP_ACKS_SENT, 1, -1);
+	rst_conn(e, &k);
+}
+
+/**
+ * test_ack_every_gso() - one 64 KiB TSO frame (45 segments of the guest's
+ * MSS) with ack_every 2: exactly one ACK, at once, and none at the end of
+ * the batch
+ * @state:	environment
+ */
+static void test_ack_every_gso(void **state)
+{
+	struct env *e = *state;
+	struct conn k;
+	uint32_t start;
+
+	e->c.conf.ack_every = 2;
+	open_conn(e, &k, GW4, 40032, 80, 3300, true);
+	start = k.gseq;
+	env_mark(e);
+	gsend_gso(e, &k, pat, 65495, VNET_HDR_GSO_TCPV4);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_intents(e, FX_SOCK_SEND, -1);
+	assert_int_equal(e->fx.intents[0].len, 65495);
+	host_sends(e, &k, 65495);
+	assert_int_equal(e->fx.nframes, 1);
+	check_seg(e, 0, &k, T_ACK, k.f->snd_nxt, start + 65495, 0, NULL);
+	env_clear(e);
+	expect_no_flush(e); /* no second ACK of the same bytes */
+	assert_int_equal(e->c.nacks, 0);
+
+	/* the socket takes only one MSS of the next one: no ACK until the
+	 * end of the batch, which then sends one */
+	gsend_gso(e, &k, pat, 65495, VNET_HDR_GSO_TCPV4);
+	host_sends(e, &k, 1460);
+	assert_int_equal(e->fx.nframes, 0);
+	expect_one_ack(e, &k, start + 65495 + 1460, NULL);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 2, CTR_TCP_GUEST_BYTES,
+			  65495 + 1460, CTR_TCP_PARTIAL_WRITES, 1,
+			  CTR_TCP_ACKS_SENT, 2, CTR_TCP_ACKS_MIDBATCH, 1, -1);
+	e->c.conf.ack_every = 0;
+	k.gseq = k.f->rcv_nxt;
+	rst_conn(e, &k);
+}
+
+/**
+ * test_ack_every_no_dup() - two flows in one batch: the one ACKed
+ * mid-batch gets no second ACK at the end, the other gets its one; an
+ * ACK due for another reason (the window grew) rides on the mid-batch one
+ * @state:	environment
+ */
+static void test_ack_every_no_dup(void **state)
+{
+	struct env *e = *state;
+	struct conn a, b;
+	uint32_t sa, sb;
+
+	e->c.conf.ack_every = 2;
+	open_conn(e, &a, GW4, 40033, 80, 3400, true);
+	open_conn(e, &b, GW4, 40034, 80, 3500, true);
+	sa = a.gseq;
+	sb = b.gseq;
+	env_mark(e);
+	gsend(e, &b, T_ACK, pat, 1000);
+	host_sends(e, &b, 1000);
+	tcp_set_host_space(&e->c, a.f, 1U << 20); /* the window grows */
+	assert_true(a.f->flags & TCPF_ACK_DUE);
+	gsend(e, &a, T_ACK, pat, 2 * 1460);
+	host_sends(e, &a, 2 * 1460);
+	assert_int_equal(e->fx.nframes, 1);
+	check_seg(e, 0, &a, T_ACK, a.f->snd_nxt, sa + 2920, 0, NULL);
+	assert_false(a.f->flags & TCPF_ACK_DUE);
+	env_clear(e);
+	core_flush(&e->c, e->now, &e->fx);
+	assert_int_equal(e->fx.nframes, 1);
+	check_seg(e, 0, &b, T_ACK, b.f->snd_nxt, sb + 1000, 0, NULL);
+	assert_int_equal(e->c.nacks, 0);
+	env_clear(e);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 2, CTR_TCP_GUEST_BYTES, 3920,
+			  CTR_TCP_ACKS_SENT, 2, CTR_TCP_ACKS_MIDBATCH, 1, -1);
+	e->c.conf.ack_every = 0;
+	rst_conn(e, &a);
+	rst_conn(e, &b);
+}
+
+/**
+ * test_ack_every_window() - an ACK sent mid-batch, before the host reports
+ * the socket's new space, offers only what is left of the old space: the
+ * socket just took the data, and the right edge can never move back
+ * @state:	environment
+ */
+static void test_ack_every_window(void **state)
+{
+	struct env *e = *state;
+	uint32_t start;
+	struct conn k;
+	struct otcp o;
+
+	e->c.conf.ack_every = 2;
+	open_conn(e, &k, GW4, 40035, 80, 3600, true);
+	start = k.gseq;
+	tcp_set_host_space(&e->c, k.f, 1U << 20);
+	expect_one_ack(e, &k, start, &o);
+	assert_int_equal(o.wnd, (1U << 20) >> 9);
+	env_mark(e);
+
+	gsend(e, &k, T_ACK, pat, 40000);
+	host_sends(e, &k, 40000);
+	assert_int_equal(e->fx.nframes, 1);
+	check_seg(e, 0, &k, T_ACK, k.f->snd_nxt, start + 40000, 0, &o);
+	/* 1 MiB - 40000 left, rounded up to the scale unit (512) */
+	assert_int_equal(o.wnd, ((1U << 20) - 40000 + 511) >> 9);
+	assert_true(o.ack + ((uint32_t)o.wnd << 9) - start <= (1U << 20) + 511);
+	env_clear(e);
+	/* the host's figure, a little less (skb overhead): nothing to say */
+	tcp_set_host_space(&e->c, k.f, (1U << 20) - 50000);
+	expect_no_flush(e);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_GUEST_BYTES, 40000,
+			  CTR_TCP_ACKS_SENT, 1, CTR_TCP_ACKS_MIDBATCH, 1, -1);
+	e->c.conf.ack_every = 0;
+	rst_conn(e, &k);
+}
+
+/**
  * test_guest_data_dup_ooo() - a duplicate: DROP_DUP and ACK; out of order:
  * DROP_OOO, duplicate ACK, no SEND; an overlap: SEND of the new part
  * @state:	environment
@@ -1389,6 +1625,249 @@ static void test_host_data_gso(void **state)
 	assert_ctr_deltas(e, CTR_TCP_TX_SEGS, 2, CTR_TCP_TX_BYTES, 6000,
 			  CTR_TCP_TX_GSO_FRAMES, 1, -1);
 	e->c.conf.gso_max = 0;
+	rst_conn(e, &k);
+}
+
+/**
+ * csum_completes() - finish a NEEDS_CSUM frame as the guest's kernel (or a
+ * NIC) would, and check the result verifies
+ * @e:	environment (checksum offload on)
+ * @i:	frame index
+ *
+ * Sums from csum_start to the end of the frame on top of what the field
+ * holds, stores the complement at csum_start + csum_offset, then checks
+ * the full TCP checksum over a copy.
+ */
+static void csum_completes(const struct env *e, unsigned i)
+{
+	static uint8_t l4[65536];
+	const uint8_t *f = e->fx.slots + (size_t)i * e->fx.slot_size;
+	size_t vl = e->c.conf.vnet_hdr_len, len;
+	unsigned start = f[6] | f[7] << 8, off = f[8] | f[9] << 8;
+	uint32_t saddr, daddr;
+
+	assert_int_equal(f[0], VNET_HDR_F_NEEDS_CSUM);
+	len = e->fx.frame_len[i] - vl - start;
+	assert_true(len <= sizeof(l4) && off + 2 <= len);
+	memcpy(l4, f + vl + start, len);
+	wr16(l4 + off, (uint16_t)~ref_sum16(l4, len, 0));
+	memcpy(&saddr, f + vl + ETH_HLEN + 12, 4);
+	memcpy(&daddr, f + vl + ETH_HLEN + 16, 4);
+	assert_int_equal(l4_csum_ok(saddr, daddr, IPPROTO_TCP_, l4, len),
+			 0xffff);
+}
+
+/**
+ * test_gso_to_guest_60k() - with gso_max as shard_init() sets it on tap,
+ * one 60 KiB peek becomes one super-frame: TCPV4, gso_size the guest's
+ * MSS, hdr_len the headers, NEEDS_CSUM at the TCP checksum, IP total
+ * length the whole packet, and a checksum that completes correctly
+ * @state:	environment
+ */
+static void test_gso_to_guest_60k(void **state)
+{
+	const uint32_t len = 60 * 1024;
+	struct env *e = *state;
+	uint32_t off, mss;
+	const uint8_t *slot, *ip;
+	struct conn k;
+
+	e->c.conf.gso_max = 65535 - IP4_HLEN - TCP_HLEN;
+	open_conn(e, &k, GW4, 40042, 80, 5100, true);
+	env_mark(e);
+	assert_true(tcp_tx_room(&e->c, k.f, e->now, &off, &mss) >= len);
+	assert_int_equal(mss, 65495);
+	slot = fx_slot_next(&e->fx);
+	host_tx(e, &k, pat, len); /* checks the frame with parse_tcp() */
+	assert_int_equal(e->fx.nframes, 1);
+	assert_int_equal(e->fx.frame_len[0],
+			 12 + ETH_HLEN + IP4_HLEN + TCP_HLEN + len);
+	assert_int_equal(slot[0], VNET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(slot[1], VNET_HDR_GSO_TCPV4);
+	assert_int_equal(slot[2] | slot[3] << 8,
+			 ETH_HLEN + IP4_HLEN + TCP_HLEN);  /* hdr_len */
+	assert_int_equal(slot[4] | slot[5] << 8, 1460);	   /* gso_size */
+	assert_int_equal(slot[6] | slot[7] << 8, ETH_HLEN + IP4_HLEN);
+	assert_int_equal(slot[8] | slot[9] << 8, 16);
+	assert_int_equal(slot[10] | slot[11] << 8, 0);	   /* num_buffers */
+	ip = slot + 12 + ETH_HLEN;
+	assert_int_equal(rd16(ip + 2), IP4_HLEN + TCP_HLEN + len);
+	csum_completes(e, 0);
+	assert_ctr_deltas(e, CTR_TCP_TX_SEGS, 1, CTR_TCP_TX_BYTES, len,
+			  CTR_TCP_TX_GSO_FRAMES, 1, -1);
+	e->c.conf.gso_max = 0;
+	rst_conn(e, &k);
+}
+
+/**
+ * test_no_gso_to_guest_60k() - with gso_max 0 the same 60 KiB goes as
+ * frames of at most the MSS, plain (no GSO), each with a checksum that
+ * verifies: complete (no vnet header) or completed from the partial one
+ * @state:	environment
+ */
+static void test_no_gso_to_guest_60k(void **state)
+{
+	const uint32_t len = 60 * 1024;
+	struct env *e = *state;
+	uint32_t sent = 0, off, mss, nframes = 0;
+	struct conn k;
+
+	assert_int_equal(e->c.conf.gso_max, 0);
+	open_conn(e, &k, GW4, 40043, 80, 5200, true);
+	env_mark(e);
+	while (sent < len) {
+		uint32_t room = tcp_tx_room(&e->c, k.f, e->now, &off, &mss);
+		uint32_t want = MIN(MIN(room, mss), len - sent);
+		const uint8_t *slot = fx_slot_next(&e->fx);
+		unsigned i = e->fx.nframes;
+
+		assert_int_equal(mss, 1460);
+		if (!slot) { /* the host flushes the slots */
+			env_clear(e);
+			continue;
+		}
+		host_tx(e, &k, pat + sent, want); /* full checks */
+		assert_int_equal(want, MIN(1460U, len - sent));
+		if (e->c.conf.vnet_hdr_len) {
+			assert_int_equal(slot[1], VNET_HDR_GSO_NONE);
+			assert_int_equal(slot[2] | slot[3] << 8, 0);
+			assert_int_equal(slot[4] | slot[5] << 8, 0);
+		}
+		if (e->c.conf.csum_offload)
+			csum_completes(e, i);
+		sent += want;
+		nframes++;
+	}
+	env_clear(e);
+	assert_int_equal(nframes, (len + 1459) / 1460);
+	assert_ctr_deltas(e, CTR_TCP_TX_SEGS, nframes, CTR_TCP_TX_BYTES, len,
+			  -1);
+	rst_conn(e, &k);
+}
+
+/**
+ * test_gso_from_guest() - a 64 KiB TSO frame with a partial checksum is
+ * accepted and its payload goes to the host socket whole, in one SEND;
+ * the ECN variant of the GSO type too
+ * @state:	environment
+ */
+static void test_gso_from_guest(void **state)
+{
+	struct env *e = *state;
+	const struct fx_intent *it;
+	struct conn k;
+	uint32_t start;
+
+	open_conn(e, &k, GW4, 40044, 80, 5300, true);
+	start = k.gseq;
+	env_mark(e);
+	gsend_gso(e, &k, pat, 65495, VNET_HDR_GSO_TCPV4);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_intents(e, FX_SOCK_SEND, -1);
+	it = &e->fx.intents[0];
+	assert_ptr_equal(it->data, in_payload(e));
+	assert_int_equal(it->len, 65495);
+	assert_memory_equal(it->data, pat, 65495);
+	host_sends(e, &k, 65495);
+	assert_int_equal(k.f->rcv_nxt, start + 65495);
+	assert_int_equal(k.f->bytes_from_guest, 65495);
+	expect_one_ack(e, &k, start + 65495, NULL);
+
+	gsend_gso(e, &k, pat + 100, 30000,
+		  VNET_HDR_GSO_TCPV4 | VNET_HDR_GSO_ECN);
+	assert_intents(e, FX_SOCK_SEND, -1);
+	assert_int_equal(e->fx.intents[0].len, 30000);
+	assert_memory_equal(e->fx.intents[0].data, pat + 100, 30000);
+	host_sends(e, &k, 30000);
+	expect_one_ack(e, &k, start + 95495, NULL);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 2, CTR_TCP_GUEST_BYTES,
+			  95495, CTR_TCP_ACKS_SENT, 2, -1);
+	rst_conn(e, &k);
+}
+
+/**
+ * test_gso_from_guest_malformed() - a TSO frame whose vnet header lies
+ * (unknown GSO type, hdr_len past the frame, csum_start or the checksum
+ * field past the frame) is dropped and counted; the flow is untouched and
+ * the same frame with a true header then goes through
+ * @state:	environment
+ */
+static void test_gso_from_guest_malformed(void **state)
+{
+	static const uint8_t bad_types[] = { 2, 5, 6, 0x7f, 0x82, 0xff };
+	struct env *e = *state;
+	struct vnet_hdr good = {
+		.flags = VNET_HDR_F_NEEDS_CSUM, .gso_type = VNET_HDR_GSO_TCPV4,
+		.hdr_len = ETH_HLEN + IP4_HLEN + TCP_HLEN, .gso_size = 1460,
+		.csum_start = ETH_HLEN + IP4_HLEN, .csum_offset = 16,
+	};
+	struct vnet_hdr bad[16];
+	unsigned nbad = 0, i;
+	struct conn k;
+	size_t flen, l2len;
+	uint32_t rcv;
+	struct seg s;
+
+	open_conn(e, &k, GW4, 40045, 80, 5400, true);
+	s = cseg(&k, k.gseq, T_ACK | T_PSH, pat, 20000);
+	flen = build_tcp(e, e->in, &s);
+	l2len = flen - e->c.conf.vnet_hdr_len; /* what the header describes */
+	for (i = 0; i < sizeof(bad_types); i++) {
+		bad[nbad] = good;
+		bad[nbad++].gso_type = bad_types[i];
+	}
+	bad[nbad] = good;
+	bad[nbad++].hdr_len = (uint16_t)(l2len + 1);
+	bad[nbad] = good;
+	bad[nbad++].hdr_len = 0xffff;
+	bad[nbad] = good;
+	bad[nbad++].csum_start = (uint16_t)l2len;
+	bad[nbad] = good;
+	bad[nbad++].csum_start = 0xffff;
+	bad[nbad] = good; /* the field's two bytes end one past the frame */
+	bad[nbad++].csum_offset = (uint16_t)(l2len - good.csum_start - 1);
+	bad[nbad] = good;
+	bad[nbad++].csum_offset = 0xffff;
+	bad[nbad] = good; /* no GSO, but the checksum still past the end */
+	bad[nbad].gso_type = VNET_HDR_GSO_NONE;
+	bad[nbad++].csum_start = (uint16_t)(l2len - 1);
+	assert_true(nbad <= ARRAY_SIZE(bad));
+
+	rcv = k.f->rcv_nxt;
+	for (i = 0; i < nbad; i++) {
+		env_mark(e);
+		env_clear(e);
+		set_vnet(e, e->in, &bad[i]);
+		env_input(e, e->in, flen);
+		if (e->fx.nframes || e->fx.nintents)
+			fail_msg("bad header %u: %u frames, %u intents", i,
+				 e->fx.nframes, e->fx.nintents);
+		assert_ctr_deltas(e, CTR_VNET_DROP_BAD_HDR, 1, -1);
+		assert_int_equal(k.f->rcv_nxt, rcv);
+		expect_no_flush(e);
+	}
+
+	/* the checksum field's last byte is the frame's last byte: fine */
+	env_mark(e);
+	good.gso_type = VNET_HDR_GSO_NONE;
+	good.csum_offset = (uint16_t)(l2len - good.csum_start - 2);
+	set_vnet(e, e->in, &good);
+	env_input(e, e->in, flen);
+	assert_intents(e, FX_SOCK_SEND, -1);
+	env_clear(e);
+	/* and the honest TSO header */
+	good.gso_type = VNET_HDR_GSO_TCPV4;
+	good.csum_offset = 16;
+	good.hdr_len = (uint16_t)l2len; /* all linear: as long as the frame */
+	set_vnet(e, e->in, &good);
+	env_input(e, e->in, flen);
+	assert_intents(e, FX_SOCK_SEND, -1);
+	assert_int_equal(e->fx.intents[0].len, 20000);
+	host_sends(e, &k, 20000);
+	k.gseq += 20000;
+	expect_one_ack(e, &k, rcv + 20000, NULL);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 2, CTR_TCP_GUEST_BYTES, 20000,
+			  CTR_TCP_ACKS_SENT, 1, -1);
 	rst_conn(e, &k);
 }
 
@@ -2627,6 +3106,12 @@ int main(void)
 		T(test_guest_data_partial),
 		T(test_guest_data_coalesced_ack),
 		T(test_guest_data_dup_ooo),
+		T(test_ack_every_two),
+		TP(test_ack_every_two),
+		T(test_ack_every_zero),
+		T(test_ack_every_gso),
+		T(test_ack_every_no_dup),
+		T(test_ack_every_window),
 		T(test_guest_ack_padding),
 		T(test_window_scaled),
 		T(test_window_update),
@@ -2634,6 +3119,11 @@ int main(void)
 		T(test_keepalive),
 		T(test_host_data),
 		T(test_host_data_gso),
+		T(test_gso_to_guest_60k),
+		T(test_no_gso_to_guest_60k),
+		TP(test_no_gso_to_guest_60k),
+		T(test_gso_from_guest),
+		T(test_gso_from_guest_malformed),
 		TP(test_host_data),
 		T(test_host_data_window_limits),
 		T(test_fast_retransmit),
