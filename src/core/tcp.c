@@ -961,8 +961,10 @@ uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 
 	*off = inflight;
 	*mss = f->mss;
-	if (c->conf.gso_max > f->mss)
-		*mss = c->conf.gso_max; /* GSO super-frames toward the guest */
+	/* GSO super-frames toward the guest, a whole number of segments
+	 * each (no runt segment at the end of every super-frame) */
+	if (c->conf.gso_max >= 2 * f->mss)
+		*mss = c->conf.gso_max / f->mss * f->mss;
 	if (f->state != TCPS_ESTABLISHED)
 		return 0;
 	if ((f->flags & TCPF_FIN_SENT) && SEQ_GT(f->snd_nxt, f->fin_seq))
