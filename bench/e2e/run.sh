@@ -812,7 +812,7 @@ done >"$OUT/paths.tsv"
 	--slipway "$SW" --swverify "$SWV" --swrr "$SWRR" --swconn "$SWCONN" --legs "$LEGS" \
 	--rr-count "$RR_COUNT" --rr-size "$RR_SIZE" --conn-seconds "$CONN_SECS" \
 	--conn-parallel "$CONN_PAR" --mem-flows "$MEM_FLOWS" --mem-port "$MPORT" --mem-gateways "$MEM_GATEWAYS" \
-	--slipway-options "${SW_NOSPLICE[*]}" --slipway-mem-options "${SW_MEMOPTS[*]}" || exit 1
+	--slipway-options="${SW_NOSPLICE[*]}" --slipway-mem-options="${SW_MEMOPTS[*]}" || exit 1
 [ ${#RUNNING[@]} -gt 0 ] || { note "run.sh: no path to measure"; exit 1; }
 note "measuring: ${RUNNING[*]} (legs: $LEGS)"
 [ -s "$OUT/skipped.tsv" ] && note "skipped: $(cut -f1 "$OUT/skipped.tsv" | paste -sd' ' -)"
