@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""report.py - manifest, tables, plot and integrity gates for bench/e2e/run.sh
+"""report.py - manifest, tables, plots and integrity gates for bench/e2e/run.sh
 
   report.py manifest DIR --host-ns NS [settings]   (run.sh, after set-up)
   report.py report DIR                             (run.sh, at the end; or
@@ -9,10 +9,11 @@
 `manifest` records the machine, the software and the settings while the
 namespaces exist (it reads sysctls and interface details inside them).
 `report` reads what run.sh left in DIR (trials.jsonl, iperf/*.json,
-verify.jsonl, ifstats-final.jsonl, slipway/*.json, gw-exit.txt), writes
-raw.json, table.md, manifest.json (completed) and throughput.png (or .svg
-without matplotlib), prints the table and the gates, and exits 1 if any
-gate failed. Standard library only, matplotlib when present.
+verify.jsonl, lat.jsonl, conn.jsonl, mem.jsonl and the files they name,
+ifstats-final.jsonl, slipway/*.json, gw-exit.txt), writes raw.json,
+table.md, manifest.json (completed), throughput.png and legs.png (or .svg
+without matplotlib: drawn by hand), prints the tables and the gates, and
+exits 1 if any gate failed. Standard library only, matplotlib when present.
 """
 
 import argparse
@@ -20,6 +21,7 @@ import datetime
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,11 +35,26 @@ LABEL = {
     "veth": "veth (kernel)",
     "loopback": "loopback (kernel)",
     "slipway": "slipway tap",
+    "slipway-splice": "slipway splice",
     "pasta": "pasta tap",
     "pasta-splice": "pasta splice",
     "slirp4netns": "slirp4netns",
 }
-GATEWAYS = ("slipway", "pasta", "pasta-splice", "slirp4netns")
+GATEWAYS = ("slipway", "slipway-splice", "pasta", "pasta-splice", "slirp4netns")
+SLIPWAYS = ("slipway", "slipway-splice")
+# ratio columns: medians against these paths, measured in the same run
+REFS = ("veth", "pasta", "pasta-splice")
+REF_LABEL = {"veth": "vs veth", "pasta": "vs pasta", "pasta-splice": "vs pasta splice"}
+# the issue's target for the mem leg (10,000 idle flows)
+MEM_TARGET_MIB = 32
+COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+          "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+
+
+def color(p):
+    """One colour per path, the same in every plot."""
+    keys = list(LABEL)
+    return COLORS[(keys.index(p) if p in keys else len(keys)) % len(COLORS)]
 # slipway counters that must be zero in a clean run (tests/integ/lib.sh
 # check_gates, plus every counter of malformed input)
 SW_ZERO = (
@@ -79,6 +96,19 @@ def read(path, default=None):
 def jsonl(path):
     txt = read(path, "")
     return [json.loads(l) for l in txt.splitlines() if l.strip()]
+
+
+def legs_paths(d):
+    """{leg: [paths]} from legs.tsv; a results directory from before the
+    lat, conn and mem legs has throughput only."""
+    res = {}
+    for l in (read(os.path.join(d, "legs.tsv"), "") or "").splitlines():
+        if l.strip():
+            k, _, v = l.partition("\t")
+            res[k] = v.split()
+    if not res:
+        res["tput"] = (read(os.path.join(d, "paths.txt"), "") or "").split()
+    return res
 
 
 def sysctls(ns=None):
@@ -136,10 +166,12 @@ def cmd_manifest(a):
                 if l.startswith("model name")), "?")
     paths = {}
     for line in read(os.path.join(d, "paths.tsv"), "").splitlines():
-        p, ns, addr, port, vlisten, vport, gw, ifs = line.split("\t")
-        info = {"guest_ns": ns, "server_addr_from_guest": addr, "iperf3_port": int(port),
-                "verify_listen": f"{vlisten}:{vport}", "gateway_pid": int(gw) if gw else None,
-                "interfaces": {}}
+        p, ns, addr, port, vlisten, vport, gw, ifs, gns, sns, rev, caddr, rport, cport = line.split("\t")
+        info = {"client_ns": ns, "guest_ns": gns, "server_ns": sns, "server_addr_from_client": addr,
+                "client_on_host_side": rev == "1", "iperf3_port": int(port),
+                "verify_listen": f"{vlisten}:{vport}", "swrr_port": int(rport),
+                "conn_target_from_host": f"{caddr}:{cport}",
+                "gateway_pid": int(gw) if gw else None, "interfaces": {}}
         if gw:
             info["gateway_cmdline"] = (read(f"/proc/{gw}/cmdline", "") or "").replace("\0", " ").strip()
             info["gateway_threads"] = len(os.listdir(f"/proc/{gw}/task")) if os.path.isdir(f"/proc/{gw}/task") else None
@@ -150,7 +182,7 @@ def cmd_manifest(a):
                 "addr": sh(["ip", "-n", ins, "-4", "-br", "addr", "show", "dev", ifn]),
                 "qdisc": sh(["tc", "-n", ins, "qdisc", "show", "dev", ifn]),
             }
-        info["guest_routes"] = sh(["ip", "-n", ns, "-4", "route"])
+        info["guest_routes"] = sh(["ip", "-n", gns, "-4", "route"])
         paths[p] = info
     dpkg = {}
     for pkg in ("passt", "slirp4netns", "libslirp0", "iperf3", "linux-image-amd64", "python3-matplotlib"):
@@ -168,7 +200,17 @@ def cmd_manifest(a):
         "argv": read(os.path.join(d, "argv.txt"), "").strip(),
         "settings": {"seconds": a.secs, "trials": a.trials, "streams": [int(x) for x in a.streams.split()],
                      "paths_requested": a.paths.split(), "verify_bytes": a.verify_bytes,
-                     "order": "for trial: for streams: for direction (up, down): for path (in --paths order)"},
+                     "legs": a.legs.split(), "legs_paths": legs_paths(d),
+                     "rr_count": a.rr_count, "rr_size": a.rr_size,
+                     "conn_seconds": a.conn_seconds, "conn_parallel": a.conn_parallel,
+                     "mem_flows": a.mem_flows, "mem_port": a.mem_port,
+                     "mem_gateways_requested": a.mem_gateways.split(),
+                     "slipway_tap_options": a.slipway_options.split(),
+                     "slipway_has_no_splice": "--no-splice" in a.slipway_options.split(),
+                     "slipway_mem_options": a.slipway_mem_options.split(),
+                     "nofile_run_sh": list(resource.getrlimit(resource.RLIMIT_NOFILE)),
+                     "order": "for trial: tput (for streams: for direction (up, down): for path), "
+                              "then lat (for path), conn (for path), mem (for gateway); paths in --paths order"},
         "commit": sh(["git", "rev-parse", "HEAD"]),
         "commit_short": sh(["git", "rev-parse", "--short", "HEAD"]),
         "worktree_changes": sh(["git", "--no-optional-locks", "status", "--porcelain"]).splitlines(),
@@ -187,7 +229,7 @@ def cmd_manifest(a):
         "sysctls_root_ns": sysctls(),
         "sysctls_host_ns": sysctls(a.host_ns),
         "binaries": {b: {"path": b, "sha256": sha256(b), "mtime_utc": mtime(b)}
-                     for b in (a.slipway, a.swverify)},
+                     for b in (a.slipway, a.swverify, a.swrr, a.swconn)},
         "versions": {
             "slipway": sh([a.slipway, "--version"]),
             "pasta": sh(["pasta", "--version"]).splitlines()[0] if sh(["pasta", "--version"]) else None,
@@ -271,6 +313,98 @@ def load_trial(d, t):
     return res
 
 
+def load_json_lines(path):
+    """The JSON objects on the lines of a tool's output (others ignored)."""
+    res = []
+    for l in (read(path, "") or "").splitlines():
+        l = l.strip()
+        if l.startswith("{"):
+            try:
+                res.append(json.loads(l))
+            except ValueError:
+                pass
+    return res
+
+
+def load_tool(d, r, leg, st):
+    """A lat or conn record of run.sh with the tool's JSON line, and an
+    "error" when the leg failed its integrity check."""
+    res = dict(r)
+    out = load_json_lines(os.path.join(d, r["out"]))
+    j = out[-1] if out else None
+    res["result"] = j
+    res["wall_s"] = r["t1"] - r["t0"]
+    res["gw_cpu_s"] = r["gw_ticks"] / CLK_TCK if r.get("gw_ticks") is not None else None
+    if j is None:
+        res["error"] = f"no JSON from the client (exit status {r['rc']})"
+    elif j.get("error") or j.get("first_error"):
+        res["error"] = j.get("error") or j.get("first_error")
+    elif r["rc"] != 0:
+        res["error"] = f"exit status {r['rc']}"
+    elif leg == "lat" and r["kind"] == "trial" and j.get("count") != st.get("rr_count"):
+        res["error"] = f"{j.get('count')} round trips, wanted {st.get('rr_count')}"
+    elif leg == "conn" and (j.get("errors") or not j.get("connections")):
+        res["error"] = f"{j.get('errors')} failed, {j.get('connections')} completed"
+    if leg == "conn" and j and j.get("connections") and res.get("gw_cpu_s") is not None:
+        res["gw_us_per_conn"] = res["gw_cpu_s"] / j["connections"] * 1e6
+    return res
+
+
+def load_mem(d, r):
+    """A mem record with the hold client's JSON lines and the derived
+    numbers; "error" when the leg failed its integrity check."""
+    res = dict(r)
+    res.pop("error", None)
+    out = load_json_lines(os.path.join(d, r["hold_out"]))
+    held = next((j for j in out if j.get("phase") == "held"), None)
+    rel = next((j for j in out if j.get("phase") == "released"), None)
+    res["hold_held"], res["hold_released"] = held, rel
+    why = []
+    if r.get("error"):
+        why.append(r["error"])
+    if held is None:
+        why.append("the hold client did not report its connections")
+    elif held.get("established") != r["flows"] or held.get("errors"):
+        why.append(f"{held.get('established')} of {r['flows']} connections established, "
+                   f"{held.get('errors')} failed" + (f": {held['first_error']}" if held.get("first_error") else ""))
+    if rel is not None and (rel.get("dropped") or rel.get("errors")):
+        why.append(f"{rel.get('dropped')} held connections dropped" +
+                   (f": {rel['first_error']}" if rel.get("first_error") else ""))
+    if r.get("hold_rc") not in (0, None) and not why:
+        why.append(f"hold client exit status {r['hold_rc']}")
+    if r.get("hold_rc") is None and not why:
+        why.append("hold client not run")
+    if not r.get("gw_alive", True):
+        why.append("gateway died")
+    if why:
+        res["error"] = "; ".join(why)
+    if r.get("rss_kb_idle") is not None and r.get("rss_kb_held") is not None:
+        inc = (r["rss_kb_held"] - r["rss_kb_idle"]) * 1024
+        res["rss_increase_mib"] = inc / 2**20
+        res["rss_bytes_per_flow"] = inc / r["flows"]
+        res["rss_held_mib"] = r["rss_kb_held"] / 1024
+        res["rss_idle_mib"] = r["rss_kb_idle"] / 1024
+        if r.get("rss_kb_released") is not None:
+            res["rss_released_mib"] = r["rss_kb_released"] / 1024
+    return res
+
+
+def stat3(x):
+    """median, min, max of a list (None for an empty one)."""
+    x = [v for v in x if v is not None]
+    return (med(x), min(x), max(x)) if x else (None, None, None)
+
+
+def add_ratios(rows, key, out):
+    """Ratio of each row's median `key` to the same number of REFS rows."""
+    by = {r["path"]: r for r in rows}
+    for r in rows:
+        for ref in REFS:
+            b = by.get(ref)
+            v, w = r.get(key), b.get(key) if b else None
+            r.setdefault(out, {})[ref] = v / w if v is not None and w else None
+
+
 def cmd_report(a):
     d = a.dir
     man = json.load(open(os.path.join(d, "manifest.json")))
@@ -284,49 +418,73 @@ def cmd_report(a):
         man["loadavg_at_end"] = read("/proc/loadavg", "").strip()
         man["background_busy_cpus_1s_at_end"] = busy_cpus()
     paths = [l for l in read(os.path.join(d, "paths.txt"), "").split() if l]
+    legs = st.get("legs", ["tput"])
+    lp = st.get("legs_paths") or legs_paths(d)
     skipped = man.get("skipped", [])
+    notes = [{"path": x[0], "note": x[1] if len(x) > 1 else ""}
+             for x in (l.split("\t", 1) for l in (read(os.path.join(d, "notes.tsv"), "") or "").splitlines() if l)]
+    skipped += [{"path": x[0], "reason": x[1] if len(x) > 1 else ""}
+                for x in (l.split("\t", 1) for l in read(os.path.join(d, "skipped.tsv"), "").splitlines() if l)
+                if {"path": x[0], "reason": x[1] if len(x) > 1 else ""} not in skipped]
     trials = [load_trial(d, t) for t in jsonl(os.path.join(d, "trials.jsonl"))]
+    lat = [load_tool(d, r, "lat", st) for r in jsonl(os.path.join(d, "lat.jsonl"))]
+    conn = [load_tool(d, r, "conn", st) for r in jsonl(os.path.join(d, "conn.jsonl"))]
+    mem = [load_mem(d, r) for r in jsonl(os.path.join(d, "mem.jsonl"))]
     verify = jsonl(os.path.join(d, "verify.jsonl"))
     for v in verify:
-        out = [json.loads(l) for l in read(os.path.join(d, v["client_out"]), "").splitlines()
-               if l.strip().startswith("{")]
-        v["client_report"] = out
-        v["server_report"] = [json.loads(l) for l in read(os.path.join(d, v["server_out"]), "").splitlines()
-                              if l.strip().startswith("{")]
+        v["client_report"] = load_json_lines(os.path.join(d, v["client_out"]))
+        v["server_report"] = load_json_lines(os.path.join(d, v["server_out"]))
         if v.get("gw_ticks") is not None:
             v["gw_cpu_s"] = v["gw_ticks"] / CLK_TCK
     iffinal = {r["path"]: r["if"] for r in jsonl(os.path.join(d, "ifstats-final.jsonl"))}
     gwexit = dict(l.split() for l in read(os.path.join(d, "gw-exit.txt"), "").splitlines() if l.strip())
-    sw_stats = None
-    txt = read(os.path.join(d, "slipway", "stats.json"))
-    if txt:
-        try:
-            sw_stats = json.loads(txt)
-        except ValueError:
-            sw_stats = {"unparsable": txt[:200]}
 
-    # slipway counters per trial: difference of consecutive SIGUSR1 snapshots
-    prev = None
-    for t in trials:
-        if t["path"] != "slipway" or not t.get("slipway_snapshot"):
+    def stats_json(rel):
+        txt = read(os.path.join(d, rel))
+        if not txt:
+            return None
+        try:
+            return json.loads(txt)
+        except ValueError:
+            return {"unparsable": txt[:200]}
+
+    # every slipway process of the run, with its counters at exit
+    instances = []
+    for p in SLIPWAYS:
+        if p in paths:
+            f = "slipway/stats.json" if p == "slipway" else f"slipway/stats-{p}.json"
+            instances.append({"name": p, "stats_file": f, "exit": gwexit.get(p), "stats": stats_json(f)})
+    for m in mem:
+        if m["path"] == "slipway" and m.get("slipway_stats"):
+            instances.append({"name": f"slipway (mem leg, trial {m['trial']})", "stats_file": m["slipway_stats"],
+                              "exit": str(m.get("gw_exit")), "stats": stats_json(m["slipway_stats"])})
+    sw_stats = next((i["stats"] for i in instances if i["name"] == "slipway"), None)
+
+    # slipway counters per leg: difference of consecutive SIGUSR1 snapshots
+    # of the same process, over every kind of leg in run order
+    prev = {}
+    for t in sorted(trials + lat + conn, key=lambda r: r["seq"]):
+        if t["path"] not in SLIPWAYS or not t.get("slipway_snapshot"):
             continue
         try:
             cur = json.load(open(os.path.join(d, t["slipway_snapshot"])))["counters"]
         except (OSError, ValueError, KeyError):
             continue
-        if prev is not None:
-            t["slipway_delta"] = {k: v - prev.get(k, 0) for k, v in cur.items()
-                                  if v - prev.get(k, 0) and k != "TCP_FLOWS_ACTIVE"}
-        prev = cur
+        pv = prev.get(t["path"])
+        if pv is not None:
+            t["slipway_delta"] = {k: v - pv.get(k, 0) for k, v in cur.items()
+                                  if v - pv.get(k, 0) and k != "TCP_FLOWS_ACTIVE"}
+        prev[t["path"]] = cur
 
+    # ---- throughput rows -----------------------------------------------------
     measured = [t for t in trials if t["kind"] == "trial"]
     groups = {}
     for t in measured:
         groups.setdefault((t["streams"], t["dir"], t["path"]), []).append(t)
     rows = []
-    for n in st["streams"]:
+    for n in (st["streams"] if "tput" in legs else []):
         for dr in ("up", "down"):
-            for p in paths:
+            for p in lp.get("tput", paths):
                 ts = groups.get((n, dr, p), [])
                 ok = [t for t in ts if "error" not in t]
                 g = [t["gbps"] for t in ok]
@@ -340,9 +498,58 @@ def cmd_report(a):
                 })
     byk = {(r["streams"], r["dir"], r["path"]): r for r in rows}
     for r in rows:
-        for ref in ("veth", "pasta"):
+        for ref in REFS:
             b = byk.get((r["streams"], r["dir"], ref))
             r["vs_" + ref] = (r["median"] / b["median"]) if b and b["median"] and r["median"] is not None else None
+
+    # ---- latency, connection rate and memory rows ------------------------------
+    lat_m = [t for t in lat if t["kind"] == "trial"]
+    lat_rows = []
+    for p in lp.get("lat", []):
+        ts = [t for t in lat_m if t["path"] == p]
+        ok = [t["result"] for t in ts if "error" not in t]
+        r = {"path": p, "trials": len(ts), "ok": len(ok)}
+        for k in ("p50_us", "p90_us", "p99_us", "mean_us", "min_us", "max_us"):
+            r[k], r[k + "_min"], r[k + "_max"] = stat3([j.get(k) for j in ok])
+        lat_rows.append(r)
+    add_ratios(lat_rows, "p50_us", "p50_vs")
+    add_ratios(lat_rows, "p99_us", "p99_vs")
+    conn_m = [t for t in conn if t["kind"] == "trial"]
+    conn_rows = []
+    for p in lp.get("conn", []):
+        ts = [t for t in conn_m if t["path"] == p]
+        ok = [t for t in ts if "error" not in t]
+        r = {"path": p, "trials": len(ts), "ok": len(ok)}
+        r["per_second"], r["per_second_min"], r["per_second_max"] = stat3([t["result"]["per_second"] for t in ok])
+        r["connections"] = sum((t.get("result") or {}).get("connections", 0) for t in ts)
+        r["errors"] = sum((t.get("result") or {}).get("errors", 0) or 0 for t in ts)
+        r["gw_us_per_conn"] = med([t["gw_us_per_conn"] for t in ok if t.get("gw_us_per_conn") is not None])
+        conn_rows.append(r)
+    add_ratios(conn_rows, "per_second", "vs")
+    mem_rows = []
+    for p in lp.get("mem", []):
+        ts = [m for m in mem if m["path"] == p]
+        ok = [m for m in ts if "error" not in m]
+        r = {"path": p, "trials": len(ts), "ok": len(ok),
+             "flows": med([m["flows"] for m in ts]) if ts else st.get("mem_flows")}
+        for k in ("rss_idle_mib", "rss_held_mib", "rss_released_mib", "rss_increase_mib", "rss_bytes_per_flow"):
+            r[k], r[k + "_min"], r[k + "_max"] = stat3([m.get(k) for m in ok])
+        r["fds_held"] = med([m["fds_held"] - m["fds_idle"] for m in ok
+                             if m.get("fds_held") is not None and m.get("fds_idle") is not None])
+        rel = [m.get("release_s") for m in ok]
+        r["release_s"] = med(rel) if ok and None not in rel else None
+        r["open_per_s"] = med([m["hold_held"]["per_second"] for m in ok if m.get("hold_held")])
+        mem_rows.append(r)
+    add_ratios(mem_rows, "rss_bytes_per_flow", "vs")
+    targets = []
+    sw_mem = next((r for r in mem_rows if r["path"] == "slipway"), None)
+    if sw_mem and sw_mem["flows"] == 10000:
+        v = sw_mem["rss_increase_mib"]
+        targets.append({"target": f"slipway: at most {MEM_TARGET_MIB} MiB for 10,000 idle flows (RSS increase, median)",
+                        "met": v is not None and v <= MEM_TARGET_MIB,
+                        "detail": "no valid trial" if v is None else
+                        f"{v:.1f} MiB (max {sw_mem['rss_increase_mib_max']:.1f}); "
+                        f"RSS with the flows {sw_mem['rss_held_mib']:.1f} MiB"})
 
     # ---- integrity gates ---------------------------------------------------
     gates = []
@@ -350,32 +557,59 @@ def cmd_report(a):
     def gate(name, ok, detail):
         gates.append({"gate": name, "ok": bool(ok), "detail": detail})
 
-    bad = [f"#{t['seq']} {t['path']} P{t['streams']} {t['dir']}: {t['error']}" for t in measured if "error" in t]
-    gate("every iperf3 trial completed", not bad, "; ".join(bad) or f"{len(measured)} trials")
-    per = {n: inflight_bound(man, n) for n in st["streams"]}
-    bad, exact = [], 0
-    for t in measured:
-        if "bytes_sent" not in t:
-            continue
-        diff = t["bytes_sent"] - t["bytes_received"]
-        t["sent_minus_received"] = diff
-        t["inflight_bound"] = per[t["streams"]]
-        exact += diff == 0
-        if diff < 0 or diff > per[t["streams"]]:
-            bad.append(f"#{t['seq']} {t['path']} P{t['streams']} {t['dir']}: sent {t['bytes_sent']} received {t['bytes_received']}")
-    gate("iperf3 bytes: received <= sent, and sent - received within the in-flight bound",
-         not bad, "; ".join(bad) or f"{exact} of {len(measured)} trials exactly equal; the rest differ by "
-         f"bytes still in flight when iperf3 stops counting (max "
-         f"{max([t.get('sent_minus_received', 0) for t in measured] or [0]) / 2**20:.1f} MiB; bound "
-         f"{per[min(per)] / min(per) / 2**20:.0f} MiB per stream). Exact counts: the swverify gate")
-    bad = [f"#{t['seq']} {t['path']}" for t in trials if t.get("gw_alive") is False]
+    if "tput" in legs:
+        bad = [f"#{t['seq']} {t['path']} P{t['streams']} {t['dir']}: {t['error']}" for t in measured if "error" in t]
+        gate("every iperf3 trial completed", not bad, "; ".join(bad) or f"{len(measured)} trials")
+        per = {n: inflight_bound(man, n) for n in st["streams"]}
+        bad, exact = [], 0
+        for t in measured:
+            if "bytes_sent" not in t:
+                continue
+            diff = t["bytes_sent"] - t["bytes_received"]
+            t["sent_minus_received"] = diff
+            t["inflight_bound"] = per[t["streams"]]
+            exact += diff == 0
+            if diff < 0 or diff > per[t["streams"]]:
+                bad.append(f"#{t['seq']} {t['path']} P{t['streams']} {t['dir']}: sent {t['bytes_sent']} received {t['bytes_received']}")
+        gate("iperf3 bytes: received <= sent, and sent - received within the in-flight bound",
+             not bad, "; ".join(bad) or f"{exact} of {len(measured)} trials exactly equal; the rest differ by "
+             f"bytes still in flight when iperf3 stops counting (max "
+             f"{max([t.get('sent_minus_received', 0) for t in measured] or [0]) / 2**20:.1f} MiB; bound "
+             f"{per[min(per)] / min(per) / 2**20:.0f} MiB per stream). Exact counts: the swverify gate")
+    if "lat" in legs:
+        bad = [f"#{t['seq']} {t['path']}: {t['error']}" for t in lat_m if "error" in t]
+        gate(f"every latency trial completed, every echoed byte verified (swrr, {st.get('rr_count')} round trips)",
+             not bad and lat_m, "; ".join(bad) or (f"{len(lat_m)} trials, "
+                                                  f"{sum(t['result']['count'] for t in lat_m)} round trips"
+                                                  if lat_m else "no trial ran"))
+    if "conn" in legs:
+        bad = [f"#{t['seq']} {t['path']}: {t['error']}" for t in conn_m if "error" in t]
+        gate("every connection-rate trial: zero failed connections, every reply and EOF verified (swconn)",
+             not bad and conn_m, "; ".join(bad) or (f"{len(conn_m)} trials, "
+                                                   f"{sum(t['result']['connections'] for t in conn_m)} connections"
+                                                   if conn_m else "no trial ran"))
+    if "mem" in legs:
+        bad = [f"#{m['seq']} {m['path']} trial {m['trial']}: {m['error']}" for m in mem if "error" in m]
+        gate(f"idle flows: every connection of each mem leg ({st.get('mem_flows')}, or fewer where noted) "
+             "established, verified, held and released, gateway alive", not bad and mem,
+             "; ".join(bad) or (f"{len(mem)} legs, {sum(m['flows'] for m in mem)} flows" if mem else "no leg ran"))
+    bad = [f"#{t['seq']} {t['path']}" for t in trials + lat + conn + mem if t.get("gw_alive") is False]
     gate("gateway processes alive through every trial", not bad, "; ".join(bad) or "yes")
     bad, seen = [], []
+    finals = []
     for p in paths:
         snap = iffinal.get(p)
         if snap is None:
-            last = [t for t in trials if t["path"] == p]
-            snap = last[-1]["if_after"] if last else {}
+            last = [t for t in trials + lat + conn if t["path"] == p]
+            snap = max(last, key=lambda t: t["seq"])["if_after"] if last else {}
+        finals.append((p, snap))
+    # a mem leg's gateway is gated from its start until the flows were held;
+    # the release (thousands of FINs, paced) only for slipway: a peer that
+    # cannot keep up with it is noted under the gate, not failed
+    for m in mem:
+        key = "if_final" if m["path"] in SLIPWAYS or not m.get("if_held") else "if_held"
+        finals.append((f"{m['path']} (mem leg, trial {m['trial']})", m.get(key) or {}))
+    for p, snap in finals:
         for ifn, v in snap.items():
             if v is None:
                 bad.append(f"{p} {ifn}: counters unreadable")
@@ -385,9 +619,9 @@ def cmd_report(a):
             nz = {k: c[k] for k in IF_FIELDS[:4] if c[k]}
             if nz:
                 bad.append(f"{p} {ifn}: {nz}")
-    # where they happened: the trials whose before/after counters moved
+    # where they happened: the legs whose before/after counters moved
     during = []
-    for t in trials:
+    for t in trials + lat + conn:
         for ifn, v in (t.get("if_after") or {}).items():
             b = (t.get("if_before") or {}).get(ifn)
             if v is None or b is None:
@@ -395,59 +629,87 @@ def cmd_report(a):
             nz = {k: v[i] - b[i] for i, k in enumerate(IF_FIELDS[:4]) if v[i] != b[i]}
             if nz:
                 t["interface_errors"] = {ifn: nz}
-                during.append(f"#{t['seq']} {t['kind']} {t['path']} P{t['streams']} {t['dir']}: "
+                what = f"P{t['streams']} {t['dir']}" if "streams" in t else t["out"].split("/")[0]
+                during.append(f"#{t['seq']} {t['kind']} {t['path']} {what}: "
                               + ", ".join(f"{k} +{n}" for k, n in nz.items()))
+    for m in mem:
+        for phase, a_, b_ in (("start-up", None, "if_idle"), ("opening and holding", "if_idle", "if_held"),
+                              ("release and stop", "if_held", "if_final")):
+            for ifn, v in (m.get(b_) or {}).items():
+                b = (m.get(a_) or {}).get(ifn) if a_ else [0] * len(IF_FIELDS)
+                if v is None or b is None:
+                    continue
+                nz = {k: v[i] - b[i] for i, k in enumerate(IF_FIELDS[:4]) if v[i] != b[i]}
+                if nz:
+                    m.setdefault("interface_errors", {})[phase] = nz
+                    during.append(f"#{m['seq']} mem {m['path']} trial {m['trial']}, {phase}: "
+                                  + ", ".join(f"{k} +{n}" for k, n in nz.items()))
     if bad and during:
-        bad.append("during trials: " + "; ".join(during))
+        bad.append("during legs: " + "; ".join(during))
+    peer_rel = [x for x in during if " mem " in x and "release and stop" in x
+                and not any(f" mem {sw} " in x for sw in SLIPWAYS)]
     gate("zero drops and errors on the guest interfaces (rx/tx_dropped, rx/tx_errors, since creation)",
-         not bad, "; ".join(bad) or "all zero (" + "; ".join(seen) + ")")
-    if "slipway" in paths:
-        why = []
-        rc = gwexit.get("slipway")
-        if rc != "0":
-            why.append(f"exit status {rc}")
-        if not sw_stats or "counters" not in sw_stats:
-            why.append("no counters JSON at exit")
-        else:
-            c = sw_stats["counters"]
-            why += [f"{k}={c.get(k)}" for k in SW_ZERO if c.get(k, 0) != 0]
-            if c.get("TCP_ACKED_BYTES") != c.get("TCP_HOST_READ_BYTES"):
-                why.append(f"TCP_ACKED_BYTES={c.get('TCP_ACKED_BYTES')} != TCP_HOST_READ_BYTES={c.get('TCP_HOST_READ_BYTES')}")
-            if c.get("TCP_FLOWS_ACTIVE", 0) != 0:
-                why.append(f"TCP_FLOWS_ACTIVE={c['TCP_FLOWS_ACTIVE']} at exit")
-        det = "; ".join(why)
-        if not why:
-            c = sw_stats["counters"]
-            det = (f"exit 0; acked = read = {c['TCP_ACKED_BYTES']} B; guest bytes {c['TCP_GUEST_BYTES']}; "
-                   f"{len(SW_ZERO)} error/malformed counters 0; retrans {c.get('TCP_RETRANS_BYTES')} B; "
-                   f"flows {c.get('TCP_FLOWS_OPENED_GUEST')} opened, {c.get('TCP_FLOWS_CLOSED')} closed, "
-                   f"{c.get('TCP_FLOWS_RESET_BY_GUEST', 0) + c.get('TCP_FLOWS_RESET_BY_HOST', 0)} reset")
-        gate("slipway counters at exit (edge errors, malformed frames, acked == read, no flow left)", not why, det)
-    want = {(p, dr) for p in paths for dr in ("up", "down")}
-    got = {(v["path"], v["dir"]): v for v in verify}
-    bad = []
-    for k in sorted(want):
-        v = got.get(k)
-        if v is None:
-            bad.append(f"{k[0]} {k[1]}: not run")
-        elif v["server_rc"] != 0 or v["client_rc"] != 0:
-            bad.append(f"{k[0]} {k[1]}: server {v['server_rc']} client {v['client_rc']}")
-    vb = st.get("verify_bytes")
-    gate(f"payload verified by swverify, {vb} per path and direction (exact count and content)",
-         not bad, "; ".join(bad) or f"{len(got)} legs verified")
+         not bad, "; ".join(bad) or ("all zero (" + "; ".join(seen) + ")" +
+                                     ("; not gated, a peer's release of the mem leg's flows: " + "; ".join(peer_rel)
+                                      if peer_rel else "")))
+    if instances:
+        why_all, dets = [], []
+        for ins in instances:
+            why = []
+            if ins["exit"] != "0":
+                why.append(f"exit status {ins['exit']}")
+            s_ = ins["stats"]
+            if not s_ or "counters" not in s_:
+                why.append("no counters JSON at exit")
+            else:
+                c = s_["counters"]
+                why += [f"{k}={c.get(k)}" for k in SW_ZERO if c.get(k, 0) != 0]
+                if c.get("TCP_ACKED_BYTES") != c.get("TCP_HOST_READ_BYTES"):
+                    why.append(f"TCP_ACKED_BYTES={c.get('TCP_ACKED_BYTES')} != TCP_HOST_READ_BYTES={c.get('TCP_HOST_READ_BYTES')}")
+                if c.get("TCP_FLOWS_ACTIVE", 0) != 0:
+                    why.append(f"TCP_FLOWS_ACTIVE={c['TCP_FLOWS_ACTIVE']} at exit")
+            if why:
+                why_all.append(f"{ins['name']}: " + ", ".join(why))
+            else:
+                c = s_["counters"]
+                dets.append(f"{ins['name']}: exit 0; acked = read = {c['TCP_ACKED_BYTES']} B; guest bytes "
+                            f"{c.get('TCP_GUEST_BYTES')}; {len(SW_ZERO)} error/malformed counters 0; retrans "
+                            f"{c.get('TCP_RETRANS_BYTES')} B; flows {c.get('TCP_FLOWS_OPENED_GUEST')} opened by the "
+                            f"guest, {c.get('TCP_FLOWS_CLOSED')} closed, "
+                            f"{c.get('TCP_FLOWS_RESET_BY_GUEST', 0) + c.get('TCP_FLOWS_RESET_BY_HOST', 0)} reset")
+        gate("slipway counters at exit, every slipway process (edge errors, malformed frames, acked == read, "
+             "no flow left)", not why_all, "; ".join(why_all) or "; ".join(dets))
+    if "tput" in legs:
+        want = {(p, dr) for p in lp.get("tput", paths) for dr in ("up", "down")}
+        got = {(v["path"], v["dir"]): v for v in verify}
+        bad = []
+        for k in sorted(want):
+            v = got.get(k)
+            if v is None:
+                bad.append(f"{k[0]} {k[1]}: not run")
+            elif v["server_rc"] != 0 or v["client_rc"] != 0:
+                bad.append(f"{k[0]} {k[1]}: server {v['server_rc']} client {v['client_rc']}")
+        vb = st.get("verify_bytes")
+        gate(f"payload verified by swverify, {vb} per path and direction (exact count and content)",
+             not bad, "; ".join(bad) or f"{len(got)} legs verified")
     failed = [g for g in gates if not g["ok"]]
 
     # ---- outputs -------------------------------------------------------------
-    raw = {"manifest": "manifest.json", "settings": st, "paths": paths, "skipped": skipped,
-           "trials": trials, "verify": verify, "interfaces_final": iffinal,
-           "gateway_exit": gwexit, "slipway_stats_at_exit": sw_stats, "summary": rows, "gates": gates}
+    summary = {"throughput": rows, "latency": lat_rows, "connection_rate": conn_rows, "memory": mem_rows}
+    raw = {"manifest": "manifest.json", "settings": st, "paths": paths, "legs_paths": lp, "skipped": skipped,
+           "notes": notes,
+           "trials": trials, "verify": verify, "latency": lat, "connection_rate": conn, "memory": mem,
+           "interfaces_final": iffinal, "gateway_exit": gwexit, "slipway_stats_at_exit": sw_stats,
+           "slipway_instances": instances, "summary": rows, "summary_legs": summary,
+           "targets": targets, "gates": gates}
     with open(os.path.join(d, "raw.json"), "w") as f:
         json.dump(raw, f, indent=1, ensure_ascii=False)
     man["gates_failed"] = [g["gate"] for g in failed]
     with open(os.path.join(d, "manifest.json"), "w") as f:
         json.dump(man, f, indent=1, ensure_ascii=False)
-    plot = make_plot(d, rows, paths, st, man)
-    md = table_md(man, rows, paths, gates, skipped, verify, plot)
+    plots = make_plots(d, rows, lp.get("tput", []), st, man, lat_rows, conn_rows, mem_rows)
+    md = table_md(man, rows, lp.get("tput", []), gates, skipped, verify, plots, lat_rows, conn_rows,
+                  mem_rows, targets, notes)
     with open(os.path.join(d, "table.md"), "w") as f:
         f.write(md)
     print(md)
@@ -477,17 +739,26 @@ def text_chart(rows, paths, st):
     return "\n".join(out).rstrip() + "\n"
 
 
-def table_md(man, rows, paths, gates, skipped, verify, plot):
+def mm(lo, hi, nd=1):
+    return f"{fmt(lo, nd)}–{fmt(hi, nd)}" if lo is not None else "–"
+
+
+def ratios(r, key):
+    return " | ".join(fmt(r[key][ref], 2) if r[key].get(ref) is not None else "–" for ref in REFS)
+
+
+def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_rows, mem_rows, targets, notes):
     st = man["settings"]
+    legs = st.get("legs", ["tput"])
     L = []
     smoke = st["trials"] < 3
-    L.append(f"# TCP throughput and CPU per GB, same window ({man['date_utc'][:10]})")
+    L.append(f"# slipway against the kernel and the peers, same window ({man['date_utc'][:10]})")
     L.append("")
     if smoke:
         L.append(f"**SMOKE RUN: {st['trials']} trial(s); results need at least 3.**")
         L.append("")
-    L.append(f"`{man['argv']}`: iperf3 -t {st['seconds']}, P {' / '.join(map(str, st['streams']))}, "
-             f"{st['trials']} interleaved trials per row (order: {st['order']}); "
+    L.append(f"`{man['argv']}`: legs {' '.join(legs)}; {st['trials']} interleaved trials "
+             f"(order: {st['order']}); "
              f"commit {man['commit_short']}, kernel {man['kernel']}, {man['cpus']} × {man['cpu_model']}; "
              f"run took {man.get('duration_s', '?')} s.")
     ch = [c for c in man.get("worktree_changes", []) if c[3:].startswith("src/")]
@@ -501,31 +772,115 @@ def table_md(man, rows, paths, gates, skipped, verify, plot):
              f"rmem_max {s['net.core.rmem_max']}, wmem_max {s['net.core.wmem_max']}; "
              f"{man['versions']['iperf3']}; passt {man['versions']['dpkg'].get('passt')}; "
              f"slirp4netns {man['versions']['dpkg'].get('slirp4netns')} (libslirp {man['versions']['dpkg'].get('libslirp0')}).")
-    L.append("")
-    L.append("| P | direction | path | median Gbit/s | min–max | vs veth | vs pasta | gateway CPU s/GB | gateway busy CPUs | system CPU s/GB |")
-    L.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    for r in rows:
-        mm = f"{fmt(r['min'])}–{fmt(r['max'])}" if r["min"] is not None else "–"
-        note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
-        L.append(f"| {r['streams']} | {DIRS[r['dir']]} | {LABEL[r['path']]}{note} | {fmt(r['median'])} | {mm} | "
-                 f"{fmt(r['vs_veth'], 2)} | {fmt(r['vs_pasta'], 2)} | "
-                 f"{fmt(r['gw_s_per_gb'], 3) if r['path'] in GATEWAYS else '–'} | "
-                 f"{fmt(r['gw_cpus'], 2) if r['path'] in GATEWAYS else '–'} | {fmt(r['sys_s_per_gb'], 3)} |")
-    L.append("")
-    L.append("Gbit/s: iperf3's receiver-side rate (sum over streams). vs veth / vs pasta: ratio of medians "
-             "in the same row group (pasta = pasta's tap path). Gateway CPU: utime+stime of the gateway "
-             "process (all threads) over the trial, per GB (10^9 bytes) received; gateway busy CPUs: the same "
-             "CPU time over the trial's wall time (1.00 = one core saturated); system CPU: busy time "
-             "of all CPUs (/proc/stat, everything on the machine: iperf3 both ends, kernel, gateway) per GB. "
-             "For loopback the \"guest\" is the client in H.")
-    L.append("")
-    L.append("```")
-    L.append(text_chart(rows, paths, st).rstrip())
-    L.append("```")
-    if plot:
+    if "slipway-splice" in man.get("paths", {}):
         L.append("")
-        L.append(f"Plot: `{plot}` in the results directory.")
+        if st.get("slipway_has_no_splice"):
+            L.append("slipway has `--no-splice`: the `slipway tap` legs through published ports pass it; "
+                     "`slipway splice` uses the splice fast path.")
+        else:
+            L.append("**This slipway has no `--no-splice` (no splice fast path): `slipway splice` "
+                     "(host loopback → published port → guest) goes through the tap like `slipway tap`.**")
     L.append("")
+    if rows:
+        L.append(f"## TCP throughput and CPU per GB (iperf3 -t {st['seconds']}, "
+                 f"P {' / '.join(map(str, st['streams']))})")
+        L.append("")
+        L.append("| P | direction | path | median Gbit/s | min–max | vs veth | vs pasta | vs pasta splice | "
+                 "gateway CPU s/GB | gateway busy CPUs | system CPU s/GB |")
+        L.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
+            L.append(f"| {r['streams']} | {DIRS[r['dir']]} | {LABEL[r['path']]}{note} | {fmt(r['median'])} | "
+                     f"{mm(r['min'], r['max'])} | "
+                     f"{fmt(r['vs_veth'], 2)} | {fmt(r['vs_pasta'], 2)} | {fmt(r['vs_pasta-splice'], 2)} | "
+                     f"{fmt(r['gw_s_per_gb'], 3) if r['path'] in GATEWAYS else '–'} | "
+                     f"{fmt(r['gw_cpus'], 2) if r['path'] in GATEWAYS else '–'} | {fmt(r['sys_s_per_gb'], 3)} |")
+        L.append("")
+        L.append("Gbit/s: iperf3's receiver-side rate (sum over streams). vs veth / vs pasta / vs pasta splice: "
+                 "ratio of medians in the same row group (pasta = pasta's tap path). Gateway CPU: utime+stime of the "
+                 "gateway process (all threads) over the trial, per GB (10^9 bytes) received; gateway busy CPUs: the "
+                 "same CPU time over the trial's wall time (1.00 = one core saturated); system CPU: busy time "
+                 "of all CPUs (/proc/stat, everything on the machine: iperf3 both ends, kernel, gateway) per GB. "
+                 "For loopback the \"guest\" is the client in H; for slipway splice the iperf3 client is in H "
+                 "(127.0.0.1, a port slipway publishes) and the server in the guest, with -R where needed so that "
+                 "guest→host still means the guest sends.")
+        L.append("")
+        L.append("```")
+        L.append(text_chart(rows, paths, st).rstrip())
+        L.append("```")
+        L.append("")
+    if lat_rows:
+        L.append(f"## Request/response latency (swrr: {st.get('rr_count')} round trips of {st.get('rr_size')} "
+                 "bytes per trial, one TCP_NODELAY connection)")
+        L.append("")
+        L.append("| path | p50 µs | min–max | p99 µs | min–max | mean µs | p50 vs veth | vs pasta | vs pasta splice "
+                 "| p99 vs veth | vs pasta | vs pasta splice |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in lat_rows:
+            note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
+            L.append(f"| {LABEL[r['path']]}{note} | {fmt(r['p50_us'])} | {mm(r['p50_us_min'], r['p50_us_max'])} | "
+                     f"{fmt(r['p99_us'])} | {mm(r['p99_us_min'], r['p99_us_max'])} | {fmt(r['mean_us'])} | "
+                     f"{ratios(r, 'p50_vs')} | {ratios(r, 'p99_vs')} |")
+        L.append("")
+        L.append("Per trial, swrr times every round trip (write of the message to the last byte of its echo, "
+                 "CLOCK_MONOTONIC) and takes nearest-rank percentiles; the table gives the median over trials of "
+                 "each trial's p50, p99 and mean, and the min–max of those over trials. Ratios: median over "
+                 "median (above 1 = slower than the reference). Client and server as in the throughput legs.")
+        L.append("")
+    if conn_rows:
+        L.append(f"## Connection rate through a published port, host → guest (swconn: {st.get('conn_seconds')} s "
+                 f"per trial, {st.get('conn_parallel')} in flight)")
+        L.append("")
+        L.append("| path | connections/s | min–max | vs veth | vs pasta | vs pasta splice | gateway CPU µs/conn "
+                 "| connections | failed |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in conn_rows:
+            note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
+            L.append(f"| {LABEL[r['path']]}{note} | {fmt(r['per_second'], 0)} | "
+                     f"{mm(r['per_second_min'], r['per_second_max'], 0)} | {ratios(r, 'vs')} | "
+                     f"{fmt(r['gw_us_per_conn'], 1) if r['path'] in GATEWAYS else '–'} | "
+                     f"{r['connections']} | {r['errors']} |")
+        L.append("")
+        L.append("A client in H opens a connection, sends a 16-byte request, checks the 32-byte reply and the "
+                 "server's EOF, closes, and opens the next. Targets: veth the guest's address 10.200.0.2; loopback "
+                 "a server in H; slipway (`-t`), slipway splice (`-t`), pasta splice (`-t`) and slirp4netns "
+                 "(API `add_hostfwd`) H's 127.0.0.1; pasta tap H's template address 10.88.0.1 (pasta splices "
+                 "connections from loopback, so a non-loopback source takes its tap path). The server in the "
+                 "guest closes after the reply.")
+        L.append("")
+    if mem_rows:
+        L.append(f"## Memory with {st.get('mem_flows')} idle flows (guest → H, a fresh gateway per trial)")
+        L.append("")
+        L.append("| gateway | flows | RSS idle MiB | RSS with flows MiB | increase MiB | min–max | bytes per flow "
+                 "| vs pasta | RSS after release MiB | descriptors per flow | opened per s | released in s |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in mem_rows:
+            note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
+            fds = r["fds_held"] / r["flows"] if r["fds_held"] is not None and r["flows"] else None
+            L.append(f"| {LABEL[r['path']]}{note} | {fmt(r['flows'], 0)} | {fmt(r['rss_idle_mib'])} | {fmt(r['rss_held_mib'])} | "
+                     f"{fmt(r['rss_increase_mib'])} | {mm(r['rss_increase_mib_min'], r['rss_increase_mib_max'])} | "
+                     f"{fmt(r['rss_bytes_per_flow'], 0)} | {fmt(r['vs'].get('pasta'), 2)} | "
+                     f"{fmt(r['rss_released_mib'])} | {fmt(fds, 2)} | {fmt(r['open_per_s'], 0)} | "
+                     f"{fmt(r['release_s'], 1) if r['release_s'] is not None else ('> 20' if r['path'] in SLIPWAYS else '> 5')} |")
+        L.append("")
+        L.append("VmRSS of the gateway process (/proc/PID/status) half a second after it configured the guest, "
+                 "and one second after the hold client (swconn hold, in the guest) had all its connections to a "
+                 "server in H open and each verified by one request/reply; increase = the difference, bytes per "
+                 "flow = increase / flows. Kernel socket memory is not in RSS. Medians over trials; vs pasta: "
+                 "ratio of the bytes per flow. Descriptors per flow: the gateway's open files with the flows, less "
+                 "idle, per flow. Opened per s: the hold client's rate (64 opening at once); released in s: "
+                 "from the client's exit (closing 64 per 10 ms) until the gateway is back to its idle "
+                 "descriptor count (waiting up to 20 s for slipway, 5 s for a peer, which may keep sockets in "
+                 "its own TIME_WAIT: \"> 5\"). slipway allocates and touches its flow table (--max-flows entries) "
+                 "at start-up, so the table is in the idle RSS and the increase is what flows cost beyond it.")
+        L.append("")
+        for tg in targets:
+            L.append(f"Target: **{'MET' if tg['met'] else 'MISSED'}** {tg['target']}: {tg['detail']} "
+                     "(a target, not an integrity gate)")
+            L.append("")
+    if plots:
+        L.append("Plots: " + ", ".join(f"`{p}`" for p in plots) + " in the results directory.")
+        L.append("")
     L.append("## Integrity gates")
     L.append("")
     for g in gates:
@@ -540,6 +895,12 @@ def table_md(man, rows, paths, gates, skipped, verify, plot):
                      f"{'verified' if v['server_rc'] == 0 and v['client_rc'] == 0 else 'FAILED'}"
                      f"{', %.1f Gbit/s' % g[-1] if g else ''}")
         L.append("")
+    if notes:
+        L.append("## Notes")
+        L.append("")
+        for n in notes:
+            L.append(f"- {n['path']}: {n['note']}")
+        L.append("")
     L.append("## Skipped")
     L.append("")
     if skipped:
@@ -551,18 +912,67 @@ def table_md(man, rows, paths, gates, skipped, verify, plot):
     return "\n".join(L)
 
 
-def make_plot(d, rows, paths, st, man):
+def leg_panels(lat_rows, conn_rows, mem_rows, st):
+    """The bar panels of the lat, conn and mem legs: (title, unit, bars),
+    bars as (path, median, min, max)."""
+    panels = []
+    if lat_rows:
+        for k, name in (("p50_us", "p50"), ("p99_us", "p99")):
+            panels.append((f"request/response latency {name} ({st.get('rr_size')} B), µs", [
+                (r["path"], r[k], r[k + "_min"], r[k + "_max"]) for r in lat_rows]))
+    if conn_rows:
+        panels.append(("connections per second, host → published port → guest", [
+            (r["path"], r["per_second"], r["per_second_min"], r["per_second_max"]) for r in conn_rows]))
+    if mem_rows:
+        panels.append(("gateway RSS increase per idle flow, bytes", [
+            (r["path"], r["rss_bytes_per_flow"], r["rss_bytes_per_flow_min"], r["rss_bytes_per_flow_max"])
+            for r in mem_rows]))
+    return panels
+
+
+def make_plots(d, rows, paths, st, man, lat_rows, conn_rows, mem_rows):
+    """throughput.png and legs.png, or the same as SVG without matplotlib."""
     groups = [(n, dr) for n in st["streams"] for dr in ("up", "down")]
+    panels = leg_panels(lat_rows, conn_rows, mem_rows, st)
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return svg_plot(d, rows, paths, groups, man)
+        out = []
+        if rows:
+            out.append(svg_plot(d, rows, paths, groups, man))
+        if panels:
+            out.append(svg_panels(d, panels, man))
+        return out
+    out = []
+    if rows:
+        out.append(mpl_throughput(plt, d, rows, paths, groups, st, man))
+    if panels:
+        fig, axes = plt.subplots(len(panels), 1, figsize=(10, 2.6 * len(panels)), squeeze=False)
+        for ax, (title, bars) in zip(axes[:, 0], panels):
+            xs = range(len(bars))
+            ys = [b[1] or 0 for b in bars]
+            lo = [(b[1] - b[2]) if b[1] is not None else 0 for b in bars]
+            hi = [(b[3] - b[1]) if b[1] is not None else 0 for b in bars]
+            ax.bar(xs, ys, 0.6, yerr=[lo, hi], capsize=3, color=[color(b[0]) for b in bars])
+            ax.set_xticks(list(xs))
+            ax.set_xticklabels([LABEL[b[0]] for b in bars], fontsize=8)
+            ax.set_title(title, fontsize=9)
+            ax.grid(axis="y", alpha=0.3)
+        fig.suptitle(f"median, min–max over {st['trials']} trials; {man['commit_short']}, {man['kernel']}, "
+                     f"{man['date_utc'][:10]}", fontsize=10)
+        fig.tight_layout()
+        fig.savefig(os.path.join(d, "legs.png"), dpi=110)
+        plt.close(fig)
+        out.append("legs.png")
+    return out
+
+
+def mpl_throughput(plt, d, rows, paths, groups, st, man):
     fig, axes = plt.subplots(2, 1, figsize=(11, 7.5), sharex=True,
                              gridspec_kw={"height_ratios": [3, 2]})
     w = 0.8 / max(len(paths), 1)
-    cmap = plt.get_cmap("tab10")
     for i, p in enumerate(paths):
         xs, ys, lo, hi, cs = [], [], [], [], []
         for gi, (n, dr) in enumerate(groups):
@@ -574,8 +984,8 @@ def make_plot(d, rows, paths, st, man):
             lo.append(r["median"] - r["min"])
             hi.append(r["max"] - r["median"])
             cs.append(r["sys_s_per_gb"] or 0)
-        axes[0].bar(xs, ys, w, yerr=[lo, hi], capsize=2, label=LABEL[p], color=cmap(i))
-        axes[1].bar(xs, cs, w, color=cmap(i))
+        axes[0].bar(xs, ys, w, yerr=[lo, hi], capsize=2, label=LABEL[p], color=color(p))
+        axes[1].bar(xs, cs, w, color=color(p))
     axes[0].set_ylabel("Gbit/s (median, min–max)")
     axes[0].set_ylim(0, max([r["max"] for r in rows if r["max"] is not None] or [1]) * 1.22)
     axes[0].legend(ncol=len(paths), fontsize=8, loc="upper center")
@@ -592,15 +1002,19 @@ def make_plot(d, rows, paths, st, man):
     return "throughput.png"
 
 
+def esc(t):
+    return str(t).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def svg_plot(d, rows, paths, groups, man):
     """Grouped bars with min–max whiskers, by hand (no matplotlib)."""
-    colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
     W, Hh, left, bottom, top = 900, 420, 60, 60, 30
     top_v = max([r["max"] for r in rows if r["max"] is not None] or [1]) * 1.1
     gw = (W - left - 20) / max(len(groups), 1)
     bw = gw * 0.8 / max(len(paths), 1)
     y = lambda v: Hh - bottom - v / top_v * (Hh - bottom - top)
-    s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{Hh + 20 * len(paths)}" font-family="sans-serif" font-size="11">']
+    s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{Hh + 20 * len(paths)}" font-family="sans-serif" font-size="11">',
+         f'<rect width="{W}" height="{Hh + 20 * len(paths)}" fill="#fff"/>']
     for k in range(6):
         v = top_v * k / 5
         s.append(f'<line x1="{left}" x2="{W - 20}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#ddd"/>'
@@ -614,17 +1028,54 @@ def svg_plot(d, rows, paths, groups, man):
                 continue
             x = x0 + i * bw
             s.append(f'<rect x="{x:.1f}" y="{y(r["median"]):.1f}" width="{bw * 0.9:.1f}" '
-                     f'height="{y(0) - y(r["median"]):.1f}" fill="{colors[i % 6]}"/>')
+                     f'height="{y(0) - y(r["median"]):.1f}" fill="{color(p)}">'
+                     f'<title>{esc(LABEL[p])} P{n} {DIRS[dr]}: {r["median"]:.1f} Gbit/s</title></rect>')
             cx = x + bw * 0.45
             s.append(f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(r["min"]):.1f}" y2="{y(r["max"]):.1f}" stroke="#000"/>')
     for i, p in enumerate(paths):
         yy = Hh + 5 + 20 * i
-        s.append(f'<rect x="{left}" y="{yy - 10}" width="12" height="12" fill="{colors[i % 6]}"/>'
-                 f'<text x="{left + 18}" y="{yy}">{LABEL[p]}</text>')
-    s.append(f'<text x="{left}" y="15">Gbit/s (median, min–max) — {man["commit_short"]}, {man["kernel"]}</text></svg>')
+        s.append(f'<rect x="{left}" y="{yy - 10}" width="12" height="12" fill="{color(p)}"/>'
+                 f'<text x="{left + 18}" y="{yy}">{esc(LABEL[p])}</text>')
+    s.append(f'<text x="{left}" y="15">Gbit/s (median, min–max) — {esc(man["commit_short"])}, {esc(man["kernel"])}</text></svg>')
     with open(os.path.join(d, "throughput.svg"), "w") as f:
         f.write("\n".join(s))
     return "throughput.svg"
+
+
+def svg_panels(d, panels, man):
+    """legs.svg: one horizontal bar chart per panel (median bar, min–max
+    whisker, value label), drawn by hand (no matplotlib)."""
+    W, left, right, bar_h, gap, head = 900, 150, 110, 16, 6, 34
+    s, y0 = [], 10
+    for title, bars in panels:
+        top_v = max([b[3] for b in bars if b[3] is not None] or [1]) * 1.05 or 1
+        x = lambda v: left + v / top_v * (W - left - right)
+        s.append(f'<text x="10" y="{y0 + 14}" font-weight="bold">{esc(title)}</text>')
+        yb = y0 + head
+        for i, (p, m, lo, hi) in enumerate(bars):
+            yy = yb + i * (bar_h + gap)
+            label = LABEL[p]
+            s.append(f'<text x="{left - 6}" y="{yy + bar_h - 4}" text-anchor="end">{esc(label)}</text>')
+            if m is None:
+                s.append(f'<text x="{left + 4}" y="{yy + bar_h - 4}" fill="#888">no result</text>')
+                continue
+            s.append(f'<rect x="{left}" y="{yy}" width="{x(m) - left:.1f}" height="{bar_h}" '
+                     f'fill="{color(p)}"><title>{esc(label)}: {m:.4g}</title></rect>')
+            s.append(f'<line x1="{x(lo):.1f}" x2="{x(hi):.1f}" y1="{yy + bar_h / 2:.1f}" y2="{yy + bar_h / 2:.1f}" '
+                     f'stroke="#000"/><line x1="{x(lo):.1f}" x2="{x(lo):.1f}" y1="{yy + 3}" y2="{yy + bar_h - 3}" '
+                     f'stroke="#000"/><line x1="{x(hi):.1f}" x2="{x(hi):.1f}" y1="{yy + 3}" y2="{yy + bar_h - 3}" '
+                     f'stroke="#000"/>')
+            s.append(f'<text x="{x(hi) + 6:.1f}" y="{yy + bar_h - 4}">{m:.4g}</text>')
+        s.append(f'<line x1="{left}" x2="{left}" y1="{yb - 4}" y2="{yb + len(bars) * (bar_h + gap)}" stroke="#444"/>')
+        y0 = yb + len(bars) * (bar_h + gap) + 16
+    H = y0 + 20
+    s.insert(0, f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" '
+                f'font-size="11"><rect width="{W}" height="{H}" fill="#fff"/>')
+    s.append(f'<text x="10" y="{H - 6}" fill="#444">median (bar), min–max over trials (whisker); '
+             f'{esc(man["commit_short"])}, {esc(man["kernel"])}, {esc(man["date_utc"][:10])}</text></svg>')
+    with open(os.path.join(d, "legs.svg"), "w") as f:
+        f.write("\n".join(s))
+    return "legs.svg"
 
 
 def main():
@@ -640,6 +1091,18 @@ def main():
     m.add_argument("--verify-bytes", required=True)
     m.add_argument("--slipway", required=True)
     m.add_argument("--swverify", required=True)
+    m.add_argument("--swrr", required=True)
+    m.add_argument("--swconn", required=True)
+    m.add_argument("--legs", default="tput")
+    m.add_argument("--rr-count", type=int, default=0)
+    m.add_argument("--rr-size", type=int, default=0)
+    m.add_argument("--conn-seconds", type=int, default=0)
+    m.add_argument("--conn-parallel", type=int, default=0)
+    m.add_argument("--mem-flows", type=int, default=0)
+    m.add_argument("--mem-port", type=int, default=0)
+    m.add_argument("--mem-gateways", default="")
+    m.add_argument("--slipway-options", default="")
+    m.add_argument("--slipway-mem-options", default="")
     r = sub.add_parser("report")
     r.add_argument("dir")
     a = ap.parse_args()

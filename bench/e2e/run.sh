@@ -1,72 +1,116 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# run.sh - same-window TCP throughput and CPU cost: slipway against the
-# kernel's paths (veth, loopback) and the other user-mode gateways (pasta's
-# tap and splice paths, slirp4netns), with integrity gates that fail the run.
+# run.sh - same-window benchmark of slipway against the kernel's paths
+# (veth, loopback) and the other user-mode gateways (pasta's tap and splice
+# paths, slirp4netns): TCP throughput and CPU cost, request/response
+# latency, connection rate through a published port, and the memory that
+# 10,000 idle flows cost; with integrity gates that fail the run.
 #
 # Everything runs inside namespaces this script creates: a "host" namespace
-# H (lo up; every iperf3 server and every gateway process runs there) and
-# one guest namespace per path. Traffic goes only to loopback or to
-# addresses inside those namespaces. Trials are interleaved path by path
-# (A B C D A B C D ...) for every stream count and direction, so all paths
-# see the same machine state. Every process is started by this script and
-# stopped by PID, every namespace deleted, on any exit.
+# H (lo up; the servers on the host side and every gateway process run
+# there) and one guest namespace per path. Traffic goes only to loopback or
+# to addresses inside those namespaces. Every leg is interleaved path by
+# path (A B C D A B C D ...), and every kind of leg once per trial, so all
+# paths and legs see the same machine state. Every process is started by
+# this script and stopped by PID, every namespace deleted, on any exit.
 #
-# Paths (client in the guest namespace, server in H):
-#   veth          guest on a veth pair to H (10.200.0.2 -> 10.200.0.1),
-#                 MTU 65520: the kernel's limit
-#   loopback      client and server both in H on 127.0.0.1 (reference)
-#   slipway       slipway --netns GUEST in H; guest -> 10.0.2.2 = H's 127.0.0.1
-#   pasta         Debian's pasta (tap path) attached to a guest namespace;
-#                 guest -> its gateway 10.88.0.2, which pasta maps to H's
-#                 127.0.0.1 (needs a template interface with a default
-#                 route in H: veth hv0/hv1, 10.88.0.1/24, default via .2)
-#   pasta-splice  pasta with -T PORT: guest -> 127.0.0.1:PORT in the guest,
-#                 spliced by pasta to H's 127.0.0.1:PORT (no tap)
-#   slirp4netns   slirp4netns --configure --mtu=65520 on a guest namespace;
-#                 guest -> 10.0.2.2 = H's 127.0.0.1 (host loopback enabled)
+# Paths (client in the guest namespace, server in H, unless noted):
+#   veth            guest on a veth pair to H (10.200.0.2 -> 10.200.0.1),
+#                   MTU 65520: the kernel's limit
+#   loopback        client and server both in H on 127.0.0.1 (reference)
+#   slipway         slipway --netns GUEST in H; guest -> 10.0.2.2 = H's
+#                   127.0.0.1 (tap path; --no-splice when slipway has it)
+#   slipway-splice  slipway --netns GUEST -t PORT...: the client in H, the
+#                   server in the guest; H's 127.0.0.1:PORT -> guest PORT
+#                   (slipway's splice fast path where it exists, else tap)
+#   pasta           Debian's pasta (tap path) attached to a guest namespace;
+#                   guest -> its gateway 10.88.0.2, which pasta maps to H's
+#                   127.0.0.1 (needs a template interface with a default
+#                   route in H: veth hv0/hv1, 10.88.0.1/24, default via .2)
+#   pasta-splice    pasta with -T PORT: guest -> 127.0.0.1:PORT in the guest,
+#                   spliced by pasta to H's 127.0.0.1:PORT (no tap)
+#   slirp4netns     slirp4netns --configure --mtu=65520 on a guest namespace;
+#                   guest -> 10.0.2.2 = H's 127.0.0.1 (host loopback enabled)
 #
-# Per trial: iperf3 -c -t SECONDS -P N [-R] -J; the gateway's CPU time
-# (utime+stime from /proc/PID/stat) and whole-system busy CPU (/proc/stat)
-# around it; the guest interface's drop/error counters before and after.
-# After the trials: one payload-verified transfer per path and direction
-# with tools/swverify (--verify-bytes, default 1G). Then report.py writes
-# manifest.json, raw.json, table.md and a plot, checks the gates, and its
-# exit status is ours: 0 all gates held, 1 a gate failed, 2 usage.
+# Legs (--legs), each once per trial and path:
+#   tput  iperf3 -c -t SECONDS -P N [-R] -J, both directions; the gateway's
+#         CPU time (utime+stime from /proc/PID/stat) and whole-system busy
+#         CPU (/proc/stat) around it; after all trials, one payload-verified
+#         transfer per path and direction with tools/swverify
+#   lat   tools/swrr: --rr-count round trips of --rr-size bytes on one
+#         TCP_NODELAY connection, every echoed byte verified; p50/p99/mean
+#   conn  tools/swconn client in H -> a port published into the guest
+#         (veth: the guest's address; loopback: H's own), --conn-seconds
+#         with --conn-parallel in flight, every reply and EOF verified
+#   mem   a fresh gateway per trial (--mem-gateways: slipway, pasta; and
+#         slirp4netns on request); its VmRSS before and while tools/swconn
+#         holds --mem-flows idle verified connections from the guest to a
+#         server in H
+# Around every leg: the guest interface's drop/error counters. Then
+# report.py writes manifest.json, raw.json, table.md and a plot, checks the
+# gates, and its exit status is ours: 0 all gates held, 1 a gate failed,
+# 2 usage.
 #
-#   bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"]
-#                    [--paths "veth loopback slipway pasta pasta-splice slirp4netns"]
-#                    [-o DIR] [--verify-bytes SIZE]
+#   bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
+#                    [--legs "tput lat conn mem"] [-o DIR] [--verify-bytes SIZE]
+#                    [--rr-count N] [--rr-size BYTES] [--conn-seconds S]
+#                    [--conn-parallel K] [--mem-flows N] [--mem-gateways "LIST"]
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
 PY=/usr/bin/python3
-ALL_PATHS="veth loopback slipway pasta pasta-splice slirp4netns"
+ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns"
+ALL_LEGS="tput lat conn mem"
+ALL_MEM_GATEWAYS="slipway pasta slirp4netns"
+MEM_GATEWAYS="slipway pasta"
 SECS=5
 TRIALS=3
 STREAMS="1 4 16"
 PATHS=$ALL_PATHS
+LEGS=$ALL_LEGS
 OUT=""
 VBYTES=1G
+RR_COUNT=10000
+RR_SIZE=64
+CONN_SECS=2
+CONN_PAR=4
+MEM_FLOWS=10000
 SW=${SLIPWAY:-$ROOT/build/src/slipway}
 SWV=${SWVERIFY:-$ROOT/build/tools/swverify}
+SWRR=${SWRR:-$ROOT/build/tools/swrr}
+SWCONN=${SWCONN:-$ROOT/build/tools/swconn}
 ARGV=("$@")
 
 usage() {
 	cat <<EOF
 usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
-                        [-o DIR] [--verify-bytes SIZE]
+                        [--legs "LIST"] [-o DIR] [--verify-bytes SIZE]
+                        [--rr-count N] [--rr-size BYTES] [--conn-seconds S]
+                        [--conn-parallel K] [--mem-flows N] [--mem-gateways "LIST"]
   -t SECONDS       iperf3 duration per trial (default $SECS)
-  -n TRIALS        interleaved trials per path, stream count and direction
-                   (default $TRIALS; fewer than 3 is marked a smoke run)
+  -n TRIALS        interleaved trials per path and leg (default $TRIALS;
+                   fewer than 3 is marked a smoke run)
   -P "N ..."       iperf3 parallel streams to measure (default "$STREAMS")
   --paths "LIST"   paths, in trial order (default "$ALL_PATHS")
+  --legs "LIST"    what to measure (default "$ALL_LEGS"):
+                   tput  iperf3 throughput and CPU, then swverify payload check
+                   lat   swrr request/response latency (p50, p99, mean)
+                   conn  swconn connections per second through a published port
+                   mem   gateway RSS with --mem-flows idle flows
   -o DIR           results directory (default bench/results/DATE-TIME)
   --verify-bytes S payload-verified bytes per path and direction (default
                    $VBYTES; swverify size syntax; 0 skips the legs, which
                    fails the run)
-Environment: SLIPWAY, SWVERIFY (binaries; default build/src/slipway,
-build/tools/swverify).
+  --rr-count N     lat: measured round trips per trial (default $RR_COUNT)
+  --rr-size BYTES  lat: message size (default $RR_SIZE)
+  --conn-seconds S conn: seconds per trial (default $CONN_SECS)
+  --conn-parallel K conn: connections in flight (default $CONN_PAR)
+  --mem-flows N    mem: idle flows to hold (default $MEM_FLOWS)
+  --mem-gateways "LIST" mem: gateways to measure, each needs its path in
+                   --paths (default "$MEM_GATEWAYS"; also: slirp4netns, which
+                   takes about 35 s to open 10,000 flows on 2 cores)
+Environment: SLIPWAY, SWVERIFY, SWRR, SWCONN (binaries; default
+build/src/slipway, build/tools/swverify, build/tools/swrr, build/tools/swconn).
 EOF
 }
 
@@ -76,33 +120,67 @@ while [ $# -gt 0 ]; do
 	-n) TRIALS=${2:?}; shift 2 ;;
 	-P) STREAMS=${2:?}; shift 2 ;;
 	--paths) PATHS=${2:?}; shift 2 ;;
+	--legs) LEGS=${2:?}; shift 2 ;;
 	-o) OUT=${2:?}; shift 2 ;;
 	--verify-bytes) VBYTES=${2:?}; shift 2 ;;
+	--rr-count) RR_COUNT=${2:?}; shift 2 ;;
+	--rr-size) RR_SIZE=${2:?}; shift 2 ;;
+	--conn-seconds) CONN_SECS=${2:?}; shift 2 ;;
+	--conn-parallel) CONN_PAR=${2:?}; shift 2 ;;
+	--mem-flows) MEM_FLOWS=${2:?}; shift 2 ;;
+	--mem-gateways) MEM_GATEWAYS=${2:?}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
-[[ $SECS =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: -t wants whole seconds" >&2; exit 2; }
-[[ $TRIALS =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: -n wants a count" >&2; exit 2; }
+num() { [[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: $1 wants a positive whole number, got '$2'" >&2; exit 2; }; }
+num -t "$SECS"
+num -n "$TRIALS"
+num --rr-count "$RR_COUNT"
+num --rr-size "$RR_SIZE"
+num --conn-seconds "$CONN_SECS"
+num --conn-parallel "$CONN_PAR"
+num --mem-flows "$MEM_FLOWS"
 for p in $STREAMS; do
 	[[ $p =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: -P wants stream counts" >&2; exit 2; }
 done
 for p in $PATHS; do
 	[[ " $ALL_PATHS " == *" $p "* ]] || { echo "run.sh: unknown path '$p' (known: $ALL_PATHS)" >&2; exit 2; }
 done
+for l in $LEGS; do
+	[[ " $ALL_LEGS " == *" $l "* ]] || { echo "run.sh: unknown leg '$l' (known: $ALL_LEGS)" >&2; exit 2; }
+done
+[ -n "$LEGS" ] || { echo "run.sh: --legs is empty" >&2; exit 2; }
+for l in $MEM_GATEWAYS; do
+	[[ " $ALL_MEM_GATEWAYS " == *" $l "* ]] || { echo "run.sh: unknown mem gateway '$l' (known: $ALL_MEM_GATEWAYS)" >&2; exit 2; }
+done
+leg() { [[ " $LEGS " == *" $1 "* ]]; }
 [ "$(id -u)" = 0 ] || { echo "run.sh: run as root (network namespaces)" >&2; exit 2; }
 for t in iperf3 ip timeout ss "$PY"; do
 	command -v "$t" >/dev/null || { echo "run.sh: $t is missing (apt-get install -y iperf3 iproute2 python3)" >&2; exit 2; }
 done
-[ -x "$SW" ] || { echo "run.sh: build slipway first (ninja -C build): no $SW" >&2; exit 2; }
-[ -x "$SWV" ] || { echo "run.sh: build swverify first (ninja -C build): no $SWV" >&2; exit 2; }
+for b in "$SW" "$SWV" "$SWRR" "$SWCONN"; do
+	[ -x "$b" ] || { echo "run.sh: build first (ninja -C build): no $b" >&2; exit 2; }
+done
 [ -n "$OUT" ] || OUT=$ROOT/bench/results/$(date +%Y%m%d-%H%M%S)
 if [ -e "$OUT" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
 	echo "run.sh: $OUT exists and is not empty" >&2
 	exit 2
 fi
-mkdir -p "$OUT"/iperf "$OUT"/verify "$OUT"/logs "$OUT"/slipway || exit 2
+mkdir -p "$OUT"/iperf "$OUT"/verify "$OUT"/logs "$OUT"/slipway "$OUT"/lat "$OUT"/conn "$OUT"/mem || exit 2
 OUT=$(cd "$OUT" && pwd)
+
+# slipway options that depend on the build: the tap legs of published
+# ports turn the splice fast path off where it exists
+SW_NOSPLICE=()
+"$SW" --help 2>&1 | grep -q -- '--no-splice' && SW_NOSPLICE=(--no-splice)
+# the mem leg: each process holding the flows needs a descriptor per flow
+# (pasta two: a socket and a timerfd, as its descriptor count shows)
+MEM_NOFILE=$((MEM_FLOWS + 1024))
+declare -A FDS_PER_FLOW=([slipway]=1 [pasta]=2 [slirp4netns]=1) MEM_N
+SW_MEMOPTS=()
+swmax=$("$SW" --help 2>&1 | sed -n 's/.*--max-flows.*(default: \([0-9]*\)).*/\1/p')
+[ -n "$swmax" ] && [ "$swmax" -ge $((MEM_FLOWS + 256)) ] || SW_MEMOPTS=(--max-flows $((MEM_FLOWS + 256)))
 
 # ---- bookkeeping: processes, namespaces, command lines ------------------
 TAG=$$
@@ -146,6 +224,43 @@ spawn() {
 	LASTPID=$!
 	PIDS+=("$LASTPID")
 }
+# nofile_at_least N: raise this shell's open-file limit to N (never lower)
+nofile_at_least() {
+	local s h
+	s=$(ulimit -Sn) h=$(ulimit -Hn)
+	[ "$s" = unlimited ] || [ "$s" -ge "$1" ] && return 0
+	if [ "$h" = unlimited ] || [ "$h" -ge "$1" ]; then
+		ulimit -Sn "$1"
+	else
+		ulimit -n "$1" 2>/dev/null || ulimit -Sn "$h"
+	fi
+}
+# spawn_nofile N LOG CMD...: spawn with the open-file limit at least N (the
+# subshell execs the command, so LASTPID is the command's PID)
+spawn_nofile() {
+	local n=$1 log=$2
+	shift 2
+	printf '(ulimit -n >= %s) %s &\n' "$n" "$*" >>"$OUT/commands.txt"
+	(nofile_at_least "$n"; exec "$@") >"$log" 2>&1 &
+	LASTPID=$!
+	PIDS+=("$LASTPID")
+}
+# forget PID: a process we waited for is no longer ours to signal
+forget() {
+	local i
+	for i in "${!PIDS[@]}"; do
+		[ "${PIDS[$i]}" = "$1" ] && unset 'PIDS[i]'
+	done
+	PIDS=("${PIDS[@]}")
+}
+# stop_pid PID SECONDS: SIGTERM, wait up to SECONDS, SIGKILL; RC = its status
+stop_pid() {
+	kill -TERM "$1" 2>/dev/null
+	wait_for "$2" "! kill -0 $1 2>/dev/null" || kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	RC=$?
+	forget "$1"
+}
 make_ns() {
 	run ip netns add "$1" || return 1
 	NSLIST+=("$1")
@@ -161,10 +276,22 @@ wait_for() {
 	return 1
 }
 has_inet() { ip -n "$1" -4 addr show dev "$2" 2>/dev/null | grep -q inet; }
-declare -A NS ADDR PORT VLISTEN VPORT GW IFS_
+listening() { ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q LISTEN; }
+# Per path: NS client namespace (tput, lat, verify), ADDR server address
+# from there, SNS server namespace (H, or the guest for slipway-splice),
+# GNS the guest namespace (conn servers), REV 1 when the client is on the
+# host side (so iperf3 -R means guest->host), CADDR the address a client in
+# H uses for the conn leg, GW the gateway PID, IFS_ the interfaces whose
+# counters are gated, SWSTATS slipway's --stats-file.
+declare -A NS ADDR PORT VLISTEN VPORT RPORT CPORT GW IFS_ SNS GNS REV CADDR SWSTATS
 skip() {
 	printf '%s\t%s\n' "$1" "$2" >>"$OUT/skipped.tsv"
 	note "SKIP $1: $2"
+}
+# remark PATH TEXT: something the tables must say (notes.tsv)
+remark() {
+	printf '%s\t%s\n' "$1" "$2" >>"$OUT/notes.tsv"
+	note "NOTE $1: $2"
 }
 logtail() { grep -v "Failed to send .* to syslog" "$1" 2>/dev/null | tail -3 | tr '\n\t' '  '; }
 
@@ -177,8 +304,14 @@ logtail() { grep -v "Failed to send .* to syslog" "$1" 2>/dev/null | tail -3 | t
 } >"$OUT/argv.txt"
 echo "start_epoch $EPOCHREALTIME" >"$OUT/run.meta"
 : >"$OUT/skipped.tsv"
+: >"$OUT/notes.tsv"
 : >"$OUT/trials.jsonl"
 : >"$OUT/verify.jsonl"
+: >"$OUT/lat.jsonl"
+: >"$OUT/conn.jsonl"
+: >"$OUT/mem.jsonl"
+# slipway's upstream resolvers: none that leave the machine
+echo "nameserver 127.0.0.1" >"$OUT/slipway/resolv.conf"
 
 # ---- the host namespace and each path ------------------------------------
 make_ns "$H" || exit 1
@@ -186,8 +319,12 @@ i=0
 for p in $PATHS; do
 	PORT[$p]=$((5201 + i))
 	VPORT[$p]=$((5301 + i))
+	RPORT[$p]=$((5401 + i))
+	CPORT[$p]=$((5501 + i))
+	SNS[$p]=$H REV[$p]=0
 	i=$((i + 1))
 done
+MPORT=5601
 
 setup_veth() {
 	local g=swbV$TAG
@@ -199,26 +336,42 @@ setup_veth() {
 		run ip -n $g addr add 10.200.0.2/24 dev vg &&
 		run ip -n "$H" link set vh up &&
 		run ip -n $g link set vg up || { skip veth "veth setup failed"; return 1; }
-	NS[veth]=$g ADDR[veth]=10.200.0.1 VLISTEN[veth]=10.200.0.1
-	GW[veth]="" IFS_[veth]="$g:vg $H:vh"
+	NS[veth]=$g GNS[veth]=$g ADDR[veth]=10.200.0.1 VLISTEN[veth]=10.200.0.1
+	CADDR[veth]=10.200.0.2 GW[veth]="" IFS_[veth]="$g:vg $H:vh"
 }
 setup_loopback() {
-	NS[loopback]=$H ADDR[loopback]=127.0.0.1 VLISTEN[loopback]=127.0.0.1
-	GW[loopback]="" IFS_[loopback]="$H:lo"
+	NS[loopback]=$H GNS[loopback]=$H ADDR[loopback]=127.0.0.1 VLISTEN[loopback]=127.0.0.1
+	CADDR[loopback]=127.0.0.1 GW[loopback]="" IFS_[loopback]="$H:lo"
 }
+# setup_slipway PATH: slipway (guest -> host through the tap) or
+# slipway-splice (host loopback -> ports slipway publishes into the guest)
 setup_slipway() {
-	local g=swbW$TAG
+	local path=$1 g pub=() stats
+	if [ "$path" = slipway ]; then
+		g=swbW$TAG stats=$OUT/slipway/stats.json
+		leg conn && pub+=(-t "${CPORT[$path]}")
+		pub+=("${SW_NOSPLICE[@]}")
+	else
+		g=swbX$TAG stats=$OUT/slipway/stats-$path.json
+		leg tput && pub+=(-t "${PORT[$path]}" -t "${VPORT[$path]}")
+		leg lat && pub+=(-t "${RPORT[$path]}")
+		leg conn && pub+=(-t "${CPORT[$path]}")
+	fi
 	make_ns $g || return 1
-	echo "nameserver 127.0.0.1" >"$OUT/slipway/resolv.conf"
-	spawn "$OUT/logs/slipway.log" ip netns exec "$H" "$SW" --netns $g \
-		--stats-file "$OUT/slipway/stats.json" --resolv-conf "$OUT/slipway/resolv.conf"
-	GW[slipway]=$LASTPID
+	spawn "$OUT/logs/$path.log" ip netns exec "$H" "$SW" --netns $g "${pub[@]}" \
+		--stats-file "$stats" --resolv-conf "$OUT/slipway/resolv.conf"
+	GW[$path]=$LASTPID SWSTATS[$path]=$stats
 	if ! wait_for 10 "has_inet $g tap0"; then
-		skip slipway "tap0 not configured in 10 s: $(logtail "$OUT/logs/slipway.log")"
+		skip "$path" "tap0 not configured in 10 s: $(logtail "$OUT/logs/$path.log")"
 		return 1
 	fi
-	NS[slipway]=$g ADDR[slipway]=10.0.2.2 VLISTEN[slipway]=127.0.0.1
-	IFS_[slipway]="$g:tap0"
+	GNS[$path]=$g IFS_[$path]="$g:tap0" CADDR[$path]=127.0.0.1
+	if [ "$path" = slipway ]; then
+		NS[$path]=$g ADDR[$path]=10.0.2.2 VLISTEN[$path]=127.0.0.1
+	else
+		NS[$path]=$H ADDR[$path]=127.0.0.1 VLISTEN[$path]=0.0.0.0
+		SNS[$path]=$g REV[$path]=1 IFS_[$path]="$g:tap0 $g:lo"
+	fi
 }
 pasta_template() {
 	ip -n "$H" link show hv0 >/dev/null 2>&1 && return 0
@@ -228,33 +381,49 @@ pasta_template() {
 		run ip -n "$H" link set hv1 up &&
 		run ip -n "$H" route add default via 10.88.0.2 dev hv0
 }
+# start_pasta SPAWN NS LOG PID-FILE TCP-IN TCP-OUT: pasta on guest NS, in H,
+# started by the function SPAWN (spawn, or spawn_nofile N)
+start_pasta() {
+	local sp
+	read -r -a sp <<<"$1"
+	shift
+	# --runas 0: as root pasta drops to "nobody" and then cannot join a
+	# namespace made by ip netns ("Couldn't switch to pasta namespaces")
+	"${sp[@]}" "$2" ip netns exec "$H" pasta -f -q --runas 0 -I tap0 \
+		-t "$4" -u none -T "$5" -U none --config-net -P "$3" --netns "/run/netns/$1"
+}
 # setup_pasta PATH: pasta (tap path) or pasta-splice (-T for our ports)
 setup_pasta() {
-	local path=$1 g tports=none
+	local path=$1 g tports=none inports=none
 	if ! command -v pasta >/dev/null; then
 		skip "$path" "pasta not installed (apt-get install -y passt)"
 		return 1
 	fi
 	pasta_template || { skip "$path" "template interface setup in H failed"; return 1; }
-	if [ "$path" = pasta ]; then g=swbP$TAG; else g=swbQ$TAG; tports=${PORT[$path]},${VPORT[$path]}; fi
+	if [ "$path" = pasta ]; then
+		g=swbP$TAG
+	else
+		g=swbQ$TAG
+		tports=${PORT[$path]},${VPORT[$path]},${RPORT[$path]}
+	fi
+	leg conn && inports=${CPORT[$path]}
 	make_ns $g || return 1
-	# --runas 0: as root pasta drops to "nobody" and then cannot join a
-	# namespace made by ip netns ("Couldn't switch to pasta namespaces")
-	spawn "$OUT/logs/$path.log" ip netns exec "$H" pasta -f -q --runas 0 -I tap0 \
-		-t none -u none -T "$tports" -U none --config-net \
-		-P "$OUT/logs/$path.pid" --netns "/run/netns/$g"
+	start_pasta spawn $g "$OUT/logs/$path.log" "$OUT/logs/$path.pid" "$inports" "$tports"
 	GW[$path]=$LASTPID
 	if ! wait_for 10 "has_inet $g tap0"; then
 		skip "$path" "pasta did not configure tap0 in 10 s: $(logtail "$OUT/logs/$path.log")"
 		return 1
 	fi
-	NS[$path]=$g VLISTEN[$path]=127.0.0.1 IFS_[$path]="$g:tap0"
+	NS[$path]=$g GNS[$path]=$g VLISTEN[$path]=127.0.0.1 IFS_[$path]="$g:tap0"
 	if [ "$path" = pasta ]; then
 		ADDR[$path]=$(ip -n $g -4 route show default | awk '{print $3; exit}')
 		[ -n "${ADDR[$path]}" ] || { skip "$path" "no default route in the pasta guest"; return 1; }
+		# a connection from H's loopback to a -t port is spliced by
+		# pasta; from the template address it takes the tap path
+		CADDR[$path]=10.88.0.1
 	else
-		ADDR[$path]=127.0.0.1
-		if ! wait_for 10 "ip netns exec $g ss -Hltn 'sport = :${PORT[$path]}' | grep -q LISTEN"; then
+		ADDR[$path]=127.0.0.1 CADDR[$path]=127.0.0.1
+		if ! wait_for 10 "listening $g ${PORT[$path]}"; then
 			skip "$path" "pasta -T did not bind port ${PORT[$path]} in the guest"
 			return 1
 		fi
@@ -268,14 +437,32 @@ setup_slirp4netns() {
 	fi
 	make_ns $g || return 1
 	spawn "$OUT/logs/slirp4netns.log" ip netns exec "$H" slirp4netns --configure \
-		--mtu=65520 --netns-type=path "/run/netns/$g" tap0
+		--mtu=65520 --netns-type=path --api-socket "$OUT/logs/slirp4netns.sock" "/run/netns/$g" tap0
 	GW[slirp4netns]=$LASTPID
 	if ! wait_for 10 "has_inet $g tap0"; then
 		skip slirp4netns "tap0 not configured in 10 s: $(logtail "$OUT/logs/slirp4netns.log")"
 		return 1
 	fi
-	NS[slirp4netns]=$g ADDR[slirp4netns]=10.0.2.2 VLISTEN[slirp4netns]=127.0.0.1
-	IFS_[slirp4netns]="$g:tap0"
+	NS[slirp4netns]=$g GNS[slirp4netns]=$g ADDR[slirp4netns]=10.0.2.2 VLISTEN[slirp4netns]=127.0.0.1
+	IFS_[slirp4netns]="$g:tap0" CADDR[slirp4netns]=127.0.0.1
+}
+# slirp_hostfwd PORT: publish H's 127.0.0.1:PORT to the guest's PORT
+# through slirp4netns's API socket
+slirp_hostfwd() {
+	printf 'slirp4netns API %s: add_hostfwd tcp 127.0.0.1:%s -> guest:%s\n' \
+		"$OUT/logs/slirp4netns.sock" "$1" "$1" >>"$OUT/commands.txt"
+	"$PY" - "$OUT/logs/slirp4netns.sock" "$1" <<'EOF'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(5)
+s.connect(sys.argv[1])
+req = {"execute": "add_hostfwd", "arguments": {"proto": "tcp", "host_addr": "127.0.0.1",
+       "host_port": int(sys.argv[2]), "guest_port": int(sys.argv[2])}}
+s.sendall(json.dumps(req).encode())
+r = json.loads(s.recv(4096).decode())
+if "return" not in r:
+    sys.exit("add_hostfwd: %s" % r)
+EOF
 }
 
 ACTIVE=()
@@ -283,19 +470,40 @@ for p in $PATHS; do
 	case $p in
 	veth) setup_veth ;;
 	loopback) setup_loopback ;;
-	slipway) setup_slipway ;;
+	slipway | slipway-splice) setup_slipway "$p" ;;
 	pasta | pasta-splice) setup_pasta "$p" ;;
 	slirp4netns) setup_slirp4netns ;;
 	esac && ACTIVE+=("$p")
 done
-# one iperf3 server per path, all in H, on all addresses
+# servers: per path, iperf3 and swrr where the server side is (H, or the
+# guest for slipway-splice, on all addresses), swconn in the guest
 for p in "${ACTIVE[@]}"; do
-	spawn "$OUT/logs/iperf3-server-$p.log" ip netns exec "$H" iperf3 -s -p "${PORT[$p]}"
+	leg tput && spawn "$OUT/logs/iperf3-server-$p.log" ip netns exec "${SNS[$p]}" iperf3 -s -p "${PORT[$p]}"
+	leg lat && spawn "$OUT/logs/swrr-server-$p.log" ip netns exec "${SNS[$p]}" "$SWRR" server "${RPORT[$p]}"
+	leg conn && spawn "$OUT/logs/swconn-server-$p.log" ip netns exec "${GNS[$p]}" "$SWCONN" server "${CPORT[$p]}"
 done
+if leg mem; then
+	spawn_nofile "$MEM_NOFILE" "$OUT/logs/swconn-server-mem.log" ip netns exec "$H" "$SWCONN" server $MPORT
+	MEM_SERVER=$LASTPID
+fi
 for p in "${ACTIVE[@]}"; do
-	wait_for 10 "ip netns exec $H ss -Hltn 'sport = :${PORT[$p]}' | grep -q LISTEN" ||
-		{ note "run.sh: iperf3 server for $p did not start"; exit 1; }
+	if leg tput && ! wait_for 10 "listening ${SNS[$p]} ${PORT[$p]}"; then
+		note "run.sh: iperf3 server for $p did not start"
+		exit 1
+	fi
+	if leg lat && ! wait_for 10 "listening ${SNS[$p]} ${RPORT[$p]}"; then
+		note "run.sh: swrr server for $p did not start"
+		exit 1
+	fi
+	if leg conn && ! wait_for 10 "listening ${GNS[$p]} ${CPORT[$p]}"; then
+		note "run.sh: swconn server for $p did not start"
+		exit 1
+	fi
 done
+if leg mem && ! wait_for 10 "listening $H $MPORT"; then
+	note "run.sh: swconn server for the mem leg did not start"
+	exit 1
+fi
 
 # ---- measurement helpers ---------------------------------------------------
 # proc_ticks PID: PT = utime+stime of the process (all threads), or -1
@@ -316,10 +524,10 @@ sys_ticks() {
 	ST=$((SB + i + w))
 }
 IFSTAT_FILES="rx_dropped tx_dropped rx_errors tx_errors rx_packets tx_packets"
-# ifsnap PATH: IFJ = {"ns:if":[rx_dropped,tx_dropped,rx_errors,tx_errors,rx_packets,tx_packets],...}
-ifsnap() {
+# ifsnap_list "NS:IF ...": IFJ = {"ns:if":[rx_dropped,tx_dropped,rx_errors,tx_errors,rx_packets,tx_packets],...}
+ifsnap_list() {
 	local e ns ifn v out=""
-	for e in ${IFS_[$1]}; do
+	for e in $1; do
 		ns=${e%%:*} ifn=${e#*:}
 		v=$(cd / && ip netns exec "$ns" sh -c "cd /sys/class/net/$ifn/statistics && cat $IFSTAT_FILES" 2>/dev/null | paste -sd, -)
 		[ -n "$v" ] && v="[$v]" || v=null
@@ -327,21 +535,33 @@ ifsnap() {
 	done
 	IFJ="{$out}"
 }
-# sw_snapshot SEQ: counters of slipway now (SIGUSR1), for per-trial deltas
+# ifsnap PATH: IFJ for the path's interfaces
+ifsnap() { ifsnap_list "${IFS_[$1]}"; }
+# sw_snapshot PATH SEQ: counters of a slipway path now (SIGUSR1), for
+# per-leg deltas; SNAP = the file (relative to OUT) or null
 sw_snapshot() {
-	local f=$OUT/slipway/stats.json pid=${GW[slipway]}
+	local f=${SWSTATS[$1]} pid=${GW[$1]} dst=slipway/snap-$1-$2.json
+	SNAP=null
 	touch "$OUT/slipway/.mark"
 	sleep 0.01
 	kill -USR1 "$pid" 2>/dev/null || return 0
 	wait_for 2 "[ $f -nt $OUT/slipway/.mark ] && tail -c 3 $f | grep -q ']}'" &&
-		cp "$f" "$OUT/slipway/snap-$1.json"
+		cp "$f" "$OUT/$dst" && SNAP="\"$dst\""
 }
+# statusval PID FIELD: a field of /proc/PID/status in kB (or a count), or null
+statusval() {
+	local v
+	v=$(awk -v k="$2:" '$1 == k {print $2; exit}' "/proc/$1/status" 2>/dev/null)
+	echo "${v:-null}"
+}
+nfds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+is_slipway() { [ "$1" = slipway ] || [ "$1" = slipway-splice ]; }
 
 SEQ=0
 # trial PATH STREAMS DIR(up|down) TRIAL [warmup]
 trial() {
 	local p=$1 n=$2 dir=$3 t=$4 kind=${5:-trial} rc alive=1 gpid=${GW[$1]:-}
-	local jf ef ifb ifa t0 t1 sb0 st0 pt0
+	local jf ef ifb ifa t0 t1 sb0 st0 pt0 rev=0
 	SEQ=$((SEQ + 1))
 	jf=iperf/$(printf '%04d' $SEQ)-$p-P$n-$dir.json
 	ef=${jf%.json}.err
@@ -350,7 +570,9 @@ trial() {
 	[ "$kind" = warmup ] && secs=1
 	local cmd=(ip netns exec "${NS[$p]}" timeout -k 5 $((secs + 60)) iperf3 -c "${ADDR[$p]}"
 		-p "${PORT[$p]}" -t "$secs" -P "$n" -J --connect-timeout 5000)
-	[ "$dir" = down ] && cmd+=(-R)
+	# -R makes the server send: host->guest when the server is in H
+	[ "$dir" = down ] && rev=1
+	[ "$rev" != "${REV[$p]}" ] && cmd+=(-R)
 	printf '%s\n' "${cmd[*]}" >>"$OUT/commands.txt"
 	ifsnap "$p"
 	ifb=$IFJ
@@ -371,21 +593,163 @@ trial() {
 	ifsnap "$p"
 	ifa=$IFJ
 	[ -n "$gpid" ] && ! kill -0 "$gpid" 2>/dev/null && alive=0
-	local snap=null
-	if [ "$p" = slipway ] && [ "$alive" = 1 ]; then
-		sw_snapshot $SEQ && snap="\"slipway/snap-$SEQ.json\""
-	fi
+	SNAP=null
+	is_slipway "$p" && [ "$alive" = 1 ] && sw_snapshot "$p" $SEQ
 	[ -s "$OUT/$ef" ] || rm -f "$OUT/$ef"
 	printf '{"seq":%d,"kind":"%s","trial":%d,"path":"%s","streams":%d,"dir":"%s","rc":%d,"iperf_json":"%s","t0":%s,"t1":%s,"sys_busy_ticks":%d,"sys_all_ticks":%d,"gw_pid":%s,"gw_ticks":%s,"gw_alive":%s,"if_before":%s,"if_after":%s,"slipway_snapshot":%s,"cmd":"%s"}\n' \
 		$SEQ "$kind" "$t" "$p" "$n" "$dir" $rc "$jf" "$t0" "$t1" $((sb1 - sb0)) $((st1 - st0)) \
 		"${gpid:-null}" "$([ "$pt0" -ge 0 ] && [ "$pt1" -ge 0 ] && echo $((pt1 - pt0)) || echo null)" \
-		"$([ $alive = 1 ] && echo true || echo false)" "$ifb" "$ifa" "$snap" "${cmd[*]}" >>"$OUT/trials.jsonl"
+		"$([ $alive = 1 ] && echo true || echo false)" "$ifb" "$ifa" "$SNAP" "${cmd[*]}" >>"$OUT/trials.jsonl"
 	TRC=$rc
+}
+
+# tool_leg LEG PATH TRIAL KIND CMD...: run a lat or conn client (its JSON
+# line goes to LEG/SEQ-PATH.json), with the same bookkeeping as trial()
+tool_leg() {
+	local lg=$1 p=$2 t=$3 kind=$4 rc alive=1 gpid=${GW[$2]:-} of ifb ifa t0 t1 pt0 pt1 sb0 sb1
+	shift 4
+	SEQ=$((SEQ + 1))
+	of=$lg/$(printf '%04d' $SEQ)-$p.json
+	printf '%s\n' "$*" >>"$OUT/commands.txt"
+	ifsnap "$p"
+	ifb=$IFJ
+	sys_ticks
+	sb0=$SB
+	proc_ticks "$gpid"
+	pt0=$PT
+	t0=$EPOCHREALTIME
+	"$@" >"$OUT/$of" 2>"$OUT/${of%.json}.err" &
+	wait $!
+	rc=$?
+	t1=$EPOCHREALTIME
+	proc_ticks "$gpid"
+	pt1=$PT
+	sys_ticks
+	sb1=$SB
+	ifsnap "$p"
+	ifa=$IFJ
+	[ -n "$gpid" ] && ! kill -0 "$gpid" 2>/dev/null && alive=0
+	SNAP=null
+	is_slipway "$p" && [ "$alive" = 1 ] && sw_snapshot "$p" $SEQ
+	[ -s "$OUT/${of%.json}.err" ] || rm -f "$OUT/${of%.json}.err"
+	printf '{"seq":%d,"kind":"%s","trial":%d,"path":"%s","rc":%d,"out":"%s","t0":%s,"t1":%s,"sys_busy_ticks":%d,"gw_pid":%s,"gw_ticks":%s,"gw_alive":%s,"if_before":%s,"if_after":%s,"slipway_snapshot":%s,"cmd":"%s"}\n' \
+		$SEQ "$kind" "$t" "$p" $rc "$of" "$t0" "$t1" $((sb1 - sb0)) "${gpid:-null}" \
+		"$([ "$pt0" -ge 0 ] && [ "$pt1" -ge 0 ] && echo $((pt1 - pt0)) || echo null)" \
+		"$([ $alive = 1 ] && echo true || echo false)" "$ifb" "$ifa" "$SNAP" "$*" >>"$OUT/$lg.jsonl"
+	TRC=$rc
+	LASTOUT=$of
+}
+# lat_trial PATH TRIAL [warmup]: swrr from the client side to the server side
+lat_trial() {
+	local n=$RR_COUNT w=100
+	[ "${3:-trial}" = warmup ] && n=200 w=10
+	tool_leg lat "$1" "$2" "${3:-trial}" ip netns exec "${NS[$1]}" timeout -k 5 120 \
+		"$SWRR" client "${ADDR[$1]}" "${RPORT[$1]}" --count $n --size "$RR_SIZE" --warmup $w
+}
+# conn_trial PATH TRIAL [warmup]: swconn from H to the published port
+conn_trial() {
+	local s=$CONN_SECS
+	[ "${3:-trial}" = warmup ] && s=1
+	tool_leg conn "$1" "$2" "${3:-trial}" ip netns exec "$H" timeout -k 5 $((s + 60)) \
+		"$SWCONN" client "${CADDR[$1]}" "${CPORT[$1]}" --seconds $s --parallel "$CONN_PAR"
+}
+
+# mem_trial GATEWAY TRIAL: a fresh gateway on a fresh guest namespace; its
+# memory idle, then while --mem-flows verified connections from the guest
+# to H are held open, then after they are closed; then it is stopped
+mem_trial() {
+	local gwn=$1 t=$2 g pid addr log stats=null alive=1 hold hf rf flows=${MEM_N[$1]}
+	local rss0 rss1 rss2 hwm1 anon0 anon1 fd0 fd1 fd2 th1 hrc gwrc ifj if0 if1 t0 t1 t2 t3 rel relwait err=""
+	local nofile=$((flows * ${FDS_PER_FLOW[$1]} + 1024))
+	SEQ=$((SEQ + 1))
+	g=swbM$TAG
+	log=$OUT/logs/mem-$gwn-$t.log
+	hf=mem/$(printf '%04d' $SEQ)-$gwn-hold.json
+	rf=$OUT/mem/$SEQ-$gwn.ready
+	make_ns $g || return 1
+	case $gwn in
+	slipway)
+		stats=slipway/stats-mem-$t.json
+		spawn_nofile $nofile "$log" ip netns exec "$H" "$SW" --netns $g "${SW_MEMOPTS[@]}" \
+			--stats-file "$OUT/$stats" --resolv-conf "$OUT/slipway/resolv.conf"
+		stats="\"$stats\""
+		;;
+	pasta)
+		pasta_template
+		start_pasta "spawn_nofile $nofile" $g "$log" "$OUT/mem/$SEQ-pasta.pid" none none
+		;;
+	slirp4netns)
+		spawn_nofile $nofile "$log" ip netns exec "$H" slirp4netns --configure \
+			--mtu=65520 --netns-type=path "/run/netns/$g" tap0
+		;;
+	esac
+	pid=$LASTPID
+	if wait_for 10 "has_inet $g tap0"; then
+		case $gwn in
+		pasta) addr=$(ip -n $g -4 route show default | awk '{print $3; exit}') ;;
+		*) addr=10.0.2.2 ;;
+		esac
+		sleep 0.5
+		rss0=$(statusval "$pid" VmRSS) anon0=$(statusval "$pid" RssAnon) fd0=$(nfds "$pid")
+		ifsnap_list "$g:tap0"
+		if0=$IFJ
+		t0=$EPOCHREALTIME
+		spawn_nofile "$MEM_NOFILE" "$OUT/$hf" ip netns exec $g "$SWCONN" hold "$addr" $MPORT \
+			--count "$flows" --ready-file "$rf" --timeout 120
+		hold=$LASTPID
+		wait_for 150 "[ -e $rf ] || ! kill -0 $hold 2>/dev/null" || err="hold client not ready in 150 s"
+		t1=$EPOCHREALTIME
+		# let the gateway settle, then read it with every flow open
+		sleep 1
+		rss1=$(statusval "$pid" VmRSS) hwm1=$(statusval "$pid" VmHWM)
+		anon1=$(statusval "$pid" RssAnon) th1=$(statusval "$pid" Threads) fd1=$(nfds "$pid")
+		ifsnap_list "$g:tap0"
+		if1=$IFJ
+		t2=$EPOCHREALTIME
+		stop_pid "$hold" 30
+		hrc=$RC
+		# the gateway closes its sockets once the guest's FINs arrive;
+		# slipway must have let go of them all within 20 s (the peers
+		# may keep sockets in their own TIME_WAIT: only recorded, 5 s)
+		rel=null
+		relwait=5
+		[ "$gwn" = slipway ] && relwait=20
+		if wait_for $relwait "[ \$(nfds $pid) -le $((fd0 + 8)) ]"; then
+			t3=$EPOCHREALTIME
+			rel=$(awk -v a="$t2" -v b="$t3" 'BEGIN {printf "%.2f", b - a}')
+		elif [ "$gwn" = slipway ]; then
+			err+="${err:+; }slipway still holds $(nfds "$pid") descriptors 20 s after release (idle: $fd0)"
+		fi
+		rss2=$(statusval "$pid" VmRSS) fd2=$(nfds "$pid")
+		kill -0 "$pid" 2>/dev/null || alive=0
+		ifsnap_list "$g:tap0"
+		ifj=$IFJ
+	else
+		err="tap0 not configured in 10 s: $(logtail "$log")"
+		rss0=null rss1=null rss2=null hwm1=null anon0=null anon1=null th1=null
+		fd0=null fd1=null fd2=null hrc=null ifj=null if0=null if1=null t0=null t1=null rel=null
+		kill -0 "$pid" 2>/dev/null || alive=0
+	fi
+	stop_pid "$pid" 10
+	gwrc=$RC
+	run ip netns del $g
+	err=${err//\"/\'}
+	printf '{"seq":%d,"kind":"trial","trial":%d,"path":"%s","flows":%d,"hold_rc":%s,"hold_out":"%s","gw_pid":%d,"gw_alive":%s,"gw_exit":%d,"rss_kb_idle":%s,"rss_kb_held":%s,"rss_kb_released":%s,"hwm_kb_held":%s,"anon_kb_idle":%s,"anon_kb_held":%s,"threads_held":%s,"fds_idle":%s,"fds_held":%s,"fds_released":%s,"release_s":%s,"t0":%s,"t1":%s,"if_idle":%s,"if_held":%s,"if_final":%s,"slipway_stats":%s,"error":"%s"}\n' \
+		$SEQ "$t" "$gwn" "$flows" "$hrc" "$hf" "$pid" "$([ $alive = 1 ] && echo true || echo false)" "$gwrc" \
+		"$rss0" "$rss1" "$rss2" "$hwm1" "$anon0" "$anon1" "$th1" "$fd0" "$fd1" "$fd2" "$rel" "$t0" "$t1" \
+		"$if0" "$if1" "$ifj" "$stats" "$err" >>"$OUT/mem.jsonl"
+	MRC=$hrc
+	[ -z "$err" ] && [ "$hrc" = 0 ] || MRC=1
+	MEMLINE="rss ${rss0:-?} -> ${rss1:-?} kB"
 }
 
 # ---- warm-up: every path must move bytes once, or it is skipped -----------
 RUNNING=()
 for p in "${ACTIVE[@]}"; do
+	if ! leg tput; then
+		RUNNING+=("$p")
+		continue
+	fi
 	trial "$p" 1 up 0 warmup
 	if [ "$TRC" = 0 ] && trial "$p" 1 down 0 warmup && [ "$TRC" = 0 ]; then
 		RUNNING+=("$p")
@@ -393,39 +757,110 @@ for p in "${ACTIVE[@]}"; do
 		skip "$p" "warm-up iperf3 failed (rc $TRC): $(grep -h '"error"' "$OUT/$LASTJF" | head -1)"
 	fi
 done
+# the other legs: a path that cannot do a leg once is skipped for that leg
+LAT_PATHS=() CONN_PATHS=() MEM_PATHS=()
+if leg lat; then
+	for p in "${RUNNING[@]}"; do
+		lat_trial "$p" 0 warmup
+		if [ "$TRC" = 0 ]; then LAT_PATHS+=("$p"); else skip "$p" "lat leg: warm-up swrr failed (rc $TRC): $(head -c 300 "$OUT/$LASTOUT")"; fi
+	done
+fi
+if leg conn; then
+	for p in "${RUNNING[@]}"; do
+		if [ "$p" = slirp4netns ] && ! slirp_hostfwd "${CPORT[$p]}" 2>"$OUT/logs/slirp4netns-api.err"; then
+			skip "$p" "conn leg: slirp4netns add_hostfwd failed: $(head -c 200 "$OUT/logs/slirp4netns-api.err")"
+			continue
+		fi
+		conn_trial "$p" 0 warmup
+		if [ "$TRC" = 0 ]; then CONN_PATHS+=("$p"); else skip "$p" "conn leg: warm-up swconn failed (rc $TRC): $(head -c 300 "$OUT/$LASTOUT")"; fi
+	done
+fi
+if leg mem; then
+	hard=$(ulimit -Hn)
+	for p in "${RUNNING[@]}"; do
+		[[ " $MEM_GATEWAYS " == *" $p "* ]] || continue
+		MEM_N[$p]=$MEM_FLOWS
+		need=$((MEM_FLOWS * ${FDS_PER_FLOW[$p]} + 1024))
+		if [ "$hard" != unlimited ] && [ "$hard" -lt "$need" ] && ! (ulimit -n "$need") 2>/dev/null; then
+			# as many flows as fit, if that is still most of them
+			n=$(((hard - 1024) / ${FDS_PER_FLOW[$p]} / 100 * 100))
+			why="$MEM_FLOWS flows need about $need open files in $p (${FDS_PER_FLOW[$p]} per flow), the hard limit here is $hard and cannot be raised (no CAP_SYS_RESOURCE)"
+			if [ $n -lt $((MEM_FLOWS / 2)) ]; then
+				skip "$p" "mem leg: $why"
+				continue
+			fi
+			MEM_N[$p]=$n
+			remark "$p" "mem leg with $n flows instead of $MEM_FLOWS: $why; compare bytes per flow"
+		fi
+		MEM_PATHS+=("$p")
+	done
+fi
 printf '%s\n' "${RUNNING[@]}" >"$OUT/paths.txt"
+{
+	leg tput && printf 'tput\t%s\n' "${RUNNING[*]}"
+	leg lat && printf 'lat\t%s\n' "${LAT_PATHS[*]}"
+	leg conn && printf 'conn\t%s\n' "${CONN_PATHS[*]}"
+	leg mem && printf 'mem\t%s\n' "${MEM_PATHS[*]}"
+} >"$OUT/legs.tsv"
 for p in "${RUNNING[@]}"; do
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "${NS[$p]}" "${ADDR[$p]}" "${PORT[$p]}" \
-		"${VLISTEN[$p]}" "${VPORT[$p]}" "${GW[$p]:-}" "${IFS_[$p]}"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "${NS[$p]}" "${ADDR[$p]}" "${PORT[$p]}" \
+		"${VLISTEN[$p]}" "${VPORT[$p]}" "${GW[$p]:-}" "${IFS_[$p]}" "${GNS[$p]}" "${SNS[$p]}" \
+		"${REV[$p]}" "${CADDR[$p]}" "${RPORT[$p]}" "${CPORT[$p]}"
 done >"$OUT/paths.tsv"
 "$PY" "$ROOT/bench/e2e/report.py" manifest "$OUT" --host-ns "$H" --secs "$SECS" \
 	--trials "$TRIALS" --streams "$STREAMS" --paths "$PATHS" --verify-bytes "$VBYTES" \
-	--slipway "$SW" --swverify "$SWV" || exit 1
+	--slipway "$SW" --swverify "$SWV" --swrr "$SWRR" --swconn "$SWCONN" --legs "$LEGS" \
+	--rr-count "$RR_COUNT" --rr-size "$RR_SIZE" --conn-seconds "$CONN_SECS" \
+	--conn-parallel "$CONN_PAR" --mem-flows "$MEM_FLOWS" --mem-port "$MPORT" --mem-gateways "$MEM_GATEWAYS" \
+	--slipway-options="${SW_NOSPLICE[*]}" --slipway-mem-options="${SW_MEMOPTS[*]}" || exit 1
 [ ${#RUNNING[@]} -gt 0 ] || { note "run.sh: no path to measure"; exit 1; }
-note "measuring: ${RUNNING[*]}"
+note "measuring: ${RUNNING[*]} (legs: $LEGS)"
 [ -s "$OUT/skipped.tsv" ] && note "skipped: $(cut -f1 "$OUT/skipped.tsv" | paste -sd' ' -)"
 
-# ---- interleaved trials -----------------------------------------------------
-TOTAL=$((TRIALS * $(wc -w <<<"$STREAMS") * 2 * ${#RUNNING[@]}))
+# ---- interleaved trials: every leg once per trial ----------------------------
+TOTAL=$(((TRIALS * ${#MEM_PATHS[@]}) + TRIALS * (${#LAT_PATHS[@]} + ${#CONN_PATHS[@]})))
+leg tput && TOTAL=$((TOTAL + TRIALS * $(wc -w <<<"$STREAMS") * 2 * ${#RUNNING[@]}))
 k=0
 for t in $(seq "$TRIALS"); do
-	for n in $STREAMS; do
-		for dir in up down; do
-			for p in "${RUNNING[@]}"; do
-				k=$((k + 1))
-				trial "$p" "$n" "$dir" "$t"
-				printf '[%d/%d] trial %d P%d %-4s %-12s rc=%d\n' $k $TOTAL "$t" "$n" "$dir" "$p" "$TRC" >&2
+	if leg tput; then
+		for n in $STREAMS; do
+			for dir in up down; do
+				for p in "${RUNNING[@]}"; do
+					k=$((k + 1))
+					trial "$p" "$n" "$dir" "$t"
+					printf '[%d/%d] trial %d P%d %-4s %-14s rc=%d\n' $k $TOTAL "$t" "$n" "$dir" "$p" "$TRC" >&2
+				done
 			done
 		done
+	fi
+	for p in "${LAT_PATHS[@]}"; do
+		k=$((k + 1))
+		lat_trial "$p" "$t"
+		printf '[%d/%d] trial %d lat  %-14s rc=%d %s\n' $k $TOTAL "$t" "$p" "$TRC" "$(grep -o '"p50_us":[0-9.]*,"p90_us":[0-9.]*,"p99_us":[0-9.]*' "$OUT/$LASTOUT")" >&2
+	done
+	for p in "${CONN_PATHS[@]}"; do
+		k=$((k + 1))
+		conn_trial "$p" "$t"
+		printf '[%d/%d] trial %d conn %-14s rc=%d %s\n' $k $TOTAL "$t" "$p" "$TRC" "$(grep -o '"per_second":[0-9.]*,"errors":[0-9]*' "$OUT/$LASTOUT")" >&2
+	done
+	for p in "${MEM_PATHS[@]}"; do
+		k=$((k + 1))
+		mem_trial "$p" "$t"
+		printf '[%d/%d] trial %d mem  %-14s rc=%d %s\n' $k $TOTAL "$t" "$p" "$MRC" "$MEMLINE" >&2
 	done
 done
 
 # ---- payload-verified legs (swverify), one per path and direction ----------
 verify_leg() {
 	local p=$1 dir=$2 sm cm gpid=${GW[$1]:-} b=$OUT/verify/$1-$2
-	[ "$dir" = up ] && { sm=recv; cm=send; } || { sm=send; cm=recv; }
+	# the guest's side sends up (guest->host), the host's side down
+	if { [ "$dir" = up ] && [ "${REV[$p]}" = 0 ]; } || { [ "$dir" = down ] && [ "${REV[$p]}" = 1 ]; }; then
+		sm=recv cm=send
+	else
+		sm=send cm=recv
+	fi
 	rm -f "$b.ready"
-	spawn "$b.server.json" ip netns exec "$H" "$SWV" server --listen "${VLISTEN[$p]}:${VPORT[$p]}" \
+	spawn "$b.server.json" ip netns exec "${SNS[$p]}" "$SWV" server --listen "${VLISTEN[$p]}:${VPORT[$p]}" \
 		--mode $sm --bytes "$VBYTES" --once --ready-file "$b.ready" --timeout 600
 	local spid=$LASTPID src crc t0 t1 pt0 pt1
 	wait_for 10 "[ -e $b.ready ]" || note "verify $p $dir: server not ready"
@@ -444,13 +879,14 @@ verify_leg() {
 	wait_for 30 "! kill -0 $spid 2>/dev/null" || kill -TERM "$spid" 2>/dev/null
 	wait "$spid"
 	src=$?
+	forget "$spid"
 	printf '{"path":"%s","dir":"%s","bytes":"%s","server_rc":%d,"client_rc":%d,"t0":%s,"t1":%s,"gw_ticks":%s,"server_out":"verify/%s-%s.server.json","client_out":"verify/%s-%s.client.json","cmd":"%s"}\n' \
 		"$p" "$dir" "$VBYTES" $src $crc "$t0" "$t1" \
 		"$([ "$pt0" -ge 0 ] && [ "$pt1" -ge 0 ] && echo $((pt1 - pt0)) || echo null)" \
 		"$p" "$dir" "$p" "$dir" "${cmd[*]}" >>"$OUT/verify.jsonl"
-	printf 'verify %-12s %-4s server=%d client=%d\n' "$p" "$dir" $src $crc >&2
+	printf 'verify %-14s %-4s server=%d client=%d\n' "$p" "$dir" $src $crc >&2
 }
-if [ "$VBYTES" != 0 ]; then
+if leg tput && [ "$VBYTES" != 0 ]; then
 	for p in "${RUNNING[@]}"; do
 		verify_leg "$p" up
 		verify_leg "$p" down
@@ -465,11 +901,13 @@ done >"$OUT/ifstats-final.jsonl"
 for p in "${RUNNING[@]}"; do
 	gpid=${GW[$p]:-}
 	[ -n "$gpid" ] || continue
-	kill -TERM "$gpid" 2>/dev/null
-	wait_for 10 "! kill -0 $gpid 2>/dev/null"
-	wait "$gpid" 2>/dev/null
-	echo "$p $?" >>"$OUT/gw-exit.txt"
+	stop_pid "$gpid" 10
+	echo "$p $RC" >>"$OUT/gw-exit.txt"
 done
+if leg mem; then
+	stop_pid "$MEM_SERVER" 10
+	echo "$RC" >"$OUT/mem/server-exit.txt"
+fi
 echo "end_epoch $EPOCHREALTIME" >>"$OUT/run.meta"
 cleanup
 "$PY" "$ROOT/bench/e2e/report.py" report "$OUT"
