@@ -51,6 +51,23 @@ COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
           "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 
 
+def label(p):
+    """A path's name in tables: slipway+NAME is a --variant of the tap path."""
+    if p.startswith("slipway+"):
+        return f"slipway tap [{p[8:]}]"
+    return LABEL.get(p, p)
+
+
+def is_sw(p):
+    """A slipway path (tap, splice, or a variant)."""
+    return p in SLIPWAYS or p.startswith("slipway+")
+
+
+def is_gw(p):
+    """A path with a gateway process (CPU per GB is measured)."""
+    return p in GATEWAYS or p.startswith("slipway+")
+
+
 def color(p):
     """One colour per path, the same in every plot."""
     keys = list(LABEL)
@@ -61,7 +78,7 @@ SW_ZERO = (
     "EDGE_TX_ERRORS", "EDGE_RX_ERRORS", "VNET_DROP_BAD_HDR", "ETH_DROP_SHORT",
     "IP4_DROP_BAD_HDR", "IP4_DROP_BAD_LEN", "TCP_DROP_BAD_HDR", "ARP_DROP_BAD",
     "ICMP4_DROP_BAD", "UDP_DROP_BAD_HDR", "DHCP4_DROP_BAD", "DNS_DROP_BAD",
-    "FX_POOL_EMPTY", "TCP_PEEK_ERRORS",
+    "FX_POOL_EMPTY", "TCP_PEEK_ERRORS", "SHARD_MBOX_FULL",
 )
 IF_FIELDS = ("rx_dropped", "tx_dropped", "rx_errors", "tx_errors", "rx_packets", "tx_packets")
 SYSCTLS = (
@@ -450,8 +467,8 @@ def cmd_report(a):
 
     # every slipway process of the run, with its counters at exit
     instances = []
-    for p in SLIPWAYS:
-        if p in paths:
+    for p in paths:
+        if is_sw(p):
             f = "slipway/stats.json" if p == "slipway" else f"slipway/stats-{p}.json"
             instances.append({"name": p, "stats_file": f, "exit": gwexit.get(p), "stats": stats_json(f)})
     for m in mem:
@@ -464,7 +481,7 @@ def cmd_report(a):
     # of the same process, over every kind of leg in run order
     prev = {}
     for t in sorted(trials + lat + conn, key=lambda r: r["seq"]):
-        if t["path"] not in SLIPWAYS or not t.get("slipway_snapshot"):
+        if not is_sw(t["path"]) or not t.get("slipway_snapshot"):
             continue
         try:
             cur = json.load(open(os.path.join(d, t["slipway_snapshot"])))["counters"]
@@ -607,7 +624,7 @@ def cmd_report(a):
     # the release (thousands of FINs, paced) only for slipway: a peer that
     # cannot keep up with it is noted under the gate, not failed
     for m in mem:
-        key = "if_final" if m["path"] in SLIPWAYS or not m.get("if_held") else "if_held"
+        key = "if_final" if is_sw(m["path"]) or not m.get("if_held") else "if_held"
         finals.append((f"{m['path']} (mem leg, trial {m['trial']})", m.get(key) or {}))
     for p, snap in finals:
         for ifn, v in snap.items():
@@ -647,7 +664,7 @@ def cmd_report(a):
     if bad and during:
         bad.append("during legs: " + "; ".join(during))
     peer_rel = [x for x in during if " mem " in x and "release and stop" in x
-                and not any(f" mem {sw} " in x for sw in SLIPWAYS)]
+                and not any(f" mem {sw} " in x for sw in paths if is_sw(sw))]
     gate("zero drops and errors on the guest interfaces (rx/tx_dropped, rx/tx_errors, since creation)",
          not bad, "; ".join(bad) or ("all zero (" + "; ".join(seen) + ")" +
                                      ("; not gated, a peer's release of the mem leg's flows: " + "; ".join(peer_rel)
@@ -731,10 +748,10 @@ def text_chart(rows, paths, st):
             for p in paths:
                 r = next((r for r in rows if (r["streams"], r["dir"], r["path"]) == (n, dr, p)), None)
                 if not r or r["median"] is None:
-                    out.append(f"  {LABEL[p]:18} (no result)")
+                    out.append(f"  {label(p):18} (no result)")
                     continue
                 k = int(round(r["median"] / top * width))
-                out.append(f"  {LABEL[p]:18} {'█' * k}{' ' * (width - k)} {r['median']:5.1f} ({r['min']:.1f}–{r['max']:.1f})")
+                out.append(f"  {label(p):18} {'█' * k}{' ' * (width - k)} {r['median']:5.1f} ({r['min']:.1f}–{r['max']:.1f})")
             out.append("")
     return "\n".join(out).rstrip() + "\n"
 
@@ -790,11 +807,11 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
         L.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in rows:
             note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
-            L.append(f"| {r['streams']} | {DIRS[r['dir']]} | {LABEL[r['path']]}{note} | {fmt(r['median'])} | "
+            L.append(f"| {r['streams']} | {DIRS[r['dir']]} | {label(r['path'])}{note} | {fmt(r['median'])} | "
                      f"{mm(r['min'], r['max'])} | "
                      f"{fmt(r['vs_veth'], 2)} | {fmt(r['vs_pasta'], 2)} | {fmt(r['vs_pasta-splice'], 2)} | "
-                     f"{fmt(r['gw_s_per_gb'], 3) if r['path'] in GATEWAYS else '–'} | "
-                     f"{fmt(r['gw_cpus'], 2) if r['path'] in GATEWAYS else '–'} | {fmt(r['sys_s_per_gb'], 3)} |")
+                     f"{fmt(r['gw_s_per_gb'], 3) if is_gw(r['path']) else '–'} | "
+                     f"{fmt(r['gw_cpus'], 2) if is_gw(r['path']) else '–'} | {fmt(r['sys_s_per_gb'], 3)} |")
         L.append("")
         L.append("Gbit/s: iperf3's receiver-side rate (sum over streams). vs veth / vs pasta / vs pasta splice: "
                  "ratio of medians in the same row group (pasta = pasta's tap path). Gateway CPU: utime+stime of the "
@@ -818,7 +835,7 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
         L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in lat_rows:
             note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
-            L.append(f"| {LABEL[r['path']]}{note} | {fmt(r['p50_us'])} | {mm(r['p50_us_min'], r['p50_us_max'])} | "
+            L.append(f"| {label(r['path'])}{note} | {fmt(r['p50_us'])} | {mm(r['p50_us_min'], r['p50_us_max'])} | "
                      f"{fmt(r['p99_us'])} | {mm(r['p99_us_min'], r['p99_us_max'])} | {fmt(r['mean_us'])} | "
                      f"{ratios(r, 'p50_vs')} | {ratios(r, 'p99_vs')} |")
         L.append("")
@@ -836,9 +853,9 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
         L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in conn_rows:
             note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
-            L.append(f"| {LABEL[r['path']]}{note} | {fmt(r['per_second'], 0)} | "
+            L.append(f"| {label(r['path'])}{note} | {fmt(r['per_second'], 0)} | "
                      f"{mm(r['per_second_min'], r['per_second_max'], 0)} | {ratios(r, 'vs')} | "
-                     f"{fmt(r['gw_us_per_conn'], 1) if r['path'] in GATEWAYS else '–'} | "
+                     f"{fmt(r['gw_us_per_conn'], 1) if is_gw(r['path']) else '–'} | "
                      f"{r['connections']} | {r['errors']} |")
         L.append("")
         L.append("A client in H opens a connection, sends a 16-byte request, checks the 32-byte reply and the "
@@ -857,11 +874,11 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
         for r in mem_rows:
             note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
             fds = r["fds_held"] / r["flows"] if r["fds_held"] is not None and r["flows"] else None
-            L.append(f"| {LABEL[r['path']]}{note} | {fmt(r['flows'], 0)} | {fmt(r['rss_idle_mib'])} | {fmt(r['rss_held_mib'])} | "
+            L.append(f"| {label(r['path'])}{note} | {fmt(r['flows'], 0)} | {fmt(r['rss_idle_mib'])} | {fmt(r['rss_held_mib'])} | "
                      f"{fmt(r['rss_increase_mib'])} | {mm(r['rss_increase_mib_min'], r['rss_increase_mib_max'])} | "
                      f"{fmt(r['rss_bytes_per_flow'], 0)} | {fmt(r['vs'].get('pasta'), 2)} | "
                      f"{fmt(r['rss_released_mib'])} | {fmt(fds, 2)} | {fmt(r['open_per_s'], 0)} | "
-                     f"{fmt(r['release_s'], 1) if r['release_s'] is not None else ('> 20' if r['path'] in SLIPWAYS else '> 5')} |")
+                     f"{fmt(r['release_s'], 1) if r['release_s'] is not None else ('> 20' if is_sw(r['path']) else '> 5')} |")
         L.append("")
         L.append("VmRSS of the gateway process (/proc/PID/status) half a second after it configured the guest, "
                  "and one second after the hold client (swconn hold, in the guest) had all its connections to a "
@@ -891,7 +908,7 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
         L.append("")
         for v in verify:
             g = [c.get("gbps") for c in v.get("client_report", []) if "gbps" in c]
-            L.append(f"- {LABEL.get(v['path'], v['path'])} {DIRS[v['dir']]}: "
+            L.append(f"- {label(v['path'])} {DIRS[v['dir']]}: "
                      f"{'verified' if v['server_rc'] == 0 and v['client_rc'] == 0 else 'FAILED'}"
                      f"{', %.1f Gbit/s' % g[-1] if g else ''}")
         L.append("")
@@ -957,7 +974,7 @@ def make_plots(d, rows, paths, st, man, lat_rows, conn_rows, mem_rows):
             hi = [(b[3] - b[1]) if b[1] is not None else 0 for b in bars]
             ax.bar(xs, ys, 0.6, yerr=[lo, hi], capsize=3, color=[color(b[0]) for b in bars])
             ax.set_xticks(list(xs))
-            ax.set_xticklabels([LABEL[b[0]] for b in bars], fontsize=8)
+            ax.set_xticklabels([label(b[0]) for b in bars], fontsize=8)
             ax.set_title(title, fontsize=9)
             ax.grid(axis="y", alpha=0.3)
         fig.suptitle(f"median, min–max over {st['trials']} trials; {man['commit_short']}, {man['kernel']}, "
@@ -984,7 +1001,7 @@ def mpl_throughput(plt, d, rows, paths, groups, st, man):
             lo.append(r["median"] - r["min"])
             hi.append(r["max"] - r["median"])
             cs.append(r["sys_s_per_gb"] or 0)
-        axes[0].bar(xs, ys, w, yerr=[lo, hi], capsize=2, label=LABEL[p], color=color(p))
+        axes[0].bar(xs, ys, w, yerr=[lo, hi], capsize=2, label=label(p), color=color(p))
         axes[1].bar(xs, cs, w, color=color(p))
     axes[0].set_ylabel("Gbit/s (median, min–max)")
     axes[0].set_ylim(0, max([r["max"] for r in rows if r["max"] is not None] or [1]) * 1.22)
@@ -1029,13 +1046,13 @@ def svg_plot(d, rows, paths, groups, man):
             x = x0 + i * bw
             s.append(f'<rect x="{x:.1f}" y="{y(r["median"]):.1f}" width="{bw * 0.9:.1f}" '
                      f'height="{y(0) - y(r["median"]):.1f}" fill="{color(p)}">'
-                     f'<title>{esc(LABEL[p])} P{n} {DIRS[dr]}: {r["median"]:.1f} Gbit/s</title></rect>')
+                     f'<title>{esc(label(p))} P{n} {DIRS[dr]}: {r["median"]:.1f} Gbit/s</title></rect>')
             cx = x + bw * 0.45
             s.append(f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(r["min"]):.1f}" y2="{y(r["max"]):.1f}" stroke="#000"/>')
     for i, p in enumerate(paths):
         yy = Hh + 5 + 20 * i
         s.append(f'<rect x="{left}" y="{yy - 10}" width="12" height="12" fill="{color(p)}"/>'
-                 f'<text x="{left + 18}" y="{yy}">{esc(LABEL[p])}</text>')
+                 f'<text x="{left + 18}" y="{yy}">{esc(label(p))}</text>')
     s.append(f'<text x="{left}" y="15">Gbit/s (median, min–max) — {esc(man["commit_short"])}, {esc(man["kernel"])}</text></svg>')
     with open(os.path.join(d, "throughput.svg"), "w") as f:
         f.write("\n".join(s))
@@ -1054,13 +1071,13 @@ def svg_panels(d, panels, man):
         yb = y0 + head
         for i, (p, m, lo, hi) in enumerate(bars):
             yy = yb + i * (bar_h + gap)
-            label = LABEL[p]
-            s.append(f'<text x="{left - 6}" y="{yy + bar_h - 4}" text-anchor="end">{esc(label)}</text>')
+            name = label(p)
+            s.append(f'<text x="{left - 6}" y="{yy + bar_h - 4}" text-anchor="end">{esc(name)}</text>')
             if m is None:
                 s.append(f'<text x="{left + 4}" y="{yy + bar_h - 4}" fill="#888">no result</text>')
                 continue
             s.append(f'<rect x="{left}" y="{yy}" width="{x(m) - left:.1f}" height="{bar_h}" '
-                     f'fill="{color(p)}"><title>{esc(label)}: {m:.4g}</title></rect>')
+                     f'fill="{color(p)}"><title>{esc(name)}: {m:.4g}</title></rect>')
             s.append(f'<line x1="{x(lo):.1f}" x2="{x(hi):.1f}" y1="{yy + bar_h / 2:.1f}" y2="{yy + bar_h / 2:.1f}" '
                      f'stroke="#000"/><line x1="{x(lo):.1f}" x2="{x(lo):.1f}" y1="{yy + 3}" y2="{yy + bar_h - 3}" '
                      f'stroke="#000"/><line x1="{x(hi):.1f}" x2="{x(hi):.1f}" y1="{yy + 3}" y2="{yy + bar_h - 3}" '

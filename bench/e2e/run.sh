@@ -109,11 +109,15 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
   --mem-gateways "LIST" mem: gateways to measure, each needs its path in
                    --paths (default "$MEM_GATEWAYS"; also: slirp4netns, which
                    takes about 35 s to open 10,000 flows on 2 cores)
+  --variant NAME="OPTIONS"  one more path, slipway+NAME: the slipway tap path
+                   with OPTIONS added (e.g. --variant shards1="--shards 1");
+                   repeatable; add it to --paths to run it
 Environment: SLIPWAY, SWVERIFY, SWRR, SWCONN (binaries; default
 build/src/slipway, build/tools/swverify, build/tools/swrr, build/tools/swconn).
 EOF
 }
 
+declare -A VOPTS
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t) SECS=${2:?}; shift 2 ;;
@@ -129,6 +133,12 @@ while [ $# -gt 0 ]; do
 	--conn-parallel) CONN_PAR=${2:?}; shift 2 ;;
 	--mem-flows) MEM_FLOWS=${2:?}; shift 2 ;;
 	--mem-gateways) MEM_GATEWAYS=${2:?}; shift 2 ;;
+	--variant)
+		[[ ${2:-} =~ ^([a-z0-9]+)=(.*)$ ]] ||
+			{ echo "run.sh: --variant wants NAME=\"OPTIONS\" (NAME: a-z, 0-9)" >&2; exit 2; }
+		VOPTS[slipway+${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+		ALL_PATHS+=" slipway+${BASH_REMATCH[1]}"
+		shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -351,6 +361,14 @@ setup_slipway() {
 		g=swbW$TAG stats=$OUT/slipway/stats.json
 		leg conn && pub+=(-t "${CPORT[$path]}")
 		pub+=("${SW_NOSPLICE[@]}")
+	elif [ "${path%%+*}" = slipway ]; then
+		# a variant: the tap path with extra options
+		VN=$((${VN:-0} + 1))
+		g=swbV$VN$TAG stats=$OUT/slipway/stats-$path.json
+		leg conn && pub+=(-t "${CPORT[$path]}")
+		pub+=("${SW_NOSPLICE[@]}")
+		read -r -a vo <<<"${VOPTS[$path]}"
+		pub+=("${vo[@]}")
 	else
 		g=swbX$TAG stats=$OUT/slipway/stats-$path.json
 		leg tput && pub+=(-t "${PORT[$path]}" -t "${VPORT[$path]}")
@@ -366,7 +384,7 @@ setup_slipway() {
 		return 1
 	fi
 	GNS[$path]=$g IFS_[$path]="$g:tap0" CADDR[$path]=127.0.0.1
-	if [ "$path" = slipway ]; then
+	if [ "$path" != slipway-splice ]; then
 		NS[$path]=$g ADDR[$path]=10.0.2.2 VLISTEN[$path]=127.0.0.1
 	else
 		NS[$path]=$H ADDR[$path]=127.0.0.1 VLISTEN[$path]=0.0.0.0
@@ -470,7 +488,7 @@ for p in $PATHS; do
 	case $p in
 	veth) setup_veth ;;
 	loopback) setup_loopback ;;
-	slipway | slipway-splice) setup_slipway "$p" ;;
+	slipway | slipway-splice | slipway+*) setup_slipway "$p" ;;
 	pasta | pasta-splice) setup_pasta "$p" ;;
 	slirp4netns) setup_slirp4netns ;;
 	esac && ACTIVE+=("$p")
@@ -555,7 +573,7 @@ statusval() {
 	echo "${v:-null}"
 }
 nfds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
-is_slipway() { [ "$1" = slipway ] || [ "$1" = slipway-splice ]; }
+is_slipway() { [[ $1 == slipway || $1 == slipway-splice || $1 == slipway+* ]]; }
 
 SEQ=0
 # trial PATH STREAMS DIR(up|down) TRIAL [warmup]
