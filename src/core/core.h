@@ -282,6 +282,7 @@ struct udp_flow;
  *		passed this frame on already
  * @pass_to:	set by core_input(): the shard the frame belongs to, or -1
  *		if it was handled here (see core_pass_on())
+ * @ended:	hashes of TCP flows that ended here lately (flow_ended_here())
  */
 struct core {
 	struct core_conf conf;
@@ -303,6 +304,7 @@ struct core {
 	uint32_t uhiwat;
 	uint8_t in_hop;
 	int pass_to;
+	uint32_t ended[256];
 };
 
 /**

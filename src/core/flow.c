@@ -5,6 +5,28 @@
 #include "tcp.h"
 
 /**
+ * flow_hash() - keyed hash of a tuple
+ * @c:		core
+ * @gaddr_be:	guest-side address
+ * @gport:	guest-side port
+ * @raddr_be:	remote address
+ * @rport:	remote port
+ *
+ * Return: 32 bits of hash
+ */
+static uint32_t flow_hash(const struct core *c, uint32_t gaddr_be,
+			  uint16_t gport, uint32_t raddr_be, uint16_t rport)
+{
+	uint8_t t[12];
+
+	memcpy(t, &gaddr_be, 4);
+	memcpy(t + 4, &raddr_be, 4);
+	wr16(t + 8, gport);
+	wr16(t + 10, rport);
+	return (uint32_t)siphash24(c->key, t, sizeof(t));
+}
+
+/**
  * flow_bucket() - hash bucket of a tuple
  * @c:		core
  * @gaddr_be:	guest-side address
@@ -17,13 +39,32 @@
 static uint32_t flow_bucket(const struct core *c, uint32_t gaddr_be,
 			    uint16_t gport, uint32_t raddr_be, uint16_t rport)
 {
-	uint8_t t[12];
+	return flow_hash(c, gaddr_be, gport, raddr_be, rport) &
+	       (c->nbuckets - 1);
+}
 
-	memcpy(t, &gaddr_be, 4);
-	memcpy(t + 4, &raddr_be, 4);
-	wr16(t + 8, gport);
-	wr16(t + 10, rport);
-	return (uint32_t)siphash24(c->key, t, sizeof(t)) & (c->nbuckets - 1);
+/**
+ * flow_ended_here() - did a flow of this tuple end on this core lately?
+ * @c:		core
+ * @gaddr_be:	guest-side address
+ * @gport:	guest-side port
+ * @raddr_be:	remote address
+ * @rport:	remote port
+ *
+ * With shards, a segment for a flow we do not have goes round the other
+ * shards; but the usual such segment is the guest's data still in flight
+ * when its flow ended here (a reset), and that one we answer ourselves.
+ * A direct-mapped memory of the last ended flows' hashes: a collision
+ * costs at most a pass to another shard.
+ *
+ * Return: true if it did (as far as the memory goes)
+ */
+bool flow_ended_here(const struct core *c, uint32_t gaddr_be, uint16_t gport,
+		     uint32_t raddr_be, uint16_t rport)
+{
+	uint32_t h = flow_hash(c, gaddr_be, gport, raddr_be, rport) | 1;
+
+	return c->ended[h % ARRAY_SIZE(c->ended)] == h;
 }
 
 /**
@@ -109,6 +150,12 @@ void flow_free(struct core *c, struct tcp_flow *f)
 		pp = &c->flows[*pp - 1].next;
 	ASSERT(*pp == idx + 1);
 	*pp = f->next;
+	if (c->conf.nshards > 1) {
+		uint32_t h = flow_hash(c, f->guest_addr_be, f->guest_port,
+				       f->remote_addr_be, f->remote_port) | 1;
+
+		c->ended[h % ARRAY_SIZE(c->ended)] = h;
+	}
 	if (f->flags & TCPF_ACK_LISTED) {
 		uint32_t i;
 

@@ -857,6 +857,8 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 	/* a new flow is opened where its SYN lands; anything else for a
 	 * flow we do not have may belong to another shard */
 	if (!f && (s.flags & (TH_SYN | TH_ACK | TH_RST)) != TH_SYN &&
+	    c->conf.nshards > 1 &&
+	    !flow_ended_here(c, saddr, s.sport, daddr, s.dport) &&
 	    core_pass_on(c, -1))
 		return;
 	CTR_INC(c, TCP_GUEST_SEGS);

@@ -263,5 +263,7 @@ struct tcp_flow *flow_lookup(struct core *c, uint32_t gaddr_be, uint16_t gport,
 struct tcp_flow *flow_alloc(struct core *c, uint32_t gaddr_be, uint16_t gport,
 			    uint32_t raddr_be, uint16_t rport);
 void flow_free(struct core *c, struct tcp_flow *f);
+bool flow_ended_here(const struct core *c, uint32_t gaddr_be, uint16_t gport,
+		     uint32_t raddr_be, uint16_t rport);
 
 #endif /* SLIPWAY_TCP_H */

@@ -11,6 +11,7 @@
 #include <errno.h>
 
 #include "helpers.h"
+#include "core/udp.h"
 
 #define SOCK_BASE 100	/* fake host socket numbers: SOCK_BASE + flow index */
 #define RTO_NS MS(200)	/* the core's default initial RTO */
@@ -3077,6 +3078,104 @@ static void test_bug_published_port_tiny_mss(void **state)
 }
 
 /**
+ * udp_to() - the guest sends a UDP datagram (checksum 0: none)
+ * @e:		environment
+ * @daddr:	destination
+ * @sport:	source port
+ * @dport:	destination port
+ */
+static void udp_to(struct env *e, uint32_t daddr, uint16_t sport,
+		   uint16_t dport)
+{
+	size_t off = build_l2(e, e->in, e->c.conf.our_mac, e->c.conf.guest_mac,
+			      ETHERTYPE_IP4);
+	uint8_t *u = e->in + off + IP4_HLEN;
+
+	build_ip4(e->in + off, IPPROTO_UDP_, GUEST4, daddr, UDP_HLEN + 4);
+	wr16(u, sport);
+	wr16(u + 2, dport);
+	wr16(u + 4, UDP_HLEN + 4);
+	wr16(u + 6, 0);
+	memcpy(u + 8, "ping", 4);
+	env_input(e, e->in, off + IP4_HLEN + UDP_HLEN + 4);
+}
+
+/**
+ * test_shard_pass_on() - with two shards, what a core passes on and what it
+ * keeps: segments of unknown flows go to the next shard until the last one
+ * answers; a flow that ended here is answered here; SYNs open flows where
+ * they land; new datagram flows go round too; DNS goes to shard 0
+ * @state:	environment
+ */
+static void test_shard_pass_on(void **state)
+{
+	struct env *e = *state;
+	struct conn k;
+	struct seg s = {
+		.daddr = GW4, .sport = 40100, .dport = 80, .seq = 1000,
+		.ack = 5000, .flags = T_ACK, .wnd = 1000, .data = pat, .len = 10,
+	};
+
+	e->c.conf.nshards = 2;
+	e->c.conf.shard_id = 0;
+	/* an unknown flow's segment: passed on, nothing else done */
+	e->c.in_hop = 0;
+	env_send(e, &s);
+	assert_int_equal(e->c.pass_to, 1);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_int_equal(e->fx.nintents, 0);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 0, -1);
+	/* the last shard to see it answers with an RST */
+	e->c.in_hop = 1;
+	env_send(e, &s);
+	assert_int_equal(e->c.pass_to, -1);
+	assert_int_equal(e->fx.nframes, 1);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_RST_UNKNOWN_FLOW, 1,
+			  -1);
+	env_clear(e);
+	env_mark(e);
+
+	/* a SYN opens the flow here, at any hop */
+	e->c.in_hop = 0;
+	open_conn(e, &k, GW4, 40101, 80, 7000, true);
+	assert_int_equal(e->c.pass_to, -1);
+	/* once it ended here, its late segments are answered here */
+	rst_conn(e, &k);
+	gsend(e, &k, T_ACK, pat, 10);
+	assert_int_equal(e->c.pass_to, -1);
+	assert_int_equal(e->fx.nframes, 1); /* the RST */
+	env_clear(e);
+
+	/* a new datagram flow goes round; the last shard opens it */
+	udp_to(e, ip4(10, 0, 2, 77), 5353, 9999);
+	assert_int_equal(e->c.pass_to, 1);
+	assert_int_equal(e->fx.nintents, 0);
+	e->c.in_hop = 1;
+	udp_to(e, ip4(10, 0, 2, 77), 5353, 9999);
+	assert_int_equal(e->c.pass_to, -1);
+	assert_int_equal(fx_count(e, FX_DGRAM_OPEN), 1);
+	env_clear(e);
+	core_timer(&e->c, e->now + e->c.conf.udp_idle_ns + 1, &e->fx);
+	assert_int_equal(fx_count(e, FX_DGRAM_CLOSE), 1);
+	env_clear(e);
+
+	/* DNS: shard 1 hands it to shard 0, whatever the hop */
+	e->c.conf.dns4_be = ip4(10, 0, 2, 3);
+	e->c.conf.shard_id = 1;
+	udp_to(e, e->c.conf.dns4_be, 5354, 53);
+	assert_int_equal(e->c.pass_to, 0);
+	assert_int_equal(e->fx.nintents, 0);
+	e->c.conf.shard_id = 0;
+	udp_to(e, e->c.conf.dns4_be, 5354, 53);
+	assert_int_equal(e->c.pass_to, -1);
+	assert_int_equal(fx_count(e, FX_DNS_QUERY), 1);
+	env_clear(e);
+	e->c.conf.dns4_be = 0;
+	e->c.in_hop = 0;
+	e->c.conf.nshards = 0;
+}
+
+/**
  * main() - run the TCP tests (T: vnet header and offload, TP: plain)
  *
  * Return: 0 if all passed, else the number of failures
@@ -3088,6 +3187,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_handshake_gw),
 		TP(test_handshake_gw),
+		T(test_shard_pass_on),
+		TP(test_shard_pass_on),
 		T(test_handshake_no_ws),
 		T(test_handshake_mss),
 		T(test_handshake_ws0),
