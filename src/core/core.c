@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "core.h"
+#include "ndp.h"
 #include "tcp.h"
 #include "udp.h"
 
@@ -109,6 +110,7 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
 		c->conf.udp_idle_ns = 180ULL * 1000 * 1000 * 1000;
 	memcpy(c->key, key, 16);
 	c->next_deadline_ns = UINT64_MAX;
+	ndp_init(c); /* periodic router advertisements: due at once */
 
 	/* free list in index order, so low indices are reused first */
 	for (i = 0; i < conf->max_flows; i++) {
@@ -347,6 +349,7 @@ uint64_t core_timer(struct core *c, uint64_t now_ns, struct fx *fx)
 			next = f->deadline_ns;
 	}
 	next = MIN(next, udp_timer(c, now_ns, fx));
+	next = MIN(next, ndp_timer(c, now_ns, fx));
 	c->next_deadline_ns = next;
 	return next;
 }

@@ -278,6 +278,9 @@ struct udp_flow;
  * @nubuckets:	power of two
  * @ufree_head:	first free datagram flow (index + 1)
  * @uhiwat:	datagram flows ever used
+ * @ra_next_ns:	when the next unsolicited router advertisement is due
+ *		(UINT64_MAX: none, off or not shard 0; see ndp_timer())
+ * @ra_cnt:	unsolicited router advertisements sent so far
  * @in_hop:	set by the host before core_input(): how many shards have
  *		passed this frame on already
  * @pass_to:	set by core_input(): the shard the frame belongs to, or -1
@@ -301,6 +304,8 @@ struct core {
 	uint32_t nubuckets;
 	uint32_t ufree_head;
 	uint32_t uhiwat;
+	uint64_t ra_next_ns;
+	uint32_t ra_cnt;
 	uint8_t in_hop;
 	int pass_to;
 };

@@ -52,6 +52,7 @@
 	X(ICMP6_ECHO_REPLIES, "ICMPv6 echo replies sent for the gateway")   \
 	X(NDP_NA_SENT, "neighbour advertisements sent")                     \
 	X(NDP_RA_SENT, "router advertisements sent")                        \
+	X(NDP_RA_PERIODIC, "of those, unsolicited (periodic)")              \
 	X(NDP_DROP_BAD, "malformed NDP messages")                           \
 	X(TCP_DROP_BAD_HDR, "malformed TCP segments")                       \
 	X(TCP_DROP_BAD_ACK, "segments acknowledging unsent data")           \
