@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "core.h"
+#include "dhcp6.h"
 #include "ndp.h"
 #include "tcp.h"
 #include "udp.h"
@@ -84,7 +85,7 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
 	    (conf->gso_max && (!conf->csum_offload ||
 			       conf->gso_max > 65535 - IP4_HLEN - TCP_HLEN)))
 		return -EINVAL;
-	if (conf->ipv6 && core_conf6_bad(conf))
+	if (conf->ipv6 && (core_conf6_bad(conf) || dhcp6_conf_bad(conf)))
 		return -EINVAL;
 
 	memset(c, 0, sizeof(*c));

@@ -106,6 +106,11 @@ struct vnet_hdr {
  * @ra_router_lifetime_s: router lifetime in router advertisements
  *			(0, the default: the guest does not make us its
  *			default router; at most 65535)
+ * @guest6:		the guest's IPv6 address in @prefix6, handed out by
+ *			DHCPv6 (dhcp6.c) when @dhcp6 is on
+ * @dhcp6:		DHCPv6 server on (needs @ipv6): answers from
+ *			@guest6, @dns6 and @dhcp4.search; router
+ *			advertisements then carry the M and O flags
  * @shard_id:		this core's shard (0 .. @nshards - 1)
  * @nshards:		shards serving the edge (0 or 1: this core sees
  *			every frame and never passes one on)
@@ -164,6 +169,8 @@ struct core_conf {
 	uint8_t gw6[16];
 	uint8_t dns6[16];
 	uint32_t ra_router_lifetime_s;
+	uint8_t guest6[16];
+	bool dhcp6;
 	uint8_t shard_id;
 	uint8_t nshards;
 };

@@ -8,7 +8,8 @@
  * of unsolicited router advertisements.
  *
  * - Router advertisements come from the gateway's link-local address: hop
- *   limit 64, no M/O flags (there is no DHCPv6 yet), router lifetime
+ *   limit 64, the M and O flags when DHCPv6 is on (conf.dhcp6: addresses
+ *   and other configuration there too), router lifetime
  *   conf.ra_router_lifetime_s (0 by default: the guest takes no default
  *   route through us while TCP/UDP over IPv6 are missing), the ULA /64 as a
  *   prefix information option (on link, autonomous: SLAAC), an MTU option,
@@ -66,6 +67,8 @@
 #define ND_NA_F_ROUTER 0x80
 #define ND_NA_F_SOLICITED 0x40
 #define ND_NA_F_OVERRIDE 0x20
+#define ND_RA_F_MANAGED 0x80 /* addresses by DHCPv6 */
+#define ND_RA_F_OTHER 0x40   /* other configuration by DHCPv6 */
 #define ND_PREFIX_F_ONLINK 0x80
 #define ND_PREFIX_F_AUTO 0x40
 
@@ -216,7 +219,7 @@ static void ndp_send_ra(struct core *c, const uint8_t *dst, struct fx *fx)
 	m[0] = ND_ROUTER_ADVERT;
 	m[1] = 0;
 	m[4] = NDP_RA_CUR_HOP_LIMIT;
-	m[5] = 0; /* no M, no O: no DHCPv6 */
+	m[5] = c->conf.dhcp6 ? ND_RA_F_MANAGED | ND_RA_F_OTHER : 0;
 	wr16(m + 6, (uint16_t)c->conf.ra_router_lifetime_s);
 	wr32(m + 8, 0);	 /* reachable time: unspecified */
 	wr32(m + 12, 0); /* retrans timer: unspecified */

@@ -1234,12 +1234,12 @@ static void test_ra_shards(void **state)
 }
 
 /**
- * test_ra_dnssl() - with a search list, advertisements (solicited and
- * unsolicited) carry a DNSSL option with the names zero-padded to 8n
- * bytes; a 256-byte list still fits
+ * test_ra_dhcp6_dnssl() - with DHCPv6 on, advertisements (solicited and
+ * unsolicited) carry the M and O flags; with a search list, a DNSSL option
+ * with the names zero-padded to 8n bytes; a 256-byte list still fits
  * @state:	unused (own environments)
  */
-static void test_ra_dnssl(void **state)
+static void test_ra_dhcp6_dnssl(void **state)
 {
 	static const uint8_t search[] = "\x07" "example" "\x04" "test" "\0"
 					"\x03" "lab";
@@ -1254,6 +1254,9 @@ static void test_ra_dnssl(void **state)
 
 	(void)state;
 	conf6(&cc, true);
+	cc.dhcp6 = true;
+	memcpy(cc.guest6, prefix6, 8);
+	cc.guest6[15] = 0x15;
 	memcpy(cc.dhcp4.search, search, sizeof(search));
 	cc.dhcp4.search_len = sizeof(search); /* 2 names, 19 bytes */
 	e = env_new(&cc);
@@ -1262,18 +1265,18 @@ static void test_ra_dnssl(void **state)
 	p.len = rs_msg(m, true);
 	input6(e, &p);
 	assert_int_equal(e->fx.nframes, 1);
-	check_ra_full(e, 0, NULL, guest6_ll, 0, true, 0, search,
+	check_ra_full(e, 0, NULL, guest6_ll, 0, true, 0xc0, search,
 		      sizeof(search));
 	env_clear(e);
 	assert_true(core_timer(&e->c, e->now, &e->fx) > e->now);
 	assert_int_equal(e->fx.nframes, 1);
-	check_ra_full(e, 0, all_nodes_mac, all_nodes, 0, true, 0, search,
+	check_ra_full(e, 0, all_nodes_mac, all_nodes, 0, true, 0xc0, search,
 		      sizeof(search));
 	assert_ctr_deltas(e, CTR_NDP_RA_SENT, 2, CTR_NDP_RA_PERIODIC, 1, -1);
 	assert_quiet6(e);
 	env_free(e);
 
-	/* a full 256-byte list (a multiple of 8: no padding) */
+	/* DHCPv6 off, a full 256-byte list (a multiple of 8: no padding) */
 	conf6(&cc, false);
 	for (i = 0; i < sizeof(cc.dhcp4.search); i++)
 		cc.dhcp4.search[i] = (uint8_t)(i * 7 + 1);
@@ -1317,7 +1320,7 @@ int main(void)
 		BOTH(test_ra_periodic),
 		BOTH(test_ra_periodic_no_slot),
 		cmocka_unit_test(test_ra_shards),
-		cmocka_unit_test(test_ra_dnssl),
+		cmocka_unit_test(test_ra_dhcp6_dnssl),
 	};
 
 	return cmocka_run_group_tests_name("ndp", tests, NULL, NULL);
