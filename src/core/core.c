@@ -4,6 +4,8 @@
 #include <errno.h>
 
 #include "core.h"
+#include "dhcp6.h"
+#include "ndp.h"
 #include "tcp.h"
 #include "udp.h"
 
@@ -83,7 +85,7 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
 	    (conf->gso_max && (!conf->csum_offload ||
 			       conf->gso_max > 65535 - IP4_HLEN - TCP_HLEN)))
 		return -EINVAL;
-	if (conf->ipv6 && core_conf6_bad(conf))
+	if (conf->ipv6 && (core_conf6_bad(conf) || dhcp6_conf_bad(conf)))
 		return -EINVAL;
 
 	memset(c, 0, sizeof(*c));
@@ -109,6 +111,7 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
 		c->conf.udp_idle_ns = 180ULL * 1000 * 1000 * 1000;
 	memcpy(c->key, key, 16);
 	c->next_deadline_ns = UINT64_MAX;
+	ndp_init(c); /* periodic router advertisements: due at once */
 
 	/* free list in index order, so low indices are reused first */
 	for (i = 0; i < conf->max_flows; i++) {
@@ -347,6 +350,7 @@ uint64_t core_timer(struct core *c, uint64_t now_ns, struct fx *fx)
 			next = f->deadline_ns;
 	}
 	next = MIN(next, udp_timer(c, now_ns, fx));
+	next = MIN(next, ndp_timer(c, now_ns, fx));
 	c->next_deadline_ns = next;
 	return next;
 }

@@ -106,6 +106,11 @@ struct vnet_hdr {
  * @ra_router_lifetime_s: router lifetime in router advertisements
  *			(0, the default: the guest does not make us its
  *			default router; at most 65535)
+ * @guest6:		the guest's IPv6 address in @prefix6, handed out by
+ *			DHCPv6 (dhcp6.c) when @dhcp6 is on
+ * @dhcp6:		DHCPv6 server on (needs @ipv6): answers from
+ *			@guest6, @dns6 and @dhcp4.search; router
+ *			advertisements then carry the M and O flags
  * @shard_id:		this core's shard (0 .. @nshards - 1)
  * @nshards:		shards serving the edge (0 or 1: this core sees
  *			every frame and never passes one on)
@@ -164,6 +169,8 @@ struct core_conf {
 	uint8_t gw6[16];
 	uint8_t dns6[16];
 	uint32_t ra_router_lifetime_s;
+	uint8_t guest6[16];
+	bool dhcp6;
 	uint8_t shard_id;
 	uint8_t nshards;
 };
@@ -278,6 +285,9 @@ struct udp_flow;
  * @nubuckets:	power of two
  * @ufree_head:	first free datagram flow (index + 1)
  * @uhiwat:	datagram flows ever used
+ * @ra_next_ns:	when the next unsolicited router advertisement is due
+ *		(UINT64_MAX: none, off or not shard 0; see ndp_timer())
+ * @ra_cnt:	unsolicited router advertisements sent so far
  * @in_hop:	set by the host before core_input(): how many shards have
  *		passed this frame on already
  * @pass_to:	set by core_input(): the shard the frame belongs to, or -1
@@ -302,6 +312,8 @@ struct core {
 	uint32_t nubuckets;
 	uint32_t ufree_head;
 	uint32_t uhiwat;
+	uint64_t ra_next_ns;
+	uint32_t ra_cnt;
 	uint8_t in_hop;
 	int pass_to;
 	uint32_t ended[256];

@@ -7,6 +7,8 @@
  */
 
 #include "core.h"
+#include "dhcp6.h"
+#include "udp.h"
 
 #define IP6_NH_HOPOPTS 0
 #define IP6_NH_ROUTING 43
@@ -65,6 +67,34 @@ uint8_t *ip6_frame_begin(struct core *c, struct fx *fx, const uint8_t *daddr,
 }
 
 /**
+ * ip6_udp_input() - a UDP datagram over IPv6: only DHCPv6 to us so far
+ * @c:		core
+ * @ip:		IPv6 header (validated)
+ * @v:		UDP header and payload
+ * @fx:		effects out
+ *
+ * Placeholder until UDP over IPv6 exists: datagrams dhcp6_for_us() accepts
+ * go to dhcp6_input() (with a UDP length the packet holds), every other one
+ * counts as IP6_DROP_PROTO as before.
+ */
+static void ip6_udp_input(struct core *c, const uint8_t *ip, struct pkt_view v,
+			  struct fx *fx)
+{
+	const uint8_t *uh = v.len >= UDP_HLEN ? v.p : NULL;
+
+	if (!uh || !dhcp6_for_us(c, ip, rd16(uh + 2))) {
+		CTR_INC(c, IP6_DROP_PROTO);
+		return;
+	}
+	pkt_pull(&v, UDP_HLEN);
+	if (rd16(uh + 4) < UDP_HLEN || pkt_trim(&v, rd16(uh + 4) - UDP_HLEN)) {
+		CTR_INC(c, UDP_DROP_BAD_HDR);
+		return;
+	}
+	dhcp6_input(c, ip, v, fx);
+}
+
+/**
  * ip6_input() - validate an IPv6 packet from the guest and dispatch it
  * @c:		core (conf.ipv6 on)
  * @v:		packet (after the Ethernet header); trailing padding allowed
@@ -103,6 +133,9 @@ void ip6_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 		switch (nh) {
 		case IPPROTO_ICMPV6_:
 			icmp6_input(c, ip, v, now_ns, fx);
+			return;
+		case IPPROTO_UDP_: /* DHCPv6 only, until UDP over IPv6 */
+			ip6_udp_input(c, ip, v, fx);
 			return;
 		case IP6_NH_FRAGMENT:
 			CTR_INC(c, IP6_DROP_FRAG);

@@ -4,16 +4,27 @@
  * DOC: Theory of Operation
  *
  * Goals: let a guest configure IPv6 by SLAAC (RFC 4862) and reach the
- * gateway's addresses on the link, with no state kept here at all.
+ * gateway's addresses on the link, with no state kept here but the timer
+ * of unsolicited router advertisements.
  *
- * - Router solicitation (RFC 4861 6.2.6) gets a router advertisement from
- *   the gateway's link-local address: hop limit 64, no M/O flags (there is
- *   no DHCPv6 yet), router lifetime conf.ra_router_lifetime_s (0 by
- *   default: the guest takes no default route through us while TCP/UDP
- *   over IPv6 are missing), the ULA /64 as a prefix information option (on
- *   link, autonomous), an MTU option, an RDNSS option (RFC 8106) when a
- *   DNS address is configured, and our link-layer address. It goes unicast
- *   to the soliciting address, or to all-nodes when that is ::.
+ * - Router advertisements come from the gateway's link-local address: hop
+ *   limit 64, the M and O flags when DHCPv6 is on (conf.dhcp6: addresses
+ *   and other configuration there too), router lifetime
+ *   conf.ra_router_lifetime_s (0 by default: the guest takes no default
+ *   route through us while TCP/UDP over IPv6 are missing), the ULA /64 as a
+ *   prefix information option (on link, autonomous: SLAAC), an MTU option,
+ *   an RDNSS option (RFC 8106) when a DNS address is configured, a DNSSL
+ *   option (RFC 8106) with the search list DHCP hands out
+ *   (conf.dhcp4.search) when there is one, and our link-layer address.
+ * - A router solicitation (RFC 4861 6.2.6) gets one at once, unicast to the
+ *   soliciting address, or to all-nodes when that is ::.
+ * - Unsolicited ones go to all-nodes (RFC 4861 6.2.4) from shard 0 only,
+ *   driven by the core's timer (ndp_timer(), folded into core_timer()):
+ *   the first as soon as the host first runs the timer, then every 30 to
+ *   60 s at a random point (SipHash of the core's key, the count and the
+ *   time: no clock or randomness read here), at most 16 s apart for the
+ *   first three (MAX_INITIAL_RTR_ADVERT_INTERVAL). Their state is the next
+ *   due time and a count, in struct core.
  * - Neighbour solicitation for one of our addresses (gateway link-local,
  *   gateway ULA, DNS) gets a neighbour advertisement with the router,
  *   solicited and override flags and our link-layer address. Duplicate
@@ -23,9 +34,10 @@
  * - Echo requests to our addresses get echo replies. Echo elsewhere is not
  *   supported yet (no ICMPv6 host sockets).
  *
- * Limits: no periodic unsolicited advertisements, so every lifetime we
- * advertise for the prefix and the DNS server is infinite (a guest never
- * solicits again by itself and would otherwise lose its address). Incoming
+ * Limits: every lifetime we advertise for the prefix, the DNS server and
+ * the search list is infinite, as before there were unsolicited
+ * advertisements: they are at least the 3 * MaxRtrAdvInterval RFC 8106
+ * asks for, and nothing here ever changes. Incoming
  * ICMPv6 checksums are not verified: the guest's kernel wrote them and the
  * edge is memory, not a wire (DESIGN law 2, as for IPv4). Checksums we send
  * are always complete: ICMPv6 has no "no checksum" and no offload.
@@ -33,8 +45,10 @@
  * validity checks: hop limit 255, code 0, lengths, no zero-length option).
  */
 
+#include "../util/siphash.h"
 #include "core.h"
 #include "csum.h"
+#include "ndp.h"
 
 #define ICMP6_ECHO_REQUEST 128
 #define ICMP6_ECHO_REPLY 129
@@ -48,10 +62,13 @@
 #define ND_OPT_PREFIX 3 /* prefix information */
 #define ND_OPT_MTU 5
 #define ND_OPT_RDNSS 25 /* RFC 8106 */
+#define ND_OPT_DNSSL 31 /* RFC 8106 */
 
 #define ND_NA_F_ROUTER 0x80
 #define ND_NA_F_SOLICITED 0x40
 #define ND_NA_F_OVERRIDE 0x20
+#define ND_RA_F_MANAGED 0x80 /* addresses by DHCPv6 */
+#define ND_RA_F_OTHER 0x40   /* other configuration by DHCPv6 */
 #define ND_PREFIX_F_ONLINK 0x80
 #define ND_PREFIX_F_AUTO 0x40
 
@@ -68,6 +85,14 @@
 #define ND_OPT_MTU_LEN 8
 #define ND_OPT_RDNSS_LEN 24 /* one address */
 #define ND_OPT_LLA_LEN 8
+#define ND_OPT_DNSSL_HLEN 8 /* type, length, reserved, lifetime */
+
+/* RFC 4861 6.2.1 MinRtrAdvInterval and MaxRtrAdvInterval; section 10's
+ * MAX_INITIAL_RTR_ADVERTISEMENTS and MAX_INITIAL_RTR_ADVERT_INTERVAL */
+#define NDP_RA_MIN_INTERVAL_NS (30ULL * 1000 * 1000 * 1000)
+#define NDP_RA_MAX_INTERVAL_NS (60ULL * 1000 * 1000 * 1000)
+#define NDP_RA_INITIAL_CNT 3
+#define NDP_RA_INITIAL_MAX_NS (16ULL * 1000 * 1000 * 1000)
 
 static const uint8_t ip6_all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
 static const uint8_t ip6_unspec[16];
@@ -174,12 +199,17 @@ static void icmp6_send(struct core *c, struct fx *fx, uint8_t *ip,
  * @c:		core
  * @dst:	destination: the soliciting address, or all-nodes
  * @fx:		effects out
+ *
+ * At most 352 bytes (a 256-byte search list): it fits any IPv6 MTU.
  */
 static void ndp_send_ra(struct core *c, const uint8_t *dst, struct fx *fx)
 {
+	const struct dhcp4_conf *d = &c->conf.dhcp4;
+	size_t slen = MIN(d->search_len, sizeof(d->search));
+	size_t dnssl_len = slen ? (ND_OPT_DNSSL_HLEN + slen + 7) / 8 * 8 : 0;
 	bool dns = !ip6_is_unspec(c->conf.dns6);
 	size_t len = ND_RA_HLEN + ND_OPT_PREFIX_LEN + ND_OPT_MTU_LEN +
-		     (dns ? ND_OPT_RDNSS_LEN : 0) + ND_OPT_LLA_LEN;
+		     (dns ? ND_OPT_RDNSS_LEN : 0) + dnssl_len + ND_OPT_LLA_LEN;
 	uint8_t *ip, *m, *o;
 
 	ip = ip6_frame_begin(c, fx, dst, len);
@@ -189,7 +219,7 @@ static void ndp_send_ra(struct core *c, const uint8_t *dst, struct fx *fx)
 	m[0] = ND_ROUTER_ADVERT;
 	m[1] = 0;
 	m[4] = NDP_RA_CUR_HOP_LIMIT;
-	m[5] = 0; /* no M, no O: no DHCPv6 */
+	m[5] = c->conf.dhcp6 ? ND_RA_F_MANAGED | ND_RA_F_OTHER : 0;
 	wr16(m + 6, (uint16_t)c->conf.ra_router_lifetime_s);
 	wr32(m + 8, 0);	 /* reachable time: unspecified */
 	wr32(m + 12, 0); /* retrans timer: unspecified */
@@ -219,6 +249,17 @@ static void ndp_send_ra(struct core *c, const uint8_t *dst, struct fx *fx)
 		wr32(o + 4, NDP_LIFETIME_INFINITE);
 		memcpy(o + 8, c->conf.dns6, 16);
 		o += ND_OPT_RDNSS_LEN;
+	}
+
+	if (dnssl_len) { /* names as DHCP has them, zero-padded to 8n */
+		o[0] = ND_OPT_DNSSL;
+		o[1] = (uint8_t)(dnssl_len / 8);
+		wr16(o + 2, 0);
+		wr32(o + 4, NDP_LIFETIME_INFINITE);
+		memcpy(o + ND_OPT_DNSSL_HLEN, d->search, slen);
+		memset(o + ND_OPT_DNSSL_HLEN + slen, 0,
+		       dnssl_len - ND_OPT_DNSSL_HLEN - slen);
+		o += dnssl_len;
 	}
 
 	o[0] = ND_OPT_SLLA;
@@ -390,4 +431,73 @@ void icmp6_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 		CTR_INC(c, ICMP6_DROP_UNSUPPORTED);
 		return;
 	}
+}
+
+/**
+ * ndp_init() - arm unsolicited router advertisements, from core_init()
+ * @c:	core, its configuration set
+ */
+void ndp_init(struct core *c)
+{
+	c->ra_cnt = 0;
+	c->ra_next_ns = UINT64_MAX;
+	if (!c->conf.ipv6 || c->conf.shard_id != 0)
+		return;
+	c->ra_next_ns = 0;
+	c->next_deadline_ns = 0;
+}
+
+/**
+ * ndp_ra_interval() - time to the next unsolicited router advertisement
+ * @c:		core (key, count of advertisements sent)
+ * @now_ns:	monotonic time
+ *
+ * Uniform over [MinRtrAdvInterval, MaxRtrAdvInterval] (RFC 4861 6.2.4),
+ * drawn from SipHash of the count and the time under the core's key, and
+ * cut to 16 s after each of the first NDP_RA_INITIAL_CNT.
+ *
+ * Return: nanoseconds
+ */
+static uint64_t ndp_ra_interval(const struct core *c, uint64_t now_ns)
+{
+	const uint64_t span = NDP_RA_MAX_INTERVAL_NS - NDP_RA_MIN_INTERVAL_NS;
+	uint8_t in[14] = { 'r', 'a' };
+	uint64_t ivl;
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		in[2 + i] = (uint8_t)(c->ra_cnt >> (8 * i));
+	for (i = 0; i < 8; i++)
+		in[6 + i] = (uint8_t)(now_ns >> (8 * i));
+	ivl = NDP_RA_MIN_INTERVAL_NS + siphash24(c->key, in, sizeof(in)) %
+						  (span + 1);
+	if (c->ra_cnt <= NDP_RA_INITIAL_CNT)
+		ivl = MIN(ivl, NDP_RA_INITIAL_MAX_NS);
+	return ivl;
+}
+
+/**
+ * ndp_timer() - send the unsolicited router advertisement when it is due
+ * @c:		core
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ *
+ * Return: when the next one is due; @now_ns if no frame slot was free;
+ *	   UINT64_MAX if none is armed (or the next would be past the end of
+ *	   time)
+ */
+uint64_t ndp_timer(struct core *c, uint64_t now_ns, struct fx *fx)
+{
+	uint64_t ivl;
+
+	if (c->ra_next_ns > now_ns)
+		return c->ra_next_ns;
+	if (!fx_slot_next(fx))
+		return now_ns; /* the host drains and calls again */
+	ndp_send_ra(c, ip6_all_nodes, fx);
+	CTR_INC(c, NDP_RA_PERIODIC);
+	c->ra_cnt++;
+	ivl = ndp_ra_interval(c, now_ns);
+	c->ra_next_ns = now_ns < UINT64_MAX - ivl ? now_ns + ivl : UINT64_MAX;
+	return c->ra_next_ns;
 }

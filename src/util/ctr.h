@@ -52,6 +52,7 @@
 	X(ICMP6_ECHO_REPLIES, "ICMPv6 echo replies sent for the gateway")   \
 	X(NDP_NA_SENT, "neighbour advertisements sent")                     \
 	X(NDP_RA_SENT, "router advertisements sent")                        \
+	X(NDP_RA_PERIODIC, "of those, unsolicited (periodic)")              \
 	X(NDP_DROP_BAD, "malformed NDP messages")                           \
 	X(TCP_DROP_BAD_HDR, "malformed TCP segments")                       \
 	X(TCP_DROP_BAD_ACK, "segments acknowledging unsent data")           \
@@ -116,6 +117,19 @@
 	X(DHCP4_NAK, "DHCPNAK sent")                                        \
 	X(DHCP4_DROP_BAD, "malformed DHCP messages")                        \
 	X(DHCP4_DROP_IGNORED, "DHCP messages not for us")                   \
+	/* DHCPv6 */                                                        \
+	X(DHCP6_SOLICIT, "DHCPv6 SOLICIT received")                         \
+	X(DHCP6_REQUEST, "DHCPv6 REQUEST received")                         \
+	X(DHCP6_CONFIRM, "DHCPv6 CONFIRM received")                         \
+	X(DHCP6_RENEW, "DHCPv6 RENEW received")                             \
+	X(DHCP6_REBIND, "DHCPv6 REBIND received")                           \
+	X(DHCP6_RELEASE, "DHCPv6 RELEASE received")                         \
+	X(DHCP6_DECLINE, "DHCPv6 DECLINE received")                         \
+	X(DHCP6_INFO_REQUEST, "DHCPv6 INFORMATION-REQUEST received")        \
+	X(DHCP6_ADVERTISE, "DHCPv6 ADVERTISE sent")                         \
+	X(DHCP6_REPLIES, "DHCPv6 REPLY sent")                               \
+	X(DHCP6_DROP_BAD, "malformed DHCPv6 messages")                      \
+	X(DHCP6_DROP_IGNORED, "DHCPv6 messages not for us")                 \
 	/* DNS forwarder */                                                 \
 	X(DNS_QUERIES, "DNS queries from the guest")                        \
 	X(DNS_DROP_BAD, "malformed DNS queries")                            \

@@ -106,6 +106,8 @@ static int setup_off(void **state)
 	return 0;
 }
 
+static void assert_quiet6(struct env *e);
+
 /**
  * teardown() - check end-of-test invariants and free the environment
  * @state:	the environment
@@ -114,7 +116,7 @@ static int setup_off(void **state)
  */
 static int teardown(void **state)
 {
-	env_assert_quiet(*state);
+	assert_quiet6(*state);
 	env_free(*state);
 	return 0;
 }
@@ -312,24 +314,29 @@ static void sol_node(uint8_t *out, const uint8_t *target)
 }
 
 /**
- * check_ra() - frame @i is exactly our router advertisement
+ * check_ra_full() - frame @i is exactly our router advertisement
  * @e:		environment
  * @i:		frame index
  * @dst_mac:	expected Ethernet destination (NULL: the guest's)
  * @dst:	expected destination address
  * @lifetime:	expected router lifetime
  * @rdnss:	expect the RDNSS option
+ * @flags:	expected M/O flags byte
+ * @search:	expected DNSSL names (NULL: no DNSSL option)
+ * @search_len:	bytes of @search
  *
  * Compares the whole message against bytes written out here, field by
  * field, with the checksum taken from the frame (verified by
  * parse_icmp6()).
  */
-static void check_ra(const struct env *e, unsigned i, const uint8_t *dst_mac,
-		     const uint8_t *dst, uint16_t lifetime, bool rdnss)
+static void check_ra_full(const struct env *e, unsigned i,
+			  const uint8_t *dst_mac, const uint8_t *dst,
+			  uint16_t lifetime, bool rdnss, uint8_t flags,
+			  const uint8_t *search, size_t search_len)
 {
-	uint8_t want[RA_LEN] = {
+	uint8_t want[RA_LEN + 8 + 264] = {
 		134, 0, 0, 0,		/* type, code, checksum */
-		64, 0,			/* cur hop limit, no M/O flags */
+		64, flags,		/* cur hop limit, M/O flags */
 		(uint8_t)(lifetime >> 8), (uint8_t)lifetime,
 		0, 0, 0, 0,		/* reachable time */
 		0, 0, 0, 0,		/* retrans timer */
@@ -346,21 +353,50 @@ static void check_ra(const struct env *e, unsigned i, const uint8_t *dst_mac,
 		25, 3, 0, 0, 0xff, 0xff, 0xff, 0xff,
 		0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79, 0x01,
 		0, 0, 0, 0, 0, 0, 0, 3,
-		/* source link-layer address */
-		1, 1, 0x52, 0x56, 0x00, 0x00, 0x00, 0x02,
 	};
-	size_t want_len = RA_LEN, len;
+	static const uint8_t slla[8] = { 1, 1, 0x52, 0x56, 0x00,
+					 0x00, 0x00, 0x02 };
+	size_t want_len = RA_LEN - 8, len, olen;
 	const uint8_t *m;
 
-	if (!rdnss) {
-		memmove(want + 56, want + 80, 8);
+	if (!rdnss)
 		want_len -= 24;
+	if (search) {
+		/* DNSSL: infinite lifetime, the names, zeros to 8n bytes */
+		olen = (8 + search_len + 7) / 8 * 8;
+		assert_true(want_len + olen + 8 <= sizeof(want));
+		want[want_len] = 31;
+		want[want_len + 1] = (uint8_t)(olen / 8);
+		memset(want + want_len + 2, 0, 2);
+		memset(want + want_len + 4, 0xff, 4);
+		memcpy(want + want_len + 8, search, search_len);
+		memset(want + want_len + 8 + search_len, 0,
+		       olen - 8 - search_len);
+		want_len += olen;
 	}
+	memcpy(want + want_len, slla, 8);
+	want_len += 8;
 	m = parse_icmp6(e, i, dst_mac, gw6_ll, dst, 255, &len);
 	assert_int_equal(len, want_len);
 	want[2] = m[2];
 	want[3] = m[3];
 	assert_memory_equal(m, want, want_len);
+}
+
+/**
+ * check_ra() - frame @i is exactly our router advertisement, DHCPv6 off
+ * and no search list
+ * @e:		environment
+ * @i:		frame index
+ * @dst_mac:	expected Ethernet destination (NULL: the guest's)
+ * @dst:	expected destination address
+ * @lifetime:	expected router lifetime
+ * @rdnss:	expect the RDNSS option
+ */
+static void check_ra(const struct env *e, unsigned i, const uint8_t *dst_mac,
+		     const uint8_t *dst, uint16_t lifetime, bool rdnss)
+{
+	check_ra_full(e, i, dst_mac, dst, lifetime, rdnss, 0, NULL, 0);
 }
 
 /**
@@ -390,6 +426,33 @@ static void check_na(const struct env *e, unsigned i, const uint8_t *dst_mac,
 	assert_int_equal(m[24], 2);
 	assert_int_equal(m[25], 1);
 	assert_memory_equal(m + 26, our_mac, 6);
+}
+
+/**
+ * assert_quiet6() - env_assert_quiet() for a core that may have IPv6 on
+ * @e:	environment
+ *
+ * With IPv6 on, shard 0 has one timer of its own: the unsolicited router
+ * advertisement. Running the timer at the end of time sends it, to
+ * all-nodes, and arms nothing after it (the next would be past the end);
+ * then the usual end-of-test invariants must hold.
+ */
+static void assert_quiet6(struct env *e)
+{
+	const uint8_t *m;
+	size_t len;
+
+	env_clear(e);
+	assert_true(core_timer(&e->c, UINT64_MAX - 1, &e->fx) == UINT64_MAX);
+	if (e->c.conf.ipv6 && e->c.conf.shard_id == 0) {
+		assert_int_equal(e->fx.nframes, 1);
+		m = parse_icmp6(e, 0, all_nodes_mac, gw6_ll, all_nodes, 255,
+				&len);
+		assert_int_equal(m[0], 134);
+	} else {
+		assert_int_equal(e->fx.nframes, 0);
+	}
+	env_assert_quiet(e);
 }
 
 /**
@@ -460,7 +523,7 @@ static void test_ra_lifetime_no_dns(void **state)
 	input6(e, &p);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_ctr_deltas(e, -1);
-	env_assert_quiet(e);
+	assert_quiet6(e);
 	env_free(e);
 }
 
@@ -1050,6 +1113,185 @@ static void test_ipv6_off(void **state)
 }
 
 /**
+ * test_ra_periodic() - unsolicited router advertisements: the first is due
+ * at once, the next three 16 s apart, then every 30 to 60 s with jitter;
+ * nothing before a deadline; core_timer() returns the deadline
+ * @state:	environment
+ */
+static void test_ra_periodic(void **state)
+{
+	struct env *e = *state;
+	uint64_t next, prev, ivl, min = UINT64_MAX, max = 0;
+	unsigned n;
+
+	/* armed by core_init(): due at once, before the core saw a clock */
+	assert_true(e->c.next_deadline_ns == 0);
+	next = core_timer(&e->c, e->now, &e->fx);
+	assert_int_equal(e->fx.nframes, 1);
+	check_ra(e, 0, all_nodes_mac, all_nodes, 0, true);
+	assert_ctr_deltas(e, CTR_NDP_RA_SENT, 1, CTR_NDP_RA_PERIODIC, 1, -1);
+	assert_true(next == e->now + MS(16000));
+	assert_true(e->c.next_deadline_ns == next);
+
+	/* not due yet: nothing, same deadline */
+	env_clear(e);
+	env_mark(e);
+	assert_true(core_timer(&e->c, next - 1, &e->fx) == next);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_ctr_deltas(e, -1);
+
+	/* the second, third and fourth: at most 16 s after each of the
+	 * first three (the random 30-60 s cut to 16); after the fourth,
+	 * 30 to 60 s */
+	for (n = 2; n <= 4; n++) {
+		prev = next;
+		next = core_timer(&e->c, prev, &e->fx);
+		assert_int_equal(e->fx.nframes, 1);
+		check_ra(e, 0, all_nodes_mac, all_nodes, 0, true);
+		env_clear(e);
+		if (n < 4)
+			assert_true(next - prev == MS(16000));
+	}
+	assert_true(next - prev >= MS(30000) && next - prev <= MS(60000));
+
+	/* then 30 to 60 s apart, not all the same; late timer runs count
+	 * from when the advertisement went out */
+	for (n = 0; n < 200; n++) {
+		prev = next + n % 3;
+		next = core_timer(&e->c, prev, &e->fx);
+		assert_int_equal(e->fx.nframes, 1);
+		env_clear(e);
+		ivl = next - prev;
+		assert_true(ivl >= MS(30000) && ivl <= MS(60000));
+		min = MIN(min, ivl);
+		max = MAX(max, ivl);
+	}
+	assert_true(max - min > MS(10000));
+	assert_ctr_deltas(e, CTR_NDP_RA_SENT, 203, CTR_NDP_RA_PERIODIC, 203,
+			  -1);
+	e->now = next;
+}
+
+/**
+ * test_ra_periodic_no_slot() - with no free slot the advertisement waits:
+ * the timer says "again now" (the host drains and calls again) and
+ * nothing is counted as lost
+ * @state:	environment
+ */
+static void test_ra_periodic_no_slot(void **state)
+{
+	struct env *e = *state;
+
+	e->fx.nframes = e->fx.nslots;
+	assert_true(core_timer(&e->c, e->now, &e->fx) == e->now);
+	assert_int_equal(e->fx.nframes, e->fx.nslots);
+	assert_ctr_deltas(e, -1);
+	env_clear(e);
+	assert_true(core_timer(&e->c, e->now, &e->fx) == e->now + MS(16000));
+	assert_int_equal(e->fx.nframes, 1);
+	check_ra(e, 0, all_nodes_mac, all_nodes, 0, true);
+	assert_ctr_deltas(e, CTR_NDP_RA_SENT, 1, CTR_NDP_RA_PERIODIC, 1, -1);
+}
+
+/**
+ * test_ra_shards() - only shard 0 sends unsolicited advertisements; every
+ * shard answers solicitations
+ * @state:	unused (own environments)
+ */
+static void test_ra_shards(void **state)
+{
+	struct pkt6 p = {
+		.dst_mac = all_routers_mac, .src = guest6_ll,
+		.dst = all_routers, .hop = 255, .last_nh = NH_ICMP6,
+	};
+	struct core_conf cc;
+	struct env *e;
+	uint8_t m[16];
+
+	(void)state;
+	conf6(&cc, false);
+	cc.nshards = 2;
+	cc.shard_id = 1;
+	e = env_new(&cc);
+	env_mark(e);
+	assert_true(e->c.next_deadline_ns == UINT64_MAX);
+	assert_true(core_timer(&e->c, e->now, &e->fx) == UINT64_MAX);
+	assert_int_equal(e->fx.nframes, 0);
+	p.msg = m;
+	p.len = rs_msg(m, false);
+	input6(e, &p);
+	assert_int_equal(e->fx.nframes, 1);
+	check_ra(e, 0, NULL, guest6_ll, 0, true);
+	assert_ctr_deltas(e, CTR_NDP_RA_SENT, 1, -1);
+	assert_quiet6(e);
+	env_free(e);
+
+	cc.shard_id = 0;
+	e = env_new(&cc);
+	assert_true(e->c.next_deadline_ns == 0);
+	assert_quiet6(e);
+	env_free(e);
+}
+
+/**
+ * test_ra_dhcp6_dnssl() - with DHCPv6 on, advertisements (solicited and
+ * unsolicited) carry the M and O flags; with a search list, a DNSSL option
+ * with the names zero-padded to 8n bytes; a 256-byte list still fits
+ * @state:	unused (own environments)
+ */
+static void test_ra_dhcp6_dnssl(void **state)
+{
+	static const uint8_t search[] = "\x07" "example" "\x04" "test" "\0"
+					"\x03" "lab";
+	struct pkt6 p = {
+		.dst_mac = all_routers_mac, .src = guest6_ll,
+		.dst = all_routers, .hop = 255, .last_nh = NH_ICMP6,
+	};
+	struct core_conf cc;
+	struct env *e;
+	uint8_t m[16];
+	size_t i;
+
+	(void)state;
+	conf6(&cc, true);
+	cc.dhcp6 = true;
+	memcpy(cc.guest6, prefix6, 8);
+	cc.guest6[15] = 0x15;
+	memcpy(cc.dhcp4.search, search, sizeof(search));
+	cc.dhcp4.search_len = sizeof(search); /* 2 names, 19 bytes */
+	e = env_new(&cc);
+	env_mark(e);
+	p.msg = m;
+	p.len = rs_msg(m, true);
+	input6(e, &p);
+	assert_int_equal(e->fx.nframes, 1);
+	check_ra_full(e, 0, NULL, guest6_ll, 0, true, 0xc0, search,
+		      sizeof(search));
+	env_clear(e);
+	assert_true(core_timer(&e->c, e->now, &e->fx) > e->now);
+	assert_int_equal(e->fx.nframes, 1);
+	check_ra_full(e, 0, all_nodes_mac, all_nodes, 0, true, 0xc0, search,
+		      sizeof(search));
+	assert_ctr_deltas(e, CTR_NDP_RA_SENT, 2, CTR_NDP_RA_PERIODIC, 1, -1);
+	assert_quiet6(e);
+	env_free(e);
+
+	/* DHCPv6 off, a full 256-byte list (a multiple of 8: no padding) */
+	conf6(&cc, false);
+	for (i = 0; i < sizeof(cc.dhcp4.search); i++)
+		cc.dhcp4.search[i] = (uint8_t)(i * 7 + 1);
+	cc.dhcp4.search_len = sizeof(cc.dhcp4.search);
+	e = env_new(&cc);
+	p.len = rs_msg(m, false);
+	input6(e, &p);
+	assert_int_equal(e->fx.nframes, 1);
+	check_ra_full(e, 0, NULL, guest6_ll, 0, true, 0, cc.dhcp4.search,
+		      sizeof(cc.dhcp4.search));
+	assert_quiet6(e);
+	env_free(e);
+}
+
+/**
  * main() - run the IPv6/NDP tests, with and without vnet header
  *
  * Return: 0 if all passed, else the number of failures
@@ -1075,6 +1317,10 @@ int main(void)
 		BOTH(test_no_slot),
 		cmocka_unit_test_setup_teardown(test_ipv6_off, setup_off,
 						teardown),
+		BOTH(test_ra_periodic),
+		BOTH(test_ra_periodic_no_slot),
+		cmocka_unit_test(test_ra_shards),
+		cmocka_unit_test(test_ra_dhcp6_dnssl),
 	};
 
 	return cmocka_run_group_tests_name("ndp", tests, NULL, NULL);
