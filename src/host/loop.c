@@ -414,6 +414,10 @@ int shard_run(struct shard *sh,
 	struct epoll_event ev[64];
 	int ret;
 
+	/* deadlines the core set at start-up (the first router
+	 * advertisement) need the timer before any event comes */
+	sh->now_ns = now_mono_ns();
+	shard_rearm_timer(sh);
 	for (;;) {
 		int n = epoll_wait(sh->epfd, ev, ARRAY_SIZE(ev), -1), i;
 
