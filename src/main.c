@@ -21,6 +21,7 @@
 #include "host/dns_fwd.h"
 #include "host/netns.h"
 #include "host/shard.h"
+#include "host/splice.h"
 #include "util/log.h"
 
 /**
@@ -284,6 +285,7 @@ int main(int argc, char **argv)
 	nc.queues = 1;
 	nc.offloads = conf.offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0;
 	nc.vnet_hdr_len = 12;
+	nc.nsh = conf.splice && conf.nfwd;
 	if (conf.dns && !conf.netns && conf.configure) {
 		inet_ntop(AF_INET, &conf.dns4, a, sizeof(a));
 		snprintf(resolv_text, sizeof(resolv_text), "nameserver %s\n%s",
@@ -307,6 +309,8 @@ int main(int argc, char **argv)
 	}
 	if (fwd_init(&sh))
 		return 1;
+	if (splice_init(&sh, ns.nsh_fd))
+		die("out of memory");
 	if (conf.dns && dns_fwd_init(&sh, conf.resolv_conf))
 		return 1;
 
@@ -347,6 +351,7 @@ int main(int argc, char **argv)
 			kill(ns.cmd_pid, SIGTERM);
 	}
 	dump_stats(&sh, &r);
+	splice_fini(&sh);
 	shard_fini(&sh);
 	edge.ops->fini(&edge);
 	return r.exit_code;

@@ -62,6 +62,8 @@ static const char usage_text[] =
 "                            -t 9000-9009       a range, one to one\n"
 "                          Without ADDR, all addresses (IPv4 and IPv6).\n"
 "  -u, --udp-ports SPEC    publish host UDP ports, same SPEC as -t\n"
+"  --no-splice             carry loopback clients of -t ports through the tap\n"
+"                          too (default: spliced to the guest's loopback)\n"
 "\n"
 "Limits and tuning:\n"
 "  --max-flows N           TCP flow table size (default: 16384)\n"
@@ -87,6 +89,7 @@ enum {
 	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF,
 	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION, OPT_NO_DHCP, OPT_NO_DNS,
 	OPT_DNS_ADDR, OPT_RESOLV_CONF, OPT_MAX_UDP_FLOWS, OPT_UDP_TIMEOUT,
+	OPT_NO_SPLICE,
 };
 
 /**
@@ -272,6 +275,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "tcp-ports", required_argument, NULL, 't' },
 		{ "udp-ports", required_argument, NULL, 'u' },
+		{ "no-splice", no_argument, NULL, OPT_NO_SPLICE },
 		{ "no-dhcp", no_argument, NULL, OPT_NO_DHCP },
 		{ "no-dns", no_argument, NULL, OPT_NO_DNS },
 		{ "dns-addr", required_argument, NULL, OPT_DNS_ADDR },
@@ -309,6 +313,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	c->dhcp = true;
 	c->dns = true;
 	c->resolv_conf = "/etc/resolv.conf";
+	c->splice = true;
 
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "+:I:a:g:m:t:u:qdh", opts, NULL)) != -1) {
@@ -377,6 +382,9 @@ void conf_parse(struct conf *c, int argc, char **argv)
 				usage_error("bad -u '%s': %s; expected [ADDR/]PORT[-END][:GUESTPORT[-END]]",
 					    optarg, why);
 			c->nufwd++;
+			break;
+		case OPT_NO_SPLICE:
+			c->splice = false;
 			break;
 		case OPT_NO_DHCP:
 			c->dhcp = false;

@@ -53,6 +53,8 @@ struct fwd_spec {
  * @search:		domain search list for DHCP, DNS wire format
  * @search_len:		bytes of @search
  * @search_line:	the host's search line, for the command's resolv.conf
+ * @splice:		splice loopback clients of published ports to the guest's
+ *			loopback (splice.c) instead of using the tap
  */
 struct conf {
 	const char *netns;
@@ -81,6 +83,7 @@ struct conf {
 	uint8_t search[256];
 	size_t search_len;
 	char search_line[520];
+	bool splice;
 };
 
 /**

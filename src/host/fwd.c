@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "host/shard.h"
+#include "host/splice.h"
 #include "util/log.h"
 
 /**
@@ -207,6 +208,8 @@ void fwd_accept(struct shard *sh, uint32_t idx)
 			}
 			return;
 		}
+		if (splice_accept(sh, fd, &ss, l->guest_port))
+			continue;
 		sock_tcp_accepted(sh, fd, &ss, l->guest_port);
 		shard_drain(sh);
 	}

@@ -25,6 +25,7 @@ enum ep_type {
 	EP_UDP,
 	EP_UDP_LISTEN,
 	EP_DNS,
+	EP_SPLICE,	/* splice.c: spliced sockets, namespace helper */
 	EP_TYPE_NUM
 };
 
@@ -75,6 +76,7 @@ struct listener {
  * @upeer:	per datagram flow: the client address of a published-port
  *		flow (replies go there with sendto())
  * @dns:	DNS forwarder state (dns_fwd.c)
+ * @splice:	spliced loopback connections (splice.c), NULL when off
  */
 struct shard {
 	struct core core;
@@ -101,6 +103,7 @@ struct shard {
 	unsigned nulisteners;
 	struct sockaddr_storage *upeer;
 	struct dns_fwd *dns;
+	struct splice *splice;
 };
 
 /* loop.c */
