@@ -6,7 +6,7 @@
 
 "$SLIPWAY" --help >"$T/help" || fail "--help exit status"
 for o in --netns --tcp-ports --address --gateway --mtu --no-map-gw --no-config \
-	--max-flows --stats-file --ifname --cidr --userns --version; do
+	--max-flows --stats-file --ifname --cidr --userns --version --no-splice; do
 	grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
 "$SLIPWAY" --version | grep -q "^slipway " || fail "--version"
