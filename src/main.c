@@ -285,7 +285,7 @@ int main(int argc, char **argv)
 	nc.queues = 1;
 	nc.offloads = conf.offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0;
 	nc.vnet_hdr_len = 12;
-	nc.nsh = conf.splice && conf.nfwd;
+	nc.nsh = (conf.splice && conf.nfwd) || conf.nnsfwd;
 	if (conf.dns && !conf.netns && conf.configure) {
 		inet_ntop(AF_INET, &conf.dns4, a, sizeof(a));
 		snprintf(resolv_text, sizeof(resolv_text), "nameserver %s\n%s",
@@ -310,7 +310,7 @@ int main(int argc, char **argv)
 	if (fwd_init(&sh))
 		return 1;
 	if (splice_init(&sh, ns.nsh_fd))
-		die("out of memory");
+		return 1;
 	if (conf.dns && dns_fwd_init(&sh, conf.resolv_conf))
 		return 1;
 

@@ -64,6 +64,8 @@ static const char usage_text[] =
 "  -u, --udp-ports SPEC    publish host UDP ports, same SPEC as -t\n"
 "  --no-splice             carry loopback clients of -t ports through the tap\n"
 "                          too (default: spliced to the guest's loopback)\n"
+"  -T, --tcp-ns-ports SPEC guest loopback TCP ports spliced to host loopback\n"
+"                          ports: PORT[-END][:HOSTPORT[-END]], no ADDR\n"
 "\n"
 "Limits and tuning:\n"
 "  --max-flows N           TCP flow table size (default: 16384)\n"
@@ -276,6 +278,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "tcp-ports", required_argument, NULL, 't' },
 		{ "udp-ports", required_argument, NULL, 'u' },
 		{ "no-splice", no_argument, NULL, OPT_NO_SPLICE },
+		{ "tcp-ns-ports", required_argument, NULL, 'T' },
 		{ "no-dhcp", no_argument, NULL, OPT_NO_DHCP },
 		{ "no-dns", no_argument, NULL, OPT_NO_DNS },
 		{ "dns-addr", required_argument, NULL, OPT_DNS_ADDR },
@@ -316,7 +319,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	c->splice = true;
 
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "+:I:a:g:m:t:u:qdh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+:I:a:g:m:t:u:T:qdh", opts, NULL)) != -1) {
 		switch (o) {
 		case OPT_NETNS:
 			if (!*optarg)
@@ -385,6 +388,18 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			break;
 		case OPT_NO_SPLICE:
 			c->splice = false;
+			break;
+		case 'T':
+			if (c->nnsfwd == CONF_MAX_FWD)
+				usage_error("too many -T options (at most %d)",
+					    CONF_MAX_FWD);
+			if (fwd_spec_parse(optarg, &c->nsfwd[c->nnsfwd], &why))
+				usage_error("bad -T '%s': %s; expected PORT[-END][:HOSTPORT[-END]]",
+					    optarg, why);
+			if (c->nsfwd[c->nnsfwd].family != AF_UNSPEC)
+				usage_error("bad -T '%s': no address: the port is on the guest's loopback and goes to the host's; expected PORT[-END][:HOSTPORT[-END]]",
+					    optarg);
+			c->nnsfwd++;
 			break;
 		case OPT_NO_DHCP:
 			c->dhcp = false;

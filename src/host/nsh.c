@@ -128,9 +128,16 @@ static int nsh_make(const struct nsh_req *req, long len, int *fds,
 			return errno;
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		s4.sin_port = s6.sin6_port = htons(req->port);
-		if (req->family == AF_INET6)
+		/* the guest may bring lo up later (--no-config) */
+		if (req->family == AF_INET6) {
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
 				   sizeof(one));
+			setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &one,
+				   sizeof(one));
+		} else {
+			setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one,
+				   sizeof(one));
+		}
 		if ((req->family == AF_INET ?
 			     bind(fd, (struct sockaddr *)&s4, sizeof(s4)) :
 			     bind(fd, (struct sockaddr *)&s6, sizeof(s6))) ||

@@ -16,9 +16,17 @@
  * path, so the guest sees their real address; --no-splice sends everyone
  * through the tap.
  *
- * Sides and directions: side 0 is the accepted client socket, side 1 the
- * namespace socket. Direction d moves bytes from side d to side !d through
- * pipe d: splice(side d -> pipe d), then splice(pipe d -> side !d).
+ * -T works the other way round with the same machinery: the helper makes
+ * sockets listening on the guest's 127.0.0.1 (and ::1) ports, slipway
+ * accepts the guest's connections there and connects a host socket of its
+ * own to the host's loopback port (SPF_OUT). There is no tap path for
+ * these: what cannot be spliced is reset (SPLICE_NS_DROPPED).
+ *
+ * Sides and directions: side 0 is the accepted socket (the host client for
+ * -t, the guest's for -T), side 1 the socket slipway connects (in the
+ * guest's namespace for -t, in the host's for -T). Direction d moves bytes
+ * from side d to side !d through pipe d: splice(side d -> pipe d), then
+ * splice(pipe d -> side !d).
  *
  * States of a table entry (struct splice_conn):
  * - SPS_FREE: on the free stack; no descriptor is open.
@@ -92,7 +100,8 @@ enum splice_state { SPS_FREE, SPS_CONNECTING, SPS_OPEN };
 #define SPF_EOF(d) (0x01U << (d))	/* side d's stream ended */
 #define SPF_SHUT(d) (0x04U << (d))	/* direction d done: side !d shut */
 #define SPF_GROWN(d) (0x10U << (d))	/* pipe d was grown (or tried) */
-#define SPF_NS_V6 0x40U			/* the namespace socket is IPv6 */
+#define SPF_V6 0x40U			/* the side 1 socket is IPv6 */
+#define SPF_OUT 0x80U			/* -T: side 0 is the guest's, side 1 the host's */
 
 /**
  * struct splice_conn - one spliced connection
@@ -101,7 +110,7 @@ enum splice_state { SPS_FREE, SPS_CONNECTING, SPS_OPEN };
  * @pipe_w:	write end of the pipe of each direction
  * @pending:	bytes in each direction's pipe
  * @pipe_len:	size of each direction's pipe
- * @guest_port:	the guest port it goes to
+ * @port:	the port side 1 connects to: the guest's (-t) or the host's (-T)
  * @state:	enum splice_state
  * @flags:	SPF_*
  */
@@ -111,9 +120,21 @@ struct splice_conn {
 	int pipe_w[2];
 	uint32_t pending[2];
 	uint32_t pipe_len[2];
-	uint16_t guest_port;
+	uint16_t port;
 	uint8_t state;
 	uint8_t flags;
+};
+
+/**
+ * struct splice_tl - a -T port: a socket listening on the guest's loopback
+ * @fd:		the socket, made by the helper
+ * @host_port:	the host loopback port its connections go to
+ * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
+ */
+struct splice_tl {
+	int fd;
+	uint16_t host_port;
+	int af;
 };
 
 /**
@@ -130,6 +151,9 @@ struct splice_conn {
  * @req_late:	... and a wait for it timed out: do not wait again
  * @seq:	sequence number of the last request
  * @warned_ns:	when a rate-limited warning was last printed
+ * @lo_clients:	splice loopback clients of -t ports (not --no-splice)
+ * @tl:		-T listeners
+ * @ntl:	entries in @tl
  */
 struct splice {
 	struct splice_conn *conns;
@@ -144,6 +168,9 @@ struct splice {
 	bool req_late;
 	uint32_t seq;
 	uint64_t warned_ns;
+	bool lo_clients;
+	struct splice_tl *tl;
+	unsigned ntl;
 };
 
 /**
@@ -376,6 +403,23 @@ static int splice_sock_get(struct shard *sh, int fam)
 }
 
 /**
+ * splice_side1_sock() - a socket for side 1 of an entry
+ * @sh:		shard
+ * @out:	-T: a host socket, made here; else one of the guest's namespace
+ * @fam:	family index
+ *
+ * #syscalls socket
+ * Return: socket, or -1 (errno set for a host socket)
+ */
+static int splice_side1_sock(struct shard *sh, bool out, int fam)
+{
+	if (out)
+		return socket(splice_fam_af(fam),
+			      SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	return splice_sock_get(sh, fam);
+}
+
+/**
  * splice_pipes() - make the two pipes of an entry
  * @c:	entry (pipe descriptors -1)
  *
@@ -466,13 +510,14 @@ static int splice_ep(struct shard *sh, uint32_t idx, int side, int op)
 }
 
 /**
- * splice_connect() - connect the namespace socket to the guest's loopback
+ * splice_connect() - connect side 1 to its loopback: the guest's (-t) or
+ *		      the host's (-T)
  * @sh:		shard
- * @idx:	entry index (fd[1] set, SPF_NS_V6 says its family)
+ * @idx:	entry index (fd[1] set, SPF_V6 says its family)
  *
  * An IPv6 socket that cannot connect to ::1 (refused or unreachable) is
- * replaced by an IPv4 one for 127.0.0.1: the guest's server may listen on
- * IPv4 only, as everything the tap carries is IPv4.
+ * replaced by an IPv4 one for 127.0.0.1: the server may listen on IPv4
+ * only (a guest's server, for one, as everything the tap carries is IPv4).
  *
  * #syscalls connect close setsockopt epoll_ctl
  * Return: 0 if connected or in progress (state set, fd[1] in the epoll
@@ -487,14 +532,14 @@ static int splice_connect(struct shard *sh, uint32_t idx)
 	for (;;) {
 		struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
 					   .sin6_addr = IN6ADDR_LOOPBACK_INIT,
-					   .sin6_port = htons(c->guest_port) };
+					   .sin6_port = htons(c->port) };
 		struct sockaddr_in s4 = { .sin_family = AF_INET,
 					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-					  .sin_port = htons(c->guest_port) };
+					  .sin_port = htons(c->port) };
 		int ret;
 
 		setsockopt(c->fd[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (c->flags & SPF_NS_V6)
+		if (c->flags & SPF_V6)
 			ret = connect(c->fd[1], (struct sockaddr *)&s6, sizeof(s6));
 		else
 			ret = connect(c->fd[1], (struct sockaddr *)&s4, sizeof(s4));
@@ -505,16 +550,17 @@ static int splice_connect(struct shard *sh, uint32_t idx)
 				c->state = e ? SPS_CONNECTING : SPS_OPEN;
 			return ret;
 		}
-		if (!(c->flags & SPF_NS_V6))
+		if (!(c->flags & SPF_V6))
 			return -e;
-		fd = splice_sock_get(sh, 0);
+		fd = splice_side1_sock(sh, c->flags & SPF_OUT, 0);
 		if (fd < 0)
 			return -e;
-		debug("splice: guest port %u on ::1: %s; trying 127.0.0.1",
-		      c->guest_port, strerror(e));
+		debug("splice: %s port %u on ::1: %s; trying 127.0.0.1",
+		      (c->flags & SPF_OUT) ? "host" : "guest", c->port,
+		      strerror(e));
 		close(c->fd[1]); /* also leaves the epoll set */
 		c->fd[1] = fd;
-		c->flags &= (uint8_t)~SPF_NS_V6;
+		c->flags &= (uint8_t)~SPF_V6;
 	}
 }
 
@@ -582,7 +628,7 @@ static int splice_dir(struct shard *sh, struct splice_conn *c, int d)
 				c->pending[d] -= (uint32_t)n;
 				moved += (size_t)n;
 				progress = true;
-				if (d == 0)
+				if ((d == 0) == !(c->flags & SPF_OUT))
 					CTR_ADD(&sh->core, SPLICE_TO_GUEST_BYTES,
 						(uint64_t)n);
 				else
@@ -621,7 +667,8 @@ static void splice_run(struct shard *sh, uint32_t idx)
 		ret = splice_dir(sh, c, d);
 		if (ret < 0) {
 			debug("splice %u: %s moving bytes %s the guest: resetting both",
-			      idx, strerror(-ret), d ? "from" : "to");
+			      idx, strerror(-ret),
+			      (d == 0) == !(c->flags & SPF_OUT) ? "to" : "from");
 			/* as a direct connection would, pass on what the other
 			 * way holds (the guest's last answer) before the reset */
 			if (d == 0)
@@ -652,8 +699,9 @@ static void splice_run(struct shard *sh, uint32_t idx)
  */
 static void splice_refuse(struct shard *sh, uint32_t idx)
 {
-	debug("splice %u: guest port %u refused on the guest's loopback",
-	      idx, sh->splice->conns[idx].guest_port);
+	debug("splice %u: %s port %u refused", idx,
+	      (sh->splice->conns[idx].flags & SPF_OUT) ? "host" : "guest",
+	      sh->splice->conns[idx].port);
 	CTR_INC(&sh->core, SPLICE_REFUSED);
 	splice_end(sh, idx, true);
 }
@@ -683,7 +731,7 @@ static void splice_connected(struct shard *sh, uint32_t idx)
 			err = errno;
 		}
 	}
-	if (err && (c->flags & SPF_NS_V6)) {
+	if (err && (c->flags & SPF_V6)) {
 		ret = splice_connect(sh, idx);
 		if (!ret) {
 			if (c->state == SPS_OPEN)
@@ -699,8 +747,9 @@ static void splice_connected(struct shard *sh, uint32_t idx)
 	if (err) {
 		if (splice_warn_ok(sh)) {
 			errno = err;
-			warn_perror("cannot reach guest port %u on the guest's loopback: resetting the client",
-				    c->guest_port);
+			warn_perror("cannot reach %s loopback port %u: resetting the client",
+				    (c->flags & SPF_OUT) ? "the host's" : "the guest's",
+				    c->port);
 		}
 		CTR_INC(&sh->core, SPLICE_RESET);
 		splice_end(sh, idx, true);
@@ -728,6 +777,83 @@ static void splice_fallback(struct shard *sh, uint16_t port, const char *why)
 }
 
 /**
+ * splice_start() - splice an accepted socket to a new side 1 connection
+ * @sh:		shard
+ * @fd:		accepted socket (side 0), non-blocking
+ * @s1:		unconnected side 1 socket
+ * @port:	the port side 1 connects to on its loopback
+ * @flags:	SPF_V6 for an IPv6 @s1, SPF_OUT for -T
+ * @why:	out, when not started: the reason
+ *
+ * Ownership: on 1, the entry owns @fd and @s1; on 0, the caller keeps @fd
+ * and @s1 is gone (closed, or back in its pool).
+ * #syscalls setsockopt close epoll_ctl
+ * Return: 1 if started (connected, connecting, or refused and reset), 0 if
+ *	   it could not be
+ */
+static int splice_start(struct shard *sh, int fd, int s1, uint16_t port,
+			uint8_t flags, const char **why)
+{
+	struct splice *sp = sh->splice;
+	int fam = (flags & SPF_V6) ? 1 : 0, one = 1, ret;
+	struct splice_conn *c;
+	uint32_t idx;
+
+	if (!sp->nfree) {
+		*why = "splice table full (--max-flows)";
+		close(s1);
+		return 0;
+	}
+	idx = sp->free[--sp->nfree];
+	c = &sp->conns[idx];
+	c->fd[0] = fd;
+	c->fd[1] = s1;
+	c->port = port;
+	c->flags = flags;
+	ret = splice_pipes(c);
+	if (ret) {
+		c->fd[0] = -1; /* the caller keeps it */
+		if (!(flags & SPF_OUT) && sp->npool[fam] < SPLICE_POOL_MAX) {
+			sp->pool[fam][sp->npool[fam]++] = s1; /* unused */
+			c->fd[1] = -1;
+		}
+		splice_end(sh, idx, false);
+		*why = ret == -EMFILE || ret == -ENFILE ?
+			       "no file descriptors for pipes (ulimit -n)" :
+			       "cannot create pipes";
+		return 0;
+	}
+	ret = splice_connect(sh, idx);
+	if (ret && ret != -ECONNREFUSED) {
+		c->fd[0] = -1;
+		splice_end(sh, idx, false);
+		*why = "its loopback is unreachable (lo down?)";
+		return 0;
+	}
+	CTR_INC(&sh->core, SPLICE_OPENED);
+	CTR_INC(&sh->core, SPLICE_ACTIVE);
+	if (flags & SPF_OUT)
+		CTR_INC(&sh->core, SPLICE_NS_OPENED);
+	if (ret) {
+		c->state = SPS_CONNECTING; /* for the gauge */
+		splice_refuse(sh, idx);
+		return 1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	ret = splice_ep(sh, idx, 0, EPOLL_CTL_ADD);
+	if (ret) {
+		errno = -ret;
+		warn_perror("splice %u: epoll_ctl", idx);
+		CTR_INC(&sh->core, SPLICE_RESET);
+		splice_end(sh, idx, true);
+		return 1;
+	}
+	if (c->state == SPS_OPEN)
+		splice_run(sh, idx);
+	return 1;
+}
+
+/**
  * splice_accept() - take an accepted published-port client, if it may be
  *		     spliced
  * @sh:		shard
@@ -736,7 +862,6 @@ static void splice_fallback(struct shard *sh, uint16_t port, const char *why)
  * @guest_port:	the guest port it goes to
  *
  * Ownership: on true, splice owns @fd.
- * #syscalls setsockopt close epoll_ctl
  * Return: true if spliced (or refused and closed), false if the caller
  *	   should carry it through the tap
  */
@@ -744,11 +869,10 @@ bool splice_accept(struct shard *sh, int fd, const void *sa,
 		   uint16_t guest_port)
 {
 	struct splice *sp = sh->splice;
-	struct splice_conn *c;
-	int cfam, fam, ns, one = 1, ret;
-	uint32_t idx;
+	const char *why = "no socket from the namespace helper";
+	int cfam, fam, ns;
 
-	if (!sp)
+	if (!sp || !sp->lo_clients)
 		return false;
 	cfam = splice_client_fam(sa);
 	if (cfam < 0)
@@ -763,58 +887,75 @@ bool splice_accept(struct shard *sh, int fd, const void *sa,
 		fam = 0;
 		ns = splice_sock_get(sh, fam);
 	}
-	if (ns < 0) {
-		splice_fallback(sh, guest_port,
-				"no socket from the namespace helper");
-		return false;
-	}
+	if (ns >= 0 &&
+	    splice_start(sh, fd, ns, guest_port, fam ? SPF_V6 : 0, &why))
+		return true;
+	splice_fallback(sh, guest_port, why);
+	return false;
+}
 
-	idx = sp->free[--sp->nfree];
-	c = &sp->conns[idx];
-	c->fd[0] = fd;
-	c->fd[1] = ns;
-	c->guest_port = guest_port;
-	c->flags = fam ? SPF_NS_V6 : 0;
-	ret = splice_pipes(c);
-	if (ret) {
-		c->fd[0] = -1; /* the caller keeps the client */
-		if (sp->npool[fam] < SPLICE_POOL_MAX) { /* unused: keep it */
-			sp->pool[fam][sp->npool[fam]++] = ns;
-			c->fd[1] = -1;
+/**
+ * splice_tl_accept() - accept connections on a -T port
+ * @sh:	shard
+ * @k:	index in the -T listeners
+ *
+ * There is no tap path for these: a connection that cannot be spliced is
+ * reset (SPLICE_NS_DROPPED).
+ *
+ * #syscalls accept4 socket setsockopt close openat
+ */
+static void splice_tl_accept(struct shard *sh, unsigned k)
+{
+	struct splice *sp = sh->splice;
+	const struct splice_tl *tl = &sp->tl[k];
+	struct linger l = { .l_onoff = 1, .l_linger = 0 };
+	int budget = 64;
+
+	while (budget--) {
+		int fam = tl->af == AF_INET6, fd, s1;
+		const char *why = NULL;
+
+		fd = accept4(tl->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EAGAIN || errno == EINTR ||
+			    errno == ECONNABORTED)
+				return;
+			CTR_INC(&sh->core, SPLICE_NS_DROPPED);
+			if ((errno == EMFILE || errno == ENFILE) &&
+			    sh->reserve_fd >= 0) {
+				/* refuse one with the spare fd, or the listener
+				 * stays readable and we spin */
+				close(sh->reserve_fd);
+				fd = accept(tl->fd, NULL, NULL);
+				if (fd >= 0) {
+					setsockopt(fd, SOL_SOCKET, SO_LINGER,
+						   &l, sizeof(l));
+					close(fd);
+				}
+				sh->reserve_fd = open("/dev/null",
+						      O_RDONLY | O_CLOEXEC);
+				if (splice_warn_ok(sh))
+					warn("out of file descriptors: a connection to the guest's loopback port of -T host port %u was reset (ulimit -n)",
+					     tl->host_port);
+				continue;
+			}
+			return;
 		}
-		splice_end(sh, idx, false);
-		splice_fallback(sh, guest_port, ret == -EMFILE || ret == -ENFILE ?
-				"no file descriptors for pipes (ulimit -n)" :
-				"cannot create pipes");
-		return false;
+		s1 = splice_side1_sock(sh, true, fam);
+		if (s1 < 0)
+			why = errno == EMFILE || errno == ENFILE ?
+				      "no file descriptors (ulimit -n)" :
+				      "no socket";
+		else if (splice_start(sh, fd, s1, tl->host_port,
+				      SPF_OUT | (fam ? SPF_V6 : 0), &why))
+			continue;
+		CTR_INC(&sh->core, SPLICE_NS_DROPPED);
+		if (splice_warn_ok(sh))
+			warn("guest connection to -T host port %u reset: %s",
+			     tl->host_port, why);
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		close(fd);
 	}
-	ret = splice_connect(sh, idx);
-	if (ret && ret != -ECONNREFUSED) {
-		c->fd[0] = -1;
-		splice_end(sh, idx, false);
-		splice_fallback(sh, guest_port,
-				"the guest's loopback is unreachable (lo down?)");
-		return false;
-	}
-	CTR_INC(&sh->core, SPLICE_OPENED);
-	CTR_INC(&sh->core, SPLICE_ACTIVE);
-	if (ret) {
-		c->state = SPS_CONNECTING; /* for the gauge */
-		splice_refuse(sh, idx);
-		return true;
-	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	ret = splice_ep(sh, idx, 0, EPOLL_CTL_ADD);
-	if (ret) {
-		errno = -ret;
-		warn_perror("splice %u: epoll_ctl", idx);
-		CTR_INC(&sh->core, SPLICE_RESET);
-		splice_end(sh, idx, true);
-		return true;
-	}
-	if (c->state == SPS_OPEN)
-		splice_run(sh, idx);
-	return true;
 }
 
 /**
@@ -837,6 +978,11 @@ void splice_event(struct shard *sh, uint32_t idx, uint32_t events)
 		return;
 	if (idx == SPLICE_IDX_NSH) {
 		splice_nsh_input(sh);
+		return;
+	}
+	if (idx > SPLICE_IDX_NSH) {
+		if (idx - SPLICE_IDX_NSH - 1 < sp->ntl)
+			splice_tl_accept(sh, idx - SPLICE_IDX_NSH - 1);
 		return;
 	}
 	if (i >= sp->max)
@@ -877,6 +1023,116 @@ void splice_event(struct shard *sh, uint32_t idx, uint32_t events)
 }
 
 /**
+ * splice_nsh_listen() - have the helper open a -T listening socket
+ * @sh:		shard
+ * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
+ * @port:	port on the guest's loopback
+ *
+ * Context: start-up, before any other request to the helper
+ * #syscalls sendto recvmsg poll close
+ * Return: the socket, or -errno
+ */
+static int splice_nsh_listen(struct shard *sh, int af, uint16_t port)
+{
+	struct splice *sp = sh->splice;
+	struct nsh_req req = { .op = NSH_OP_LISTEN, .family = af, .port = port };
+	uint64_t end = now_mono_ns() + SPLICE_WAIT_MS * 1000000ULL;
+	int fds[NSH_MAX_FDS], n, i, ret;
+	struct nsh_rsp rsp;
+
+	ASSERT(!sp->req_out);
+	req.seq = ++sp->seq;
+	ret = nsh_send(sp->nsh_fd, &req);
+	if (ret)
+		return ret;
+	for (;;) {
+		struct pollfd pfd = { .fd = sp->nsh_fd, .events = POLLIN };
+		uint64_t now = now_mono_ns();
+
+		if (now >= end)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, (int)((end - now) / 1000000ULL) + 1) < 0 &&
+		    errno != EINTR)
+			return -errno;
+		n = nsh_recv(sp->nsh_fd, &rsp, fds);
+		if (n == -EAGAIN)
+			continue;
+		if (n < 0)
+			return n;
+		if (rsp.seq == req.seq && rsp.op == NSH_OP_LISTEN &&
+		    !rsp.err && n == 1)
+			return fds[0];
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+		if (rsp.seq == req.seq)
+			return rsp.err ? -rsp.err : -EPROTO;
+	}
+}
+
+/**
+ * splice_tl_open() - open the -T ports on the guest's loopback
+ * @sh:	shard
+ *
+ * Each port listens on 127.0.0.1 and, where the guest's namespace has
+ * IPv6, on ::1.
+ *
+ * #syscalls epoll_ctl close
+ * Return: 0, or -errno after saying which port failed and why
+ */
+static int splice_tl_open(struct shard *sh)
+{
+	struct splice *sp = sh->splice;
+	const struct conf *cf = sh->conf;
+	unsigned i, n = 0;
+	int af, fd;
+
+	for (i = 0; i < cf->nnsfwd; i++)
+		n += 2 * ((unsigned)(cf->nsfwd[i].last - cf->nsfwd[i].first) + 1);
+	if (!n)
+		return 0;
+	sp->tl = calloc(n, sizeof(*sp->tl));
+	if (!sp->tl) {
+		err("out of memory for the -T ports");
+		return -ENOMEM;
+	}
+	for (i = 0; i < cf->nnsfwd; i++) {
+		const struct fwd_spec *f = &cf->nsfwd[i];
+		unsigned p;
+
+		for (p = f->first; p <= f->last; p++) {
+			for (af = AF_INET; af; af = af == AF_INET ? AF_INET6 : 0) {
+				struct splice_tl *tl = &sp->tl[sp->ntl];
+
+				fd = splice_nsh_listen(sh, af, (uint16_t)p);
+				if (fd < 0 && af == AF_INET6 &&
+				    (fd == -EAFNOSUPPORT || fd == -EADDRNOTAVAIL))
+					continue; /* no IPv6 there */
+				if (fd < 0) {
+					errno = -fd;
+					err_perror("cannot listen on the guest's %s port %u for -T%s",
+						   af == AF_INET ? "127.0.0.1" : "::1", p,
+						   fd == -EADDRINUSE ?
+							   " (in use in the guest's namespace; pick another port)" :
+							   "");
+					return fd;
+				}
+				tl->fd = fd;
+				tl->af = af;
+				tl->host_port = (uint16_t)(f->guest_first + (p - f->first));
+				if (shard_ep_add(sh, fd, EPOLLIN,
+						 EP_DATA(EP_SPLICE, SPLICE_IDX_NSH + 1 +
+								     sp->ntl))) {
+					close(fd);
+					return -EIO;
+				}
+				sp->ntl++;
+			}
+		}
+	}
+	return 0;
+}
+
+/**
  * splice_init() - set up splicing for a shard
  * @sh:		shard (conf, epoll set and counters ready)
  * @nsh_fd:	socket to the namespace helper, or -1: no splicing
@@ -887,24 +1143,33 @@ void splice_event(struct shard *sh, uint32_t idx, uint32_t events)
  */
 int splice_init(struct shard *sh, int nsh_fd)
 {
+	const struct conf *cf = sh->conf;
 	struct splice *sp;
 	uint32_t i;
+	int ret;
 
 	sh->splice = NULL;
-	if (nsh_fd < 0)
-		return 0;
+	if (nsh_fd < 0) {
+		if (!cf->nnsfwd)
+			return 0;
+		err("-T needs the namespace socket helper, which did not start");
+		return -EIO;
+	}
 	sp = calloc(1, sizeof(*sp));
 	if (!sp) {
 		close(nsh_fd);
+		err("out of memory for the splice table");
 		return -ENOMEM;
 	}
-	sp->max = sh->conf->max_flows;
+	sp->max = cf->max_flows;
 	sp->conns = calloc(sp->max, sizeof(*sp->conns));
 	sp->free = calloc(sp->max, sizeof(*sp->free));
 	sp->nsh_fd = nsh_fd;
+	sp->lo_clients = cf->splice && cf->nfwd;
 	sh->splice = sp;
 	if (!sp->conns || !sp->free) {
 		splice_fini(sh);
+		err("out of memory for the splice table (--max-flows)");
 		return -ENOMEM;
 	}
 	/* popped from the end: entry 0 first */
@@ -919,6 +1184,13 @@ int splice_init(struct shard *sh, int nsh_fd)
 	if (fcntl(nsh_fd, F_SETFL, fcntl(nsh_fd, F_GETFL) | O_NONBLOCK) ||
 	    shard_ep_add(sh, nsh_fd, EPOLLIN, EP_DATA(EP_SPLICE, SPLICE_IDX_NSH)))
 		goto off;
+	ret = splice_tl_open(sh);
+	if (ret) {
+		splice_fini(sh);
+		return ret;
+	}
+	if (!sp->lo_clients)
+		return 0;
 	splice_pool_wait(sh, 0);
 	if (!sp->npool[0])
 		goto off;
@@ -927,6 +1199,11 @@ int splice_init(struct shard *sh, int nsh_fd)
 	      sp->npool[0], sp->npool[1]);
 	return 0;
 off:
+	if (cf->nnsfwd) {
+		err("no answer from the namespace socket helper: cannot open the -T ports");
+		splice_fini(sh);
+		return -EIO;
+	}
 	warn("no sockets from the namespace socket helper: loopback clients of published ports go through the tap");
 	splice_fini(sh);
 	return 0;
@@ -952,6 +1229,9 @@ void splice_fini(struct shard *sh)
 	for (f = 0; f < 2; f++)
 		while (sp->npool[f])
 			close(sp->pool[f][--sp->npool[f]]);
+	for (i = 0; i < sp->ntl; i++)
+		close(sp->tl[i].fd);
+	free(sp->tl);
 	if (sp->nsh_fd >= 0)
 		close(sp->nsh_fd);
 	free(sp->conns);

@@ -13,12 +13,14 @@ struct shard;
  * @sh:		shard (conf, epoll set and counters ready)
  * @nsh_fd:	socket to the namespace helper (nsh.c), or -1: no splicing
  *
- * Fills the socket pools from the helper. If the helper does not answer,
- * splicing stays off with a warning and published ports use the tap.
+ * Opens the -T ports on the guest's loopback and fills the socket pools
+ * from the helper. If the helper does not answer, splicing of -t clients
+ * stays off with a warning and published ports use the tap; -T ports are
+ * a start-up failure.
  *
  * Ownership: takes @nsh_fd in every case.
  * #syscalls fcntl epoll_ctl
- * Return: 0, or -ENOMEM
+ * Return: 0, or -errno (logged)
  */
 int splice_init(struct shard *sh, int nsh_fd);
 

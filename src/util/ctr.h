@@ -128,7 +128,9 @@
 	X(SPLICE_POOL_WAITS, "accepts that waited for the namespace helper") \
 	X(SPLICE_TO_GUEST_BYTES, "bytes spliced from host clients to the guest") \
 	X(SPLICE_FROM_GUEST_BYTES, "bytes spliced from the guest to host clients") \
-	X(SPLICE_ACTIVE, "spliced connections open now (gauge)")
+	X(SPLICE_ACTIVE, "spliced connections open now (gauge)")            \
+	X(SPLICE_NS_OPENED, "of SPLICE_OPENED, from the guest's loopback (-T)") \
+	X(SPLICE_NS_DROPPED, "-T connections reset: no slot, socket, pipe or fd")
 
 #define CTR_ENUM(name, desc) CTR_##name,
 enum ctr_id { CTR_LIST(CTR_ENUM) CTR_NUM };

@@ -6,7 +6,7 @@
 
 "$SLIPWAY" --help >"$T/help" || fail "--help exit status"
 for o in --netns --tcp-ports --address --gateway --mtu --no-map-gw --no-config \
-	--max-flows --stats-file --ifname --cidr --userns --version --no-splice; do
+	--max-flows --stats-file --ifname --cidr --userns --version --no-splice --tcp-ns-ports; do
 	grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
 "$SLIPWAY" --version | grep -q "^slipway " || fail "--version"
@@ -35,4 +35,6 @@ bad "gateway is not in" -a 10.0.2.15/24 -g 192.168.1.1
 bad "bad --max-flows" --max-flows 0
 bad "cannot be combined" --netns foo -- true
 bad "bad interface name" -I waytoolonginterfacename
-pass "help, version and 15 bad command lines"
+bad "bad -T" -T 127.0.0.1/8080
+bad "bad -T" -T 0
+pass "help, version and 17 bad command lines"

@@ -8,8 +8,9 @@
 # parallel connections, fds back to baseline; a client from another
 # address still goes through the tap and keeps its address; --no-splice
 # sends everyone through the tap; a full splice table falls back to the
-# tap (counted), and so does a client when slipway is out of fds; and the
-# splice works rootless too.
+# tap (counted), and so does a client when slipway is out of fds; -T ports
+# on the guest's loopback reach the host's loopback the same way; and both
+# work rootless too.
 . "$(dirname "$0")/lib.sh"
 require_root
 SIZE=${SIZE:-1G}
@@ -323,6 +324,70 @@ expect_ctr SPLICE_FALLBACKS -eq 5
 expect_ctr SPLICE_OPENED -eq 17
 expect_ctr TCP_FLOWS_OPENED_HOST -eq 5
 
+# --- -T: ports on the guest's loopback spliced to the host's loopback ---
+sw_start -T 6101:7101 -T 6102:7102 -T 6103:7103 -T 6104:7104 -T 6105:7105
+base=$(sw_fds)
+h "$SWVERIFY" server --listen 127.0.0.1:7101 --mode recv --bytes "$SIZE" --once \
+	--ready-file "$T/t1" >/dev/null &
+t1=$!
+PIDS+=($t1)
+h "$SWVERIFY" server --listen 127.0.0.1:7102 --mode send --bytes "$SIZE" --once \
+	--ready-file "$T/t2" >/dev/null &
+t2=$!
+PIDS+=($t2)
+h "$SWVERIFY" server --listen 127.0.0.1:7103 --mode echo --once \
+	--ready-file "$T/t3" >/dev/null &
+t3=$!
+PIDS+=($t3)
+h "$PY" -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 7105)); s.listen(1)
+open(sys.argv[1], "w").close()
+c, a = s.accept(); c.sendall(a[0].encode()); c.close()
+' "$T/t5" &
+PIDS+=($!)
+wait_for "host servers" 10 "[ -e $T/t1 ] && [ -e $T/t2 ] && [ -e $T/t3 ] && [ -e $T/t5 ]"
+g "$SWVERIFY" client --connect 127.0.0.1:6101 --mode send --bytes "$SIZE" \
+	--timeout 120 >"$T/tc1.json" || fail "-T send: $(cat "$T/tc1.json")"
+wait "$t1" || fail "the host did not verify the -T bytes"
+g "$SWVERIFY" client --connect 127.0.0.1:6102 --mode recv --bytes "$SIZE" \
+	--timeout 120 >"$T/tc2.json" || fail "-T recv: $(cat "$T/tc2.json")"
+wait "$t2" || fail "the host's -T sender failed"
+# from the guest's ::1 to a host server on 127.0.0.1 only, across a half-close
+g "$SWVERIFY" client --connect "[::1]:6103" --mode echo --bytes 64M \
+	--timeout 60 >"$T/tc3.json" || fail "-T echo from ::1: $(cat "$T/tc3.json")"
+wait "$t3" || fail "the host's -T echo server failed"
+out=$(g "$PY" -c '
+import socket
+try:
+    s = socket.create_connection(("127.0.0.1", 6104), timeout=5)
+    print("data" if s.recv(10) else "eof")
+except OSError as e:
+    print(type(e).__name__)
+')
+[ "$out" = ConnectionResetError ] || [ "$out" = eof ] ||
+	fail "-T to a closed host port: the guest got '$out'"
+out=$(g "$PY" -c '
+import socket
+s = socket.create_connection(("127.0.0.1", 6105), timeout=5)
+print(s.recv(100).decode())
+')
+[ "$out" = 127.0.0.1 ] || fail "-T: the host's server saw the guest as '$out'"
+expect_fds_back "$base"
+stop_slipway
+check_gates
+expect_ctr SPLICE_NS_OPENED -eq 5
+expect_ctr SPLICE_OPENED -eq 5
+expect_ctr SPLICE_CLOSED -eq 4
+expect_ctr SPLICE_REFUSED -eq 1
+expect_ctr SPLICE_NS_DROPPED -eq 0
+expect_ctr SPLICE_FROM_GUEST_BYTES -ge $((BYTES + (64 << 20)))
+expect_ctr SPLICE_TO_GUEST_BYTES -ge $((BYTES + (64 << 20)))
+expect_ctr TCP_FLOWS_OPENED_GUEST -eq 0
+tg1=$(json_last "$T/tc1.json" gbps)
+tg2=$(json_last "$T/tc2.json" gbps)
+
 # --- rootless: slipway as nobody makes the user and network namespace ---
 U=65534
 if setpriv --reuid=$U --regid=$U --clear-groups test -r /dev/net/tun -a -w /dev/net/tun; then
@@ -331,14 +396,22 @@ if setpriv --reuid=$U --regid=$U --clear-groups test -r /dev/net/tun -a -w /dev/
 	cp "$SWVERIFY" "$T/swverify"
 	chmod 755 "$T/slipway" "$T/swverify"
 	pub=$(free_port)
+	hp=$(free_port)
+	"$SWVERIFY" server --listen "127.0.0.1:$hp" --mode recv --bytes 16M --once \
+		--ready-file "$T/r7" >/dev/null &
+	s7=$!
+	PIDS+=($s7)
+	wait_for "host server" 10 "[ -e $T/r7 ]"
 	cat >"$T/guest.sh" <<EOS
 readlink /proc/self/ns/net >$T/gns
+$T/swverify client --connect 127.0.0.1:6201 --mode send --bytes 16M --timeout 60 >/dev/null || exit 5
 exec $T/swverify server --listen 0.0.0.0:8001 --mode recv --bytes 64M --once --ready-file $T/r6
 EOS
 	chmod 755 "$T/guest.sh"
 	rm -f "$T/stats.json"
 	setpriv --reuid=$U --regid=$U --clear-groups "$T/slipway" --stats-file "$T/stats.json" \
-		--resolv-conf "$T/resolv.conf" -t "127.0.0.1/$pub:8001" -- /bin/sh "$T/guest.sh" \
+		--resolv-conf "$T/resolv.conf" -t "127.0.0.1/$pub:8001" -T "6201:$hp" \
+		-- /bin/sh "$T/guest.sh" \
 		>"$T/slipway.log" 2>&1 &
 	SW_PID=$!
 	PIDS+=($SW_PID)
@@ -351,13 +424,16 @@ EOS
 	"$SWVERIFY" client --connect "127.0.0.1:$pub" --mode send --bytes 64M --timeout 60 \
 		>/dev/null || fail "rootless spliced send"
 	wait "$SW_PID" || fail "rootless slipway/guest exited $?"
+	wait "$s7" || fail "the host did not verify the rootless -T bytes"
 	wait_for "the rootless helper to exit" 5 "! kill -0 $rhelper 2>/dev/null"
 	check_gates
 	expect_ctr SPLICE_TO_GUEST_BYTES -ge $((64 << 20))
-	expect_ctr SPLICE_CLOSED -eq 1
+	expect_ctr SPLICE_FROM_GUEST_BYTES -ge $((16 << 20))
+	expect_ctr SPLICE_NS_OPENED -eq 1
+	expect_ctr SPLICE_CLOSED -eq 2
 	expect_ctr TCP_FLOWS_OPENED_HOST -eq 0
 	rootless="rootless spliced"
 else
 	rootless="rootless skipped (/dev/net/tun not 0666)"
 fi
-pass "spliced $SIZE each way (${g1} / ${g2} Gbit/s), peers 127.0.0.1 and ::1, refusal in ${ms} ms, resets both ways, half-close, 64 parallel, fds back; 10.77.0.2 and --no-splice via the tap; table full and out of fds: tap fallbacks; $rootless"
+pass "spliced $SIZE each way (${g1} / ${g2} Gbit/s), peers 127.0.0.1 and ::1, refusal in ${ms} ms, resets both ways, half-close, 64 parallel, fds back; 10.77.0.2 and --no-splice via the tap; table full and out of fds: tap fallbacks; -T $SIZE each way (${tg1} / ${tg2} Gbit/s), ::1 to 127.0.0.1, refusal; $rootless"
