@@ -39,6 +39,10 @@ sw_start() {
 	PIDS+=("$SW_PID")
 	wait_for "guest address" 10 \
 		"ip -n $NS -4 addr show dev tap0 2>/dev/null | grep -q inet"
+	# counters on SIGUSR1 come from the loop: start-up is over
+	kill -USR1 "$SW_PID"
+	wait_for "slipway's loop" 10 "[ -s $T/stats.json ]"
+	rm -f "$T/stats.json" # stop_slipway checks the one written at exit
 }
 
 # nsh_pids: the namespace socket helpers living in the guest's namespace
@@ -388,6 +392,36 @@ expect_ctr TCP_FLOWS_OPENED_GUEST -eq 0
 tg1=$(json_last "$T/tc1.json" gbps)
 tg2=$(json_last "$T/tc2.json" gbps)
 
+# --- SIGTERM mid-transfer, both ways: prompt exit, both peers released ---
+sw_start -t 5001 -T 6101:7101
+g "$SWVERIFY" server --listen 0.0.0.0:5001 --mode recv --once --ready-file "$T/k1" \
+	>/dev/null 2>&1 &
+k1=$!
+PIDS+=($k1)
+h "$SWVERIFY" server --listen 127.0.0.1:7101 --mode recv --once --ready-file "$T/k2" \
+	>/dev/null 2>&1 &
+k2=$!
+PIDS+=($k2)
+wait_for "servers" 10 "[ -e $T/k1 ] && [ -e $T/k2 ]"
+h "$SWVERIFY" client --connect 127.0.0.1:5001 --mode send --bytes 100G --timeout 30 \
+	>/dev/null 2>&1 &
+k3=$!
+PIDS+=($k3)
+g "$SWVERIFY" client --connect 127.0.0.1:6101 --mode send --bytes 100G --timeout 30 \
+	>/dev/null 2>&1 &
+k4=$!
+PIDS+=($k4)
+sleep 1
+kill -TERM "$SW_PID"
+wait_for "slipway to exit on SIGTERM" 3 "! kill -0 $SW_PID 2>/dev/null"
+wait "$SW_PID" || fail "slipway exited $? on SIGTERM mid-splice"
+for p in $k1 $k2 $k3 $k4; do
+	wait_for "peer $p to be released" 15 "! kill -0 $p 2>/dev/null"
+done
+expect_ctr SPLICE_ACTIVE -eq 2
+expect_ctr SPLICE_TO_GUEST_BYTES -gt 0
+expect_ctr SPLICE_FROM_GUEST_BYTES -gt 0
+
 # --- rootless: slipway as nobody makes the user and network namespace ---
 U=65534
 if setpriv --reuid=$U --regid=$U --clear-groups test -r /dev/net/tun -a -w /dev/net/tun; then
@@ -436,4 +470,4 @@ EOS
 else
 	rootless="rootless skipped (/dev/net/tun not 0666)"
 fi
-pass "spliced $SIZE each way (${g1} / ${g2} Gbit/s), peers 127.0.0.1 and ::1, refusal in ${ms} ms, resets both ways, half-close, 64 parallel, fds back; 10.77.0.2 and --no-splice via the tap; table full and out of fds: tap fallbacks; -T $SIZE each way (${tg1} / ${tg2} Gbit/s), ::1 to 127.0.0.1, refusal; $rootless"
+pass "spliced $SIZE each way (${g1} / ${g2} Gbit/s), peers 127.0.0.1 and ::1, refusal in ${ms} ms, resets both ways, half-close, 64 parallel, fds back; 10.77.0.2 and --no-splice via the tap; table full and out of fds: tap fallbacks; -T $SIZE each way (${tg1} / ${tg2} Gbit/s), ::1 to 127.0.0.1, refusal; SIGTERM mid-splice; $rootless"
