@@ -57,7 +57,7 @@ echo "== host: slipway -t 127.0.0.1/$PUB:80 -- sh guest.sh"
 "$SW" -t "127.0.0.1/$PUB:80" --stats-file "$W/stats.json" -- sh "$W/guest.sh" &
 SWPID=$!
 for i in $(seq 100); do [ -e "$W/guest-ready" ] && break; sleep 0.1; done
-echo "== host: curl http://127.0.0.1:$PUB/ (the guest's server, through the published port)"
+echo "== host: curl http://127.0.0.1:$PUB/ (the guest's server, through the published port: spliced to the guest's loopback)"
 curl -sS -m 5 "http://127.0.0.1:$PUB/"
 touch "$W/host-done"
 wait "$SWPID"
@@ -69,6 +69,8 @@ c = json.load(open(sys.argv[1]))["counters"]
 rows = [
     ("flows opened by the guest", c["TCP_FLOWS_OPENED_GUEST"]),
     ("flows opened through published ports", c["TCP_FLOWS_OPENED_HOST"]),
+    ("loopback clients spliced to the guest's loopback", "%d (%d bytes in, %d out)" % (
+        c["SPLICE_OPENED"], c["SPLICE_TO_GUEST_BYTES"], c["SPLICE_FROM_GUEST_BYTES"])),
     ("flows closed cleanly / reset", "%d / %d" % (c["TCP_FLOWS_CLOSED"],
         c["TCP_FLOWS_RESET_BY_GUEST"] + c["TCP_FLOWS_RESET_BY_HOST"])),
     ("guest -> host bytes written to host sockets", c["TCP_GUEST_BYTES"]),

@@ -22,6 +22,7 @@
 #include "host/dns_fwd.h"
 #include "host/netns.h"
 #include "host/shard.h"
+#include "host/splice.h"
 #include "util/log.h"
 
 /**
@@ -332,6 +333,7 @@ int main(int argc, char **argv)
 	nc.queues = conf.shards;
 	nc.offloads = conf.offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0;
 	nc.vnet_hdr_len = 12;
+	nc.nsh = (conf.splice && conf.nfwd) || conf.nnsfwd;
 	if (conf.dns && !conf.netns && conf.configure) {
 		inet_ntop(AF_INET, &conf.dns4, a, sizeof(a));
 		snprintf(resolv_text, sizeof(resolv_text), "nameserver %s\n%s",
@@ -357,6 +359,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (fwd_init(sh))
+		return 1;
+	if (splice_init(sh, ns.nsh_fd))
 		return 1;
 	if (conf.dns && dns_fwd_init(sh, conf.resolv_conf))
 		return 1;
@@ -411,6 +415,7 @@ int main(int argc, char **argv)
 		pthread_join(tid[i], NULL);
 	}
 	dump_stats(sh, &r);
+	splice_fini(sh);
 	for (i = 0; i < grp.n; i++)
 		shard_fini(&shs[i]);
 	edge.ops->fini(&edge);

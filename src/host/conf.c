@@ -63,6 +63,10 @@ static const char usage_text[] =
 "                            -t 9000-9009       a range, one to one\n"
 "                          Without ADDR, all addresses (IPv4 and IPv6).\n"
 "  -u, --udp-ports SPEC    publish host UDP ports, same SPEC as -t\n"
+"  --no-splice             carry loopback clients of -t ports through the tap\n"
+"                          too (default: spliced to the guest's loopback)\n"
+"  -T, --tcp-ns-ports SPEC guest loopback TCP ports spliced to host loopback\n"
+"                          ports: PORT[-END][:HOSTPORT[-END]], no ADDR\n"
 "\n"
 "Limits and tuning:\n"
 "  --shards N              event-loop threads, one tap queue each, 1..8\n"
@@ -93,7 +97,7 @@ enum {
 	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF,
 	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION, OPT_NO_DHCP, OPT_NO_DNS,
 	OPT_DNS_ADDR, OPT_RESOLV_CONF, OPT_MAX_UDP_FLOWS, OPT_UDP_TIMEOUT,
-	OPT_SHARDS, OPT_ACK_EVERY,
+	OPT_SHARDS, OPT_ACK_EVERY, OPT_NO_SPLICE,
 };
 
 /**
@@ -279,6 +283,8 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "tcp-ports", required_argument, NULL, 't' },
 		{ "udp-ports", required_argument, NULL, 'u' },
+		{ "no-splice", no_argument, NULL, OPT_NO_SPLICE },
+		{ "tcp-ns-ports", required_argument, NULL, 'T' },
 		{ "no-dhcp", no_argument, NULL, OPT_NO_DHCP },
 		{ "no-dns", no_argument, NULL, OPT_NO_DNS },
 		{ "dns-addr", required_argument, NULL, OPT_DNS_ADDR },
@@ -321,9 +327,10 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	c->dhcp = true;
 	c->dns = true;
 	c->resolv_conf = "/etc/resolv.conf";
+	c->splice = true;
 
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "+:I:a:g:m:t:u:qdh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+:I:a:g:m:t:u:T:qdh", opts, NULL)) != -1) {
 		switch (o) {
 		case OPT_NETNS:
 			if (!*optarg)
@@ -389,6 +396,21 @@ void conf_parse(struct conf *c, int argc, char **argv)
 				usage_error("bad -u '%s': %s; expected [ADDR/]PORT[-END][:GUESTPORT[-END]]",
 					    optarg, why);
 			c->nufwd++;
+			break;
+		case OPT_NO_SPLICE:
+			c->splice = false;
+			break;
+		case 'T':
+			if (c->nnsfwd == CONF_MAX_FWD)
+				usage_error("too many -T options (at most %d)",
+					    CONF_MAX_FWD);
+			if (fwd_spec_parse(optarg, &c->nsfwd[c->nnsfwd], &why))
+				usage_error("bad -T '%s': %s; expected PORT[-END][:HOSTPORT[-END]]",
+					    optarg, why);
+			if (c->nsfwd[c->nnsfwd].family != AF_UNSPEC)
+				usage_error("bad -T '%s': no address: the port is on the guest's loopback and goes to the host's; expected PORT[-END][:HOSTPORT[-END]]",
+					    optarg);
+			c->nnsfwd++;
 			break;
 		case OPT_NO_DHCP:
 			c->dhcp = false;

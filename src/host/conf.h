@@ -59,6 +59,12 @@ struct fwd_spec {
  * @search:		domain search list for DHCP, DNS wire format
  * @search_len:		bytes of @search
  * @search_line:	the host's search line, for the command's resolv.conf
+ * @splice:		splice loopback clients of published ports to the guest's
+ *			loopback (splice.c) instead of using the tap
+ * @nsfwd:		-T: ports on the guest's loopback spliced to the host's
+ *			loopback; @first..@last are the guest's ports and
+ *			@guest_first the host port of @first (no address)
+ * @nnsfwd:		entries in @nsfwd
  */
 struct conf {
 	const char *netns;
@@ -89,6 +95,9 @@ struct conf {
 	uint8_t search[256];
 	size_t search_len;
 	char search_line[520];
+	bool splice;
+	struct fwd_spec nsfwd[CONF_MAX_FWD];
+	unsigned nnsfwd;
 };
 
 /**

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "host/shard.h"
+#include "host/splice.h"
 #include "util/log.h"
 
 /**
@@ -208,6 +209,9 @@ void fwd_accept(struct shard *sh, uint32_t idx)
 			}
 			return;
 		}
+		/* loopback clients: spliced here, on shard 0 */
+		if (splice_accept(sh, fd, &ss, l->guest_port))
+			continue;
 		/* spread connections over the shards; a full mailbox
 		 * keeps the connection here */
 		to = sh->grp->rr++ % sh->grp->n;

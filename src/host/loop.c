@@ -15,6 +15,7 @@
 #include "core/udp.h"
 #include "host/dns_fwd.h"
 #include "host/shard.h"
+#include "host/splice.h"
 #include "util/log.h"
 
 #define FX_SLOTS 64
@@ -460,6 +461,9 @@ int shard_run(struct shard *sh,
 				break;
 			case EP_MBOX:
 				mbox_rx(sh);
+				break;
+			case EP_SPLICE:
+				splice_event(sh, EP_IDX(d), ev[i].events);
 				break;
 			case EP_SIGNAL:
 			case EP_PIDFD:

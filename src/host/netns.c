@@ -51,6 +51,7 @@
 
 #include "host/netns.h"
 #include "host/nl.h"
+#include "host/nsh.h"
 #include "util/log.h"
 #include "util/util.h"
 
@@ -639,12 +640,14 @@ static _Noreturn void netns_child_exec(int sock, const struct netns_conf *c,
  * @ppid:	PID of the parent
  * @uid:	effective user ID of the parent, mapped to root
  * @gid:	effective group ID of the parent, mapped to root
+ * @nsh_sock:	the namespace socket helper's end of its socketpair, or -1
  *
  * Context: helper child only, right after fork(); never returns
  * #syscalls close exit_group
  */
 static _Noreturn void netns_child(const struct netns_conf *c, const char *path,
-				  int sock, pid_t ppid, uid_t uid, gid_t gid)
+				  int sock, pid_t ppid, uid_t uid, gid_t gid,
+				  int nsh_sock)
 {
 	char name[IFNAMSIZ];
 	int fds[NETNS_MAX_QUEUES];
@@ -672,6 +675,11 @@ static _Noreturn void netns_child(const struct netns_conf *c, const char *path,
 	/* The parent holds its own references now */
 	for (i = 0; i < c->queues; i++)
 		close(fds[i]);
+
+	if (nsh_sock >= 0) {
+		nsh_spawn(nsh_sock);
+		close(nsh_sock);
+	}
 
 	if (path)
 		_exit(0);
@@ -891,9 +899,9 @@ static int netns_check_conf(const struct netns_conf *c)
  * Context: start-up, before other threads exist (the child runs code that
  * is not async-signal-safe). PR_SET_PDEATHSIG of the command's process
  * fires when the calling *thread* exits, so call this from the main thread.
- * Ownership: the caller owns @s->tap_fds and, in create mode, @s->ctl_fd
- * (closing it without netns_start_cmd() makes the waiting child exit) and
- * must reap @s->cmd_pid.
+ * Ownership: the caller owns @s->tap_fds, @s->nsh_fd and, in create mode,
+ * @s->ctl_fd (closing it without netns_start_cmd() makes the waiting child
+ * exit) and must reap @s->cmd_pid.
  *
  * #syscalls socketpair clone rt_sigprocmask recvmsg fcntl wait4 close
  * Return: 0 on success, negative errno on failure (message already logged)
@@ -906,7 +914,7 @@ int netns_setup(const struct netns_conf *c, struct netns_state *s)
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	pid_t ppid = getpid();
-	int sv[2], ret, status;
+	int sv[2], hv[2] = { -1, -1 }, ret, status;
 	unsigned i;
 	pid_t pid;
 
@@ -917,6 +925,7 @@ int netns_setup(const struct netns_conf *c, struct netns_state *s)
 	s->cmd_pid = -1;
 	s->watch_pid = -1;
 	s->ctl_fd = -1;
+	s->nsh_fd = -1;
 
 	ret = netns_check_conf(c);
 	if (ret)
@@ -939,6 +948,10 @@ int netns_setup(const struct netns_conf *c, struct netns_state *s)
 		err_perror("cannot create a socket pair for the netns helper");
 		return ret;
 	}
+	if (c->nsh && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, hv)) {
+		warn_perror("no socket pair for the namespace socket helper: published ports are served through the tap only");
+		hv[0] = hv[1] = -1;
+	}
 
 	/* No handler of ours may run in the child before it resets them */
 	sigfillset(&all);
@@ -949,11 +962,15 @@ int netns_setup(const struct netns_conf *c, struct netns_state *s)
 		ret = -errno;
 	if (pid == 0) {
 		close(sv[0]);
-		netns_child(c, path, sv[1], ppid, uid, gid);
+		if (hv[0] >= 0)
+			close(hv[0]);
+		netns_child(c, path, sv[1], ppid, uid, gid, hv[1]);
 	}
 
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(sv[1]);
+	if (hv[1] >= 0)
+		close(hv[1]);
 
 	if (pid < 0) {
 		errno = -ret;
@@ -970,9 +987,10 @@ int netns_setup(const struct netns_conf *c, struct netns_state *s)
 		if (ret == -ECONNRESET)
 			netns_log_exit(status);
 		if (ret)
-			return ret;
+			goto out_nsh;
 
 		s->watch_pid = netns_path_pid(path);
+		s->nsh_fd = hv[0];
 		return 0;
 	}
 
@@ -982,15 +1000,19 @@ int netns_setup(const struct netns_conf *c, struct netns_state *s)
 		status = netns_reap(pid);
 		if (ret == -ECONNRESET)
 			netns_log_exit(status);
-		return ret;
+		goto out_nsh;
 	}
 
 	s->cmd_pid = pid;
 	s->ctl_fd = sv[0];
+	s->nsh_fd = hv[0];
 	return 0;
 
 out_close:
 	close(sv[0]);
+out_nsh:
+	if (hv[0] >= 0)
+		close(hv[0]);
 	return ret;
 }
 

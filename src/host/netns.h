@@ -29,6 +29,7 @@
  *		sees it (bind-mounted in a private mount namespace), so that
  *		it uses the DNS forwarder and not a host-loopback resolver it
  *		cannot reach; NULL: leave it alone
+ * @nsh:	start the namespace socket helper (nsh.c) in the namespace
  */
 struct netns_conf {
 	const char *netns_path;
@@ -44,6 +45,7 @@ struct netns_conf {
 	unsigned offloads;
 	int vnet_hdr_len;
 	const char *resolv_text;
+	bool nsh;
 };
 
 /**
@@ -54,6 +56,7 @@ struct netns_conf {
  * @cmd_pid:	PID of the command started in a new namespace, or -1 when joining
  * @watch_pid:	when joining "/proc/PID/ns/net": PID to watch, else -1
  * @ctl_fd:	internal: socket to the waiting child (-1 when not waiting)
+ * @nsh_fd:	socket to the namespace socket helper, or -1 (not asked for)
  */
 struct netns_state {
 	int tap_fds[NETNS_MAX_QUEUES];
@@ -62,6 +65,7 @@ struct netns_state {
 	pid_t cmd_pid;
 	pid_t watch_pid;
 	int ctl_fd;
+	int nsh_fd;
 };
 
 /**

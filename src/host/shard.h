@@ -27,6 +27,7 @@ enum ep_type {
 	EP_UDP_LISTEN,
 	EP_DNS,
 	EP_MBOX,
+	EP_SPLICE,	/* splice.c: spliced sockets, namespace helper */
 	EP_TYPE_NUM
 };
 
@@ -116,6 +117,8 @@ struct shard_group {
  * @mbox:	messages from each other shard, by sender
  * @mbox_fd:	eventfd the senders kick
  * @kick:	bit mask of shards we put messages for since the last kick
+ * @splice:	spliced loopback connections (splice.c), NULL when off and
+ *		on every shard but 0
  */
 struct shard {
 	struct core core;
@@ -148,6 +151,7 @@ struct shard {
 	struct mbox_ring mbox[SHARDS_MAX];
 	int mbox_fd;
 	uint32_t kick;
+	struct splice *splice;
 };
 
 /* loop.c */

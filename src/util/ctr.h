@@ -138,7 +138,19 @@
 	X(DNS_FAILOVERS, "queries retried on another upstream")             \
 	X(DNS_SERVFAIL, "SERVFAIL answers made up after all upstreams failed") \
 	X(DNS_DROP_FULL, "queries dropped: too many in flight")             \
-	X(DNS_UPSTREAM_RELOADS, "upstream list reloads (resolv.conf changed)")
+	X(DNS_UPSTREAM_RELOADS, "upstream list reloads (resolv.conf changed)") \
+	/* loopback clients of published ports spliced to the guest's lo */ \
+	X(SPLICE_OPENED, "loopback clients taken for splicing (connect started)") \
+	X(SPLICE_CLOSED, "spliced connections ended cleanly, both FINs passed") \
+	X(SPLICE_RESET, "spliced connections ended by a reset or error") \
+	X(SPLICE_REFUSED, "spliced connections the guest refused (client reset)") \
+	X(SPLICE_FALLBACKS, "loopback clients sent through the tap: no socket, pipe or slot") \
+	X(SPLICE_POOL_WAITS, "accepts that waited for the namespace helper") \
+	X(SPLICE_TO_GUEST_BYTES, "bytes spliced from host clients to the guest") \
+	X(SPLICE_FROM_GUEST_BYTES, "bytes spliced from the guest to host clients") \
+	X(SPLICE_ACTIVE, "spliced connections open now (gauge)")            \
+	X(SPLICE_NS_OPENED, "of SPLICE_OPENED, from the guest's loopback (-T)") \
+	X(SPLICE_NS_DROPPED, "-T connections reset: no slot, socket, pipe or fd")
 
 #define CTR_ENUM(name, desc) CTR_##name,
 enum ctr_id { CTR_LIST(CTR_ENUM) CTR_NUM };

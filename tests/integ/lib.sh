@@ -150,6 +150,13 @@ check_gates() {
 	[ "$acked" = "$read" ] ||
 		fail "gate: guest acknowledged $acked bytes but $read were read from host sockets"
 	expect_ctr TCP_FLOWS_ACTIVE -eq 0
+	# every spliced connection ended, each in exactly one way
+	expect_ctr SPLICE_ACTIVE -eq 0
+	local o e
+	o=$(ctr SPLICE_OPENED)
+	e=$(($(ctr SPLICE_CLOSED) + $(ctr SPLICE_RESET) + $(ctr SPLICE_REFUSED)))
+	[ "$o" = "$e" ] ||
+		fail "gate: $o spliced connections opened, $e ended (closed + reset + refused)"
 }
 
 # free_port: a TCP port nobody listens on (loopback)

@@ -7,7 +7,7 @@
 "$SLIPWAY" --help >"$T/help" || fail "--help exit status"
 for o in --netns --tcp-ports --address --gateway --mtu --no-map-gw --no-config \
 	--max-flows --shards --stats-file --ifname --cidr --userns --ack-every \
-	--version; do
+	--version --no-splice --tcp-ns-ports; do
 	grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
 "$SLIPWAY" --version | grep -q "^slipway " || fail "--version"
@@ -42,4 +42,6 @@ bad "bad --ack-every" --ack-every -1
 bad "bad --ack-every" --ack-every 1025
 bad "bad --ack-every" --ack-every two
 bad "needs a value" --ack-every
-pass "help, version and 21 bad command lines"
+bad "bad -T" -T 127.0.0.1/8080
+bad "bad -T" -T 0
+pass "help, version and 23 bad command lines"

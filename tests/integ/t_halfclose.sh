@@ -7,7 +7,7 @@
 require_root
 p1=$(free_port)
 pub=$(free_port)
-start_slipway -t "$pub:7001"
+start_slipway --no-splice -t "$pub:7001" # the tap path (splice: t_splice.sh)
 
 # guest client sends 64 MiB, half-closes, reads the echo back
 bg "$SWVERIFY" server --listen "127.0.0.1:$p1" --mode echo --once --ready-file "$T/r1"

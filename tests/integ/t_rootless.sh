@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # t_rootless.sh - slipway run by an unprivileged user creates a user and a
 # network namespace, serves the command in it, and moves verified bytes
-# both ways through 10.0.2.2 and a published port
+# both ways through 10.0.2.2 and a published port (through the tap:
+# --no-splice; the rootless splice is in t_splice.sh)
 . "$(dirname "$0")/lib.sh"
 require_root
 U=65534
@@ -35,7 +36,7 @@ set -e
 EOS
 chmod 755 "$T/guest.sh"
 setpriv --reuid=$U --regid=$U --clear-groups "$SLIPWAY" --stats-file "$T/stats.json" \
-	-t "127.0.0.1/$pub:8001" -- /bin/sh "$T/guest.sh" >"$T/slipway.log" 2>&1 &
+	--no-splice -t "127.0.0.1/$pub:8001" -- /bin/sh "$T/guest.sh" >"$T/slipway.log" 2>&1 &
 SW_PID=$!
 PIDS+=($SW_PID)
 wait_for "guest server behind the published port" 30 "[ -e $T/r3 ]"

@@ -18,7 +18,7 @@ shard_ctr() {
 		"$T/stats.json" "$1" "$2"
 }
 
-start_slipway --shards 2 -t "127.0.0.1/$pub:5001"
+start_slipway --shards 2 --no-splice -t "127.0.0.1/$pub:5001"
 q=$(g ls /sys/class/net/tap0/queues | tr '\n' ' ')
 [ "$q" = "rx-0 rx-1 tx-0 tx-1 " ] || fail "tap queues: '$q', expected two pairs"
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # t_source_addr.sh - a published port keeps the client's address: a client
 # at another address of the host is seen by the guest's server with that
-# address (TCP and UDP), a loopback client as the gateway address
+# address (TCP and UDP); a loopback client as 127.0.0.1 over TCP (spliced to
+# the guest's loopback, t_splice.sh) and as the gateway address over UDP
 . "$(dirname "$0")/lib.sh"
 require_root
 H="swh$$"
@@ -54,7 +55,7 @@ print(a, u.recv(100).decode())
 out=$(ask 10.77.0.2 10.77.0.1)
 [ "$out" = "10.77.0.2 10.77.0.2" ] || fail "client 10.77.0.2 seen as '$out'"
 out=$(ask 127.0.0.1 127.0.0.1)
-[ "$out" = "10.0.2.2 10.0.2.2" ] || fail "loopback client seen as '$out'"
+[ "$out" = "127.0.0.1 10.0.2.2" ] || fail "loopback client seen as '$out'"
 stop_slipway
 check_gates
-pass "client addresses kept (10.77.0.2 seen as itself, loopback as 10.0.2.2), TCP and UDP"
+pass "client addresses kept (10.77.0.2 seen as itself, loopback as 127.0.0.1 spliced and 10.0.2.2 over UDP), TCP and UDP"

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* nsh.c - the namespace socket helper: makes sockets inside the guest's namespace */
+
+/**
+ * DOC: Theory of Operation
+ *
+ * A socket belongs to the network namespace its creator was in when it
+ * called socket(), for its whole life, whoever uses it later. slipway stays
+ * in the host's namespaces, so to reach the guest's loopback (splice.c) it
+ * needs sockets made inside the guest's namespace. It cannot make them
+ * itself: setns() into a network namespace needs CAP_SYS_ADMIN both over
+ * the namespace and in the caller's own user namespace, which rootless
+ * slipway lacks (measured: EPERM for an unprivileged user against its own
+ * unshare -Urn namespace), and a process with threads may not change its
+ * user namespace at all.
+ *
+ * So the namespace child of netns.c, already inside the guest's user (when
+ * rootless) and network namespaces, starts this helper before it execs the
+ * command (create mode) or exits (--netns). The helper serves requests on a
+ * SOCK_SEQPACKET socketpair, one message each way: struct nsh_req asks for
+ * N unconnected TCP sockets of a family, or for one socket listening on
+ * the namespace's loopback; struct nsh_rsp answers, with the sockets
+ * attached (SCM_RIGHTS). The helper keeps nothing: every socket it sends
+ * is closed on its side. slipway connects, reads and writes the sockets
+ * in its own event loop.
+ *
+ * Lifetime: the helper exits when slipway's end of the socketpair closes
+ * (slipway exited, however it ended), or on a signal. It is detached from
+ * the caller (double fork) so it is no child of the command, and in a
+ * session of its own so the terminal's SIGINT does not reach it.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "host/nsh.h"
+#include "util/util.h"
+
+#define NSH_FD 3 /* the helper's socket, after nsh_fds_reset() */
+
+/**
+ * nsh_fds_reset() - keep only stdio and the socket to slipway
+ * @sock:	the socket to slipway
+ *
+ * Standard input and output become /dev/null (the helper must not hold a
+ * pipe that someone waits on), standard error stays for messages, the
+ * socket moves to NSH_FD and everything else is closed.
+ *
+ * Context: helper only
+ * #syscalls openat dup2 close close_range
+ * Return: 0, or -1 if the socket could not be kept
+ */
+static int nsh_fds_reset(int sock)
+{
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC), fd;
+
+	if (nul >= 0) {
+		if (sock != STDIN_FILENO)
+			dup2(nul, STDIN_FILENO);
+		if (sock != STDOUT_FILENO)
+			dup2(nul, STDOUT_FILENO);
+	}
+	if (sock != NSH_FD && dup2(sock, NSH_FD) != NSH_FD)
+		return -1;
+	if (syscall(SYS_close_range, NSH_FD + 1, ~0U, 0)) {
+		long max = sysconf(_SC_OPEN_MAX);
+
+		if (max < 0 || max > 65536)
+			max = 65536;
+		for (fd = NSH_FD + 1; fd < max; fd++)
+			close(fd);
+	}
+	return 0;
+}
+
+/**
+ * nsh_make() - carry out one request
+ * @req:	the request, as received
+ * @len:	bytes received
+ * @fds:	NSH_MAX_FDS entries: the sockets made
+ * @nfds:	how many were made
+ *
+ * Context: helper only
+ * #syscalls socket setsockopt bind listen close
+ * Return: 0, or the positive errno of the first failure
+ */
+static int nsh_make(const struct nsh_req *req, long len, int *fds,
+		    unsigned *nfds)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in s4 = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int one = 1, fd, e;
+	unsigned i;
+
+	*nfds = 0;
+	if (len != (long)sizeof(*req) ||
+	    (req->family != AF_INET && req->family != AF_INET6))
+		return EINVAL;
+	switch (req->op) {
+	case NSH_OP_SOCKETS:
+		if (!req->count || req->count > NSH_MAX_FDS)
+			return EINVAL;
+		for (i = 0; i < req->count; i++) {
+			fd = socket(req->family,
+				    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+			if (fd < 0)
+				return errno;
+			fds[(*nfds)++] = fd;
+		}
+		return 0;
+	case NSH_OP_LISTEN:
+		if (!req->port)
+			return EINVAL;
+		fd = socket(req->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			    0);
+		if (fd < 0)
+			return errno;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		s4.sin_port = s6.sin6_port = htons(req->port);
+		/* the guest may bring lo up later (--no-config) */
+		if (req->family == AF_INET6) {
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+				   sizeof(one));
+			setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &one,
+				   sizeof(one));
+		} else {
+			setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one,
+				   sizeof(one));
+		}
+		if ((req->family == AF_INET ?
+			     bind(fd, (struct sockaddr *)&s4, sizeof(s4)) :
+			     bind(fd, (struct sockaddr *)&s6, sizeof(s6))) ||
+		    listen(fd, 1024)) {
+			e = errno;
+			close(fd);
+			return e;
+		}
+		fds[(*nfds)++] = fd;
+		return 0;
+	default:
+		return EINVAL;
+	}
+}
+
+/**
+ * nsh_serve() - answer requests until slipway goes away
+ *
+ * Context: helper only; never returns
+ * #syscalls recvfrom sendmsg close exit_group
+ */
+static _Noreturn void nsh_serve(void)
+{
+	for (;;) {
+		union {
+			char buf[CMSG_SPACE(sizeof(int) * NSH_MAX_FDS)];
+			struct cmsghdr align;
+		} u;
+		struct nsh_req req;
+		struct nsh_rsp rsp;
+		struct iovec iov = { .iov_base = &rsp, .iov_len = sizeof(rsp) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		int fds[NSH_MAX_FDS];
+		unsigned nfds, i;
+		ssize_t n;
+
+		do
+			n = recv(NSH_FD, &req, sizeof(req), 0);
+		while (n < 0 && errno == EINTR);
+		if (n <= 0)
+			_exit(0); /* slipway is gone */
+
+		memset(&rsp, 0, sizeof(rsp));
+		rsp.err = nsh_make(&req, (long)n, fds, &nfds);
+		rsp.nfds = nfds;
+		if ((size_t)n >= sizeof(req)) {
+			rsp.op = req.op;
+			rsp.family = req.family;
+			rsp.seq = req.seq;
+		}
+		if (nfds) {
+			struct cmsghdr *cm;
+
+			memset(&u, 0, sizeof(u));
+			mh.msg_control = u.buf;
+			mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+			cm = CMSG_FIRSTHDR(&mh);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+			memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+		}
+		do
+			n = sendmsg(NSH_FD, &mh, MSG_NOSIGNAL);
+		while (n < 0 && errno == EINTR);
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		if (n < 0)
+			_exit(0);
+	}
+}
+
+/**
+ * nsh_spawn() - start the helper in the calling process's namespaces
+ * @sock:	the helper's end of a SOCK_SEQPACKET socketpair to slipway
+ *
+ * Context: the namespace child (netns.c), after the tap fds are sent
+ * #syscalls fork setsid prctl wait4 exit_group
+ */
+void nsh_spawn(int sock)
+{
+	pid_t pid, mid;
+	int st;
+
+	mid = fork();
+	if (mid < 0) {
+		fprintf(stderr, "slipway: warning: cannot start the namespace socket helper (%s): published ports are served through the tap only\n",
+			strerror(errno));
+		return;
+	}
+	if (mid == 0) {
+		setsid();
+		pid = fork();
+		if (pid != 0)
+			_exit(pid < 0);
+		prctl(PR_SET_NAME, "slipway-nsh");
+		signal(SIGPIPE, SIG_IGN);
+		if (nsh_fds_reset(sock))
+			_exit(1);
+		nsh_serve();
+	}
+	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
+		;
+}
+
+/**
+ * nsh_send() - send a request to the helper
+ * @fd:		slipway's end of the socketpair
+ * @req:	request
+ *
+ * #syscalls sendto
+ * Return: 0, or -errno (-EPIPE: the helper is gone)
+ */
+int nsh_send(int fd, const struct nsh_req *req)
+{
+	ssize_t n;
+
+	do
+		n = send(fd, req, sizeof(*req), MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)sizeof(*req) ? 0 : -EPROTO;
+}
+
+/**
+ * nsh_recv() - receive one reply and the sockets it carries
+ * @fd:		slipway's end of the socketpair
+ * @rsp:	the reply
+ * @fds:	NSH_MAX_FDS entries: the sockets, close-on-exec
+ *
+ * Ownership: on return > 0, the caller owns @fds[0..ret-1]; on errors
+ * every received descriptor is closed here.
+ * #syscalls recvmsg close
+ * Return: descriptors received, -EAGAIN if nothing is there, -ECONNRESET
+ *	   if the helper is gone, -EMFILE if the reply's descriptors could not
+ *	   all be received (the reply is consumed), -EPROTO on a malformed reply
+ */
+int nsh_recv(int fd, struct nsh_rsp *rsp, int *fds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * NSH_MAX_FDS)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = rsp, .iov_len = sizeof(*rsp) };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cm;
+	unsigned n = 0, i;
+	ssize_t len;
+
+	do
+		len = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	while (len < 0 && errno == EINTR);
+	if (len < 0)
+		return errno == EAGAIN ? -EAGAIN : -ECONNRESET;
+	if (len == 0)
+		return -ECONNRESET;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t cnt, j;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		cnt = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (j = 0; j < cnt; j++) {
+			int s;
+
+			memcpy(&s, CMSG_DATA(cm) + j * sizeof(int), sizeof(s));
+			if (n < NSH_MAX_FDS)
+				fds[n++] = s;
+			else
+				close(s);
+		}
+	}
+	if (len != (ssize_t)sizeof(*rsp) || rsp->nfds < n ||
+	    (mh.msg_flags & MSG_TRUNC)) {
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+		return -EPROTO;
+	}
+	/* the kernel could not give us all of them: out of descriptors */
+	if (rsp->nfds != n || (mh.msg_flags & MSG_CTRUNC)) {
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+		return -EMFILE;
+	}
+	return (int)n;
+}

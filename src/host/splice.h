@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* splice.h - loopback clients of published ports spliced to the guest's loopback */
+#ifndef SLIPWAY_SPLICE_H
+#define SLIPWAY_SPLICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct shard;
+
+/**
+ * splice_init() - set up splicing for a shard
+ * @sh:		shard (conf, epoll set and counters ready)
+ * @nsh_fd:	socket to the namespace helper (nsh.c), or -1: no splicing
+ *
+ * Opens the -T ports on the guest's loopback and fills the socket pools
+ * from the helper. If the helper does not answer, splicing of -t clients
+ * stays off with a warning and published ports use the tap; -T ports are
+ * a start-up failure.
+ *
+ * Ownership: takes @nsh_fd in every case.
+ * #syscalls fcntl epoll_ctl
+ * Return: 0, or -errno (logged)
+ */
+int splice_init(struct shard *sh, int nsh_fd);
+
+/**
+ * splice_fini() - close every spliced connection (with a reset: bytes in
+ *		   flight are lost) and everything splice_init() made
+ * @sh:	shard
+ *
+ * #syscalls setsockopt close
+ */
+void splice_fini(struct shard *sh);
+
+/**
+ * splice_accept() - take an accepted published-port client, if it may be
+ *		     spliced
+ * @sh:		shard
+ * @fd:		accepted socket, non-blocking
+ * @sa:		the client's address (struct sockaddr_in or sockaddr_in6)
+ * @guest_port:	the guest port it goes to
+ *
+ * A client from a loopback address is connected to the guest's loopback
+ * on @guest_port through a socket made in the guest's namespace, and the
+ * bytes are spliced between the two sockets. Any other client, and a
+ * loopback client that cannot be spliced now (no socket, pipe or table
+ * slot: counted as SPLICE_FALLBACKS), is left to the caller (the tap).
+ *
+ * Ownership: on true, splice owns @fd.
+ * Return: true if spliced (or refused and closed), false if the caller
+ *	   should carry it through the tap
+ */
+bool splice_accept(struct shard *sh, int fd, const void *sa,
+		   uint16_t guest_port);
+
+/**
+ * splice_event() - an EP_SPLICE epoll event
+ * @sh:		shard
+ * @idx:	EP_IDX() of the event
+ * @events:	epoll events
+ */
+void splice_event(struct shard *sh, uint32_t idx, uint32_t events);
+
+#endif /* SLIPWAY_SPLICE_H */
