@@ -7,7 +7,7 @@
 "$SLIPWAY" --help >"$T/help" || fail "--help exit status"
 for o in --netns --tcp-ports --address --gateway --mtu --no-map-gw --no-config \
 	--max-flows --shards --stats-file --ifname --cidr --userns --ack-every \
-	--version; do
+	--ipv6-prefix --no-ipv6 --version; do
 	grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
 "$SLIPWAY" --version | grep -q "^slipway " || fail "--version"
@@ -42,4 +42,10 @@ bad "bad --ack-every" --ack-every -1
 bad "bad --ack-every" --ack-every 1025
 bad "bad --ack-every" --ack-every two
 bad "needs a value" --ack-every
-pass "help, version and 21 bad command lines"
+bad "bad --ipv6-prefix" --ipv6-prefix fe80::/64
+bad "bad --ipv6-prefix" --ipv6-prefix fd00::/48
+bad "bad --ipv6-prefix" --ipv6-prefix fd00::1/64
+bad "bad --ipv6-prefix" --ipv6-prefix ff02::/64
+bad "bad --ipv6-prefix" --ipv6-prefix 10.0.2.0/24
+bad "IPv6 needs an MTU" --mtu 1000 --ipv6-prefix fd00:1::/64
+pass "help, version and 27 bad command lines"
