@@ -195,7 +195,9 @@ static void fz_check_frame(const struct core *c, const struct fx *fx,
 	FZ_CHECK(csum_fold(csum_partial(l3, IP4_HLEN, 0)) == 0xffff);
 	memcpy(&saddr, l3 + 12, 4);
 	memcpy(&daddr, l3 + 16, 4);
-	if (daddr == 0xffffffffU)
+	/* DHCP answers to a client without an address are broadcast; an
+	 * answer to a broadcast source address otherwise goes to the guest */
+	if (daddr == 0xffffffffU && l3[9] == IPPROTO_UDP_)
 		FZ_CHECK(!memcmp(eth, "\xff\xff\xff\xff\xff\xff", 6));
 	else
 		FZ_CHECK(!memcmp(eth, c->conf.guest_mac, ETH_ALEN));
