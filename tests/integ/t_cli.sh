@@ -12,6 +12,16 @@ for o in --netns --tcp-ports --address --gateway --mtu --no-map-gw --no-config \
 done
 "$SLIPWAY" --version | grep -q "^slipway " || fail "--version"
 
+# every counter is documented in the man page's COUNTERS section
+src=$(dirname "$0")/../..
+n=0
+for c in $(sed -n 's/^[[:space:]]*X(\([A-Z0-9_]*\),.*/\1/p' "$src/src/util/ctr.h"); do
+	sed -n '/^\.SH COUNTERS/,/^\.SH /p' "$src/man/slipway.1" | grep -qx "\.B $c" ||
+		fail "counter $c is not in the man page's COUNTERS section"
+	n=$((n + 1))
+done
+[ "$n" -gt 100 ] || fail "only $n counters found in ctr.h"
+
 bad() {
 	local want=$1
 	shift
@@ -48,4 +58,4 @@ bad "bad --ipv6-prefix" --ipv6-prefix fd00::1/64
 bad "bad --ipv6-prefix" --ipv6-prefix ff02::/64
 bad "bad --ipv6-prefix" --ipv6-prefix 10.0.2.0/24
 bad "IPv6 needs an MTU" --mtu 1000 --ipv6-prefix fd00:1::/64
-pass "help, version and 27 bad command lines"
+pass "help, version, $n counters documented and 27 bad command lines"
