@@ -12,7 +12,10 @@
 # fd00:5ee:d::3 over UDP and TCP; and a published TCP and UDP port shows
 # the guest's server each client's address: a non-loopback IPv6 address
 # as itself, ::1 as the gateway's IPv6 address, 127.0.0.1 as 10.0.2.2
-# (over IPv4). Then --no-ipv6: no IPv6 address is configured, and even a
+# (over IPv4). With two shards, IPv6 flows spread over both and every DNS
+# query is served by shard 0 (a query landing on shard 1's queue is
+# passed on: shard 1 has no forwarder and would answer SERVFAIL). Then
+# --no-ipv6: no IPv6 address is configured, and even a
 # hand-made one gets no answer from slipway, while IPv4 works.
 #
 # slipway, the servers and the clients of published ports run in a "host"
@@ -68,7 +71,7 @@ sw_start() {
 	ip -n "$ns" link set lo up
 }
 
-sw_start "$NS" -t 7070 -u 7071 -t "[::1]/7072:5001"
+sw_start "$NS" --shards 2 -t 7070 -u 7071 -t "[::1]/7072:5001"
 # the address is there at once, never tentative (nodad, accept_dad=0)
 ip -n "$NS" -6 addr show dev tap0 >"$T/addr6"
 grep -q "inet6 $G6/64 scope global" "$T/addr6" || fail "no $G6/64 on tap0: $(cat "$T/addr6")"
@@ -129,6 +132,13 @@ wait_for "guest server" 10 "[ -e $T/r3 ]"
 h "$SWVERIFY" client --connect "[::1]:7072" --mode send --bytes "$SIZE" \
 	--timeout 120 >"$T/c3.json" || fail "published port from ::1: $(cat "$T/c3.json")"
 wait "$gsrv" || fail "guest server did not verify published-port bytes"
+# 16 at once, to spread over the shards
+bg h "$SWVERIFY" server --listen "[::1]:$p1" --mode recv --bytes 8M --conns 16 \
+	--ready-file "$T/r4"
+wait_for "host server" 10 "[ -e $T/r4 ]"
+g "$SWVERIFY" client --connect "[$GW6]:$p1" --mode send --bytes 8M --parallel 16 \
+	--timeout 120 >"$T/c4.json" || fail "16 flows over IPv6: $(cat "$T/c4.json")"
+wait "$LASTPID" || fail "host server did not verify the 16 flows"
 
 # 5. UDP echo off the host's ::1, sizes up to 60000; a closed port
 ep=$(h "$PY" -c 'import socket; s=socket.socket(socket.AF_INET6,socket.SOCK_DGRAM); s.bind(("::1",0)); print(s.getsockname()[1])')
@@ -161,7 +171,12 @@ except ConnectionRefusedError:
     pass
 EOS
 
-# 6. DNS through the forwarder's IPv6 address, UDP and TCP
+# 6. DNS through the forwarder's IPv6 address, UDP (from 8 source ports,
+# so some land on shard 1's queue) and TCP
+for i in 1 2 3 4 5 6 7; do
+	[ "$(g dig @$DNS6 +short +time=3 +tries=1 a.test.slipway A)" = 10.9.8.7 ] ||
+		fail "DNS over IPv6 (UDP, query $i)"
+done
 [ "$(g dig @$DNS6 +short +time=3 +tries=1 a.test.slipway A)" = 10.9.8.7 ] ||
 	fail "DNS over IPv6 (UDP): '$(g dig @$DNS6 +short +time=3 +tries=1 a.test.slipway A 2>&1)'"
 [ "$(g dig @$DNS6 +short +time=3 +tries=1 a.test.slipway AAAA)" = fd77:9::7 ] ||
@@ -236,8 +251,21 @@ expect_ctr TCP_ACKED_BYTES -ge $((BYTES * 2))
 expect_ctr UDP_FLOWS_OPENED6 -ge 2
 expect_ctr UDP_UNREACH_SENT -ge 1
 expect_ctr ICMP6_UNREACH_SENT -ge 1
-expect_ctr DNS_QUERIES6 -ge 2
-expect_ctr DNS_REPLIES -ge 2
+expect_ctr DNS_QUERIES6 -ge 9
+expect_ctr DNS_REPLIES -ge 9
+expect_ctr DNS_SERVFAIL -eq 0
+expect_ctr SHARD_MBOX_FULL -eq 0
+expect_ctr SHARD_FRAMES_TAKEN -eq "$(ctr SHARD_FRAMES_PASSED)"
+shard_ctr() {
+	"$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["shards"][int(sys.argv[2])].get(sys.argv[3], 0))' \
+		"$T/stats.json" "$1" "$2"
+}
+[ "$(json_last "$T/stats.json" shards_n)" = 2 ] || fail "stats: shards_n is not 2"
+[ "$(shard_ctr 1 DNS_QUERIES)" = 0 ] || fail "shard 1 handled DNS queries"
+for sh in 0 1; do
+	[ "$(shard_ctr $sh TCP_FLOWS_OPENED6)" -ge 1 ] ||
+		fail "shard $sh owns none of the IPv6 flows"
+done
 g1=$(json_last "$T/c1.json" gbps)
 g2=$(json_last "$T/c2.json" gbps)
 g3=$(json_last "$T/c3.json" gbps)
