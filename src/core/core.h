@@ -187,8 +187,9 @@ struct vnet_hdr {
  *			@prefix6::3 (as 10.0.2.3); :: for none (no RDNSS).
  *			Answered for NS and echo like the gateway
  * @ra_router_lifetime_s: router lifetime in router advertisements
- *			(0, the default: the guest does not make us its
- *			default router; at most 65535)
+ *			(0: the guest does not make us its default router;
+ *			at most 65535, which shard_init() sets: TCP and UDP
+ *			over IPv6 are carried)
  * @shard_id:		this core's shard (0 .. @nshards - 1)
  * @nshards:		shards serving the edge (0 or 1: this core sees
  *			every frame and never passes one on)
