@@ -334,10 +334,23 @@ int main(int argc, char **argv)
 	nc.offloads = conf.offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0;
 	nc.vnet_hdr_len = 12;
 	nc.nsh = (conf.splice && conf.nfwd) || conf.nnsfwd;
+	nc.ipv6 = conf.ipv6;
+	memcpy(nc.addr6, &conf.guest6, 16);
+	nc.gw6[0] = 0xfe; /* fe80::1, the gateway's link-local address */
+	nc.gw6[1] = 0x80;
+	nc.gw6[15] = 1;
 	if (conf.dns && !conf.netns && conf.configure) {
+		char a6[INET6_ADDRSTRLEN + 16] = "";
+
 		inet_ntop(AF_INET, &conf.dns4, a, sizeof(a));
-		snprintf(resolv_text, sizeof(resolv_text), "nameserver %s\n%s",
-			 a, conf.search_line);
+		if (conf.ipv6) {
+			memcpy(a6, "nameserver ", 11);
+			inet_ntop(AF_INET6, &conf.dns6, a6 + 11,
+				  INET6_ADDRSTRLEN);
+			strcat(a6, "\n");
+		}
+		snprintf(resolv_text, sizeof(resolv_text),
+			 "nameserver %s\n%s%s", a, a6, conf.search_line);
 		nc.resolv_text = resolv_text;
 	}
 	/* watch before the tap exists: a deletion right after the namespace
@@ -386,6 +399,17 @@ int main(int argc, char **argv)
 	     conf.ifname, a, conf.prefix_len, g,
 	     conf.map_gw ? " (= host loopback)" : "", conf.mtu,
 	     sh->nlisteners, grp.n);
+	if (conf.ipv6) {
+		char a6[INET6_ADDRSTRLEN], g6[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, &conf.guest6, a6, sizeof(a6));
+		inet_ntop(AF_INET6, &conf.gw6, g6, sizeof(g6));
+		info("IPv6: guest %s/64, gateway %s and fe80::1%s", a6, g6,
+		     conf.map_gw ? " (= host ::1)" : "");
+	} else if (conf.mtu < 1280) {
+		info("IPv6 off: the MTU %u is below IPv6's minimum of 1280",
+		     conf.mtu);
+	}
 	for (i = 1; i < grp.n; i++) {
 		ret = pthread_create(&tid[i], NULL, worker, &shs[i]);
 		if (ret) {

@@ -306,6 +306,36 @@ bool core_pass_on(struct core *c, int to)
 }
 
 /**
+ * core_dst_map() - where host sockets go for a destination the guest named
+ * @c:		core
+ * @daddr:	destination as the guest sees it
+ * @target:	out: address to connect to
+ *
+ * Return: false if @daddr is the gateway and the mapping is off
+ */
+bool core_dst_map(const struct core *c, const uint8_t *daddr,
+		  uint8_t *target)
+{
+	static const uint8_t lo6[ADDR_LEN] = { [15] = 1 };
+	bool v4 = addr_is4(daddr), gw;
+
+	if (v4)
+		gw = addr_to4(daddr) == c->conf.gw4_be;
+	else
+		gw = c->conf.ipv6 && (addr_eq(daddr, c->conf.gw6) ||
+				      addr_eq(daddr, c->conf.gw6_ll));
+	if (!gw) {
+		memcpy(target, daddr, ADDR_LEN);
+		return true;
+	}
+	if (v4)
+		addr_from4(target, __builtin_bswap32(0x7f000001));
+	else
+		memcpy(target, lo6, ADDR_LEN);
+	return c->conf.map_gw_to_loopback;
+}
+
+/**
  * core_flush() - emit what a batch of inputs left due (coalesced ACKs)
  * @c:		core
  * @now_ns:	monotonic time

@@ -46,6 +46,88 @@
 #define VNET_HDR_GSO_ECN 0x80
 #define VNET_HDR_MAX_LEN 12
 
+/*
+ * Flow addresses are 16 bytes in network order, for both families: an IPv4
+ * address is stored v4-mapped, ::ffff:a.b.c.d (RFC 4291 2.5.5.2), so one
+ * table, one hash and one lookup serve both. The guest never sends from or
+ * to a v4-mapped IPv6 address (ip6_input() drops such packets), so the two
+ * families cannot meet in one tuple.
+ */
+#define ADDR_LEN 16
+
+/**
+ * addr_is4() - is a flow address an IPv4 one (v4-mapped)?
+ * @a:	address, ADDR_LEN bytes
+ *
+ * Return: true for ::ffff:0:0/96
+ */
+static inline bool addr_is4(const uint8_t *a)
+{
+	static const uint8_t pfx[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(a, pfx, sizeof(pfx));
+}
+
+/**
+ * addr_from4() - store an IPv4 address as a flow address
+ * @a:		out: ADDR_LEN bytes
+ * @a4_be:	IPv4 address, network order
+ */
+static inline void addr_from4(uint8_t *a, uint32_t a4_be)
+{
+	memset(a, 0, 10);
+	a[10] = a[11] = 0xff;
+	memcpy(a + 12, &a4_be, 4);
+}
+
+/**
+ * addr_to4() - the IPv4 address of a v4-mapped flow address
+ * @a:	address (addr_is4() true)
+ *
+ * Return: IPv4 address, network order
+ */
+static inline uint32_t addr_to4(const uint8_t *a)
+{
+	uint32_t v;
+
+	memcpy(&v, a + 12, 4);
+	return v;
+}
+
+/**
+ * addr_eq() - are two flow addresses the same?
+ * @a:	address
+ * @b:	address
+ *
+ * Return: true if equal
+ */
+static inline bool addr_eq(const uint8_t *a, const uint8_t *b)
+{
+	return !memcmp(a, b, ADDR_LEN);
+}
+
+/**
+ * addr_from_ip() - the source and destination of an IPv4 or IPv6 header
+ * @iph:	validated IPv4 (version 4) or IPv6 (version 6) header
+ * @saddr:	out: source, ADDR_LEN bytes (IPv4 v4-mapped)
+ * @daddr:	out: destination, ADDR_LEN bytes
+ */
+static inline void addr_from_ip(const uint8_t *iph, uint8_t *saddr,
+				uint8_t *daddr)
+{
+	if ((iph[0] >> 4) == 6) {
+		memcpy(saddr, iph + 8, ADDR_LEN);
+		memcpy(daddr, iph + 24, ADDR_LEN);
+		return;
+	}
+	memset(saddr, 0, 10);
+	saddr[10] = saddr[11] = 0xff;
+	memcpy(saddr + 12, iph + 12, 4);
+	memset(daddr, 0, 10);
+	daddr[10] = daddr[11] = 0xff;
+	memcpy(daddr + 12, iph + 16, 4);
+}
+
 /**
  * struct vnet_hdr - the virtio-net header's meaning for one frame
  * @flags:	VNET_HDR_F_*
@@ -92,11 +174,12 @@ struct vnet_hdr {
  * @dns4_upstream_be:	where TCP to @dns4_be port 53 goes (0: refused)
  * @dhcp:		DHCPv4 server on (conf for it in @dhcp4)
  * @dhcp4:		what the DHCPv4 server hands out
- * @ipv6:		answer IPv6 (NDP, echo to the gateway); off: IPv6
- *			frames count as ETH_DROP_ETHERTYPE. Off by default
- *			until TCP/UDP over IPv6 exist: advertising a prefix
- *			now makes dual-stack guests try IPv6 first and fail
+ * @ipv6:		carry IPv6: NDP, echo, TCP, UDP and DNS over IPv6;
+ *			off: IPv6 frames count as ETH_DROP_ETHERTYPE
  * @prefix6:		the guest network's ULA /64 (first 8 bytes)
+ * @guest6:		the guest's address in @prefix6 (@prefix6::15 by
+ *			convention, as 10.0.2.15): published ports reach
+ *			the guest there over IPv6, and DHCPv6 hands it out
  * @gw6_ll:		gateway link-local address (fe80::1): NDP source
  * @gw6:		gateway address in @prefix6; by convention
  *			@prefix6::2, as 10.0.2.2 for IPv4
@@ -104,10 +187,9 @@ struct vnet_hdr {
  *			@prefix6::3 (as 10.0.2.3); :: for none (no RDNSS).
  *			Answered for NS and echo like the gateway
  * @ra_router_lifetime_s: router lifetime in router advertisements
- *			(0, the default: the guest does not make us its
- *			default router; at most 65535)
- * @guest6:		the guest's IPv6 address in @prefix6, handed out by
- *			DHCPv6 (dhcp6.c) when @dhcp6 is on
+ *			(0: the guest does not make us its default router;
+ *			at most 65535, which shard_init() sets: TCP and UDP
+ *			over IPv6 are carried)
  * @dhcp6:		DHCPv6 server on (needs @ipv6): answers from
  *			@guest6, @dns6 and @dhcp4.search; router
  *			advertisements then carry the M and O flags
@@ -165,11 +247,11 @@ struct core_conf {
 	struct dhcp4_conf dhcp4;
 	bool ipv6;
 	uint8_t prefix6[8];
+	uint8_t guest6[16];
 	uint8_t gw6_ll[16];
 	uint8_t gw6[16];
 	uint8_t dns6[16];
 	uint32_t ra_router_lifetime_s;
-	uint8_t guest6[16];
 	bool dhcp6;
 	uint8_t shard_id;
 	uint8_t nshards;
@@ -177,7 +259,7 @@ struct core_conf {
 
 /* Socket intents for the host layer */
 enum fx_intent_type {
-	FX_SOCK_CONNECT,  /* open a host socket, connect to the flow's target */
+	FX_SOCK_CONNECT,  /* open a host socket, connect to @addr:@port */
 	FX_SOCK_SEND,	  /* write @data/@len, report with tcp_on_sock_sent() */
 	FX_SOCK_CONSUME,  /* discard @len acknowledged bytes from the socket */
 	FX_SOCK_REWIND,	  /* set the peek offset back to the first unacked byte */
@@ -185,10 +267,10 @@ enum fx_intent_type {
 	FX_SOCK_CLOSE,	  /* close the socket: flow ended cleanly */
 	FX_SOCK_RESET,	  /* close with RST (SO_LINGER 0): flow reset */
 	FX_TX_WANTED,	  /* the flow may send to the guest: peek now */
-	FX_DGRAM_OPEN,	  /* open the host socket of a datagram flow */
+	FX_DGRAM_OPEN,	  /* open a datagram flow's socket to @addr:@port */
 	FX_DGRAM_SEND,	  /* send @data/@len on a datagram flow */
 	FX_DGRAM_CLOSE,	  /* datagram flow ended: close @sock (not for PUB) */
-	FX_DNS_QUERY,	  /* forward @data/@len from guest @addr_be:@port */
+	FX_DNS_QUERY,	  /* forward @data/@len from guest @addr:@port */
 	FX_INTENT_NUM
 };
 
@@ -201,8 +283,12 @@ enum fx_intent_type {
  * @len:	bytes (SEND, CONSUME)
  * @data:	FX_SOCK_SEND, FX_DGRAM_SEND, FX_DNS_QUERY: payload, a loan into
  *		the rx batch
- * @addr_be:	FX_DNS_QUERY: the guest's address
- * @port:	FX_DNS_QUERY: the guest's port
+ * @port:	FX_SOCK_CONNECT, FX_DGRAM_OPEN: the port to connect to;
+ *		FX_DNS_QUERY: the guest's port
+ * @addr:	FX_SOCK_CONNECT, FX_DGRAM_OPEN: the address to connect to
+ *		(mapped: the gateway's addresses become host loopback);
+ *		FX_DNS_QUERY: the guest's address. ADDR_LEN bytes, IPv4
+ *		v4-mapped: the family of the host socket to open
  */
 struct fx_intent {
 	uint8_t type;
@@ -211,7 +297,7 @@ struct fx_intent {
 	uint32_t flow;
 	int32_t sock;
 	uint32_t len;
-	uint32_t addr_be;
+	uint8_t addr[ADDR_LEN];
 	const uint8_t *data;
 };
 
@@ -503,6 +589,75 @@ uint8_t *ip6_frame_begin(struct core *c, struct fx *fx, const uint8_t *daddr,
  */
 void ip6_build_hdr(uint8_t *p, uint8_t proto, const uint8_t *saddr,
 		   const uint8_t *daddr, size_t payload_len, uint8_t hop_limit);
+
+#define FLOW_HASH_BUCKET UINT32_MAX
+
+/**
+ * flow_tuple_hash() - keyed hash of a tuple (buckets and ISNs)
+ * @key:	siphash key
+ * @gaddr:	guest-side address
+ * @gport:	guest-side port
+ * @raddr:	remote address
+ * @rport:	remote port
+ * @tag:	FLOW_HASH_BUCKET for a TCP bucket; else appended to the
+ *		input: TCP ISNs use 0 (guest-opened flows) and 1 (published
+ *		ports), datagram buckets 0 (UDP) and 1 (ICMP echo)
+ *
+ * Shared by the TCP (flow.c) and datagram (udp.c) tables. IPv4 tuples
+ * hash their 4-byte addresses and the ports, as before addresses grew (so
+ * IPv4 TCP buckets and ISNs are unchanged), IPv6 tuples their 16-byte
+ * addresses and the ports.
+ *
+ * Return: 64-bit hash
+ */
+uint64_t flow_tuple_hash(const uint8_t *key, const uint8_t *gaddr,
+			 uint16_t gport, const uint8_t *raddr, uint16_t rport,
+			 uint32_t tag);
+
+/**
+ * core_dst_map() - where host sockets go for a destination the guest named
+ * @c:		core
+ * @daddr:	destination as the guest sees it (ADDR_LEN bytes)
+ * @target:	out: the address to connect to: host loopback (127.0.0.1,
+ *		or ::1 for IPv6) for the gateway's addresses (conf.gw4_be,
+ *		conf.gw6, conf.gw6_ll), else @daddr
+ *
+ * Return: false if @daddr is the gateway and conf.map_gw_to_loopback is
+ *	   off (refuse), else true
+ */
+bool core_dst_map(const struct core *c, const uint8_t *daddr,
+		  uint8_t *target);
+
+/**
+ * core_addr_is_dns() - is an address the DNS forwarder's, in either family?
+ * @c:	core
+ * @a:	address (ADDR_LEN bytes)
+ *
+ * Return: true for conf.dns4_be (v4-mapped) and, with conf.ipv6, for
+ *	   conf.dns6; never when the forwarder is off (both zero)
+ */
+static inline bool core_addr_is_dns(const struct core *c, const uint8_t *a)
+{
+	static const uint8_t none[ADDR_LEN];
+
+	if (addr_is4(a))
+		return c->conf.dns4_be && addr_to4(a) == c->conf.dns4_be;
+	return c->conf.ipv6 && !addr_eq(c->conf.dns6, none) &&
+	       addr_eq(a, c->conf.dns6);
+}
+
+/**
+ * icmp6_send_unreach() - tell the guest an IPv6 destination is unreachable
+ * @c:		core
+ * @code:	ICMPv6 code (0 no route, 1 administratively prohibited,
+ *		3 address unreachable, 4 port unreachable)
+ * @orig:	the guest's original IPv6 packet (header first)
+ * @orig_len:	bytes of @orig available (at least IP6_HLEN; as much as fits
+ *		the IPv6 minimum MTU is quoted, RFC 4443 2.4 (c))
+ * @fx:		effects out
+ */
+void icmp6_send_unreach(struct core *c, uint8_t code, const uint8_t *orig,
+			size_t orig_len, struct fx *fx);
 
 /**
  * icmp4_send_unreach() - tell the guest a destination is unreachable

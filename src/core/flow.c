@@ -5,50 +5,87 @@
 #include "tcp.h"
 
 /**
- * flow_hash() - keyed hash of a tuple
- * @c:		core
- * @gaddr_be:	guest-side address
+ * flow_tuple_hash() - keyed hash of a tuple (buckets and ISNs)
+ * @key:	siphash key
+ * @gaddr:	guest-side address
  * @gport:	guest-side port
- * @raddr_be:	remote address
+ * @raddr:	remote address
  * @rport:	remote port
+ * @tag:	FLOW_HASH_BUCKET, or a value appended to the input (ISNs)
  *
- * Return: 32 bits of hash
+ * Return: 64-bit hash
  */
-static uint32_t flow_hash(const struct core *c, uint32_t gaddr_be,
-			  uint16_t gport, uint32_t raddr_be, uint16_t rport)
+uint64_t flow_tuple_hash(const uint8_t *key, const uint8_t *gaddr,
+			 uint16_t gport, const uint8_t *raddr, uint16_t rport,
+			 uint32_t tag)
 {
-	uint8_t t[12];
+	uint8_t t[2 * ADDR_LEN + 8];
+	size_t n;
 
-	memcpy(t, &gaddr_be, 4);
-	memcpy(t + 4, &raddr_be, 4);
-	wr16(t + 8, gport);
-	wr16(t + 10, rport);
-	return (uint32_t)siphash24(c->key, t, sizeof(t));
+	if (addr_is4(gaddr) && addr_is4(raddr)) {
+		memcpy(t, gaddr + 12, 4);
+		memcpy(t + 4, raddr + 12, 4);
+		n = 8;
+	} else {
+		memcpy(t, gaddr, ADDR_LEN);
+		memcpy(t + ADDR_LEN, raddr, ADDR_LEN);
+		n = 2 * ADDR_LEN;
+	}
+	wr16(t + n, gport);
+	wr16(t + n + 2, rport);
+	n += 4;
+	if (tag != FLOW_HASH_BUCKET) {
+		wr32(t + n, tag);
+		n += 4;
+	}
+	return siphash24(key, t, n);
 }
 
 /**
  * flow_bucket() - hash bucket of a tuple
  * @c:		core
- * @gaddr_be:	guest-side address
+ * @gaddr:	guest-side address
  * @gport:	guest-side port
- * @raddr_be:	remote address
+ * @raddr:	remote address
  * @rport:	remote port
  *
  * Return: bucket index
  */
-static uint32_t flow_bucket(const struct core *c, uint32_t gaddr_be,
-			    uint16_t gport, uint32_t raddr_be, uint16_t rport)
+static uint32_t flow_bucket(const struct core *c, const uint8_t *gaddr,
+			    uint16_t gport, const uint8_t *raddr,
+			    uint16_t rport)
 {
-	return flow_hash(c, gaddr_be, gport, raddr_be, rport) &
+	return (uint32_t)flow_tuple_hash(c->key, gaddr, gport, raddr, rport,
+					 FLOW_HASH_BUCKET) &
 	       (c->nbuckets - 1);
+}
+
+/**
+ * flow_ended_mark() - the slot of a tuple in the memory of ended flows
+ * @c:		core
+ * @gaddr:	guest-side address
+ * @gport:	guest-side port
+ * @raddr:	remote address
+ * @rport:	remote port
+ * @h:		out: the value stored for the tuple (never 0)
+ *
+ * Return: the slot
+ */
+static uint32_t *flow_ended_mark(struct core *c, const uint8_t *gaddr,
+				 uint16_t gport, const uint8_t *raddr,
+				 uint16_t rport, uint32_t *h)
+{
+	*h = (uint32_t)(flow_tuple_hash(c->key, gaddr, gport, raddr, rport,
+					FLOW_HASH_BUCKET) >> 32) | 1;
+	return &c->ended[*h % ARRAY_SIZE(c->ended)];
 }
 
 /**
  * flow_ended_here() - did a flow of this tuple end on this core lately?
  * @c:		core
- * @gaddr_be:	guest-side address
+ * @gaddr:	guest-side address
  * @gport:	guest-side port
- * @raddr_be:	remote address
+ * @raddr:	remote address
  * @rport:	remote port
  *
  * With shards, a segment for a flow we do not have goes round the other
@@ -59,34 +96,36 @@ static uint32_t flow_bucket(const struct core *c, uint32_t gaddr_be,
  *
  * Return: true if it did (as far as the memory goes)
  */
-bool flow_ended_here(const struct core *c, uint32_t gaddr_be, uint16_t gport,
-		     uint32_t raddr_be, uint16_t rport)
+bool flow_ended_here(struct core *c, const uint8_t *gaddr, uint16_t gport,
+		     const uint8_t *raddr, uint16_t rport)
 {
-	uint32_t h = flow_hash(c, gaddr_be, gport, raddr_be, rport) | 1;
+	uint32_t h;
 
-	return c->ended[h % ARRAY_SIZE(c->ended)] == h;
+	return *flow_ended_mark(c, gaddr, gport, raddr, rport, &h) == h;
 }
 
 /**
  * flow_lookup() - find the flow of a tuple
  * @c:		core
- * @gaddr_be:	guest-side address
+ * @gaddr:	guest-side address
  * @gport:	guest-side port
- * @raddr_be:	remote address
+ * @raddr:	remote address
  * @rport:	remote port
  *
  * Return: the flow, or NULL
  */
-struct tcp_flow *flow_lookup(struct core *c, uint32_t gaddr_be, uint16_t gport,
-			     uint32_t raddr_be, uint16_t rport)
+struct tcp_flow *flow_lookup(struct core *c, const uint8_t *gaddr,
+			     uint16_t gport, const uint8_t *raddr,
+			     uint16_t rport)
 {
-	uint32_t i = c->buckets[flow_bucket(c, gaddr_be, gport, raddr_be, rport)];
+	uint32_t i = c->buckets[flow_bucket(c, gaddr, gport, raddr, rport)];
 
 	while (i) {
 		struct tcp_flow *f = &c->flows[i - 1];
 
 		if (f->guest_port == gport && f->remote_port == rport &&
-		    f->guest_addr_be == gaddr_be && f->remote_addr_be == raddr_be)
+		    addr_eq(f->guest_addr, gaddr) &&
+		    addr_eq(f->remote_addr, raddr))
 			return f;
 		i = f->next;
 	}
@@ -96,9 +135,9 @@ struct tcp_flow *flow_lookup(struct core *c, uint32_t gaddr_be, uint16_t gport,
 /**
  * flow_alloc() - take a free flow for a tuple and hash it in
  * @c:		core
- * @gaddr_be:	guest-side address
+ * @gaddr:	guest-side address
  * @gport:	guest-side port
- * @raddr_be:	remote address
+ * @raddr:	remote address
  * @rport:	remote port
  *
  * The flow comes zeroed but for the tuple, with sock = -1; its state is
@@ -106,8 +145,9 @@ struct tcp_flow *flow_lookup(struct core *c, uint32_t gaddr_be, uint16_t gport,
  *
  * Return: the flow, or NULL if the table is full (counted)
  */
-struct tcp_flow *flow_alloc(struct core *c, uint32_t gaddr_be, uint16_t gport,
-			    uint32_t raddr_be, uint16_t rport)
+struct tcp_flow *flow_alloc(struct core *c, const uint8_t *gaddr,
+			    uint16_t gport, const uint8_t *raddr,
+			    uint16_t rport)
 {
 	uint32_t b, idx;
 	struct tcp_flow *f;
@@ -120,12 +160,12 @@ struct tcp_flow *flow_alloc(struct core *c, uint32_t gaddr_be, uint16_t gport,
 	f = &c->flows[idx];
 	c->free_head = f->next;
 	memset(f, 0, sizeof(*f));
-	f->guest_addr_be = gaddr_be;
+	memcpy(f->guest_addr, gaddr, ADDR_LEN);
 	f->guest_port = gport;
-	f->remote_addr_be = raddr_be;
+	memcpy(f->remote_addr, raddr, ADDR_LEN);
 	f->remote_port = rport;
 	f->sock = -1;
-	b = flow_bucket(c, gaddr_be, gport, raddr_be, rport);
+	b = flow_bucket(c, gaddr, gport, raddr, rport);
 	f->next = c->buckets[b];
 	c->buckets[b] = idx + 1;
 	if (idx + 1 > c->hiwat)
@@ -144,17 +184,17 @@ void flow_free(struct core *c, struct tcp_flow *f)
 	uint32_t idx = tcp_flow_idx(c, f), *pp;
 
 	ASSERT(f->state != TCPS_FREE);
-	pp = &c->buckets[flow_bucket(c, f->guest_addr_be, f->guest_port,
-				     f->remote_addr_be, f->remote_port)];
+	pp = &c->buckets[flow_bucket(c, f->guest_addr, f->guest_port,
+				     f->remote_addr, f->remote_port)];
 	while (*pp && *pp != idx + 1)
 		pp = &c->flows[*pp - 1].next;
 	ASSERT(*pp == idx + 1);
 	*pp = f->next;
 	if (c->conf.nshards > 1) {
-		uint32_t h = flow_hash(c, f->guest_addr_be, f->guest_port,
-				       f->remote_addr_be, f->remote_port) | 1;
+		uint32_t h;
 
-		c->ended[h % ARRAY_SIZE(c->ended)] = h;
+		*flow_ended_mark(c, f->guest_addr, f->guest_port,
+				 f->remote_addr, f->remote_port, &h) = h;
 	}
 	if (f->flags & TCPF_ACK_LISTED) {
 		uint32_t i;

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* icmp.c - ICMPv4: echo for the gateway address, unreachable toward the guest */
+/* icmp.c - ICMP: echo for the gateway address, unreachable toward the guest
+ *
+ * ICMPv4 here entirely; of ICMPv6 only the destination unreachable errors
+ * (RFC 4443 3.1): NDP and echo to our addresses live in ndp.c, echo to
+ * other hosts in udp.c.
+ */
 
 #include "core.h"
 #include "csum.h"
@@ -8,6 +13,9 @@
 #define ICMP_ECHOREPLY 0
 #define ICMP_UNREACH 3
 #define ICMP_ECHO 8
+#define ICMP6_DST_UNREACH 1
+#define ICMP6_ERR_MAX 1280 /* IPv6 minimum MTU: an error never exceeds it */
+#define ICMP6_HOP_LIMIT 64
 
 /**
  * icmp4_input() - answer echo requests sent to the gateway address
@@ -88,4 +96,43 @@ void icmp4_send_unreach(struct core *c, uint8_t code, const uint8_t *orig,
 	ip4_build_hdr(c, ip, IPPROTO_ICMP_, daddr, saddr, 8 + n);
 	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + IP4_HLEN + 8 + n));
 	CTR_INC(c, ICMP4_UNREACH_SENT);
+}
+
+/**
+ * icmp6_send_unreach() - tell the guest an IPv6 destination is unreachable
+ * @c:		core
+ * @code:	ICMPv6 code
+ * @orig:	the guest's original IPv6 packet, header first
+ * @orig_len:	bytes of @orig available (at least IP6_HLEN)
+ * @fx:		effects out
+ *
+ * The error comes from the address the guest tried to reach and quotes as
+ * much of the packet as fits in 1280 bytes. The checksum is complete
+ * (ICMPv6 has no offload here).
+ */
+void icmp6_send_unreach(struct core *c, uint8_t code, const uint8_t *orig,
+			size_t orig_len, struct fx *fx)
+{
+	size_t n = MIN(orig_len, (size_t)ICMP6_ERR_MAX - IP6_HLEN - 8);
+	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN], *ip, *m;
+	uint32_t sum;
+
+	ASSERT(orig_len >= IP6_HLEN);
+	n = MIN(n, fx->slot_size - core_l3_off(c) - IP6_HLEN - 8);
+	memcpy(saddr, orig + 8, ADDR_LEN);
+	memcpy(daddr, orig + 24, ADDR_LEN);
+	ip = ip6_frame_begin(c, fx, saddr, 8 + n);
+	if (!ip)
+		return;
+	m = ip + IP6_HLEN;
+	m[0] = ICMP6_DST_UNREACH;
+	m[1] = code;
+	memset(m + 2, 0, 6);
+	memcpy(m + 8, orig, n);
+	ip6_build_hdr(ip, IPPROTO_ICMPV6_, daddr, saddr, 8 + n,
+		      ICMP6_HOP_LIMIT);
+	sum = csum_pseudo6(daddr, saddr, IPPROTO_ICMPV6_, (uint32_t)(8 + n));
+	wr16(m + 2, (uint16_t)~csum_fold(csum_partial(m, 8 + n, sum)));
+	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + IP6_HLEN + 8 + n));
+	CTR_INC(c, ICMP6_UNREACH_SENT);
 }

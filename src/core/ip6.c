@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ip6.c - IPv6 input validation, extension header walk, header building
  *
- * Only ICMPv6 (NDP and echo to the gateway, ndp.c) is handled: TCP and UDP
- * over IPv6 do not exist yet and are counted as IP6_DROP_PROTO. All of it
- * runs only with conf.ipv6 on (core_input() dispatches here).
+ * All of it runs only with conf.ipv6 on (core_input() dispatches here).
+ * After the extension headers, TCP and UDP go to tcp.c and udp.c, which
+ * serve both families; ICMPv6 goes to ndp.c, except echo requests for
+ * hosts other than ours, which go out on ping sockets like ICMP echo
+ * (udp.c). TCP, UDP and outgoing echo need a usable unicast destination
+ * and source (ip6_flow_addrs_bad()); NDP needs link-local and multicast
+ * addresses, and ndp.c checks those itself.
  */
 
 #include "core.h"
 #include "dhcp6.h"
+#include "tcp.h"
 #include "udp.h"
 
 #define IP6_NH_HOPOPTS 0
@@ -15,6 +20,8 @@
 #define IP6_NH_FRAGMENT 44
 #define IP6_NH_NONE 59
 #define IP6_NH_DSTOPTS 60
+
+#define ICMP6_ECHO_REQUEST 128
 
 /* extension headers skipped before giving up: RFC 8200 allows each once
  * (destination options twice), so a longer chain is not an honest one */
@@ -67,31 +74,76 @@ uint8_t *ip6_frame_begin(struct core *c, struct fx *fx, const uint8_t *daddr,
 }
 
 /**
- * ip6_udp_input() - a UDP datagram over IPv6: only DHCPv6 to us so far
+ * ip6_dhcp6() - a UDP datagram for the DHCPv6 server?
  * @c:		core
  * @ip:		IPv6 header (validated)
  * @v:		UDP header and payload
  * @fx:		effects out
  *
- * Placeholder until UDP over IPv6 exists: datagrams dhcp6_for_us() accepts
- * go to dhcp6_input() (with a UDP length the packet holds), every other one
- * counts as IP6_DROP_PROTO as before.
+ * Datagrams dhcp6_for_us() accepts (to ff02::1:2 or the gateway, port
+ * 547) go to dhcp6_input() with a UDP length the packet holds; the rest
+ * are flows (udp_input()).
+ *
+ * Return: true if the datagram was the server's (handled or dropped)
  */
-static void ip6_udp_input(struct core *c, const uint8_t *ip, struct pkt_view v,
-			  struct fx *fx)
+static bool ip6_dhcp6(struct core *c, const uint8_t *ip, struct pkt_view v,
+		      struct fx *fx)
 {
 	const uint8_t *uh = v.len >= UDP_HLEN ? v.p : NULL;
 
-	if (!uh || !dhcp6_for_us(c, ip, rd16(uh + 2))) {
-		CTR_INC(c, IP6_DROP_PROTO);
-		return;
-	}
+	if (!uh || !dhcp6_for_us(c, ip, rd16(uh + 2)))
+		return false;
 	pkt_pull(&v, UDP_HLEN);
 	if (rd16(uh + 4) < UDP_HLEN || pkt_trim(&v, rd16(uh + 4) - UDP_HLEN)) {
 		CTR_INC(c, UDP_DROP_BAD_HDR);
-		return;
+		return true;
 	}
 	dhcp6_input(c, ip, v, fx);
+	return true;
+}
+
+/**
+ * ip6_is_ours() - is an address one of the gateway's own?
+ * @c:	core
+ * @a:	address, 16 bytes
+ *
+ * Return: true for the gateway's link-local and ULA addresses and the DNS
+ *	   address (ndp.c answers echo requests to these)
+ */
+static bool ip6_is_ours(const struct core *c, const uint8_t *a)
+{
+	return addr_eq(a, c->conf.gw6_ll) || addr_eq(a, c->conf.gw6) ||
+	       core_addr_is_dns(c, a);
+}
+
+/**
+ * ip6_flow_addrs_bad() - may a packet's addresses open or use a flow?
+ * @c:		core
+ * @ip:		IPv6 header
+ *
+ * The destination must be unicast and routable by the host: not ::, not
+ * ::1 (host loopback is reached through the gateway's addresses only,
+ * which --no-map-gw turns off), not v4-mapped (that would be an IPv4
+ * flow in disguise, and a way around the gateway rule), not multicast,
+ * and not link-local unless it is the gateway's (fe80::/10 addresses of
+ * the guest's link are nobody's but ours). The source must be unicast
+ * and not ::, ::1 or v4-mapped either (a v4-mapped source would key an
+ * IPv4 flow).
+ *
+ * Return: true if the packet must be dropped
+ */
+static bool ip6_flow_addrs_bad(const struct core *c, const uint8_t *ip)
+{
+	static const uint8_t lo[16] = { [15] = 1 }, unspec[16];
+	const uint8_t *s = ip + 8, *d = ip + 24;
+
+	if (addr_eq(d, unspec) || addr_eq(d, lo) || addr_is4(d) ||
+	    d[0] == 0xff ||
+	    (d[0] == 0xfe && (d[1] & 0xc0) == 0x80 &&
+	     !addr_eq(d, c->conf.gw6_ll)))
+		return true;
+	/* multicast sources were dropped by ip6_input() already */
+	return addr_eq(s, unspec) || addr_eq(s, lo) || addr_is4(s);
 }
 
 /**
@@ -107,7 +159,12 @@ static void ip6_udp_input(struct core *c, const uint8_t *ip, struct pkt_view v,
  * hop-by-hop (first only), routing (segments left 0 only: we forward
  * nothing) and destination options headers, at most IP6_MAX_EXT_HDRS of
  * them; fragments are dropped. Options inside them are not interpreted:
- * none we know needs acting on.
+ * none we know needs acting on. The payload length counts a TSO frame's
+ * whole payload (the guest's super-frames arrive as one packet), and its
+ * partial checksum is never verified (DESIGN law 2).
+ *
+ * Packets to the DNS address go to shard 0, where the forwarder lives
+ * (the twin of the IPv4 rule in ip4_input()).
  */
 void ip6_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 	       uint64_t now_ns, struct fx *fx)
@@ -128,14 +185,38 @@ void ip6_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 		return;
 	}
 
+	/* the DNS forwarder lives on shard 0 (UDP and TCP) */
+	if (core_addr_is_dns(c, ip + 24) && core_pass_on(c, 0))
+		return;
+
 	nh = ip[6];
 	for (n = 0;; n++) {
 		switch (nh) {
 		case IPPROTO_ICMPV6_:
+			if (v.len >= 8 && v.p[0] == ICMP6_ECHO_REQUEST &&
+			    v.p[1] == 0 && ip[24] != 0xff &&
+			    !ip6_is_ours(c, ip + 24)) {
+				/* echo to another host: a ping socket */
+				if (ip6_flow_addrs_bad(c, ip))
+					CTR_INC(c, IP6_DROP_ADDR);
+				else
+					icmp6_echo_out(c, ip, v, now_ns, fx);
+				return;
+			}
 			icmp6_input(c, ip, v, now_ns, fx);
 			return;
-		case IPPROTO_UDP_: /* DHCPv6 only, until UDP over IPv6 */
-			ip6_udp_input(c, ip, v, fx);
+		case IPPROTO_TCP_:
+		case IPPROTO_UDP_:
+			if (nh == IPPROTO_UDP_ && ip6_dhcp6(c, ip, v, fx))
+				return;
+			if (ip6_flow_addrs_bad(c, ip)) {
+				CTR_INC(c, IP6_DROP_ADDR);
+				return;
+			}
+			if (nh == IPPROTO_TCP_)
+				tcp_input(c, ip, v, now_ns, fx);
+			else
+				udp_input(c, ip, v, now_ns, fx);
 			return;
 		case IP6_NH_FRAGMENT:
 			CTR_INC(c, IP6_DROP_FRAG);
@@ -144,7 +225,7 @@ void ip6_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 		case IP6_NH_ROUTING:
 		case IP6_NH_DSTOPTS:
 			break;
-		default: /* TCP, UDP (not yet), no next header, others */
+		default: /* no next header, others */
 			CTR_INC(c, IP6_DROP_PROTO);
 			return;
 		}

@@ -10,8 +10,8 @@
  * - Router advertisements come from the gateway's link-local address: hop
  *   limit 64, the M and O flags when DHCPv6 is on (conf.dhcp6: addresses
  *   and other configuration there too), router lifetime
- *   conf.ra_router_lifetime_s (0 by default: the guest takes no default
- *   route through us while TCP/UDP over IPv6 are missing), the ULA /64 as a
+ *   conf.ra_router_lifetime_s (the host sets the longest, 65535 s: TCP and
+ *   UDP over IPv6 are carried), the ULA /64 as a
  *   prefix information option (on link, autonomous: SLAAC), an MTU option,
  *   an RDNSS option (RFC 8106) when a DNS address is configured, a DNSSL
  *   option (RFC 8106) with the search list DHCP hands out
@@ -31,8 +31,8 @@
  *   address detection probes (source ::) for those addresses are answered
  *   to all-nodes without the solicited flag (RFC 4861 7.2.4), which defends
  *   them; probes and solicitations for any other address get nothing.
- * - Echo requests to our addresses get echo replies. Echo elsewhere is not
- *   supported yet (no ICMPv6 host sockets).
+ * - Echo requests to our addresses get echo replies. Echo to other hosts
+ *   never reaches this file: ip6.c sends it out on ICMPv6 ping sockets.
  *
  * Limits: every lifetime we advertise for the prefix, the DNS server and
  * the search list is infinite, as before there were unsolicited

@@ -44,7 +44,13 @@
  * SYN and SYN-ACK retries, retransmission with exponential backoff and a
  * retry limit, and zero-window probes.
  *
- * Limits: no SACK, no timestamps, no urgent data; IPv4 only for now.
+ * IPv4 and IPv6 flows share all of this: a flow's addresses are 16 bytes
+ * (IPv4 v4-mapped, see core.h), and only the frame writer and the
+ * segment sizes look at the family. The host socket's family follows the
+ * address it connects to, which may differ from the guest's: DNS over TCP
+ * to the IPv6 DNS address goes to an IPv4 resolver.
+ *
+ * Limits: no SACK, no timestamps, no urgent data.
  */
 
 #include <errno.h>
@@ -99,6 +105,18 @@ struct tcp_seg {
 	const uint8_t *data;
 	uint32_t len;
 };
+
+/**
+ * tcp_mss_max() - the largest segment payload the MTU allows for a flow
+ * @c:	core
+ * @f:	flow (its family)
+ *
+ * Return: MTU less the IP and TCP headers
+ */
+static uint32_t tcp_mss_max(const struct core *c, const struct tcp_flow *f)
+{
+	return c->conf.mtu - (tcp_flow_v6(f) ? IP6_HLEN : IP4_HLEN) - TCP_HLEN;
+}
 
 /**
  * tcp_arm() - set the flow's deadline and keep the core's earliest one
@@ -187,13 +205,19 @@ static int tcp_write_frame(struct core *c, struct tcp_flow *f, struct fx *fx,
 {
 	size_t thlen = TCP_HLEN + optlen, l4len = thlen + paylen;
 	uint8_t *slot = fx_slot_next(fx), *ip, *th;
+	bool v6 = tcp_flow_v6(f);
+	size_t iphlen = v6 ? IP6_HLEN : IP4_HLEN;
 	struct vnet_hdr vh = { 0 };
+	uint32_t ps;
 
 	ASSERT(!paylen || !optlen);
-	ip = core_frame_begin(c, fx, ETHERTYPE_IP4, NULL);
+	if (v6)
+		ip = ip6_frame_begin(c, fx, f->guest_addr, l4len);
+	else
+		ip = core_frame_begin(c, fx, ETHERTYPE_IP4, NULL);
 	if (!ip)
 		return -1;
-	th = ip + IP4_HLEN;
+	th = ip + iphlen;
 	wr16(th, f->remote_port);
 	wr16(th + 2, f->guest_port);
 	wr32(th + 4, seq);
@@ -205,35 +229,40 @@ static int tcp_write_frame(struct core *c, struct tcp_flow *f, struct fx *fx,
 	th[18] = th[19] = 0;
 	if (optlen)
 		memcpy(th + TCP_HLEN, opts, optlen);
-	ip4_build_hdr(c, ip, IPPROTO_TCP_, f->remote_addr_be, f->guest_addr_be,
-		      l4len);
+	if (v6) {
+		ip6_build_hdr(ip, IPPROTO_TCP_, f->remote_addr, f->guest_addr,
+			      l4len, 64);
+		ps = csum_pseudo6(f->remote_addr, f->guest_addr, IPPROTO_TCP_,
+				  (uint32_t)l4len);
+	} else {
+		ip4_build_hdr(c, ip, IPPROTO_TCP_, addr_to4(f->remote_addr),
+			      addr_to4(f->guest_addr), l4len);
+		ps = csum_pseudo4(addr_to4(f->remote_addr),
+				  addr_to4(f->guest_addr), IPPROTO_TCP_,
+				  (uint16_t)l4len);
+	}
 
 	if (c->conf.csum_offload) {
 		/* the receiver trusts a partial checksum: no payload pass */
-		uint32_t ps = csum_pseudo4(f->remote_addr_be, f->guest_addr_be,
-					   IPPROTO_TCP_, (uint16_t)l4len);
-
 		wr16(th + 16, csum_fold(ps));
 		vh.flags = VNET_HDR_F_NEEDS_CSUM;
-		vh.csum_start = ETH_HLEN + IP4_HLEN;
+		vh.csum_start = (uint16_t)(ETH_HLEN + iphlen);
 		vh.csum_offset = 16;
 		if (paylen > f->mss) {
 			/* one super-frame; the guest's stack takes it whole,
 			 * as it takes a GRO'd one (DESIGN law 1) */
-			vh.gso_type = VNET_HDR_GSO_TCPV4;
+			vh.gso_type = v6 ? VNET_HDR_GSO_TCPV6 :
+					   VNET_HDR_GSO_TCPV4;
 			vh.gso_size = (uint16_t)f->mss;
-			vh.hdr_len = (uint16_t)(ETH_HLEN + IP4_HLEN + thlen);
+			vh.hdr_len = (uint16_t)(ETH_HLEN + iphlen + thlen);
 			CTR_INC(c, TCP_TX_GSO_FRAMES);
 		}
 		vnet_hdr_write(c, slot, &vh);
 	} else {
-		uint32_t s = csum_pseudo4(f->remote_addr_be, f->guest_addr_be,
-					  IPPROTO_TCP_, (uint16_t)l4len);
-
-		s = csum_partial(th, l4len, s);
-		wr16(th + 16, (uint16_t)~csum_fold(s));
+		ps = csum_partial(th, l4len, ps);
+		wr16(th + 16, (uint16_t)~csum_fold(ps));
 	}
-	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + IP4_HLEN + l4len));
+	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + iphlen + l4len));
 	if (flags & TH_ACK) {
 		/* this segment carries the ACK that was due */
 		f->flags &= (uint16_t)~TCPF_ACK_DUE;
@@ -260,7 +289,7 @@ static void tcp_send_ctl(struct core *c, struct tcp_flow *f, struct fx *fx,
 	size_t optlen = 0;
 
 	if (flags & TH_SYN) {
-		uint32_t mss = c->conf.mtu - IP4_HLEN - TCP_HLEN;
+		uint32_t mss = tcp_mss_max(c, f);
 
 		opts[0] = 2;
 		opts[1] = 4;
@@ -284,7 +313,7 @@ static void tcp_send_ctl(struct core *c, struct tcp_flow *f, struct fx *fx,
 /**
  * tcp_send_rst_noflow() - answer a segment of no flow with an RST
  * @c:		core
- * @iph:	the segment's IPv4 header
+ * @iph:	the segment's IPv4 or IPv6 header
  * @s:		the parsed segment
  * @fx:		effects out
  */
@@ -295,8 +324,7 @@ static void tcp_send_rst_noflow(struct core *c, const uint8_t *iph,
 	uint32_t seq = 0;
 	uint8_t flags = TH_RST;
 
-	memcpy(&tmp.guest_addr_be, iph + 12, 4);
-	memcpy(&tmp.remote_addr_be, iph + 16, 4);
+	addr_from_ip(iph, tmp.guest_addr, tmp.remote_addr);
 	tmp.guest_port = s->sport;
 	tmp.remote_port = s->dport;
 	if (s->flags & TH_ACK) {
@@ -381,7 +409,7 @@ static void tcp_reset_both(struct core *c, struct tcp_flow *f, struct fx *fx)
 
 /**
  * tcp_parse() - validate a segment and decode its header and options
- * @iph:	IPv4 header (for the pseudo-header; not checked)
+ * @iph:	IP header (for the pseudo-header; not checked)
  * @v:		segment
  * @s:		decoded segment
  *
@@ -447,28 +475,26 @@ static void tcp_new_from_guest(struct core *c, const uint8_t *iph,
 			       const struct tcp_seg *s, uint64_t now_ns,
 			       struct fx *fx)
 {
-	uint32_t saddr, daddr, target;
+	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN], target[ADDR_LEN];
+	bool v4 = (iph[0] >> 4) == 4;
+	struct fx_intent *it;
 	struct tcp_flow *f;
-	uint8_t t[16];
 
-	memcpy(&saddr, iph + 12, 4);
-	memcpy(&daddr, iph + 16, 4);
-	target = daddr;
-	if (daddr == c->conf.gw4_be) {
-		if (!c->conf.map_gw_to_loopback) {
-			tcp_send_rst_noflow(c, iph, s, fx);
-			CTR_INC(c, TCP_FLOWS_REFUSED);
-			return;
-		}
-		target = __builtin_bswap32(0x7f000001); /* 127.0.0.1 */
-	} else if (c->conf.dns4_be && daddr == c->conf.dns4_be) {
-		/* DNS over TCP goes to the first upstream resolver */
+	addr_from_ip(iph, saddr, daddr);
+	if (!core_dst_map(c, daddr, target)) {
+		tcp_send_rst_noflow(c, iph, s, fx);
+		CTR_INC(c, TCP_FLOWS_REFUSED);
+		return;
+	}
+	if (core_addr_is_dns(c, daddr)) {
+		/* DNS over TCP goes to the first upstream resolver (an IPv4
+		 * one, for either family of the guest's connection) */
 		if (s->dport != 53 || !c->conf.dns4_upstream_be) {
 			tcp_send_rst_noflow(c, iph, s, fx);
 			CTR_INC(c, TCP_FLOWS_REFUSED);
 			return;
 		}
-		target = c->conf.dns4_upstream_be;
+		addr_from4(target, c->conf.dns4_upstream_be);
 	}
 	f = flow_alloc(c, saddr, s->sport, daddr, s->dport);
 	if (!f) {
@@ -476,32 +502,31 @@ static void tcp_new_from_guest(struct core *c, const uint8_t *iph,
 		return;
 	}
 	f->state = TCPS_HOST_CONNECTING;
-	f->target_addr_be = target;
 	f->opened_ns = now_ns;
 	f->rcv_nxt = s->seq + 1;
 	f->rcv_acked = f->rcv_nxt;
 	f->adv_wnd_end = f->rcv_nxt;
 	f->guest_wnd = s->wnd;
 	f->mss = s->mss ? s->mss : TCP_DEFAULT_MSS;
-	f->mss = MIN(f->mss, c->conf.mtu - IP4_HLEN - TCP_HLEN);
+	f->mss = MIN(f->mss, tcp_mss_max(c, f));
 	if (f->mss < 64)
 		f->mss = 64;
 	if (s->ws >= 0) {
 		f->flags |= TCPF_GUEST_WS;
 		f->ws_guest = (uint8_t)s->ws;
 	}
-	memcpy(t, &saddr, 4);
-	memcpy(t + 4, &daddr, 4);
-	wr16(t + 8, s->sport);
-	wr16(t + 10, s->dport);
-	wr32(t + 12, 0);
-	f->iss = (uint32_t)siphash24(c->key, t, sizeof(t)) +
+	f->iss = (uint32_t)flow_tuple_hash(c->key, saddr, s->sport, daddr,
+					   s->dport, 0) +
 		 (uint32_t)(now_ns >> 12);
 	f->snd_una = f->snd_nxt = f->snd_max = f->iss;
 	f->host_space = TCP_INITIAL_SPACE;
 	f->rto_ns = c->conf.rto_min_ns;
 	CTR_INC(c, TCP_FLOWS_OPENED_GUEST);
-	tcp_intent(c, fx, FX_SOCK_CONNECT, f);
+	if (!v4)
+		CTR_INC(c, TCP_FLOWS_OPENED6);
+	it = tcp_intent(c, fx, FX_SOCK_CONNECT, f);
+	memcpy(it->addr, target, ADDR_LEN);
+	it->port = s->dport;
 }
 
 /**
@@ -528,8 +553,22 @@ void tcp_on_sock_connected(struct core *c, struct tcp_flow *f, int err,
 		/* as the remote stack would: RST, ACK of the SYN */
 		tcp_send_ctl(c, f, fx, TH_RST | TH_ACK, 0);
 		CTR_INC(c, TCP_FLOWS_REFUSED);
+	} else if (tcp_flow_v6(f)) {
+		uint8_t orig[IP6_HLEN + 8];
+
+		/* rebuild the guest's SYN headers for the ICMPv6 payload */
+		ip6_build_hdr(orig, IPPROTO_TCP_, f->guest_addr, f->remote_addr,
+			      TCP_HLEN, 64);
+		wr16(orig + IP6_HLEN, f->guest_port);
+		wr16(orig + IP6_HLEN + 2, f->remote_port);
+		wr32(orig + IP6_HLEN + 4, f->rcv_nxt - 1);
+		/* no route, or address unreachable (RFC 4443 3.1) */
+		icmp6_send_unreach(c, err == ENETUNREACH ? 0 : 3, orig,
+				   sizeof(orig), fx);
+		CTR_INC(c, TCP_FLOWS_UNREACH);
 	} else {
 		uint8_t orig[28];
+		uint32_t g = addr_to4(f->guest_addr), r = addr_to4(f->remote_addr);
 
 		/* rebuild the guest's SYN headers for the ICMP payload */
 		memset(orig, 0, sizeof(orig));
@@ -537,8 +576,8 @@ void tcp_on_sock_connected(struct core *c, struct tcp_flow *f, int err,
 		wr16(orig + 2, 40);
 		orig[8] = 64;
 		orig[9] = IPPROTO_TCP_;
-		memcpy(orig + 12, &f->guest_addr_be, 4);
-		memcpy(orig + 16, &f->remote_addr_be, 4);
+		memcpy(orig + 12, &g, 4);
+		memcpy(orig + 16, &r, 4);
 		wr16(orig + 20, f->guest_port);
 		wr16(orig + 22, f->remote_port);
 		wr32(orig + 24, f->rcv_nxt - 1);
@@ -552,42 +591,50 @@ void tcp_on_sock_connected(struct core *c, struct tcp_flow *f, int err,
 /**
  * tcp_host_accepted() - a published port accepted a connection
  * @c:		core
- * @src_be:	source address the guest should see
+ * @src:	source address the guest should see (ADDR_LEN bytes)
  * @src_port:	source port (host order)
  * @dst_port:	guest port (host order)
  * @sock:	the accepted socket (stored in the flow)
  * @now_ns:	monotonic time
  * @fx:		effects out (the SYN)
  *
- * Return: the new flow, or NULL if the table is full (counted); the caller
+ * An IPv4 (v4-mapped) source reaches the guest at conf.guest4_be, an IPv6
+ * one at conf.guest6, which needs conf.ipv6.
+ *
+ * Return: the new flow, or NULL if the table is full (counted), the tuple
+ *	   is in use or an IPv6 source has no IPv6 to go over; the caller
  *	   then closes @sock
  */
-struct tcp_flow *tcp_host_accepted(struct core *c, uint32_t src_be,
+struct tcp_flow *tcp_host_accepted(struct core *c, const uint8_t *src,
 				   uint16_t src_port, uint16_t dst_port,
 				   int32_t sock, uint64_t now_ns,
 				   struct fx *fx)
 {
-	uint32_t g = c->conf.guest4_be;
+	uint8_t g[ADDR_LEN];
 	struct tcp_flow *f;
-	uint8_t t[16];
 
-	if (flow_lookup(c, g, dst_port, src_be, src_port)) {
+	if (addr_is4(src)) {
+		addr_from4(g, c->conf.guest4_be);
+	} else {
+		if (!c->conf.ipv6) {
+			CTR_INC(c, IP6_DROP_ADDR);
+			return NULL;
+		}
+		memcpy(g, c->conf.guest6, ADDR_LEN);
+	}
+	if (flow_lookup(c, g, dst_port, src, src_port)) {
 		CTR_INC(c, TCP_DROP_STATE);
 		return NULL;
 	}
-	f = flow_alloc(c, g, dst_port, src_be, src_port);
+	f = flow_alloc(c, g, dst_port, src, src_port);
 	if (!f)
 		return NULL;
 	f->state = TCPS_SYN_SENT;
 	f->sock = sock;
 	f->opened_ns = now_ns;
 	f->mss = TCP_DEFAULT_MSS;
-	memcpy(t, &g, 4);
-	memcpy(t + 4, &src_be, 4);
-	wr16(t + 8, dst_port);
-	wr16(t + 10, src_port);
-	wr32(t + 12, 1);
-	f->iss = (uint32_t)siphash24(c->key, t, sizeof(t)) +
+	f->iss = (uint32_t)flow_tuple_hash(c->key, g, dst_port, src, src_port,
+					   1) +
 		 (uint32_t)(now_ns >> 12);
 	f->snd_una = f->iss;
 	f->host_space = TCP_INITIAL_SPACE;
@@ -596,6 +643,8 @@ struct tcp_flow *tcp_host_accepted(struct core *c, uint32_t src_be,
 	f->snd_nxt = f->snd_max = f->iss + 1;
 	tcp_arm(c, f, now_ns + f->rto_ns);
 	CTR_INC(c, TCP_FLOWS_OPENED_HOST);
+	if (tcp_flow_v6(f))
+		CTR_INC(c, TCP_FLOWS_OPENED6);
 	return f;
 }
 
@@ -835,7 +884,7 @@ void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
 /**
  * tcp_input() - a TCP segment from the guest
  * @c:		core
- * @iph:	IPv4 header (validated)
+ * @iph:	IPv4 or IPv6 header (validated; the version says which)
  * @seg:	segment (header and payload)
  * @now_ns:	monotonic time
  * @fx:		effects out
@@ -843,7 +892,7 @@ void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
 void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 	       uint64_t now_ns, struct fx *fx)
 {
-	uint32_t saddr, daddr;
+	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN];
 	struct tcp_flow *f;
 	struct tcp_seg s;
 
@@ -851,8 +900,7 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 		CTR_INC(c, TCP_DROP_BAD_HDR);
 		return;
 	}
-	memcpy(&saddr, iph + 12, 4);
-	memcpy(&daddr, iph + 16, 4);
+	addr_from_ip(iph, saddr, daddr);
 	f = flow_lookup(c, saddr, s.sport, daddr, s.dport);
 	/* a new flow is opened where its SYN lands; anything else for a
 	 * flow we do not have may belong to another shard */
@@ -906,7 +954,7 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 		f->rcv_acked = f->rcv_nxt;
 		f->adv_wnd_end = f->rcv_nxt;
 		f->mss = MIN(s.mss ? s.mss : TCP_DEFAULT_MSS,
-			     c->conf.mtu - IP4_HLEN - TCP_HLEN);
+			     tcp_mss_max(c, f));
 		f->mss = MAX(f->mss, 64U);
 		if (s.ws >= 0) {
 			f->flags |= TCPF_GUEST_WS;
@@ -959,14 +1007,18 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 		     uint32_t *off, uint32_t *mss)
 {
-	uint32_t inflight = f->snd_nxt - f->snd_una, room;
+	uint32_t inflight = f->snd_nxt - f->snd_una, room, gso = c->conf.gso_max;
 
 	*off = inflight;
 	*mss = f->mss;
+	/* conf.gso_max fits an IPv4 frame in a slot: IPv6 headers take 20
+	 * bytes more of it */
+	if (tcp_flow_v6(f))
+		gso = gso > IP6_HLEN - IP4_HLEN ? gso - (IP6_HLEN - IP4_HLEN) : 0;
 	/* GSO super-frames toward the guest, a whole number of segments
 	 * each (no runt segment at the end of every super-frame) */
-	if (c->conf.gso_max >= 2 * f->mss)
-		*mss = c->conf.gso_max / f->mss * f->mss;
+	if (gso >= 2 * f->mss)
+		*mss = gso / f->mss * f->mss;
 	if (f->state != TCPS_ESTABLISHED)
 		return 0;
 	if ((f->flags & TCPF_FIN_SENT) && SEQ_GT(f->snd_nxt, f->fin_seq))
@@ -989,7 +1041,7 @@ uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
  * @c:		core
  * @f:		flow
  * @fx:		effects batch; the payload is in fx_slot_next() at
- *		tcp_payload_off()
+ *		tcp_payload_off(@c, @f)
  * @len:	payload bytes placed
  * @now_ns:	monotonic time
  */

@@ -39,16 +39,15 @@ extern const char *const tcp_state_str[TCPS_STATE_NUM];
 
 /**
  * struct tcp_flow - one TCP connection between the guest and a host socket
- * @state:	enum tcp_state
+ * @guest_addr:	guest-side address (ADDR_LEN bytes, IPv4 v4-mapped)
+ * @remote_addr: remote address as the guest sees it; same family
+ * @guest_port:	guest-side port (host order)
+ * @remote_port: remote port as the guest sees it (host order)
  * @flags:	TCPF_*
+ * @state:	enum tcp_state
  * @retries:	consecutive timeouts without progress
  * @dupacks:	duplicate ACK count
  * @ws_guest:	the guest's window scale
- * @guest_port:	guest-side port (host order)
- * @remote_port: remote port as the guest sees it (host order)
- * @guest_addr_be: guest-side address
- * @remote_addr_be: remote address as the guest sees it
- * @target_addr_be: address the host socket connects to (mapped)
  * @sock:	host socket; owned by the host layer, never read by core
  * @next:	hash chain / free list link (index + 1, 0 = end)
  * @mss:	largest segment payload toward the guest
@@ -68,18 +67,23 @@ extern const char *const tcp_state_str[TCPS_STATE_NUM];
  * @opened_ns:	creation time
  * @bytes_from_guest: payload accepted by the host socket
  * @bytes_to_guest: payload acknowledged by the guest
+ *
+ * The address the host socket connects to (the remote address, or host
+ * loopback for the gateway) is not kept: it travels in the
+ * FX_SOCK_CONNECT intent, the only place it is needed. Fields are ordered
+ * by size, so the 16-byte addresses cost 32 bytes and no padding (136
+ * bytes, against 120 with 4-byte IPv4 addresses and a target address).
  */
 struct tcp_flow {
-	uint8_t state;
+	uint8_t guest_addr[ADDR_LEN];
+	uint8_t remote_addr[ADDR_LEN];
+	uint16_t guest_port;
+	uint16_t remote_port;
 	uint16_t flags;
+	uint8_t state;
 	uint8_t retries;
 	uint8_t dupacks;
 	uint8_t ws_guest;
-	uint16_t guest_port;
-	uint16_t remote_port;
-	uint32_t guest_addr_be;
-	uint32_t remote_addr_be;
-	uint32_t target_addr_be;
 	int32_t sock;
 	uint32_t next;
 	uint32_t mss;
@@ -99,6 +103,19 @@ struct tcp_flow {
 	uint64_t bytes_from_guest;
 	uint64_t bytes_to_guest;
 };
+
+_Static_assert(sizeof(struct tcp_flow) <= 136, "keep a flow small");
+
+/**
+ * tcp_flow_v6() - is a flow an IPv6 one?
+ * @f:	flow
+ *
+ * Return: true for IPv6, false for IPv4
+ */
+static inline bool tcp_flow_v6(const struct tcp_flow *f)
+{
+	return !addr_is4(f->guest_addr);
+}
 
 /**
  * tcp_flow_idx() - index of a flow in the table
@@ -174,12 +191,16 @@ uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 /**
  * tcp_payload_off() - offset of the payload in a data frame slot
  * @c:	core
+ * @f:	flow (its family sets the IP header length)
  *
- * Return: bytes of headers (vnet, Ethernet, IPv4, TCP) before the payload
+ * Return: bytes of headers (vnet, Ethernet, IPv4 or IPv6, TCP) before the
+ *	   payload
  */
-static inline size_t tcp_payload_off(const struct core *c)
+static inline size_t tcp_payload_off(const struct core *c,
+				     const struct tcp_flow *f)
 {
-	return core_l3_off(c) + IP4_HLEN + TCP_HLEN;
+	return core_l3_off(c) + (tcp_flow_v6(f) ? IP6_HLEN : IP4_HLEN) +
+	       TCP_HLEN;
 }
 
 /**
@@ -187,7 +208,7 @@ static inline size_t tcp_payload_off(const struct core *c)
  * @c:		core
  * @f:		flow
  * @fx:		effects batch; the payload is in fx_slot_next() at
- *		tcp_payload_off()
+ *		tcp_payload_off(@c, @f)
  * @len:	payload bytes placed
  * @now_ns:	monotonic time
  */
@@ -225,17 +246,19 @@ void tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space);
 /**
  * tcp_host_accepted() - a published port accepted a connection
  * @c:		core
- * @src_be:	source address the guest should see
+ * @src:	source address the guest should see (ADDR_LEN bytes): an
+ *		IPv4 (v4-mapped) one reaches the guest at conf.guest4_be,
+ *		an IPv6 one at conf.guest6 (conf.ipv6 on)
  * @src_port:	source port (host order)
  * @dst_port:	guest port (host order)
  * @sock:	the accepted socket (stored in the flow)
  * @now_ns:	monotonic time
  * @fx:		effects out (the SYN)
  *
- * Return: the new flow, or NULL if the table is full (counted); the caller
- *	   then closes @sock
+ * Return: the new flow, or NULL if the table is full (counted) or the
+ *	   tuple is in use; the caller then closes @sock
  */
-struct tcp_flow *tcp_host_accepted(struct core *c, uint32_t src_be,
+struct tcp_flow *tcp_host_accepted(struct core *c, const uint8_t *src,
 				   uint16_t src_port, uint16_t dst_port,
 				   int32_t sock, uint64_t now_ns,
 				   struct fx *fx);
@@ -257,13 +280,17 @@ void tcp_timer(struct core *c, struct tcp_flow *f, uint64_t now_ns,
  */
 void tcp_ack_flush(struct core *c, struct fx *fx);
 
-/* flow table (flow.c) */
-struct tcp_flow *flow_lookup(struct core *c, uint32_t gaddr_be, uint16_t gport,
-			     uint32_t raddr_be, uint16_t rport);
-struct tcp_flow *flow_alloc(struct core *c, uint32_t gaddr_be, uint16_t gport,
-			    uint32_t raddr_be, uint16_t rport);
+/* flow table (flow.c); addresses are ADDR_LEN bytes */
+
+struct tcp_flow *flow_lookup(struct core *c, const uint8_t *gaddr,
+			     uint16_t gport, const uint8_t *raddr,
+			     uint16_t rport);
+struct tcp_flow *flow_alloc(struct core *c, const uint8_t *gaddr,
+			    uint16_t gport, const uint8_t *raddr,
+			    uint16_t rport);
 void flow_free(struct core *c, struct tcp_flow *f);
-bool flow_ended_here(const struct core *c, uint32_t gaddr_be, uint16_t gport,
-		     uint32_t raddr_be, uint16_t rport);
+bool flow_ended_here(struct core *c, const uint8_t *gaddr, uint16_t gport,
+		     const uint8_t *raddr, uint16_t rport);
+
 
 #endif /* SLIPWAY_TCP_H */

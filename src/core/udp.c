@@ -14,13 +14,18 @@
  * the headers. Flows close after conf.udp_idle_ns without traffic.
  *
  * Two services are answered here and not forwarded as flows: DHCPv4
- * (dhcp4.c) and DNS to conf.dns4_be port 53 (FX_DNS_QUERY, forwarded by
- * the host layer's resolver client).
+ * (dhcp4.c) and DNS to port 53 of conf.dns4_be or conf.dns6
+ * (FX_DNS_QUERY, forwarded by the host layer's resolver client, which
+ * answers over the family the query came in).
+ *
+ * IPv4 and IPv6 flows share the table (16-byte addresses, IPv4
+ * v4-mapped); the family decides only the headers written and where the
+ * host places a payload in a frame slot (udp_payload_slot()). ICMPv6 echo
+ * flows ride on ICMPv6 ping sockets as ICMP echo flows on ICMP ones.
  */
 
 #include <errno.h>
 
-#include "../util/siphash.h"
 #include "core.h"
 #include "csum.h"
 #include "dhcp4.h"
@@ -28,56 +33,54 @@
 
 #define ICMP_ECHOREPLY 0
 #define ICMP_ECHO 8
+#define ICMP6_ECHO_REPLY 129
 
 /**
  * uflow_bucket() - hash bucket of a datagram tuple
  * @c:		core
  * @kind:	enum udp_kind
- * @gaddr_be:	guest-side address
+ * @gaddr:	guest-side address
  * @gport:	guest-side port
- * @raddr_be:	remote address
+ * @raddr:	remote address
  * @rport:	remote port
  *
  * Return: bucket index
  */
 static uint32_t uflow_bucket(const struct core *c, uint8_t kind,
-			     uint32_t gaddr_be, uint16_t gport,
-			     uint32_t raddr_be, uint16_t rport)
+			     const uint8_t *gaddr, uint16_t gport,
+			     const uint8_t *raddr, uint16_t rport)
 {
-	uint8_t t[13];
-
-	memcpy(t, &gaddr_be, 4);
-	memcpy(t + 4, &raddr_be, 4);
-	wr16(t + 8, gport);
-	wr16(t + 10, rport);
-	t[12] = kind == UDPK_ICMP; /* UDP flows of both kinds share a space */
-	return (uint32_t)siphash24(c->key, t, sizeof(t)) & (c->nubuckets - 1);
+	/* UDP flows of both kinds (OUT, PUB) share a space */
+	return (uint32_t)flow_tuple_hash(c->key, gaddr, gport, raddr, rport,
+					 kind == UDPK_ICMP) &
+	       (c->nubuckets - 1);
 }
 
 /**
  * uflow_lookup() - find a datagram flow
  * @c:		core
  * @kind:	enum udp_kind (UDPK_OUT and UDPK_PUB share a space)
- * @gaddr_be:	guest-side address
+ * @gaddr:	guest-side address
  * @gport:	guest-side port
- * @raddr_be:	remote address
+ * @raddr:	remote address
  * @rport:	remote port
  *
  * Return: flow, or NULL
  */
-struct udp_flow *uflow_lookup(struct core *c, uint8_t kind, uint32_t gaddr_be,
-			      uint16_t gport, uint32_t raddr_be, uint16_t rport)
+struct udp_flow *uflow_lookup(struct core *c, uint8_t kind,
+			      const uint8_t *gaddr, uint16_t gport,
+			      const uint8_t *raddr, uint16_t rport)
 {
-	uint32_t i = c->ubuckets[uflow_bucket(c, kind, gaddr_be, gport,
-					       raddr_be, rport)];
+	uint32_t i = c->ubuckets[uflow_bucket(c, kind, gaddr, gport, raddr,
+					       rport)];
 	bool icmp = kind == UDPK_ICMP;
 
 	while (i) {
 		struct udp_flow *f = &c->uflows[i - 1];
 
 		if (f->guest_port == gport && f->remote_port == rport &&
-		    f->guest_addr_be == gaddr_be &&
-		    f->remote_addr_be == raddr_be &&
+		    addr_eq(f->guest_addr, gaddr) &&
+		    addr_eq(f->remote_addr, raddr) &&
 		    (f->kind == UDPK_ICMP) == icmp)
 			return f;
 		i = f->next;
@@ -89,15 +92,16 @@ struct udp_flow *uflow_lookup(struct core *c, uint8_t kind, uint32_t gaddr_be,
  * uflow_alloc() - take a free datagram flow and hash it in
  * @c:		core
  * @kind:	enum udp_kind
- * @gaddr_be:	guest-side address
+ * @gaddr:	guest-side address
  * @gport:	guest-side port
- * @raddr_be:	remote address
+ * @raddr:	remote address
  * @rport:	remote port
  *
  * Return: the flow (sock -1), or NULL if the table is full (counted)
  */
-struct udp_flow *uflow_alloc(struct core *c, uint8_t kind, uint32_t gaddr_be,
-			     uint16_t gport, uint32_t raddr_be, uint16_t rport)
+struct udp_flow *uflow_alloc(struct core *c, uint8_t kind,
+			     const uint8_t *gaddr, uint16_t gport,
+			     const uint8_t *raddr, uint16_t rport)
 {
 	struct udp_flow *f;
 	uint32_t idx, b;
@@ -112,17 +116,19 @@ struct udp_flow *uflow_alloc(struct core *c, uint8_t kind, uint32_t gaddr_be,
 	memset(f, 0, sizeof(*f));
 	f->used = 1;
 	f->kind = kind;
-	f->guest_addr_be = gaddr_be;
+	memcpy(f->guest_addr, gaddr, ADDR_LEN);
 	f->guest_port = gport;
-	f->remote_addr_be = raddr_be;
+	memcpy(f->remote_addr, raddr, ADDR_LEN);
 	f->remote_port = rport;
 	f->sock = -1;
-	b = uflow_bucket(c, kind, gaddr_be, gport, raddr_be, rport);
+	b = uflow_bucket(c, kind, gaddr, gport, raddr, rport);
 	f->next = c->ubuckets[b];
 	c->ubuckets[b] = idx + 1;
 	if (idx + 1 > c->uhiwat)
 		c->uhiwat = idx + 1;
 	CTR_INC(c, UDP_FLOWS_OPENED);
+	if (udp_flow_v6(f))
+		CTR_INC(c, UDP_FLOWS_OPENED6);
 	return f;
 }
 
@@ -136,8 +142,8 @@ void uflow_free(struct core *c, struct udp_flow *f)
 	uint32_t idx = udp_flow_idx(c, f), *pp;
 
 	ASSERT(f->used);
-	pp = &c->ubuckets[uflow_bucket(c, f->kind, f->guest_addr_be,
-				       f->guest_port, f->remote_addr_be,
+	pp = &c->ubuckets[uflow_bucket(c, f->kind, f->guest_addr,
+				       f->guest_port, f->remote_addr,
 				       f->remote_port)];
 	while (*pp && *pp != idx + 1)
 		pp = &c->uflows[*pp - 1].next;
@@ -175,89 +181,143 @@ static struct fx_intent *udp_intent(struct core *c, struct fx *fx,
 /**
  * udp_hdr_room() - bytes of headers before a UDP payload in a slot
  * @c:	core
+ * @v6:	IPv6 (else IPv4)
  *
- * Return: vnet + Ethernet + IPv4 + UDP header bytes
+ * Return: vnet + Ethernet + IP + UDP header bytes
  */
-static size_t udp_hdr_room(const struct core *c)
+static size_t udp_hdr_room(const struct core *c, bool v6)
 {
-	return core_l3_off(c) + IP4_HLEN + UDP_HLEN;
+	return core_l3_off(c) + (v6 ? IP6_HLEN : IP4_HLEN) + UDP_HLEN;
 }
 
 /**
  * udp_payload_slot() - where the host puts a datagram for the guest
  * @c:	core
  * @fx:	effects batch
+ * @v6:	over IPv6
  *
  * Return: payload position in the next slot, or NULL if none is free
  */
-uint8_t *udp_payload_slot(struct core *c, struct fx *fx)
+uint8_t *udp_payload_slot(struct core *c, struct fx *fx, bool v6)
 {
 	uint8_t *s = fx_slot_next(fx);
 
-	return s ? s + udp_hdr_room(c) : NULL;
+	return s ? s + udp_hdr_room(c, v6) : NULL;
 }
 
 /**
  * udp_payload_max() - largest datagram payload a frame slot can carry
  * @c:	core
  * @fx:	effects batch
+ * @v6:	over IPv6
  *
  * Return: bytes (bounded by the MTU too)
  */
-size_t udp_payload_max(const struct core *c, const struct fx *fx)
+size_t udp_payload_max(const struct core *c, const struct fx *fx, bool v6)
 {
-	return MIN(fx->slot_size - udp_hdr_room(c),
-		   (size_t)c->conf.mtu - IP4_HLEN - UDP_HLEN);
+	size_t room = udp_hdr_room(c, v6);
+
+	if (fx->slot_size <= room)
+		return 0;
+	return MIN(fx->slot_size - room,
+		   (size_t)c->conf.mtu - (v6 ? IP6_HLEN : IP4_HLEN) - UDP_HLEN);
 }
 
 /**
- * udp4_finish() - write the headers of a datagram already in the slot
+ * udp_finish() - write the headers of a datagram already in the slot
  * @c:		core
  * @fx:		effects batch
- * @saddr_be:	source address
+ * @saddr:	source address (IPv4 v4-mapped)
  * @sport:	source port
- * @daddr_be:	destination address
+ * @daddr:	destination address, same family
  * @dport:	destination port
- * @len:	payload length (at udp_payload_slot())
+ * @len:	payload length (at udp_payload_slot() for the family)
  *
  * Return: 0, or -1 if no slot was free
  */
-static int udp4_finish(struct core *c, struct fx *fx, uint32_t saddr_be,
-		       uint16_t sport, uint32_t daddr_be, uint16_t dport,
-		       size_t len)
+static int udp_finish(struct core *c, struct fx *fx, const uint8_t *saddr,
+		      uint16_t sport, const uint8_t *daddr, uint16_t dport,
+		      size_t len)
 {
 	uint8_t *slot = fx_slot_next(fx), *ip, *uh;
-	size_t l4 = UDP_HLEN + len;
+	bool v6 = !addr_is4(daddr);
+	size_t l4 = UDP_HLEN + len, iphlen = v6 ? IP6_HLEN : IP4_HLEN;
 	struct vnet_hdr vh = { 0 };
 	uint32_t sum;
 
-	ip = core_frame_begin(c, fx, ETHERTYPE_IP4,
-			      daddr_be == 0xffffffffU ?
+	if (v6) {
+		ip = ip6_frame_begin(c, fx, daddr, l4);
+	} else {
+		uint32_t d4 = addr_to4(daddr);
+
+		ip = core_frame_begin(c, fx, ETHERTYPE_IP4,
+				      d4 == 0xffffffffU ?
 				      (const uint8_t *)"\xff\xff\xff\xff\xff\xff" :
 				      NULL);
+	}
 	if (!ip)
 		return -1;
-	uh = ip + IP4_HLEN;
+	uh = ip + iphlen;
 	wr16(uh, sport);
 	wr16(uh + 2, dport);
 	wr16(uh + 4, (uint16_t)l4);
 	uh[6] = uh[7] = 0;
-	ip4_build_hdr(c, ip, IPPROTO_UDP_, saddr_be, daddr_be, l4);
-	sum = csum_pseudo4(saddr_be, daddr_be, IPPROTO_UDP_, (uint16_t)l4);
+	if (v6) {
+		ip6_build_hdr(ip, IPPROTO_UDP_, saddr, daddr, l4, 64);
+		sum = csum_pseudo6(saddr, daddr, IPPROTO_UDP_, (uint32_t)l4);
+	} else {
+		ip4_build_hdr(c, ip, IPPROTO_UDP_, addr_to4(saddr),
+			      addr_to4(daddr), l4);
+		sum = csum_pseudo4(addr_to4(saddr), addr_to4(daddr),
+				   IPPROTO_UDP_, (uint16_t)l4);
+	}
 	if (c->conf.csum_offload) {
 		wr16(uh + 6, csum_fold(sum));
 		vh.flags = VNET_HDR_F_NEEDS_CSUM;
-		vh.csum_start = ETH_HLEN + IP4_HLEN;
+		vh.csum_start = (uint16_t)(ETH_HLEN + iphlen);
 		vh.csum_offset = 6;
 		vnet_hdr_write(c, slot, &vh);
 	} else {
 		uint16_t ck = (uint16_t)~csum_fold(csum_partial(uh, l4, sum));
 
+		/* 0 means "no checksum" (IPv4) or is invalid (IPv6) */
 		wr16(uh + 6, ck ? ck : 0xffff);
 	}
-	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + IP4_HLEN + l4));
+	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + iphlen + l4));
 	CTR_INC(c, UDP_TO_GUEST);
 	return 0;
+}
+
+/**
+ * udp_send() - send a datagram to the guest in either family, copying it
+ * @c:		core
+ * @fx:		effects out
+ * @saddr:	source address (IPv4 v4-mapped)
+ * @sport:	source port
+ * @daddr:	destination address, same family
+ * @dport:	destination port
+ * @data:	payload
+ * @len:	payload length
+ *
+ * Return: 0, or -1 if it did not fit or no slot was free (counted)
+ */
+int udp_send(struct core *c, struct fx *fx, const uint8_t *saddr,
+	     uint16_t sport, const uint8_t *daddr, uint16_t dport,
+	     const uint8_t *data, size_t len)
+{
+	bool v6 = !addr_is4(daddr);
+	uint8_t *p = udp_payload_slot(c, fx, v6);
+
+	if (!p) {
+		CTR_INC(c, FX_POOL_EMPTY);
+		return -1;
+	}
+	if (len > udp_payload_max(c, fx, v6)) {
+		CTR_INC(c, UDP_DROP_TOO_BIG);
+		return -1;
+	}
+	memmove(p, data, len);
+	return udp_finish(c, fx, saddr, sport, daddr, dport, len);
 }
 
 /**
@@ -277,25 +337,66 @@ int udp4_send(struct core *c, struct fx *fx, uint32_t saddr_be, uint16_t sport,
 	      uint32_t daddr_be, uint16_t dport, const uint8_t *data,
 	      size_t len)
 {
-	uint8_t *p = udp_payload_slot(c, fx);
+	uint8_t s[ADDR_LEN], d[ADDR_LEN];
 
-	if (!p) {
-		CTR_INC(c, FX_POOL_EMPTY);
-		return -1;
+	addr_from4(s, saddr_be);
+	addr_from4(d, daddr_be);
+	return udp_send(c, fx, s, sport, d, dport, data, len);
+}
+
+/**
+ * udp_echo_to_guest() - an echo reply from a ping socket to the guest
+ * @c:		core
+ * @f:		the echo flow (UDPK_ICMP)
+ * @fx:		effects batch; the reply is at udp_payload_slot() for the
+ *		flow's family
+ * @len:	length of the ICMP or ICMPv6 message
+ *
+ * The ping socket's reply gets the guest's echo id back and moves to
+ * where an ICMP message sits in the frame; its checksum is complete.
+ */
+static void udp_echo_to_guest(struct core *c, struct udp_flow *f,
+			      struct fx *fx, size_t len)
+{
+	bool v6 = udp_flow_v6(f);
+	size_t iphlen = v6 ? IP6_HLEN : IP4_HLEN;
+	uint8_t *p = udp_payload_slot(c, fx, v6), *ip, *m;
+	uint32_t sum = 0;
+
+	if (!p || len < 8 || p[0] != (v6 ? ICMP6_ECHO_REPLY : ICMP_ECHOREPLY))
+		return;
+	ip = p - UDP_HLEN - iphlen;
+	m = ip + iphlen;
+	memmove(m, p, len);
+	wr16(m + 4, f->guest_port);
+	m[2] = m[3] = 0;
+	if (v6) {
+		if (!ip6_frame_begin(c, fx, f->guest_addr, len))
+			return;
+		ip6_build_hdr(ip, IPPROTO_ICMPV6_, f->remote_addr,
+			      f->guest_addr, len, 64);
+		sum = csum_pseudo6(f->remote_addr, f->guest_addr,
+				   IPPROTO_ICMPV6_, (uint32_t)len);
+	} else {
+		if (!core_frame_begin(c, fx, ETHERTYPE_IP4, NULL))
+			return;
+		ip4_build_hdr(c, ip, IPPROTO_ICMP_, addr_to4(f->remote_addr),
+			      addr_to4(f->guest_addr), len);
 	}
-	if (len > udp_payload_max(c, fx)) {
-		CTR_INC(c, UDP_DROP_TOO_BIG);
-		return -1;
-	}
-	memmove(p, data, len);
-	return udp4_finish(c, fx, saddr_be, sport, daddr_be, dport, len);
+	wr16(m + 2, (uint16_t)~csum_fold(csum_partial(m, len, sum)));
+	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + iphlen + len));
+	if (v6)
+		CTR_INC(c, ICMP6_ECHO_IN);
+	else
+		CTR_INC(c, ICMP4_ECHO_IN);
 }
 
 /**
  * udp_flow_to_guest() - a datagram arrived on a flow's host socket
  * @c:		core
  * @f:		flow
- * @fx:		effects batch; the payload is at udp_payload_slot()
+ * @fx:		effects batch; the payload is at udp_payload_slot() for
+ *		the flow's family
  * @len:	payload length (ICMP: the whole echo reply message)
  * @now_ns:	monotonic time
  */
@@ -305,52 +406,47 @@ void udp_flow_to_guest(struct core *c, struct udp_flow *f, struct fx *fx,
 	f->last_ns = now_ns;
 	f->to_guest++;
 	if (f->kind == UDPK_ICMP) {
-		/* the ping socket's reply: give it back the guest's echo id,
-		 * and move it to where an ICMP message sits in the frame */
-		uint8_t *p = udp_payload_slot(c, fx), *ip, *m;
-
-		if (!p || len < 8 || p[0] != ICMP_ECHOREPLY)
-			return;
-		ip = p - UDP_HLEN - IP4_HLEN;
-		m = ip + IP4_HLEN;
-		memmove(m, p, len);
-		wr16(m + 4, f->guest_port);
-		m[2] = m[3] = 0;
-		wr16(m + 2, (uint16_t)~csum_fold(csum_partial(m, len, 0)));
-		if (!core_frame_begin(c, fx, ETHERTYPE_IP4, NULL))
-			return;
-		ip4_build_hdr(c, ip, IPPROTO_ICMP_, f->remote_addr_be,
-			      f->guest_addr_be, len);
-		fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + IP4_HLEN + len));
-		CTR_INC(c, ICMP4_ECHO_IN);
+		udp_echo_to_guest(c, f, fx, len);
 		return;
 	}
-	udp4_finish(c, fx, f->remote_addr_be, f->remote_port, f->guest_addr_be,
-		    f->guest_port, len);
+	udp_finish(c, fx, f->remote_addr, f->remote_port, f->guest_addr,
+		   f->guest_port, len);
 }
 
 /**
  * udp_pub_to_guest() - a datagram arrived on a published UDP port
  * @c:		core
- * @src_be:	source address the guest should see
+ * @src:	source address the guest should see
  * @sport:	source port
  * @gport:	guest port
  * @sock:	the listening socket
- * @fx:		effects batch; the payload is at udp_payload_slot()
+ * @fx:		effects batch; the payload is at udp_payload_slot() for
+ *		@src's family
  * @len:	payload length
  * @now_ns:	monotonic time
  *
- * Return: the flow (new or found); NULL if the table is full
+ * Return: the flow (new or found); NULL if the table is full, or @src is
+ *	   IPv6 and IPv6 is off (counted, dropped)
  */
-struct udp_flow *udp_pub_to_guest(struct core *c, uint32_t src_be,
+struct udp_flow *udp_pub_to_guest(struct core *c, const uint8_t *src,
 				  uint16_t sport, uint16_t gport, int32_t sock,
 				  struct fx *fx, size_t len, uint64_t now_ns)
 {
-	uint32_t g = c->conf.guest4_be;
-	struct udp_flow *f = uflow_lookup(c, UDPK_PUB, g, gport, src_be, sport);
+	uint8_t g[ADDR_LEN];
+	struct udp_flow *f;
 
+	if (addr_is4(src)) {
+		addr_from4(g, c->conf.guest4_be);
+	} else {
+		if (!c->conf.ipv6) {
+			CTR_INC(c, IP6_DROP_ADDR);
+			return NULL;
+		}
+		memcpy(g, c->conf.guest6, ADDR_LEN);
+	}
+	f = uflow_lookup(c, UDPK_PUB, g, gport, src, sport);
 	if (!f) {
-		f = uflow_alloc(c, UDPK_PUB, g, gport, src_be, sport);
+		f = uflow_alloc(c, UDPK_PUB, g, gport, src, sport);
 		if (!f)
 			return NULL;
 		f->sock = sock;
@@ -365,9 +461,9 @@ struct udp_flow *udp_pub_to_guest(struct core *c, uint32_t src_be,
  * udp_flow_from_guest() - a guest datagram for a flow (opening it if new)
  * @c:		core
  * @kind:	UDPK_OUT or UDPK_ICMP
- * @saddr_be:	guest address
+ * @saddr:	guest address
  * @sport:	guest port (ICMP: echo id)
- * @daddr_be:	destination as the guest sees it
+ * @daddr:	destination as the guest sees it (not a refused gateway)
  * @dport:	destination port (ICMP: 0)
  * @data:	payload to send (ICMP: the whole echo message)
  * @len:	its length
@@ -375,37 +471,38 @@ struct udp_flow *udp_pub_to_guest(struct core *c, uint32_t src_be,
  * @fx:		effects out
  */
 static void udp_flow_from_guest(struct core *c, uint8_t kind,
-				uint32_t saddr_be, uint16_t sport,
-				uint32_t daddr_be, uint16_t dport,
+				const uint8_t *saddr, uint16_t sport,
+				const uint8_t *daddr, uint16_t dport,
 				const uint8_t *data, size_t len,
 				uint64_t now_ns, struct fx *fx)
 {
-	struct udp_flow *f = uflow_lookup(c, kind, saddr_be, sport, daddr_be,
+	struct udp_flow *f = uflow_lookup(c, kind, saddr, sport, daddr,
 					  dport);
 	struct fx_intent *it;
+	bool v6 = !addr_is4(daddr);
 
 	if (!f) {
 		/* the flow may live on another shard (until its first
 		 * reply steers the guest's datagrams to that shard's queue) */
 		if (core_pass_on(c, -1))
 			return;
-		f = uflow_alloc(c, kind, saddr_be, sport, daddr_be, dport);
+		f = uflow_alloc(c, kind, saddr, sport, daddr, dport);
 		if (!f)
 			return;
-		f->target_addr_be = daddr_be;
-		f->target_port = dport;
-		if (daddr_be == c->conf.gw4_be)
-			f->target_addr_be = __builtin_bswap32(0x7f000001);
 		if (now_ns + c->conf.udp_idle_ns < c->next_deadline_ns)
 			c->next_deadline_ns = now_ns + c->conf.udp_idle_ns;
-		udp_intent(c, fx, FX_DGRAM_OPEN, f);
+		it = udp_intent(c, fx, FX_DGRAM_OPEN, f);
+		core_dst_map(c, daddr, it->addr);
+		it->port = dport;
 	}
 	f->last_ns = now_ns;
 	f->from_guest++;
 	it = udp_intent(c, fx, FX_DGRAM_SEND, f);
 	it->data = data;
 	it->len = (uint32_t)len;
-	if (kind == UDPK_ICMP)
+	if (kind == UDPK_ICMP && v6)
+		CTR_INC(c, ICMP6_ECHO_OUT);
+	else if (kind == UDPK_ICMP)
 		CTR_INC(c, ICMP4_ECHO_OUT);
 	else
 		CTR_INC(c, UDP_FROM_GUEST);
@@ -414,8 +511,8 @@ static void udp_flow_from_guest(struct core *c, uint8_t kind,
 /**
  * udp_input() - a UDP datagram from the guest
  * @c:		core
- * @iph:	IPv4 header (validated; the destination may be broadcast for
- *		DHCP)
+ * @iph:	IPv4 or IPv6 header (validated; an IPv4 destination may be
+ *		broadcast for DHCP)
  * @v:		UDP header and payload
  * @now_ns:	monotonic time
  * @fx:		effects out
@@ -424,7 +521,8 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 	       uint64_t now_ns, struct fx *fx)
 {
 	const uint8_t *uh = pkt_pull(&v, UDP_HLEN);
-	uint32_t saddr, daddr;
+	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN], target[ADDR_LEN];
+	bool v6 = (iph[0] >> 4) == 6;
 	uint16_t sport, dport, ulen;
 
 	if (!uh) {
@@ -439,22 +537,28 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 		return;
 	}
 	v.len = ulen - UDP_HLEN; /* ignore padding */
-	memcpy(&saddr, iph + 12, 4);
-	memcpy(&daddr, iph + 16, 4);
+	addr_from_ip(iph, saddr, daddr);
 
-	if (dport == DHCP4_SERVER_PORT &&
-	    (daddr == 0xffffffffU || daddr == c->conf.gw4_be)) {
-		if (c->conf.dhcp)
-			dhcp4_input(c, iph, v, fx);
-		else
-			CTR_INC(c, DHCP4_DROP_IGNORED);
+	if (!v6) {
+		uint32_t d4 = addr_to4(daddr);
+
+		if (dport == DHCP4_SERVER_PORT &&
+		    (d4 == 0xffffffffU || d4 == c->conf.gw4_be)) {
+			if (c->conf.dhcp)
+				dhcp4_input(c, iph, v, fx);
+			else
+				CTR_INC(c, DHCP4_DROP_IGNORED);
+			return;
+		}
+		if (d4 == 0xffffffffU || !sport) {
+			CTR_INC(c, IP4_DROP_ADDR);
+			return;
+		}
+	} else if (!sport) {
+		CTR_INC(c, IP6_DROP_ADDR);
 		return;
 	}
-	if (daddr == 0xffffffffU || !sport) {
-		CTR_INC(c, IP4_DROP_ADDR);
-		return;
-	}
-	if (c->conf.dns4_be && daddr == c->conf.dns4_be && dport == 53) {
+	if (dport == 53 && core_addr_is_dns(c, daddr)) {
 		struct fx_intent *it;
 
 		ASSERT(fx->nintents < FX_MAX_INTENTS);
@@ -464,15 +568,22 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 		it->sock = -1;
 		it->data = v.p;
 		it->len = (uint32_t)v.len;
-		it->addr_be = saddr;
+		memcpy(it->addr, saddr, ADDR_LEN);
 		it->port = sport;
 		CTR_INC(c, DNS_QUERIES);
+		if (v6)
+			CTR_INC(c, DNS_QUERIES6);
 		return;
 	}
-	if (daddr == c->conf.gw4_be && !c->conf.map_gw_to_loopback) {
+	if (!core_dst_map(c, daddr, target)) {
 		/* as for TCP: refused (the header and 8 bytes are contiguous
-		 * in the frame) */
-		icmp4_send_unreach(c, 3, iph, (size_t)(uh + UDP_HLEN - iph), fx);
+		 * in the frame; IPv6 quotes what fits, RFC 4443 2.4) */
+		if (v6)
+			icmp6_send_unreach(c, 4, iph, (size_t)(v.p + v.len - iph),
+					   fx);
+		else
+			icmp4_send_unreach(c, 3, iph,
+					   (size_t)(uh + UDP_HLEN - iph), fx);
 		CTR_INC(c, UDP_UNREACH_SENT);
 		return;
 	}
@@ -491,10 +602,30 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 void icmp4_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
 		    uint64_t now_ns, struct fx *fx)
 {
-	uint32_t saddr, daddr;
+	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN];
 
-	memcpy(&saddr, iph + 12, 4);
-	memcpy(&daddr, iph + 16, 4);
+	addr_from_ip(iph, saddr, daddr);
+	udp_flow_from_guest(c, UDPK_ICMP, saddr, rd16(v.p + 4), daddr, 0, v.p,
+			    v.len, now_ns, fx);
+}
+
+/**
+ * icmp6_echo_out() - an ICMPv6 echo request for a host not ours
+ * @c:		core
+ * @iph:	IPv6 header of the request
+ * @v:		the ICMPv6 message (type 128, code 0), length >= 8
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ *
+ * As for IPv4: keyed by the guest's echo id, sent on an ICMPv6 ping
+ * socket (the kernel puts its own id in and computes the checksum).
+ */
+void icmp6_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
+		    uint64_t now_ns, struct fx *fx)
+{
+	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN];
+
+	addr_from_ip(iph, saddr, daddr);
 	udp_flow_from_guest(c, UDPK_ICMP, saddr, rd16(v.p + 4), daddr, 0, v.p,
 			    v.len, now_ns, fx);
 }
@@ -504,28 +635,43 @@ void icmp4_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
  * @c:		core
  * @f:		flow, or NULL (then nothing is quoted: no message is sent)
  * @err:	positive errno (ECONNREFUSED: port unreachable at the peer)
- * @fx:		effects out (ICMP unreachable toward the guest)
+ * @fx:		effects out (ICMP or ICMPv6 unreachable toward the guest)
  */
 void udp_on_sock_error(struct core *c, struct udp_flow *f, int err,
 		       struct fx *fx)
 {
-	uint8_t orig[28];
-
 	if (!f || f->kind == UDPK_ICMP)
 		return;
-	/* rebuild the guest's datagram headers for the ICMP payload */
-	memset(orig, 0, sizeof(orig));
-	orig[0] = 0x45;
-	wr16(orig + 2, 28);
-	orig[8] = 64;
-	orig[9] = IPPROTO_UDP_;
-	memcpy(orig + 12, &f->guest_addr_be, 4);
-	memcpy(orig + 16, &f->remote_addr_be, 4);
-	wr16(orig + 20, f->guest_port);
-	wr16(orig + 22, f->remote_port);
-	wr16(orig + 24, 8);
-	icmp4_send_unreach(c, err == ECONNREFUSED ? 3 : 1, orig, sizeof(orig),
-			   fx);
+	if (udp_flow_v6(f)) {
+		uint8_t orig[IP6_HLEN + UDP_HLEN];
+
+		/* rebuild the guest's datagram headers for the payload */
+		ip6_build_hdr(orig, IPPROTO_UDP_, f->guest_addr, f->remote_addr,
+			      UDP_HLEN, 64);
+		wr16(orig + IP6_HLEN, f->guest_port);
+		wr16(orig + IP6_HLEN + 2, f->remote_port);
+		wr16(orig + IP6_HLEN + 4, UDP_HLEN);
+		wr16(orig + IP6_HLEN + 6, 0);
+		icmp6_send_unreach(c, err == ECONNREFUSED ? 4 : 3, orig,
+				   sizeof(orig), fx);
+	} else {
+		uint32_t g = addr_to4(f->guest_addr), r = addr_to4(f->remote_addr);
+		uint8_t orig[28];
+
+		/* rebuild the guest's datagram headers for the ICMP payload */
+		memset(orig, 0, sizeof(orig));
+		orig[0] = 0x45;
+		wr16(orig + 2, 28);
+		orig[8] = 64;
+		orig[9] = IPPROTO_UDP_;
+		memcpy(orig + 12, &g, 4);
+		memcpy(orig + 16, &r, 4);
+		wr16(orig + 20, f->guest_port);
+		wr16(orig + 22, f->remote_port);
+		wr16(orig + 24, 8);
+		icmp4_send_unreach(c, err == ECONNREFUSED ? 3 : 1, orig,
+				   sizeof(orig), fx);
+	}
 	CTR_INC(c, UDP_UNREACH_SENT);
 }
 

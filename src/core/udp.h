@@ -18,35 +18,48 @@ enum udp_kind { UDPK_OUT, UDPK_PUB, UDPK_ICMP, UDPK_NUM };
 
 /**
  * struct udp_flow - one datagram flow
+ * @guest_addr:	guest-side address (ADDR_LEN bytes, IPv4 v4-mapped)
+ * @remote_addr: remote address as the guest sees it; same family
  * @used:	slot in use
  * @kind:	enum udp_kind
  * @guest_port:	guest-side port (ICMP: the guest's echo id)
  * @remote_port: remote port as the guest sees it (ICMP: 0)
- * @target_port: port the host socket talks to
- * @guest_addr_be: guest-side address
- * @remote_addr_be: remote address as the guest sees it
- * @target_addr_be: address the host socket talks to (mapped)
  * @sock:	host socket (owned by host; PUB: the listener, not owned)
  * @next:	hash chain / free list (index + 1, 0 = end)
  * @last_ns:	last datagram either way (idle expiry)
  * @from_guest:	datagrams from the guest
  * @to_guest:	datagrams to the guest
+ *
+ * Where the host socket talks to (the remote address and port, or host
+ * loopback for the gateway) travels in the FX_DGRAM_OPEN intent and is
+ * not kept here.
  */
 struct udp_flow {
+	uint8_t guest_addr[ADDR_LEN];
+	uint8_t remote_addr[ADDR_LEN];
 	uint8_t used;
 	uint8_t kind;
 	uint16_t guest_port;
 	uint16_t remote_port;
-	uint16_t target_port;
-	uint32_t guest_addr_be;
-	uint32_t remote_addr_be;
-	uint32_t target_addr_be;
 	int32_t sock;
 	uint32_t next;
 	uint64_t last_ns;
 	uint64_t from_guest;
 	uint64_t to_guest;
 };
+
+_Static_assert(sizeof(struct udp_flow) <= 72, "keep a flow small");
+
+/**
+ * udp_flow_v6() - is a datagram flow an IPv6 one?
+ * @f:	flow
+ *
+ * Return: true for IPv6
+ */
+static inline bool udp_flow_v6(const struct udp_flow *f)
+{
+	return !addr_is4(f->guest_addr);
+}
 
 /**
  * udp_flow_get() - datagram flow by index, if in use
@@ -90,29 +103,44 @@ void icmp4_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
 		    uint64_t now_ns, struct fx *fx);
 
 /**
+ * icmp6_echo_out() - an ICMPv6 echo request for a host not ours
+ * @c:		core (conf.ipv6)
+ * @iph:	IPv6 header of the request (destination unicast, usable)
+ * @v:		the ICMPv6 message (type 128)
+ * @now_ns:	monotonic time
+ * @fx:		effects out (FX_DGRAM_OPEN/FX_DGRAM_SEND on an ICMPv6 ping
+ *		socket)
+ */
+void icmp6_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
+		    uint64_t now_ns, struct fx *fx);
+
+/**
  * udp_payload_slot() - where the host puts a datagram for the guest
  * @c:	core
  * @fx:	effects batch
+ * @v6:	the datagram goes over IPv6 (40-byte IP header, not 20)
  *
  * Return: pointer to the payload position of the next frame slot, or NULL
  *	   if no slot is free
  */
-uint8_t *udp_payload_slot(struct core *c, struct fx *fx);
+uint8_t *udp_payload_slot(struct core *c, struct fx *fx, bool v6);
 
 /**
  * udp_payload_max() - largest datagram payload a frame slot can carry
  * @c:	core
  * @fx:	effects batch
+ * @v6:	over IPv6
  *
  * Return: bytes (bounded by the MTU too)
  */
-size_t udp_payload_max(const struct core *c, const struct fx *fx);
+size_t udp_payload_max(const struct core *c, const struct fx *fx, bool v6);
 
 /**
  * udp_flow_to_guest() - a datagram arrived on a flow's host socket
  * @c:		core
  * @f:		flow
- * @fx:		effects batch; the payload is at udp_payload_slot()
+ * @fx:		effects batch; the payload is at udp_payload_slot() for
+ *		the flow's family
  * @len:	payload length (ICMP: the whole echo reply message)
  * @now_ns:	monotonic time
  */
@@ -122,18 +150,20 @@ void udp_flow_to_guest(struct core *c, struct udp_flow *f, struct fx *fx,
 /**
  * udp_pub_to_guest() - a datagram arrived on a published UDP port
  * @c:		core
- * @src_be:	source address the guest should see
+ * @src:	source address the guest should see (ADDR_LEN bytes; IPv6
+ *		ones reach the guest at conf.guest6 and need conf.ipv6)
  * @sport:	source port
  * @gport:	guest port
  * @sock:	the listening socket
- * @fx:		effects batch; the payload is at udp_payload_slot()
+ * @fx:		effects batch; the payload is at udp_payload_slot() for
+ *		@src's family
  * @len:	payload length
  * @now_ns:	monotonic time
  *
  * Return: the flow (new or found), so the host can record the client's
  *	   address for replies; NULL if the table is full (counted, dropped)
  */
-struct udp_flow *udp_pub_to_guest(struct core *c, uint32_t src_be,
+struct udp_flow *udp_pub_to_guest(struct core *c, const uint8_t *src,
 				  uint16_t sport, uint16_t gport, int32_t sock,
 				  struct fx *fx, size_t len, uint64_t now_ns);
 
@@ -155,6 +185,23 @@ int udp4_send(struct core *c, struct fx *fx, uint32_t saddr_be, uint16_t sport,
 	      size_t len);
 
 /**
+ * udp_send() - send a datagram to the guest in either family, copying it
+ * @c:		core
+ * @fx:		effects out
+ * @saddr:	source address (ADDR_LEN bytes; IPv4 v4-mapped)
+ * @sport:	source port
+ * @daddr:	destination address, same family
+ * @dport:	destination port
+ * @data:	payload
+ * @len:	payload length
+ *
+ * Return: 0, or -1 if it did not fit or no slot was free (counted)
+ */
+int udp_send(struct core *c, struct fx *fx, const uint8_t *saddr,
+	     uint16_t sport, const uint8_t *daddr, uint16_t dport,
+	     const uint8_t *data, size_t len);
+
+/**
  * udp_on_sock_error() - a flow's host socket reported an error
  * @c:		core
  * @f:		flow
@@ -174,11 +221,13 @@ void udp_on_sock_error(struct core *c, struct udp_flow *f, int err,
  */
 uint64_t udp_timer(struct core *c, uint64_t now_ns, struct fx *fx);
 
-/* datagram flow table */
-struct udp_flow *uflow_lookup(struct core *c, uint8_t kind, uint32_t gaddr_be,
-			      uint16_t gport, uint32_t raddr_be, uint16_t rport);
-struct udp_flow *uflow_alloc(struct core *c, uint8_t kind, uint32_t gaddr_be,
-			     uint16_t gport, uint32_t raddr_be, uint16_t rport);
+/* datagram flow table; addresses are ADDR_LEN bytes */
+struct udp_flow *uflow_lookup(struct core *c, uint8_t kind,
+			      const uint8_t *gaddr, uint16_t gport,
+			      const uint8_t *raddr, uint16_t rport);
+struct udp_flow *uflow_alloc(struct core *c, uint8_t kind,
+			     const uint8_t *gaddr, uint16_t gport,
+			     const uint8_t *raddr, uint16_t rport);
 void uflow_free(struct core *c, struct udp_flow *f);
 
 #endif /* SLIPWAY_UDP_H */

@@ -43,17 +43,31 @@ static const char usage_text[] =
 "                          (default: 10.0.2.0/24)\n"
 "  --no-map-gw             connections to the gateway address are refused\n"
 "                          instead of reaching host loopback\n"
-"  -m, --mtu N             guest MTU, 576..65520 (default: 65520)\n"
+"  -m, --mtu N             guest MTU, 576..65520 (default: 65520; IPv6\n"
+"                          needs 1280 or more)\n"
+"\n"
+"Addresses (IPv6):\n"
+"  --ipv6-prefix PREFIX/64 the guest network's /64 (default: fd00:5ee:d::/64);\n"
+"                          guest ::15, gateway ::2 (and fe80::1), DNS ::3.\n"
+"                          Connections to the gateway reach the host's ::1\n"
+"                          (--no-map-gw refuses them)\n"
+"  --no-ipv6               no IPv6: frames dropped, nothing configured\n"
 "\n"
 "Services (for the guest):\n"
-"  --no-dhcp               do not answer DHCPv4 (default: the guest can get\n"
-"                          its address, router, DNS, MTU and search list)\n"
+"  --no-dhcp               do not answer DHCPv4 or DHCPv6 (default: the\n"
+"                          guest can get its address, router, DNS, MTU and\n"
+"                          search list)\n"
 "  --dns-addr ADDR         DNS forwarder address in the guest's network\n"
-"                          (default: .3 of it, e.g. 10.0.2.3)\n"
+"                          (default: .3 of it, e.g. 10.0.2.3; over IPv6\n"
+"                          always ::3 of the prefix)\n"
 "  --no-dns                no DNS forwarder\n"
 "  --resolv-conf PATH      upstream resolvers (default: /etc/resolv.conf,\n"
 "                          re-read when it changes)\n"
 "\n"
+"";
+
+/* the second half: one string may not pass 4095 bytes in ISO C */
+static const char usage_text2[] =
 "Published ports:\n"
 "  -t, --tcp-ports SPEC    publish host TCP ports to the guest; repeatable.\n"
 "                          SPEC is [ADDR/]PORT[-END][:GUESTPORT[-END]]:\n"
@@ -97,7 +111,7 @@ enum {
 	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF,
 	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION, OPT_NO_DHCP, OPT_NO_DNS,
 	OPT_DNS_ADDR, OPT_RESOLV_CONF, OPT_MAX_UDP_FLOWS, OPT_UDP_TIMEOUT,
-	OPT_SHARDS, OPT_ACK_EVERY, OPT_NO_SPLICE,
+	OPT_SHARDS, OPT_ACK_EVERY, OPT_NO_SPLICE, OPT_IPV6_PREFIX, OPT_NO_IPV6,
 };
 
 /**
@@ -263,6 +277,52 @@ static int parse_cidr4(const char *s, uint32_t *addr, uint8_t *prefix)
 }
 
 /**
+ * parse_prefix6() - parse "PREFIX/64" or "PREFIX" (meaning /64)
+ * @s:		text
+ * @p:		result: the prefix, host bits zero
+ * @why:	reason on failure
+ *
+ * The prefix must be a /64 of unicast addresses the host can route to the
+ * guest: not multicast, link-local, loopback, unspecified or v4-mapped,
+ * with no bits set past the 64th.
+ *
+ * Return: 0, or -1
+ */
+static int parse_prefix6(const char *s, struct in6_addr *p, const char **why)
+{
+	char buf[INET6_ADDRSTRLEN + 8], *slash;
+	static const uint8_t zero[8];
+
+	if (strlen(s) >= sizeof(buf)) {
+		*why = "too long";
+		return -1;
+	}
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash = '\0';
+		if (strcmp(slash + 1, "64")) {
+			*why = "only /64 prefixes are supported";
+			return -1;
+		}
+	}
+	if (inet_pton(AF_INET6, buf, p) != 1) {
+		*why = "not an IPv6 address";
+		return -1;
+	}
+	if (memcmp(p->s6_addr + 8, zero, 8)) {
+		*why = "bits set past the first 64";
+		return -1;
+	}
+	if (IN6_IS_ADDR_MULTICAST(p) || IN6_IS_ADDR_LINKLOCAL(p) ||
+	    IN6_IS_ADDR_V4MAPPED(p) || !memcmp(p->s6_addr, zero, 8)) {
+		*why = "not a unicast prefix the host can route (multicast, link-local, v4-mapped or ::)";
+		return -1;
+	}
+	return 0;
+}
+
+/**
  * conf_parse() - parse the command line; exits 2 with a message on errors
  * @c:		configuration to fill
  * @argc:	argument count
@@ -288,6 +348,8 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "no-dhcp", no_argument, NULL, OPT_NO_DHCP },
 		{ "no-dns", no_argument, NULL, OPT_NO_DNS },
 		{ "dns-addr", required_argument, NULL, OPT_DNS_ADDR },
+		{ "ipv6-prefix", required_argument, NULL, OPT_IPV6_PREFIX },
+		{ "no-ipv6", no_argument, NULL, OPT_NO_IPV6 },
 		{ "resolv-conf", required_argument, NULL, OPT_RESOLV_CONF },
 		{ "max-udp-flows", required_argument, NULL, OPT_MAX_UDP_FLOWS },
 		{ "udp-timeout", required_argument, NULL, OPT_UDP_TIMEOUT },
@@ -305,7 +367,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool addr_set = false, gw_set = false, userns_set = false;
-	bool dns_set = false;
+	bool dns_set = false, prefix6_set = false;
 	uint32_t net = htonl(0x0a000200);
 	unsigned long v;
 	const char *why;
@@ -328,6 +390,8 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	c->dns = true;
 	c->resolv_conf = "/etc/resolv.conf";
 	c->splice = true;
+	c->ipv6 = true;
+	inet_pton(AF_INET6, CONF_PREFIX6_DEFAULT, &c->prefix6);
 
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "+:I:a:g:m:t:u:T:qdh", opts, NULL)) != -1) {
@@ -424,6 +488,15 @@ void conf_parse(struct conf *c, int argc, char **argv)
 					    optarg);
 			dns_set = true;
 			break;
+		case OPT_IPV6_PREFIX:
+			if (parse_prefix6(optarg, &c->prefix6, &why))
+				usage_error("bad --ipv6-prefix '%s': %s; expected PREFIX/64, e.g. fd00:5ee:d::/64",
+					    optarg, why);
+			prefix6_set = true;
+			break;
+		case OPT_NO_IPV6:
+			c->ipv6 = false;
+			break;
 		case OPT_RESOLV_CONF:
 			c->resolv_conf = optarg;
 			break;
@@ -477,6 +550,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
+			fputs(usage_text2, stdout);
 			exit(0);
 		case OPT_VERSION:
 			printf("slipway %s\n", VERSION);
@@ -517,6 +591,19 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			       (c->dns4 & mask) != (c->guest4 & mask)))
 			usage_error("the DNS address must be in the guest's network and differ from the guest and gateway addresses (or use --no-dns)");
 	}
+
+	/* IPv6: the /64's hosts as IPv4's; the MTU must be IPv6's minimum */
+	if (c->ipv6 && c->mtu < 1280) {
+		if (prefix6_set)
+			usage_error("IPv6 needs an MTU of at least 1280 (got %u): raise --mtu or drop --ipv6-prefix",
+				    c->mtu);
+		c->ipv6 = false; /* logged at start */
+	}
+	c->guest6 = c->gw6 = c->dns6 = c->prefix6;
+	c->guest6.s6_addr[15] = CONF_GUEST6_HOST;
+	c->gw6.s6_addr[15] = CONF_GW6_HOST;
+	c->dns6.s6_addr[15] = CONF_DNS6_HOST;
+
 	if (!userns_set)
 		c->userns = !c->netns && geteuid() != 0;
 }

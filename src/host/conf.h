@@ -65,6 +65,11 @@ struct fwd_spec {
  *			loopback; @first..@last are the guest's ports and
  *			@guest_first the host port of @first (no address)
  * @nnsfwd:		entries in @nsfwd
+ * @ipv6:		carry IPv6 (default; --no-ipv6 turns it off)
+ * @prefix6:		the guest network's /64 (--ipv6-prefix), host bits 0
+ * @guest6:		the guest's IPv6 address: @prefix6::15
+ * @gw6:		the gateway's IPv6 address: @prefix6::2
+ * @dns6:		the DNS forwarder's IPv6 address: @prefix6::3
  */
 struct conf {
 	const char *netns;
@@ -98,7 +103,16 @@ struct conf {
 	bool splice;
 	struct fwd_spec nsfwd[CONF_MAX_FWD];
 	unsigned nnsfwd;
+	bool ipv6;
+	struct in6_addr prefix6, guest6, gw6, dns6;
 };
+
+/* --ipv6-prefix default: a unique local /64 (RFC 4193), fixed like 10.0.2.0 */
+#define CONF_PREFIX6_DEFAULT "fd00:5ee:d::"
+/* host numbers in the /64, as for IPv4 (10.0.2.15, .2, .3) */
+#define CONF_GUEST6_HOST 0x15
+#define CONF_GW6_HOST 0x2
+#define CONF_DNS6_HOST 0x3
 
 /**
  * conf_parse() - parse the command line; exits 2 with a message on errors

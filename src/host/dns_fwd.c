@@ -3,13 +3,16 @@
  *
  * DOC: Theory of Operation
  *
- * The guest sends DNS over UDP to conf.dns4_be:53; the core turns each such
- * datagram into an FX_DNS_QUERY intent, and dns_fwd_query() relays it to
+ * The guest sends DNS over UDP to port 53 of conf.dns4_be or, over IPv6,
+ * conf.dns6; the core turns each such datagram into an FX_DNS_QUERY
+ * intent, and dns_fwd_query() relays it to
  * the host's resolvers, the "nameserver" lines of resolv.conf (at most
  * three, IPv4 or IPv6, loopback ones such as systemd-resolved's 127.0.0.53
  * included: our sockets live in the host's namespace). DNS over TCP does
  * not pass here: the TCP code connects it to conf.dns4_upstream_be, which
- * this file keeps pointing at the preferred IPv4 upstream.
+ * this file keeps pointing at the preferred IPv4 upstream. The answer goes
+ * back in the family the query came in, from the DNS address of that
+ * family: the upstreams' families do not matter to the guest.
  *
  * Goals: answer every valid query exactly once (a relayed reply, or a
  * made-up SERVFAIL when no upstream answers within the budget), never block
@@ -140,7 +143,7 @@ struct dns_upstream {
  * @next:	deadline list: next entry; free list: next free entry
  * @deadline_ns:	end of the current attempt
  * @attempt_ns:	time each attempt gets
- * @gaddr_be:	the guest's address
+ * @gaddr:	the guest's address (IPv4 v4-mapped: the family to answer in)
  * @gport:	the guest's port
  * @guest_id:	the guest's query ID
  * @up_id:	our ID toward the upstreams (written into @msg)
@@ -161,7 +164,7 @@ struct dns_query {
 	uint32_t next;
 	uint64_t deadline_ns;
 	uint64_t attempt_ns;
-	uint32_t gaddr_be;
+	uint8_t gaddr[ADDR_LEN];
 	uint16_t gport;
 	uint16_t guest_id;
 	uint16_t up_id;
@@ -434,29 +437,36 @@ static void dns_upstream_failed(struct shard *sh, const struct dns_query *q,
 }
 
 /**
- * dns_to_guest() - send a DNS message to the guest from conf.dns4_be:53
+ * dns_to_guest() - send a DNS message to the guest from the DNS address
  * @sh:		shard
- * @gaddr_be:	guest address
+ * @gaddr:	guest address: IPv4 (v4-mapped) answers come from
+ *		conf.dns4_be:53, IPv6 ones from conf.dns6 port 53
  * @gport:	guest port
  * @msg:	message
  * @len:	its length
  *
  * Return: 0, or -1 if it could not be queued (counted by the core)
  */
-static int dns_to_guest(struct shard *sh, uint32_t gaddr_be, uint16_t gport,
-			const uint8_t *msg, size_t len)
+static int dns_to_guest(struct shard *sh, const uint8_t *gaddr,
+			uint16_t gport, const uint8_t *msg, size_t len)
 {
+	uint8_t from[ADDR_LEN];
+
 	if (!fx_slot_next(&sh->fx))
 		shard_flush_frames(sh);
-	return udp4_send(&sh->core, &sh->fx, sh->core.conf.dns4_be, DNS_PORT,
-			 gaddr_be, gport, msg, len);
+	if (addr_is4(gaddr))
+		addr_from4(from, sh->core.conf.dns4_be);
+	else
+		memcpy(from, sh->core.conf.dns6, ADDR_LEN);
+	return udp_send(&sh->core, &sh->fx, from, DNS_PORT, gaddr, gport, msg,
+			len);
 }
 
 /**
  * dns_made_up() - answer the guest ourselves, with no records
  * @sh:		shard
  * @m:		the parsed query (ID as the guest sent it)
- * @gaddr_be:	guest address
+ * @gaddr:	guest address
  * @gport:	guest port
  * @rcode:	response code
  * @tc:		TC bit
@@ -464,14 +474,14 @@ static int dns_to_guest(struct shard *sh, uint32_t gaddr_be, uint16_t gport,
  * Return: 0, or -1 if it could not be queued
  */
 static int dns_made_up(struct shard *sh, const struct dns_msg *m,
-		       uint32_t gaddr_be, uint16_t gport, unsigned rcode,
+		       const uint8_t *gaddr, uint16_t gport, unsigned rcode,
 		       bool tc)
 {
 	uint8_t buf[DNS_REPLY_BUILD_MAX];
 	size_t n = dns_build_reply(m, rcode, tc, buf, sizeof(buf));
 
 	ASSERT(n);
-	return dns_to_guest(sh, gaddr_be, gport, buf, n);
+	return dns_to_guest(sh, gaddr, gport, buf, n);
 }
 
 /**
@@ -512,7 +522,7 @@ static void dns_servfail(struct shard *sh, struct dns_query *q)
 
 	dns_q_parse(q, &m);
 	trace("DNS query %04x: no upstream answered, SERVFAIL", q->guest_id);
-	dns_made_up(sh, &m, q->gaddr_be, q->gport, DNS_RCODE_SERVFAIL, false);
+	dns_made_up(sh, &m, q->gaddr, q->gport, DNS_RCODE_SERVFAIL, false);
 	CTR_INC(&sh->core, DNS_SERVFAIL);
 	dns_q_free(sh->dns, q);
 }
@@ -632,13 +642,13 @@ static void dns_failover(struct shard *sh, struct dns_query *q,
  * @sh:		shard
  * @msg:	the DNS message (a loan: copied)
  * @len:	its length
- * @gaddr_be:	the guest's address
+ * @gaddr:	the guest's address (ADDR_LEN bytes, IPv4 v4-mapped)
  * @gport:	the guest's port
  *
  * Context: the shard's thread, from the FX_DNS_QUERY intent.
  */
 void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
-		   uint32_t gaddr_be, uint16_t gport)
+		   const uint8_t *gaddr, uint16_t gport)
 {
 	struct dns_fwd *d = sh->dns;
 	struct dns_query *q;
@@ -650,15 +660,15 @@ void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
 		CTR_INC(&sh->core, DNS_DROP_BAD);
 		trace("DNS query from the guest dropped: %s", dns_err_str(r));
 		if (r == DNS_ERR_OPCODE)
-			dns_made_up(sh, &m, gaddr_be, gport, DNS_RCODE_NOTIMP,
+			dns_made_up(sh, &m, gaddr, gport, DNS_RCODE_NOTIMP,
 				    false);
 		else if (r == DNS_ERR_QDCOUNT)
-			dns_made_up(sh, &m, gaddr_be, gport, DNS_RCODE_FORMERR,
+			dns_made_up(sh, &m, gaddr, gport, DNS_RCODE_FORMERR,
 				    false);
 		return;
 	}
 	if (!d || !d->nup) {
-		dns_made_up(sh, &m, gaddr_be, gport, DNS_RCODE_SERVFAIL, false);
+		dns_made_up(sh, &m, gaddr, gport, DNS_RCODE_SERVFAIL, false);
 		CTR_INC(&sh->core, DNS_SERVFAIL);
 		return;
 	}
@@ -675,7 +685,7 @@ void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
 	d->free_head = q->next;
 	memset(q, 0, offsetof(struct dns_query, msg));
 	q->used = 1;
-	q->gaddr_be = gaddr_be;
+	memcpy(q->gaddr, gaddr, ADDR_LEN);
 	q->gport = gport;
 	q->guest_id = m.id;
 	q->len = (uint16_t)len;
@@ -748,13 +758,13 @@ static void dns_reply(struct shard *sh, const union dns_sa *src, uint8_t *buf,
 		return;
 	}
 
-	if (len > udp_payload_max(&sh->core, &sh->fx)) {
+	if (len > udp_payload_max(&sh->core, &sh->fx, !addr_is4(q->gaddr))) {
 		trace("DNS reply %04x of %zu bytes: too large, sending TC",
 		      rm.id, len);
-		ret = dns_made_up(sh, &qm, q->gaddr_be, q->gport, rcode, true);
+		ret = dns_made_up(sh, &qm, q->gaddr, q->gport, rcode, true);
 	} else {
 		wr16(buf, q->guest_id);
-		ret = dns_to_guest(sh, q->gaddr_be, q->gport, buf, len);
+		ret = dns_to_guest(sh, q->gaddr, q->gport, buf, len);
 	}
 	if (!ret)
 		CTR_INC(&sh->core, DNS_REPLIES);

@@ -26,13 +26,14 @@ int dns_fwd_init(struct shard *sh, const char *resolv);
  * @sh:		shard
  * @q:		the DNS message (a loan: copy what must outlive the call)
  * @len:	its length
- * @gaddr_be:	the guest's address
+ * @gaddr:	the guest's address (16 bytes, IPv4 v4-mapped)
  * @gport:	the guest's port
  *
- * The answer goes back with udp4_send() from conf.dns4_be:53.
+ * The answer goes back with udp_send() from port 53 of the DNS address of
+ * the query's family (conf.dns4_be or conf.dns6).
  */
 void dns_fwd_query(struct shard *sh, const uint8_t *q, size_t len,
-		   uint32_t gaddr_be, uint16_t gport);
+		   const uint8_t *gaddr, uint16_t gport);
 
 /**
  * dns_fwd_event() - an epoll event for one of the forwarder's fds

@@ -108,6 +108,7 @@ static int fwd_open_all(struct shard *sh, const struct fwd_spec *specs,
 			}
 			l->fd = fd;
 			l->guest_port = (uint16_t)(s->guest_first + (p - s->first));
+			l->family = s->family == AF_INET ? AF_INET : AF_INET6;
 			if (shard_ep_add(sh, fd, EPOLLIN, EP_DATA(ep, *nout))) {
 				close(fd);
 				return -errno;
@@ -139,36 +140,86 @@ int fwd_init(struct shard *sh)
 
 /**
  * fwd_peer_src() - the source a published port's client has in the guest
- * @c:		core (gateway and guest addresses)
+ * @c:		core (gateway and guest addresses, conf.ipv6)
  * @sa:		the client's address (struct sockaddr_in or sockaddr_in6)
+ * @src:	out: source address (ADDR_LEN bytes; IPv4 v4-mapped), whose
+ *		family is the one the connection takes to the guest
  * @port:	out: the client's port
  *
- * IPv4 clients keep their address; loopback and IPv6 clients, and any
- * client using the guest's own address, appear as the gateway.
- *
- * Return: source address, network order
+ * IPv4 clients (also v4-mapped ones on a dual-stack socket) reach the
+ * guest over IPv4 and keep their address; loopback ones, and any client
+ * using the guest's own address, appear as the gateway. IPv6 clients
+ * reach the guest over IPv6 when it is on, and keep their address too,
+ * except the ones the guest could not answer directly, which appear as
+ * the gateway's IPv6 address: ::1, link-local clients (fe80::/10 is the
+ * guest's own link), and clients inside the guest's /64 (on-link for the
+ * guest, which would ask for them with neighbour solicitations nobody
+ * answers), the guest's own address included. With IPv6 off, IPv6
+ * clients go over IPv4 from the gateway's IPv4 address, as before.
  */
-uint32_t fwd_peer_src(const struct core *c, const void *sa, uint16_t *port)
+void fwd_peer_src(const struct core *c, const void *sa, uint8_t *src,
+		  uint16_t *port)
 {
 	const struct sockaddr_in *s4 = sa;
 	const struct sockaddr_in6 *s6 = sa;
-	uint32_t src = c->conf.gw4_be;
+	uint32_t a4 = c->conf.gw4_be;
 
 	if (s4->sin_family == AF_INET) {
 		*port = ntohs(s4->sin_port);
 		if ((ntohl(s4->sin_addr.s_addr) >> 24) != 127)
-			src = s4->sin_addr.s_addr;
+			a4 = s4->sin_addr.s_addr;
 	} else {
+		const uint8_t *a = s6->sin6_addr.s6_addr;
+
 		*port = ntohs(s6->sin6_port);
 		if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
-			uint32_t a;
+			uint32_t m;
 
-			memcpy(&a, &s6->sin6_addr.s6_addr[12], 4);
-			if ((ntohl(a) >> 24) != 127)
-				src = a;
+			memcpy(&m, a + 12, 4);
+			if ((ntohl(m) >> 24) != 127)
+				a4 = m;
+		} else if (c->conf.ipv6) {
+			if (IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) ||
+			    IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr) ||
+			    IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr) ||
+			    !memcmp(a, c->conf.prefix6, 8))
+				memcpy(src, c->conf.gw6, ADDR_LEN);
+			else
+				memcpy(src, a, ADDR_LEN);
+			return;
 		}
 	}
-	return src == c->conf.guest4_be ? c->conf.gw4_be : src;
+	addr_from4(src, a4 == c->conf.guest4_be ? c->conf.gw4_be : a4);
+}
+
+/**
+ * sockaddr_from() - a socket address for a flow address and port
+ * @ss:		out: struct sockaddr_in for an IPv4 (v4-mapped) address,
+ *		struct sockaddr_in6 for an IPv6 one
+ * @addr:	address, ADDR_LEN bytes
+ * @port:	port, host order
+ *
+ * Return: the length of the address in @ss
+ */
+socklen_t sockaddr_from(struct sockaddr_storage *ss, const uint8_t *addr,
+			uint16_t port)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (addr_is4(addr)) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		s4->sin_addr.s_addr = addr_to4(addr);
+		return sizeof(*s4);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		memcpy(&s6->sin6_addr, addr, ADDR_LEN);
+		return sizeof(*s6);
+	}
 }
 
 /**

@@ -133,6 +133,22 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	cc.dhcp4.mtu = (uint16_t)MIN(conf->mtu, 65535U);
 	memcpy(cc.dhcp4.search, conf->search, conf->search_len);
 	cc.dhcp4.search_len = conf->search_len;
+	if (conf->ipv6) {
+		cc.ipv6 = true;
+		memcpy(cc.prefix6, &conf->prefix6, 8);
+		memcpy(cc.guest6, &conf->guest6, 16);
+		memcpy(cc.gw6, &conf->gw6, 16);
+		cc.gw6_ll[0] = 0xfe; /* fe80::1 */
+		cc.gw6_ll[1] = 0x80;
+		cc.gw6_ll[15] = 1;
+		if (conf->dns)
+			memcpy(cc.dns6, &conf->dns6, 16);
+		cc.dhcp6 = conf->dhcp;
+		/* SLAAC guests may route through us now that TCP and UDP
+		 * over IPv6 work; the longest lifetime there is, as answers
+		 * to solicitations are all a guest gets of advertisements */
+		cc.ra_router_lifetime_s = 65535;
+	}
 
 	sh->peek_off = !conf->no_peek_off && sock_tcp_peek_off_supported();
 	if (!sh->peek_off) {
@@ -234,6 +250,12 @@ void shard_flush_frames(struct shard *sh)
 		};
 		int ret = sh->edge->ops->tx(sh->edge, sh->q, &iov, 1);
 
+		if (ret == -EIO) {
+			/* the guest's interface is down (not up yet, as
+			 * before a DHCP client starts): nobody to hear it */
+			CTR_INC(&sh->core, EDGE_TX_DOWN);
+			continue;
+		}
 		if (ret) {
 			CTR_INC(&sh->core, EDGE_TX_ERRORS);
 			trace("edge write: %s", strerror(-ret));

@@ -460,10 +460,88 @@ static void netns_child_tap(int sock, const struct netns_conf *c, int *fds,
 }
 
 /**
+ * netns_child_sysctl6() - switch off DAD and SLAAC on the tap
+ * @name:	tap name
+ *
+ * Our configuration is the tap's only one: its addresses need no
+ * duplicate address detection (nothing else is on the link; a test must
+ * never race it), and the prefix in our router advertisements must not
+ * add a second, SLAAC-made address beside the configured one. Done before
+ * the link comes up, so the link-local address is not tentative either.
+ * Not fatal: the configured address has IFA_F_NODAD anyway.
+ *
+ * Context: helper child only, in the guest's network namespace (the net
+ * sysctls under /proc/sys are the caller's namespace's)
+ * #syscalls openat write close
+ */
+static void netns_child_sysctl6(const char *name)
+{
+	static const char *const keys[] = { "accept_dad", "autoconf" };
+	char path[96];
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		int ret;
+
+		snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/%s",
+			 name, keys[i]);
+		ret = netns_write_file(path, "0");
+		/* no such file: no IPv6, which configure6 reports */
+		if (ret && ret != -ENOENT)
+			fprintf(stderr, "slipway: warning: cannot set %s: %s\n",
+				path, strerror(-ret));
+	}
+}
+
+/**
+ * netns_child_configure6() - add the guest's IPv6 address and default route
+ * @sock:	socket to the parent, for errors
+ * @c:		configuration: @addr6, @gw6
+ * @nl:		netlink socket
+ * @name:	tap name, for messages
+ * @ifindex:	tap interface index
+ *
+ * Context: helper child only; does not return on errors other than IPv6
+ * missing or disabled, which are warned about
+ * #syscalls sendto recvfrom
+ */
+static void netns_child_configure6(int sock, const struct netns_conf *c,
+				   int nl, const char *name, unsigned ifindex)
+{
+	char addr[INET6_ADDRSTRLEN], gw[INET6_ADDRSTRLEN];
+	int ret;
+
+	inet_ntop(AF_INET6, c->addr6, addr, sizeof(addr));
+	inet_ntop(AF_INET6, c->gw6, gw, sizeof(gw));
+	ret = nl_addr6_add(nl, ifindex, c->addr6, 64);
+	if (ret == -EAFNOSUPPORT || ret == -EACCES) {
+		fprintf(stderr, "slipway: warning: no IPv6 in the namespace (%s): IPv4 only; --no-ipv6 silences this\n",
+			strerror(-ret));
+		return;
+	}
+	if (ret)
+		netns_child_fail(sock, -ret,
+				 "cannot add address %s/64 to %s: %s", addr,
+				 name, strerror(-ret));
+	ret = nl_route6_default(nl, ifindex, c->gw6);
+	if (ret == -EEXIST)
+		netns_child_fail(sock, -ret,
+				 "cannot add IPv6 default route via %s: the namespace already has one; remove it, use --no-ipv6, or do not configure the tap",
+				 gw);
+	if (ret)
+		netns_child_fail(sock, -ret,
+				 "cannot add IPv6 default route via %s dev %s: %s",
+				 gw, name, strerror(-ret));
+}
+
+/**
  * netns_child_configure() - bring lo and the tap up, add address and route
  * @sock:	socket to the parent, for errors
  * @c:		configuration: @mtu, @addr_be (skipped if 0), @prefix_len,
- *		@gw_be (no default route if 0)
+ *		@gw_be (no default route if 0), @ipv6, @addr6, @gw6
+ *
+ * IPv6 that the kernel lacks or has disabled (EAFNOSUPPORT, EACCES) is
+ * a warning, not a failure: IPv4 still works.
  * @name:	tap name, for messages
  * @ifindex:	tap interface index
  *
@@ -494,6 +572,9 @@ static void netns_child_configure(int sock, const struct netns_conf *c,
 	if (ret)
 		netns_child_fail(sock, -ret, "cannot bring up lo: %s",
 				 strerror(-ret));
+
+	if (c->ipv6)
+		netns_child_sysctl6(name);
 
 	ret = nl_link_up(nl, ifindex, c->mtu);
 	if (ret == -EINVAL && c->mtu)
@@ -528,6 +609,9 @@ static void netns_child_configure(int sock, const struct netns_conf *c,
 					 "cannot add default route via %s dev %s: %s",
 					 gw, name, strerror(-ret));
 	}
+
+	if (c->ipv6)
+		netns_child_configure6(sock, c, nl, name, ifindex);
 
 	close(nl);
 }

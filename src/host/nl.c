@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* nl.c - minimal rtnetlink requests: link up, IPv4 address, default route */
+/* nl.c - minimal rtnetlink requests: link up, addresses, default routes */
 
 #include <errno.h>
 #include <stddef.h>
@@ -270,6 +270,71 @@ int nl_route4_default(int nl, unsigned ifindex, uint32_t gw_be)
 	rtm->rtm_type = RTN_UNICAST;
 
 	nl_attr_put(&r, RTA_GATEWAY, &gw_be, sizeof(gw_be));
+	nl_attr_put(&r, RTA_OIF, &oif, sizeof(oif));
+
+	return nl_do(nl, &r);
+}
+
+/**
+ * nl_addr6_add() - add an IPv6 address to a link, without DAD
+ * @nl:		socket from nl_open()
+ * @ifindex:	interface index
+ * @addr:	address, 16 bytes
+ * @prefix:	prefix length, 0 to 128
+ *
+ * Like "ip addr add ADDR/PREFIX dev IF nodad".
+ *
+ * #syscalls sendto recvfrom
+ * Return: 0, -EINVAL for a bad @prefix, or negative errno from the kernel
+ */
+int nl_addr6_add(int nl, unsigned ifindex, const uint8_t *addr,
+		 uint8_t prefix)
+{
+	struct ifaddrmsg *ifa;
+	union nl_req r;
+
+	if (prefix > 128)
+		return -EINVAL;
+
+	ifa = nl_req_init(&r, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL,
+			  sizeof(*ifa));
+	ifa->ifa_family = AF_INET6;
+	ifa->ifa_prefixlen = prefix;
+	ifa->ifa_flags = IFA_F_NODAD;
+	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
+	ifa->ifa_index = ifindex;
+
+	nl_attr_put(&r, IFA_LOCAL, addr, 16);
+	nl_attr_put(&r, IFA_ADDRESS, addr, 16);
+
+	return nl_do(nl, &r);
+}
+
+/**
+ * nl_route6_default() - add an IPv6 default route via a gateway
+ * @nl:		socket from nl_open()
+ * @ifindex:	output interface index
+ * @gw:		gateway address, 16 bytes
+ *
+ * #syscalls sendto recvfrom
+ * Return: 0, or negative errno from the kernel
+ */
+int nl_route6_default(int nl, unsigned ifindex, const uint8_t *gw)
+{
+	uint32_t oif = ifindex;
+	struct rtmsg *rtm;
+	union nl_req r;
+
+	rtm = nl_req_init(&r, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL,
+			  sizeof(*rtm));
+	rtm->rtm_family = AF_INET6;
+	rtm->rtm_dst_len = 0;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = RTPROT_BOOT;
+	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
+	rtm->rtm_type = RTN_UNICAST;
+
+	nl_attr_put(&r, RTA_GATEWAY, gw, 16);
 	nl_attr_put(&r, RTA_OIF, &oif, sizeof(oif));
 
 	return nl_do(nl, &r);

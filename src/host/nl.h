@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* nl.h - minimal rtnetlink requests: link up, IPv4 address, default route */
+/* nl.h - minimal rtnetlink requests: link up, addresses, default routes */
 #ifndef SLIPWAY_NL_H
 #define SLIPWAY_NL_H
 
@@ -51,5 +51,34 @@ int nl_addr4_add(int nl, unsigned ifindex, uint32_t addr_be, uint8_t prefix);
  * already exists; -ENETUNREACH: @gw_be is not on a link that is up)
  */
 int nl_route4_default(int nl, unsigned ifindex, uint32_t gw_be);
+
+/**
+ * nl_addr6_add() - add an IPv6 address to a link, without DAD
+ * @nl:		socket from nl_open()
+ * @ifindex:	interface index
+ * @addr:	address, 16 bytes
+ * @prefix:	prefix length, 0 to 128
+ *
+ * The address is usable at once (IFA_F_NODAD): nothing else on the link
+ * can hold it, and no test may race duplicate address detection.
+ *
+ * #syscalls sendto recvfrom
+ * Return: 0, -EINVAL for a bad @prefix, or negative errno from the kernel
+ * (-EACCES: IPv6 is disabled on the link; -EAFNOSUPPORT: no IPv6 at all)
+ */
+int nl_addr6_add(int nl, unsigned ifindex, const uint8_t *addr,
+		 uint8_t prefix);
+
+/**
+ * nl_route6_default() - add an IPv6 default route via a gateway
+ * @nl:		socket from nl_open()
+ * @ifindex:	output interface index (needed for a link-local gateway)
+ * @gw:		gateway address, 16 bytes
+ *
+ * #syscalls sendto recvfrom
+ * Return: 0, or negative errno from the kernel (-EEXIST: a default route
+ * already exists)
+ */
+int nl_route6_default(int nl, unsigned ifindex, const uint8_t *gw);
 
 #endif /* SLIPWAY_NL_H */

@@ -39,10 +39,13 @@ enum ep_type {
  * struct listener - one published-port listening socket
  * @fd:		socket
  * @guest_port:	guest port connections go to
+ * @family:	AF_INET (IPv4 clients only) or AF_INET6 (IPv6 clients, and
+ *		IPv4 ones too when bound without an address)
  */
 struct listener {
 	int fd;
 	uint16_t guest_port;
+	int family;
 };
 
 #define MBOX_BYTES (4U << 20)
@@ -195,6 +198,9 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx);
 /* fwd.c */
 int fwd_init(struct shard *sh);
 void fwd_accept(struct shard *sh, uint32_t idx);
-uint32_t fwd_peer_src(const struct core *c, const void *sa, uint16_t *port);
+void fwd_peer_src(const struct core *c, const void *sa, uint8_t *src,
+		  uint16_t *port);
+socklen_t sockaddr_from(struct sockaddr_storage *ss, const uint8_t *addr,
+			uint16_t port);
 
 #endif /* SLIPWAY_SHARD_H */

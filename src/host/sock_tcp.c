@@ -144,20 +144,21 @@ static void sock_setup(struct shard *sh, int fd)
  * sock_connect() - open and connect the host socket of a guest flow
  * @sh:	shard
  * @f:	flow (TCPS_HOST_CONNECTING)
+ * @it:	its FX_SOCK_CONNECT intent: where to connect (the socket's family
+ *	follows that address, not the guest's side of the flow)
  *
  * #syscalls socket connect epoll_ctl
  */
-static void sock_connect(struct shard *sh, struct tcp_flow *f)
+static void sock_connect(struct shard *sh, struct tcp_flow *f,
+			 const struct fx_intent *it)
 {
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET,
-		.sin_port = htons(f->remote_port),
-		.sin_addr.s_addr = f->target_addr_be,
-	};
+	struct sockaddr_storage sa;
+	socklen_t sl = sockaddr_from(&sa, it->addr, it->port);
 	uint32_t idx = tcp_flow_idx(&sh->core, f);
 	int fd;
 
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
 	if (fd < 0) {
 		/* out of fds or memory: reset this flow, serve the others */
 		CTR_INC(&sh->core, TCP_FLOWS_SOCK_FAIL);
@@ -169,7 +170,7 @@ static void sock_connect(struct shard *sh, struct tcp_flow *f)
 	f->sock = fd;
 	sh->hflags[idx] &= HF_TX_PENDING;
 	sock_setup(sh, fd);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+	if (connect(fd, (struct sockaddr *)&sa, sl) == 0) {
 		sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
 		sock_space_update(sh, f, false);
 		tcp_on_sock_connected(&sh->core, f, 0, sh->now_ns, &sh->fx);
@@ -256,7 +257,7 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
 		return;
 	switch (it->type) {
 	case FX_SOCK_CONNECT:
-		sock_connect(sh, f);
+		sock_connect(sh, f, it);
 		break;
 	case FX_SOCK_SEND:
 		do
@@ -291,10 +292,11 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
 void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
 		       uint16_t guest_port)
 {
-	uint16_t port;
-	uint32_t src = fwd_peer_src(&sh->core, sa, &port);
+	uint8_t src[ADDR_LEN];
 	struct tcp_flow *f;
+	uint16_t port;
 
+	fwd_peer_src(&sh->core, sa, src, &port);
 	f = tcp_host_accepted(&sh->core, src, port, guest_port, fd,
 			      sh->now_ns, &sh->fx);
 	if (!f) {
@@ -418,7 +420,8 @@ static void sock_tcp_tx_flow(struct shard *sh, struct tcp_flow *f)
 			shard_flush_frames(sh);
 			continue;
 		}
-		n = sock_tcp_peek(sh, f, slot + tcp_payload_off(c), want, off);
+		n = sock_tcp_peek(sh, f, slot + tcp_payload_off(c, f), want,
+				  off);
 		if (n > 0) {
 			tcp_build_data(c, f, &sh->fx, (uint32_t)n, sh->now_ns);
 			room -= (uint32_t)n;

@@ -23,32 +23,35 @@
  * sock_udp_open() - open the host socket of a datagram flow
  * @sh:	shard
  * @f:	flow (UDPK_OUT or UDPK_ICMP)
+ * @it:	its FX_DGRAM_OPEN intent: the address and port to talk to (an
+ *	ICMPv6 ping socket for an IPv6 echo flow)
  *
  * #syscalls socket connect epoll_ctl close
  * Return: 0, or -errno (the flow is then freed)
  */
-static int sock_udp_open(struct shard *sh, struct udp_flow *f)
+static int sock_udp_open(struct shard *sh, struct udp_flow *f,
+			 const struct fx_intent *it)
 {
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET,
-		.sin_port = htons(f->target_port),
-		.sin_addr.s_addr = f->target_addr_be,
-	};
-	bool icmp = f->kind == UDPK_ICMP;
+	struct sockaddr_storage sa;
+	socklen_t sl = sockaddr_from(&sa, it->addr, it->port);
+	bool icmp = f->kind == UDPK_ICMP, v6 = sa.ss_family == AF_INET6;
 	struct epoll_event ev = {
 		.events = EPOLLIN,
 		.data.u64 = EP_DATA(EP_UDP, udp_flow_idx(&sh->core, f)),
 	};
 	int fd, ret;
 
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		    icmp ? IPPROTO_ICMP : 0);
+	fd = socket(sa.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    !icmp ? 0 : v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
 	if (fd < 0) {
 		ret = -errno;
 		if (icmp && (ret == -EACCES || ret == -EPERM)) {
 			static bool said;
 
-			CTR_INC(&sh->core, ICMP4_PING_DENIED);
+			if (v6)
+				CTR_INC(&sh->core, ICMP6_PING_DENIED);
+			else
+				CTR_INC(&sh->core, ICMP4_PING_DENIED);
 			if (!said)
 				warn("ping from the guest needs ping sockets: allow group %u in net.ipv4.ping_group_range (e.g. sysctl -w net.ipv4.ping_group_range='0 2147483647')",
 				     (unsigned)getegid());
@@ -58,7 +61,7 @@ static int sock_udp_open(struct shard *sh, struct udp_flow *f)
 		}
 		return ret;
 	}
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	if (connect(fd, (struct sockaddr *)&sa, sl) ||
 	    epoll_ctl(sh->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		ret = -errno;
 		CTR_INC(&sh->core, UDP_SOCK_FAIL);
@@ -83,7 +86,7 @@ void sock_udp_intent(struct shard *sh, const struct fx_intent *it)
 	ssize_t n;
 
 	if (it->type == FX_DNS_QUERY) {
-		dns_fwd_query(sh, it->data, it->len, it->addr_be, it->port);
+		dns_fwd_query(sh, it->data, it->len, it->addr, it->port);
 		return;
 	}
 	if (it->type == FX_DGRAM_CLOSE) {
@@ -95,7 +98,7 @@ void sock_udp_intent(struct shard *sh, const struct fx_intent *it)
 	if (!f)
 		return;
 	if (it->type == FX_DGRAM_OPEN) {
-		if (sock_udp_open(sh, f))
+		if (sock_udp_open(sh, f, it))
 			uflow_free(c, f); /* later intents find it gone */
 		return;
 	}
@@ -136,7 +139,7 @@ void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
 		return;
 	(void)events;
 	while (budget--) {
-		uint8_t *p = udp_payload_slot(c, &sh->fx);
+		uint8_t *p = udp_payload_slot(c, &sh->fx, udp_flow_v6(f));
 		size_t max;
 		ssize_t n;
 
@@ -144,7 +147,7 @@ void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
 			shard_flush_frames(sh);
 			continue;
 		}
-		max = udp_payload_max(c, &sh->fx);
+		max = udp_payload_max(c, &sh->fx, udp_flow_v6(f));
 		n = recv(f->sock, p, max, MSG_DONTWAIT | MSG_TRUNC);
 		if (n < 0) {
 			if (errno == ECONNREFUSED || errno == EHOSTUNREACH ||
@@ -170,7 +173,11 @@ void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
  * @sh:		shard
  * @idx:	UDP listener index
  *
- * The guest sees each client as fwd_peer_src() says.
+ * The guest sees each client as fwd_peer_src() says, over the family it
+ * says. A datagram is received into a frame slot behind the headers of
+ * its family; before recvfrom() tells the family, a listener that takes
+ * IPv6 clients (with IPv6 on) receives behind IPv6 headers, and an IPv4
+ * client's datagram is then moved 20 bytes forward, behind IPv4 ones.
  *
  * #syscalls recvfrom
  */
@@ -179,22 +186,27 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 	struct listener *l = &sh->ulisteners[idx];
 	struct core *c = &sh->core;
 	int budget = UDP_RX_BUDGET;
+	bool rx6 = c->conf.ipv6 && l->family == AF_INET6;
 
 	while (budget--) {
-		uint8_t *p = udp_payload_slot(c, &sh->fx);
+		uint8_t *p = udp_payload_slot(c, &sh->fx, rx6);
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
-		uint32_t src;
+		uint8_t src[ADDR_LEN];
 		struct udp_flow *f;
+		size_t max, room;
 		uint16_t sport;
-		size_t max;
+		bool v6;
 		ssize_t n;
 
 		if (!p) {
 			shard_flush_frames(sh);
 			continue;
 		}
-		max = udp_payload_max(c, &sh->fx);
+		/* as much as either family may carry, if the slot has room */
+		room = sh->fx.slot_size - (size_t)(p - fx_slot_next(&sh->fx));
+		max = MIN(room, MAX(udp_payload_max(c, &sh->fx, false),
+				    udp_payload_max(c, &sh->fx, true)));
 		n = recvfrom(l->fd, p, max, MSG_DONTWAIT | MSG_TRUNC,
 			     (struct sockaddr *)&ss, &sl);
 		if (n < 0) {
@@ -202,11 +214,15 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 				continue;
 			break;
 		}
-		if ((size_t)n > max) {
+		fwd_peer_src(c, &ss, src, &sport);
+		v6 = !addr_is4(src);
+		if ((size_t)n > udp_payload_max(c, &sh->fx, v6) ||
+		    (size_t)n > max) {
 			CTR_INC(c, UDP_DROP_TOO_BIG);
 			continue;
 		}
-		src = fwd_peer_src(c, &ss, &sport);
+		if (v6 != rx6)
+			memmove(udp_payload_slot(c, &sh->fx, v6), p, (size_t)n);
 		f = udp_pub_to_guest(c, src, sport, l->guest_port, l->fd,
 				     &sh->fx, (size_t)n, sh->now_ns);
 		if (f)

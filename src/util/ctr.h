@@ -20,6 +20,7 @@
 	X(EDGE_TX_FRAMES, "frames written to the edge")                     \
 	X(EDGE_TX_BYTES, "bytes written to the edge (without vnet header)") \
 	X(EDGE_TX_ERRORS, "edge write failures")                            \
+	X(EDGE_TX_DOWN, "frames not written: the guest's interface is down") \
 	X(EDGE_TX_RETRIES, "edge writes retried after EAGAIN")              \
 	/* shards: frames and connections crossing between them */         \
 	X(SHARD_FRAMES_PASSED, "frames passed on to another shard")         \
@@ -47,9 +48,11 @@
 	X(IP6_DROP_BAD_LEN, "IPv6 packets whose length disagrees")          \
 	X(IP6_DROP_FRAG, "IPv6 fragments (not supported)")                  \
 	X(IP6_DROP_PROTO, "IPv6 packets of an unsupported protocol")        \
+	X(IP6_DROP_ADDR, "IPv6 packets with an unusable address")           \
 	X(ICMP6_DROP_BAD, "malformed ICMPv6 packets")                       \
 	X(ICMP6_DROP_UNSUPPORTED, "ICMPv6 packets not handled")             \
 	X(ICMP6_ECHO_REPLIES, "ICMPv6 echo replies sent for the gateway")   \
+	X(ICMP6_UNREACH_SENT, "ICMPv6 unreachable messages sent to the guest") \
 	X(NDP_NA_SENT, "neighbour advertisements sent")                     \
 	X(NDP_RA_SENT, "router advertisements sent")                        \
 	X(NDP_RA_PERIODIC, "of those, unsolicited (periodic)")              \
@@ -64,6 +67,7 @@
 	/* flows */                                                         \
 	X(TCP_FLOWS_OPENED_GUEST, "flows opened by the guest")              \
 	X(TCP_FLOWS_OPENED_HOST, "flows opened through published ports")    \
+	X(TCP_FLOWS_OPENED6, "of the flows opened, IPv6 ones")              \
 	X(TCP_FLOWS_CLOSED, "flows closed cleanly")                         \
 	X(TCP_FLOWS_RESET_BY_GUEST, "flows reset by the guest")             \
 	X(TCP_FLOWS_RESET_BY_HOST, "flows reset by the host side")          \
@@ -99,6 +103,7 @@
 	X(UDP_TO_GUEST, "UDP datagrams to the guest")                       \
 	X(UDP_DROP_TOO_BIG, "datagrams too large for a frame, dropped")     \
 	X(UDP_FLOWS_OPENED, "UDP flows opened")                             \
+	X(UDP_FLOWS_OPENED6, "of the UDP flows opened, IPv6 ones")          \
 	X(UDP_FLOWS_EXPIRED, "UDP flows closed after idling")               \
 	X(UDP_FLOWS_TABLE_FULL, "datagrams dropped: UDP flow table full")   \
 	X(UDP_SOCK_FAIL, "datagrams dropped: no host socket")               \
@@ -107,6 +112,9 @@
 	X(ICMP4_ECHO_OUT, "echo requests sent on host ping sockets")        \
 	X(ICMP4_ECHO_IN, "echo replies from host ping sockets")             \
 	X(ICMP4_PING_DENIED, "echo requests refused: ping sockets not allowed") \
+	X(ICMP6_ECHO_OUT, "ICMPv6 echo requests sent on host ping sockets") \
+	X(ICMP6_ECHO_IN, "ICMPv6 echo replies from host ping sockets")      \
+	X(ICMP6_PING_DENIED, "ICMPv6 echo requests refused: no ping sockets") \
 	/* DHCPv4 */                                                        \
 	X(DHCP4_DISCOVER, "DHCPDISCOVER received")                          \
 	X(DHCP4_REQUEST, "DHCPREQUEST received")                            \
@@ -132,6 +140,7 @@
 	X(DHCP6_DROP_IGNORED, "DHCPv6 messages not for us")                 \
 	/* DNS forwarder */                                                 \
 	X(DNS_QUERIES, "DNS queries from the guest")                        \
+	X(DNS_QUERIES6, "of those, to the IPv6 DNS address")                \
 	X(DNS_DROP_BAD, "malformed DNS queries")                            \
 	X(DNS_REPLIES, "DNS replies to the guest")                          \
 	X(DNS_TIMEOUTS, "upstream DNS timeouts")                            \

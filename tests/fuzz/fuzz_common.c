@@ -48,36 +48,95 @@ static uint8_t fz_l4[65536];
 
 /**
  * fz_check_l4_csum() - the transport checksum of an outgoing packet is right
- * @ip:		IPv4 header (20 bytes, no options)
+ * @l4:		transport header
  * @l4len:	transport length
+ * @proto:	IPPROTO_TCP_, IPPROTO_UDP_, IPPROTO_ICMP_ or IPPROTO_ICMPV6_
+ * @ps:		pseudo-header sum (0 for ICMP, which has none)
+ * @ps_folded:	the same, folded: what a partial checksum field holds
  * @partial:	the frame is marked NEEDS_CSUM: finish the sum the way the
  *		device would before checking
  */
-static void fz_check_l4_csum(const uint8_t *ip, size_t l4len, bool partial)
+static void fz_check_l4_csum(const uint8_t *l4, size_t l4len, uint8_t proto,
+			     uint32_t ps, uint16_t ps_folded, bool partial)
 {
-	const uint8_t *l4 = ip + IP4_HLEN;
-	uint32_t saddr, daddr, s;
+	size_t off = proto == IPPROTO_UDP_ ? 6 : proto == IPPROTO_TCP_ ? 16 : 2;
+	uint32_t s;
 
-	memcpy(&saddr, ip + 12, 4);
-	memcpy(&daddr, ip + 16, 4);
-	if (ip[9] == IPPROTO_ICMP_) {
-		FZ_CHECK(!partial);
-		FZ_CHECK(csum_fold(csum_partial(l4, l4len, 0)) == 0xffff);
-		return;
-	}
-	FZ_CHECK(l4len <= sizeof(fz_l4));
+	FZ_CHECK(l4len <= sizeof(fz_l4) && l4len >= off + 2);
 	memcpy(fz_l4, l4, l4len);
 	if (partial) {
+		FZ_CHECK(proto == IPPROTO_TCP_ || proto == IPPROTO_UDP_);
 		/* the field holds the folded pseudo-header sum; the device
 		 * sums from csum_start to the end and stores the complement */
-		FZ_CHECK(rd16(fz_l4 + 16) ==
-			 csum_fold(csum_pseudo4(saddr, daddr, IPPROTO_TCP_,
-						(uint16_t)l4len)));
+		FZ_CHECK(rd16(fz_l4 + off) == ps_folded);
 		s = csum_partial(fz_l4, l4len, 0);
-		wr16(fz_l4 + 16, (uint16_t)~csum_fold(s));
+		wr16(fz_l4 + off, (uint16_t)~csum_fold(s));
 	}
-	s = csum_pseudo4(saddr, daddr, ip[9], (uint16_t)l4len);
-	FZ_CHECK(csum_fold(csum_partial(fz_l4, l4len, s)) == 0xffff);
+	if (proto == IPPROTO_UDP_ && !partial)
+		FZ_CHECK(rd16(fz_l4 + 6) != 0); /* we always sum */
+	FZ_CHECK(csum_fold(csum_partial(fz_l4, l4len, ps)) == 0xffff);
+}
+
+/**
+ * fz_check_ip6() - a queued IPv6 packet is well formed
+ * @c:		core (configuration)
+ * @eth:	its Ethernet header
+ * @l3:		IPv6 header
+ * @l3len:	bytes from @l3 to the end of the frame
+ * @partial:	the vnet header asks for a checksum (NEEDS_CSUM)
+ * @cs:		its checksum start
+ * @co:		its checksum offset
+ */
+static void fz_check_ip6(const struct core *c, const uint8_t *eth,
+			 const uint8_t *l3, size_t l3len, bool partial,
+			 uint16_t cs, uint16_t co)
+{
+	const uint8_t *l4 = l3 + IP6_HLEN;
+	size_t l4len = l3len - IP6_HLEN;
+	uint8_t nh;
+	uint32_t ps;
+
+	FZ_CHECK(c->conf.ipv6);
+	FZ_CHECK(l3len >= IP6_HLEN + 8);
+	FZ_CHECK(l3[0] == 0x60 && l3[1] == 0 && l3[2] == 0 && l3[3] == 0);
+	FZ_CHECK(rd16(l3 + 4) == l4len);
+	FZ_CHECK(l3[7] == 64 || l3[7] == 255);
+	FZ_CHECK(l3[8] != 0xff); /* never from a multicast address */
+	if (l3[24] == 0xff)
+		FZ_CHECK(eth[0] == 0x33 && eth[1] == 0x33 &&
+			 !memcmp(eth + 2, l3 + 36, 4));
+	else
+		FZ_CHECK(!memcmp(eth, c->conf.guest_mac, ETH_ALEN));
+	nh = l3[6];
+	ps = csum_pseudo6(l3 + 8, l3 + 24, nh, (uint32_t)l4len);
+	if (partial)
+		FZ_CHECK(cs == ETH_HLEN + IP6_HLEN &&
+			 co == (nh == IPPROTO_UDP_ ? 6 : 16));
+	switch (nh) {
+	case IPPROTO_TCP_: {
+		size_t doff;
+
+		FZ_CHECK(l4len >= TCP_HLEN);
+		doff = (size_t)(l4[12] >> 4) * 4;
+		FZ_CHECK(doff >= TCP_HLEN && doff <= l4len);
+		FZ_CHECK(l4[13] & 0x16);
+		break;
+	}
+	case IPPROTO_UDP_:
+		FZ_CHECK(rd16(l4 + 4) == l4len);
+		break;
+	case IPPROTO_ICMPV6_:
+		FZ_CHECK(!partial);
+		/* unreachable, echo reply, router or neighbour advert */
+		FZ_CHECK(l4[0] == 1 || l4[0] == 129 || l4[0] == 134 ||
+			 l4[0] == 136);
+		if (l4[0] == 1)
+			FZ_CHECK(l3len <= 1280);
+		break;
+	default:
+		FZ_CHECK(!"IPv6 packet of another protocol");
+	}
+	fz_check_l4_csum(l4, l4len, nh, ps, csum_fold(ps), partial);
 }
 
 /**
@@ -91,21 +150,20 @@ static void fz_check_frame(const struct core *c, const struct fx *fx,
 {
 	const uint8_t *s = fx->slots + (size_t)i * fx->slot_size, *eth, *l3;
 	size_t len = fx->frame_len[i], hl = c->conf.vnet_hdr_len, l3len;
+	uint16_t type, cs = 0, co = 0;
 	bool partial = false;
-	uint16_t type;
+	uint32_t saddr, daddr, ps;
 
 	FZ_CHECK(len <= fx->slot_size);
 	FZ_CHECK(len >= hl + ETH_HLEN);
 	if (hl) {
-		uint16_t cs = (uint16_t)(s[6] | (s[7] << 8));
-		uint16_t co = (uint16_t)(s[8] | (s[9] << 8));
-
+		cs = (uint16_t)(s[6] | (s[7] << 8));
+		co = (uint16_t)(s[8] | (s[9] << 8));
 		FZ_CHECK(s[1] == VNET_HDR_GSO_NONE);
 		FZ_CHECK(s[0] == 0 || s[0] == VNET_HDR_F_NEEDS_CSUM);
 		if (s[0] == VNET_HDR_F_NEEDS_CSUM) {
 			FZ_CHECK(c->conf.csum_offload);
 			FZ_CHECK((size_t)cs + co + 2 <= len - hl);
-			FZ_CHECK(cs == ETH_HLEN + IP4_HLEN && co == 16);
 			partial = true;
 		}
 		if (hl == 12)
@@ -125,13 +183,28 @@ static void fz_check_frame(const struct core *c, const struct fx *fx,
 		FZ_CHECK(!memcmp(l3 + 18, eth, ETH_ALEN));
 		return;
 	}
+	if (type == ETHERTYPE_IP6) {
+		fz_check_ip6(c, eth, l3, l3len, partial, cs, co);
+		return;
+	}
 	FZ_CHECK(type == ETHERTYPE_IP4);
-	FZ_CHECK(!memcmp(eth, c->conf.guest_mac, ETH_ALEN));
 	FZ_CHECK(l3len >= IP4_HLEN);
 	FZ_CHECK(l3[0] == 0x45);
 	FZ_CHECK(rd16(l3 + 2) == l3len);
 	FZ_CHECK((rd16(l3 + 6) & 0x3fff) == 0);
 	FZ_CHECK(csum_fold(csum_partial(l3, IP4_HLEN, 0)) == 0xffff);
+	memcpy(&saddr, l3 + 12, 4);
+	memcpy(&daddr, l3 + 16, 4);
+	/* DHCP answers to a client without an address are broadcast; an
+	 * answer to a broadcast source address otherwise goes to the guest */
+	if (daddr == 0xffffffffU && l3[9] == IPPROTO_UDP_)
+		FZ_CHECK(!memcmp(eth, "\xff\xff\xff\xff\xff\xff", 6));
+	else
+		FZ_CHECK(!memcmp(eth, c->conf.guest_mac, ETH_ALEN));
+	if (partial)
+		FZ_CHECK(cs == ETH_HLEN + IP4_HLEN &&
+			 co == (l3[9] == IPPROTO_UDP_ ? 6 : 16));
+	ps = csum_pseudo4(saddr, daddr, l3[9], (uint16_t)(l3len - IP4_HLEN));
 	if (l3[9] == IPPROTO_TCP_) {
 		size_t doff;
 
@@ -141,13 +214,18 @@ static void fz_check_frame(const struct core *c, const struct fx *fx,
 		/* never a segment without RST, SYN or ACK */
 		FZ_CHECK(l3[IP4_HLEN + 13] & 0x16);
 		FZ_CHECK(!partial || hl);
+	} else if (l3[9] == IPPROTO_UDP_) {
+		FZ_CHECK(l3len >= IP4_HLEN + 8);
+		FZ_CHECK(rd16(l3 + IP4_HLEN + 4) == l3len - IP4_HLEN);
 	} else {
 		FZ_CHECK(l3[9] == IPPROTO_ICMP_);
 		FZ_CHECK(l3len >= IP4_HLEN + 8);
 		/* echo reply or destination unreachable */
 		FZ_CHECK(l3[IP4_HLEN] == 0 || l3[IP4_HLEN] == 3);
+		ps = 0;
 	}
-	fz_check_l4_csum(l3, l3len - IP4_HLEN, partial);
+	fz_check_l4_csum(l3 + IP4_HLEN, l3len - IP4_HLEN, l3[9], ps,
+			 csum_fold(ps), partial);
 }
 
 /**

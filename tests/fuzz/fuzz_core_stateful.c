@@ -12,7 +12,10 @@
  * socket with SO_PEEK_OFF would return.
  *
  * Input layout: three configuration bytes, then operations until the input
- * runs out; every operation reads its own arguments, and carrying out an
+ * runs out. The top two bits of the third byte pick the tuples' families:
+ * 0 all IPv4 (IPv6 off, as before IPv6 existed), 1 all IPv6, 2 and 3 a
+ * mix (tuples 1 and 3, or 0 and 2, IPv6), both in one flow table; at an
+ * MTU below 1280 IPv6 stays off; every operation reads its own arguments, and carrying out an
  * intent may read one more byte (its result). Missing bytes read as 0,
  * which always means the plain, successful choice.
  *
@@ -100,6 +103,7 @@ static struct {
 	size_t frame_size;
 	bool structured;	/* its payload follows pat_guest() */
 	uint32_t guest_iss[NTUPLES];
+	bool v6[NTUPLES];	/* the tuple is an IPv6 one */
 } H;
 
 static _Alignas(64) uint8_t core_mem[8192];
@@ -110,6 +114,10 @@ static const uint8_t guest_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 static const uint8_t key[16] = "slipway-fuzz-key";
 #define GUEST4 0x0f02000aU /* 10.0.2.15 (network order in memory) */
 #define GW4 0x0202000aU	   /* 10.0.2.2 */
+#define PFX6 0xfd, 0x00, 0x05, 0xee, 0x00, 0x0d, 0x00, 0x00
+static const uint8_t guest6[16] = { PFX6, [15] = 0x15 };
+static const uint8_t gw6[16] = { PFX6, [15] = 0x02 };
+static const uint8_t gw6_ll[16] = { 0xfe, 0x80, [15] = 0x01 };
 
 /* the tuples segments and accepted connections use */
 static const uint16_t t_gport[NTUPLES] = { 40000, 40001, 22, 40003 };
@@ -120,6 +128,38 @@ static const uint32_t t_raddr[NTUPLES] = {
 	0x04030201U, /* 1.2.3.4 */
 };
 static const uint16_t t_rport[NTUPLES] = { 80, 8080, 50000, 443 };
+/* their IPv6 twins: an outside address, the gateway's two addresses (both
+ * mapped to ::1; ::1 peers of published ports appear as the ULA one), and
+ * another outside address */
+static const uint8_t t_raddr6[NTUPLES][16] = {
+	{ 0x20, 0x01, 0x0d, 0xb8, [15] = 0x34 },
+	{ 0xfe, 0x80, [15] = 0x01 },
+	{ PFX6, [15] = 0x02 },
+	{ 0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 2, 0, 3, 0, 4, [15] = 0x05 },
+};
+
+/* tuple_gaddr() / tuple_raddr() - a tuple's addresses, as the core keys them */
+static const uint8_t *tuple_gaddr(unsigned t, uint8_t *buf)
+{
+	if (H.v6[t])
+		return guest6;
+	addr_from4(buf, GUEST4);
+	return buf;
+}
+
+static const uint8_t *tuple_raddr(unsigned t, uint8_t *buf)
+{
+	if (H.v6[t])
+		return t_raddr6[t];
+	addr_from4(buf, t_raddr[t]);
+	return buf;
+}
+
+/* the IP header length of a flow's frames */
+static size_t flow_iphlen(const struct tcp_flow *f)
+{
+	return tcp_flow_v6(f) ? IP6_HLEN : IP4_HLEN;
+}
 
 /* --- input --- */
 
@@ -449,14 +489,14 @@ static void tx_flow(struct tcp_flow *f, uint16_t lim)
 				tcp_on_sock_eof(&H.c, f, H.now, &H.fx);
 			break; /* EAGAIN or end of stream */
 		}
-		FZ_CHECK(tcp_payload_off(&H.c) + n <= H.fx.slot_size);
+		FZ_CHECK(tcp_payload_off(&H.c, f) + n <= H.fx.slot_size);
 		for (i = 0; i < n; i++)
-			slot[tcp_payload_off(&H.c) + i] =
+			slot[tcp_payload_off(&H.c, f) + i] =
 				pat_host(hs->consumed + off + i);
 		fi = H.fx.nframes;
 		tcp_build_data(&H.c, f, &H.fx, n, H.now);
 		FZ_CHECK(H.fx.nframes == fi + 1);
-		th = slot + core_l3_off(&H.c) + IP4_HLEN;
+		th = slot + core_l3_off(&H.c) + flow_iphlen(f);
 		FZ_CHECK(rd32(th + 4) == seq);
 		FZ_CHECK(seq == f->snd_una + off);
 		if (SEQ_GT(hs->consumed + off + n, hs->sent_hi))
@@ -561,31 +601,42 @@ static uint8_t *build_ip_tcp(unsigned t, size_t l4len, uint8_t **l4,
 			     size_t *flen)
 {
 	size_t hl = H.c.conf.vnet_hdr_len;
-	uint8_t *b, *ip;
+	size_t iphlen = H.v6[t] ? IP6_HLEN : IP4_HLEN;
+	uint8_t *b, *ip, ga[16], ra[16];
 
-	*flen = hl + ETH_HLEN + IP4_HLEN + l4len;
+	*flen = hl + ETH_HLEN + iphlen + l4len;
 	b = calloc(1, *flen);
 	if (!b)
 		abort();
 	memcpy(b + hl, our_mac, 6);
 	memcpy(b + hl + 6, guest_mac, 6);
-	wr16(b + hl + 12, ETHERTYPE_IP4);
 	ip = b + hl + ETH_HLEN;
-	ip[0] = 0x45;
-	wr16(ip + 2, (uint16_t)(IP4_HLEN + l4len));
-	wr16(ip + 6, 0x4000);
-	ip[8] = 64;
-	ip[9] = IPPROTO_TCP_;
-	wr32(ip + 12, __builtin_bswap32(GUEST4));
-	wr32(ip + 16, __builtin_bswap32(t_raddr[t]));
-	wr16(ip + 10, (uint16_t)~csum_fold(csum_partial(ip, IP4_HLEN, 0)));
-	*l4 = ip + IP4_HLEN;
+	if (H.v6[t]) {
+		wr16(b + hl + 12, ETHERTYPE_IP6);
+		ip6_build_hdr(ip, IPPROTO_TCP_, tuple_gaddr(t, ga),
+			      tuple_raddr(t, ra), l4len, 64);
+	} else {
+		wr16(b + hl + 12, ETHERTYPE_IP4);
+		ip[0] = 0x45;
+		wr16(ip + 2, (uint16_t)(IP4_HLEN + l4len));
+		wr16(ip + 6, 0x4000);
+		ip[8] = 64;
+		ip[9] = IPPROTO_TCP_;
+		wr32(ip + 12, __builtin_bswap32(GUEST4));
+		wr32(ip + 16, __builtin_bswap32(t_raddr[t]));
+		wr16(ip + 10,
+		     (uint16_t)~csum_fold(csum_partial(ip, IP4_HLEN, 0)));
+	}
+	*l4 = ip + iphlen;
 	return b;
 }
 
 static struct tcp_flow *tuple_flow(unsigned t)
 {
-	return flow_lookup(&H.c, GUEST4, t_gport[t], t_raddr[t], t_rport[t]);
+	uint8_t ga[16], ra[16];
+
+	return flow_lookup(&H.c, tuple_gaddr(t, ga), t_gport[t],
+			   tuple_raddr(t, ra), t_rport[t]);
 }
 
 /* a well-formed segment for one of the tuples */
@@ -630,7 +681,8 @@ static void op_segment(void)
 		opts[optlen++] = 0;
 
 	len = (psel & 0x8000) ? (psel & 0x7fffU) : psel % 200U;
-	maxlen = H.c.conf.mtu - IP4_HLEN - TCP_HLEN - optlen;
+	maxlen = H.c.conf.mtu - (H.v6[t] ? IP6_HLEN : IP4_HLEN) - TCP_HLEN -
+		 optlen;
 	len = (uint32_t)MIN(len, maxlen);
 
 	if (f) {
@@ -823,11 +875,12 @@ static void op_accept(void)
 	unsigned t = u8() % NTUPLES;
 	struct tcp_flow *f;
 	int32_t fd = fd_alloc(UINT32_MAX);
+	uint8_t ra[16];
 
 	if (fd < 0)
 		return;
-	f = tcp_host_accepted(&H.c, t_raddr[t], t_rport[t], t_gport[t], fd,
-			      H.now, &H.fx);
+	f = tcp_host_accepted(&H.c, tuple_raddr(t, ra), t_rport[t],
+			      t_gport[t], fd, H.now, &H.fx);
 	if (!f) {
 		fd_get(fd)->open = false;
 		drain();
@@ -949,9 +1002,11 @@ static void check_state(void)
 		FZ_CHECK(SEQ_LE(f->snd_una, f->snd_nxt));
 		FZ_CHECK(SEQ_LE(f->snd_nxt, f->snd_max));
 		FZ_CHECK(f->mss >= 1 &&
-			 f->mss <= c->conf.mtu - IP4_HLEN - TCP_HLEN);
-		FZ_CHECK(flow_lookup(c, f->guest_addr_be, f->guest_port,
-				     f->remote_addr_be, f->remote_port) == f);
+			 f->mss <= c->conf.mtu - flow_iphlen(f) - TCP_HLEN);
+		FZ_CHECK(flow_lookup(c, f->guest_addr, f->guest_port,
+				     f->remote_addr, f->remote_port) == f);
+		FZ_CHECK(addr_is4(f->guest_addr) == addr_is4(f->remote_addr));
+		FZ_CHECK(!tcp_flow_v6(f) || c->conf.ipv6);
 		/* every flow has its socket once intents are carried out */
 		hs = fd_get(f->sock);
 		FZ_CHECK(hs && hs->open && hs->flow == i);
@@ -1021,6 +1076,23 @@ static void setup(void)
 	cc.max_inflight = infl_tab[b2 & 3];
 	cc.rto_min_ns = rto_tab[(b2 >> 2) & 3];
 	cc.ack_every = ack_tab[(b2 >> 4) & 3];
+
+	/* families of the tuples (IPv6 needs an MTU of 1280) */
+	for (i = 0; i < NTUPLES; i++) {
+		unsigned fam = cc.mtu >= 1280 ? (b2 >> 6) & 3 : 0;
+
+		H.v6[i] = fam == 1 || (fam == 2 && (i & 1)) ||
+			  (fam == 3 && !(i & 1));
+		cc.ipv6 |= H.v6[i];
+	}
+	if (cc.ipv6) {
+		static const uint8_t pfx[8] = { PFX6 };
+
+		memcpy(cc.prefix6, pfx, 8);
+		memcpy(cc.guest6, guest6, 16);
+		memcpy(cc.gw6, gw6, 16);
+		memcpy(cc.gw6_ll, gw6_ll, 16);
+	}
 
 	memset(core_mem, 0, sizeof(core_mem));
 	FZ_CHECK(core_mem_size(&cc) <= sizeof(core_mem));

@@ -3,11 +3,14 @@
  *
  * Input: a whole frame as the tap edge hands it over, starting with a
  * 12-byte virtio-net header. The core is set up again for every input
- * (checksum offload on, as with a tap that has a vnet header), gets the
- * frame with core_input() and then core_flush(). Every frame it queues
- * must fit its slot, leave the rest of the slot alone, and be a sane
- * Ethernet/ARP/IPv4 frame with correct checksums (fz_check_frames()).
- * Intents are checked (a SEND points into the input) and dropped.
+ * (checksum offload on, as with a tap that has a vnet header; IPv6 on,
+ * with the default addresses; a small datagram table and the DNS
+ * forwarder's addresses, so UDP, echo and DNS of both families are
+ * reached), gets the frame with core_input() and then core_flush(). Every
+ * frame it queues must fit its slot, leave the rest of the slot alone,
+ * and be a sane Ethernet/ARP/IPv4/IPv6 frame with correct checksums
+ * (fz_check_frames()). Intents are checked (payload points into the
+ * input) and dropped.
  */
 
 #include <stdlib.h>
@@ -22,7 +25,9 @@
 #define NSLOTS 2
 #define SLOT_SIZE (VNET_LEN + ETH_HLEN + MTU)
 #define MAX_FLOWS 16
+#define MAX_UDP_FLOWS 4
 #define CANARY 0xa5
+#define PFX6 0xfd, 0x00, 0x05, 0xee, 0x00, 0x0d, 0x00, 0x00
 
 static _Alignas(64) uint8_t core_mem[16384];
 static uint64_t ctr[CTR_NUM];
@@ -43,7 +48,18 @@ static const struct core_conf conf = {
 	.csum_offload = true,
 	.ws_shift = 9,
 	.max_flows = MAX_FLOWS,
+	.max_udp_flows = MAX_UDP_FLOWS,
+	.dns4_be = 0x0302000a, /* 10.0.2.3 */
+	.ipv6 = true,
+	.prefix6 = { PFX6 },
+	.guest6 = { PFX6, [15] = 0x15 },
+	.gw6 = { PFX6, [15] = 0x02 },
+	.gw6_ll = { 0xfe, 0x80, [15] = 0x01 },
+	.dns6 = { PFX6, [15] = 0x03 },
 };
+
+static const uint8_t *in_data;
+static size_t in_size;
 
 static const uint8_t key[16] = "slipway-fuzz-key";
 
@@ -64,7 +80,7 @@ static void check_slot_tails(void)
 }
 
 /**
- * check_intents() - a fresh core can only ask to connect a new flow
+ * check_intents() - a fresh core can only open flows and forward queries
  */
 static void check_intents(void)
 {
@@ -75,11 +91,26 @@ static void check_intents(void)
 		const struct fx_intent *it = &fx.intents[i];
 
 		FZ_CHECK(it->type < FX_INTENT_NUM);
-		FZ_CHECK(it->flow < MAX_FLOWS);
-		/* a fresh core has no established flow: only CONNECT */
-		FZ_CHECK(it->type == FX_SOCK_CONNECT);
-		FZ_CHECK(tcp_flow_get(&core, it->flow) != NULL);
-		FZ_CHECK(it->sock == -1);
+		switch (it->type) {
+		case FX_SOCK_CONNECT:
+			/* a fresh core has no established flow */
+			FZ_CHECK(it->flow < MAX_FLOWS);
+			FZ_CHECK(tcp_flow_get(&core, it->flow) != NULL);
+			FZ_CHECK(it->sock == -1 && it->port);
+			break;
+		case FX_DGRAM_OPEN:
+			FZ_CHECK(it->flow < MAX_UDP_FLOWS);
+			break;
+		case FX_DGRAM_SEND:
+		case FX_DNS_QUERY:
+			FZ_CHECK(it->sock == -1);
+			FZ_CHECK(!it->len ||
+				 (it->data >= in_data &&
+				  it->data + it->len <= in_data + in_size));
+			break;
+		default:
+			FZ_CHECK(!"intent a fresh core cannot have");
+		}
 	}
 }
 
@@ -104,6 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fx.slot_size = SLOT_SIZE;
 	fx.nslots = NSLOTS;
 	fx.frame_len = frame_len;
+	in_data = data;
+	in_size = size;
 
 	core_input(&core, v, 1000000000ULL, &fx);
 	fz_check_frames(&core, &fx, 0);

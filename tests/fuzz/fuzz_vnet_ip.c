@@ -279,7 +279,13 @@ static size_t build_tcp(uint8_t *p, size_t room, uint32_t daddr)
 	}
 	if (ps & 0x10)
 		sport = 0;
-	f = flow_lookup(&core, GUEST4, sport, daddr, dport);
+	{
+		uint8_t ga[ADDR_LEN], da[ADDR_LEN];
+
+		addr_from4(ga, GUEST4);
+		addr_from4(da, daddr);
+		f = flow_lookup(&core, ga, sport, da, dport);
+	}
 	/* seq/ack: the flow's expected values unless the input says */
 	seq = (ss & 1) || !f ? u32() : f->rcv_nxt;
 	ack = (ss & 2) || !f ? u32() : f->snd_nxt;

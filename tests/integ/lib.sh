@@ -88,13 +88,18 @@ start_slipway() {
 	PIDS+=("$SW_PID")
 	wait_for "guest address" 10 \
 		"ip -n $NS -4 addr show dev tap0 2>/dev/null | grep -q inet"
-	# the namespace is configured before slipway has made its shards:
-	# a counter dump (SIGUSR1, blocked from the start) comes once the
-	# event loop runs, so fd counts start from a steady state
+	wait_started
+	g ip link set lo up
+}
+
+# wait_started: the namespace is configured before slipway has made its
+# shards: a counter dump (SIGUSR1, blocked from the start) comes once the
+# event loop runs, so fd counts start from a steady state
+wait_started() {
+	rm -f "$T/stats.json"
 	kill -USR1 "$SW_PID"
 	wait_for "slipway start-up" 10 "[ -s $T/stats.json ]"
 	rm -f "$T/stats.json"
-	g ip link set lo up
 }
 
 # stop_slipway: SIGTERM slipway, wait for it, check its exit status
@@ -141,7 +146,8 @@ check_gates() {
 	for z in EDGE_TX_ERRORS EDGE_RX_ERRORS VNET_DROP_BAD_HDR ETH_DROP_SHORT \
 		IP4_DROP_BAD_HDR IP4_DROP_BAD_LEN TCP_DROP_BAD_HDR \
 		ARP_DROP_BAD ICMP4_DROP_BAD FX_POOL_EMPTY TCP_PEEK_ERRORS \
-		SHARD_MBOX_FULL; do
+		SHARD_MBOX_FULL IP6_DROP_BAD_HDR IP6_DROP_BAD_LEN \
+		ICMP6_DROP_BAD NDP_DROP_BAD; do
 		expect_ctr "$z" -eq 0
 	done
 	local acked read

@@ -7,10 +7,20 @@
 "$SLIPWAY" --help >"$T/help" || fail "--help exit status"
 for o in --netns --tcp-ports --address --gateway --mtu --no-map-gw --no-config \
 	--max-flows --shards --stats-file --ifname --cidr --userns --ack-every \
-	--version --no-splice --tcp-ns-ports; do
+	--version --no-splice --tcp-ns-ports --ipv6-prefix --no-ipv6; do
 	grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
 "$SLIPWAY" --version | grep -q "^slipway " || fail "--version"
+
+# every counter is documented in the man page's COUNTERS section
+src=$(dirname "$0")/../..
+n=0
+for c in $(sed -n 's/^[[:space:]]*X(\([A-Z0-9_]*\),.*/\1/p' "$src/src/util/ctr.h"); do
+	sed -n '/^\.SH COUNTERS/,/^\.SH /p' "$src/man/slipway.1" | grep -qx "\.B $c" ||
+		fail "counter $c is not in the man page's COUNTERS section"
+	n=$((n + 1))
+done
+[ "$n" -gt 100 ] || fail "only $n counters found in ctr.h"
 
 bad() {
 	local want=$1
@@ -44,4 +54,10 @@ bad "bad --ack-every" --ack-every two
 bad "needs a value" --ack-every
 bad "bad -T" -T 127.0.0.1/8080
 bad "bad -T" -T 0
-pass "help, version and 23 bad command lines"
+bad "bad --ipv6-prefix" --ipv6-prefix fe80::/64
+bad "bad --ipv6-prefix" --ipv6-prefix fd00::/48
+bad "bad --ipv6-prefix" --ipv6-prefix fd00::1/64
+bad "bad --ipv6-prefix" --ipv6-prefix ff02::/64
+bad "bad --ipv6-prefix" --ipv6-prefix 10.0.2.0/24
+bad "IPv6 needs an MTU" --mtu 1000 --ipv6-prefix fd00:1::/64
+pass "help, version, $n counters documented and 29 bad command lines"

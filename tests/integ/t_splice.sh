@@ -39,10 +39,7 @@ sw_start() {
 	PIDS+=("$SW_PID")
 	wait_for "guest address" 10 \
 		"ip -n $NS -4 addr show dev tap0 2>/dev/null | grep -q inet"
-	# counters on SIGUSR1 come from the loop: start-up is over
-	kill -USR1 "$SW_PID"
-	wait_for "slipway's loop" 10 "[ -s $T/stats.json ]"
-	rm -f "$T/stats.json" # stop_slipway checks the one written at exit
+	wait_started
 }
 
 # nsh_pids: the namespace socket helpers living in the guest's namespace

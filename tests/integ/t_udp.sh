@@ -38,6 +38,7 @@ ip netns exec "$H" "$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" --udp-t
 SW_PID=$!
 PIDS+=($SW_PID)
 wait_for "guest address" 10 "ip -n $NS -4 addr show dev tap0 2>/dev/null | grep -q inet"
+wait_started
 g ip link set lo up
 fd0=$(sw_fds)
 

@@ -59,6 +59,22 @@ static inline uint32_t ip4(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
 	return v;
 }
 
+/**
+ * map4() - an IPv4 address as the core's 16-byte flow address
+ * @buf:	16 bytes to fill
+ * @a:		IPv4 address, network order
+ *
+ * Return: @buf
+ */
+static inline const uint8_t *map4(uint8_t *buf, uint32_t a)
+{
+	addr_from4(buf, a);
+	return buf;
+}
+
+/* M4(a): a v4-mapped flow address, valid until the end of the block */
+#define M4(a) map4((uint8_t[ADDR_LEN]){ 0 }, (a))
+
 #define GUEST4 ip4(10, 0, 2, 15)
 #define GW4 ip4(10, 0, 2, 2)
 #define LO4 ip4(127, 0, 0, 1)

@@ -1311,8 +1311,8 @@ static void test_malformed(void **state)
 
 /**
  * test_udp_hook() - what reaches the server: port 547 at ff02::1:2 or a
- * gateway address; other ports and addresses stay IP6_DROP_PROTO (no UDP
- * over IPv6 yet); a bad UDP length to the server is a bad UDP header; a
+ * gateway address; other unicast ports and addresses are UDP flows, other
+ * multicast is dropped (IP6_DROP_ADDR); a bad UDP length to the server is a bad UDP header; a
  * UDP length shorter than the packet cuts the message there
  * @state:	environment
  */
@@ -1332,7 +1332,14 @@ static void test_udp_hook(void **state)
 	send6(e, &m, guest6_ll, all_servers, 546);
 	send6(e, &m, guest6_ll, all_servers, 53);
 	assert_int_equal(e->fx.nframes, 0);
-	assert_ctr_deltas(e, CTR_IP6_DROP_PROTO, 5, -1);
+	/* the unicast ones are UDP flows like any other; multicast dropped */
+	assert_ctr_deltas(e, CTR_IP6_DROP_ADDR, 3, CTR_UDP_FROM_GUEST, 2,
+			  CTR_UDP_FLOWS_OPENED, 2, CTR_UDP_FLOWS_OPENED6, 2, -1);
+	assert_int_equal(fx_count(e, FX_DGRAM_OPEN), 2);
+	env_clear(e);
+	core_timer(&e->c, e->now + e->c.conf.udp_idle_ns + 1, &e->fx);
+	assert_int_equal(fx_count(e, FX_DGRAM_CLOSE), 2);
+	env_clear(e);
 
 	/* UDP length past the packet, and below 8 */
 	env_mark(e);

@@ -759,12 +759,23 @@ static void test_echo(void **state)
 
 	env_clear(e);
 	env_mark(e);
-	p.dst = outside6; /* no ICMPv6 sockets yet */
+	p.dst = outside6; /* elsewhere: an ICMPv6 ping socket (udp.c) */
 	input6(e, &p);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_int_equal(fx_count(e, FX_DGRAM_OPEN), 1);
+	assert_int_equal(fx_count(e, FX_DGRAM_SEND), 1);
+	assert_ctr_deltas(e, CTR_ICMP6_ECHO_OUT, 1, CTR_UDP_FLOWS_OPENED, 1,
+			  CTR_UDP_FLOWS_OPENED6, 1, -1);
+	/* the echo flow idles out, so the test ends with nothing live */
+	env_clear(e);
+	core_timer(&e->c, e->now + e->c.conf.udp_idle_ns, &e->fx);
+	assert_int_equal(fx_count(e, FX_DGRAM_CLOSE), 1);
+	env_clear(e);
+	env_mark(e);
 	p.dst = all_nodes;
 	p.dst_mac = all_nodes_mac;
 	input6(e, &p);
-	assert_ctr_deltas(e, CTR_ICMP6_DROP_UNSUPPORTED, 2, -1);
+	assert_ctr_deltas(e, CTR_ICMP6_DROP_UNSUPPORTED, 1, -1);
 	p.dst = gw6;
 	p.dst_mac = NULL;
 	m[1] = 1; /* code */
@@ -776,7 +787,7 @@ static void test_echo(void **state)
 	p.src = unspec6;
 	input6(e, &p);
 	assert_int_equal(e->fx.nframes, 0);
-	assert_ctr_deltas(e, CTR_ICMP6_DROP_UNSUPPORTED, 2,
+	assert_ctr_deltas(e, CTR_ICMP6_DROP_UNSUPPORTED, 1,
 			  CTR_ICMP6_DROP_BAD, 3, -1);
 }
 
@@ -1024,7 +1035,10 @@ static void test_frag_proto(void **state)
 	input6(e, &p);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_int_equal(e->fx.nintents, 0);
-	assert_ctr_deltas(e, CTR_IP6_DROP_PROTO, 3, -1);
+	/* TCP and UDP are carried now (test_ipv6.c): these zeroed headers
+	 * are malformed there */
+	assert_ctr_deltas(e, CTR_IP6_DROP_PROTO, 1, CTR_TCP_DROP_BAD_HDR, 1,
+			  CTR_UDP_DROP_BAD_HDR, 1, -1);
 }
 
 /**

@@ -33,6 +33,8 @@ static uint8_t pat[70000];	/* payload pattern: pat[i] = f(i) */
  * @gwnd:	window field the guest sends
  * @iss:	our initial sequence number
  * @ws:		the guest offered window scaling
+ * @target:	where the FX_SOCK_CONNECT intent said to connect (guest_syn())
+ * @tport:	and to which port
  */
 struct conn {
 	struct tcp_flow *f;
@@ -43,6 +45,8 @@ struct conn {
 	uint16_t gwnd;
 	uint32_t iss;
 	bool ws;
+	uint8_t target[ADDR_LEN];
+	uint16_t tport;
 };
 
 /**
@@ -294,6 +298,8 @@ static void guest_syn(struct env *e, struct conn *k, uint32_t raddr,
 	assert_intents(e, FX_SOCK_CONNECT, -1);
 	it = &e->fx.intents[0];
 	assert_int_equal(it->sock, -1);
+	memcpy(k->target, it->addr, ADDR_LEN);
+	k->tport = it->port;
 	k->idx = it->flow;
 	k->f = tcp_flow_get(&e->c, k->idx);
 	assert_non_null(k->f);
@@ -417,7 +423,7 @@ static void host_tx(struct env *e, struct conn *k, const uint8_t *data,
 	assert_true(room >= len);
 	assert_true(len <= mss);
 	assert_int_equal(off, k->f->snd_nxt - k->f->snd_una);
-	memcpy(slot + tcp_payload_off(&e->c), data, len);
+	memcpy(slot + tcp_payload_off(&e->c, k->f), data, len);
 	tcp_build_data(&e->c, k->f, &e->fx, len, e->now);
 	assert_int_equal(e->fx.nframes, i + 1);
 	check_seg(e, i, k, T_ACK | T_PSH, seq, k->f->rcv_nxt, len, &o);
@@ -438,9 +444,11 @@ static void test_handshake_gw(void **state)
 	struct conn k;
 
 	guest_syn(e, &k, GW4, 40000, 80, 1000000, true);
-	assert_int_equal(k.f->target_addr_be, LO4);
-	assert_int_equal(k.f->remote_addr_be, GW4);
-	assert_int_equal(k.f->guest_addr_be, GUEST4);
+	assert_true(addr_is4(k.target));
+	assert_int_equal(addr_to4(k.target), LO4);
+	assert_int_equal(k.tport, 80);
+	assert_memory_equal(k.f->remote_addr, M4(GW4), ADDR_LEN);
+	assert_memory_equal(k.f->guest_addr, M4(GUEST4), ADDR_LEN);
 	assert_int_equal(k.f->mss, 1460);
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_FLOWS_OPENED_GUEST,
 			  1, CTR_TCP_FLOWS_ACTIVE, 1, -1);
@@ -579,7 +587,7 @@ static void test_handshake_other_addr(void **state)
 	struct conn k;
 
 	guest_syn(e, &k, REMOTE4, 40002, 443, 0x12345678, true);
-	assert_int_equal(k.f->target_addr_be, REMOTE4);
+	assert_memory_equal(k.target, M4(REMOTE4), ADDR_LEN);
 	host_connected(e, &k);
 	k.gwnd = 502;
 	gsend(e, &k, T_ACK | T_PSH, pat, 100);
@@ -2506,7 +2514,8 @@ static void host_accept(struct env *e, struct conn *k, uint32_t src,
 	k->rport = sport;
 	k->gport = gport;
 	env_clear(e);
-	k->f = tcp_host_accepted(&e->c, src, sport, gport, 42, e->now, &e->fx);
+	k->f = tcp_host_accepted(&e->c, M4(src), sport, gport, 42, e->now,
+				 &e->fx);
 	assert_non_null(k->f);
 	k->idx = tcp_flow_idx(&e->c, k->f);
 	k->f->sock = (int32_t)(SOCK_BASE + k->idx); /* for the checks */
@@ -2536,17 +2545,17 @@ static void test_published_port(void **state)
 	struct seg s;
 
 	env_mark(e);
-	f = tcp_host_accepted(&e->c, GW4, 55555, 22, 42, e->now, &e->fx);
+	f = tcp_host_accepted(&e->c, M4(GW4), 55555, 22, 42, e->now, &e->fx);
 	assert_non_null(f);
 	assert_int_equal(f->sock, 42);
-	assert_int_equal(f->guest_addr_be, GUEST4);
+	assert_memory_equal(f->guest_addr, M4(GUEST4), ADDR_LEN);
 	assert_int_equal(f->guest_port, 22);
-	assert_int_equal(f->remote_addr_be, GW4);
+	assert_memory_equal(f->remote_addr, M4(GW4), ADDR_LEN);
 	assert_int_equal(f->remote_port, 55555);
 	assert_ctr_deltas(e, CTR_TCP_FLOWS_OPENED_HOST, 1, CTR_TCP_FLOWS_ACTIVE,
 			  1, -1);
 	/* the same tuple twice is refused */
-	assert_null(tcp_host_accepted(&e->c, GW4, 55555, 22, 43, e->now,
+	assert_null(tcp_host_accepted(&e->c, M4(GW4), 55555, 22, 43, e->now,
 				      &e->fx));
 	assert_int_equal(env_delta(e, CTR_TCP_DROP_STATE), 1);
 	/* tidy: the guest refuses this one */
@@ -2690,7 +2699,8 @@ static void test_table_full(void **state)
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_FLOWS_TABLE_FULL, 1,
 			  CTR_TCP_RST_UNKNOWN_FLOW, 1, -1);
 	env_clear(e);
-	assert_null(tcp_host_accepted(&e->c, GW4, 1, 2, 3, e->now, &e->fx));
+	assert_null(tcp_host_accepted(&e->c, M4(GW4), 1, 2, 3, e->now,
+				      &e->fx));
 	assert_int_equal(e->fx.nframes, 0);
 	assert_int_equal(env_delta(e, CTR_TCP_FLOWS_TABLE_FULL), 2);
 
@@ -2705,7 +2715,8 @@ static void test_table_full(void **state)
 
 	/* every flow is still found by its tuple */
 	for (i = 0; i < ENV_MAX_FLOWS; i++) {
-		f = flow_lookup(&e->c, GUEST4, k[i].gport, REMOTE4, 80);
+		f = flow_lookup(&e->c, M4(GUEST4), k[i].gport, M4(REMOTE4),
+				80);
 		assert_ptr_equal(f, k[i].f);
 	}
 	for (i = 0; i < ENV_MAX_FLOWS; i++) {
