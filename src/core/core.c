@@ -244,6 +244,7 @@ void core_input(struct core *c, struct pkt_view frame, uint64_t now_ns,
 	uint16_t type;
 
 	c->pass_to = -1;
+	c->now_ns = now_ns;
 	if (vnet_hdr_parse(c, &frame, &vh)) {
 		CTR_INC(c, VNET_DROP_BAD_HDR);
 		return;
@@ -361,6 +362,8 @@ uint64_t core_timer(struct core *c, uint64_t now_ns, struct fx *fx)
 {
 	uint64_t next = UINT64_MAX;
 	uint32_t i;
+
+	c->now_ns = now_ns;
 
 	for (i = 0; i < c->hiwat; i++) {
 		struct tcp_flow *f = &c->flows[i];

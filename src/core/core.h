@@ -378,7 +378,9 @@ struct udp_flow;
  *		passed this frame on already
  * @pass_to:	set by core_input(): the shard the frame belongs to, or -1
  *		if it was handled here (see core_pass_on())
- * @ended:	hashes of TCP flows that ended here lately (flow_ended_here())
+ * @ended:	TCP flows that ended here lately (flow_ended_here()): a
+ *		tuple hash and the time it ended, in ms of @now_ns
+ * @now_ns:	the time of the input or timer being handled
  */
 struct core {
 	struct core_conf conf;
@@ -402,7 +404,11 @@ struct core {
 	uint32_t ra_cnt;
 	uint8_t in_hop;
 	int pass_to;
-	uint32_t ended[256];
+	struct {
+		uint32_t h;
+		uint32_t ms;
+	} ended[256];
+	uint64_t now_ns;
 };
 
 /**

@@ -4,6 +4,9 @@
 #include "../util/siphash.h"
 #include "tcp.h"
 
+/* how long a tuple counts as ended here (flow_ended_here()) */
+#define FLOW_ENDED_MS 200
+
 /**
  * flow_tuple_hash() - keyed hash of a tuple (buckets and ISNs)
  * @key:	siphash key
@@ -61,28 +64,26 @@ static uint32_t flow_bucket(const struct core *c, const uint8_t *gaddr,
 }
 
 /**
- * flow_ended_mark() - the slot of a tuple in the memory of ended flows
+ * flow_ended_hash() - a tuple's hash for the memory of ended flows
  * @c:		core
  * @gaddr:	guest-side address
  * @gport:	guest-side port
  * @raddr:	remote address
  * @rport:	remote port
- * @h:		out: the value stored for the tuple (never 0)
  *
- * Return: the slot
+ * Return: 32 bits, never 0
  */
-static uint32_t *flow_ended_mark(struct core *c, const uint8_t *gaddr,
-				 uint16_t gport, const uint8_t *raddr,
-				 uint16_t rport, uint32_t *h)
+static uint32_t flow_ended_hash(const struct core *c, const uint8_t *gaddr,
+				uint16_t gport, const uint8_t *raddr,
+				uint16_t rport)
 {
-	*h = (uint32_t)(flow_tuple_hash(c->key, gaddr, gport, raddr, rport,
-					FLOW_HASH_BUCKET) >> 32) | 1;
-	return &c->ended[*h % ARRAY_SIZE(c->ended)];
+	return (uint32_t)(flow_tuple_hash(c->key, gaddr, gport, raddr, rport,
+					  FLOW_HASH_BUCKET) >> 32) | 1;
 }
 
 /**
- * flow_ended_here() - did a flow of this tuple end on this core lately?
- * @c:		core
+ * flow_ended_here() - did a flow of this tuple end on this core just now?
+ * @c:		core (@c->now_ns current)
  * @gaddr:	guest-side address
  * @gport:	guest-side port
  * @raddr:	remote address
@@ -90,18 +91,23 @@ static uint32_t *flow_ended_mark(struct core *c, const uint8_t *gaddr,
  *
  * With shards, a segment for a flow we do not have goes round the other
  * shards; but the usual such segment is the guest's data still in flight
- * when its flow ended here (a reset), and that one we answer ourselves.
- * A direct-mapped memory of the last ended flows' hashes: a collision
- * costs at most a pass to another shard.
+ * when its flow ended here (a reset: tens of 64 KiB frames), and that one
+ * we answer ourselves. The memory is direct-mapped and short: a tuple
+ * counts for FLOW_ENDED_MS after its flow ended, so that a new flow of the
+ * same tuple on another shard (a client port used again) is not answered
+ * here; and callers ask only for segments without SYN (a SYN-ACK always
+ * belongs to a new flow).
  *
  * Return: true if it did (as far as the memory goes)
  */
 bool flow_ended_here(struct core *c, const uint8_t *gaddr, uint16_t gport,
 		     const uint8_t *raddr, uint16_t rport)
 {
-	uint32_t h;
+	uint32_t h = flow_ended_hash(c, gaddr, gport, raddr, rport);
+	uint32_t ms = (uint32_t)(c->now_ns / 1000000);
+	unsigned i = h % ARRAY_SIZE(c->ended);
 
-	return *flow_ended_mark(c, gaddr, gport, raddr, rport, &h) == h;
+	return c->ended[i].h == h && ms - c->ended[i].ms < FLOW_ENDED_MS;
 }
 
 /**
@@ -191,10 +197,12 @@ void flow_free(struct core *c, struct tcp_flow *f)
 	ASSERT(*pp == idx + 1);
 	*pp = f->next;
 	if (c->conf.nshards > 1) {
-		uint32_t h;
+		uint32_t h = flow_ended_hash(c, f->guest_addr, f->guest_port,
+					     f->remote_addr, f->remote_port);
 
-		*flow_ended_mark(c, f->guest_addr, f->guest_port,
-				 f->remote_addr, f->remote_port, &h) = h;
+		c->ended[h % ARRAY_SIZE(c->ended)].h = h;
+		c->ended[h % ARRAY_SIZE(c->ended)].ms =
+			(uint32_t)(c->now_ns / 1000000);
 	}
 	if (f->flags & TCPF_ACK_LISTED) {
 		uint32_t i;

@@ -903,10 +903,11 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 	addr_from_ip(iph, saddr, daddr);
 	f = flow_lookup(c, saddr, s.sport, daddr, s.dport);
 	/* a new flow is opened where its SYN lands; anything else for a
-	 * flow we do not have may belong to another shard */
+	 * flow we do not have may belong to another shard, but for the tail
+	 * of a flow that ended here just now (a SYN-ACK never is one) */
 	if (!f && (s.flags & (TH_SYN | TH_ACK | TH_RST)) != TH_SYN &&
-	    c->conf.nshards > 1 &&
-	    !flow_ended_here(c, saddr, s.sport, daddr, s.dport) &&
+	    ((s.flags & TH_SYN) ||
+	     !flow_ended_here(c, saddr, s.sport, daddr, s.dport)) &&
 	    core_pass_on(c, -1))
 		return;
 	CTR_INC(c, TCP_GUEST_SEGS);

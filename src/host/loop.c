@@ -79,7 +79,6 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 {
 	struct core_conf cc = { 0 };
 	uint32_t max_udp;
-	uint8_t key[16];
 	void *mem;
 	int ret;
 
@@ -161,7 +160,8 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 		cc.max_inflight = FALLBACK_INFLIGHT;
 	}
 
-	if (getrandom(key, sizeof(key), 0) != sizeof(key))
+	if (!id && getrandom(grp->key, sizeof(grp->key), 0) !=
+			   sizeof(grp->key))
 		return -errno;
 	mem = calloc(1, core_mem_size(&cc));
 	sh->hflags = calloc(sh->max_flows, 1);
@@ -176,7 +176,7 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	if (!mem || !sh->hflags || !sh->txq || !sh->frame_len || !sh->fx.slots ||
 	    !sh->upeer)
 		return -ENOMEM;
-	ret = core_init(&sh->core, &cc, mem, sh->ctr, key);
+	ret = core_init(&sh->core, &cc, mem, sh->ctr, grp->key);
 	if (ret)
 		return ret;
 

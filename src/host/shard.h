@@ -72,6 +72,11 @@ struct shard;
  * @stop:	set by shard 0 to end the other shards' loops
  * @fatal:	set by a shard whose loop failed (-errno): shard 0 stops
  * @rr:		round-robin counter for accepted connections (shard 0 only)
+ * @key:	the cores' hash key, the same for all: initial sequence
+ *		numbers must grow per tuple whichever shard opens its next
+ *		flow (a guest in TIME_WAIT takes a new SYN only above the
+ *		old flow's sequence numbers; a client port used again on
+ *		loopback came back 400 ms late with a key per shard)
  */
 struct shard_group {
 	unsigned n;
@@ -79,6 +84,7 @@ struct shard_group {
 	_Atomic int stop;
 	_Atomic int fatal;
 	unsigned rr;
+	uint8_t key[16];
 };
 
 /* per-flow host-side state bits */

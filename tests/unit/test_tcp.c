@@ -3156,6 +3156,17 @@ static void test_shard_pass_on(void **state)
 	assert_int_equal(e->c.pass_to, -1);
 	assert_int_equal(e->fx.nframes, 1); /* the RST */
 	env_clear(e);
+	/* but a SYN-ACK of the same tuple is a new flow's, maybe another
+	 * shard's (a published port's client used its port again) */
+	gsend(e, &k, T_SYN | T_ACK, NULL, 0);
+	assert_int_equal(e->c.pass_to, 1);
+	assert_int_equal(e->fx.nframes, 0);
+	/* and the memory is short: later segments go round again */
+	e->now += 300ULL * 1000 * 1000;
+	gsend(e, &k, T_ACK, pat, 10);
+	assert_int_equal(e->c.pass_to, 1);
+	assert_int_equal(e->fx.nframes, 0);
+	env_clear(e);
 
 	/* a new datagram flow goes round; the last shard opens it */
 	udp_to(e, ip4(10, 0, 2, 77), 5353, 9999);
