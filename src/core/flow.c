@@ -91,12 +91,13 @@ static uint32_t flow_ended_hash(const struct core *c, const uint8_t *gaddr,
  *
  * With shards, a segment for a flow we do not have goes round the other
  * shards; but the usual such segment is the guest's data still in flight
- * when its flow ended here (a reset: tens of 64 KiB frames), and that one
- * we answer ourselves. The memory is direct-mapped and short: a tuple
- * counts for FLOW_ENDED_MS after its flow ended, so that a new flow of the
- * same tuple on another shard (a client port used again) is not answered
- * here; and callers ask only for segments without SYN (a SYN-ACK always
- * belongs to a new flow).
+ * when we reset its flow here (the host side reset: tens of 64 KiB
+ * frames), and that one we answer ourselves. Only flows we reset are
+ * remembered (flows that closed cleanly leave no tail, and their client
+ * ports come back within milliseconds under connection churn, for new
+ * flows that may live on another shard); the memory is direct-mapped and
+ * short, a tuple counts for FLOW_ENDED_MS; and callers ask only for
+ * segments without SYN (a SYN-ACK always belongs to a new flow).
  *
  * Return: true if it did (as far as the memory goes)
  */
@@ -196,7 +197,7 @@ void flow_free(struct core *c, struct tcp_flow *f)
 		pp = &c->flows[*pp - 1].next;
 	ASSERT(*pp == idx + 1);
 	*pp = f->next;
-	if (c->conf.nshards > 1) {
+	if (c->conf.nshards > 1 && (f->flags & TCPF_RESET_HERE)) {
 		uint32_t h = flow_ended_hash(c, f->guest_addr, f->guest_port,
 					     f->remote_addr, f->remote_port);
 

@@ -303,6 +303,8 @@ static void tcp_send_ctl(struct core *c, struct tcp_flow *f, struct fx *fx,
 			optlen = 8;
 		}
 	}
+	if (flags & TH_RST)
+		f->flags |= TCPF_RESET_HERE; /* see flow_ended_here() */
 	if (tcp_write_frame(c, f, fx, flags, seq, optlen ? opts : NULL, optlen,
 			    0))
 		return;

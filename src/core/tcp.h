@@ -36,6 +36,7 @@ extern const char *const tcp_state_str[TCPS_STATE_NUM];
 #define TCPF_HOST_BLOCKED 0x40	/* host send buffer full: window update due */
 #define TCPF_PERSIST 0x80	/* the timer is a zero-window probe */
 #define TCPF_ACK_LISTED 0x100	/* on the core's ack list */
+#define TCPF_RESET_HERE 0x200	/* we reset the guest: its tail may follow */
 
 /**
  * struct tcp_flow - one TCP connection between the guest and a host socket

@@ -54,6 +54,11 @@ if [ -n "${EXPECT_GSO:-}" ]; then
 	expect_ctr TCP_TX_GSO_FRAMES -gt 0
 	expect_ctr EDGE_RX_GSO_FRAMES -gt 0 # and the guest sends TSO frames
 fi
+if [ -n "${EXPECT_MIDBATCH:-}" ]; then
+	# --ack-every 2 at MTU 1500: TSO frames from the guest carry many
+	# segments each, so ACKs go out within batches
+	expect_ctr TCP_ACKS_MIDBATCH -gt 0
+fi
 if [ -n "${EXPECT_NO_MIDBATCH:-}" ]; then
 	# --ack-every 0: ACKs only at the end of each batch
 	expect_ctr TCP_ACKS_MIDBATCH -eq 0

@@ -3150,8 +3150,18 @@ static void test_shard_pass_on(void **state)
 	e->c.in_hop = 0;
 	open_conn(e, &k, GW4, 40101, 80, 7000, true);
 	assert_int_equal(e->c.pass_to, -1);
-	/* once it ended here, its late segments are answered here */
+	/* a flow the guest reset leaves no tail: later segments of its
+	 * tuple are a new flow's, maybe another shard's */
 	rst_conn(e, &k);
+	gsend(e, &k, T_ACK, pat, 10);
+	assert_int_equal(e->c.pass_to, 1);
+	assert_int_equal(e->fx.nframes, 0);
+	/* once we reset one here (the host side failed), the guest's data
+	 * still in flight is answered here */
+	open_conn(e, &k, GW4, 40101, 80, 9000, true);
+	tcp_on_sock_error(&e->c, k.f, &e->fx);
+	assert_int_equal(e->fx.nframes, 1); /* our RST */
+	env_clear(e);
 	gsend(e, &k, T_ACK, pat, 10);
 	assert_int_equal(e->c.pass_to, -1);
 	assert_int_equal(e->fx.nframes, 1); /* the RST */
