@@ -60,6 +60,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "toolutil.h"
+
+const char tool_name[] = "swconn";
+
 #define REQ_LEN		16
 #define REP_LEN		32
 #define OP_CLOSE	'C'
@@ -183,48 +187,6 @@ static void usage(FILE *f)
 	      "\n"
 	      "Exit status: 0 every connection verified, 1 any failure, 2 usage.\n",
 	      f);
-}
-
-/**
- * usage_error() - report a command line error and exit with status 2
- * @fmt:	printf format
- */
-static _Noreturn void usage_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static _Noreturn void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("swconn: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'swconn --help'.\n", stderr);
-	exit(2);
-}
-
-/**
- * parse_uint() - parse a decimal number within bounds
- * @opt:	option name, for the message
- * @s:		text
- * @lo:		smallest value allowed
- * @hi:		largest value allowed
- *
- * Return: the value; exits with status 2 if invalid
- */
-static unsigned int parse_uint(const char *opt, const char *s,
-			       unsigned long lo, unsigned long hi)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < lo || v > hi)
-		usage_error("%s: expected a number from %lu to %lu, got '%s'",
-			    opt, lo, hi, s);
-	return (unsigned int)v;
 }
 
 /**

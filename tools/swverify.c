@@ -47,6 +47,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "toolutil.h"
+
+const char tool_name[] = "swverify";
+
 #define PAT_SHIFT	9
 #define PAT_WORDS	(1u << PAT_SHIFT)
 #define PAT_MASK	(PAT_WORDS - 1)
@@ -473,25 +477,6 @@ static void usage(FILE *f)
 	      "One JSON line per connection is printed on stdout; --parallel adds a summary.\n"
 	      "Exit status: 0 all verified, 1 verification or connection failure, 2 usage.\n",
 	      f);
-}
-
-/**
- * usage_error() - report a command line error and exit with status 2
- * @fmt:	printf format
- */
-static _Noreturn void usage_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static _Noreturn void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("swverify: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'swverify --help'.\n", stderr);
-	exit(2);
 }
 
 /**

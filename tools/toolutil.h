@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* toolutil.h - what the test instruments (swverify, swrr, swconn) share */
+#ifndef SLIPWAY_TOOLUTIL_H
+#define SLIPWAY_TOOLUTIL_H
+
+/* the program's name, for messages: each tool defines it */
+extern const char tool_name[];
+
+/**
+ * usage_error() - report a command line error and exit with status 2
+ * @fmt:	printf format
+ */
+_Noreturn void usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/**
+ * parse_uint() - parse a decimal number within bounds
+ * @opt:	option name, for the message
+ * @s:		text
+ * @lo:		smallest value allowed
+ * @hi:		largest value allowed
+ *
+ * Return: the value; exits with status 2 if invalid
+ */
+unsigned int parse_uint(const char *opt, const char *s, unsigned long lo,
+			unsigned long hi);
+
+#endif /* SLIPWAY_TOOLUTIL_H */
