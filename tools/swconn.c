@@ -305,37 +305,6 @@ static double now_s(void)
 }
 
 /**
- * resolve() - turn ADDR and PORT into a socket address
- * @addr:	host
- * @port:	port
- * @passive:	for bind()
- * @ss:		result
- * @len:	result length
- *
- * Return: true on success
- */
-static bool resolve(const char *addr, const char *port, bool passive,
-		    struct sockaddr_storage *ss, socklen_t *len)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res;
-	int rc;
-
-	if (passive)
-		hints.ai_flags = AI_PASSIVE;
-	rc = getaddrinfo(addr, port, &hints, &res);
-	if (rc) {
-		fprintf(stderr, "swconn: %s port %s: %s\n", addr, port,
-			gai_strerror(rc));
-		return false;
-	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	return true;
-}
-
-/**
  * raise_nofile() - make room for @need open files (soft, and hard as root)
  * @need:	descriptors wanted
  */
@@ -638,7 +607,7 @@ static int run_server(const struct opts *o)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	if (!resolve(o->addr, o->port, true, &ss, &len))
+	if (!tool_resolve(o->addr, o->port, true, &ss, &len))
 		return 1;
 	s.lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		       0);
@@ -987,7 +956,7 @@ static bool cli_init(struct cli *L, const struct opts *o, size_t slots,
 	L->o = o;
 	L->op = op;
 	L->timeout_s = op == OP_HOLD ? HOLD_TIMEOUT_S : CONN_TIMEOUT_S;
-	if (!resolve(o->addr, o->port, false, &L->ss, &L->ss_len))
+	if (!tool_resolve(o->addr, o->port, false, &L->ss, &L->ss_len))
 		return false;
 	L->ep = epoll_create1(EPOLL_CLOEXEC);
 	L->c = calloc(slots, sizeof(*L->c));

@@ -203,37 +203,6 @@ static uint64_t now_ns(void)
 }
 
 /**
- * resolve() - turn ADDR and PORT into a socket address (numeric or name)
- * @addr:	host
- * @port:	port
- * @passive:	for bind()
- * @ss:		result
- * @len:	result length
- *
- * Return: true on success
- */
-static bool resolve(const char *addr, const char *port, bool passive,
-		    struct sockaddr_storage *ss, socklen_t *len)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res;
-	int rc;
-
-	if (passive)
-		hints.ai_flags = AI_PASSIVE;
-	rc = getaddrinfo(addr, port, &hints, &res);
-	if (rc) {
-		fprintf(stderr, "swrr: %s port %s: %s\n", addr, port,
-			gai_strerror(rc));
-		return false;
-	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	return true;
-}
-
-/**
  * set_nodelay() - turn Nagle's algorithm off on a TCP socket
  * @fd:	socket
  *
@@ -481,7 +450,7 @@ static int run_client(const struct rr_opts *o)
 	size_t k, n;
 	int fd, rc;
 
-	if (!resolve(o->addr, o->port, false, &ss, &len))
+	if (!tool_resolve(o->addr, o->port, false, &ss, &len))
 		return 1;
 	sbuf = malloc(o->size);
 	rbuf = malloc(o->size);
@@ -628,7 +597,7 @@ static int run_server(const struct rr_opts *o)
 	int lfd, one = 1, i, n;
 	socklen_t len;
 
-	if (!resolve(o->addr, o->port, true, &ss, &len))
+	if (!tool_resolve(o->addr, o->port, true, &ss, &len))
 		return 1;
 	lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		     0);

@@ -2,9 +2,11 @@
 /* toolutil.c - what the test instruments (swverify, swrr, swconn) share */
 
 #include <errno.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "toolutil.h"
 
@@ -45,4 +47,35 @@ unsigned int parse_uint(const char *opt, const char *s, unsigned long lo,
 		usage_error("%s: expected a number from %lu to %lu, got '%s'",
 			    opt, lo, hi, s);
 	return (unsigned int)v;
+}
+
+/**
+ * tool_resolve() - turn ADDR and PORT into a TCP socket address
+ * @addr:	host
+ * @port:	port
+ * @passive:	for bind()
+ * @ss:		result
+ * @len:	result length
+ *
+ * Return: true on success; on failure a message was printed
+ */
+bool tool_resolve(const char *addr, const char *port, bool passive,
+		  struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res;
+	int rc;
+
+	if (passive)
+		hints.ai_flags = AI_PASSIVE;
+	rc = getaddrinfo(addr, port, &hints, &res);
+	if (rc) {
+		fprintf(stderr, "%s: %s port %s: %s\n", tool_name, addr, port,
+			gai_strerror(rc));
+		return false;
+	}
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return true;
 }

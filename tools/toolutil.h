@@ -3,6 +3,9 @@
 #ifndef SLIPWAY_TOOLUTIL_H
 #define SLIPWAY_TOOLUTIL_H
 
+#include <stdbool.h>
+#include <sys/socket.h>
+
 /* the program's name, for messages: each tool defines it */
 extern const char tool_name[];
 
@@ -24,5 +27,19 @@ _Noreturn void usage_error(const char *fmt, ...)
  */
 unsigned int parse_uint(const char *opt, const char *s, unsigned long lo,
 			unsigned long hi);
+
+/**
+ * tool_resolve() - turn ADDR and PORT into a TCP socket address (numeric or
+ * a name)
+ * @addr:	host
+ * @port:	port
+ * @passive:	for bind()
+ * @ss:		result
+ * @len:	result length
+ *
+ * Return: true on success; on failure a message was printed
+ */
+bool tool_resolve(const char *addr, const char *port, bool passive,
+		  struct sockaddr_storage *ss, socklen_t *len);
 
 #endif /* SLIPWAY_TOOLUTIL_H */
