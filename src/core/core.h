@@ -635,6 +635,29 @@ bool core_dst_map(const struct core *c, const uint8_t *daddr,
 		  uint8_t *target);
 
 /**
+ * core_guest_addr() - the guest's address a host client of a family reaches
+ * @c:		core
+ * @src:	the client's address (v4-mapped for IPv4)
+ * @g:		out: the guest's IPv4 (v4-mapped) or IPv6 address
+ *
+ * Return: false, counted as IP6_DROP_ADDR, for an IPv6 client with IPv6 off
+ */
+static inline bool core_guest_addr(struct core *c, const uint8_t *src,
+				   uint8_t *g)
+{
+	if (addr_is4(src)) {
+		addr_from4(g, c->conf.guest4_be);
+		return true;
+	}
+	if (!c->conf.ipv6) {
+		CTR_INC(c, IP6_DROP_ADDR);
+		return false;
+	}
+	memcpy(g, c->conf.guest6, ADDR_LEN);
+	return true;
+}
+
+/**
  * core_addr_is_dns() - is an address the DNS forwarder's, in either family?
  * @c:	core
  * @a:	address (ADDR_LEN bytes)

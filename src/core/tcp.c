@@ -615,15 +615,8 @@ struct tcp_flow *tcp_host_accepted(struct core *c, const uint8_t *src,
 	uint8_t g[ADDR_LEN];
 	struct tcp_flow *f;
 
-	if (addr_is4(src)) {
-		addr_from4(g, c->conf.guest4_be);
-	} else {
-		if (!c->conf.ipv6) {
-			CTR_INC(c, IP6_DROP_ADDR);
-			return NULL;
-		}
-		memcpy(g, c->conf.guest6, ADDR_LEN);
-	}
+	if (!core_guest_addr(c, src, g))
+		return NULL;
 	if (flow_lookup(c, g, dst_port, src, src_port)) {
 		CTR_INC(c, TCP_DROP_STATE);
 		return NULL;

@@ -435,15 +435,8 @@ struct udp_flow *udp_pub_to_guest(struct core *c, const uint8_t *src,
 	uint8_t g[ADDR_LEN];
 	struct udp_flow *f;
 
-	if (addr_is4(src)) {
-		addr_from4(g, c->conf.guest4_be);
-	} else {
-		if (!c->conf.ipv6) {
-			CTR_INC(c, IP6_DROP_ADDR);
-			return NULL;
-		}
-		memcpy(g, c->conf.guest6, ADDR_LEN);
-	}
+	if (!core_guest_addr(c, src, g))
+		return NULL;
 	f = uflow_lookup(c, UDPK_PUB, g, gport, src, sport);
 	if (!f) {
 		f = uflow_alloc(c, UDPK_PUB, g, gport, src, sport);
