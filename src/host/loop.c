@@ -149,9 +149,11 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 		cc.ra_router_lifetime_s = 65535;
 	}
 
-	sh->peek_off = !conf->no_peek_off && sock_tcp_peek_off_supported();
+	/* probed (and warned about) once: shard 0 is set up first */
+	sh->peek_off = id ? grp->sh[0]->peek_off :
+			    !conf->no_peek_off && sock_tcp_peek_off_supported();
 	if (!sh->peek_off) {
-		if (!conf->no_peek_off)
+		if (!conf->no_peek_off && !id)
 			warn("this kernel lacks TCP SO_PEEK_OFF: using the slower re-peek fallback");
 		sh->discard_len = FALLBACK_INFLIGHT;
 		sh->discard = malloc(sh->discard_len);
