@@ -127,9 +127,9 @@ static void dump_stats(struct shard *sh, const struct run *r)
 		}
 	}
 	snprintf(extra, sizeof(extra),
-		 "\"version\":\"0.1.0\",\"edge\":\"tap\",\"peek_offset\":%s,"
+		 "\"version\":\"0.1.0\",\"edge\":\"%s\",\"peek_offset\":%s,"
 		 "\"shards_n\":%u,\"max_flows\":%u",
-		 sh->peek_off ? "true" : "false", sh->grp->n,
+		 sh->edge->ops->name, sh->peek_off ? "true" : "false", sh->grp->n,
 		 r->conf->max_flows);
 	ctr_dump_json(out, shards, sh->grp->n, extra);
 	if (out != stderr)
@@ -300,9 +300,12 @@ int main(int argc, char **argv)
 	struct shard *sh = &shs[0];
 	unsigned i;
 	struct netns_conf nc = { 0 };
-	struct netns_state ns;
+	struct netns_state ns = { .nsh_fd = -1 };
 	struct conf conf;
-	struct edge edge;
+	struct edge edge = { 0 };
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	const uint8_t *mac = bcast;
+	char where[160];
 	struct run r = { 0 };
 	sigset_t mask;
 	char a[INET_ADDRSTRLEN], g[INET_ADDRSTRLEN], resolv_text[600];
@@ -356,16 +359,39 @@ int main(int argc, char **argv)
 	/* watch before the tap exists: a deletion right after the namespace
 	 * is configured must not be missed */
 	r.inofd = -1;
-	if (conf.netns)
-		ns_watch_start(&r, conf.netns);
-	if (netns_setup(&nc, &ns))
-		return 1;
+	if (conf.edge != CONF_EDGE_TAP) {
+		static const int kinds[] = {
+			[CONF_EDGE_STREAM] = QSOCK_STREAM,
+			[CONF_EDGE_DGRAM] = QSOCK_DGRAM,
+			[CONF_EDGE_FD] = QSOCK_FD,
+		};
 
-	if (tap_edge_init(&edge, ns.tap_fds, ns.nqueues, 12))
-		die("out of memory");
-	grp.n = ns.nqueues;
+		ret = qsock_edge_init(&edge, kinds[conf.edge], conf.sock_path,
+				      conf.sock_fd, sh->ctr);
+		if (ret == -ENOMEM)
+			die("out of memory");
+		if (ret)
+			return 1;
+		grp.n = 1;
+		if (conf.edge == CONF_EDGE_FD)
+			snprintf(where, sizeof(where), "stream socket fd %d",
+				 conf.sock_fd);
+		else
+			snprintf(where, sizeof(where), "%s socket %s",
+				 edge.ops->name, conf.sock_path);
+	} else {
+		if (conf.netns)
+			ns_watch_start(&r, conf.netns);
+		if (netns_setup(&nc, &ns))
+			return 1;
+		if (tap_edge_init(&edge, ns.tap_fds, ns.nqueues, 12))
+			die("out of memory");
+		grp.n = ns.nqueues;
+		mac = ns.mac;
+		snprintf(where, sizeof(where), "%s", conf.ifname);
+	}
 	for (i = 0; i < grp.n; i++) {
-		ret = shard_init(&shs[i], &conf, &edge, ns.mac, &grp, i);
+		ret = shard_init(&shs[i], &conf, &edge, mac, &grp, i);
 		if (ret) {
 			errno = -ret;
 			die_perror("cannot set up");
@@ -396,7 +422,7 @@ int main(int argc, char **argv)
 	inet_ntop(AF_INET, &conf.guest4, a, sizeof(a));
 	inet_ntop(AF_INET, &conf.gw4, g, sizeof(g));
 	info("serving %s: guest %s/%u, gateway %s%s, MTU %u, %u published port(s), %u shard(s)",
-	     conf.ifname, a, conf.prefix_len, g,
+	     where, a, conf.prefix_len, g,
 	     conf.map_gw ? " (= host loopback)" : "", conf.mtu,
 	     sh->nlisteners, grp.n);
 	if (conf.ipv6) {
@@ -424,11 +450,15 @@ int main(int argc, char **argv)
 	ret = shard_run(sh, on_other, &r);
 	if (ret) {
 		errno = -ret;
-		if (ret == -EBADFD || ret == -EIO || ret == -ENXIO)
-			info("the tap device went away (namespace deleted?): stopping");
-		else
-			err_perror("event loop");
 		r.exit_code = 1;
+		if (ret == -ECONNRESET) {
+			info("the guest's connection closed: stopping");
+			r.exit_code = 0;
+		} else if (ret == -EBADFD || ret == -EIO || ret == -ENXIO) {
+			info("the tap device went away (namespace deleted?): stopping");
+		} else {
+			err_perror("event loop");
+		}
 		if (ns.cmd_pid > 0)
 			kill(ns.cmd_pid, SIGTERM);
 	}

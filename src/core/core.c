@@ -349,6 +349,21 @@ void core_flush(struct core *c, uint64_t now_ns, struct fx *fx)
 }
 
 /**
+ * core_guest_gone() - the guest behind the edge went away
+ * @c:		core
+ * @fx:		effects out: host sockets reset or closed
+ *
+ * Return: true when done, false if @fx filled up first (call again)
+ */
+bool core_guest_gone(struct core *c, struct fx *fx)
+{
+	if (!tcp_guest_gone(c, fx) || !udp_guest_gone(c, fx))
+		return false;
+	memset(c->conf.guest_mac, 0xff, ETH_ALEN);
+	return true;
+}
+
+/**
  * core_timer() - run expired deadlines (retransmission, probes, give-up)
  * @c:		core
  * @now_ns:	monotonic time

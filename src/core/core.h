@@ -470,6 +470,21 @@ bool core_pass_on(struct core *c, int to);
 void core_flush(struct core *c, uint64_t now_ns, struct fx *fx);
 
 /**
+ * core_guest_gone() - the guest behind the edge went away (a VM stopped,
+ * a socket peer disconnected, another peer took over a datagram edge)
+ * @c:		core
+ * @fx:		effects out: host sockets reset or closed
+ *
+ * Every TCP flow is reset toward the host, every datagram flow forgotten,
+ * and the guest's MAC address is forgotten until the next guest speaks.
+ * Published ports stay.
+ *
+ * Return: true when done, false if @fx filled up first (the host carries
+ * out the intents and calls again)
+ */
+bool core_guest_gone(struct core *c, struct fx *fx);
+
+/**
  * core_timer() - run expired deadlines (retransmission, probes, give-up)
  * @c:		core
  * @now_ns:	monotonic time

@@ -410,6 +410,35 @@ static void tcp_reset_both(struct core *c, struct tcp_flow *f, struct fx *fx)
 }
 
 /**
+ * tcp_guest_gone() - end every flow: the guest went away with its state
+ * @c:		core
+ * @fx:		effects out (FX_SOCK_RESET for each flow with a socket)
+ *
+ * The guest's side needs no RST: there is nobody to hear it, and a new
+ * guest on the same edge never had these connections. The host peers see
+ * a reset, as they would if the guest had crashed behind a real NIC.
+ *
+ * Return: true when every flow is gone, false if @fx filled up first
+ * (the host drains the intents and calls again)
+ */
+bool tcp_guest_gone(struct core *c, struct fx *fx)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->hiwat; i++) {
+		struct tcp_flow *f = tcp_flow_get(c, i);
+
+		if (!f)
+			continue;
+		if (fx->nintents + 2 >= FX_MAX_INTENTS)
+			return false;
+		CTR_INC(c, TCP_RST_GUEST_GONE);
+		tcp_flow_end(c, f, fx, FX_SOCK_RESET);
+	}
+	return true;
+}
+
+/**
  * tcp_parse() - validate a segment and decode its header and options
  * @iph:	IP header (for the pseudo-header; not checked)
  * @v:		segment

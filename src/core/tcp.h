@@ -265,6 +265,15 @@ struct tcp_flow *tcp_host_accepted(struct core *c, const uint8_t *src,
 				   struct fx *fx);
 
 /**
+ * tcp_guest_gone() - end every flow: the guest went away with its state
+ * @c:		core
+ * @fx:		effects out (FX_SOCK_RESET for each flow with a socket)
+ *
+ * Return: true when every flow is gone, false if @fx filled up first
+ */
+bool tcp_guest_gone(struct core *c, struct fx *fx);
+
+/**
  * tcp_timer() - run one flow's expired deadline
  * @c:		core
  * @f:		flow

@@ -669,6 +669,32 @@ void udp_on_sock_error(struct core *c, struct udp_flow *f, int err,
 }
 
 /**
+ * udp_guest_gone() - forget every datagram flow: the guest went away
+ * @c:		core
+ * @fx:		effects out (FX_DGRAM_CLOSE)
+ *
+ * Return: true when every flow is gone, false if @fx filled up first
+ */
+bool udp_guest_gone(struct core *c, struct fx *fx)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->uhiwat; i++) {
+		struct udp_flow *f = &c->uflows[i];
+
+		if (!f->used)
+			continue;
+		if (fx->nintents + 2 >= FX_MAX_INTENTS)
+			return false;
+		if (f->kind != UDPK_PUB)
+			udp_intent(c, fx, FX_DGRAM_CLOSE, f);
+		CTR_INC(c, UDP_FLOWS_GUEST_GONE);
+		uflow_free(c, f);
+	}
+	return true;
+}
+
+/**
  * udp_timer() - expire idle datagram flows
  * @c:		core
  * @now_ns:	monotonic time

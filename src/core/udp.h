@@ -212,6 +212,15 @@ void udp_on_sock_error(struct core *c, struct udp_flow *f, int err,
 		       struct fx *fx);
 
 /**
+ * udp_guest_gone() - forget every datagram flow: the guest went away
+ * @c:		core
+ * @fx:		effects out (FX_DGRAM_CLOSE)
+ *
+ * Return: true when every flow is gone, false if @fx filled up first
+ */
+bool udp_guest_gone(struct core *c, struct fx *fx);
+
+/**
  * udp_timer() - expire idle datagram flows
  * @c:		core
  * @now_ns:	monotonic time

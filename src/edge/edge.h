@@ -8,6 +8,7 @@
 #ifndef SLIPWAY_EDGE_H
 #define SLIPWAY_EDGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
@@ -21,8 +22,14 @@ struct edge;
  * @rx:		receive up to @max frames from queue @q into @v; returns the
  *		count (0: nothing ready) or -errno (-EBADFD etc.: edge gone)
  * @tx:		send one frame gathered from @iov; returns 0 or -errno
- * @fd:		fd to poll for readability of queue @q
+ * @fd:		fd to poll for readability of queue @q (-1: none now)
  * @fini:	release everything
+ * @accept:	optional: the listening socket is readable; returns 1 if a
+ *		guest connected (poll @fd now), 0 if not, or -errno
+ * @flush:	optional: push out what @tx buffered; returns 0 or -errno
+ *
+ * Socket edges (qsock.c) report a guest that went away as -ECONNRESET
+ * from @rx or @tx, having closed its connection already.
  */
 struct edge_ops {
 	const char *name;
@@ -31,6 +38,8 @@ struct edge_ops {
 		  int iovcnt);
 	int (*fd)(const struct edge *e, unsigned q);
 	void (*fini)(struct edge *e);
+	int (*accept)(struct edge *e);
+	int (*flush)(struct edge *e, unsigned q);
 };
 
 #define EDGE_MAX_QUEUES 16
@@ -44,6 +53,13 @@ struct edge_ops {
  * @frame_max:		largest frame including the header
  * @fds:		per-queue fds (tap)
  * @rxbuf:		per-queue receive buffers, EDGE_RX_BATCH * @frame_max
+ * @listen_fd:		socket edges: listening socket to poll, or -1
+ * @reconnect:		a guest going away is not the end: wait for the next
+ * @gen:		bumped each time a new guest takes over the edge
+ * @rx_pending:		frames are buffered that @rx has not returned yet
+ *			(poll would not say so)
+ * @ctr:		counters of the shard serving the edge (socket edges)
+ * @priv:		the implementation's state
  */
 struct edge {
 	const struct edge_ops *ops;
@@ -52,6 +68,12 @@ struct edge {
 	size_t frame_max;
 	int fds[EDGE_MAX_QUEUES];
 	uint8_t *rxbuf[EDGE_MAX_QUEUES];
+	int listen_fd;
+	bool reconnect;
+	unsigned gen;
+	bool rx_pending;
+	uint64_t *ctr;
+	void *priv;
 };
 
 /**
@@ -65,5 +87,42 @@ struct edge {
  */
 int tap_edge_init(struct edge *e, const int *fds, unsigned nqueues,
 		  unsigned vnet_hdr_len);
+
+/**
+ * qframe_parse() - split a byte stream into length-prefixed frames
+ * @buf:	bytes received
+ * @len:	length of @buf
+ * @v:		frame views out (loans into @buf, prefix stripped)
+ * @max:	at most this many frames
+ * @frame_max:	largest frame length a prefix may announce
+ * @used:	bytes of @buf the returned frames took, prefixes included
+ *
+ * Each frame is a 4-byte big-endian length followed by that many bytes
+ * (QEMU -netdev stream, passt). A frame not yet complete stays unparsed.
+ *
+ * Return: frames in @v, or -EPROTO if a prefix announces more than
+ * @frame_max bytes (the stream cannot be trusted after that)
+ */
+int qframe_parse(const uint8_t *buf, size_t len, struct pkt_view *v,
+		 unsigned max, size_t frame_max, size_t *used);
+
+/**
+ * qsock_edge_init() - a socket edge: --stream, --dgram or --fd
+ * @e:		edge to fill
+ * @kind:	QSOCK_STREAM, QSOCK_DGRAM or QSOCK_FD
+ * @path:	socket path to listen on or bind (STREAM, DGRAM)
+ * @fd:		connected stream socket (FD)
+ * @ctr:	counters of the shard that will serve the edge
+ *
+ * Return: 0, or -errno (logged, with what to do)
+ */
+int qsock_edge_init(struct edge *e, int kind, const char *path, int fd,
+		    uint64_t *ctr);
+
+enum { QSOCK_STREAM, QSOCK_DGRAM, QSOCK_FD };
+
+/* the largest frame on a socket edge: a 65535-byte packet and its
+ * Ethernet header (there is no virtio-net header) */
+#define QSOCK_FRAME_MAX (65535 + 14)
 
 #endif /* SLIPWAY_EDGE_H */

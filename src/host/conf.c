@@ -20,11 +20,21 @@
 static const char usage_text[] =
 "Usage: slipway [OPTIONS] [-- COMMAND [ARGS...]]\n"
 "       slipway [OPTIONS] --netns PATH|NAME\n"
+"       slipway [OPTIONS] --stream PATH | --dgram PATH | --fd N\n"
 "\n"
 "A user-mode network gateway. Runs COMMAND (default: your shell) in a new\n"
 "network namespace whose only interface is a tap device served by slipway,\n"
-"or serves a tap it creates in an existing namespace (--netns). The guest's\n"
-"TCP connections continue on ordinary host sockets.\n"
+"or serves a tap it creates in an existing namespace (--netns), or a VM\n"
+"through a unix socket (--stream, --dgram, --fd). The guest's TCP and UDP\n"
+"flows continue on ordinary host sockets.\n"
+"\n"
+"VM socket edges (one guest at a time; the next is served when it leaves):\n"
+"  --stream PATH           listen there for QEMU -netdev stream (frames with\n"
+"                          a 4-byte big-endian length, as passt's)\n"
+"  --dgram PATH            bind a datagram socket there: one frame per\n"
+"                          datagram (QEMU -netdev dgram, vfkit)\n"
+"  --fd N                  serve the connected stream socket N; exit when\n"
+"                          it closes\n"
 "\n"
 "Namespace:\n"
 "  --netns PATH|NAME       attach to an existing namespace: /run/netns/NAME,\n"
@@ -112,6 +122,7 @@ enum {
 	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION, OPT_NO_DHCP, OPT_NO_DNS,
 	OPT_DNS_ADDR, OPT_RESOLV_CONF, OPT_MAX_UDP_FLOWS, OPT_UDP_TIMEOUT,
 	OPT_SHARDS, OPT_ACK_EVERY, OPT_NO_SPLICE, OPT_IPV6_PREFIX, OPT_NO_IPV6,
+	OPT_STREAM, OPT_DGRAM, OPT_FD,
 };
 
 /**
@@ -332,6 +343,9 @@ void conf_parse(struct conf *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "netns", required_argument, NULL, OPT_NETNS },
+		{ "stream", required_argument, NULL, OPT_STREAM },
+		{ "dgram", required_argument, NULL, OPT_DGRAM },
+		{ "fd", required_argument, NULL, OPT_FD },
 		{ "ifname", required_argument, NULL, 'I' },
 		{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 		{ "userns", no_argument, NULL, OPT_USERNS },
@@ -367,13 +381,14 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool addr_set = false, gw_set = false, userns_set = false;
-	bool dns_set = false, prefix6_set = false;
+	bool dns_set = false, prefix6_set = false, shards_set = false;
 	uint32_t net = htonl(0x0a000200);
 	unsigned long v;
 	const char *why;
 	int o;
 
 	memset(c, 0, sizeof(*c));
+	c->sock_fd = -1;
 	c->ifname = "tap0";
 	c->configure = true;
 	c->prefix_len = 24;
@@ -400,6 +415,26 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			if (!*optarg)
 				usage_error("--netns needs a path or a name");
 			c->netns = optarg;
+			break;
+		case OPT_STREAM:
+		case OPT_DGRAM:
+		case OPT_FD:
+			if (c->edge != CONF_EDGE_TAP)
+				usage_error("one edge only: --stream, --dgram and --fd exclude each other");
+			if (o == OPT_FD) {
+				if (parse_uint(optarg, 0, INT32_MAX, &v))
+					usage_error("bad --fd '%s': expected a file descriptor number",
+						    optarg);
+				c->sock_fd = (int)v;
+				c->edge = CONF_EDGE_FD;
+				break;
+			}
+			if (!*optarg || strlen(optarg) >= CONF_SOCK_PATH_MAX)
+				usage_error("bad socket path '%s': 1 to %d characters",
+					    optarg, CONF_SOCK_PATH_MAX - 1);
+			c->sock_path = optarg;
+			c->edge = o == OPT_STREAM ? CONF_EDGE_STREAM :
+						    CONF_EDGE_DGRAM;
 			break;
 		case 'I':
 			if (!*optarg || strlen(optarg) >= 16 || strchr(optarg, '/'))
@@ -517,6 +552,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 				usage_error("bad --shards '%s': expected 1 to %d",
 					    optarg, SHARDS_MAX);
 			c->shards = (unsigned)v;
+			shards_set = true;
 			break;
 		case OPT_MAX_FLOWS:
 			if (parse_uint(optarg, 16, 1U << 22, &v))
@@ -564,10 +600,25 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
+		if (c->edge != CONF_EDGE_TAP)
+			usage_error("a COMMAND cannot be combined with a socket edge (got '%s')",
+				    argv[optind]);
 		if (c->netns)
 			usage_error("a COMMAND cannot be combined with --netns (got '%s')",
 				    argv[optind]);
 		c->cmd = &argv[optind];
+	}
+
+	if (c->edge != CONF_EDGE_TAP) {
+		if (c->netns)
+			usage_error("--netns serves a tap: it cannot be combined with --stream, --dgram or --fd");
+		if (c->nnsfwd)
+			usage_error("-T needs a namespace: a socket edge's guest has its own loopback");
+		if (shards_set && c->shards > 1)
+			usage_error("a socket edge has one queue: --shards must be 1 (got %u)",
+				    c->shards);
+		c->shards = 1;
+		c->splice = false; /* no namespace to splice into */
 	}
 
 	/* derive guest and gateway from the network unless given */

@@ -26,10 +26,23 @@ struct fwd_spec {
 };
 
 #define SHARDS_MAX 8 /* --shards at most */
+#define CONF_SOCK_PATH_MAX 108 /* sizeof(sun_path) */
+
+/**
+ * enum conf_edge - how the guest is attached
+ * @CONF_EDGE_TAP:	a tap in a network namespace (default)
+ * @CONF_EDGE_STREAM:	--stream: listening unix stream socket, length-prefixed
+ * @CONF_EDGE_DGRAM:	--dgram: unix datagram socket, a frame per datagram
+ * @CONF_EDGE_FD:	--fd: an already connected stream socket
+ */
+enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD };
 
 /**
  * struct conf - everything the command line says
  * @netns:		--netns PATH|NAME, or NULL to create a namespace
+ * @edge:		how the guest is attached
+ * @sock_path:		--stream or --dgram socket path
+ * @sock_fd:		--fd: the connected stream socket, else -1
  * @cmd:		command to run in a new namespace (NULL: shell)
  * @ifname:		tap name
  * @configure:		configure the namespace's interfaces
@@ -73,6 +86,9 @@ struct fwd_spec {
  */
 struct conf {
 	const char *netns;
+	enum conf_edge edge;
+	const char *sock_path;
+	int sock_fd;
 	char **cmd;
 	const char *ifname;
 	bool configure;

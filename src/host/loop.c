@@ -187,9 +187,13 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 				     TFD_NONBLOCK | TFD_CLOEXEC);
 	if (sh->epfd < 0 || sh->timerfd < 0)
 		return -errno;
-	if (shard_ep_add(sh, e->ops->fd(e, sh->q), EPOLLIN, EP_DATA(EP_TAP, 0)) ||
+	if ((e->ops->fd(e, sh->q) >= 0 &&
+	     shard_ep_add(sh, e->ops->fd(e, sh->q), EPOLLIN, EP_DATA(EP_TAP, 0))) ||
+	    (e->listen_fd >= 0 && !id &&
+	     shard_ep_add(sh, e->listen_fd, EPOLLIN, EP_DATA(EP_EDGE_LISTEN, 0))) ||
 	    shard_ep_add(sh, sh->timerfd, EPOLLIN, EP_DATA(EP_TIMER, 0)))
 		return -errno;
+	sh->edge_gen = e->gen;
 	return mbox_init(sh);
 }
 
@@ -252,6 +256,11 @@ void shard_flush_frames(struct shard *sh)
 		};
 		int ret = sh->edge->ops->tx(sh->edge, sh->q, &iov, 1);
 
+		if (ret == -ECONNRESET) {
+			sh->edge_lost = true; /* handled by shard_run() */
+			CTR_INC(&sh->core, EDGE_TX_DOWN);
+			continue;
+		}
 		if (ret == -EIO) {
 			/* the guest's interface is down (not up yet, as
 			 * before a DHCP client starts): nobody to hear it */
@@ -266,6 +275,10 @@ void shard_flush_frames(struct shard *sh)
 		CTR_INC(&sh->core, EDGE_TX_FRAMES);
 		CTR_ADD(&sh->core, EDGE_TX_BYTES, fx->frame_len[i] - hl);
 	}
+	/* gathered frames point into the slots: out before they are reused */
+	if (fx->nframes && sh->edge->ops->flush &&
+	    sh->edge->ops->flush(sh->edge, sh->q) == -ECONNRESET)
+		sh->edge_lost = true;
 	fx->nframes = 0;
 }
 
@@ -339,6 +352,42 @@ void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop)
 }
 
 /**
+ * shard_guest_gone() - reset the flows of a guest that went away
+ * @sh:	shard
+ *
+ * Its host peers see resets; published ports stay for the next guest.
+ */
+static void shard_guest_gone(struct shard *sh)
+{
+	sh->edge_lost = false;
+	while (!core_guest_gone(&sh->core, &sh->fx))
+		shard_drain(sh);
+	shard_drain(sh);
+	sh->fx.nframes = 0; /* nobody to send them to */
+}
+
+/**
+ * shard_edge_accept() - a guest connects to a socket edge
+ * @sh:	shard
+ *
+ * Return: 0, or -errno if the listening socket failed
+ */
+static int shard_edge_accept(struct shard *sh)
+{
+	struct edge *e = sh->edge;
+	int ret = e->ops->accept(e);
+
+	if (ret <= 0)
+		return ret;
+	if (sh->edge_lost)
+		shard_guest_gone(sh);
+	sh->edge_gen = e->gen;
+	if (shard_ep_add(sh, e->ops->fd(e, sh->q), EPOLLIN, EP_DATA(EP_TAP, 0)))
+		return -errno;
+	return 0;
+}
+
+/**
  * shard_tap_rx() - read and handle batches of frames from the edge
  * @sh:	shard
  *
@@ -351,12 +400,23 @@ static int shard_tap_rx(struct shard *sh)
 
 	for (b = 0; b < RX_BATCHES_PER_EVENT; b++) {
 		n = sh->edge->ops->rx(sh->edge, sh->q, v, EDGE_RX_BATCH);
+		if (n == -ECONNRESET) {
+			/* a socket edge's guest went away */
+			sh->edge_lost = true;
+			return sh->edge->reconnect ? 0 : n;
+		}
 		if (n < 0) {
 			CTR_INC(&sh->core, EDGE_RX_ERRORS);
 			return n;
 		}
 		if (!n)
 			break;
+		if (sh->edge->gen != sh->edge_gen) {
+			/* a new guest took over the edge: the old one's
+			 * flows go before its frames are seen */
+			shard_guest_gone(sh);
+			sh->edge_gen = sh->edge->gen;
+		}
 		CTR_INC(&sh->core, EDGE_RX_BATCHES);
 		for (i = 0; i < n; i++) {
 			CTR_INC(&sh->core, EDGE_RX_FRAMES);
@@ -444,7 +504,8 @@ int shard_run(struct shard *sh,
 	sh->now_ns = now_mono_ns();
 	shard_rearm_timer(sh);
 	for (;;) {
-		int n = epoll_wait(sh->epfd, ev, ARRAY_SIZE(ev), -1), i;
+		int n = epoll_wait(sh->epfd, ev, ARRAY_SIZE(ev),
+				   sh->edge->rx_pending ? 0 : -1), i;
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -489,6 +550,11 @@ int shard_run(struct shard *sh,
 			case EP_SPLICE:
 				splice_event(sh, EP_IDX(d), ev[i].events);
 				break;
+			case EP_EDGE_LISTEN:
+				ret = shard_edge_accept(sh);
+				if (ret)
+					return ret;
+				break;
 			case EP_SIGNAL:
 			case EP_PIDFD:
 			case EP_NSWATCH:
@@ -499,7 +565,18 @@ int shard_run(struct shard *sh,
 				ASSERT(0);
 			}
 		}
+		/* frames a socket edge holds that poll does not announce */
+		if (sh->edge->rx_pending && !sh->edge_lost) {
+			ret = shard_tap_rx(sh);
+			if (ret)
+				return ret;
+		}
 		shard_end_of_batch(sh);
+		if (sh->edge_lost) {
+			shard_guest_gone(sh);
+			if (!sh->edge->reconnect)
+				return -ECONNRESET;
+		}
 		shard_rearm_timer(sh);
 		if (sh->id && atomic_load(&sh->grp->stop))
 			return 0;

@@ -28,6 +28,7 @@ enum ep_type {
 	EP_DNS,
 	EP_MBOX,
 	EP_SPLICE,	/* splice.c: spliced sockets, namespace helper */
+	EP_EDGE_LISTEN,	/* a socket edge's listening socket */
 	EP_TYPE_NUM
 };
 
@@ -128,6 +129,8 @@ struct shard_group {
  * @kick:	bit mask of shards we put messages for since the last kick
  * @splice:	spliced loopback connections (splice.c), NULL when off and
  *		on every shard but 0
+ * @edge_gen:	the edge's guest generation we last served
+ * @edge_lost:	the edge's guest went away: its flows are to be reset
  */
 struct shard {
 	struct core core;
@@ -161,6 +164,8 @@ struct shard {
 	int mbox_fd;
 	uint32_t kick;
 	struct splice *splice;
+	unsigned edge_gen;
+	bool edge_lost;
 };
 
 /* loop.c */

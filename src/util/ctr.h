@@ -22,6 +22,14 @@
 	X(EDGE_TX_ERRORS, "edge write failures")                            \
 	X(EDGE_TX_DOWN, "frames not written: the guest's interface is down") \
 	X(EDGE_TX_RETRIES, "edge writes retried after EAGAIN")              \
+	X(EDGE_TX_WAITS, "times a socket edge waited for a slow peer")      \
+	X(EDGE_TX_DROPPED, "frames a socket edge took but could not deliver") \
+	X(EDGE_CONNECTS, "guests that connected (socket edges)")            \
+	X(EDGE_DISCONNECTS, "guests that went away (socket edges)")         \
+	X(EDGE_REFUSED, "connections refused: a guest was connected")       \
+	X(EDGE_BAD_FRAMING, "socket edge peers dropped for bad framing")    \
+	X(EDGE_RX_DROP_SIZE, "datagrams dropped: too short or too long")    \
+	X(EDGE_VFKIT_HELLO, "vfkit VFKT greetings received")                \
 	/* shards: frames and connections crossing between them */         \
 	X(SHARD_FRAMES_PASSED, "frames passed on to another shard")         \
 	X(SHARD_FRAMES_TAKEN, "frames taken from another shard's mailbox")  \
@@ -64,6 +72,7 @@
 	X(TCP_DROP_AFTER_FIN, "data after the guest's FIN")                 \
 	X(TCP_DROP_STATE, "segments unexpected in the flow's state")        \
 	X(TCP_RST_UNKNOWN_FLOW, "RSTs sent for segments of no flow")        \
+	X(TCP_RST_GUEST_GONE, "flows reset: the guest went away")           \
 	/* flows */                                                         \
 	X(TCP_FLOWS_OPENED_GUEST, "flows opened by the guest")              \
 	X(TCP_FLOWS_OPENED_HOST, "flows opened through published ports")    \
@@ -105,6 +114,7 @@
 	X(UDP_FLOWS_OPENED, "UDP flows opened")                             \
 	X(UDP_FLOWS_OPENED6, "of the UDP flows opened, IPv6 ones")          \
 	X(UDP_FLOWS_EXPIRED, "UDP flows closed after idling")               \
+	X(UDP_FLOWS_GUEST_GONE, "UDP flows forgotten: the guest went away") \
 	X(UDP_FLOWS_TABLE_FULL, "datagrams dropped: UDP flow table full")   \
 	X(UDP_SOCK_FAIL, "datagrams dropped: no host socket")               \
 	X(UDP_SEND_ERRORS, "host UDP send failures")                        \

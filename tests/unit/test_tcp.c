@@ -2384,6 +2384,50 @@ static void test_fin_piggyback_full(void **state)
 /* ---- resets ------------------------------------------------------------- */
 
 /**
+ * test_guest_gone() - the guest went away (a socket edge's peer left): every
+ * flow is reset toward the host, in as many calls as the intents need, and
+ * nothing is sent to the guest; a new guest starts from an empty table
+ * @state:	environment
+ */
+static void test_guest_gone(void **state)
+{
+	struct env *e = *state;
+	unsigned i, resets = 0, calls = 1;
+	struct conn k;
+
+	for (i = 0; i < ENV_MAX_FLOWS; i++) {
+		open_conn(e, &k, GW4, (uint16_t)(41000 + i), 80, 20000 + i, true);
+		env_clear(e);
+	}
+	env_mark(e);
+	while (!core_guest_gone(&e->c, &e->fx)) {
+		assert_int_equal(e->fx.nframes, 0);
+		assert_int_equal(fx_count(e, FX_SOCK_RESET), e->fx.nintents);
+		resets += e->fx.nintents;
+		env_clear(e);
+		calls++;
+	}
+	assert_int_equal(e->fx.nframes, 0);
+	assert_int_equal(fx_count(e, FX_SOCK_RESET), e->fx.nintents);
+	resets += e->fx.nintents;
+	assert_int_equal(resets, ENV_MAX_FLOWS);
+	assert_true(calls > 1); /* 64 resets do not fit one batch of intents */
+	for (i = 0; i < ENV_MAX_FLOWS; i++)
+		assert_null(tcp_flow_get(&e->c, i));
+	assert_ctr_deltas(e, CTR_TCP_RST_GUEST_GONE, ENV_MAX_FLOWS,
+			  CTR_TCP_FLOWS_ACTIVE, -ENV_MAX_FLOWS, -1);
+	env_clear(e);
+
+	/* nothing left to do: done at once */
+	assert_true(core_guest_gone(&e->c, &e->fx));
+	assert_int_equal(e->fx.nintents, 0);
+
+	/* the next guest connects as usual, and is answered at its MAC */
+	open_conn(e, &k, GW4, 42000, 80, 30000, true);
+	rst_conn(e, &k);
+}
+
+/**
  * test_guest_rst() - RSTs in the window end the flow; outside it they are
  * ignored
  * @state:	environment
@@ -3272,6 +3316,7 @@ int main(void)
 		T(test_fin_piggyback),
 		T(test_fin_piggyback_full),
 		T(test_guest_rst),
+		T(test_guest_gone),
 		T(test_sock_error),
 		T(test_no_flow),
 		TP(test_no_flow),

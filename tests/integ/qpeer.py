@@ -1,0 +1,189 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""qpeer.py - a synthetic guest for slipway's socket edges (--stream,
+--dgram): speaks the framing itself, good and bad, and checks the answers.
+
+Usage: qpeer.py CASE SOCKET [LOCAL]
+  arp        stream: ask for the gateway's MAC, expect the ARP reply
+  bad-len    stream: a length prefix over the limit; expect the close
+  truncated  stream: half a frame, then close
+  garbage    stream: 2000 frames of seeded random bytes, then ARP
+  split      stream: an ARP request written a byte at a time
+  refused    stream: a second connection is refused, the first serves on
+  dgram      datagram from LOCAL: ARP
+  vfkit      datagram from LOCAL: vfkit's VFKT greeting, then ARP
+  dgram-bad  datagram from LOCAL: empty, oversized, garbage, then ARP
+Exit status 0 if the case held, 1 (with a message) if not.
+"""
+import os
+import random
+import socket
+import struct
+import sys
+import time
+
+GUEST_MAC = bytes.fromhex("525400123456")
+GUEST_IP = socket.inet_aton("10.0.2.15")
+GW_IP = socket.inet_aton("10.0.2.2")
+TIMEOUT = 5.0
+
+
+def fail(msg):
+    print("qpeer: FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def arp_request():
+    eth = b"\xff" * 6 + GUEST_MAC + b"\x08\x06"
+    arp = struct.pack("!HHBBH", 1, 0x0800, 6, 4, 1)
+    arp += GUEST_MAC + GUEST_IP + b"\x00" * 6 + GW_IP
+    return eth + arp
+
+
+def is_arp_reply(f):
+    return (len(f) >= 42 and f[12:14] == b"\x08\x06" and
+            f[20:22] == b"\x00\x02" and f[28:32] == GW_IP and
+            f[0:6] == GUEST_MAC)
+
+
+def stream_connect(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(TIMEOUT)
+    s.connect(path)
+    return s
+
+
+def recv_exact(s, n):
+    b = b""
+    while len(b) < n:
+        c = s.recv(n - len(b))
+        if not c:
+            return None
+        b += c
+    return b
+
+
+def stream_frames(s):
+    """yield frames until EOF or timeout"""
+    while True:
+        h = recv_exact(s, 4)
+        if h is None:
+            return
+        (n,) = struct.unpack("!I", h)
+        f = recv_exact(s, n)
+        if f is None:
+            fail("stream ended inside a frame")
+        yield f
+
+
+def stream_arp(s, how="whole"):
+    req = arp_request()
+    msg = struct.pack("!I", len(req)) + req
+    if how == "split":
+        for i in range(len(msg)):
+            s.sendall(msg[i:i + 1])
+            time.sleep(0.005)
+    else:
+        s.sendall(msg)
+    deadline = time.time() + TIMEOUT
+    for f in stream_frames(s):
+        if is_arp_reply(f):
+            return
+        if time.time() > deadline:
+            break
+    fail("no ARP reply on the stream")
+
+
+def expect_eof(s):
+    s.settimeout(TIMEOUT)
+    try:
+        while s.recv(65536):
+            pass
+    except socket.timeout:
+        fail("the connection was not closed")
+    except ConnectionResetError:
+        pass
+
+
+def dgram_sock(local):
+    if os.path.exists(local):
+        os.unlink(local)
+    d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    d.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+    d.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+    d.bind(local)
+    d.settimeout(TIMEOUT)
+    return d
+
+
+def dgram_arp(d, path):
+    d.sendto(arp_request(), path)
+    deadline = time.time() + TIMEOUT
+    while time.time() < deadline:
+        try:
+            f = d.recv(70000)
+        except socket.timeout:
+            break
+        if is_arp_reply(f):
+            return
+    fail("no ARP reply over the datagram socket")
+
+
+def main():
+    if len(sys.argv) < 3:
+        fail(__doc__)
+    case, path = sys.argv[1], sys.argv[2]
+    local = sys.argv[3] if len(sys.argv) > 3 else None
+    if case == "arp":
+        stream_arp(stream_connect(path))
+    elif case == "split":
+        stream_arp(stream_connect(path), "split")
+    elif case == "bad-len":
+        s = stream_connect(path)
+        s.sendall(struct.pack("!I", 0x7fffffff) + b"x" * 100)
+        expect_eof(s)
+    elif case == "truncated":
+        s = stream_connect(path)
+        s.sendall(struct.pack("!I", 100) + b"y" * 50)
+        s.close()
+    elif case == "garbage":
+        rnd = random.Random(42)
+        s = stream_connect(path)
+        buf = b""
+        for _ in range(2000):
+            n = rnd.randrange(0, 1600)
+            f = bytes(rnd.getrandbits(8) for _ in range(n))
+            if n >= 14 and rnd.random() < 0.5:
+                # aimed at us: broadcast, with a plausible ethertype
+                f = b"\xff" * 6 + GUEST_MAC + rnd.choice(
+                    [b"\x08\x00", b"\x08\x06", b"\x86\xdd"]) + f[14:]
+            buf += struct.pack("!I", n) + f
+        s.sendall(buf)
+        stream_arp(s)
+    elif case == "refused":
+        a = stream_connect(path)
+        stream_arp(a)
+        b = stream_connect(path)
+        expect_eof(b)
+        stream_arp(a)
+    elif case in ("dgram", "vfkit", "dgram-bad"):
+        d = dgram_sock(local)
+        if case == "vfkit":
+            d.sendto(b"VFKT", path)
+        if case == "dgram-bad":
+            d.sendto(b"", path)
+            d.sendto(b"\x01" * 13, path)
+            d.sendto(b"z" * 65600, path)
+            rnd = random.Random(7)
+            for _ in range(500):
+                n = rnd.randrange(14, 1500)
+                d.sendto(b"\xff" * 6 + GUEST_MAC +
+                         bytes(rnd.getrandbits(8) for _ in range(n - 12)), path)
+        dgram_arp(d, path)
+        os.unlink(local)
+    else:
+        fail("unknown case " + case)
+    print("qpeer: ok " + case)
+
+
+main()
