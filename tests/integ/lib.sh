@@ -200,3 +200,26 @@ sw_fds() {
 expect_fds_back() {
 	wait_for "slipway's fd count back to $1 (now $(sw_fds))" 5 "[ \$(sw_fds) -eq $1 ]"
 }
+
+# start_slipway_sock KIND [OPTIONS...]: serve a VM socket edge (KIND:
+# stream or dgram) at $SOCK; sets SW_PID, waits until the loop runs
+start_slipway_sock() {
+	local kind=$1
+	shift
+	SOCK=$T/sw.sock
+	[ -e "$T/resolv.conf" ] || echo "nameserver 127.0.0.1" >"$T/resolv.conf"
+	"$SLIPWAY" "--$kind" "$SOCK" --stats-file "$T/stats.json" \
+		--resolv-conf "$T/resolv.conf" "$@" \
+		>"$T/slipway.log" 2>&1 &
+	SW_PID=$!
+	PIDS+=("$SW_PID")
+	wait_for "the $kind socket" 10 "[ -S $SOCK ]"
+	wait_started
+}
+
+# sw_stats: ask slipway for its counters now (SIGUSR1), wait for them
+sw_stats() {
+	rm -f "$T/stats.json"
+	kill -USR1 "$SW_PID"
+	wait_for "counters" 10 "[ -s $T/stats.json ]"
+}

@@ -13,6 +13,9 @@ Usage: qpeer.py CASE SOCKET [LOCAL]
   dgram      datagram from LOCAL: ARP
   vfkit      datagram from LOCAL: vfkit's VFKT greeting, then ARP
   dgram-bad  datagram from LOCAL: empty, oversized, garbage, then ARP
+  fd         SOCKET is slipway's binary: start it with --fd on one end of a
+             socketpair (LOCAL: its --resolv-conf), ARP over the other,
+             close it; slipway must exit with status 0
 Exit status 0 if the case held, 1 (with a message) if not.
 """
 import os
@@ -166,6 +169,22 @@ def main():
         b = stream_connect(path)
         expect_eof(b)
         stream_arp(a)
+    elif case == "fd":
+        import subprocess
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        p = subprocess.Popen([path, "--fd", str(b.fileno()), "--resolv-conf",
+                              local], pass_fds=[b.fileno()])
+        b.close()
+        a.settimeout(TIMEOUT)
+        stream_arp(a)
+        a.close()
+        try:
+            rc = p.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            fail("slipway --fd did not exit when its socket closed")
+        if rc != 0:
+            fail("slipway --fd exited with %d" % rc)
     elif case in ("dgram", "vfkit", "dgram-bad"):
         d = dgram_sock(local)
         if case == "vfkit":
