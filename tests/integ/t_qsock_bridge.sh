@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t_qsock_bridge.sh - a namespace's Linux TCP stack behind a socket edge, as
+# a VM's would be: tools/swbridge moves frames between a tap in the
+# namespace and slipway's --stream or --dgram socket (MODE=stream, dgram
+# or vfkit). The guest gets its address by DHCP, moves payload-verified
+# bytes both ways and through a published port, loses its connection in
+# the middle of a transfer (the host peer must see a reset, slipway must
+# keep no fd of it) and comes back as a new guest, which is served.
+. "$(dirname "$0")/lib.sh"
+require_root
+: "${SWBRIDGE:?set SWBRIDGE to the swbridge binary}"
+MODE=${MODE:-stream}
+SIZE=${SIZE:-128M}
+kind=$MODE
+[ "$MODE" = vfkit ] && kind=dgram
+
+pub=$(free_port)
+start_slipway_sock "$kind" -t "127.0.0.1/$pub:5001"
+make_ns "$NS"
+g ip link set lo up
+
+# start_bridge: swbridge in the namespace, tap0 up (no address yet)
+start_bridge() {
+	local args=(--tap tap0)
+	case $MODE in
+	stream) args+=(--stream "$SOCK") ;;
+	dgram) args+=(--dgram "$SOCK" --local "$T/guest.sock") ;;
+	vfkit) args+=(--dgram "$SOCK" --local "$T/guest.sock" --vfkit) ;;
+	esac
+	ip netns exec "$NS" "$SWBRIDGE" "${args[@]}" >"$T/bridge.log" 2>&1 &
+	BR_PID=$!
+	PIDS+=("$BR_PID")
+	wait_for "the bridge's tap" 10 "ip -n $NS link show tap0 2>/dev/null | grep -q UP"
+}
+
+cat >"$T/udhcpc.sh" <<EOF
+#!/bin/sh
+case "\$1" in
+deconfig) ip -4 addr flush dev "\$interface" ;;
+bound|renew)
+	ip addr add "\$ip/\$mask" dev "\$interface"
+	[ -n "\$mtu" ] && ip link set dev "\$interface" mtu "\$mtu"
+	ip route add default via "\$router" dev "\$interface"
+	echo "\$ip \$router \$mtu" >"$T/lease"
+	;;
+esac
+exit 0
+EOF
+chmod 755 "$T/udhcpc.sh"
+
+start_bridge
+g busybox udhcpc -i tap0 -n -q -f -t 5 -T 1 -O mtu -s "$T/udhcpc.sh" \
+	>"$T/udhcpc.log" 2>&1 || fail "no DHCP lease over the $MODE edge: $(cat "$T/udhcpc.log")"
+[ "$(cat "$T/lease")" = "10.0.2.15 10.0.2.2 65520" ] || fail "lease: $(cat "$T/lease")"
+g ping -c 2 -W 2 10.0.2.2 >/dev/null || fail "ping of the gateway"
+base_fds=$(sw_fds)
+
+# guest -> host and host -> guest over guest-opened flows, verified
+p1=$(free_port)
+bg "$SWVERIFY" server --listen "127.0.0.1:$p1" --mode recv --bytes "$SIZE" --once \
+	--ready-file "$T/r1"
+wait_for "host server" 10 "[ -e $T/r1 ]"
+g "$SWVERIFY" client --connect "10.0.2.2:$p1" --mode send --bytes "$SIZE" \
+	--timeout 120 >"$T/c1.json" || fail "guest->host: $(cat "$T/c1.json")"
+wait "$LASTPID" || fail "host server did not verify guest->host bytes"
+p2=$(free_port)
+bg "$SWVERIFY" server --listen "127.0.0.1:$p2" --mode send --bytes "$SIZE" --once \
+	--ready-file "$T/r2"
+wait_for "host server" 10 "[ -e $T/r2 ]"
+g "$SWVERIFY" client --connect "10.0.2.2:$p2" --mode recv --bytes "$SIZE" \
+	--timeout 120 >"$T/c2.json" || fail "host->guest: $(cat "$T/c2.json")"
+wait "$LASTPID" || fail "host sender failed"
+
+# host -> guest through the published port
+ip netns exec "$NS" "$SWVERIFY" server --listen "0.0.0.0:5001" --mode recv \
+	--bytes "$SIZE" --once --ready-file "$T/r3" &
+gpid=$!
+PIDS+=("$gpid")
+wait_for "guest server" 10 "[ -e $T/r3 ]"
+"$SWVERIFY" client --connect "127.0.0.1:$pub" --mode send --bytes "$SIZE" \
+	--timeout 120 >"$T/c3.json" || fail "published port: $(cat "$T/c3.json")"
+wait "$gpid" || fail "guest server did not verify published-port bytes"
+sw_stats
+check_gates
+expect_ctr TCP_FLOWS_CLOSED -eq 3
+expect_ctr EDGE_CONNECTS -eq 1
+expect_ctr EDGE_TX_DROPPED -eq 0
+[ "$MODE" = vfkit ] && expect_ctr EDGE_VFKIT_HELLO -eq 1
+
+# the guest goes away in the middle of a transfer: the host peer is reset
+p3=$(free_port)
+bg "$SWVERIFY" server --listen "127.0.0.1:$p3" --mode send --bytes 64G --once \
+	--ready-file "$T/r4"
+srv=$LASTPID
+wait_for "host server" 10 "[ -e $T/r4 ]"
+g "$SWVERIFY" client --connect "10.0.2.2:$p3" --mode recv --bytes 64G \
+	--timeout 120 >/dev/null 2>&1 &
+cli=$!
+PIDS+=("$cli")
+sleep 1
+kill -KILL "$BR_PID"
+wait "$BR_PID" 2>/dev/null
+# a datagram edge learns of it when its next frame finds no socket
+[ "$kind" = dgram ] && rm -f "$T/guest.sock"
+for i in $(seq 100); do kill -0 "$srv" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$srv" 2>/dev/null && fail "the host peer was not reset when the guest went away"
+wait "$srv" && fail "the host peer's transfer ended cleanly: it should have been reset"
+kill -KILL "$cli" 2>/dev/null
+wait "$cli" 2>/dev/null
+sw_stats
+expect_ctr EDGE_DISCONNECTS -eq 1
+expect_ctr TCP_RST_GUEST_GONE -ge 1
+expect_ctr TCP_FLOWS_ACTIVE -eq 0
+expect_fds_back "$base_fds"
+
+# a new guest (the tap and its stack are new too) is served, the
+# published port still works
+g ip link del tap0
+start_bridge
+g busybox udhcpc -i tap0 -n -q -f -t 5 -T 1 -O mtu -s "$T/udhcpc.sh" \
+	>"$T/udhcpc.log" 2>&1 || fail "no lease for the second guest"
+ip netns exec "$NS" "$SWVERIFY" server --listen "0.0.0.0:5001" --mode recv \
+	--bytes 16M --once --ready-file "$T/r5" &
+gpid=$!
+PIDS+=("$gpid")
+wait_for "guest server" 10 "[ -e $T/r5 ]"
+"$SWVERIFY" client --connect "127.0.0.1:$pub" --mode send --bytes 16M \
+	--timeout 60 >"$T/c5.json" || fail "published port, second guest: $(cat "$T/c5.json")"
+wait "$gpid" || fail "second guest did not verify"
+stop_slipway
+expect_ctr EDGE_CONNECTS -eq 2
+expect_ctr TCP_FLOWS_ACTIVE -eq 0
+expect_ctr EDGE_BAD_FRAMING -eq 0
+pass "$MODE edge: DHCP, ping, $SIZE each way verified, published port, guest lost mid-transfer and a new one served"
