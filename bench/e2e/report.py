@@ -39,12 +39,17 @@ LABEL = {
     "pasta": "pasta tap",
     "pasta-splice": "pasta splice",
     "slirp4netns": "slirp4netns",
+    "slipway-stream": "slipway stream (bridge)",
+    "slipway-dgram": "slipway dgram (bridge)",
+    "passt-stream": "passt stream (bridge)",
 }
-GATEWAYS = ("slipway", "slipway-splice", "pasta", "pasta-splice", "slirp4netns")
-SLIPWAYS = ("slipway", "slipway-splice")
+GATEWAYS = ("slipway", "slipway-splice", "pasta", "pasta-splice", "slirp4netns",
+            "slipway-stream", "slipway-dgram", "passt-stream")
+SLIPWAYS = ("slipway", "slipway-splice", "slipway-stream", "slipway-dgram")
 # ratio columns: medians against these paths, measured in the same run
-REFS = ("veth", "pasta", "pasta-splice")
-REF_LABEL = {"veth": "vs veth", "pasta": "vs pasta", "pasta-splice": "vs pasta splice"}
+REFS = ("veth", "pasta", "pasta-splice", "passt-stream")
+REF_LABEL = {"veth": "vs veth", "pasta": "vs pasta", "pasta-splice": "vs pasta splice",
+             "passt-stream": "vs passt stream"}
 # the target for the mem leg (10,000 idle flows)
 MEM_TARGET_MIB = 32
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
@@ -75,7 +80,7 @@ def color(p):
 # slipway counters that must be zero in a clean run (tests/integ/lib.sh
 # check_gates, plus every counter of malformed input)
 SW_ZERO = (
-    "EDGE_TX_ERRORS", "EDGE_RX_ERRORS", "VNET_DROP_BAD_HDR", "ETH_DROP_SHORT",
+    "EDGE_TX_ERRORS", "EDGE_RX_ERRORS", "EDGE_TX_DROPPED", "EDGE_BAD_FRAMING", "VNET_DROP_BAD_HDR", "ETH_DROP_SHORT",
     "IP4_DROP_BAD_HDR", "IP4_DROP_BAD_LEN", "TCP_DROP_BAD_HDR", "ARP_DROP_BAD",
     "ICMP4_DROP_BAD", "UDP_DROP_BAD_HDR", "DHCP4_DROP_BAD", "DNS_DROP_BAD",
     "FX_POOL_EMPTY", "TCP_PEEK_ERRORS", "SHARD_MBOX_FULL",

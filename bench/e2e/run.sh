@@ -31,6 +31,14 @@
 #                   spliced by pasta to H's 127.0.0.1:PORT (no tap)
 #   slirp4netns     slirp4netns --configure --mtu=65520 on a guest namespace;
 #                   guest -> 10.0.2.2 = H's 127.0.0.1 (host loopback enabled)
+#   slipway-stream  slipway --stream SOCK in H; tools/swbridge in the guest
+#                   namespace moves frames between its tap0 (MTU 65520, no
+#                   offloads) and the socket, as QEMU -netdev stream would;
+#                   guest -> 10.0.2.2 = H's 127.0.0.1
+#   slipway-dgram   the same over slipway --dgram (a frame per datagram)
+#   passt-stream    passt -s SOCK (passt's binary, --passt BIN) through the
+#                   same bridge; guest 10.88.0.1 -> its gateway 10.88.0.2 =
+#                   H's 127.0.0.1 (passt copies H's template interface)
 #
 # Legs (--legs), each once per trial and path:
 #   tput  iperf3 -c -t SECONDS -P N [-R] -J, both directions; the gateway's
@@ -59,14 +67,16 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
 PY=/usr/bin/python3
-ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns"
+ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns slipway-stream slipway-dgram passt-stream"
+# the default: the socket edges have their own comparison (--paths)
+DEF_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns"
 ALL_LEGS="tput lat conn mem"
 ALL_MEM_GATEWAYS="slipway pasta slirp4netns"
 MEM_GATEWAYS="slipway pasta"
 SECS=5
 TRIALS=3
 STREAMS="1 4 16"
-PATHS=$ALL_PATHS
+PATHS=$DEF_PATHS
 LEGS=$ALL_LEGS
 OUT=""
 VBYTES=1G
@@ -79,6 +89,8 @@ SW=${SLIPWAY:-$ROOT/build/src/slipway}
 SWV=${SWVERIFY:-$ROOT/build/tools/swverify}
 SWRR=${SWRR:-$ROOT/build/tools/swrr}
 SWCONN=${SWCONN:-$ROOT/build/tools/swconn}
+SWBRIDGE=${SWBRIDGE:-$ROOT/build/tools/swbridge}
+PASST=${PASST:-passt}
 ARGV=("$@")
 
 usage() {
@@ -91,7 +103,9 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
   -n TRIALS        interleaved trials per path and leg (default $TRIALS;
                    fewer than 3 is marked a smoke run)
   -P "N ..."       iperf3 parallel streams to measure (default "$STREAMS")
-  --paths "LIST"   paths, in trial order (default "$ALL_PATHS")
+  --paths "LIST"   paths, in trial order (default "$DEF_PATHS";
+                   also slipway-stream slipway-dgram passt-stream)
+  --passt BIN      passt binary for passt-stream (default: passt)
   --legs "LIST"    what to measure (default "$ALL_LEGS"):
                    tput  iperf3 throughput and CPU, then swverify payload check
                    lat   swrr request/response latency (p50, p99, mean)
@@ -112,8 +126,9 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
   --variant NAME="OPTIONS"  one more path, slipway+NAME: the slipway tap path
                    with OPTIONS added (e.g. --variant shards1="--shards 1");
                    repeatable; add it to --paths to run it
-Environment: SLIPWAY, SWVERIFY, SWRR, SWCONN (binaries; default
-build/src/slipway, build/tools/swverify, build/tools/swrr, build/tools/swconn).
+Environment: SLIPWAY, SWVERIFY, SWRR, SWCONN, SWBRIDGE (binaries; default
+build/src/slipway, build/tools/swverify, build/tools/swrr, build/tools/swconn,
+build/tools/swbridge).
 EOF
 }
 
@@ -133,6 +148,7 @@ while [ $# -gt 0 ]; do
 	--conn-parallel) CONN_PAR=${2:?}; shift 2 ;;
 	--mem-flows) MEM_FLOWS=${2:?}; shift 2 ;;
 	--mem-gateways) MEM_GATEWAYS=${2:?}; shift 2 ;;
+	--passt) PASST=${2:?}; shift 2 ;;
 	--variant)
 		[[ ${2:-} =~ ^([a-z0-9]+)=(.*)$ ]] ||
 			{ echo "run.sh: --variant wants NAME=\"OPTIONS\" (NAME: a-z, 0-9)" >&2; exit 2; }
@@ -293,7 +309,7 @@ listening() { ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q LI
 # host side (so iperf3 -R means guest->host), CADDR the address a client in
 # H uses for the conn leg, GW the gateway PID, IFS_ the interfaces whose
 # counters are gated, SWSTATS slipway's --stats-file.
-declare -A NS ADDR PORT VLISTEN VPORT RPORT CPORT GW IFS_ SNS GNS REV CADDR SWSTATS
+declare -A NS ADDR PORT VLISTEN VPORT RPORT CPORT GW IFS_ SNS GNS REV CADDR SWSTATS BRIDGE
 skip() {
 	printf '%s\t%s\n' "$1" "$2" >>"$OUT/skipped.tsv"
 	note "SKIP $1: $2"
@@ -447,6 +463,45 @@ setup_pasta() {
 		fi
 	fi
 }
+# setup_bridge PATH: a socket edge gateway in H (slipway --stream/--dgram,
+# passt -s), the guest namespace's tap0 bridged to its socket by swbridge
+setup_bridge() {
+	local path=$1 g=swbB${#ACTIVE[@]}$TAG sock=$OUT/logs/$1.sock pub=() br
+	local addr=10.0.2.15/24 gw=10.0.2.2
+	[ -x "$SWBRIDGE" ] || { skip "$path" "no $SWBRIDGE (ninja -C build)"; return 1; }
+	leg conn && pub+=(-t "${CPORT[$path]}")
+	make_ns $g || return 1
+	br=(--stream "$sock")
+	case $path in
+	slipway-stream | slipway-dgram)
+		SWSTATS[$path]=$OUT/slipway/stats-$path.json
+		spawn "$OUT/logs/$path.log" ip netns exec "$H" "$SW" "--${path#slipway-}" "$sock" \
+			"${pub[@]}" --stats-file "${SWSTATS[$path]}" --resolv-conf "$OUT/slipway/resolv.conf"
+		[ $path = slipway-dgram ] && br=(--dgram "$sock" --local "$OUT/logs/$path-guest.sock")
+		;;
+	passt-stream)
+		command -v "$PASST" >/dev/null || { skip "$path" "no passt binary ($PASST; apt-get install -y passt)"; return 1; }
+		pasta_template || { skip "$path" "template interface setup in H failed"; return 1; }
+		[ ${#pub[@]} = 0 ] && pub=(-t none)
+		spawn "$OUT/logs/$path.log" ip netns exec "$H" "$PASST" -f -q --runas 0 -s "$sock" \
+			"${pub[@]}" -u none
+		addr=10.88.0.1/24 gw=10.88.0.2
+		;;
+	esac
+	GW[$path]=$LASTPID
+	if ! wait_for 10 "[ -S $sock ]"; then
+		skip "$path" "no socket at $sock in 10 s: $(logtail "$OUT/logs/$path.log")"
+		return 1
+	fi
+	spawn "$OUT/logs/$path-bridge.log" ip netns exec $g "$SWBRIDGE" --tap tap0 "${br[@]}"
+	BRIDGE[$path]=$LASTPID
+	wait_for 10 "ip -n $g link show tap0 2>/dev/null | grep -q UP" &&
+		run ip -n $g addr add $addr dev tap0 &&
+		run ip -n $g route add default via $gw dev tap0 ||
+		{ skip "$path" "swbridge: $(logtail "$OUT/logs/$path-bridge.log")"; return 1; }
+	NS[$path]=$g GNS[$path]=$g ADDR[$path]=$gw VLISTEN[$path]=127.0.0.1
+	IFS_[$path]="$g:tap0" CADDR[$path]=127.0.0.1
+}
 setup_slirp4netns() {
 	local g=swbS$TAG
 	if ! command -v slirp4netns >/dev/null; then
@@ -491,6 +546,7 @@ for p in $PATHS; do
 	slipway | slipway-splice | slipway+*) setup_slipway "$p" ;;
 	pasta | pasta-splice) setup_pasta "$p" ;;
 	slirp4netns) setup_slirp4netns ;;
+	slipway-stream | slipway-dgram | passt-stream) setup_bridge "$p" ;;
 	esac && ACTIVE+=("$p")
 done
 # servers: per path, iperf3 and swrr where the server side is (H, or the
@@ -573,7 +629,7 @@ statusval() {
 	echo "${v:-null}"
 }
 nfds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
-is_slipway() { [[ $1 == slipway || $1 == slipway-splice || $1 == slipway+* ]]; }
+is_slipway() { [[ $1 == slipway || $1 == slipway-* || $1 == slipway+* ]]; }
 
 SEQ=0
 # trial PATH STREAMS DIR(up|down) TRIAL [warmup]
