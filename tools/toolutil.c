@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* toolutil.c - what the test instruments (swverify, swrr, swconn) share */
+/* toolutil.c - what the test instruments (swverify, swrr, swconn, ...) share */
 
 #include <errno.h>
 #include <netdb.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* toolutil.h - what the test instruments (swverify, swrr, swconn) share */
+/* toolutil.h - what the test instruments (swverify, swrr, swconn, ...) share */
 #ifndef SLIPWAY_TOOLUTIL_H
 #define SLIPWAY_TOOLUTIL_H
 
