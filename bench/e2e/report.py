@@ -765,13 +765,28 @@ def mm(lo, hi, nd=1):
     return f"{fmt(lo, nd)}–{fmt(hi, nd)}" if lo is not None else "–"
 
 
+# the reference columns a table shows: the first three always, passt stream
+# when the run has it (table_md sets it)
+REFS_SHOWN = list(REFS[:3])
+
+
 def ratios(r, key):
-    return " | ".join(fmt(r[key][ref], 2) if r[key].get(ref) is not None else "–" for ref in REFS)
+    return " | ".join(fmt(r[key][ref], 2) if r[key].get(ref) is not None else "–" for ref in REFS_SHOWN)
+
+
+def ref_hdr(first=""):
+    """Header cells of the ratio columns; `first` prefixes the first one."""
+    return " | ".join((first + REF_LABEL[r]) if i == 0 else REF_LABEL[r] for i, r in enumerate(REFS_SHOWN))
+
+
+def ref_sep():
+    return "---:|" * len(REFS_SHOWN)
 
 
 def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_rows, mem_rows, targets, notes):
     st = man["settings"]
     legs = st.get("legs", ["tput"])
+    REFS_SHOWN[:] = [r for r in REFS if r in REFS[:3] or r in paths]
     L = []
     smoke = st["trials"] < 3
     L.append(f"# slipway against the kernel and the peers, same window ({man['date_utc'][:10]})")
@@ -807,14 +822,14 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
         L.append(f"## TCP throughput and CPU per GB (iperf3 -t {st['seconds']}, "
                  f"P {' / '.join(map(str, st['streams']))})")
         L.append("")
-        L.append("| P | direction | path | median Gbit/s | min–max | vs veth | vs pasta | vs pasta splice | "
+        L.append(f"| P | direction | path | median Gbit/s | min–max | {ref_hdr()} | "
                  "gateway CPU s/GB | gateway busy CPUs | system CPU s/GB |")
-        L.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        L.append(f"|---|---|---|---:|---:|{ref_sep()}---:|---:|---:|")
         for r in rows:
             note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
             L.append(f"| {r['streams']} | {DIRS[r['dir']]} | {label(r['path'])}{note} | {fmt(r['median'])} | "
                      f"{mm(r['min'], r['max'])} | "
-                     f"{fmt(r['vs_veth'], 2)} | {fmt(r['vs_pasta'], 2)} | {fmt(r['vs_pasta-splice'], 2)} | "
+                     f"{' | '.join(fmt(r['vs_' + ref], 2) for ref in REFS_SHOWN)} | "
                      f"{fmt(r['gw_s_per_gb'], 3) if is_gw(r['path']) else '–'} | "
                      f"{fmt(r['gw_cpus'], 2) if is_gw(r['path']) else '–'} | {fmt(r['sys_s_per_gb'], 3)} |")
         L.append("")
@@ -835,9 +850,9 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
         L.append(f"## Request/response latency (swrr: {st.get('rr_count')} round trips of {st.get('rr_size')} "
                  "bytes per trial, one TCP_NODELAY connection)")
         L.append("")
-        L.append("| path | p50 µs | min–max | p99 µs | min–max | mean µs | p50 vs veth | vs pasta | vs pasta splice "
-                 "| p99 vs veth | vs pasta | vs pasta splice |")
-        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        L.append(f"| path | p50 µs | min–max | p99 µs | min–max | mean µs | {ref_hdr('p50 ')} "
+                 f"| {ref_hdr('p99 ')} |")
+        L.append(f"|---|---:|---:|---:|---:|---:|{ref_sep()}{ref_sep()}")
         for r in lat_rows:
             note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
             L.append(f"| {label(r['path'])}{note} | {fmt(r['p50_us'])} | {mm(r['p50_us_min'], r['p50_us_max'])} | "
@@ -853,9 +868,9 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
         L.append(f"## Connection rate through a published port, host → guest (swconn: {st.get('conn_seconds')} s "
                  f"per trial, {st.get('conn_parallel')} in flight)")
         L.append("")
-        L.append("| path | connections/s | min–max | vs veth | vs pasta | vs pasta splice | gateway CPU µs/conn "
+        L.append(f"| path | connections/s | min–max | {ref_hdr()} | gateway CPU µs/conn "
                  "| connections | failed |")
-        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        L.append(f"|---|---:|---:|{ref_sep()}---:|---:|---:|")
         for r in conn_rows:
             note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
             L.append(f"| {label(r['path'])}{note} | {fmt(r['per_second'], 0)} | "
