@@ -402,8 +402,9 @@ static socklen_t unix_addr(struct sockaddr_un *a, const char *path)
  * @fd:		unix socket
  * @path:	peer path
  *
- * A missing path (ENOENT), a file with nobody bound to it (ECONNREFUSED)
- * and a full listen backlog (EAGAIN) are retried for CONNECT_TIMEOUT_S.
+ * A missing path (ENOENT), a file with nobody bound to it (ECONNREFUSED),
+ * a full listen backlog (EAGAIN) and a datagram gateway still attached to
+ * another guest (EPERM) are retried for CONNECT_TIMEOUT_S.
  *
  * #syscalls connect nanosleep clock_gettime
  * Return: 0, or -errno of the last attempt
@@ -424,7 +425,8 @@ static int connect_retry(int fd, const char *path)
 		err = errno;
 		if (err == EINTR)
 			continue;
-		if (err != ENOENT && err != ECONNREFUSED && err != EAGAIN)
+		if (err != ENOENT && err != ECONNREFUSED && err != EAGAIN &&
+		    err != EPERM)
 			return -err;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		waited_ns = (t.tv_sec - t0.tv_sec) * 1000000000LL +

@@ -27,6 +27,8 @@ struct edge;
  * @accept:	optional: the listening socket is readable; returns 1 if a
  *		guest connected (poll @fd now), 0 if not, or -errno
  * @flush:	optional: push out what @tx buffered; returns 0 or -errno
+ * @tick:	optional: called about once a second; returns 0, or
+ *		-ECONNRESET if it found the guest gone
  *
  * Socket edges (qsock.c) report a guest that went away as -ECONNRESET
  * from @rx or @tx, having closed its connection already.
@@ -40,10 +42,12 @@ struct edge_ops {
 	void (*fini)(struct edge *e);
 	int (*accept)(struct edge *e);
 	int (*flush)(struct edge *e, unsigned q);
+	int (*tick)(struct edge *e);
 };
 
 #define EDGE_MAX_QUEUES 16
 #define EDGE_RX_BATCH 32
+#define EDGE_TICK_MS 1000 /* how often an edge's tick runs */
 
 /**
  * struct edge - an edge instance

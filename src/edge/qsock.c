@@ -17,10 +17,14 @@
  *   4 MiB backlog. A length prefix over QSOCK_FRAME_MAX closes the
  *   connection: the stream cannot be trusted after it.
  * - dgram (--dgram PATH binds): one frame per datagram (QEMU -netdev
- *   dgram, vfkit). The peer is whoever sent the last frame: a datagram
- *   from another named address means a new guest took over (a restarted
- *   VM binds a new socket). vfkit greets with the 4 bytes "VFKT". Batches
- *   go through recvmmsg()/sendmmsg().
+ *   dgram, vfkit). The first named socket that sends us a datagram is the
+ *   guest, and our socket is connected to it: the kernel then refuses
+ *   other senders (one guest at a time, as on a stream), lets the guest
+ *   queue more than net.unix.max_dgram_qlen (10) datagrams to us, and
+ *   makes poll() tell when the guest's queue has room. A guest whose
+ *   socket is gone is noticed when a send is refused, or by a probe each
+ *   second (@tick), and the next sender becomes the guest. vfkit greets
+ *   with the 4 bytes "VFKT". Batches go through recvmmsg()/sendmmsg().
  *
  * There is no virtio-net header, so no checksum or segmentation offload:
  * the core computes checksums and sends MTU-sized frames.
@@ -86,6 +90,7 @@
  * @riov:	receive iovecs, a frame slot each
  * @dg_next:	next received datagram to look at
  * @dg_got:	datagrams received by the last recvmmsg()
+ * @connected:	the datagram socket is connected to @peer
  */
 struct qsock {
 	struct edge *e;
@@ -106,6 +111,7 @@ struct qsock {
 	struct mmsghdr msgs[QSOCK_TX_FRAMES];
 	struct iovec riov[EDGE_RX_BATCH];
 	unsigned dg_next, dg_got;
+	bool connected;
 };
 
 /**
@@ -131,7 +137,7 @@ static void qsock_bufs(int fd)
  *
  * Closing the socket also takes it out of the shard's epoll set.
  *
- * #syscalls close
+ * #syscalls close connect
  */
 static void qsock_drop(struct qsock *q, const char *why)
 {
@@ -139,6 +145,12 @@ static void qsock_drop(struct qsock *q, const char *why)
 	     q->e->reconnect ? "; waiting for the next one" : "");
 	CTR(q, EDGE_DISCONNECTS);
 	if (q->kind == QSOCK_DGRAM) {
+		struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+
+		/* dissolve the association: anybody may send again */
+		if (q->connected)
+			connect(q->fd, &unspec, sizeof(unspec));
+		q->connected = false;
 		q->peer_len = 0;
 	} else {
 		close(q->fd);
@@ -234,9 +246,10 @@ static bool qsock_wait_out(struct qsock *q, int *left_ms)
 		return false;
 	if (*left_ms == QSOCK_WAIT_MS)
 		CTR(q, EDGE_TX_WAITS);
-	/* a datagram socket does not poll writable for its peer's queue:
-	 * the wait is a sleep then */
-	poll(&p, q->kind == QSOCK_DGRAM ? 0 : 1, QSOCK_WAIT_SLICE_MS);
+	/* an unconnected datagram socket does not poll writable for its
+	 * peer's queue: the wait is a sleep then */
+	poll(&p, q->kind == QSOCK_DGRAM && !q->connected ? 0 : 1,
+	     QSOCK_WAIT_SLICE_MS);
 	*left_ms -= QSOCK_WAIT_SLICE_MS;
 	return true;
 }
@@ -417,9 +430,10 @@ static bool qsock_same_peer(const struct qsock *q, const struct sockaddr_un *a,
  *
  * A datagram from a new named peer ends the batch before it: the next
  * call adopts the peer (bumping @e->gen, so that the shard resets the old
- * guest's flows first) and goes on from there without receiving.
+ * guest's flows first) and goes on from there without receiving. (Once
+ * connected to a peer, only that peer's datagrams arrive.)
  *
- * #syscalls recvmmsg
+ * #syscalls recvmmsg connect
  * Return: frames, 0 if none, or -errno
  */
 static int qsock_dgram_rx(struct edge *e, unsigned qn, struct pkt_view *v,
@@ -462,6 +476,10 @@ static int qsock_dgram_rx(struct edge *e, unsigned qn, struct pkt_view *v,
 			}
 			memcpy(&q->peer, &q->from[i], alen);
 			q->peer_len = alen;
+			/* refused by a peer connected elsewhere, or one gone
+			 * already: served unconnected, by address */
+			q->connected = !connect(q->fd, (struct sockaddr *)&q->peer,
+						alen);
 			e->gen++;
 			CTR(q, EDGE_CONNECTS);
 			info("guest at %.*s", (int)(alen - offsetof(struct sockaddr_un, sun_path)),
@@ -514,8 +532,10 @@ static int qsock_dgram_flush(struct edge *e, unsigned qn)
 	(void)qn;
 	for (k = 0; k < q->nframes; k++) {
 		memset(&q->msgs[k].msg_hdr, 0, sizeof(q->msgs[k].msg_hdr));
-		q->msgs[k].msg_hdr.msg_name = &q->peer;
-		q->msgs[k].msg_hdr.msg_namelen = q->peer_len;
+		if (!q->connected) {
+			q->msgs[k].msg_hdr.msg_name = &q->peer;
+			q->msgs[k].msg_hdr.msg_namelen = q->peer_len;
+		}
 		q->msgs[k].msg_hdr.msg_iov = &q->iov[k];
 		q->msgs[k].msg_hdr.msg_iovlen = 1;
 	}
@@ -563,6 +583,37 @@ static int qsock_dgram_tx(struct edge *e, unsigned qn, const struct iovec *iov,
 	}
 	q->iov[q->nframes++] = iov[0];
 	return 0;
+}
+
+/**
+ * qsock_dgram_tick() - is the datagram guest's socket still there?
+ * @e:	edge
+ *
+ * While connected to a guest, nobody else can reach us: a guest that
+ * stopped without our noticing (nothing was sent to it since) would keep
+ * the next one out. A connect() to its path from a spare socket tells:
+ * refused, or no such file, means it is gone.
+ *
+ * #syscalls socket connect close
+ * Return: 0, or -ECONNRESET if the guest is gone
+ */
+static int qsock_dgram_tick(struct edge *e)
+{
+	struct qsock *q = e->priv;
+	int fd, err = 0;
+
+	if (!q->connected)
+		return 0;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (connect(fd, (struct sockaddr *)&q->peer, q->peer_len))
+		err = errno;
+	close(fd);
+	if (err != ECONNREFUSED && err != ENOENT)
+		return 0;
+	qsock_drop(q, "its socket is gone");
+	return -ECONNRESET;
 }
 
 /**
@@ -643,6 +694,7 @@ static const struct edge_ops qsock_stream_ops = {
 static const struct edge_ops qsock_dgram_ops = {
 	.name = "dgram", .rx = qsock_dgram_rx, .tx = qsock_dgram_tx,
 	.fd = qsock_fd, .fini = qsock_fini, .flush = qsock_dgram_flush,
+	.tick = qsock_dgram_tick,
 };
 
 /**

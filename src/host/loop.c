@@ -505,7 +505,8 @@ int shard_run(struct shard *sh,
 	shard_rearm_timer(sh);
 	for (;;) {
 		int n = epoll_wait(sh->epfd, ev, ARRAY_SIZE(ev),
-				   sh->edge->rx_pending ? 0 : -1), i;
+				   sh->edge->rx_pending ? 0 :
+				   sh->edge->ops->tick ? EDGE_TICK_MS : -1), i;
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -513,6 +514,11 @@ int shard_run(struct shard *sh,
 			return -errno;
 		}
 		sh->now_ns = now_mono_ns();
+		if (sh->edge->ops->tick && sh->now_ns >= sh->edge_tick_ns) {
+			sh->edge_tick_ns = sh->now_ns + EDGE_TICK_MS * 1000000ULL;
+			if (sh->edge->ops->tick(sh->edge) == -ECONNRESET)
+				sh->edge_lost = true;
+		}
 		for (i = 0; i < n; i++) {
 			uint64_t d = ev[i].data.u64;
 

@@ -131,6 +131,7 @@ struct shard_group {
  *		on every shard but 0
  * @edge_gen:	the edge's guest generation we last served
  * @edge_lost:	the edge's guest went away: its flows are to be reset
+ * @edge_tick_ns: when the edge's tick is due next
  */
 struct shard {
 	struct core core;
@@ -166,6 +167,7 @@ struct shard {
 	struct splice *splice;
 	unsigned edge_gen;
 	bool edge_lost;
+	uint64_t edge_tick_ns;
 };
 
 /* loop.c */

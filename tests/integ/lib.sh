@@ -223,3 +223,45 @@ sw_stats() {
 	kill -USR1 "$SW_PID"
 	wait_for "counters" 10 "[ -s $T/stats.json ]"
 }
+
+# xfer_guest_send ADDR SIZE: the guest sends SIZE bytes to a server on the
+# host's 127.0.0.1 (ADDR from the guest, e.g. 10.0.2.2), which verifies them
+xfer_guest_send() {
+	local p
+	p=$(free_port)
+	bg "$SWVERIFY" server --listen "127.0.0.1:$p" --mode recv --bytes "$2" --once \
+		--ready-file "$T/xr$p"
+	wait_for "host server" 10 "[ -e $T/xr$p ]"
+	g "$SWVERIFY" client --connect "$1:$p" --mode send --bytes "$2" \
+		--timeout 120 >"$T/xc$p.json" || fail "guest->host send: $(cat "$T/xc$p.json")"
+	wait "$LASTPID" || fail "host server did not verify guest->host bytes"
+}
+
+# xfer_guest_recv ADDR SIZE: a server on the host's 127.0.0.1 sends SIZE
+# bytes over a connection the guest opens to ADDR; the guest verifies them
+xfer_guest_recv() {
+	local p
+	p=$(free_port)
+	bg "$SWVERIFY" server --listen "127.0.0.1:$p" --mode send --bytes "$2" --once \
+		--ready-file "$T/xr$p"
+	wait_for "host server" 10 "[ -e $T/xr$p ]"
+	g "$SWVERIFY" client --connect "$1:$p" --mode recv --bytes "$2" \
+		--timeout 120 >"$T/xc$p.json" || fail "host->guest recv: $(cat "$T/xc$p.json")"
+	wait "$LASTPID" || fail "host sender failed"
+}
+
+# xfer_pub_send HOSTPORT GUESTPORT SIZE: a host client sends SIZE bytes to
+# 127.0.0.1:HOSTPORT, published to the guest's GUESTPORT, where a server
+# verifies them
+xfer_pub_send() {
+	local gpid
+	ip netns exec "$NS" "$SWVERIFY" server --listen "0.0.0.0:$2" --mode recv \
+		--bytes "$3" --once --ready-file "$T/xp$1" &
+	gpid=$!
+	PIDS+=("$gpid")
+	wait_for "guest server" 10 "[ -e $T/xp$1 ]"
+	"$SWVERIFY" client --connect "127.0.0.1:$1" --mode send --bytes "$3" \
+		--timeout 120 >"$T/xpc$1.json" || fail "published port send: $(cat "$T/xpc$1.json")"
+	wait "$gpid" || fail "guest server did not verify published-port bytes"
+	rm -f "$T/xp$1"
+}

@@ -56,31 +56,11 @@ g busybox udhcpc -i tap0 -n -q -f -t 5 -T 1 -O mtu -s "$T/udhcpc.sh" \
 g busybox ping -c 2 -W 2 10.0.2.2 >/dev/null || fail "ping of the gateway"
 base_fds=$(sw_fds)
 
-# guest -> host and host -> guest over guest-opened flows, verified
-p1=$(free_port)
-bg "$SWVERIFY" server --listen "127.0.0.1:$p1" --mode recv --bytes "$SIZE" --once \
-	--ready-file "$T/r1"
-wait_for "host server" 10 "[ -e $T/r1 ]"
-g "$SWVERIFY" client --connect "10.0.2.2:$p1" --mode send --bytes "$SIZE" \
-	--timeout 120 >"$T/c1.json" || fail "guest->host: $(cat "$T/c1.json")"
-wait "$LASTPID" || fail "host server did not verify guest->host bytes"
-p2=$(free_port)
-bg "$SWVERIFY" server --listen "127.0.0.1:$p2" --mode send --bytes "$SIZE" --once \
-	--ready-file "$T/r2"
-wait_for "host server" 10 "[ -e $T/r2 ]"
-g "$SWVERIFY" client --connect "10.0.2.2:$p2" --mode recv --bytes "$SIZE" \
-	--timeout 120 >"$T/c2.json" || fail "host->guest: $(cat "$T/c2.json")"
-wait "$LASTPID" || fail "host sender failed"
-
-# host -> guest through the published port
-ip netns exec "$NS" "$SWVERIFY" server --listen "0.0.0.0:5001" --mode recv \
-	--bytes "$SIZE" --once --ready-file "$T/r3" &
-gpid=$!
-PIDS+=("$gpid")
-wait_for "guest server" 10 "[ -e $T/r3 ]"
-"$SWVERIFY" client --connect "127.0.0.1:$pub" --mode send --bytes "$SIZE" \
-	--timeout 120 >"$T/c3.json" || fail "published port: $(cat "$T/c3.json")"
-wait "$gpid" || fail "guest server did not verify published-port bytes"
+# guest -> host and host -> guest over guest-opened flows, and through the
+# published port, verified
+xfer_guest_send 10.0.2.2 "$SIZE"
+xfer_guest_recv 10.0.2.2 "$SIZE"
+xfer_pub_send "$pub" 5001 "$SIZE"
 sw_stats
 check_gates
 expect_ctr TCP_FLOWS_CLOSED -eq 3
@@ -127,14 +107,7 @@ g ip link del tap0
 start_bridge
 g busybox udhcpc -i tap0 -n -q -f -t 5 -T 1 -O mtu -s "$T/udhcpc.sh" \
 	>"$T/udhcpc.log" 2>&1 || fail "no lease for the second guest"
-ip netns exec "$NS" "$SWVERIFY" server --listen "0.0.0.0:5001" --mode recv \
-	--bytes 16M --once --ready-file "$T/r5" &
-gpid=$!
-PIDS+=("$gpid")
-wait_for "guest server" 10 "[ -e $T/r5 ]"
-"$SWVERIFY" client --connect "127.0.0.1:$pub" --mode send --bytes 16M \
-	--timeout 60 >"$T/c5.json" || fail "published port, second guest: $(cat "$T/c5.json")"
-wait "$gpid" || fail "second guest did not verify"
+xfer_pub_send "$pub" 5001 16M
 stop_slipway
 if [ "$kind" = stream ]; then
 	expect_ctr EDGE_CONNECTS -eq 2

@@ -9,38 +9,17 @@ SIZE=${SIZE:-1G}
 BYTES=$((1 << 30))
 [ "$SIZE" = 1G ] || BYTES=$("$PY" -c "import sys;u={'K':1<<10,'M':1<<20,'G':1<<30};s=sys.argv[1];print(int(s[:-1])*u[s[-1]] if s[-1] in u else int(s))" "$SIZE")
 
-p1=$(free_port)
-p2=$(free_port)
 pub=$(free_port)
 # --no-splice: the published port is the tap path under test here (the
 # loopback splice has t_splice.sh)
 start_slipway --no-splice -t "127.0.0.1/$pub:5001" ${SW_OPTS:-}
 
 # guest -> host: guest client sends, host server verifies
-bg "$SWVERIFY" server --listen "127.0.0.1:$p1" --mode recv --bytes "$SIZE" --once \
-	--ready-file "$T/r1"
-wait_for "host server" 10 "[ -e $T/r1 ]"
-g "$SWVERIFY" client --connect "10.0.2.2:$p1" --mode send --bytes "$SIZE" \
-	--timeout 120 >"$T/c1.json" || fail "guest->host send: $(cat "$T/c1.json")"
-wait "$LASTPID" || fail "host server did not verify guest->host bytes"
-
+xfer_guest_send 10.0.2.2 "$SIZE"
 # host -> guest over a guest-opened flow: host server sends, guest verifies
-bg "$SWVERIFY" server --listen "127.0.0.1:$p2" --mode send --bytes "$SIZE" --once \
-	--ready-file "$T/r2"
-wait_for "host server" 10 "[ -e $T/r2 ]"
-g "$SWVERIFY" client --connect "10.0.2.2:$p2" --mode recv --bytes "$SIZE" \
-	--timeout 120 >"$T/c2.json" || fail "host->guest recv: $(cat "$T/c2.json")"
-wait "$LASTPID" || fail "host sender failed"
-
+xfer_guest_recv 10.0.2.2 "$SIZE"
 # host -> guest through the published port: guest server verifies
-ip netns exec "$NS" "$SWVERIFY" server --listen "0.0.0.0:5001" --mode recv \
-	--bytes "$SIZE" --once --ready-file "$T/r3" &
-PIDS+=($!)
-gpid=$!
-wait_for "guest server" 10 "[ -e $T/r3 ]"
-"$SWVERIFY" client --connect "127.0.0.1:$pub" --mode send --bytes "$SIZE" \
-	--timeout 120 >"$T/c3.json" || fail "published port send: $(cat "$T/c3.json")"
-wait "$gpid" || fail "guest server did not verify published-port bytes"
+xfer_pub_send "$pub" 5001 "$SIZE"
 
 stop_slipway
 check_gates
