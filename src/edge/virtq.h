@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* virtq.h - split virtqueues over untrusted guest memory (virtio 1.x, 2.6)
+ *
+ * Pure: no system calls. Guest memory is described by a table of regions
+ * (from VHOST_USER_SET_MEM_TABLE) already mapped into our address space;
+ * every address and length the guest gives is checked against it, every
+ * index against the ring size, and every descriptor chain walked with a hop
+ * limit. The guest may change its memory at any moment: a descriptor is
+ * copied out before it is looked at, and indexes are read once.
+ *
+ * Indirect descriptors (VIRTIO_RING_F_INDIRECT_DESC) are not offered, so a
+ * descriptor with VIRTQ_DESC_F_INDIRECT is malformed here.
+ */
+#ifndef SLIPWAY_VIRTQ_H
+#define SLIPWAY_VIRTQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#define VU_MAX_REGIONS 8	/* VHOST_MEMORY_BASELINE_NREGIONS */
+#define VIRTQ_MAX_SIZE 32768	/* the largest ring size virtio allows */
+#define VIRTQ_MAX_IOV 64	/* descriptors per chain we accept */
+
+#define VIRTQ_DESC_F_NEXT	1
+#define VIRTQ_DESC_F_WRITE	2
+#define VIRTQ_DESC_F_INDIRECT	4
+#define VIRTQ_USED_F_NO_NOTIFY	1
+#define VIRTQ_AVAIL_F_NO_INTERRUPT 1
+
+/**
+ * struct vu_region - one region of guest memory, mapped here
+ * @gpa:	guest physical address of its first byte
+ * @size:	bytes
+ * @uva:	the frontend's (QEMU's) virtual address of its first byte,
+ *		used for ring addresses (VHOST_USER_SET_VRING_ADDR)
+ * @host:	our mapping of its first byte
+ */
+struct vu_region {
+	uint64_t gpa;
+	uint64_t size;
+	uint64_t uva;
+	uint8_t *host;
+};
+
+/**
+ * struct vu_mem - the guest's memory table
+ * @n:		regions in use
+ * @r:		regions (not overlapping; checked when the table is set)
+ */
+struct vu_mem {
+	unsigned n;
+	struct vu_region r[VU_MAX_REGIONS];
+};
+
+/**
+ * vu_gpa_to_host() - translate a guest physical range
+ * @m:		memory table
+ * @gpa:	guest physical address
+ * @len:	in: bytes wanted; out: bytes contiguous here from @gpa (at
+ *		most the input, at least 1 on success)
+ *
+ * Return: our pointer to @gpa, or NULL if @gpa is in no region (or @len is 0)
+ */
+uint8_t *vu_gpa_to_host(const struct vu_mem *m, uint64_t gpa, uint64_t *len);
+
+/**
+ * vu_uva_to_host() - translate a frontend virtual range that must lie whole
+ * in one region (a ring's desc, avail or used area)
+ * @m:		memory table
+ * @uva:	frontend virtual address
+ * @len:	bytes
+ *
+ * Return: our pointer, or NULL if the range is not whole in one region
+ */
+uint8_t *vu_uva_to_host(const struct vu_mem *m, uint64_t uva, uint64_t len);
+
+/**
+ * struct virtq - one split virtqueue
+ * @num:		ring size (a power of 2, 1..VIRTQ_MAX_SIZE)
+ * @desc:		descriptor table in guest memory (16 bytes each)
+ * @avail:		avail ring: flags u16, idx u16, ring[num] u16,
+ *			used_event u16
+ * @used:		used ring: flags u16, idx u16, ring[num] {id u32, len u32},
+ *			avail_event u16
+ * @event_idx:		VIRTIO_RING_F_EVENT_IDX was negotiated
+ * @last_avail:		next avail ring entry to take
+ * @used_idx:		our used index (entries pushed, maybe not published)
+ * @signalled_used:	used index at the last notification we sent
+ * @signalled_valid:	@signalled_used means something
+ */
+struct virtq {
+	unsigned num;
+	uint8_t *desc;
+	uint8_t *avail;
+	uint8_t *used;
+	bool event_idx;
+	uint16_t last_avail;
+	uint16_t used_idx;
+	uint16_t signalled_used;
+	bool signalled_valid;
+};
+
+/**
+ * struct virtq_elem - a descriptor chain taken from the avail ring
+ * @head:	index of its first descriptor (goes back in the used ring)
+ * @niov:	entries in @iov
+ * @iov:	the chain's buffers, as our pointers (a descriptor crossing a
+ *		region boundary takes several entries)
+ * @len:	sum of the @iov lengths
+ */
+struct virtq_elem {
+	uint16_t head;
+	unsigned niov;
+	struct iovec iov[VIRTQ_MAX_IOV];
+	size_t len;
+};
+
+/**
+ * virtq_init() - set up a ring from our pointers to its three areas
+ * @vq:		virtqueue
+ * @num:	ring size
+ * @desc:	descriptor table (16 * @num bytes)
+ * @avail:	avail ring (6 + 2 * @num bytes)
+ * @used:	used ring (6 + 8 * @num bytes)
+ * @last_avail:	where to start (VHOST_USER_SET_VRING_BASE)
+ * @event_idx:	VIRTIO_RING_F_EVENT_IDX negotiated
+ *
+ * The used index starts at @last_avail too (the device had used all it
+ * took when the ring was stopped).
+ *
+ * Return: 0, or -EINVAL if @num is not a power of 2 in range
+ */
+int virtq_init(struct virtq *vq, unsigned num, uint8_t *desc, uint8_t *avail,
+	       uint8_t *used, uint16_t last_avail, bool event_idx);
+
+/**
+ * virtq_avail() - how many chains the guest has made available
+ * @vq:		virtqueue
+ *
+ * Return: entries between @last_avail and the guest's avail index; a value
+ * over @num means a misbehaving guest (callers treat it as malformed)
+ */
+unsigned virtq_avail(const struct virtq *vq);
+
+/**
+ * virtq_pop() - take the next available chain
+ * @vq:		virtqueue
+ * @m:		guest memory
+ * @writable:	true for a queue the device writes (receive: every
+ *		descriptor must have VIRTQ_DESC_F_WRITE), false for one it
+ *		reads (transmit: none may have it)
+ * @el:		the chain, translated
+ *
+ * Checks: avail index at most @num ahead, head and next indexes below
+ * @num, at most @num descriptors in a chain (a loop) and at most
+ * VIRTQ_MAX_IOV iovecs, no indirect descriptor, the direction of every
+ * descriptor, every buffer whole inside guest memory, no zero-length
+ * chain. On success @last_avail moves on.
+ *
+ * Return: 1 with @el filled, 0 if none is available, -EINVAL if the guest
+ * broke a rule (the queue cannot be trusted any more)
+ */
+int virtq_pop(struct virtq *vq, const struct vu_mem *m, bool writable,
+	      struct virtq_elem *el);
+
+/**
+ * virtq_push() - put a used chain in the used ring (not yet visible)
+ * @vq:		virtqueue
+ * @head:	the chain's head index
+ * @len:	bytes the device wrote into it (0 for transmit)
+ */
+void virtq_push(struct virtq *vq, uint16_t head, uint32_t len);
+
+/**
+ * virtq_publish() - make the pushed entries visible to the guest
+ * @vq:		virtqueue
+ *
+ * A release barrier orders the entries before the used index store (the
+ * guest's read barrier after reading the index pairs with it).
+ */
+void virtq_publish(struct virtq *vq);
+
+/**
+ * virtq_should_notify() - does the guest want an interrupt for what was
+ * published since the last notification?
+ * @vq:		virtqueue
+ *
+ * With EVENT_IDX: whether used_event was crossed (vring_need_event()),
+ * else whether VIRTQ_AVAIL_F_NO_INTERRUPT is clear. A full barrier orders
+ * the used index store before the read of the guest's flags or event.
+ * Updates @signalled_used when it says yes.
+ *
+ * Return: true if the caller should signal the call eventfd
+ */
+bool virtq_should_notify(struct virtq *vq);
+
+/**
+ * virtq_kick_enable() - ask the guest for a kick when it adds buffers
+ * @vq:		virtqueue
+ * @on:		true: kicks wanted (clear VIRTQ_USED_F_NO_NOTIFY, or with
+ *		EVENT_IDX set avail_event to @last_avail); false: not needed
+ *		while we are polling anyway
+ *
+ * After enabling, the caller must check virtq_avail() once more (the guest
+ * may have added buffers before it saw the change): a full barrier here
+ * orders the store before that load.
+ */
+void virtq_kick_enable(struct virtq *vq, bool on);
+
+#endif /* SLIPWAY_VIRTQ_H */
