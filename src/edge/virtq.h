@@ -72,7 +72,8 @@ uint8_t *vu_gpa_to_host(const struct vu_mem *m, uint64_t gpa, uint64_t *len);
  * @uva:	frontend virtual address
  * @len:	bytes
  *
- * Return: our pointer, or NULL if the range is not whole in one region
+ * Return: our pointer, or NULL if the range is not whole in one region (or
+ * @len is 0)
  */
 uint8_t *vu_uva_to_host(const struct vu_mem *m, uint64_t uva, uint64_t len);
 
@@ -87,8 +88,9 @@ uint8_t *vu_uva_to_host(const struct vu_mem *m, uint64_t uva, uint64_t len);
  * @event_idx:		VIRTIO_RING_F_EVENT_IDX was negotiated
  * @last_avail:		next avail ring entry to take
  * @used_idx:		our used index (entries pushed, maybe not published)
- * @signalled_used:	used index at the last notification we sent
- * @signalled_valid:	@signalled_used means something
+ * @signalled_used:	used index at the last virtq_should_notify() call
+ * @signalled_valid:	@signalled_used means something (false until the
+ *			first call, which cannot tell what was crossed)
  */
 struct virtq {
 	unsigned num;
@@ -130,7 +132,9 @@ struct virtq_elem {
  * The used index starts at @last_avail too (the device had used all it
  * took when the ring was stopped).
  *
- * Return: 0, or -EINVAL if @num is not a power of 2 in range
+ * Return: 0, or -EINVAL if @num is not a power of 2 in range, or an area
+ * is not aligned as virtio requires (@desc 16, @avail 2, @used 4 bytes;
+ * the ring addresses come from the guest)
  */
 int virtq_init(struct virtq *vq, unsigned num, uint8_t *desc, uint8_t *avail,
 	       uint8_t *used, uint16_t last_avail, bool event_idx);
@@ -184,13 +188,17 @@ void virtq_publish(struct virtq *vq);
 
 /**
  * virtq_should_notify() - does the guest want an interrupt for what was
- * published since the last notification?
+ * published since the last call?
  * @vq:		virtqueue
  *
- * With EVENT_IDX: whether used_event was crossed (vring_need_event()),
- * else whether VIRTQ_AVAIL_F_NO_INTERRUPT is clear. A full barrier orders
- * the used index store before the read of the guest's flags or event.
- * Updates @signalled_used when it says yes.
+ * With EVENT_IDX: whether used_event was crossed (vring_need_event())
+ * since the last call (the first call says yes), else whether
+ * VIRTQ_AVAIL_F_NO_INTERRUPT is clear; nothing published since the last
+ * call needs no interrupt. A full barrier orders the used index store
+ * before the read of the guest's flags or event. Sets @signalled_used to
+ * the used index on every call: a window in which used_event was not
+ * crossed needs no interrupt later either (the guest that moves
+ * used_event back re-reads used->idx after a full barrier itself).
  *
  * Return: true if the caller should signal the call eventfd
  */
@@ -201,7 +209,8 @@ bool virtq_should_notify(struct virtq *vq);
  * @vq:		virtqueue
  * @on:		true: kicks wanted (clear VIRTQ_USED_F_NO_NOTIFY, or with
  *		EVENT_IDX set avail_event to @last_avail); false: not needed
- *		while we are polling anyway
+ *		while we are polling anyway (set VIRTQ_USED_F_NO_NOTIFY; with
+ *		EVENT_IDX nothing is written)
  *
  * After enabling, the caller must check virtq_avail() once more (the guest
  * may have added buffers before it saw the change): a full barrier here
