@@ -97,6 +97,10 @@ start_slipway() {
 # event loop runs, so fd counts start from a steady state
 wait_started() {
 	rm -f "$T/stats.json"
+	# SIGUSR1 before slipway blocks it would kill it (a socket file can
+	# exist before slipway does: a stale one it is about to replace)
+	wait_for "slipway's signal mask" 10 \
+		"(( 0x\$(awk '/^SigBlk/ {print \$2}' /proc/$SW_PID/status 2>/dev/null || echo 0) & 0x200 ))"
 	kill -USR1 "$SW_PID"
 	wait_for "slipway start-up" 10 "[ -s $T/stats.json ]"
 	rm -f "$T/stats.json"
