@@ -359,7 +359,17 @@ int main(int argc, char **argv)
 	/* watch before the tap exists: a deletion right after the namespace
 	 * is configured must not be missed */
 	r.inofd = -1;
-	if (conf.edge != CONF_EDGE_TAP) {
+	if (conf.edge == CONF_EDGE_VU) {
+		ret = vu_edge_init(&edge, conf.sock_path, conf.shards,
+				   conf.offload, conf.mtu);
+		if (ret == -ENOMEM)
+			die("out of memory");
+		if (ret)
+			return 1;
+		grp.n = conf.shards;
+		snprintf(where, sizeof(where), "vhost-user socket %s (%u queue pair(s))",
+			 conf.sock_path, conf.shards);
+	} else if (conf.edge != CONF_EDGE_TAP) {
 		static const int kinds[] = {
 			[CONF_EDGE_STREAM] = QSOCK_STREAM,
 			[CONF_EDGE_DGRAM] = QSOCK_DGRAM,

@@ -349,6 +349,29 @@ void core_flush(struct core *c, uint64_t now_ns, struct fx *fx)
 }
 
 /**
+ * core_set_edge() - what the edge's guest accepts changed (vhost-user:
+ * the features a new guest negotiated)
+ * @c:			core
+ * @vnet_hdr_len:	virtio-net header bytes: 0, 10 or 12
+ * @csum_offload:	the guest takes partial checksums
+ * @gso_max:		largest TCP payload per frame toward the guest, or 0
+ *
+ * Return: 0, or -EINVAL for a combination core_init() would refuse
+ */
+int core_set_edge(struct core *c, unsigned vnet_hdr_len, bool csum_offload,
+		  uint32_t gso_max)
+{
+	if ((vnet_hdr_len != 0 && vnet_hdr_len != 10 && vnet_hdr_len != 12) ||
+	    (gso_max && (!csum_offload ||
+			 gso_max > 65535 - IP4_HLEN - TCP_HLEN)))
+		return -EINVAL;
+	c->conf.vnet_hdr_len = vnet_hdr_len;
+	c->conf.csum_offload = csum_offload;
+	c->conf.gso_max = gso_max;
+	return 0;
+}
+
+/**
  * core_guest_gone() - the guest behind the edge went away
  * @c:		core
  * @fx:		effects out: host sockets reset or closed

@@ -470,6 +470,19 @@ bool core_pass_on(struct core *c, int to);
 void core_flush(struct core *c, uint64_t now_ns, struct fx *fx);
 
 /**
+ * core_set_edge() - what the edge's guest accepts changed (vhost-user:
+ * the features a new guest negotiated)
+ * @c:			core
+ * @vnet_hdr_len:	virtio-net header bytes: 0, 10 or 12
+ * @csum_offload:	the guest takes partial checksums
+ * @gso_max:		largest TCP payload per frame toward the guest, or 0
+ *
+ * Return: 0, or -EINVAL for a combination core_init() would refuse
+ */
+int core_set_edge(struct core *c, unsigned vnet_hdr_len, bool csum_offload,
+		  uint32_t gso_max);
+
+/**
  * core_guest_gone() - the guest behind the edge went away (a VM stopped,
  * a socket peer disconnected, another peer took over a datagram edge)
  * @c:		core

@@ -29,6 +29,11 @@ struct edge;
  * @flush:	optional: push out what @tx buffered; returns 0 or -errno
  * @tick:	optional: called about once a second; returns 0, or
  *		-ECONNRESET if it found the guest gone
+ * @ctl:	optional: @ctl_fd is readable (a control connection, served
+ *		by shard 0); returns 0, or -ECONNRESET if it closed
+ * @rx_done:	optional: the views the last @rx returned are dead now
+ * @offloads:	optional: what the guest accepted, read by each shard when
+ *		@gen changes: header length, partial checksums, TSO frames
  *
  * Socket edges (qsock.c) report a guest that went away as -ECONNRESET
  * from @rx or @tx, having closed its connection already.
@@ -43,6 +48,10 @@ struct edge_ops {
 	int (*accept)(struct edge *e);
 	int (*flush)(struct edge *e, unsigned q);
 	int (*tick)(struct edge *e);
+	int (*ctl)(struct edge *e);
+	void (*rx_done)(struct edge *e, unsigned q);
+	void (*offloads)(const struct edge *e, unsigned *hdr_len, bool *csum,
+			 bool *gso);
 };
 
 #define EDGE_MAX_QUEUES 16
@@ -63,6 +72,8 @@ struct edge_ops {
  * @rx_pending:		frames are buffered that @rx has not returned yet
  *			(poll would not say so)
  * @ctr:		counters of the shard serving the edge (socket edges)
+ * @qctr:		counters of the shard serving each queue
+ * @ctl_fd:		a control connection to poll (shard 0), or -1
  * @priv:		the implementation's state
  */
 struct edge {
@@ -77,6 +88,8 @@ struct edge {
 	unsigned gen;
 	bool rx_pending;
 	uint64_t *ctr;
+	uint64_t *qctr[EDGE_MAX_QUEUES];
+	int ctl_fd;
 	void *priv;
 };
 
@@ -124,6 +137,28 @@ int qsock_edge_init(struct edge *e, int kind, const char *path, int fd,
 		    uint64_t *ctr);
 
 enum { QSOCK_STREAM, QSOCK_DGRAM, QSOCK_FD };
+
+/**
+ * qsock_listen() - a listening unix stream socket at @path, replacing a
+ * stale socket file (one nobody serves); a served one is an error
+ * @path:	where
+ *
+ * Return: the socket, or -errno (logged)
+ */
+int qsock_listen(const char *path);
+
+/**
+ * vu_edge_init() - the vhost-user edge, listening at @path
+ * @e:		edge to fill
+ * @path:	socket path
+ * @npairs:	queue pairs to offer (one shard each)
+ * @offload:	offer checksum and segmentation offloads
+ * @mtu:	our MTU
+ *
+ * Return: 0, or -errno (logged)
+ */
+int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
+		 bool offload, unsigned mtu);
 
 /* the largest frame on a socket edge: a 65535-byte packet and its
  * Ethernet header (there is no virtio-net header) */

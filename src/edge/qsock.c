@@ -742,6 +742,17 @@ static int qsock_bind(const char *path, int type)
 }
 
 /**
+ * qsock_listen() - a listening unix stream socket at @path
+ * @path:	where
+ *
+ * Return: the socket, or -errno (logged)
+ */
+int qsock_listen(const char *path)
+{
+	return qsock_bind(path, SOCK_STREAM);
+}
+
+/**
  * qsock_edge_init() - a socket edge: --stream, --dgram or --fd
  * @e:		edge to fill
  * @kind:	QSOCK_STREAM, QSOCK_DGRAM or QSOCK_FD
@@ -767,6 +778,7 @@ int qsock_edge_init(struct edge *e, int kind, const char *path, int fd,
 	e->nqueues = 1;
 	e->frame_max = QSOCK_FRAME_MAX;
 	e->listen_fd = -1;
+	e->ctl_fd = -1;
 	q->e = e;
 	q->kind = kind;
 	q->fd = -1;
@@ -810,7 +822,7 @@ int qsock_edge_init(struct edge *e, int kind, const char *path, int fd,
 		return 0;
 	}
 	e->reconnect = true;
-	e->listen_fd = qsock_bind(path, SOCK_STREAM);
+	e->listen_fd = qsock_listen(path);
 	if (e->listen_fd < 0)
 		return e->listen_fd;
 	snprintf(q->path, sizeof(q->path), "%s", path);

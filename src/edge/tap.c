@@ -117,6 +117,7 @@ int tap_edge_init(struct edge *e, const int *fds, unsigned nqueues,
 	e->vnet_hdr_len = vnet_hdr_len;
 	e->frame_max = TAP_FRAME_MAX;
 	e->listen_fd = -1;
+	e->ctl_fd = -1;
 	for (q = 0; q < nqueues; q++) {
 		e->fds[q] = fds[q];
 		e->rxbuf[q] = malloc(EDGE_RX_BATCH * e->frame_max);

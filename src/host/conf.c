@@ -21,6 +21,7 @@ static const char usage_text[] =
 "Usage: slipway [OPTIONS] [-- COMMAND [ARGS...]]\n"
 "       slipway [OPTIONS] --netns PATH|NAME\n"
 "       slipway [OPTIONS] --stream PATH | --dgram PATH | --fd N\n"
+"       slipway [OPTIONS] --vhost-user PATH\n"
 "\n"
 "A user-mode network gateway. Runs COMMAND (default: your shell) in a new\n"
 "network namespace whose only interface is a tap device served by slipway,\n"
@@ -35,6 +36,9 @@ static const char usage_text[] =
 "                          datagram (QEMU -netdev dgram, vfkit)\n"
 "  --fd N                  serve the connected stream socket N; exit when\n"
 "                          it closes\n"
+"  --vhost-user PATH       listen there for a vhost-user frontend (QEMU\n"
+"                          -netdev vhost-user): virtio-net with offloads,\n"
+"                          one queue pair per shard (--shards)\n"
 "\n"
 "Namespace:\n"
 "  --netns PATH|NAME       attach to an existing namespace: /run/netns/NAME,\n"
@@ -122,7 +126,7 @@ enum {
 	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION, OPT_NO_DHCP, OPT_NO_DNS,
 	OPT_DNS_ADDR, OPT_RESOLV_CONF, OPT_MAX_UDP_FLOWS, OPT_UDP_TIMEOUT,
 	OPT_SHARDS, OPT_ACK_EVERY, OPT_NO_SPLICE, OPT_IPV6_PREFIX, OPT_NO_IPV6,
-	OPT_STREAM, OPT_DGRAM, OPT_FD,
+	OPT_STREAM, OPT_DGRAM, OPT_FD, OPT_VHOST_USER,
 };
 
 /**
@@ -346,6 +350,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "stream", required_argument, NULL, OPT_STREAM },
 		{ "dgram", required_argument, NULL, OPT_DGRAM },
 		{ "fd", required_argument, NULL, OPT_FD },
+		{ "vhost-user", required_argument, NULL, OPT_VHOST_USER },
 		{ "ifname", required_argument, NULL, 'I' },
 		{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 		{ "userns", no_argument, NULL, OPT_USERNS },
@@ -419,8 +424,9 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		case OPT_STREAM:
 		case OPT_DGRAM:
 		case OPT_FD:
+		case OPT_VHOST_USER:
 			if (c->edge != CONF_EDGE_TAP)
-				usage_error("one edge only: --stream, --dgram and --fd exclude each other");
+				usage_error("one edge only: --stream, --dgram, --fd and --vhost-user exclude each other");
 			if (o == OPT_FD) {
 				if (parse_uint(optarg, 0, INT32_MAX, &v))
 					usage_error("bad --fd '%s': expected a file descriptor number",
@@ -434,7 +440,8 @@ void conf_parse(struct conf *c, int argc, char **argv)
 					    optarg, CONF_SOCK_PATH_MAX - 1);
 			c->sock_path = optarg;
 			c->edge = o == OPT_STREAM ? CONF_EDGE_STREAM :
-						    CONF_EDGE_DGRAM;
+				  o == OPT_DGRAM  ? CONF_EDGE_DGRAM :
+						    CONF_EDGE_VU;
 			break;
 		case 'I':
 			if (!*optarg || strlen(optarg) >= 16 || strchr(optarg, '/'))
@@ -611,13 +618,14 @@ void conf_parse(struct conf *c, int argc, char **argv)
 
 	if (c->edge != CONF_EDGE_TAP) {
 		if (c->netns)
-			usage_error("--netns serves a tap: it cannot be combined with --stream, --dgram or --fd");
+			usage_error("--netns serves a tap: it cannot be combined with --stream, --dgram, --fd or --vhost-user");
 		if (c->nnsfwd)
-			usage_error("-T needs a namespace: a socket edge's guest has its own loopback");
-		if (shards_set && c->shards > 1)
+			usage_error("-T needs a namespace: a VM has its own loopback");
+		if (c->edge != CONF_EDGE_VU && shards_set && c->shards > 1)
 			usage_error("a socket edge has one queue: --shards must be 1 (got %u)",
 				    c->shards);
-		c->shards = 1;
+		if (c->edge != CONF_EDGE_VU)
+			c->shards = 1;
 		c->splice = false; /* no namespace to splice into */
 	}
 

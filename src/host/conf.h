@@ -34,14 +34,16 @@ struct fwd_spec {
  * @CONF_EDGE_STREAM:	--stream: listening unix stream socket, length-prefixed
  * @CONF_EDGE_DGRAM:	--dgram: unix datagram socket, a frame per datagram
  * @CONF_EDGE_FD:	--fd: an already connected stream socket
+ * @CONF_EDGE_VU:	--vhost-user: a VM's virtio-net backend
  */
-enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD };
+enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
+		 CONF_EDGE_VU };
 
 /**
  * struct conf - everything the command line says
  * @netns:		--netns PATH|NAME, or NULL to create a namespace
  * @edge:		how the guest is attached
- * @sock_path:		--stream or --dgram socket path
+ * @sock_path:		--stream, --dgram or --vhost-user socket path
  * @sock_fd:		--fd: the connected stream socket, else -1
  * @cmd:		command to run in a new namespace (NULL: shell)
  * @ifname:		tap name

@@ -59,6 +59,20 @@ int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data)
 }
 
 /**
+ * shard_gso_max() - GSO toward the guest: a whole slot's worth of payload
+ * per frame
+ * @e:	edge
+ *
+ * Return: the largest TCP payload of a frame toward the guest
+ */
+static uint32_t shard_gso_max(const struct edge *e)
+{
+	return (uint32_t)MIN(65535U - IP4_HLEN - TCP_HLEN,
+			     e->frame_max - e->vnet_hdr_len - ETH_HLEN -
+				     IP4_HLEN - TCP_HLEN);
+}
+
+/**
  * shard_init() - set up a shard: memory, core, epoll, timer, mailbox
  * @sh:		shard (zeroed)
  * @conf:	configuration
@@ -106,11 +120,9 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	cc.mtu = conf->mtu;
 	cc.vnet_hdr_len = e->vnet_hdr_len;
 	cc.csum_offload = e->vnet_hdr_len != 0;
-	/* GSO toward the guest: a whole slot's worth of payload per frame */
 	if (cc.csum_offload && conf->offload)
-		cc.gso_max = (uint32_t)MIN(65535U - IP4_HLEN - TCP_HLEN,
-					   e->frame_max - e->vnet_hdr_len -
-						   ETH_HLEN - IP4_HLEN - TCP_HLEN);
+		cc.gso_max = shard_gso_max(e);
+	e->qctr[id] = sh->ctr;
 	cc.ack_every = conf->ack_every;
 	cc.ws_shift = 9; /* windows up to 32 MiB */
 	cc.max_flows = sh->max_flows;
@@ -261,6 +273,8 @@ void shard_flush_frames(struct shard *sh)
 			CTR_INC(&sh->core, EDGE_TX_DOWN);
 			continue;
 		}
+		if (ret == -ENOBUFS)
+			continue; /* no room in the guest: the edge counted it */
 		if (ret == -EIO) {
 			/* the guest's interface is down (not up yet, as
 			 * before a DHCP client starts): nobody to hear it */
@@ -367,6 +381,31 @@ static void shard_guest_gone(struct shard *sh)
 }
 
 /**
+ * shard_edge_changed() - if another guest took over the edge (or the same
+ * one changed what it accepts), reset the old flows and follow the new
+ * offloads
+ * @sh:	shard
+ */
+static void shard_edge_changed(struct shard *sh)
+{
+	struct edge *e = sh->edge;
+	unsigned gen = __atomic_load_n(&e->gen, __ATOMIC_ACQUIRE);
+	unsigned hl;
+	bool csum, gso;
+
+	if (gen == sh->edge_gen)
+		return;
+	sh->edge_gen = gen;
+	shard_guest_gone(sh);
+	if (!e->ops->offloads)
+		return;
+	e->ops->offloads(e, &hl, &csum, &gso);
+	if (core_set_edge(&sh->core, hl, csum,
+			  gso && sh->conf->offload ? shard_gso_max(e) : 0))
+		warn("the guest's offloads make no sense: header %u", hl);
+}
+
+/**
  * shard_edge_accept() - a guest connects to a socket edge
  * @sh:	shard
  *
@@ -381,10 +420,32 @@ static int shard_edge_accept(struct shard *sh)
 		return ret;
 	if (sh->edge_lost)
 		shard_guest_gone(sh);
+	if (ret == 2) /* a control connection (vhost-user) */
+		return shard_ep_add(sh, e->ctl_fd, EPOLLIN,
+				    EP_DATA(EP_EDGE_CTL, 0)) ? -errno : 0;
 	sh->edge_gen = e->gen;
 	if (shard_ep_add(sh, e->ops->fd(e, sh->q), EPOLLIN, EP_DATA(EP_TAP, 0)))
 		return -errno;
 	return 0;
+}
+
+/**
+ * shard_edge_ctl() - the edge's control connection is readable (shard 0)
+ * @sh:	shard
+ *
+ * When the guest changed (a frontend set features or went away), the
+ * other shards are woken to see it.
+ */
+static void shard_edge_ctl(struct shard *sh)
+{
+	unsigned i, gen = sh->edge->gen;
+
+	sh->edge->ops->ctl(sh->edge);
+	if (__atomic_load_n(&sh->edge->gen, __ATOMIC_ACQUIRE) == gen)
+		return;
+	for (i = 1; i < sh->grp->n; i++)
+		sh->kick |= 1U << i;
+	mbox_kick(sh);
 }
 
 /**
@@ -411,12 +472,9 @@ static int shard_tap_rx(struct shard *sh)
 		}
 		if (!n)
 			break;
-		if (sh->edge->gen != sh->edge_gen) {
-			/* a new guest took over the edge: the old one's
-			 * flows go before its frames are seen */
-			shard_guest_gone(sh);
-			sh->edge_gen = sh->edge->gen;
-		}
+		/* a new guest took over the edge: the old one's flows go
+		 * before its frames are seen */
+		shard_edge_changed(sh);
 		CTR_INC(&sh->core, EDGE_RX_BATCHES);
 		for (i = 0; i < n; i++) {
 			CTR_INC(&sh->core, EDGE_RX_FRAMES);
@@ -429,6 +487,8 @@ static int shard_tap_rx(struct shard *sh)
 		/* payload views die with the next rx: everything that
 		 * points into them was carried out by shard_drain() */
 		shard_end_of_batch(sh);
+		if (sh->edge->ops->rx_done)
+			sh->edge->ops->rx_done(sh->edge, sh->q);
 		if (n < EDGE_RX_BATCH)
 			break;
 	}
@@ -561,6 +621,9 @@ int shard_run(struct shard *sh,
 				if (ret)
 					return ret;
 				break;
+			case EP_EDGE_CTL:
+				shard_edge_ctl(sh);
+				break;
 			case EP_SIGNAL:
 			case EP_PIDFD:
 			case EP_NSWATCH:
@@ -578,6 +641,7 @@ int shard_run(struct shard *sh,
 				return ret;
 		}
 		shard_end_of_batch(sh);
+		shard_edge_changed(sh);
 		if (sh->edge_lost) {
 			shard_guest_gone(sh);
 			if (!sh->edge->reconnect)

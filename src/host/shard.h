@@ -29,6 +29,7 @@ enum ep_type {
 	EP_MBOX,
 	EP_SPLICE,	/* splice.c: spliced sockets, namespace helper */
 	EP_EDGE_LISTEN,	/* a socket edge's listening socket */
+	EP_EDGE_CTL,	/* an edge's control connection (vhost-user) */
 	EP_TYPE_NUM
 };
 

@@ -30,6 +30,14 @@
 	X(EDGE_BAD_FRAMING, "socket edge peers dropped for bad framing")    \
 	X(EDGE_RX_DROP_SIZE, "datagrams dropped: too short or too long")    \
 	X(EDGE_VFKIT_HELLO, "vfkit VFKT greetings received")                \
+	X(EDGE_VU_MESSAGES, "vhost-user messages handled")                  \
+	X(EDGE_VU_PROTO_ERRORS, "vhost-user frontends sent away for a bad message") \
+	X(EDGE_VU_RING_ERRORS, "guest rings that broke the virtqueue rules") \
+	X(EDGE_VU_LOANS, "guest frames handed on in place (one buffer)")     \
+	X(EDGE_VU_COPIES, "guest frames copied (several buffers)")          \
+	X(EDGE_VU_RETURNS, "guest transmit chains returned to the guest")   \
+	X(EDGE_VU_KICK_RACE, "chains found by the look after re-enabling kicks") \
+	X(EDGE_VU_RX_NOBUF, "frames dropped: no receive buffer in the guest") \
 	/* shards: frames and connections crossing between them */         \
 	X(SHARD_FRAMES_PASSED, "frames passed on to another shard")         \
 	X(SHARD_FRAMES_TAKEN, "frames taken from another shard's mailbox")  \

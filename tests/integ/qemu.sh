@@ -50,6 +50,7 @@
 #
 # Environment: QEMU (qemu-system-x86_64), QEMU_TIMEOUT (240: whole run,
 # seconds; the guest powers itself off a tenth, at least 10 s, earlier), QEMU_MEM (512, MiB),
+# QEMU_SMP (1: guest CPUs; a multi-queue guest uses one queue pair per CPU),
 # QEMU_KVER (newest kernel with modules), MKGUEST (tools/mkguest.sh).
 # Files: $T/console.log (serial console), $T/qemu.log (QEMU's own output).
 
@@ -110,7 +111,7 @@ qemu_guest() {
 	deadline=$((QEMU_TIMEOUT - deadline > 1 ? QEMU_TIMEOUT - deadline : 1))
 	: >"$QEMU_LOG"
 	QEMU_T0=$(date +%s.%N)
-	bg timeout -k 5 "$QEMU_TIMEOUT" "$QEMU" -accel tcg -m "$QEMU_MEM" -smp 1 \
+	bg timeout -k 5 "$QEMU_TIMEOUT" "$QEMU" -accel tcg -m "$QEMU_MEM" -smp "${QEMU_SMP:-1}" \
 		-nodefaults -no-user-config -display none -monitor none \
 		-serial "file:$QEMU_LOG" -no-reboot \
 		-kernel "$kernel" -initrd "$T/guest.cpio.gz" \

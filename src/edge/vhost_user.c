@@ -1,0 +1,1230 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* vhost_user.c - the vhost-user edge: slipway as a VM's virtio-net backend
+ *
+ * DOC: Theory of Operation
+ *
+ * A VM's frontend (QEMU, cloud-hypervisor, crosvm) connects to our unix
+ * socket and hands us its virtio-net device's virtqueues: it maps guest
+ * memory to us (memfd regions, VHOST_USER_SET_MEM_TABLE), tells us where
+ * each ring lives and gives us an eventfd per ring to be kicked through
+ * and one to signal the guest with. Queue pair k is receive queue 2k (we
+ * write frames for the guest) and transmit queue 2k + 1 (we read the
+ * guest's frames); shard k serves pair k.
+ *
+ * Control: the socket is served by shard 0, one message at a time, each
+ * checked against a table of handlers (payload size, file descriptors
+ * allowed, whether REPLY_ACK applies). Anything off — a short or
+ * oversized message, an unknown request, fds where none belong, a ring
+ * or memory table that does not check out — closes the connection with a
+ * logged reason; the next frontend is then served. A frontend's ring that
+ * breaks the virtqueue rules (virtq.c) does the same, from the shard that
+ * found it.
+ *
+ * Each queue pair has a lock: the control path holds it while it changes
+ * that pair's rings, and every pair's while it replaces the memory table;
+ * the data path holds it for a batch. Each pair also has an epoll fd of
+ * its own holding the transmit queue's kick eventfd; the shard polls that
+ * fd, so kick fds come and go without the shards' epoll sets changing.
+ *
+ * Guest to host: descriptor chains are taken from the transmit queue and
+ * handed to the core as views straight into guest memory when the chain
+ * is one buffer (a loan, counted in EDGE_VU_LOANS), copied when it is
+ * several. Every chain of a batch goes back to the used ring when the
+ * shard has done with the batch (rx_done: EDGE_VU_RETURNS; loans equal
+ * returns whenever no batch is in progress). After a batch that emptied
+ * the ring, kicks are asked for again and the ring checked once more, for
+ * the guest may have added a chain before it saw the request
+ * (EDGE_VU_KICK_RACE counts chains found that way).
+ *
+ * Host to guest: a frame is copied into the receive queue's chains (with
+ * MRG_RXBUF into as many chains as it needs, num_buffers set), the used
+ * entries published and the guest signalled once per flush. No chain:
+ * the frame is dropped and counted (EDGE_VU_RX_NOBUF); TCP resends it.
+ *
+ * The virtio-net header is 12 bytes with VERSION_1 or MRG_RXBUF, else 10;
+ * offloads follow what the guest accepted: the shards re-read them (and
+ * reset the old guest's flows) whenever @gen changes, which it does when
+ * a frontend sets features or goes away.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "edge/edge.h"
+#include "edge/virtq.h"
+#include "util/ctr.h"
+#include "util/log.h"
+
+/* requests (vhost-user.rst) */
+enum {
+	VU_GET_FEATURES = 1, VU_SET_FEATURES = 2, VU_SET_OWNER = 3,
+	VU_RESET_OWNER = 4, VU_SET_MEM_TABLE = 5, VU_SET_LOG_BASE = 6,
+	VU_SET_LOG_FD = 7, VU_SET_VRING_NUM = 8, VU_SET_VRING_ADDR = 9,
+	VU_SET_VRING_BASE = 10, VU_GET_VRING_BASE = 11, VU_SET_VRING_KICK = 12,
+	VU_SET_VRING_CALL = 13, VU_SET_VRING_ERR = 14,
+	VU_GET_PROTOCOL_FEATURES = 15, VU_SET_PROTOCOL_FEATURES = 16,
+	VU_GET_QUEUE_NUM = 17, VU_SET_VRING_ENABLE = 18, VU_SEND_RARP = 19,
+	VU_NET_SET_MTU = 20, VU_REQ_NUM = 21,
+};
+
+#define VU_FLAG_VERSION	0x1
+#define VU_FLAG_REPLY	0x4
+#define VU_FLAG_NEED_REPLY 0x8
+#define VU_HDR_LEN	12
+#define VU_PAYLOAD_MAX	512	/* the largest message we take (mem table) */
+#define VU_MAX_FDS	8
+#define VU_VRING_NOFD	0x100	/* SET_VRING_KICK/CALL/ERR: no fd follows */
+
+/* virtio-net and ring features */
+#define F_CSUM		0
+#define F_GUEST_CSUM	1
+#define F_MTU		3
+#define F_GUEST_TSO4	7
+#define F_GUEST_TSO6	8
+#define F_HOST_TSO4	11
+#define F_HOST_TSO6	12
+#define F_MRG_RXBUF	15
+#define F_MQ		22
+#define F_EVENT_IDX	29
+#define F_PROTOCOL	30
+#define F_VERSION_1	32
+#define BIT(n)		(1ULL << (n))
+
+/* protocol features */
+#define PF_MQ		0
+#define PF_REPLY_ACK	3
+#define PF_NET_MTU	4
+
+#define VU_CTR(e, q, id) ((e)->qctr[q] ? (e)->qctr[q][CTR_##id]++ : 0)
+
+/**
+ * struct vu_ring - one virtqueue as the frontend described it
+ * @num:	size (SET_VRING_NUM)
+ * @desc_uva:	descriptor table, frontend address
+ * @avail_uva:	avail ring, frontend address
+ * @used_uva:	used ring, frontend address
+ * @base:	first avail index (SET_VRING_BASE)
+ * @kick:	kick eventfd, -1
+ * @call:	call eventfd, -1
+ * @started:	a kick fd was given and the ring translated: @vq is live
+ * @enabled:	SET_VRING_ENABLE said so (or no protocol features)
+ * @vq:		the ring
+ */
+struct vu_ring {
+	unsigned num;
+	uint64_t desc_uva, avail_uva, used_uva;
+	uint16_t base;
+	int kick, call;
+	bool started, enabled;
+	struct virtq vq;
+};
+
+/**
+ * struct vu_pair - a queue pair, served by one shard
+ * @lock:	held by the data path for a batch, by the control path while
+ *		it changes the rings or the memory
+ * @epfd:	epoll fd holding the transmit ring's kick fd; the shard polls it
+ * @ring:	receive ring (0) and transmit ring (1)
+ * @loan_heads:	chains of the current batch, to return in rx_done
+ * @nloans:	entries in @loan_heads
+ * @rx_dirty:	used entries pushed on the receive ring, not published
+ */
+struct vu_pair {
+	pthread_mutex_t lock;
+	int epfd;
+	struct vu_ring ring[2];
+	uint16_t loan_heads[EDGE_RX_BATCH];
+	unsigned nloans;
+	bool rx_dirty;
+};
+
+/**
+ * struct vu_map - a memory region's mapping
+ * @addr:	what mmap() gave
+ * @len:	its length
+ */
+struct vu_map {
+	void *addr;
+	size_t len;
+};
+
+/**
+ * struct vu - the vhost-user edge's state
+ * @e:		the edge
+ * @path:	our socket path (unlinked at exit)
+ * @ctl:	the frontend's connection, or -1
+ * @npairs:	queue pairs offered
+ * @offload:	offer checksum and segmentation offloads
+ * @mtu:	our MTU (NET_SET_MTU may not exceed it)
+ * @features:	virtio features the frontend set
+ * @pfeatures:	protocol features it set
+ * @mem:	guest memory table
+ * @maps:	mappings behind @mem
+ * @pair:	queue pairs
+ * @msg_fds:	fds received with the message being handled
+ * @nfds:	entries in @msg_fds
+ */
+struct vu {
+	struct edge *e;
+	char path[108];
+	int ctl;
+	unsigned npairs;
+	bool offload;
+	unsigned mtu;
+	uint64_t features;
+	uint64_t pfeatures;
+	struct vu_mem mem;
+	struct vu_map maps[VU_MAX_REGIONS];
+	struct vu_pair pair[EDGE_MAX_QUEUES];
+	int msg_fds[VU_MAX_FDS];
+	unsigned nfds;
+};
+
+/**
+ * struct vu_msg - a message: header and payload
+ * @req:	request
+ * @flags:	flags
+ * @size:	payload bytes
+ * @u64:	payload as a number
+ * @state:	payload as a vring state {index, num}
+ * @addr:	payload as a vring address
+ * @raw:	payload bytes
+ */
+struct vu_msg {
+	uint32_t req;
+	uint32_t flags;
+	uint32_t size;
+	union {
+		uint64_t u64;
+		struct {
+			uint32_t index;
+			uint32_t num;
+		} state;
+		struct {
+			uint32_t index;
+			uint32_t flags;
+			uint64_t desc, used, avail, log;
+		} addr;
+		uint8_t raw[VU_PAYLOAD_MAX];
+	};
+} __attribute__((packed));
+
+/**
+ * vu_offered() - the virtio features we offer
+ * @vu:	state
+ *
+ * Return: feature bits
+ */
+static uint64_t vu_offered(const struct vu *vu)
+{
+	uint64_t f = BIT(F_MRG_RXBUF) | BIT(F_EVENT_IDX) | BIT(F_PROTOCOL) |
+		     BIT(F_VERSION_1) | BIT(F_MTU);
+
+	if (vu->offload)
+		f |= BIT(F_CSUM) | BIT(F_GUEST_CSUM) | BIT(F_GUEST_TSO4) |
+		     BIT(F_GUEST_TSO6) | BIT(F_HOST_TSO4) | BIT(F_HOST_TSO6);
+	if (vu->npairs > 1)
+		f |= BIT(F_MQ);
+	return f;
+}
+
+/**
+ * vu_lock_all() - take every pair's lock (memory table changes)
+ * @vu:	state
+ */
+static void vu_lock_all(struct vu *vu)
+{
+	unsigned i;
+
+	for (i = 0; i < vu->npairs; i++)
+		pthread_mutex_lock(&vu->pair[i].lock);
+}
+
+/**
+ * vu_unlock_all() - release every pair's lock
+ * @vu:	state
+ */
+static void vu_unlock_all(struct vu *vu)
+{
+	unsigned i;
+
+	for (i = 0; i < vu->npairs; i++)
+		pthread_mutex_unlock(&vu->pair[i].lock);
+}
+
+/**
+ * vu_ring_stop() - stop a ring: forget its kick fd (caller holds the lock)
+ * @vu:		state
+ * @p:		its pair
+ * @r:		the ring
+ *
+ * #syscalls epoll_ctl close
+ */
+static void vu_ring_stop(struct vu *vu, struct vu_pair *p, struct vu_ring *r)
+{
+	(void)vu;
+	r->started = false;
+	if (r->kick >= 0) {
+		epoll_ctl(p->epfd, EPOLL_CTL_DEL, r->kick, NULL);
+		close(r->kick);
+		r->kick = -1;
+	}
+}
+
+/**
+ * vu_unmap() - unmap the memory table (caller holds every lock)
+ * @vu:	state
+ *
+ * #syscalls munmap
+ */
+static void vu_unmap(struct vu *vu)
+{
+	unsigned i;
+
+	for (i = 0; i < vu->mem.n; i++)
+		munmap(vu->maps[i].addr, vu->maps[i].len);
+	vu->mem.n = 0;
+}
+
+/**
+ * vu_reset() - forget the frontend's device state (after it went away)
+ * @vu:	state
+ *
+ * #syscalls close
+ */
+static void vu_reset(struct vu *vu)
+{
+	unsigned i, k;
+
+	vu_lock_all(vu);
+	for (i = 0; i < vu->npairs; i++) {
+		struct vu_pair *p = &vu->pair[i];
+
+		for (k = 0; k < 2; k++) {
+			struct vu_ring *r = &p->ring[k];
+
+			vu_ring_stop(vu, p, r);
+			if (r->call >= 0)
+				close(r->call);
+			memset(r, 0, sizeof(*r));
+			r->kick = r->call = -1;
+		}
+		p->nloans = 0;
+		p->rx_dirty = false;
+	}
+	vu_unmap(vu);
+	vu->features = vu->pfeatures = 0;
+	vu_unlock_all(vu);
+}
+
+/**
+ * vu_drop() - close the frontend's connection
+ * @vu:		state
+ * @why:	reason, logged
+ *
+ * #syscalls close
+ */
+static void vu_drop(struct vu *vu, const char *why)
+{
+	if (vu->ctl < 0)
+		return;
+	info("vhost-user frontend gone (%s): its flows are reset; waiting for the next one",
+	     why);
+	VU_CTR(vu->e, 0, EDGE_DISCONNECTS);
+	close(vu->ctl);
+	vu->ctl = -1;
+	vu_reset(vu);
+	__atomic_add_fetch(&vu->e->gen, 1, __ATOMIC_RELEASE);
+}
+
+/**
+ * vu_violation() - the frontend broke the protocol: log and disconnect
+ * @vu:		state
+ * @why:	what it did
+ */
+static void vu_violation(struct vu *vu, const char *why)
+{
+	warn("vhost-user frontend: %s: closing its connection", why);
+	VU_CTR(vu->e, 0, EDGE_VU_PROTO_ERRORS);
+	vu_drop(vu, why);
+}
+
+/**
+ * vu_ring_of() - a ring by index, if it is one of ours
+ * @vu:		state
+ * @idx:	ring index from the message
+ * @p:		its pair, out
+ *
+ * Return: the ring, or NULL
+ */
+static struct vu_ring *vu_ring_of(struct vu *vu, uint32_t idx,
+				  struct vu_pair **p)
+{
+	if (idx >= 2 * vu->npairs)
+		return NULL;
+	*p = &vu->pair[idx / 2];
+	return &(*p)->ring[idx & 1];
+}
+
+/**
+ * vu_ring_try_start() - translate a ring whose kick fd came (lock held)
+ * @vu:		state
+ * @r:		ring
+ *
+ * Return: 0, or -EINVAL if its addresses or size do not check out
+ */
+static int vu_ring_try_start(struct vu *vu, struct vu_ring *r)
+{
+	uint8_t *d, *a, *u;
+
+	d = vu_uva_to_host(&vu->mem, r->desc_uva, 16ULL * r->num);
+	a = vu_uva_to_host(&vu->mem, r->avail_uva, 6 + 2ULL * r->num);
+	u = vu_uva_to_host(&vu->mem, r->used_uva, 6 + 8ULL * r->num);
+	if (!d || !a || !u)
+		return -EINVAL;
+	if (virtq_init(&r->vq, r->num, d, a, u, r->base,
+		       !!(vu->features & BIT(F_EVENT_IDX))))
+		return -EINVAL;
+	r->started = true;
+	return 0;
+}
+
+/**
+ * vu_take_fd() - the one fd a message carried, or -1 (VU_VRING_NOFD)
+ * @vu:		state
+ * @m:		message
+ *
+ * Return: the fd (ours now), -1 if none was meant, -2 if it is missing
+ */
+static int vu_take_fd(struct vu *vu, const struct vu_msg *m)
+{
+	int fd;
+
+	if (m->u64 & VU_VRING_NOFD)
+		return vu->nfds ? -2 : -1;
+	if (vu->nfds != 1)
+		return -2;
+	fd = vu->msg_fds[0];
+	vu->nfds = 0;
+	return fd;
+}
+
+/**
+ * vu_handle() - carry out one message
+ * @vu:		state
+ * @m:		message (payload size checked against the table)
+ * @reply:	out: the reply's payload, when the request has one
+ * @rlen:	out: its length (0: no reply of its own)
+ *
+ * #syscalls mmap epoll_ctl close
+ * Return: 0, or a reason the message is refused (a protocol violation)
+ */
+static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
+			     uint32_t *rlen)
+{
+	struct vu_pair *p;
+	struct vu_ring *r;
+	unsigned i;
+	int fd;
+
+	*rlen = 0;
+	switch (m->req) {
+	case VU_GET_FEATURES:
+		*reply = vu_offered(vu);
+		*rlen = 8;
+		return NULL;
+	case VU_SET_FEATURES:
+		if (m->u64 & ~vu_offered(vu))
+			return "features we did not offer";
+		vu->features = m->u64;
+		/* without protocol features, rings start enabled */
+		for (i = 0; i < 2 * vu->npairs; i++) {
+			r = vu_ring_of(vu, i, &p);
+			pthread_mutex_lock(&p->lock);
+			r->enabled = !(m->u64 & BIT(F_PROTOCOL)) || r->enabled;
+			pthread_mutex_unlock(&p->lock);
+		}
+		info("vhost-user features %#llx: %s%s%s%s", (unsigned long long)m->u64,
+		     m->u64 & BIT(F_MRG_RXBUF) ? "mrg_rxbuf " : "",
+		     m->u64 & BIT(F_GUEST_TSO4) ? "guest_tso " : "",
+		     m->u64 & BIT(F_HOST_TSO4) ? "host_tso " : "",
+		     m->u64 & BIT(F_EVENT_IDX) ? "event_idx" : "");
+		__atomic_add_fetch(&vu->e->gen, 1, __ATOMIC_RELEASE);
+		return NULL;
+	case VU_GET_PROTOCOL_FEATURES:
+		*reply = BIT(PF_REPLY_ACK) | BIT(PF_NET_MTU) |
+			 (vu->npairs > 1 ? BIT(PF_MQ) : 0);
+		*rlen = 8;
+		return NULL;
+	case VU_SET_PROTOCOL_FEATURES:
+		if (m->u64 & ~(BIT(PF_REPLY_ACK) | BIT(PF_NET_MTU) | BIT(PF_MQ)))
+			return "protocol features we did not offer";
+		vu->pfeatures = m->u64;
+		return NULL;
+	case VU_GET_QUEUE_NUM:
+		*reply = vu->npairs;
+		*rlen = 8;
+		return NULL;
+	case VU_SET_OWNER:
+	case VU_RESET_OWNER:
+	case VU_SEND_RARP:
+		return NULL;
+	case VU_NET_SET_MTU:
+		if (m->u64 < 68 || m->u64 > vu->mtu)
+			return "an MTU outside 68 .. our --mtu";
+		return NULL;
+	case VU_SET_MEM_TABLE: {
+		uint32_t n = *(uint32_t *)m->raw;
+		struct vu_mem mem = { 0 };
+		struct vu_map maps[VU_MAX_REGIONS] = { 0 };
+
+		if (!n || n > VU_MAX_REGIONS || m->size < 8 + 32 * n ||
+		    vu->nfds != n)
+			return "a memory table whose regions and fds do not match";
+		for (i = 0; i < n; i++) {
+			const uint8_t *rg = m->raw + 8 + 32 * i;
+			uint64_t gpa, size, uva, off;
+			void *a;
+
+			memcpy(&gpa, rg, 8);
+			memcpy(&size, rg + 8, 8);
+			memcpy(&uva, rg + 16, 8);
+			memcpy(&off, rg + 24, 8);
+			if (!size || gpa + size < gpa || uva + size < uva ||
+			    off + size < off || off + size > SIZE_MAX) {
+				for (unsigned k = 0; k < i; k++)
+					munmap(maps[k].addr, maps[k].len);
+				return "a memory region that wraps around";
+			}
+			a = mmap(NULL, off + size, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_NORESERVE, vu->msg_fds[i], 0);
+			if (a == MAP_FAILED) {
+				for (unsigned k = 0; k < i; k++)
+					munmap(maps[k].addr, maps[k].len);
+				return "a memory region we cannot map";
+			}
+			maps[i].addr = a;
+			maps[i].len = off + size;
+			mem.r[i].gpa = gpa;
+			mem.r[i].size = size;
+			mem.r[i].uva = uva;
+			mem.r[i].host = (uint8_t *)a + off;
+		}
+		mem.n = n;
+		for (i = 0; i < n; i++) {
+			for (unsigned k = 0; k < i; k++) {
+				if (mem.r[i].gpa < mem.r[k].gpa + mem.r[k].size &&
+				    mem.r[k].gpa < mem.r[i].gpa + mem.r[i].size) {
+					for (k = 0; k < n; k++)
+						munmap(maps[k].addr, maps[k].len);
+					return "overlapping memory regions";
+				}
+			}
+		}
+		vu_lock_all(vu);
+		vu_unmap(vu);
+		vu->mem = mem;
+		memcpy(vu->maps, maps, sizeof(maps));
+		/* started rings point into the old mappings: translate again */
+		for (i = 0; i < 2 * vu->npairs; i++) {
+			r = vu_ring_of(vu, i, &p);
+			if (r->started) {
+				r->base = r->vq.last_avail;
+				if (vu_ring_try_start(vu, r))
+					r->started = false;
+			}
+		}
+		vu_unlock_all(vu);
+		return NULL;
+	}
+	case VU_SET_VRING_NUM:
+		r = vu_ring_of(vu, m->state.index, &p);
+		if (!r || !m->state.num || m->state.num > VIRTQ_MAX_SIZE ||
+		    (m->state.num & (m->state.num - 1)))
+			return "a bad ring index or size";
+		pthread_mutex_lock(&p->lock);
+		r->num = m->state.num;
+		pthread_mutex_unlock(&p->lock);
+		return NULL;
+	case VU_SET_VRING_ADDR:
+		r = vu_ring_of(vu, m->addr.index, &p);
+		if (!r)
+			return "a bad ring index";
+		pthread_mutex_lock(&p->lock);
+		r->desc_uva = m->addr.desc;
+		r->avail_uva = m->addr.avail;
+		r->used_uva = m->addr.used;
+		pthread_mutex_unlock(&p->lock);
+		return NULL;
+	case VU_SET_VRING_BASE:
+		r = vu_ring_of(vu, m->state.index, &p);
+		if (!r || m->state.num > 0xffff)
+			return "a bad ring index or base";
+		pthread_mutex_lock(&p->lock);
+		r->base = (uint16_t)m->state.num;
+		pthread_mutex_unlock(&p->lock);
+		return NULL;
+	case VU_GET_VRING_BASE:
+		r = vu_ring_of(vu, m->state.index, &p);
+		if (!r)
+			return "a bad ring index";
+		pthread_mutex_lock(&p->lock);
+		m->state.num = r->started ? r->vq.last_avail : r->base;
+		r->base = (uint16_t)m->state.num;
+		vu_ring_stop(vu, p, r);
+		if (r->call >= 0) {
+			close(r->call);
+			r->call = -1;
+		}
+		pthread_mutex_unlock(&p->lock);
+		memcpy(reply, &m->state, 8);
+		*rlen = 8;
+		return NULL;
+	case VU_SET_VRING_KICK:
+	case VU_SET_VRING_CALL:
+	case VU_SET_VRING_ERR:
+		r = vu_ring_of(vu, (uint32_t)(m->u64 & 0xff), &p);
+		fd = vu_take_fd(vu, m);
+		if (!r || fd == -2) {
+			if (fd >= 0)
+				close(fd);
+			return "a bad ring index, or a missing fd";
+		}
+		if (m->req == VU_SET_VRING_ERR) {
+			if (fd >= 0)
+				close(fd);
+			return NULL;
+		}
+		pthread_mutex_lock(&p->lock);
+		if (m->req == VU_SET_VRING_CALL) {
+			if (r->call >= 0)
+				close(r->call);
+			r->call = fd;
+			pthread_mutex_unlock(&p->lock);
+			return NULL;
+		}
+		vu_ring_stop(vu, p, r);
+		if (fd >= 0) {
+			struct epoll_event ev = { .events = EPOLLIN };
+
+			r->kick = fd;
+			if (vu_ring_try_start(vu, r)) {
+				pthread_mutex_unlock(&p->lock);
+				return "a ring outside guest memory";
+			}
+			/* only the transmit ring's kicks wake the shard */
+			if ((m->u64 & 1) && epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev))
+				warn_perror("epoll_ctl for a kick fd");
+		}
+		pthread_mutex_unlock(&p->lock);
+		return NULL;
+	case VU_SET_VRING_ENABLE:
+		r = vu_ring_of(vu, m->state.index, &p);
+		if (!r || m->state.num > 1)
+			return "a bad ring index or enable state";
+		pthread_mutex_lock(&p->lock);
+		r->enabled = m->state.num;
+		pthread_mutex_unlock(&p->lock);
+		/* a pair being enabled may have frames waiting: look now */
+		if (r->enabled && (m->state.index & 1) && r->kick >= 0) {
+			uint64_t one = 1;
+
+			if (write(r->kick, &one, sizeof(one)) < 0)
+				debug("kick injection: %s", strerror(errno));
+		}
+		return NULL;
+	default:
+		return "a request we do not know";
+	}
+}
+
+/**
+ * struct vu_rule - what a request may carry
+ * @min:	smallest payload
+ * @max:	largest payload
+ * @fds:	fds it may bring
+ */
+struct vu_rule {
+	uint16_t min, max;
+	uint8_t fds;
+};
+
+static const struct vu_rule vu_rules[VU_REQ_NUM] = {
+	[VU_GET_FEATURES] = { 0, 8, 0 },
+	[VU_SET_FEATURES] = { 8, 8, 0 },
+	[VU_SET_OWNER] = { 0, 8, 0 },
+	[VU_RESET_OWNER] = { 0, 8, 0 },
+	[VU_SET_MEM_TABLE] = { 8 + 32, 8 + 32 * VU_MAX_REGIONS, VU_MAX_REGIONS },
+	[VU_SET_VRING_NUM] = { 8, 8, 0 },
+	[VU_SET_VRING_ADDR] = { 40, 40, 0 },
+	[VU_SET_VRING_BASE] = { 8, 8, 0 },
+	[VU_GET_VRING_BASE] = { 8, 8, 0 },
+	[VU_SET_VRING_KICK] = { 8, 8, 1 },
+	[VU_SET_VRING_CALL] = { 8, 8, 1 },
+	[VU_SET_VRING_ERR] = { 8, 8, 1 },
+	[VU_GET_PROTOCOL_FEATURES] = { 0, 8, 0 },
+	[VU_SET_PROTOCOL_FEATURES] = { 8, 8, 0 },
+	[VU_GET_QUEUE_NUM] = { 0, 8, 0 },
+	[VU_SET_VRING_ENABLE] = { 8, 8, 0 },
+	[VU_SEND_RARP] = { 8, 8, 0 },
+	[VU_NET_SET_MTU] = { 8, 8, 0 },
+};
+
+/**
+ * vu_recv() - read one message and the fds that came with it
+ * @vu:		state
+ * @m:		message out
+ *
+ * #syscalls recvmsg recv close
+ * Return: 1 with a message, 0 on end of stream, -1 on a malformed one
+ * (@m->req says which, if known), -2 if nothing was waiting
+ */
+static int vu_recv(struct vu *vu, struct vu_msg *m)
+{
+	char cbuf[CMSG_SPACE(VU_MAX_FDS * sizeof(int))];
+	struct iovec iov = { .iov_base = m, .iov_len = VU_HDR_LEN };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	vu->nfds = 0;
+	n = recvmsg(vu->ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return -2;
+	if (n <= 0)
+		return 0;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+			memcpy(vu->msg_fds + vu->nfds, CMSG_DATA(c),
+			       k * sizeof(int));
+			vu->nfds += (unsigned)k;
+		}
+	}
+	if (mh.msg_flags & MSG_CTRUNC)
+		return -1;
+	if (n < VU_HDR_LEN) {
+		/* the rest of the header: the frontend sends whole messages,
+		 * the receive timeout bounds a stuck one */
+		if (recv(vu->ctl, (uint8_t *)m + n, VU_HDR_LEN - (size_t)n,
+			 MSG_WAITALL) != VU_HDR_LEN - n)
+			return -1;
+	}
+	if (m->size > VU_PAYLOAD_MAX)
+		return -1;
+	if (m->size && recv(vu->ctl, m->raw, m->size, MSG_WAITALL) != m->size)
+		return -1;
+	return 1;
+}
+
+/**
+ * vu_send_reply() - answer a message
+ * @vu:		state
+ * @m:		the request
+ * @payload:	reply payload
+ * @len:	its length
+ *
+ * #syscalls send
+ */
+static void vu_send_reply(struct vu *vu, const struct vu_msg *m,
+			  const void *payload, uint32_t len)
+{
+	struct vu_msg r = { .req = m->req,
+			    .flags = VU_FLAG_VERSION | VU_FLAG_REPLY,
+			    .size = len };
+
+	memcpy(r.raw, payload, len);
+	if (send(vu->ctl, &r, VU_HDR_LEN + len, MSG_NOSIGNAL) !=
+	    (ssize_t)(VU_HDR_LEN + len))
+		debug("vhost-user reply: %s", strerror(errno));
+}
+
+/**
+ * vu_ctl() - the frontend's socket is readable: handle its messages
+ * @e:	edge
+ *
+ * Context: shard 0
+ * Return: 0, or -ECONNRESET if the frontend went away (or was sent away)
+ */
+static int vu_ctl(struct edge *e)
+{
+	struct vu *vu = e->priv;
+	struct vu_msg m;
+	uint64_t reply = 0;
+	uint32_t rlen = 0;
+	const char *why;
+	unsigned i;
+	int ret;
+
+	while (vu->ctl >= 0) {
+		memset(&m, 0, VU_HDR_LEN + 8);
+		ret = vu_recv(vu, &m);
+		if (ret == -2)
+			return 0;
+		why = NULL;
+		if (!ret) {
+			vu_drop(vu, "end of connection");
+			return -ECONNRESET;
+		}
+		if (ret < 0)
+			why = "a malformed or oversized message";
+		else if ((m.flags & 0x3) != VU_FLAG_VERSION)
+			why = "a message of another protocol version";
+		else if (m.req >= VU_REQ_NUM || !vu_rules[m.req].max)
+			why = "a request we do not know";
+		else if (m.size < vu_rules[m.req].min ||
+			 m.size > vu_rules[m.req].max)
+			why = "a payload of the wrong size";
+		else if (vu->nfds > vu_rules[m.req].fds)
+			why = "file descriptors where none belong";
+		if (!why)
+			why = vu_handle(vu, &m, &reply, &rlen);
+		for (i = 0; i < vu->nfds; i++)
+			close(vu->msg_fds[i]);
+		vu->nfds = 0;
+		if (why) {
+			char msg[96];
+
+			snprintf(msg, sizeof(msg), "request %u: %s", m.req, why);
+			vu_violation(vu, msg);
+			return -ECONNRESET;
+		}
+		VU_CTR(e, 0, EDGE_VU_MESSAGES);
+		if (rlen) {
+			vu_send_reply(vu, &m, &reply, rlen);
+		} else if ((m.flags & VU_FLAG_NEED_REPLY) &&
+			   (vu->pfeatures & BIT(PF_REPLY_ACK))) {
+			uint64_t ok = 0;
+
+			vu_send_reply(vu, &m, &ok, 8);
+		}
+	}
+	return -ECONNRESET;
+}
+
+/**
+ * vu_accept() - a frontend connects
+ * @e:	edge
+ *
+ * #syscalls accept4 close setsockopt
+ * Return: 2 if it is now served (poll @e->ctl_fd), 0 if refused or none,
+ * -errno on failure
+ */
+static int vu_accept(struct edge *e)
+{
+	struct vu *vu = e->priv;
+	struct timeval tv = { .tv_sec = 1 };
+	int fd = accept4(e->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return errno == EAGAIN || errno == EINTR ||
+				       errno == ECONNABORTED ?
+			       0 :
+			       -errno;
+	if (vu->ctl >= 0) {
+		warn("a vhost-user frontend is connected already: refused another");
+		VU_CTR(e, 0, EDGE_REFUSED);
+		close(fd);
+		return 0;
+	}
+	/* blocking with a timeout: a message is read whole or not at all */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	vu->ctl = fd;
+	e->ctl_fd = fd;
+	VU_CTR(e, 0, EDGE_CONNECTS);
+	info("vhost-user frontend connected to %s", vu->path);
+	return 2;
+}
+
+/**
+ * vu_hdr_len() - the virtio-net header's size for the negotiated features
+ * @f:	features
+ *
+ * Return: 12 or 10
+ */
+static unsigned vu_hdr_len(uint64_t f)
+{
+	return (f & (BIT(F_VERSION_1) | BIT(F_MRG_RXBUF))) ? 12 : 10;
+}
+
+/**
+ * vu_guest_offloads() - what the shards' cores may do toward the guest
+ * @e:		edge
+ * @hdr_len:	out: virtio-net header bytes
+ * @csum:	out: the guest takes partial checksums (GUEST_CSUM)
+ * @gso:	out: the guest takes TSO frames (GUEST_TSO4 and 6)
+ */
+static void vu_guest_offloads(const struct edge *e, unsigned *hdr_len,
+			      bool *csum, bool *gso)
+{
+	const struct vu *vu = e->priv;
+	uint64_t f = vu->features;
+
+	*hdr_len = vu_hdr_len(f);
+	*csum = !!(f & BIT(F_GUEST_CSUM));
+	*gso = *csum && (f & BIT(F_GUEST_TSO4)) && (f & BIT(F_GUEST_TSO6));
+}
+
+/**
+ * vu_ring_ready() - may the data path use this ring now?
+ * @r:	ring
+ *
+ * Return: true if started and enabled
+ */
+static bool vu_ring_ready(const struct vu_ring *r)
+{
+	return r->started && r->enabled;
+}
+
+/**
+ * vu_ring_broken() - a ring broke the virtqueue rules: stop it, and have
+ * the control path close the connection (lock held)
+ * @vu:		state
+ * @p:		pair
+ * @r:		ring
+ * @q:		queue pair index, for the counters
+ *
+ * #syscalls shutdown
+ */
+static void vu_ring_broken(struct vu *vu, struct vu_pair *p, struct vu_ring *r,
+			   unsigned q)
+{
+	warn("vhost-user: the guest's queue %u broke the virtqueue rules: closing the frontend's connection",
+	     2 * q + (unsigned)(r - p->ring));
+	VU_CTR(vu->e, q, EDGE_VU_RING_ERRORS);
+	vu_ring_stop(vu, p, r);
+	/* shard 0 sees the end of the stream and does the rest */
+	if (vu->ctl >= 0)
+		shutdown(vu->ctl, SHUT_RDWR);
+}
+
+/**
+ * vu_rx() - frames the guest sent: chains of its transmit ring
+ * @e:		edge
+ * @q:		queue pair
+ * @v:		views out: loans into guest memory, or copies
+ * @max:	at most this many
+ *
+ * #syscalls read
+ * Return: frames (0 if none)
+ */
+static int vu_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
+{
+	struct vu *vu = e->priv;
+	struct vu_pair *p = &vu->pair[q];
+	struct vu_ring *r = &p->ring[1];
+	struct epoll_event ev[2];
+	struct virtq_elem el;
+	unsigned n = 0;
+	uint64_t cnt;
+	int ret;
+
+	/* the kick: clear it (the inner epoll reports it until read) */
+	if (epoll_wait(p->epfd, ev, 2, 0) > 0 && r->kick >= 0)
+		if (read(r->kick, &cnt, sizeof(cnt)) < 0)
+			debug("kick read: %s", strerror(errno));
+	pthread_mutex_lock(&p->lock);
+	e->rx_pending = false;
+	if (!vu_ring_ready(r) || p->nloans) {
+		pthread_mutex_unlock(&p->lock);
+		return 0;
+	}
+	if (max > EDGE_RX_BATCH)
+		max = EDGE_RX_BATCH;
+	virtq_kick_enable(&r->vq, false);
+	while (n < max) {
+		ret = virtq_pop(&r->vq, &vu->mem, false, &el);
+		if (ret < 0) {
+			vu_ring_broken(vu, p, r, q);
+			break;
+		}
+		if (!ret) {
+			/* empty: kicks wanted again, then one more look for
+			 * a chain added before the guest saw that */
+			virtq_kick_enable(&r->vq, true);
+			if (virtq_avail(&r->vq)) {
+				VU_CTR(e, q, EDGE_VU_KICK_RACE);
+				virtq_kick_enable(&r->vq, false);
+				continue;
+			}
+			break;
+		}
+		p->loan_heads[p->nloans++] = el.head;
+		if (el.niov == 1) {
+			v[n].p = el.iov[0].iov_base;
+			v[n].len = el.iov[0].iov_len;
+			VU_CTR(e, q, EDGE_VU_LOANS);
+		} else {
+			uint8_t *b = e->rxbuf[q] + (size_t)n * e->frame_max;
+			size_t off = 0;
+			unsigned k;
+
+			for (k = 0; k < el.niov && off < e->frame_max; k++) {
+				size_t l = el.iov[k].iov_len;
+
+				if (l > e->frame_max - off)
+					l = e->frame_max - off;
+				memcpy(b + off, el.iov[k].iov_base, l);
+				off += l;
+			}
+			v[n].p = b;
+			v[n].len = off;
+			VU_CTR(e, q, EDGE_VU_COPIES);
+		}
+		n++;
+	}
+	if (n == max)
+		e->rx_pending = true;
+	pthread_mutex_unlock(&p->lock);
+	return (int)n;
+}
+
+/**
+ * vu_notify() - signal the guest about a ring's used entries, if it wants
+ * @r:	ring (lock held)
+ *
+ * #syscalls write
+ */
+static void vu_notify(struct vu_ring *r)
+{
+	uint64_t one = 1;
+
+	virtq_publish(&r->vq);
+	if (r->call >= 0 && virtq_should_notify(&r->vq) &&
+	    write(r->call, &one, sizeof(one)) < 0)
+		debug("call write: %s", strerror(errno));
+}
+
+/**
+ * vu_rx_done() - the batch is done with: return its chains to the guest
+ * @e:		edge
+ * @q:		queue pair
+ */
+static void vu_rx_done(struct edge *e, unsigned q)
+{
+	struct vu *vu = e->priv;
+	struct vu_pair *p = &vu->pair[q];
+	struct vu_ring *r = &p->ring[1];
+	unsigned i;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->nloans && r->started) {
+		for (i = 0; i < p->nloans; i++)
+			virtq_push(&r->vq, p->loan_heads[i], 0);
+		vu_notify(r);
+	}
+	if (e->qctr[q])
+		e->qctr[q][CTR_EDGE_VU_RETURNS] += p->nloans;
+	p->nloans = 0;
+	pthread_mutex_unlock(&p->lock);
+}
+
+/**
+ * vu_tx() - copy a frame into the guest's receive ring
+ * @e:		edge
+ * @q:		queue pair
+ * @iov:	the frame, virtio-net header first
+ * @iovcnt:	entries (1)
+ *
+ * Return: 0, -EIO if the ring is not running, -ENOBUFS if the guest has
+ * no room (dropped, counted), -EMSGSIZE
+ */
+static int vu_tx(struct edge *e, unsigned q, const struct iovec *iov,
+		 int iovcnt)
+{
+	struct vu *vu = e->priv;
+	struct vu_pair *p = &vu->pair[q];
+	struct vu_ring *r = &p->ring[0];
+	const uint8_t *src = iov[0].iov_base;
+	size_t len = iov[0].iov_len, off = 0;
+	bool mrg = vu->features & BIT(F_MRG_RXBUF);
+	uint16_t heads[VIRTQ_MAX_IOV];
+	uint32_t lens[VIRTQ_MAX_IOV];
+	uint8_t *nbuf = NULL;
+	unsigned nb = 0, k;
+	struct virtq_elem el;
+	int ret;
+
+	if (iovcnt != 1)
+		return -EMSGSIZE;
+	pthread_mutex_lock(&p->lock);
+	if (!vu_ring_ready(r)) {
+		pthread_mutex_unlock(&p->lock);
+		return -EIO;
+	}
+	while (off < len) {
+		size_t put = 0;
+
+		if (nb == VIRTQ_MAX_IOV || (nb && !mrg))
+			goto nobuf;
+		ret = virtq_pop(&r->vq, &vu->mem, true, &el);
+		if (ret < 0) {
+			vu_ring_broken(vu, p, r, q);
+			pthread_mutex_unlock(&p->lock);
+			return -EIO;
+		}
+		if (!ret)
+			goto nobuf;
+		for (k = 0; k < el.niov && off < len; k++) {
+			size_t l = el.iov[k].iov_len;
+
+			if (l > len - off)
+				l = len - off;
+			if (!nb && !put && el.iov[k].iov_len >= 12)
+				nbuf = el.iov[k].iov_base;
+			memcpy(el.iov[k].iov_base, src + off, l);
+			off += l;
+			put += l;
+		}
+		heads[nb] = el.head;
+		lens[nb++] = (uint32_t)put;
+	}
+	/* num_buffers: the header's last two bytes, in the first buffer */
+	if (mrg && vu_hdr_len(vu->features) == 12) {
+		if (!nbuf)
+			goto nobuf;
+		nbuf[10] = (uint8_t)nb;
+		nbuf[11] = (uint8_t)(nb >> 8);
+	}
+	for (k = 0; k < nb; k++)
+		virtq_push(&r->vq, heads[k], lens[k]);
+	p->rx_dirty = true;
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+nobuf:
+	/* give back what we took: nothing of it was pushed */
+	r->vq.last_avail = (uint16_t)(r->vq.last_avail - nb);
+	VU_CTR(e, q, EDGE_VU_RX_NOBUF);
+	pthread_mutex_unlock(&p->lock);
+	return -ENOBUFS;
+}
+
+/**
+ * vu_flush() - publish the receive ring's used entries, signal the guest
+ * @e:		edge
+ * @q:		queue pair
+ *
+ * Return: 0
+ */
+static int vu_flush(struct edge *e, unsigned q)
+{
+	struct vu *vu = e->priv;
+	struct vu_pair *p = &vu->pair[q];
+
+	pthread_mutex_lock(&p->lock);
+	if (p->rx_dirty && p->ring[0].started)
+		vu_notify(&p->ring[0]);
+	p->rx_dirty = false;
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
+/**
+ * vu_fd() - the fd a shard polls for a queue pair
+ * @e:	edge
+ * @q:	queue pair
+ *
+ * Return: the pair's epoll fd
+ */
+static int vu_fd(const struct edge *e, unsigned q)
+{
+	const struct vu *vu = e->priv;
+
+	return vu->pair[q].epfd;
+}
+
+/**
+ * vu_fini() - close everything
+ * @e:	edge
+ *
+ * #syscalls close unlink
+ */
+static void vu_fini(struct edge *e)
+{
+	struct vu *vu = e->priv;
+	unsigned i;
+
+	if (vu->ctl >= 0)
+		close(vu->ctl);
+	vu->ctl = -1;
+	vu_reset(vu);
+	for (i = 0; i < vu->npairs; i++) {
+		close(vu->pair[i].epfd);
+		free(e->rxbuf[i]);
+	}
+	if (e->listen_fd >= 0)
+		close(e->listen_fd);
+	unlink(vu->path);
+	free(vu);
+}
+
+static const struct edge_ops vu_ops = {
+	.name = "vhost-user", .rx = vu_rx, .tx = vu_tx, .fd = vu_fd,
+	.fini = vu_fini, .accept = vu_accept, .flush = vu_flush,
+	.ctl = vu_ctl, .rx_done = vu_rx_done, .offloads = vu_guest_offloads,
+};
+
+/**
+ * vu_edge_init() - the vhost-user edge, listening at @path
+ * @e:		edge to fill
+ * @path:	socket path
+ * @npairs:	queue pairs to offer (one shard each)
+ * @offload:	offer checksum and segmentation offloads
+ * @mtu:	our MTU
+ *
+ * #syscalls epoll_create1
+ * Return: 0, or -errno (logged)
+ */
+int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
+		 bool offload, unsigned mtu)
+{
+	struct vu *vu = calloc(1, sizeof(*vu));
+	unsigned i;
+
+	if (!vu)
+		return -ENOMEM;
+	memset(e, 0, sizeof(*e));
+	e->ops = &vu_ops;
+	e->priv = vu;
+	e->nqueues = npairs;
+	e->vnet_hdr_len = 12;
+	e->frame_max = 12 + 65536 + 64;
+	e->reconnect = true;
+	e->ctl_fd = -1;
+	vu->e = e;
+	vu->ctl = -1;
+	vu->npairs = npairs;
+	vu->offload = offload;
+	vu->mtu = mtu;
+	snprintf(vu->path, sizeof(vu->path), "%s", path);
+	for (i = 0; i < npairs; i++) {
+		struct vu_pair *p = &vu->pair[i];
+
+		pthread_mutex_init(&p->lock, NULL);
+		p->ring[0].kick = p->ring[0].call = -1;
+		p->ring[1].kick = p->ring[1].call = -1;
+		p->epfd = epoll_create1(EPOLL_CLOEXEC);
+		e->rxbuf[i] = malloc(EDGE_RX_BATCH * e->frame_max);
+		if (p->epfd < 0 || !e->rxbuf[i])
+			return -ENOMEM;
+	}
+	e->listen_fd = qsock_listen(path);
+	if (e->listen_fd < 0)
+		return e->listen_fd;
+	return 0;
+}
