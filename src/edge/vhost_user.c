@@ -85,6 +85,7 @@ enum {
 #define VU_PAYLOAD_MAX	512	/* the largest message we take (mem table) */
 #define VU_MAX_FDS	8
 #define VU_VRING_NOFD	0x100	/* SET_VRING_KICK/CALL/ERR: no fd follows */
+#define QVU_BACKLOG	(8U << 20) /* frames held per pair for a full ring */
 
 /* virtio-net and ring features */
 #define F_CSUM		0
@@ -139,6 +140,10 @@ struct vu_ring {
  * @loan_heads:	chains of the current batch, to return in rx_done
  * @nloans:	entries in @loan_heads
  * @rx_dirty:	used entries pushed on the receive ring, not published
+ * @backlog:	frames waiting for room in the receive ring: length (4
+ *		bytes) and frame each, QVU_BACKLOG bytes
+ * @bstart:	first held byte
+ * @bend:	end of the held bytes
  */
 struct vu_pair {
 	pthread_mutex_t lock;
@@ -147,6 +152,8 @@ struct vu_pair {
 	uint16_t loan_heads[EDGE_RX_BATCH];
 	unsigned nloans;
 	bool rx_dirty;
+	uint8_t *backlog;
+	size_t bstart, bend;
 };
 
 /**
@@ -322,6 +329,7 @@ static void vu_reset(struct vu *vu)
 		}
 		p->nloans = 0;
 		p->rx_dirty = false;
+		p->bstart = p->bend = 0;
 	}
 	vu_unmap(vu);
 	vu->features = vu->pfeatures = 0;
@@ -616,15 +624,19 @@ static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
 		}
 		vu_ring_stop(vu, p, r);
 		if (fd >= 0) {
-			struct epoll_event ev = { .events = EPOLLIN };
+			struct epoll_event ev = { .events = EPOLLIN,
+						  .data.u32 = (uint32_t)(m->u64 & 1) };
 
 			r->kick = fd;
 			if (vu_ring_try_start(vu, r)) {
 				pthread_mutex_unlock(&p->lock);
 				return "a ring outside guest memory";
 			}
-			/* only the transmit ring's kicks wake the shard */
-			if ((m->u64 & 1) && epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev))
+			/* receive ring kicks matter only while frames wait
+			 * for room: not wanted until then */
+			if (!(m->u64 & 1))
+				virtq_kick_enable(&r->vq, false);
+			if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev))
 				warn_perror("epoll_ctl for a kick fd");
 		}
 		pthread_mutex_unlock(&p->lock);
@@ -913,6 +925,24 @@ static void vu_ring_broken(struct vu *vu, struct vu_pair *p, struct vu_ring *r,
 		shutdown(vu->ctl, SHUT_RDWR);
 }
 
+static void vu_backlog_drain(struct vu *vu, struct vu_pair *p, unsigned q);
+
+/**
+ * vu_notify() - signal the guest about a ring's used entries, if it wants
+ * @r:	ring (lock held)
+ *
+ * #syscalls write
+ */
+static void vu_notify(struct vu_ring *r)
+{
+	uint64_t one = 1;
+
+	virtq_publish(&r->vq);
+	if (r->call >= 0 && virtq_should_notify(&r->vq) &&
+	    write(r->call, &one, sizeof(one)) < 0)
+		debug("call write: %s", strerror(errno));
+}
+
 /**
  * vu_rx() - frames the guest sent: chains of its transmit ring
  * @e:		edge
@@ -932,13 +962,24 @@ static int vu_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 	struct virtq_elem el;
 	unsigned n = 0;
 	uint64_t cnt;
-	int ret;
+	int ret, nev, i;
 
-	/* the kick: clear it (the inner epoll reports it until read) */
-	if (epoll_wait(p->epfd, ev, 2, 0) > 0 && r->kick >= 0)
-		if (read(r->kick, &cnt, sizeof(cnt)) < 0)
-			debug("kick read: %s", strerror(errno));
+	/* the kicks: clear them (the inner epoll reports them until read) */
+	nev = epoll_wait(p->epfd, ev, 2, 0);
 	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < nev; i++) {
+		int kfd = p->ring[ev[i].data.u32 & 1].kick;
+
+		if (kfd >= 0 && read(kfd, &cnt, sizeof(cnt)) < 0)
+			debug("kick read: %s", strerror(errno));
+	}
+	/* the guest added receive buffers: held frames go in */
+	if (p->bstart < p->bend && vu_ring_ready(&p->ring[0])) {
+		vu_backlog_drain(vu, p, q);
+		if (p->rx_dirty)
+			vu_notify(&p->ring[0]);
+		p->rx_dirty = false;
+	}
 	e->rx_pending = false;
 	if (!vu_ring_ready(r) || p->nloans) {
 		pthread_mutex_unlock(&p->lock);
@@ -995,22 +1036,6 @@ static int vu_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 }
 
 /**
- * vu_notify() - signal the guest about a ring's used entries, if it wants
- * @r:	ring (lock held)
- *
- * #syscalls write
- */
-static void vu_notify(struct vu_ring *r)
-{
-	uint64_t one = 1;
-
-	virtq_publish(&r->vq);
-	if (r->call >= 0 && virtq_should_notify(&r->vq) &&
-	    write(r->call, &one, sizeof(one)) < 0)
-		debug("call write: %s", strerror(errno));
-}
-
-/**
  * vu_rx_done() - the batch is done with: return its chains to the guest
  * @e:		edge
  * @q:		queue pair
@@ -1035,38 +1060,29 @@ static void vu_rx_done(struct edge *e, unsigned q)
 }
 
 /**
- * vu_tx() - copy a frame into the guest's receive ring
- * @e:		edge
- * @q:		queue pair
- * @iov:	the frame, virtio-net header first
- * @iovcnt:	entries (1)
+ * vu_place() - copy a frame into the guest's receive chains (lock held)
+ * @vu:		state
+ * @p:		pair
+ * @q:		its index
+ * @src:	the frame, virtio-net header first
+ * @len:	its length
  *
- * Return: 0, -EIO if the ring is not running, -ENOBUFS if the guest has
- * no room (dropped, counted), -EMSGSIZE
+ * Return: 0, -ENOBUFS if the guest has no room now (nothing taken), or
+ * -EIO if its ring broke the rules
  */
-static int vu_tx(struct edge *e, unsigned q, const struct iovec *iov,
-		 int iovcnt)
+static int vu_place(struct vu *vu, struct vu_pair *p, unsigned q,
+		    const uint8_t *src, size_t len)
 {
-	struct vu *vu = e->priv;
-	struct vu_pair *p = &vu->pair[q];
 	struct vu_ring *r = &p->ring[0];
-	const uint8_t *src = iov[0].iov_base;
-	size_t len = iov[0].iov_len, off = 0;
 	bool mrg = vu->features & BIT(F_MRG_RXBUF);
 	uint16_t heads[VIRTQ_MAX_IOV];
 	uint32_t lens[VIRTQ_MAX_IOV];
 	uint8_t *nbuf = NULL;
 	unsigned nb = 0, k;
 	struct virtq_elem el;
+	size_t off = 0;
 	int ret;
 
-	if (iovcnt != 1)
-		return -EMSGSIZE;
-	pthread_mutex_lock(&p->lock);
-	if (!vu_ring_ready(r)) {
-		pthread_mutex_unlock(&p->lock);
-		return -EIO;
-	}
 	while (off < len) {
 		size_t put = 0;
 
@@ -1075,7 +1091,6 @@ static int vu_tx(struct edge *e, unsigned q, const struct iovec *iov,
 		ret = virtq_pop(&r->vq, &vu->mem, true, &el);
 		if (ret < 0) {
 			vu_ring_broken(vu, p, r, q);
-			pthread_mutex_unlock(&p->lock);
 			return -EIO;
 		}
 		if (!ret)
@@ -1104,14 +1119,106 @@ static int vu_tx(struct edge *e, unsigned q, const struct iovec *iov,
 	for (k = 0; k < nb; k++)
 		virtq_push(&r->vq, heads[k], lens[k]);
 	p->rx_dirty = true;
-	pthread_mutex_unlock(&p->lock);
 	return 0;
 nobuf:
 	/* give back what we took: nothing of it was pushed */
 	r->vq.last_avail = (uint16_t)(r->vq.last_avail - nb);
-	VU_CTR(e, q, EDGE_VU_RX_NOBUF);
-	pthread_mutex_unlock(&p->lock);
 	return -ENOBUFS;
+}
+
+/**
+ * vu_backlog_drain() - move held frames into the guest's receive ring, as
+ * far as it has room (lock held)
+ * @vu:		state
+ * @p:		pair
+ * @q:		its index
+ *
+ * When the backlog empties, the guest's receive kicks are not wanted any
+ * more; while it does not, they are: the guest adding buffers wakes us.
+ */
+static void vu_backlog_drain(struct vu *vu, struct vu_pair *p, unsigned q)
+{
+	struct vu_ring *r = &p->ring[0];
+
+	while (p->bstart < p->bend) {
+		uint32_t len;
+
+		memcpy(&len, p->backlog + p->bstart, 4);
+		if (vu_place(vu, p, q, p->backlog + p->bstart + 4, len))
+			break;
+		p->bstart += 4 + len;
+	}
+	if (p->bstart == p->bend) {
+		p->bstart = p->bend = 0;
+		if (r->started)
+			virtq_kick_enable(&r->vq, false);
+	}
+}
+
+/**
+ * vu_tx() - a frame for the guest: into its receive ring, or held until
+ * it has room
+ * @e:		edge
+ * @q:		queue pair
+ * @iov:	the frame, virtio-net header first
+ * @iovcnt:	entries (1)
+ *
+ * Frames wait in order in a per-pair backlog (QVU_BACKLOG bytes) while
+ * the guest's ring is full, and go in when it adds buffers (its kick on
+ * the receive ring wakes the shard). Only a full backlog drops a frame
+ * (EDGE_VU_RX_NOBUF; TCP resends it).
+ *
+ * Return: 0, -EIO if the ring is not running, -ENOBUFS if dropped,
+ * -EMSGSIZE
+ */
+static int vu_tx(struct edge *e, unsigned q, const struct iovec *iov,
+		 int iovcnt)
+{
+	struct vu *vu = e->priv;
+	struct vu_pair *p = &vu->pair[q];
+	struct vu_ring *r = &p->ring[0];
+	size_t len = iov[0].iov_len;
+	int ret = 0;
+
+	if (iovcnt != 1 || len > e->frame_max)
+		return -EMSGSIZE;
+	pthread_mutex_lock(&p->lock);
+	if (!vu_ring_ready(r)) {
+		pthread_mutex_unlock(&p->lock);
+		return -EIO;
+	}
+	if (p->bstart < p->bend)
+		vu_backlog_drain(vu, p, q);
+	if (p->bstart == p->bend) {
+		ret = vu_place(vu, p, q, iov[0].iov_base, len);
+		if (ret != -ENOBUFS) {
+			pthread_mutex_unlock(&p->lock);
+			return ret;
+		}
+	}
+	if (p->bend + 4 + len > QVU_BACKLOG && p->bstart) {
+		memmove(p->backlog, p->backlog + p->bstart, p->bend - p->bstart);
+		p->bend -= p->bstart;
+		p->bstart = 0;
+	}
+	if (p->bend + 4 + len > QVU_BACKLOG) {
+		VU_CTR(e, q, EDGE_VU_RX_NOBUF);
+		pthread_mutex_unlock(&p->lock);
+		return -ENOBUFS;
+	}
+	if (p->bstart == p->bend) {
+		/* the first frame held: kicks wanted, and one more look for
+		 * buffers added before the guest saw that */
+		VU_CTR(e, q, EDGE_VU_RX_HELD);
+		virtq_kick_enable(&r->vq, true);
+	}
+	memcpy(p->backlog + p->bend, &(uint32_t){ (uint32_t)len }, 4);
+	memcpy(p->backlog + p->bend + 4, iov[0].iov_base, len);
+	p->bend += 4 + len;
+	if (virtq_avail(&r->vq))
+		vu_backlog_drain(vu, p, q);
+	pthread_mutex_unlock(&p->lock);
+	return 0;
 }
 
 /**
@@ -1165,6 +1272,7 @@ static void vu_fini(struct edge *e)
 	vu_reset(vu);
 	for (i = 0; i < vu->npairs; i++) {
 		close(vu->pair[i].epfd);
+		free(vu->pair[i].backlog);
 		free(e->rxbuf[i]);
 	}
 	if (e->listen_fd >= 0)
@@ -1220,7 +1328,8 @@ int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
 		p->ring[1].kick = p->ring[1].call = -1;
 		p->epfd = epoll_create1(EPOLL_CLOEXEC);
 		e->rxbuf[i] = malloc(EDGE_RX_BATCH * e->frame_max);
-		if (p->epfd < 0 || !e->rxbuf[i])
+		p->backlog = malloc(QVU_BACKLOG);
+		if (p->epfd < 0 || !e->rxbuf[i] || !p->backlog)
 			return -ENOMEM;
 	}
 	e->listen_fd = qsock_listen(path);

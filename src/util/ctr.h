@@ -37,7 +37,8 @@
 	X(EDGE_VU_COPIES, "guest frames copied (several buffers)")          \
 	X(EDGE_VU_RETURNS, "guest transmit chains returned to the guest")   \
 	X(EDGE_VU_KICK_RACE, "chains found by the look after re-enabling kicks") \
-	X(EDGE_VU_RX_NOBUF, "frames dropped: no receive buffer in the guest") \
+	X(EDGE_VU_RX_HELD, "times frames waited for the guest's receive buffers") \
+	X(EDGE_VU_RX_NOBUF, "frames dropped: the guest's receive ring and our backlog full") \
 	/* shards: frames and connections crossing between them */         \
 	X(SHARD_FRAMES_PASSED, "frames passed on to another shard")         \
 	X(SHARD_FRAMES_TAKEN, "frames taken from another shard's mailbox")  \

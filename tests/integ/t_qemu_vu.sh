@@ -21,11 +21,13 @@ mq)
 	export QEMU_SMP=2
 	DEV=virtio-net-pci,netdev=n0,mq=on,vectors=0
 	QUEUES=2
+	GPARAM=sw.mtu=65520
 	;;
 plain)
 	start_slipway_sock vhost-user --shards 1 -m 1500
-	DEV=virtio-net-pci,netdev=n0,vectors=0,disable-modern=on,mrg_rxbuf=off,csum=off,guest_csum=off,event_idx=off
+	DEV=virtio-net-pci,netdev=n0,vectors=0,disable-modern=on,mrg_rxbuf=off,csum=off,guest_csum=off,guest_tso4=off,guest_tso6=off,host_tso4=off,host_tso6=off,event_idx=off
 	QUEUES=1
+	GPARAM=sw.mtu=1500
 	;;
 *) fail "MODE must be mq or plain" ;;
 esac
@@ -45,7 +47,7 @@ wait_listen "$GET_PORT"
 
 qemu_guest "${NET[@]}" -device "$DEV,mac=52:54:00:12:34:56" -- \
 	sw.dhcp=1 sw.ping=10.0.2.2 sw.put=10.0.2.2:"$PUT_PORT" sw.size="$SIZE" \
-	sw.get=10.0.2.2:"$GET_PORT"
+	sw.get=10.0.2.2:"$GET_PORT" $GPARAM
 qemu_wait_done
 qemu_expect SW_PING ok
 sum=$(sha256sum <"$T/put.out")
