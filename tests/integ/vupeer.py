@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""vupeer.py - a synthetic vhost-user frontend for slipway's --vhost-user
+edge: a guest memory in a memfd, two rings in it, and the messages a
+frontend sends, good and bad.
+
+Usage: vupeer.py CASE SOCKET
+  arp          full set-up; an ARP request on the transmit ring comes back
+               as an ARP reply in a receive buffer; the transmit chain is
+               returned (used index 1) and GET_VRING_BASE says 1
+  refused      a second frontend while one is connected is closed at once
+  unknown      an unknown request
+  oversized    a payload over the limit
+  badsize      SET_FEATURES with a 4-byte payload
+  badfd        GET_FEATURES carrying a file descriptor
+  badfeatures  SET_FEATURES with a bit that was not offered
+  badversion   a header without the version flag
+  memfds       SET_MEM_TABLE naming two regions with one fd
+  ringout      a ring outside guest memory
+  loop         a transmit chain whose descriptor points at itself
+  badhead      a transmit avail entry naming descriptor 999 of 8
+Each bad case expects slipway to close the connection; exit status 0 if
+the case held, 1 with a message if not.
+"""
+import mmap
+import os
+import socket
+import struct
+import sys
+import time
+
+GET_FEATURES, SET_FEATURES, SET_OWNER = 1, 2, 3
+SET_MEM_TABLE = 5
+SET_VRING_NUM, SET_VRING_ADDR, SET_VRING_BASE, GET_VRING_BASE = 8, 9, 10, 11
+SET_VRING_KICK, SET_VRING_CALL = 12, 13
+GET_PROTOCOL_FEATURES, SET_PROTOCOL_FEATURES = 15, 16
+SET_VRING_ENABLE = 18
+VERSION = 1
+F_MRG_RXBUF, F_PROTOCOL, F_VERSION_1 = 1 << 15, 1 << 30, 1 << 32
+
+MEM = 1 << 20
+UVA = 0x7f0000000000  # the frontend's address of guest memory (any)
+NUM = 8
+# ring areas (guest physical = offset in the memfd)
+RX_DESC, RX_AVAIL, RX_USED = 0x0000, 0x1000, 0x2000
+TX_DESC, TX_AVAIL, TX_USED = 0x3000, 0x4000, 0x5000
+RX_BUF, TX_BUF = 0x10000, 0x20000
+DESC_F_NEXT, DESC_F_WRITE = 1, 2
+
+GUEST_MAC = bytes.fromhex("525400123456")
+GUEST_IP = socket.inet_aton("10.0.2.15")
+GW_IP = socket.inet_aton("10.0.2.2")
+TIMEOUT = 5.0
+
+
+def fail(msg):
+    print("vupeer: FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+class Frontend:
+    """one connection to the backend, with its guest memory"""
+
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.settimeout(TIMEOUT)
+        self.s.connect(path)
+        self.fd = os.memfd_create("guest")
+        os.ftruncate(self.fd, MEM)
+        self.m = mmap.mmap(self.fd, MEM)
+        self.kick = [os.eventfd(0, os.EFD_NONBLOCK) for _ in range(2)]
+        self.call = [os.eventfd(0, os.EFD_NONBLOCK) for _ in range(2)]
+
+    def send(self, req, payload=b"", fds=(), flags=VERSION, size=None):
+        hdr = struct.pack("<III", req, flags,
+                          len(payload) if size is None else size)
+        if fds:
+            socket.send_fds(self.s, [hdr + payload], list(fds))
+        else:
+            self.s.sendall(hdr + payload)
+
+    def reply(self, req):
+        hdr = self.s.recv(12, socket.MSG_WAITALL)
+        if len(hdr) != 12:
+            fail("no reply to request %d" % req)
+        r, flags, size = struct.unpack("<III", hdr)
+        if r != req or not flags & 4:
+            fail("reply %d flags %#x to request %d" % (r, flags, req))
+        return self.s.recv(size, socket.MSG_WAITALL)
+
+    def u64(self, req, v):
+        self.send(req, struct.pack("<Q", v))
+
+    def state(self, req, idx, num):
+        self.send(req, struct.pack("<II", idx, num))
+
+    def setup(self, features=F_VERSION_1 | F_MRG_RXBUF | F_PROTOCOL,
+              tx_addr=None):
+        self.send(GET_FEATURES)
+        offered = struct.unpack("<Q", self.reply(GET_FEATURES))[0]
+        if offered & features != features:
+            fail("backend offers %#x, we want %#x" % (offered, features))
+        self.u64(SET_FEATURES, features)
+        self.send(GET_PROTOCOL_FEATURES)
+        self.reply(GET_PROTOCOL_FEATURES)
+        self.u64(SET_PROTOCOL_FEATURES, 0)
+        self.send(SET_OWNER)
+        region = struct.pack("<QQQQ", 0, MEM, UVA, 0)
+        self.send(SET_MEM_TABLE, struct.pack("<II", 1, 0) + region, [self.fd])
+        for q, (d, a, u) in enumerate([(RX_DESC, RX_AVAIL, RX_USED),
+                                       tx_addr or (TX_DESC, TX_AVAIL, TX_USED)]):
+            self.state(SET_VRING_NUM, q, NUM)
+            self.send(SET_VRING_ADDR, struct.pack("<IIQQQQ", q, 0, UVA + d,
+                                                  UVA + u, UVA + a, 0))
+            self.state(SET_VRING_BASE, q, 0)
+            self.send(SET_VRING_KICK, struct.pack("<Q", q), [self.kick[q]])
+            self.send(SET_VRING_CALL, struct.pack("<Q", q), [self.call[q]])
+            self.state(SET_VRING_ENABLE, q, 1)
+
+    def desc(self, base, i, addr, length, flags, nxt=0):
+        struct.pack_into("<QIHH", self.m, base + 16 * i, addr, length, flags, nxt)
+
+    def avail(self, base, slot, head, idx):
+        struct.pack_into("<H", self.m, base + 4 + 2 * slot, head)
+        struct.pack_into("<H", self.m, base + 2, idx)
+
+    def used_idx(self, base):
+        return struct.unpack_from("<H", self.m, base + 2)[0]
+
+    def expect_closed(self):
+        deadline = time.time() + TIMEOUT
+        while time.time() < deadline:
+            try:
+                if not self.s.recv(4096):
+                    return
+            except socket.timeout:
+                break
+            except ConnectionResetError:
+                return
+        fail("the backend did not close the connection")
+
+
+def arp_request():
+    eth = b"\xff" * 6 + GUEST_MAC + b"\x08\x06"
+    arp = struct.pack("!HHBBH", 1, 0x0800, 6, 4, 1)
+    return eth + arp + GUEST_MAC + GUEST_IP + b"\x00" * 6 + GW_IP
+
+
+def case_arp(path):
+    f = Frontend(path)
+    f.setup()
+    # four receive buffers of 2 KiB
+    for i in range(4):
+        f.desc(RX_DESC, i, RX_BUF + 2048 * i, 2048, DESC_F_WRITE)
+        f.avail(RX_AVAIL, i, i, i + 1)
+    # the request: 12-byte virtio-net header (zero), then the frame
+    frame = b"\x00" * 12 + arp_request()
+    f.m[TX_BUF:TX_BUF + len(frame)] = frame
+    f.desc(TX_DESC, 0, TX_BUF, len(frame), 0)
+    f.avail(TX_AVAIL, 0, 0, 1)
+    os.eventfd_write(f.kick[1], 1)
+    deadline = time.time() + TIMEOUT
+    while time.time() < deadline:
+        if f.used_idx(TX_USED) == 1 and f.used_idx(RX_USED) >= 1:
+            break
+        time.sleep(0.01)
+    else:
+        fail("used indexes tx %d rx %d" % (f.used_idx(TX_USED), f.used_idx(RX_USED)))
+    for k in range(f.used_idx(RX_USED)):
+        head, length = struct.unpack_from("<II", f.m, RX_USED + 4 + 8 * k)
+        b = f.m[RX_BUF + 2048 * head:RX_BUF + 2048 * head + length]
+        nbuf = struct.unpack_from("<H", b, 10)[0]
+        fr = b[12:]
+        if nbuf == 1 and fr[12:14] == b"\x08\x06" and fr[20:22] == b"\x00\x02" \
+                and fr[28:32] == GW_IP and fr[0:6] == GUEST_MAC:
+            break
+    else:
+        fail("no ARP reply in the receive buffers")
+    f.state(GET_VRING_BASE, 1, 0)
+    idx, num = struct.unpack("<II", f.reply(GET_VRING_BASE))
+    if (idx, num) != (1, 1):
+        fail("GET_VRING_BASE of the transmit ring: %d %d" % (idx, num))
+    f.s.close()
+
+
+def main():
+    if len(sys.argv) != 3:
+        fail(__doc__)
+    case, path = sys.argv[1], sys.argv[2]
+    if case == "arp":
+        case_arp(path)
+    elif case == "refused":
+        a = Frontend(path)
+        a.send(GET_FEATURES)
+        a.reply(GET_FEATURES)
+        Frontend(path).expect_closed()
+        a.send(GET_FEATURES)
+        a.reply(GET_FEATURES)
+    else:
+        f = Frontend(path)
+        if case == "unknown":
+            f.send(99, struct.pack("<Q", 0))
+        elif case == "oversized":
+            f.send(SET_MEM_TABLE, b"\x00" * 16, size=4096)
+        elif case == "badsize":
+            f.send(SET_FEATURES, b"\x00" * 4)
+        elif case == "badfd":
+            f.send(GET_FEATURES, fds=[f.fd])
+        elif case == "badfeatures":
+            f.u64(SET_FEATURES, 1 << 63)
+        elif case == "badversion":
+            f.send(GET_FEATURES, flags=0)
+        elif case == "memfds":
+            region = struct.pack("<QQQQ", 0, MEM, UVA, 0)
+            f.send(SET_MEM_TABLE, struct.pack("<II", 2, 0) + region * 2, [f.fd])
+        elif case == "ringout":
+            try:
+                f.setup(tx_addr=(MEM + 0x1000, TX_AVAIL, TX_USED))
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # closed while we were still setting up: as expected
+        elif case in ("loop", "badhead"):
+            f.setup()
+            if case == "loop":
+                f.desc(TX_DESC, 0, TX_BUF, 64, DESC_F_NEXT, 0)
+                f.avail(TX_AVAIL, 0, 0, 1)
+            else:
+                f.avail(TX_AVAIL, 0, 999, 1)
+            os.eventfd_write(f.kick[1], 1)
+        else:
+            fail("unknown case " + case)
+        f.expect_closed()
+    print("vupeer: ok " + case)
+
+
+main()
