@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # t_qemu_vu.sh - a stock Linux VM (Debian's kernel and virtio-net driver,
 # QEMU 7.2 under TCG) with slipway as its vhost-user backend. MODE=mq: two
-# queue pairs (mq=on, two guest CPUs), every offload; MODE=plain: a legacy
+# queue pairs (mq=on, two guest CPUs), every offload; MODE=csum: checksum
+# offload both ways but no segmentation offload; MODE=plain: a legacy
 # device (10-byte header) with no offload, no mergeable buffers and no
 # event index, at MTU 1500. Each: DHCP, ping, checksummed transfer both
 # ways, the negotiated features read back in the guest, loans all
@@ -29,7 +30,13 @@ plain)
 	QUEUES=1
 	GPARAM=sw.mtu=1500
 	;;
-*) fail "MODE must be mq or plain" ;;
+csum)
+	start_slipway_sock vhost-user --shards 1
+	DEV=virtio-net-pci,netdev=n0,vectors=0,guest_tso4=off,guest_tso6=off,host_tso4=off,host_tso6=off
+	QUEUES=1
+	GPARAM=sw.mtu=65520
+	;;
+*) fail "MODE must be mq, csum or plain" ;;
 esac
 NET=(-object "memory-backend-memfd,id=mem,size=${QEMU_MEM}M,share=on" -numa node,memdev=mem
 	-chardev "socket,id=c0,path=$SOCK" -netdev "vhost-user,id=n0,chardev=c0,queues=$QUEUES")
@@ -63,6 +70,14 @@ if [ "$MODE" = mq ]; then
 	qemu_expect SW_QUEUES "rx=2 tx=2"
 	for b in 0 1 7 11 15 22 29 32; do
 		qemu_feature $b || qemu_fail "feature bit $b was not negotiated"
+	done
+elif [ "$MODE" = csum ]; then
+	qemu_expect SW_MTU 65520
+	for b in 0 1 15 29 32; do
+		qemu_feature $b || qemu_fail "feature bit $b was not negotiated"
+	done
+	for b in 7 11 22; do
+		qemu_feature $b && qemu_fail "feature bit $b was negotiated, though refused"
 	done
 else
 	qemu_expect SW_MTU 1500
