@@ -1,0 +1,2099 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* swvu.c - a vhost-user frontend bridging a tap device to a net backend */
+
+/*
+ * DOC: Theory of Operation
+ *
+ * swvu lets a real Linux TCP/IP stack in a network namespace drive a
+ * vhost-user net backend (the device side), the way a VM would, but
+ * without one: it plays the frontend (QEMU's part) and the guest driver
+ * (virtio-net's part) at once.
+ *
+ *	ip netns exec NS swvu --tap tap0 --socket /run/gw-vu.sock
+ *
+ * Guest memory is one memfd of --mem MiB, mapped shared here and handed to
+ * the backend as the only region of VHOST_USER_SET_MEM_TABLE: guest
+ * physical address = offset in the memfd, userspace address = our mapping.
+ * The rings and every buffer live in it; nothing else is shared.
+ *
+ * Set-up (vhost-user protocol, frontend side), in this order:
+ *	GET_FEATURES; if bit 30 (VHOST_USER_F_PROTOCOL_FEATURES) is offered
+ *	and wanted: GET_PROTOCOL_FEATURES and SET_PROTOCOL_FEATURES (MQ and
+ *	REPLY_ACK, when offered), GET_QUEUE_NUM with MQ; SET_OWNER;
+ *	SET_FEATURES; SET_MEM_TABLE (the memfd passed with SCM_RIGHTS); then
+ *	for each queue, two per pair (receive 2k, transmit 2k+1):
+ *	SET_VRING_NUM, SET_VRING_ADDR, SET_VRING_BASE 0, SET_VRING_KICK and
+ *	SET_VRING_CALL (eventfds), SET_VRING_ENABLE 1 once protocol features
+ *	are on (without them a ring runs as soon as it has its kick fd).
+ * With REPLY_ACK negotiated, every request that has no reply of its own is
+ * sent with the need_reply flag and its u64 acknowledgement is checked: a
+ * non-zero one ends swvu with status 1, naming the request. Replies are
+ * awaited for REPLY_TIMEOUT_S at most.
+ *
+ * The features acked are those the backend offers among VERSION_1,
+ * MRG_RXBUF, CSUM, GUEST_CSUM, HOST_TSO4/6, GUEST_TSO4/6, EVENT_IDX, bit
+ * 30, and MQ with --queues above 1; --no-offload removes the checksum and
+ * segmentation ones, --features-mask ANDs the wanted set. The dependencies
+ * of virtio 5.1.3.1 are then applied (a TSO bit goes without its CSUM
+ * bit). There is no control virtqueue: with vhost-user the frontend (QEMU)
+ * answers the guest's control queue itself, and for MQ only enables pairs.
+ *
+ * The tap (IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, one IFF_MULTI_QUEUE fd per
+ * pair with --queues above 1) has a vnet header of the virtio-net header's
+ * size (12 bytes with VERSION_1 or MRG_RXBUF, else 10) and TUNSETOFFLOAD
+ * flags matching CSUM and HOST_TSO4/6: the namespace's stack then hands us
+ * exactly the partial-checksum and TSO frames the backend accepted, and
+ * the header passes between tap and rings unchanged, but for two fields:
+ * DATA_VALID, which a driver must not set, is cleared on transmit, and
+ * num_buffers, meaningful on receive only, is zeroed.
+ *
+ * Two threads per queue pair:
+ *  - tap to backend (the transmit queue, odd index): frames are read from
+ *    the tap straight into free buffers of guest memory, one descriptor
+ *    each (header and frame together, as VERSION_1 allows), up to
+ *    TX_BATCH per kick; then the avail index is published and the backend
+ *    kicked unless it said not to (VIRTQ_USED_F_NO_NOTIFY, or avail_event
+ *    with EVENT_IDX). Used entries come back to the free list; with none
+ *    free, the thread asks for a call and waits on the call eventfd.
+ *  - backend to tap (the receive queue, even index): the ring is kept full
+ *    of device-writable buffers (--rx-buf bytes with MRG_RXBUF, else big
+ *    enough for the largest frame). Used entries are taken frame by frame:
+ *    with MRG_RXBUF a frame spans the num_buffers entries its header
+ *    names, gathered into one writev() to the tap (the header first). The
+ *    buffers are then posted again. With nothing used, the thread asks for
+ *    a call and waits on the call eventfd.
+ * Calls are asked for only while waiting (VIRTQ_AVAIL_F_NO_INTERRUPT clear,
+ * or used_event at our position with EVENT_IDX), and the used index is
+ * read again after asking, so that no completion is missed.
+ *
+ * The backend is not trusted: a used entry naming a descriptor we did not
+ * post, a length beyond the buffer, a frame shorter than its header or a
+ * num_buffers beyond the ring ends swvu with status 1 and a message, since
+ * swvu exists to test backends. A frame the tap refuses is a drop.
+ *
+ * The main thread waits for SIGTERM or SIGINT (status 0), the backend
+ * closing the socket (status 0) or a worker's error (SIGUSR1, status 1),
+ * prints one summary line on stderr and exits; the kernel removes the tap.
+ * SIGUSR2 makes it print the shared state of every ring, for debugging a
+ * backend that stalls.
+ */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "toolutil.h"
+
+const char tool_name[] = "swvu";
+
+#define FRAME_MAX		(65535 + 14)	/* largest Ethernet frame */
+#define TX_BUF_LEN		(65536 + 4096)	/* header + frame, and room to
+						 * see an oversize one */
+#define RX_BUF_DEFAULT		4096	/* receive buffer with MRG_RXBUF */
+#define RX_BUF_MIN		64
+#define TX_BATCH		64	/* frames per kick, at most */
+
+#define RING_DEFAULT		256	/* QEMU's default queue size */
+#define RING_MAX		1024	/* QEMU's largest */
+#define QUEUES_MAX		8	/* queue pairs */
+#define MEM_DEFAULT_MIB		256
+#define MEM_MAX_MIB		16384
+#define PAGE_LEN		4096
+
+#define CONNECT_TIMEOUT_S	5
+#define CONNECT_RETRY_NS	50000000L
+#define REPLY_TIMEOUT_S		10
+
+#define MTU_DEFAULT		65520
+#define MTU_MAX			65521	/* tun: 65535 - Ethernet header */
+#define QLEN_DEFAULT		10000
+
+/* virtio feature bits (virtio 1.x, 5.1.3 and 6) */
+#define F_CSUM			0	/* device takes partial checksums */
+#define F_GUEST_CSUM		1	/* driver takes partial checksums */
+#define F_GUEST_TSO4		7
+#define F_GUEST_TSO6		8
+#define F_HOST_TSO4		11
+#define F_HOST_TSO6		12
+#define F_MRG_RXBUF		15
+#define F_MQ			22
+#define F_EVENT_IDX		29
+#define F_PROTOCOL_FEATURES	30	/* vhost-user, not virtio */
+#define F_VERSION_1		32
+#define BIT(n)			(1ULL << (n))
+
+/* vhost-user protocol features */
+#define PF_MQ			0
+#define PF_REPLY_ACK		3
+
+/* vhost-user message flags */
+#define VU_VERSION		0x1
+#define VU_VERSION_MASK		0x3
+#define VU_FLAG_REPLY		(1u << 2)
+#define VU_FLAG_NEED_REPLY	(1u << 3)
+
+/* split virtqueues (virtio 1.x, 2.6) */
+#define DESC_F_WRITE		2
+#define AVAIL_F_NO_INTERRUPT	1
+#define USED_F_NO_NOTIFY	1
+
+/* virtio-net header (virtio 1.x, 5.1.6) */
+#define HDR_LEN_LEGACY		10	/* no num_buffers */
+#define HDR_LEN			12
+#define HDR_F_NEEDS_CSUM	1
+#define HDR_F_DATA_VALID	2
+#define HDR_CSUM_START_OFF	6
+#define HDR_CSUM_OFFSET_OFF	8
+#define HDR_NUM_BUFFERS_OFF	10
+
+/**
+ * enum vu_req - vhost-user requests from the frontend that swvu sends
+ * @VU_GET_FEATURES:		u64 reply: virtio features offered
+ * @VU_SET_FEATURES:		u64: virtio features acked
+ * @VU_SET_OWNER:		no payload
+ * @VU_SET_MEM_TABLE:		memory regions, one fd per region
+ * @VU_SET_VRING_NUM:		vring state: index, size
+ * @VU_SET_VRING_ADDR:		vring address
+ * @VU_SET_VRING_BASE:		vring state: index, first avail index
+ * @VU_SET_VRING_KICK:		u64 index, eventfd
+ * @VU_SET_VRING_CALL:		u64 index, eventfd
+ * @VU_GET_PROTOCOL_FEATURES:	u64 reply
+ * @VU_SET_PROTOCOL_FEATURES:	u64
+ * @VU_GET_QUEUE_NUM:		u64 reply: queues (not pairs) supported
+ * @VU_SET_VRING_ENABLE:	vring state: index, 1 or 0
+ */
+enum vu_req {
+	VU_GET_FEATURES = 1,
+	VU_SET_FEATURES = 2,
+	VU_SET_OWNER = 3,
+	VU_SET_MEM_TABLE = 5,
+	VU_SET_VRING_NUM = 8,
+	VU_SET_VRING_ADDR = 9,
+	VU_SET_VRING_BASE = 10,
+	VU_SET_VRING_KICK = 12,
+	VU_SET_VRING_CALL = 13,
+	VU_GET_PROTOCOL_FEATURES = 15,
+	VU_SET_PROTOCOL_FEATURES = 16,
+	VU_GET_QUEUE_NUM = 17,
+	VU_SET_VRING_ENABLE = 18,
+};
+
+/**
+ * vu_req_str() - name of a request, for messages
+ * @req:	request
+ *
+ * Return: its name in the vhost-user specification
+ */
+static const char *vu_req_str(enum vu_req req)
+{
+	switch (req) {
+	case VU_GET_FEATURES:		return "GET_FEATURES";
+	case VU_SET_FEATURES:		return "SET_FEATURES";
+	case VU_SET_OWNER:		return "SET_OWNER";
+	case VU_SET_MEM_TABLE:		return "SET_MEM_TABLE";
+	case VU_SET_VRING_NUM:		return "SET_VRING_NUM";
+	case VU_SET_VRING_ADDR:		return "SET_VRING_ADDR";
+	case VU_SET_VRING_BASE:		return "SET_VRING_BASE";
+	case VU_SET_VRING_KICK:		return "SET_VRING_KICK";
+	case VU_SET_VRING_CALL:		return "SET_VRING_CALL";
+	case VU_GET_PROTOCOL_FEATURES:	return "GET_PROTOCOL_FEATURES";
+	case VU_SET_PROTOCOL_FEATURES:	return "SET_PROTOCOL_FEATURES";
+	case VU_GET_QUEUE_NUM:		return "GET_QUEUE_NUM";
+	case VU_SET_VRING_ENABLE:	return "SET_VRING_ENABLE";
+	}
+	return "?";
+}
+
+/**
+ * struct vu_hdr - vhost-user message header (native byte order)
+ * @request:	an enum vu_req
+ * @flags:	version (bits 0-1), VU_FLAG_REPLY, VU_FLAG_NEED_REPLY
+ * @size:	payload bytes that follow
+ */
+struct vu_hdr {
+	uint32_t request;
+	uint32_t flags;
+	uint32_t size;
+};
+
+/**
+ * struct vu_vring_state - payload of SET_VRING_NUM, _BASE and _ENABLE
+ * @index:	queue index
+ * @num:	size, first avail index, or enable (1) / disable (0)
+ */
+struct vu_vring_state {
+	uint32_t index;
+	uint32_t num;
+};
+
+/**
+ * struct vu_vring_addr - payload of SET_VRING_ADDR
+ * @index:	queue index
+ * @flags:	0: no logging
+ * @desc_uva:	descriptor table, frontend (our) virtual address
+ * @used_uva:	used ring, frontend virtual address
+ * @avail_uva:	avail ring, frontend virtual address
+ * @log_gpa:	log area, unused without logging
+ */
+struct vu_vring_addr {
+	uint32_t index;
+	uint32_t flags;
+	uint64_t desc_uva;
+	uint64_t used_uva;
+	uint64_t avail_uva;
+	uint64_t log_gpa;
+};
+
+/**
+ * struct vu_mem_table - payload of SET_MEM_TABLE, with our one region
+ * @nregions:		1
+ * @padding:		0
+ * @gpa:		guest physical address of the region: 0
+ * @size:		its length
+ * @uva:		our virtual address of it
+ * @mmap_offset:	offset of the region in the file: 0
+ */
+struct vu_mem_table {
+	uint32_t nregions;
+	uint32_t padding;
+	uint64_t gpa;
+	uint64_t size;
+	uint64_t uva;
+	uint64_t mmap_offset;
+};
+
+/**
+ * struct vq_desc - split virtqueue descriptor (virtio 2.6.5), little endian
+ * @addr:	guest physical address of the buffer
+ * @len:	its length
+ * @flags:	DESC_F_WRITE for a device-writable buffer
+ * @next:	next descriptor if chained (never, here)
+ */
+struct vq_desc {
+	uint64_t addr;
+	uint32_t len;
+	uint16_t flags;
+	uint16_t next;
+};
+
+/**
+ * struct vq_used_elem - used ring entry (virtio 2.6.8)
+ * @id:		head of the descriptor chain used
+ * @len:	bytes the device wrote into it
+ */
+struct vq_used_elem {
+	uint32_t id;
+	uint32_t len;
+};
+
+/**
+ * enum dir - direction of a flow of frames
+ * @DIR_TO_BACKEND:	read from the tap, put on a transmit queue
+ * @DIR_TO_TAP:		taken from a receive queue, written to the tap
+ * @DIR_NUM:		number of directions
+ */
+enum dir {
+	DIR_TO_BACKEND,
+	DIR_TO_TAP,
+	DIR_NUM
+};
+
+static const char *const dir_str[] = { "tap->backend", "backend->tap" };
+static_assert(sizeof(dir_str) / sizeof(dir_str[0]) == DIR_NUM,
+	      "dir_str must name every enum dir");
+
+/**
+ * struct dir_ctr - counters of one direction of one queue pair; single
+ * writer (its thread), read by the main thread at exit
+ * @frames:	frames passed on
+ * @bytes:	bytes of those frames, without the virtio-net header
+ * @drops:	frames dropped (oversize, or a tap write that failed)
+ * @drop_err:	errno of the last failed write counted as a drop, 0 if none
+ */
+struct dir_ctr {
+	_Atomic uint64_t frames;
+	_Atomic uint64_t bytes;
+	_Atomic uint64_t drops;
+	_Atomic int drop_err;
+};
+
+/**
+ * enum end - why a worker thread ended
+ * @END_NONE:		still running
+ * @END_ERROR:		an error, already reported on stderr
+ * @END_NUM:		number of reasons
+ */
+enum end {
+	END_NONE,
+	END_ERROR,
+	END_NUM
+};
+
+/**
+ * struct opts - command line
+ * @tap:	tap device name
+ * @socket:	vhost-user socket path
+ * @queues:	queue pairs
+ * @mtu:	MTU for the tap
+ * @qlen:	txqueuelen for the tap
+ * @ring:	ring size of every queue
+ * @mem_mib:	guest memory, MiB
+ * @rx_buf:	receive buffer size with MRG_RXBUF
+ * @no_offload:	do not negotiate checksum and segmentation offloads
+ * @mask:	ANDed with the features we want (--features-mask)
+ */
+struct opts {
+	const char *tap;
+	const char *socket;
+	unsigned int queues;
+	unsigned int mtu;
+	unsigned int qlen;
+	unsigned int ring;
+	unsigned int mem_mib;
+	unsigned int rx_buf;
+	bool no_offload;
+	uint64_t mask;
+};
+
+/**
+ * struct vq - one split virtqueue as the driver sees it
+ * @index:	vhost-user queue index (receive 2k, transmit 2k+1)
+ * @num:	ring size
+ * @event_idx:	VIRTIO_RING_F_EVENT_IDX negotiated
+ * @desc:	descriptor table, in guest memory
+ * @avail_flags: avail ring flags
+ * @avail_idx_p: avail ring index
+ * @avail_ring:	avail ring entries
+ * @used_event:	used_event, after the avail ring (EVENT_IDX)
+ * @used_flags:	used ring flags
+ * @used_idx_p:	used ring index
+ * @used_ring:	used ring entries
+ * @avail_event: avail_event, after the used ring (EVENT_IDX)
+ * @desc_off:	guest physical address of @desc
+ * @avail_off:	guest physical address of the avail ring
+ * @used_off:	guest physical address of the used ring
+ * @buf_off:	guest physical address of buffer 0; buffer i follows at
+ *		@buf_off + i * @buf_len, and descriptor i always points to it
+ * @buf_len:	bytes per buffer
+ * @avail_idx:	our avail index (entries added, maybe not published)
+ * @exposed_idx: avail index the backend can see
+ * @kicked_idx:	avail index at the last kick decision
+ * @last_used:	next used entry to take
+ * @seen_used:	used index at the last look (what vq_wait_call() waits
+ *		to see change)
+ * @posted:	per descriptor: in the backend's hands
+ * @free:	descriptors free to post (transmit queue only)
+ * @nfree:	entries in @free
+ * @kick_fd:	eventfd we write to kick the backend
+ * @call_fd:	eventfd the backend writes to call us
+ */
+struct vq {
+	unsigned int index;
+	unsigned int num;
+	bool event_idx;
+	struct vq_desc *desc;
+	uint16_t *avail_flags;
+	uint16_t *avail_idx_p;
+	uint16_t *avail_ring;
+	uint16_t *used_event;
+	uint16_t *used_flags;
+	uint16_t *used_idx_p;
+	struct vq_used_elem *used_ring;
+	uint16_t *avail_event;
+	uint64_t desc_off;
+	uint64_t avail_off;
+	uint64_t used_off;
+	uint64_t buf_off;
+	size_t buf_len;
+	uint16_t avail_idx;
+	uint16_t exposed_idx;
+	uint16_t kicked_idx;
+	uint16_t last_used;
+	uint16_t seen_used;
+	bool *posted;
+	uint16_t *free;
+	unsigned int nfree;
+	int kick_fd;
+	int call_fd;
+};
+
+struct fe;
+
+/**
+ * struct pair - a queue pair and its tap queue
+ * @fe:		frontend
+ * @n:		pair number
+ * @tap_fd:	tap queue, non-blocking
+ * @rx:		receive queue (backend to tap)
+ * @tx:		transmit queue (tap to backend)
+ * @ctr:	counters, by enum dir
+ */
+struct pair {
+	struct fe *fe;
+	unsigned int n;
+	int tap_fd;
+	struct vq rx;
+	struct vq tx;
+	struct dir_ctr ctr[DIR_NUM];
+};
+
+/**
+ * struct fe - the frontend
+ * @sock_fd:	vhost-user socket, blocking
+ * @mem:	guest memory, our mapping
+ * @mem_len:	its length
+ * @mem_used:	bytes of it given out by gmem_carve()
+ * @mem_fd:	its memfd
+ * @features:	virtio features acked
+ * @proto:	protocol features acked (0 without bit 30)
+ * @hdr_len:	virtio-net header length: 12 or 10
+ * @mrg:	MRG_RXBUF acked
+ * @npairs:	queue pairs
+ * @pairs:	queue pairs
+ * @main_tid:	main thread, told with SIGUSR1 when a worker ends
+ * @end:	first reason a worker ended, an enum end
+ */
+struct fe {
+	int sock_fd;
+	uint8_t *mem;
+	size_t mem_len;
+	size_t mem_used;
+	int mem_fd;
+	uint64_t features;
+	uint64_t proto;
+	size_t hdr_len;
+	bool mrg;
+	unsigned int npairs;
+	struct pair *pairs;
+	pthread_t main_tid;
+	_Atomic int end;
+};
+
+/**
+ * die() - report a set-up error and exit with status 1
+ * @fmt:	printf format
+ */
+static _Noreturn __attribute__((format(printf, 1, 2)))
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("swvu: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/**
+ * ctr_add() - add to a counter that only the calling thread writes
+ * @c:		counter
+ * @n:		amount
+ *
+ * A relaxed load and store, not a locked add: there is one writer, and the
+ * main thread only needs a recent value.
+ */
+static inline void ctr_add(_Atomic uint64_t *c, uint64_t n)
+{
+	uint64_t v = atomic_load_explicit(c, memory_order_relaxed);
+
+	atomic_store_explicit(c, v + n, memory_order_relaxed);
+}
+
+/**
+ * count_drop() - count a dropped frame
+ * @c:		counters of the direction
+ * @err:	errno of the failed write, 0 for an oversize frame
+ */
+static void count_drop(struct dir_ctr *c, int err)
+{
+	ctr_add(&c->drops, 1);
+	if (err)
+		atomic_store_explicit(&c->drop_err, err, memory_order_relaxed);
+}
+
+/**
+ * worker_fail() - report a worker's error and wake the main thread
+ * @fe:		frontend
+ * @fmt:	printf format
+ *
+ * #syscalls tgkill
+ */
+static __attribute__((format(printf, 2, 3)))
+void worker_fail(struct fe *fe, const char *fmt, ...)
+{
+	int none = END_NONE;
+	va_list ap;
+
+	fputs("swvu: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	atomic_compare_exchange_strong(&fe->end, &none, END_ERROR);
+	pthread_kill(fe->main_tid, SIGUSR1);
+}
+
+/**
+ * usage() - print the command line summary
+ * @f:	stream to print to
+ */
+static void usage(FILE *f)
+{
+	fputs("Usage:\n"
+	      "  swvu --tap NAME --socket PATH [--queues N] [--mtu N] [--ring N]\n"
+	      "       [--mem MIB] [--rx-buf BYTES] [--queue-frames N]\n"
+	      "       [--no-offload] [--features-mask HEX]\n"
+	      "\n"
+	      "Be the frontend (the VM) of a vhost-user net backend, and bridge\n"
+	      "its queues to a tap device created in the current network\n"
+	      "namespace, so that the namespace's stack is the guest's:\n"
+	      "  --socket PATH       the backend's vhost-user socket\n"
+	      "  --tap NAME          tap device to create (with a vnet header)\n"
+	      "  --queues N          queue pairs, 1 to 8 (default 1; above 1\n"
+	      "                      needs the backend's MQ protocol feature)\n"
+	      "  --mtu N             the tap's MTU (default 65520)\n"
+	      "  --ring N            size of every ring, a power of 2 up to 1024\n"
+	      "                      (default 256)\n"
+	      "  --mem MIB           guest memory, one memfd (default 256)\n"
+	      "  --rx-buf BYTES      receive buffer size with MRG_RXBUF (default\n"
+	      "                      4096; without it, buffers hold a whole frame)\n"
+	      "  --queue-frames N    the tap's txqueuelen (default 10000)\n"
+	      "  --no-offload        no checksum or segmentation offloads\n"
+	      "  --features-mask HEX AND the virtio features wanted with HEX\n"
+	      "                      (VERSION_1 MRG_RXBUF CSUM GUEST_CSUM\n"
+	      "                      HOST_TSO4/6 GUEST_TSO4/6 EVENT_IDX MQ, bit 30)\n"
+	      "\n"
+	      "The socket is connected first (retried for 5 s), the features are\n"
+	      "negotiated, then the tap is created and brought up, and one line\n"
+	      "tells what was negotiated; addressing is left to the caller. Runs\n"
+	      "until the backend closes the socket or SIGTERM/SIGINT, then prints\n"
+	      "frames, bytes and drops each way on stderr. SIGUSR2 prints the\n"
+	      "state of every ring.\n"
+	      "\n"
+	      "Exit status: 0 backend closed or signal, 1 error, 2 usage.\n",
+	      f);
+}
+
+/**
+ * parse_hex64() - parse a hexadecimal 64-bit number
+ * @opt:	option name, for the message
+ * @s:		text, with or without 0x
+ *
+ * Return: the value; exits with status 2 if invalid
+ */
+static uint64_t parse_hex64(const char *opt, const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 16);
+	if (errno || end == s || *end || *s == '-')
+		usage_error("%s: expected a hexadecimal number, got '%s'", opt,
+			    s);
+	return (uint64_t)v;
+}
+
+/**
+ * parse_args() - parse the command line
+ * @argc:	argument count
+ * @argv:	arguments
+ * @o:		filled in
+ */
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lopts[] = {
+		{ "tap", required_argument, NULL, 't' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "queues", required_argument, NULL, 'Q' },
+		{ "mtu", required_argument, NULL, 'm' },
+		{ "queue-frames", required_argument, NULL, 'q' },
+		{ "ring", required_argument, NULL, 'r' },
+		{ "mem", required_argument, NULL, 'M' },
+		{ "rx-buf", required_argument, NULL, 'b' },
+		{ "no-offload", no_argument, NULL, 'O' },
+		{ "features-mask", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct sockaddr_un a;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->queues = 1;
+	o->mtu = MTU_DEFAULT;
+	o->qlen = QLEN_DEFAULT;
+	o->ring = RING_DEFAULT;
+	o->mem_mib = MEM_DEFAULT_MIB;
+	o->rx_buf = RX_BUF_DEFAULT;
+	o->mask = ~0ULL;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (!*optarg || strlen(optarg) >= IFNAMSIZ)
+				usage_error("--tap: name must be 1 to %d "
+					    "characters", IFNAMSIZ - 1);
+			o->tap = optarg;
+			break;
+		case 's':
+			if (!*optarg || strlen(optarg) >= sizeof(a.sun_path))
+				usage_error("--socket: path must be 1 to %zu "
+					    "characters",
+					    sizeof(a.sun_path) - 1);
+			o->socket = optarg;
+			break;
+		case 'Q':
+			o->queues = parse_uint("--queues", optarg, 1,
+					       QUEUES_MAX);
+			break;
+		case 'm':
+			o->mtu = parse_uint("--mtu", optarg, 68, MTU_MAX);
+			break;
+		case 'q':
+			o->qlen = parse_uint("--queue-frames", optarg, 1,
+					     1u << 24);
+			break;
+		case 'r':
+			o->ring = parse_uint("--ring", optarg, 1, RING_MAX);
+			if (o->ring & (o->ring - 1))
+				usage_error("--ring: %u is not a power of 2",
+					    o->ring);
+			break;
+		case 'M':
+			o->mem_mib = parse_uint("--mem", optarg, 1,
+						MEM_MAX_MIB);
+			break;
+		case 'b':
+			o->rx_buf = parse_uint("--rx-buf", optarg, RX_BUF_MIN,
+					       TX_BUF_LEN);
+			break;
+		case 'O':
+			o->no_offload = true;
+			break;
+		case 'f':
+			o->mask = parse_hex64("--features-mask", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			usage_error("%s needs a value", argv[optind - 1]);
+		default:
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!o->tap)
+		usage_error("--tap NAME is required");
+	if (!o->socket)
+		usage_error("--socket PATH is required");
+}
+
+/**
+ * connect_retry() - connect, retrying while the backend is not there yet
+ * @fd:		unix socket
+ * @path:	backend's path
+ *
+ * A missing path (ENOENT), a file with nobody bound to it (ECONNREFUSED)
+ * and a full listen backlog (EAGAIN) are retried for CONNECT_TIMEOUT_S.
+ *
+ * #syscalls connect nanosleep clock_gettime
+ * Return: 0, or -errno of the last attempt
+ */
+static int connect_retry(int fd, const char *path)
+{
+	struct timespec tick = { .tv_nsec = CONNECT_RETRY_NS };
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct timespec t0, t;
+	long long waited_ns;
+	int err;
+
+	memcpy(a.sun_path, path, strlen(path));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if (!connect(fd, (struct sockaddr *)&a, sizeof(a)))
+			return 0;
+		err = errno;
+		if (err == EINTR)
+			continue;
+		if (err != ENOENT && err != ECONNREFUSED && err != EAGAIN)
+			return -err;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		waited_ns = (t.tv_sec - t0.tv_sec) * 1000000000LL +
+			    (t.tv_nsec - t0.tv_nsec);
+		if (waited_ns >= CONNECT_TIMEOUT_S * 1000000000LL)
+			return -err;
+		nanosleep(&tick, NULL);
+	}
+}
+
+/**
+ * vu_send() - send one request
+ * @fe:		frontend
+ * @req:	request
+ * @flags:	VU_FLAG_NEED_REPLY or 0 (the version is added)
+ * @payload:	payload, or NULL
+ * @len:	its length
+ * @fds:	file descriptors to pass, or NULL
+ * @nfds:	how many (at most 1 here)
+ *
+ * #syscalls sendmsg
+ * Return: 0, or -errno
+ */
+static int vu_send(struct fe *fe, enum vu_req req, uint32_t flags,
+		   const void *payload, size_t len, const int *fds,
+		   unsigned int nfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct vu_hdr h = { .request = (uint32_t)req,
+			    .flags = VU_VERSION | flags,
+			    .size = (uint32_t)len };
+	struct iovec iov[2] = {
+		{ .iov_base = &h, .iov_len = sizeof(h) },
+		{ .iov_base = (void *)payload, .iov_len = len },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+	size_t want = sizeof(h) + len;
+	ssize_t r;
+
+	if (nfds) {
+		struct cmsghdr *cm;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int));
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, sizeof(int));
+	}
+	do
+		r = sendmsg(fe->sock_fd, &mh, MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	if ((size_t)r != want)	/* tiny messages on a unix socket */
+		return -EMSGSIZE;
+	return 0;
+}
+
+/**
+ * read_full() - read exactly @len bytes from the socket, with a deadline
+ * @fd:		socket
+ * @buf:	destination
+ * @len:	bytes
+ *
+ * #syscalls poll read
+ * Return: 0, -ETIMEDOUT, -ECONNRESET for end of file, or -errno
+ */
+static int read_full(int fd, void *buf, size_t len)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	size_t have = 0;
+
+	while (have < len) {
+		ssize_t r;
+		int n = poll(&p, 1, REPLY_TIMEOUT_S * 1000);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -ETIMEDOUT;
+		r = read(fd, (uint8_t *)buf + have, len - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			return -ECONNRESET;
+		have += (size_t)r;
+	}
+	return 0;
+}
+
+/**
+ * vu_recv_reply() - receive the reply to a request, of a known size
+ * @fe:		frontend
+ * @req:	the request it answers
+ * @payload:	filled in
+ * @len:	payload length expected
+ *
+ * Exits with status 1 if the backend closed, went quiet or answered
+ * something else.
+ */
+static void vu_recv_reply(struct fe *fe, enum vu_req req, void *payload,
+			  size_t len)
+{
+	struct vu_hdr h;
+	int rc;
+
+	rc = read_full(fe->sock_fd, &h, sizeof(h));
+	if (!rc)
+		rc = read_full(fe->sock_fd, payload, len < h.size ? len :
+						       h.size);
+	if (rc == -ECONNRESET)
+		die("backend closed the socket instead of answering %s",
+		    vu_req_str(req));
+	if (rc == -ETIMEDOUT)
+		die("no answer to %s in %d s", vu_req_str(req),
+		    REPLY_TIMEOUT_S);
+	if (rc)
+		die("reading the answer to %s: %s", vu_req_str(req),
+		    strerror(-rc));
+	if (h.request != (uint32_t)req || !(h.flags & VU_FLAG_REPLY) ||
+	    (h.flags & VU_VERSION_MASK) != VU_VERSION || h.size != len)
+		die("bad answer to %s: request %u flags 0x%x size %u",
+		    vu_req_str(req), h.request, h.flags, h.size);
+}
+
+/**
+ * vu_get_u64() - send a request that has a u64 reply, and get it
+ * @fe:		frontend
+ * @req:	request
+ *
+ * Return: the value; exits with status 1 on failure
+ */
+static uint64_t vu_get_u64(struct fe *fe, enum vu_req req)
+{
+	uint64_t v;
+	int rc = vu_send(fe, req, 0, NULL, 0, NULL, 0);
+
+	if (rc)
+		die("sending %s: %s", vu_req_str(req), strerror(-rc));
+	vu_recv_reply(fe, req, &v, sizeof(v));
+	return v;
+}
+
+/**
+ * vu_set() - send a request that has no reply of its own
+ * @fe:		frontend
+ * @req:	request
+ * @payload:	payload, or NULL
+ * @len:	its length
+ * @fd:		file descriptor to pass, or -1
+ *
+ * With REPLY_ACK negotiated, need_reply is set and the acknowledgement
+ * (a u64, zero for success) awaited.
+ *
+ * Return: nothing; exits with status 1 on failure or a refusal
+ */
+static void vu_set(struct fe *fe, enum vu_req req, const void *payload,
+		   size_t len, int fd)
+{
+	bool ack = fe->proto & BIT(PF_REPLY_ACK);
+	uint64_t v;
+	int rc;
+
+	rc = vu_send(fe, req, ack ? VU_FLAG_NEED_REPLY : 0, payload, len,
+		     &fd, fd >= 0 ? 1 : 0);
+	if (rc)
+		die("sending %s: %s", vu_req_str(req), strerror(-rc));
+	if (!ack)
+		return;
+	vu_recv_reply(fe, req, &v, sizeof(v));
+	if (v)
+		die("backend refused %s (status %" PRIu64 ")",
+		    vu_req_str(req), v);
+}
+
+/**
+ * vu_set_u64() - send a request whose payload is one u64, see vu_set()
+ * @fe:		frontend
+ * @req:	request
+ * @v:		value
+ * @fd:		file descriptor to pass, or -1
+ */
+static void vu_set_u64(struct fe *fe, enum vu_req req, uint64_t v, int fd)
+{
+	vu_set(fe, req, &v, sizeof(v), fd);
+}
+
+/**
+ * vu_set_state() - send a request whose payload is a vring state
+ * @fe:		frontend
+ * @req:	request
+ * @index:	queue index
+ * @num:	value
+ */
+static void vu_set_state(struct fe *fe, enum vu_req req, unsigned int index,
+			 unsigned int num)
+{
+	struct vu_vring_state s = { .index = index, .num = num };
+
+	vu_set(fe, req, &s, sizeof(s), -1);
+}
+
+/**
+ * gmem_init() - create and map guest memory
+ * @fe:		frontend
+ * @mib:	size in MiB
+ *
+ * The mapping is populated now so that no page fault lands in a
+ * measurement.
+ *
+ * #syscalls memfd_create ftruncate mmap
+ */
+static void gmem_init(struct fe *fe, unsigned int mib)
+{
+	fe->mem_len = (size_t)mib << 20;
+	fe->mem_fd = memfd_create("swvu-guest", MFD_CLOEXEC);
+	if (fe->mem_fd < 0)
+		die("memfd_create: %s", strerror(errno));
+	if (ftruncate(fe->mem_fd, (off_t)fe->mem_len))
+		die("guest memory of %u MiB: %s", mib, strerror(errno));
+	fe->mem = mmap(NULL, fe->mem_len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_POPULATE, fe->mem_fd, 0);
+	if (fe->mem == MAP_FAILED)
+		die("mmap of guest memory: %s", strerror(errno));
+}
+
+/**
+ * gmem_carve() - give out a page-aligned area of guest memory
+ * @fe:		frontend
+ * @len:	bytes
+ *
+ * Return: its guest physical address (offset); the caller checked with
+ *	   gmem_need() that everything fits
+ */
+static uint64_t gmem_carve(struct fe *fe, size_t len)
+{
+	uint64_t off = fe->mem_used;
+
+	fe->mem_used += (len + PAGE_LEN - 1) & ~(size_t)(PAGE_LEN - 1);
+	assert(fe->mem_used <= fe->mem_len);
+	return off;
+}
+
+/**
+ * page_round() - round up to a whole page
+ * @len:	bytes
+ *
+ * Return: @len rounded up to PAGE_LEN
+ */
+static size_t page_round(size_t len)
+{
+	return (len + PAGE_LEN - 1) & ~(size_t)(PAGE_LEN - 1);
+}
+
+/**
+ * vq_need() - guest memory one queue needs
+ * @num:	ring size
+ * @buf_len:	bytes per buffer
+ *
+ * Return: bytes, page-rounded as gmem_carve() gives them out
+ */
+static size_t vq_need(unsigned int num, size_t buf_len)
+{
+	return page_round(16 * (size_t)num) + page_round(6 + 2 * (size_t)num) +
+	       page_round(6 + 8 * (size_t)num) + page_round(num * buf_len);
+}
+
+/**
+ * gptr() - our pointer to a guest physical address we gave out
+ * @fe:		frontend
+ * @gpa:	guest physical address (an offset in the memfd)
+ *
+ * Return: the pointer
+ */
+static void *gptr(const struct fe *fe, uint64_t gpa)
+{
+	return fe->mem + gpa;
+}
+
+/**
+ * vq_init() - lay out a queue in guest memory and prepare its buffers
+ * @fe:		frontend
+ * @vq:		queue
+ * @index:	vhost-user queue index
+ * @num:	ring size
+ * @buf_len:	bytes per buffer
+ * @writable:	device-writable buffers (receive queue), all posted now; a
+ *		transmit queue starts with every buffer free
+ *
+ * #syscalls eventfd2
+ */
+static void vq_init(struct fe *fe, struct vq *vq, unsigned int index,
+		    unsigned int num, size_t buf_len, bool writable)
+{
+	unsigned int i;
+	uint8_t *a, *u;
+
+	vq->index = index;
+	vq->num = num;
+	vq->event_idx = fe->features & BIT(F_EVENT_IDX);
+	vq->buf_len = buf_len;
+	vq->desc_off = gmem_carve(fe, 16 * (size_t)num);
+	vq->avail_off = gmem_carve(fe, 6 + 2 * (size_t)num);
+	vq->used_off = gmem_carve(fe, 6 + 8 * (size_t)num);
+	vq->buf_off = gmem_carve(fe, num * buf_len);
+
+	vq->desc = gptr(fe, vq->desc_off);
+	a = gptr(fe, vq->avail_off);
+	vq->avail_flags = (uint16_t *)a;
+	vq->avail_idx_p = (uint16_t *)(a + 2);
+	vq->avail_ring = (uint16_t *)(a + 4);
+	vq->used_event = (uint16_t *)(a + 4 + 2 * (size_t)num);
+	u = gptr(fe, vq->used_off);
+	vq->used_flags = (uint16_t *)u;
+	vq->used_idx_p = (uint16_t *)(u + 2);
+	vq->used_ring = (struct vq_used_elem *)(u + 4);
+	vq->avail_event = (uint16_t *)(u + 4 + 8 * (size_t)num);
+
+	vq->posted = calloc(num, sizeof(*vq->posted));
+	vq->free = calloc(num, sizeof(*vq->free));
+	if (!vq->posted || !vq->free)
+		die("out of memory");
+	for (i = 0; i < num; i++) {
+		vq->desc[i].addr = vq->buf_off + (uint64_t)i * buf_len;
+		vq->desc[i].len = (uint32_t)buf_len;
+		vq->desc[i].flags = writable ? DESC_F_WRITE : 0;
+		vq->desc[i].next = 0;
+		if (writable) {
+			vq->avail_ring[i] = (uint16_t)i;
+			vq->posted[i] = true;
+		} else {
+			vq->free[vq->nfree++] = (uint16_t)(num - 1 - i);
+		}
+	}
+	/* calls only while we wait: see vq_call_enable() */
+	*vq->avail_flags = vq->event_idx ? 0 : AVAIL_F_NO_INTERRUPT;
+	*vq->used_event = 0;
+	if (writable) {
+		vq->avail_idx = (uint16_t)num;
+		vq->exposed_idx = (uint16_t)num;
+		vq->kicked_idx = (uint16_t)num;
+		*vq->avail_idx_p = (uint16_t)num;
+	}
+
+	vq->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	vq->call_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (vq->kick_fd < 0 || vq->call_fd < 0)
+		die("eventfd: %s", strerror(errno));
+}
+
+/**
+ * vq_give() - tell the backend about a queue: size, addresses, base, fds
+ * @fe:		frontend
+ * @vq:		queue, laid out by vq_init()
+ */
+static void vq_give(struct fe *fe, struct vq *vq)
+{
+	struct vu_vring_addr a = {
+		.index = vq->index,
+		.desc_uva = (uint64_t)(uintptr_t)gptr(fe, vq->desc_off),
+		.used_uva = (uint64_t)(uintptr_t)gptr(fe, vq->used_off),
+		.avail_uva = (uint64_t)(uintptr_t)gptr(fe, vq->avail_off),
+	};
+
+	vu_set_state(fe, VU_SET_VRING_NUM, vq->index, vq->num);
+	vu_set(fe, VU_SET_VRING_ADDR, &a, sizeof(a), -1);
+	vu_set_state(fe, VU_SET_VRING_BASE, vq->index, 0);
+	vu_set_u64(fe, VU_SET_VRING_KICK, vq->index, vq->kick_fd);
+	vu_set_u64(fe, VU_SET_VRING_CALL, vq->index, vq->call_fd);
+}
+
+/**
+ * negotiate() - features, protocol features, owner, and queue count
+ * @fe:		frontend
+ * @o:		command line
+ *
+ * Return: nothing; exits with status 1 if the backend cannot do what was
+ *	   asked (--queues above what it has)
+ */
+static void negotiate(struct fe *fe, const struct opts *o)
+{
+	uint64_t want = BIT(F_VERSION_1) | BIT(F_MRG_RXBUF) | BIT(F_CSUM) |
+			BIT(F_GUEST_CSUM) | BIT(F_HOST_TSO4) |
+			BIT(F_HOST_TSO6) | BIT(F_GUEST_TSO4) |
+			BIT(F_GUEST_TSO6) | BIT(F_EVENT_IDX) |
+			BIT(F_PROTOCOL_FEATURES);
+	uint64_t offered, f;
+
+	if (o->queues > 1)
+		want |= BIT(F_MQ);
+	if (o->no_offload)
+		want &= ~(BIT(F_CSUM) | BIT(F_GUEST_CSUM) | BIT(F_HOST_TSO4) |
+			  BIT(F_HOST_TSO6) | BIT(F_GUEST_TSO4) |
+			  BIT(F_GUEST_TSO6));
+	want &= o->mask;
+
+	offered = vu_get_u64(fe, VU_GET_FEATURES);
+	f = offered & want;
+	/* virtio 5.1.3.1: segmentation needs the matching checksum offload */
+	if (!(f & BIT(F_CSUM)))
+		f &= ~(BIT(F_HOST_TSO4) | BIT(F_HOST_TSO6));
+	if (!(f & BIT(F_GUEST_CSUM)))
+		f &= ~(BIT(F_GUEST_TSO4) | BIT(F_GUEST_TSO6));
+	fe->features = f;
+
+	if (f & BIT(F_PROTOCOL_FEATURES)) {
+		uint64_t p = vu_get_u64(fe, VU_GET_PROTOCOL_FEATURES);
+
+		p &= BIT(PF_REPLY_ACK) | (o->queues > 1 ? BIT(PF_MQ) : 0);
+		/* sent before REPLY_ACK is on: no need_reply here */
+		vu_set_u64(fe, VU_SET_PROTOCOL_FEATURES, p, -1);
+		fe->proto = p;
+	}
+	if (o->queues > 1) {
+		uint64_t n;
+
+		if (!(fe->proto & BIT(PF_MQ)))
+			die("--queues %u: the backend does not offer the MQ "
+			    "protocol feature%s", o->queues,
+			    f & BIT(F_PROTOCOL_FEATURES) ? "" :
+			    " (no protocol features)");
+		n = vu_get_u64(fe, VU_GET_QUEUE_NUM);
+		if (n < 2ULL * o->queues)
+			die("--queues %u: the backend has %" PRIu64 " queues "
+			    "(%" PRIu64 " pairs)", o->queues, n, n / 2);
+	}
+
+	vu_set(fe, VU_SET_OWNER, NULL, 0, -1);
+	vu_set_u64(fe, VU_SET_FEATURES, f, -1);
+
+	fe->mrg = f & BIT(F_MRG_RXBUF);
+	fe->hdr_len = (f & (BIT(F_VERSION_1) | BIT(F_MRG_RXBUF))) ?
+		      HDR_LEN : HDR_LEN_LEGACY;
+}
+
+/**
+ * set_mem_table() - give the backend our guest memory, one region
+ * @fe:		frontend
+ */
+static void set_mem_table(struct fe *fe)
+{
+	struct vu_mem_table t = {
+		.nregions = 1,
+		.size = fe->mem_len,
+		.uva = (uint64_t)(uintptr_t)fe->mem,
+	};
+
+	vu_set(fe, VU_SET_MEM_TABLE, &t, sizeof(t), fe->mem_fd);
+}
+
+/**
+ * tap_ioctl() - apply one interface ioctl, or exit with a message
+ * @fd:		AF_INET socket or tap fd
+ * @req:	request
+ * @arg:	request data
+ * @what:	for the message
+ *
+ * #syscalls ioctl
+ */
+static void tap_ioctl(int fd, unsigned long req, void *arg, const char *what)
+{
+	if (ioctl(fd, req, arg))
+		die("tap %s: %s", what, strerror(errno));
+}
+
+/**
+ * tap_open() - create the tap with one queue per pair, and bring it up
+ * @fe:		frontend, features negotiated
+ * @o:		command line
+ *
+ * Sets the vnet header size and the offloads the backend accepts (CSUM,
+ * HOST_TSO4/6) on every queue, then MTU, txqueuelen and IFF_UP.
+ *
+ * #syscalls open ioctl socket close
+ */
+static void tap_open(struct fe *fe, const struct opts *o)
+{
+	unsigned int off = 0, i;
+	struct ifreq ifr;
+	int hdr = (int)fe->hdr_len;
+	int s;
+
+	if (fe->features & BIT(F_CSUM))
+		off |= TUN_F_CSUM;
+	if (fe->features & BIT(F_HOST_TSO4))
+		off |= TUN_F_TSO4;
+	if (fe->features & BIT(F_HOST_TSO6))
+		off |= TUN_F_TSO6;
+
+	for (i = 0; i < fe->npairs; i++) {
+		int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+
+		if (fd < 0)
+			die("/dev/net/tun: %s", strerror(errno));
+		memset(&ifr, 0, sizeof(ifr));
+		ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+		if (fe->npairs > 1)
+			ifr.ifr_flags |= IFF_MULTI_QUEUE;
+		memcpy(ifr.ifr_name, o->tap, strlen(o->tap));
+		if (ioctl(fd, TUNSETIFF, &ifr))
+			die("TUNSETIFF %s: %s", o->tap, strerror(errno));
+		tap_ioctl(fd, TUNSETVNETHDRSZ, &hdr, "vnet header size");
+		if (ioctl(fd, TUNSETOFFLOAD, (unsigned long)off))
+			die("tap offloads 0x%x: %s", off, strerror(errno));
+		fe->pairs[i].tap_fd = fd;
+	}
+
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		die("socket: %s", strerror(errno));
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, o->tap, strlen(o->tap));
+	ifr.ifr_mtu = (int)o->mtu;
+	tap_ioctl(s, SIOCSIFMTU, &ifr, "MTU");
+	ifr.ifr_qlen = (int)o->qlen;
+	tap_ioctl(s, SIOCSIFTXQLEN, &ifr, "txqueuelen");
+	tap_ioctl(s, SIOCGIFFLAGS, &ifr, "get flags");
+	ifr.ifr_flags |= IFF_UP;
+	tap_ioctl(s, SIOCSIFFLAGS, &ifr, "up");
+	close(s);
+}
+
+/**
+ * vq_used_idx() - read the backend's used index
+ * @vq:		queue
+ *
+ * The acquire load pairs with the backend's release (write barrier)
+ * between filling used entries and storing the index: entries up to the
+ * index we read are complete when we read them.
+ *
+ * Return: the used index
+ */
+static uint16_t vq_used_idx(const struct vq *vq)
+{
+	return __atomic_load_n(vq->used_idx_p, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * vq_add() - put a descriptor in the avail ring (not yet published)
+ * @vq:		queue
+ * @id:		descriptor, owned by us until now
+ */
+static void vq_add(struct vq *vq, uint16_t id)
+{
+	vq->avail_ring[vq->avail_idx & (vq->num - 1)] = id;
+	vq->avail_idx++;
+	vq->posted[id] = true;
+}
+
+/**
+ * vq_expose() - let the backend see the added descriptors, without a kick
+ * @vq:		queue
+ *
+ * The release store orders the descriptor and avail entries before the
+ * index (the backend's read barrier after reading the index pairs with
+ * it).
+ */
+static void vq_expose(struct vq *vq)
+{
+	if (vq->exposed_idx == vq->avail_idx)
+		return;
+	__atomic_store_n(vq->avail_idx_p, vq->avail_idx, __ATOMIC_RELEASE);
+	vq->exposed_idx = vq->avail_idx;
+}
+
+/**
+ * vq_publish() - expose the added descriptors and kick if the backend
+ * wants it
+ * @vq:		queue
+ *
+ * The full fence orders the index store before our read of used->flags
+ * or avail_event: the backend, in turn, stores those before reading the
+ * avail index again, so either we see its request for a kick or it sees
+ * our entries.
+ *
+ * #syscalls write
+ */
+static void vq_publish(struct vq *vq)
+{
+	uint16_t old = vq->kicked_idx, now = vq->avail_idx;
+	uint64_t one = 1;
+	bool kick;
+
+	if (old == now)
+		return;
+	vq_expose(vq);
+	vq->kicked_idx = now;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (vq->event_idx) {
+		uint16_t ev = __atomic_load_n(vq->avail_event,
+					      __ATOMIC_RELAXED);
+
+		/* virtio 2.6.10: kick when ev lies in [old, now) */
+		kick = (uint16_t)(now - ev - 1) < (uint16_t)(now - old);
+	} else {
+		kick = !(__atomic_load_n(vq->used_flags, __ATOMIC_RELAXED) &
+			 USED_F_NO_NOTIFY);
+	}
+	if (kick && write(vq->kick_fd, &one, sizeof(one)) < 0 &&
+	    errno != EAGAIN)
+		fprintf(stderr, "swvu: kick: %s\n", strerror(errno));
+}
+
+/**
+ * vq_call_enable() - ask for a call on the next used entry after
+ * @vq->seen_used
+ * @vq:		queue
+ *
+ * The full fence orders our request before the used index read that
+ * follows in the caller: the backend stores the index before reading our
+ * flags or used_event, so either it calls or we see its entries.
+ */
+static void vq_call_enable(struct vq *vq)
+{
+	if (vq->event_idx)
+		__atomic_store_n(vq->used_event, vq->seen_used,
+				 __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(vq->avail_flags, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/**
+ * vq_call_disable() - no calls while we are busy anyway
+ * @vq:		queue
+ *
+ * With EVENT_IDX, used_event is left behind: it is crossed again only after
+ * 65536 used entries, which costs one spurious call at most.
+ */
+static void vq_call_disable(struct vq *vq)
+{
+	if (!vq->event_idx)
+		__atomic_store_n(vq->avail_flags, AVAIL_F_NO_INTERRUPT,
+				 __ATOMIC_RELAXED);
+}
+
+/**
+ * vq_wait_call() - wait until the backend has used more than @vq->seen_used,
+ * via its call
+ * @vq:		queue
+ *
+ * #syscalls poll read
+ * Return: 0, or -errno
+ */
+static int vq_wait_call(struct vq *vq)
+{
+	struct pollfd p = { .fd = vq->call_fd, .events = POLLIN };
+	uint64_t v;
+
+	vq_call_enable(vq);
+	while (vq_used_idx(vq) == vq->seen_used) {
+		if (poll(&p, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (read(vq->call_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			return -errno;
+	}
+	vq_call_disable(vq);
+	return 0;
+}
+
+/**
+ * tx_reclaim() - take used transmit descriptors back to the free list
+ * @p:		queue pair
+ *
+ * Return: 0, or -EPROTO if the backend broke a rule (reported)
+ */
+static int tx_reclaim(struct pair *p)
+{
+	struct vq *vq = &p->tx;
+	uint16_t used = vq_used_idx(vq);
+	uint16_t n = (uint16_t)(used - vq->last_used);
+
+	vq->seen_used = used;
+	if (n > vq->num) {
+		worker_fail(p->fe, "backend error: queue %u used index %u is "
+			    "%u ahead of %u", vq->index, used, n,
+			    vq->last_used);
+		return -EPROTO;
+	}
+	while (vq->last_used != used) {
+		uint32_t id = vq->used_ring[vq->last_used & (vq->num - 1)].id;
+
+		if (id >= vq->num || !vq->posted[id]) {
+			worker_fail(p->fe, "backend error: queue %u used id "
+				    "%u was not posted", vq->index, id);
+			return -EPROTO;
+		}
+		vq->posted[id] = false;
+		vq->free[vq->nfree++] = (uint16_t)id;
+		vq->last_used++;
+	}
+	return 0;
+}
+
+/**
+ * tx_read() - read one frame from the tap into a transmit buffer
+ * @p:		queue pair
+ * @id:		descriptor whose buffer takes it
+ *
+ * The virtio-net header comes from the tap as it is, but for DATA_VALID,
+ * which a driver must not set (virtio 5.1.6.2), and num_buffers, zeroed.
+ *
+ * #syscalls read
+ * Return: bytes (header and frame), 0 if the tap is empty, -EMSGSIZE for a
+ *	   frame that is dropped, or -errno
+ */
+static ssize_t tx_read(struct pair *p, uint16_t id)
+{
+	struct vq *vq = &p->tx;
+	uint8_t *buf = gptr(p->fe, vq->buf_off + (uint64_t)id * vq->buf_len);
+	size_t hl = p->fe->hdr_len;
+	ssize_t r;
+
+	do
+		r = read(p->tap_fd, buf, TX_BUF_LEN);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	if ((size_t)r <= hl || r >= TX_BUF_LEN)
+		return -EMSGSIZE;
+	buf[0] &= (uint8_t)~HDR_F_DATA_VALID;
+	if (hl == HDR_LEN)
+		memset(buf + HDR_NUM_BUFFERS_OFF, 0, 2);
+	return r;
+}
+
+/**
+ * tap_wait() - wait until the tap has a frame to read
+ * @fd:		tap queue
+ *
+ * #syscalls poll
+ * Return: 0, or -errno
+ */
+static int tap_wait(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	for (;;) {
+		if (poll(&p, 1, -1) >= 0)
+			return 0;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+/**
+ * tx_thread() - thread: frames from a tap queue to a transmit virtqueue
+ * @arg:	struct pair
+ *
+ * Context: its own thread, the only user of @p->tx and writer of
+ *	    ctr[DIR_TO_BACKEND]
+ * Return: NULL
+ */
+static void *tx_thread(void *arg)
+{
+	struct pair *p = arg;
+	struct vq *vq = &p->tx;
+	struct dir_ctr *c = &p->ctr[DIR_TO_BACKEND];
+	size_t hl = p->fe->hdr_len;
+	int rc;
+
+	for (;;) {
+		unsigned int n = 0;
+		bool empty = false;
+
+		if (tx_reclaim(p))
+			return NULL;
+		if (!vq->nfree) {
+			rc = vq_wait_call(vq);
+			if (rc) {
+				worker_fail(p->fe, "queue %u: %s", vq->index,
+					    strerror(-rc));
+				return NULL;
+			}
+			continue;
+		}
+		while (n < TX_BATCH && vq->nfree) {
+			uint16_t id = vq->free[vq->nfree - 1];
+			ssize_t r = tx_read(p, id);
+
+			if (r == -EMSGSIZE) {
+				count_drop(c, 0);
+				continue;
+			}
+			if (r < 0) {
+				worker_fail(p->fe, "tap read: %s",
+					    strerror((int)-r));
+				return NULL;
+			}
+			if (!r) {
+				empty = true;
+				break;
+			}
+			vq->nfree--;
+			vq->desc[id].len = (uint32_t)r;
+			vq_add(vq, id);
+			ctr_add(&c->frames, 1);
+			ctr_add(&c->bytes, (uint64_t)r - hl);
+			n++;
+		}
+		vq_publish(vq);
+		if (empty) {
+			rc = tap_wait(p->tap_fd);
+			if (rc) {
+				worker_fail(p->fe, "poll: %s", strerror(-rc));
+				return NULL;
+			}
+		}
+	}
+}
+
+/**
+ * rx_take() - check one used receive entry and take its descriptor back
+ * @p:		queue pair
+ * @pos:	used ring position (free running)
+ * @len:	bytes the backend wrote, checked against the buffer
+ *
+ * Return: the descriptor, or -EPROTO if the backend broke a rule (reported)
+ */
+static int rx_take(struct pair *p, uint16_t pos, uint32_t *len)
+{
+	struct vq *vq = &p->rx;
+	struct vq_used_elem e = vq->used_ring[pos & (vq->num - 1)];
+
+	if (e.id >= vq->num || !vq->posted[e.id]) {
+		worker_fail(p->fe, "backend error: queue %u used id %u was "
+			    "not posted", vq->index, e.id);
+		return -EPROTO;
+	}
+	if (e.len > vq->buf_len) {
+		worker_fail(p->fe, "backend error: queue %u used length %u "
+			    "exceeds the %zu-byte buffer", vq->index, e.len,
+			    vq->buf_len);
+		return -EPROTO;
+	}
+	vq->posted[e.id] = false;
+	*len = e.len;
+	return (int)e.id;
+}
+
+/**
+ * csum_add() - add 16-bit big-endian words to a ones' complement sum
+ * @sum:	running sum, unfolded
+ * @p:		bytes
+ * @len:	an even number of bytes
+ *
+ * Return: the new sum, unfolded
+ */
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += 2)
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	return sum;
+}
+
+/**
+ * rx_data_valid() - turn a DATA_VALID frame into a NEEDS_CSUM one
+ * @buf:	the frame's first buffer: virtio-net header, then the frame
+ * @len:	bytes in it
+ * @hl:		virtio-net header length
+ *
+ * A backend sets DATA_VALID when the guest need not check the L4 checksum,
+ * and may then leave it unset (passt does, with GUEST_CSUM); a guest's
+ * virtio-net driver marks such a frame CHECKSUM_UNNECESSARY. A tap ignores
+ * the flag, so the namespace's stack would verify and drop. NEEDS_CSUM
+ * gives CHECKSUM_PARTIAL instead, which the stack takes as verified too:
+ * the same cost as a guest's. The L4 checksum field gets the
+ * pseudo-header sum, as NEEDS_CSUM means (virtio 5.1.6.2), so the frame
+ * stays coherent should it be forwarded. Only untagged IPv4 (not a
+ * fragment) and IPv6 (no extension header) TCP and UDP whose headers are
+ * whole in @buf are changed; any other frame is left as it is.
+ */
+static void rx_data_valid(uint8_t *buf, size_t len, size_t hl)
+{
+	const uint8_t *f = buf + hl;
+	size_t l3 = 14, l4, flen = len - hl, csum_off;
+	uint32_t sum = 0;
+	uint16_t v;
+	unsigned int proto, l4_len;
+
+	if (!(buf[0] & HDR_F_DATA_VALID) || (buf[0] & HDR_F_NEEDS_CSUM) ||
+	    flen < l3 + 20)
+		return;
+	if (f[12] == 0x08 && f[13] == 0x00) {		/* IPv4 */
+		size_t ihl = (size_t)(f[l3] & 0xf) * 4;
+		unsigned int tot = (unsigned int)(f[l3 + 2] << 8 | f[l3 + 3]);
+
+		if ((f[l3] >> 4) != 4 || ihl < 20 || tot < ihl ||
+		    ((f[l3 + 6] & 0x3f) | f[l3 + 7]))	/* MF, offset */
+			return;
+		proto = f[l3 + 9];
+		l4 = l3 + ihl;
+		l4_len = tot - (unsigned int)ihl;
+		sum = csum_add(sum, f + l3 + 12, 8);
+	} else if (f[12] == 0x86 && f[13] == 0xdd) {	/* IPv6 */
+		if (flen < l3 + 40 || (f[l3] >> 4) != 6)
+			return;
+		proto = f[l3 + 6];
+		l4 = l3 + 40;
+		l4_len = (unsigned int)(f[l3 + 4] << 8 | f[l3 + 5]);
+		sum = csum_add(sum, f + l3 + 8, 32);
+	} else {
+		return;
+	}
+	if (proto == 6)
+		csum_off = 16;
+	else if (proto == 17)
+		csum_off = 6;
+	else
+		return;
+	if (l4 + csum_off + 2 > flen)
+		return;
+	sum += proto + l4_len;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	buf[hl + l4 + csum_off] = (uint8_t)(sum >> 8);
+	buf[hl + l4 + csum_off + 1] = (uint8_t)sum;
+	buf[0] = (uint8_t)((buf[0] & ~HDR_F_DATA_VALID) | HDR_F_NEEDS_CSUM);
+	v = (uint16_t)l4;			/* little endian, as the tap's */
+	buf[HDR_CSUM_START_OFF] = (uint8_t)v;
+	buf[HDR_CSUM_START_OFF + 1] = (uint8_t)(v >> 8);
+	buf[HDR_CSUM_OFFSET_OFF] = (uint8_t)csum_off;
+	buf[HDR_CSUM_OFFSET_OFF + 1] = 0;
+}
+
+/**
+ * rx_write() - write one frame to the tap; a failure is a drop
+ * @p:		queue pair
+ * @iov:	virtio-net header and frame, in the backend's buffers
+ * @cnt:	entries in @iov
+ * @len:	total bytes
+ *
+ * #syscalls writev
+ */
+static void rx_write(struct pair *p, const struct iovec *iov, int cnt,
+		     size_t len)
+{
+	struct dir_ctr *c = &p->ctr[DIR_TO_TAP];
+
+	for (;;) {
+		if (writev(p->tap_fd, iov, cnt) >= 0) {
+			ctr_add(&c->frames, 1);
+			ctr_add(&c->bytes, len - p->fe->hdr_len);
+			return;
+		}
+		if (errno != EINTR) {
+			count_drop(c, errno);
+			return;
+		}
+	}
+}
+
+/**
+ * rx_frames() - pass every complete frame the backend used to the tap, and
+ * post the buffers again
+ * @p:		queue pair
+ * @iov:	room for RING_MAX entries
+ * @ids:	room for RING_MAX entries: the descriptors of a frame, as
+ *		checked (the used ring may change under us)
+ *
+ * With MRG_RXBUF, a frame whose num_buffers entries are not all used yet
+ * stays for the next call.
+ *
+ * A frame's buffers are exposed again as soon as it is written, the kick
+ * waits for the end of the batch. Writing to the tap runs the namespace's
+ * stack at once, and its ACK can reach the backend before the batch ends:
+ * a backend that only looks for receive buffers when it has something to
+ * send (passt ignores receive kicks) must find some then. A guest's driver
+ * achieves the same by refilling before GRO hands the batch to its stack.
+ *
+ * Return: frames written, or -EPROTO if the backend broke a rule
+ *	   (reported)
+ */
+static int rx_frames(struct pair *p, struct iovec *iov, uint16_t *ids)
+{
+	struct vq *vq = &p->rx;
+	size_t hl = p->fe->hdr_len;
+	uint16_t used = vq_used_idx(vq);
+	uint16_t have = (uint16_t)(used - vq->last_used);
+	int frames = 0;
+
+	vq->seen_used = used;
+	if (have > vq->num) {
+		worker_fail(p->fe, "backend error: queue %u used index %u is "
+			    "%u ahead of %u", vq->index, used, have,
+			    vq->last_used);
+		return -EPROTO;
+	}
+	while (have) {
+		struct vq_used_elem e;
+		uint16_t nb = 1, k;
+		size_t total = 0;
+		uint8_t hdr[HDR_LEN];
+
+		e = vq->used_ring[vq->last_used & (vq->num - 1)];
+		if (e.id < vq->num && e.len >= hl && e.len <= vq->buf_len &&
+		    p->fe->mrg) {
+			memcpy(hdr, gptr(p->fe, vq->buf_off +
+					      (uint64_t)e.id * vq->buf_len),
+			       hl);
+			nb = (uint16_t)(hdr[HDR_NUM_BUFFERS_OFF] |
+					hdr[HDR_NUM_BUFFERS_OFF + 1] << 8);
+			if (!nb || nb > vq->num) {
+				worker_fail(p->fe, "backend error: queue %u "
+					    "num_buffers %u", vq->index, nb);
+				return -EPROTO;
+			}
+			if (nb > have)
+				break;	/* the rest is still to come */
+		}
+		for (k = 0; k < nb; k++) {
+			uint32_t len;
+			int id = rx_take(p, (uint16_t)(vq->last_used + k),
+					 &len);
+
+			if (id < 0)
+				return id;
+			if (!k && len < hl) {
+				worker_fail(p->fe, "backend error: queue %u "
+					    "frame of %u bytes, shorter than "
+					    "its header", vq->index, len);
+				return -EPROTO;
+			}
+			ids[k] = (uint16_t)id;
+			iov[k].iov_base = gptr(p->fe, vq->buf_off +
+						   (uint64_t)id * vq->buf_len);
+			iov[k].iov_len = len;
+			total += len;
+		}
+		rx_data_valid(iov[0].iov_base, iov[0].iov_len, hl);
+		rx_write(p, iov, nb, total);
+		for (k = 0; k < nb; k++)
+			vq_add(vq, ids[k]);
+		vq_expose(vq);
+		vq->last_used = (uint16_t)(vq->last_used + nb);
+		have = (uint16_t)(have - nb);
+		frames++;
+	}
+	vq_publish(vq);
+	return frames;
+}
+
+/**
+ * rx_thread() - thread: frames from a receive virtqueue to a tap queue
+ * @arg:	struct pair
+ *
+ * Context: its own thread, the only user of @p->rx and writer of
+ *	    ctr[DIR_TO_TAP]
+ * #syscalls write
+ * Return: NULL
+ */
+static void *rx_thread(void *arg)
+{
+	struct pair *p = arg;
+	struct vq *vq = &p->rx;
+	struct iovec *iov = calloc(RING_MAX, sizeof(*iov));
+	uint16_t *ids = calloc(RING_MAX, sizeof(*ids));
+	uint64_t one = 1;
+	int rc;
+
+	/* the ring was filled before the backend got it: say so once */
+	if (write(vq->kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		fprintf(stderr, "swvu: kick: %s\n", strerror(errno));
+	if (!iov || !ids) {
+		worker_fail(p->fe, "out of memory");
+		return NULL;
+	}
+	for (;;) {
+		rc = rx_frames(p, iov, ids);
+		if (rc < 0)
+			return NULL;
+		if (rc)
+			continue;
+		rc = vq_wait_call(vq);
+		if (rc) {
+			worker_fail(p->fe, "queue %u: %s", vq->index,
+				    strerror(-rc));
+			return NULL;
+		}
+	}
+}
+
+/**
+ * offload_str() - name a direction's offloads
+ * @buf:	room for 16 bytes
+ * @f:		features acked
+ * @csum:	checksum feature bit of the direction
+ * @tso4:	TSO4 feature bit
+ * @tso6:	TSO6 feature bit
+ *
+ * Return: @buf, e.g. "csum+tso4+tso6" or "none"
+ */
+static const char *offload_str(char *buf, uint64_t f, int csum, int tso4,
+			       int tso6)
+{
+	snprintf(buf, 16, "%s%s%s", f & BIT(csum) ? "csum" : "none",
+		 f & BIT(tso4) ? "+tso4" : "", f & BIT(tso6) ? "+tso6" : "");
+	return buf;
+}
+
+/**
+ * print_ready() - one line on stderr: what was negotiated
+ * @fe:		frontend
+ * @o:		command line
+ */
+static void print_ready(const struct fe *fe, const struct opts *o)
+{
+	char to_be[16], to_tap[16];
+
+	fprintf(stderr, "swvu: %s up, %u queue pair%s of %u entries, features "
+		"0x%" PRIx64 " protocol 0x%" PRIx64 ", header %zu, rx buffers "
+		"%zu, offloads tap->backend %s backend->tap %s\n", o->tap,
+		fe->npairs, fe->npairs > 1 ? "s" : "", o->ring, fe->features,
+		fe->proto, fe->hdr_len, fe->pairs[0].rx.buf_len,
+		offload_str(to_be, fe->features, F_CSUM, F_HOST_TSO4,
+			    F_HOST_TSO6),
+		offload_str(to_tap, fe->features, F_GUEST_CSUM, F_GUEST_TSO4,
+			    F_GUEST_TSO6));
+}
+
+/**
+ * print_summary() - the one line on stderr at exit
+ * @fe:		frontend
+ * @why:	reason for exiting, in words
+ */
+static void print_summary(struct fe *fe, const char *why)
+{
+	enum dir d;
+
+	fprintf(stderr, "swvu: %s;", why);
+	for (d = 0; d < DIR_NUM; d++) {
+		uint64_t frames = 0, bytes = 0, drops = 0;
+		unsigned int i;
+		int err = 0;
+
+		for (i = 0; i < fe->npairs; i++) {
+			struct dir_ctr *c = &fe->pairs[i].ctr[d];
+			int e = atomic_load_explicit(&c->drop_err,
+						     memory_order_relaxed);
+
+			frames += atomic_load_explicit(&c->frames,
+						       memory_order_relaxed);
+			bytes += atomic_load_explicit(&c->bytes,
+						      memory_order_relaxed);
+			drops += atomic_load_explicit(&c->drops,
+						      memory_order_relaxed);
+			if (e)
+				err = e;
+		}
+		fprintf(stderr, " %s %" PRIu64 " frames %" PRIu64 " bytes %"
+			PRIu64 " dropped%s%s%s", dir_str[d], frames, bytes,
+			drops, err ? " (last: " : "", err ? strerror(err) : "",
+			err ? ")" : "");
+		fputs(d + 1 < DIR_NUM ? "," : "\n", stderr);
+	}
+}
+
+/**
+ * dump_rings() - on SIGUSR2: the shared state of every ring, on stderr
+ * @fe:		frontend
+ *
+ * Only what lives in guest memory is read (atomically): the workers' own
+ * fields are theirs. avail minus used is what the backend holds.
+ */
+static void dump_rings(const struct fe *fe)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < fe->npairs; i++) {
+		for (k = 0; k < 2; k++) {
+			const struct vq *vq = k ? &fe->pairs[i].tx :
+						  &fe->pairs[i].rx;
+			uint16_t a = __atomic_load_n(vq->avail_idx_p,
+						     __ATOMIC_RELAXED);
+			uint16_t u = __atomic_load_n(vq->used_idx_p,
+						     __ATOMIC_RELAXED);
+
+			fprintf(stderr, "swvu: queue %u (%s): avail %u used %u "
+				"(backend holds %u of %u), avail flags 0x%x "
+				"used_event %u, used flags 0x%x avail_event "
+				"%u\n", vq->index, k ? "tx" : "rx", a, u,
+				(uint16_t)(a - u), vq->num,
+				__atomic_load_n(vq->avail_flags,
+						__ATOMIC_RELAXED),
+				__atomic_load_n(vq->used_event,
+						__ATOMIC_RELAXED),
+				__atomic_load_n(vq->used_flags,
+						__ATOMIC_RELAXED),
+				__atomic_load_n(vq->avail_event,
+						__ATOMIC_RELAXED));
+		}
+	}
+}
+
+/**
+ * wait_end() - main thread: wait for a signal or the backend's close
+ * @fe:		frontend
+ * @set:	signals blocked in every thread: SIGTERM, SIGINT, SIGUSR1,
+ *		SIGUSR2
+ *
+ * SIGUSR2 prints the state of the rings (dump_rings()) and goes on.
+ * Anything the backend sends now is unexpected (no backend request
+ * channel was negotiated) and is read and ignored.
+ *
+ * #syscalls signalfd4 poll read
+ * Return: the reason in words: "SIGTERM", "SIGINT", "backend closed" or
+ *	   "error"
+ */
+static const char *wait_end(struct fe *fe, const sigset_t *set)
+{
+	struct pollfd p[2];
+	int sfd = signalfd(-1, set, SFD_CLOEXEC);
+
+	if (sfd < 0)
+		die("signalfd: %s", strerror(errno));
+	p[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = fe->sock_fd, .events = POLLIN };
+	for (;;) {
+		struct signalfd_siginfo si;
+		char junk[256];
+		ssize_t r;
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll: %s", strerror(errno));
+		}
+		if (p[0].revents &&
+		    read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			if (si.ssi_signo == SIGTERM)
+				return "SIGTERM";
+			if (si.ssi_signo == SIGINT)
+				return "SIGINT";
+			if (si.ssi_signo == SIGUSR2) {
+				dump_rings(fe);
+				continue;
+			}
+			if (atomic_load(&fe->end) != END_NONE)
+				return "error";
+		}
+		if (!p[1].revents)
+			continue;
+		r = read(fe->sock_fd, junk, sizeof(junk));
+		if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
+			return "backend closed";
+	}
+}
+
+/**
+ * main() - entry point
+ * @argc:	argument count
+ * @argv:	arguments
+ *
+ * #syscalls socket rt_sigprocmask clone3 exit_group
+ * Return: 0 when the backend closed or on SIGTERM/SIGINT, 1 on error, 2 on
+ *	   bad usage
+ */
+int main(int argc, char **argv)
+{
+	static struct fe fe;
+	size_t rx_len, need;
+	const char *why;
+	unsigned int i;
+	struct opts o;
+	sigset_t set;
+	int rc;
+
+	parse_args(argc, argv, &o);
+	signal(SIGPIPE, SIG_IGN);
+
+	/* the workers inherit this mask: only the main thread takes signals */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	fe.main_tid = pthread_self();
+	fe.npairs = o.queues;
+
+	fe.sock_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fe.sock_fd < 0)
+		die("socket: %s", strerror(errno));
+	rc = connect_retry(fe.sock_fd, o.socket);
+	if (rc)
+		die("connect %s: %s", o.socket, strerror(-rc));
+
+	negotiate(&fe, &o);
+
+	rx_len = fe.mrg ? o.rx_buf : TX_BUF_LEN;
+	if (rx_len < fe.hdr_len)
+		rx_len = fe.hdr_len;
+	need = (size_t)o.queues * (vq_need(o.ring, rx_len) +
+				   vq_need(o.ring, TX_BUF_LEN));
+	if (need > (size_t)o.mem_mib << 20)
+		die("%u queue pair%s of %u entries need %zu MiB of guest "
+		    "memory: raise --mem", o.queues, o.queues > 1 ? "s" : "",
+		    o.ring, (need + (1u << 20) - 1) >> 20);
+	gmem_init(&fe, o.mem_mib);
+	set_mem_table(&fe);
+
+	fe.pairs = calloc(o.queues, sizeof(*fe.pairs));
+	if (!fe.pairs)
+		die("out of memory");
+	for (i = 0; i < o.queues; i++) {
+		struct pair *p = &fe.pairs[i];
+
+		p->fe = &fe;
+		p->n = i;
+		vq_init(&fe, &p->rx, 2 * i, o.ring, rx_len, true);
+		vq_init(&fe, &p->tx, 2 * i + 1, o.ring, TX_BUF_LEN, false);
+		vq_give(&fe, &p->rx);
+		vq_give(&fe, &p->tx);
+	}
+	if (fe.features & BIT(F_PROTOCOL_FEATURES)) {
+		for (i = 0; i < 2 * o.queues; i++)
+			vu_set_state(&fe, VU_SET_VRING_ENABLE, i, 1);
+	}
+
+	tap_open(&fe, &o);
+	for (i = 0; i < o.queues; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, rx_thread, &fe.pairs[i]) ||
+		    pthread_create(&t, NULL, tx_thread, &fe.pairs[i]))
+			die("cannot start threads");
+	}
+	print_ready(&fe, &o);
+
+	why = wait_end(&fe, &set);
+	print_summary(&fe, why);
+	/* exit() ends the workers too, wherever they block */
+	return strcmp(why, "error") ? 0 : 1;
+}
