@@ -42,14 +42,16 @@ LABEL = {
     "slipway-stream": "slipway stream (bridge)",
     "slipway-dgram": "slipway dgram (bridge)",
     "passt-stream": "passt stream (bridge)",
+    "slipway-vu": "slipway vhost-user (swvu)",
+    "passt-vu": "passt vhost-user (swvu)",
 }
 GATEWAYS = ("slipway", "slipway-splice", "pasta", "pasta-splice", "slirp4netns",
-            "slipway-stream", "slipway-dgram", "passt-stream")
-SLIPWAYS = ("slipway", "slipway-splice", "slipway-stream", "slipway-dgram")
+            "slipway-stream", "slipway-dgram", "passt-stream", "slipway-vu", "passt-vu")
+SLIPWAYS = ("slipway", "slipway-splice", "slipway-stream", "slipway-dgram", "slipway-vu")
 # ratio columns: medians against these paths, measured in the same run
-REFS = ("veth", "pasta", "pasta-splice", "passt-stream")
+REFS = ("veth", "pasta", "pasta-splice", "passt-stream", "passt-vu")
 REF_LABEL = {"veth": "vs veth", "pasta": "vs pasta", "pasta-splice": "vs pasta splice",
-             "passt-stream": "vs passt stream"}
+             "passt-stream": "vs passt stream", "passt-vu": "vs passt vhost-user"}
 # the target for the mem leg (10,000 idle flows)
 MEM_TARGET_MIB = 32
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",

@@ -39,6 +39,11 @@
 #   passt-stream    passt -s SOCK (passt's binary, --passt BIN) through the
 #                   same bridge; guest 10.88.0.1 -> its gateway 10.88.0.2 =
 #                   H's 127.0.0.1 (passt copies H's template interface)
+#   slipway-vu      slipway --vhost-user SOCK --shards 1; tools/swvu in the
+#                   guest namespace is the VM: a vhost-user frontend whose
+#                   rings carry tap0's frames, offloads negotiated
+#   passt-vu        passt --vhost-user -s SOCK (--passt-vu BIN: Debian 12's
+#                   passt has no vhost-user) through the same swvu
 #
 # Legs (--legs), each once per trial and path:
 #   tput  iperf3 -c -t SECONDS -P N [-R] -J, both directions; the gateway's
@@ -67,7 +72,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
 PY=/usr/bin/python3
-ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns slipway-stream slipway-dgram passt-stream"
+ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns slipway-stream slipway-dgram passt-stream slipway-vu passt-vu"
 # the default: the socket edges have their own comparison (--paths)
 DEF_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns"
 ALL_LEGS="tput lat conn mem"
@@ -90,7 +95,9 @@ SWV=${SWVERIFY:-$ROOT/build/tools/swverify}
 SWRR=${SWRR:-$ROOT/build/tools/swrr}
 SWCONN=${SWCONN:-$ROOT/build/tools/swconn}
 SWBRIDGE=${SWBRIDGE:-$ROOT/build/tools/swbridge}
+SWVU=${SWVU:-$ROOT/build/tools/swvu}
 PASST=${PASST:-passt}
+PASST_VU=${PASST_VU:-}
 ARGV=("$@")
 
 usage() {
@@ -106,6 +113,7 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
   --paths "LIST"   paths, in trial order (default "$DEF_PATHS";
                    also slipway-stream slipway-dgram passt-stream)
   --passt BIN      passt binary for passt-stream (default: passt)
+  --passt-vu BIN   passt binary with --vhost-user, for passt-vu
   --legs "LIST"    what to measure (default "$ALL_LEGS"):
                    tput  iperf3 throughput and CPU, then swverify payload check
                    lat   swrr request/response latency (p50, p99, mean)
@@ -126,7 +134,7 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
   --variant NAME="OPTIONS"  one more path, slipway+NAME: the slipway tap path
                    with OPTIONS added (e.g. --variant shards1="--shards 1");
                    repeatable; add it to --paths to run it
-Environment: SLIPWAY, SWVERIFY, SWRR, SWCONN, SWBRIDGE (binaries; default
+Environment: SLIPWAY, SWVERIFY, SWRR, SWCONN, SWBRIDGE, SWVU (binaries; default
 build/src/slipway, build/tools/swverify, build/tools/swrr, build/tools/swconn,
 build/tools/swbridge).
 EOF
@@ -149,6 +157,7 @@ while [ $# -gt 0 ]; do
 	--mem-flows) MEM_FLOWS=${2:?}; shift 2 ;;
 	--mem-gateways) MEM_GATEWAYS=${2:?}; shift 2 ;;
 	--passt) PASST=${2:?}; shift 2 ;;
+	--passt-vu) PASST_VU=${2:?}; shift 2 ;;
 	--variant)
 		[[ ${2:-} =~ ^([a-z0-9]+)=(.*)$ ]] ||
 			{ echo "run.sh: --variant wants NAME=\"OPTIONS\" (NAME: a-z, 0-9)" >&2; exit 2; }
@@ -479,6 +488,20 @@ setup_bridge() {
 			"${pub[@]}" --stats-file "${SWSTATS[$path]}" --resolv-conf "$OUT/slipway/resolv.conf"
 		[ $path = slipway-dgram ] && br=(--dgram "$sock" --local "$OUT/logs/$path-guest.sock")
 		;;
+	slipway-vu)
+		SWSTATS[$path]=$OUT/slipway/stats-$path.json
+		spawn "$OUT/logs/$path.log" ip netns exec "$H" "$SW" --vhost-user "$sock" --shards 1 \
+			"${pub[@]}" --stats-file "${SWSTATS[$path]}" --resolv-conf "$OUT/slipway/resolv.conf"
+		;;
+	passt-vu)
+		[ -n "$PASST_VU" ] && [ -x "$PASST_VU" ] ||
+			{ skip "$path" "no passt with vhost-user (--passt-vu BIN)"; return 1; }
+		pasta_template || { skip "$path" "template interface setup in H failed"; return 1; }
+		[ ${#pub[@]} = 0 ] && pub=(-t none)
+		spawn "$OUT/logs/$path.log" ip netns exec "$H" "$PASST_VU" -f -q --runas 0 --vhost-user \
+			-s "$sock" "${pub[@]}" -u none
+		addr=10.88.0.1/24 gw=10.88.0.2
+		;;
 	passt-stream)
 		command -v "$PASST" >/dev/null || { skip "$path" "no passt binary ($PASST; apt-get install -y passt)"; return 1; }
 		pasta_template || { skip "$path" "template interface setup in H failed"; return 1; }
@@ -493,7 +516,12 @@ setup_bridge() {
 		skip "$path" "no socket at $sock in 10 s: $(logtail "$OUT/logs/$path.log")"
 		return 1
 	fi
-	spawn "$OUT/logs/$path-bridge.log" ip netns exec $g "$SWBRIDGE" --tap tap0 "${br[@]}"
+	if [[ $path == *-vu ]]; then
+		[ -x "$SWVU" ] || { skip "$path" "no $SWVU (ninja -C build)"; return 1; }
+		spawn "$OUT/logs/$path-bridge.log" ip netns exec $g "$SWVU" --tap tap0 --socket "$sock"
+	else
+		spawn "$OUT/logs/$path-bridge.log" ip netns exec $g "$SWBRIDGE" --tap tap0 "${br[@]}"
+	fi
 	BRIDGE[$path]=$LASTPID
 	wait_for 10 "ip -n $g link show tap0 2>/dev/null | grep -q UP" &&
 		run ip -n $g addr add $addr dev tap0 &&
@@ -546,7 +574,7 @@ for p in $PATHS; do
 	slipway | slipway-splice | slipway+*) setup_slipway "$p" ;;
 	pasta | pasta-splice) setup_pasta "$p" ;;
 	slirp4netns) setup_slirp4netns ;;
-	slipway-stream | slipway-dgram | passt-stream) setup_bridge "$p" ;;
+	slipway-stream | slipway-dgram | passt-stream | slipway-vu | passt-vu) setup_bridge "$p" ;;
 	esac && ACTIVE+=("$p")
 done
 # servers: per path, iperf3 and swrr where the server side is (H, or the

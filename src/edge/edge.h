@@ -32,6 +32,8 @@ struct edge;
  * @ctl:	optional: @ctl_fd is readable (a control connection, served
  *		by shard 0); returns 0, or -ECONNRESET if it closed
  * @rx_done:	optional: the views the last @rx returned are dead now
+ * @tx_full:	optional: the guest has no room for more frames now (the
+ *		shard stops producing until it has)
  * @offloads:	optional: what the guest accepted, read by each shard when
  *		@gen changes: header length, partial checksums, TSO frames
  *
@@ -50,6 +52,7 @@ struct edge_ops {
 	int (*tick)(struct edge *e);
 	int (*ctl)(struct edge *e);
 	void (*rx_done)(struct edge *e, unsigned q);
+	bool (*tx_full)(const struct edge *e, unsigned q);
 	void (*offloads)(const struct edge *e, unsigned *hdr_len, bool *csum,
 			 bool *gso);
 };

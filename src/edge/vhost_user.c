@@ -86,6 +86,7 @@ enum {
 #define VU_MAX_FDS	8
 #define VU_VRING_NOFD	0x100	/* SET_VRING_KICK/CALL/ERR: no fd follows */
 #define QVU_BACKLOG	(8U << 20) /* frames held per pair for a full ring */
+#define QVU_FULL	(1U << 20) /* held bytes that stop the shard producing */
 
 /* virtio-net and ring features */
 #define F_CSUM		0
@@ -1140,18 +1141,31 @@ static void vu_backlog_drain(struct vu *vu, struct vu_pair *p, unsigned q)
 {
 	struct vu_ring *r = &p->ring[0];
 
-	while (p->bstart < p->bend) {
-		uint32_t len;
+	if (!r->started)
+		return;
+	for (;;) {
+		uint16_t seen;
 
-		memcpy(&len, p->backlog + p->bstart, 4);
-		if (vu_place(vu, p, q, p->backlog + p->bstart + 4, len))
-			break;
-		p->bstart += 4 + len;
-	}
-	if (p->bstart == p->bend) {
-		p->bstart = p->bend = 0;
-		if (r->started)
+		while (p->bstart < p->bend) {
+			uint32_t len;
+
+			memcpy(&len, p->backlog + p->bstart, 4);
+			if (vu_place(vu, p, q, p->backlog + p->bstart + 4, len))
+				break;
+			p->bstart += 4 + len;
+		}
+		if (p->bstart == p->bend) {
+			p->bstart = p->bend = 0;
 			virtq_kick_enable(&r->vq, false);
+			return;
+		}
+		/* frames wait: a kick wanted when the guest adds buffers
+		 * beyond those there now (too few for the next frame), and
+		 * one more look for any it added before it saw that */
+		seen = virtq_kick_on_more(&r->vq);
+		if ((uint16_t)(virtq_avail(&r->vq) + r->vq.last_avail) == seen)
+			return;
+		VU_CTR(vu->e, q, EDGE_VU_KICK_RACE);
 	}
 }
 
@@ -1206,17 +1220,13 @@ static int vu_tx(struct edge *e, unsigned q, const struct iovec *iov,
 		pthread_mutex_unlock(&p->lock);
 		return -ENOBUFS;
 	}
-	if (p->bstart == p->bend) {
-		/* the first frame held: kicks wanted, and one more look for
-		 * buffers added before the guest saw that */
+	if (p->bstart == p->bend)
 		VU_CTR(e, q, EDGE_VU_RX_HELD);
-		virtq_kick_enable(&r->vq, true);
-	}
 	memcpy(p->backlog + p->bend, &(uint32_t){ (uint32_t)len }, 4);
 	memcpy(p->backlog + p->bend + 4, iov[0].iov_base, len);
 	p->bend += 4 + len;
-	if (virtq_avail(&r->vq))
-		vu_backlog_drain(vu, p, q);
+	/* asks for the guest's kick, and catches buffers it just added */
+	vu_backlog_drain(vu, p, q);
 	pthread_mutex_unlock(&p->lock);
 	return 0;
 }
@@ -1239,6 +1249,21 @@ static int vu_flush(struct edge *e, unsigned q)
 	p->rx_dirty = false;
 	pthread_mutex_unlock(&p->lock);
 	return 0;
+}
+
+/**
+ * vu_tx_full() - are frames waiting for room in the guest's receive ring?
+ * @e:	edge
+ * @q:	queue pair
+ *
+ * Context: the pair's shard, which alone changes the backlog
+ * Return: true if so
+ */
+static bool vu_tx_full(const struct edge *e, unsigned q)
+{
+	const struct vu *vu = e->priv;
+
+	return vu->pair[q].bend - vu->pair[q].bstart > QVU_FULL;
 }
 
 /**
@@ -1285,6 +1310,7 @@ static const struct edge_ops vu_ops = {
 	.name = "vhost-user", .rx = vu_rx, .tx = vu_tx, .fd = vu_fd,
 	.fini = vu_fini, .accept = vu_accept, .flush = vu_flush,
 	.ctl = vu_ctl, .rx_done = vu_rx_done, .offloads = vu_guest_offloads,
+	.tx_full = vu_tx_full,
 };
 
 /**

@@ -502,6 +502,21 @@ bool virtq_should_notify(struct virtq *vq)
  * may have added buffers before it saw the change): a full barrier here
  * orders the store before that load.
  */
+uint16_t virtq_kick_on_more(struct virtq *vq)
+{
+	uint16_t idx = ld16_acquire(vq->avail + 2);
+
+	if (vq->event_idx)
+		st16(vq->used + RING_HDR + USED_ELEM_SIZE * vq->num, idx);
+	else
+		st16(vq->used, 0);
+	/* full barrier: as in virtq_kick_enable(), the store before the
+	 * caller's next avail->idx load (pairs with the guest's barrier
+	 * between its avail->idx store and its avail_event/flags load) */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return idx;
+}
+
 void virtq_kick_enable(struct virtq *vq, bool on)
 {
 	if (vq->event_idx) {

@@ -218,4 +218,19 @@ bool virtq_should_notify(struct virtq *vq);
  */
 void virtq_kick_enable(struct virtq *vq, bool on);
 
+/**
+ * virtq_kick_on_more() - ask for a kick when the guest adds chains beyond
+ * those it has made available now (they are too few for what the device
+ * needs next)
+ * @vq:		virtqueue
+ *
+ * With EVENT_IDX, avail_event is set to the guest's avail index now; else
+ * VIRTQ_USED_F_NO_NOTIFY is cleared. A full barrier follows the store.
+ *
+ * Return: the avail index seen; if a fresh virtq_avail() + @last_avail
+ * differs, the guest added chains before it could see the request and
+ * the caller looks again
+ */
+uint16_t virtq_kick_on_more(struct virtq *vq);
+
 #endif /* SLIPWAY_VIRTQ_H */

@@ -133,6 +133,7 @@ struct shard_group {
  * @edge_gen:	the edge's guest generation we last served
  * @edge_lost:	the edge's guest went away: its flows are to be reset
  * @edge_tick_ns: when the edge's tick is due next
+ * @stalled:	the edge had no room: flows wait in @txq
  */
 struct shard {
 	struct core core;
@@ -169,7 +170,19 @@ struct shard {
 	unsigned edge_gen;
 	bool edge_lost;
 	uint64_t edge_tick_ns;
+	bool stalled;
 };
+
+/**
+ * shard_edge_full() - does the guest take no more frames for now?
+ * @sh:	shard
+ *
+ * Return: true while the edge holds frames the guest has no room for
+ */
+static inline bool shard_edge_full(const struct shard *sh)
+{
+	return sh->edge->ops->tx_full && sh->edge->ops->tx_full(sh->edge, sh->q);
+}
 
 /* loop.c */
 uint64_t now_mono_ns(void);

@@ -418,6 +418,12 @@ static void sock_tcp_tx_flow(struct shard *sh, struct tcp_flow *f)
 
 		if (!slot) {
 			shard_flush_frames(sh);
+			if (shard_edge_full(sh)) {
+				/* the guest takes no more now: go on when
+				 * it has room (shard_end_of_batch()) */
+				sh->stalled = true;
+				return;
+			}
 			continue;
 		}
 		n = sock_tcp_peek(sh, f, slot + tcp_payload_off(c, f), want,
@@ -455,11 +461,27 @@ void sock_tcp_tx_pending(struct shard *sh)
 		uint32_t idx = sh->txq[i];
 		struct tcp_flow *f;
 
+		if (shard_edge_full(sh)) {
+			/* the guest has no room: the rest wait, in order,
+			 * for the next batch after it made some */
+			memmove(sh->txq, sh->txq + i,
+				(sh->ntxq - i) * sizeof(*sh->txq));
+			sh->ntxq -= i;
+			sh->stalled = true;
+			return;
+		}
 		sh->hflags[idx] &= (uint8_t)~HF_TX_PENDING;
 		f = tcp_flow_get(&sh->core, idx);
 		if (!f || f->sock < 0 || (sh->hflags[idx] & HF_CONNECTING))
 			continue;
+		sh->stalled = false;
 		sock_tcp_tx_flow(sh, f);
+		if (sh->stalled) {
+			/* this flow has more: first in line next time */
+			sh->hflags[idx] |= HF_TX_PENDING;
+			sh->txq[i] = idx;
+			i--;
+		}
 		shard_drain(sh);
 	}
 	sh->ntxq = 0;

@@ -722,6 +722,38 @@ static void test_kick_enable(void **state)
 }
 
 /**
+ * test_kick_on_more() - a kick asked for beyond the chains offered now:
+ * with EVENT_IDX at the guest's avail index (not at ours), else by
+ * clearing NO_NOTIFY; the index it returns tells whether the guest added
+ * chains meanwhile
+ * @state:	unused
+ */
+static void test_kick_on_more(void **state)
+{
+	struct drv *d = drv_new(8, 40, true);
+	uint16_t seen;
+
+	(void)state;
+	set_desc(d, 0, A_GPA, 1, VIRTQ_DESC_F_WRITE, 0);
+	offer(d, 0);
+	offer(d, 0);
+	seen = virtq_kick_on_more(&d->vq);
+	assert_int_equal(seen, 42);
+	assert_int_equal(avail_event_get(d), 42); /* not 40: those are seen */
+	assert_int_equal((uint16_t)(virtq_avail(&d->vq) + d->vq.last_avail), seen);
+	offer(d, 0);
+	assert_int_not_equal((uint16_t)(virtq_avail(&d->vq) + d->vq.last_avail), seen);
+	drv_free(d);
+
+	d = drv_new(8, 40, false);
+	virtq_kick_enable(&d->vq, false);
+	assert_int_equal(get16(d->used), VIRTQ_USED_F_NO_NOTIFY);
+	assert_int_equal(virtq_kick_on_more(&d->vq), 40);
+	assert_int_equal(get16(d->used), 0);
+	drv_free(d);
+}
+
+/**
  * test_bad_avail_idx() - an avail index more than num ahead (also across
  * wrap), or behind us
  * @state:	unused
@@ -984,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(test_notify_flags),
 		cmocka_unit_test(test_notify_event_idx),
 		cmocka_unit_test(test_kick_enable),
+		cmocka_unit_test(test_kick_on_more),
 		cmocka_unit_test(test_bad_avail_idx),
 		cmocka_unit_test(test_bad_indexes),
 		cmocka_unit_test(test_too_many_iov),
