@@ -45,7 +45,11 @@
  * exactly the partial-checksum and TSO frames the backend accepted, and
  * the header passes between tap and rings unchanged, but for two fields:
  * DATA_VALID, which a driver must not set, is cleared on transmit, and
- * num_buffers, meaningful on receive only, is zeroed.
+ * num_buffers, meaningful on receive only, is zeroed. On receive, a tap
+ * ignores DATA_VALID, which a guest's driver takes as "checksum verified"
+ * (a backend may then leave the checksum unset: passt does with
+ * GUEST_CSUM), so such a TCP or UDP frame becomes NEEDS_CSUM, which the
+ * stack takes as verified too (rx_data_valid()).
  *
  * Two threads per queue pair:
  *  - tap to backend (the transmit queue, odd index): frames are read from
@@ -115,9 +119,9 @@
 
 const char tool_name[] = "swvu";
 
-#define FRAME_MAX		(65535 + 14)	/* largest Ethernet frame */
-#define TX_BUF_LEN		(65536 + 4096)	/* header + frame, and room to
-						 * see an oversize one */
+#define TX_BUF_LEN		(65536 + 4096)	/* header + largest frame (64 KiB
+						 * with TSO), and room to see
+						 * an oversize one */
 #define RX_BUF_DEFAULT		4096	/* receive buffer with MRG_RXBUF */
 #define RX_BUF_MIN		64
 #define TX_BATCH		64	/* frames per kick, at most */
