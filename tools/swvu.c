@@ -45,7 +45,11 @@
  * exactly the partial-checksum and TSO frames the backend accepted, and
  * the header passes between tap and rings unchanged, but for two fields:
  * DATA_VALID, which a driver must not set, is cleared on transmit, and
- * num_buffers, meaningful on receive only, is zeroed.
+ * num_buffers, meaningful on receive only, is zeroed. On receive, a tap
+ * ignores DATA_VALID, which a guest's driver takes as "checksum verified"
+ * (a backend may then leave the checksum unset: passt does with
+ * GUEST_CSUM), so such a TCP or UDP frame becomes NEEDS_CSUM, which the
+ * stack takes as verified too (rx_data_valid()).
  *
  * Two threads per queue pair:
  *  - tap to backend (the transmit queue, odd index): frames are read from
@@ -57,11 +61,13 @@
  *    free, the thread asks for a call and waits on the call eventfd.
  *  - backend to tap (the receive queue, even index): the ring is kept full
  *    of device-writable buffers (--rx-buf bytes with MRG_RXBUF, else big
- *    enough for the largest frame). Used entries are taken frame by frame:
- *    with MRG_RXBUF a frame spans the num_buffers entries its header
- *    names, gathered into one writev() to the tap (the header first). The
- *    buffers are then posted again. With nothing used, the thread asks for
- *    a call and waits on the call eventfd.
+ *    enough for the largest frame), with as many spare ones. Used entries
+ *    are taken frame by frame: with MRG_RXBUF a frame spans the
+ *    num_buffers entries its header names. Its descriptors are pointed at
+ *    spare buffers and posted again at once, then its own buffers are
+ *    gathered into one writev() to the tap (the header first) and become
+ *    spares. With nothing used, the thread asks for a call and waits on
+ *    the call eventfd.
  * Calls are asked for only while waiting (VIRTQ_AVAIL_F_NO_INTERRUPT clear,
  * or used_event at our position with EVENT_IDX), and the used index is
  * read again after asking, so that no completion is missed.
@@ -113,9 +119,9 @@
 
 const char tool_name[] = "swvu";
 
-#define FRAME_MAX		(65535 + 14)	/* largest Ethernet frame */
-#define TX_BUF_LEN		(65536 + 4096)	/* header + frame, and room to
-						 * see an oversize one */
+#define TX_BUF_LEN		(65536 + 4096)	/* header + largest frame (64 KiB
+						 * with TSO), and room to see
+						 * an oversize one */
 #define RX_BUF_DEFAULT		4096	/* receive buffer with MRG_RXBUF */
 #define RX_BUF_MIN		64
 #define TX_BATCH		64	/* frames per kick, at most */
@@ -399,9 +405,16 @@ struct opts {
  * @desc_off:	guest physical address of @desc
  * @avail_off:	guest physical address of the avail ring
  * @used_off:	guest physical address of the used ring
- * @buf_off:	guest physical address of buffer 0; buffer i follows at
- *		@buf_off + i * @buf_len, and descriptor i always points to it
+ * @buf_off:	guest physical address of buffer 0; buffer b follows at
+ *		@buf_off + b * @buf_len
  * @buf_len:	bytes per buffer
+ * @nbufs:	buffers: @num on a transmit queue, where descriptor i always
+ *		points to buffer i; twice that on a receive queue, where
+ *		a used descriptor is pointed at a spare buffer and posted
+ *		again before its old buffer goes to the tap
+ * @buf_of:	per descriptor: the buffer it points to (receive queue)
+ * @spare:	buffers that no descriptor points to (receive queue)
+ * @nspare:	entries in @spare
  * @avail_idx:	our avail index (entries added, maybe not published)
  * @exposed_idx: avail index the backend can see
  * @kicked_idx:	avail index at the last kick decision
@@ -432,6 +445,10 @@ struct vq {
 	uint64_t used_off;
 	uint64_t buf_off;
 	size_t buf_len;
+	unsigned int nbufs;
+	uint32_t *buf_of;
+	uint32_t *spare;
+	unsigned int nspare;
 	uint16_t avail_idx;
 	uint16_t exposed_idx;
 	uint16_t kicked_idx;
@@ -1015,14 +1032,28 @@ static size_t page_round(size_t len)
 /**
  * vq_need() - guest memory one queue needs
  * @num:	ring size
+ * @nbufs:	buffers
  * @buf_len:	bytes per buffer
  *
  * Return: bytes, page-rounded as gmem_carve() gives them out
  */
-static size_t vq_need(unsigned int num, size_t buf_len)
+static size_t vq_need(unsigned int num, unsigned int nbufs, size_t buf_len)
 {
 	return page_round(16 * (size_t)num) + page_round(6 + 2 * (size_t)num) +
-	       page_round(6 + 8 * (size_t)num) + page_round(num * buf_len);
+	       page_round(6 + 8 * (size_t)num) + page_round(nbufs * buf_len);
+}
+
+/**
+ * vq_buf() - our pointer to a buffer of a queue
+ * @fe:		frontend
+ * @vq:		queue
+ * @b:		buffer number, below @vq->nbufs
+ *
+ * Return: the pointer
+ */
+static uint8_t *vq_buf(const struct fe *fe, const struct vq *vq, uint32_t b)
+{
+	return fe->mem + vq->buf_off + (uint64_t)b * vq->buf_len;
 }
 
 /**
@@ -1044,8 +1075,9 @@ static void *gptr(const struct fe *fe, uint64_t gpa)
  * @index:	vhost-user queue index
  * @num:	ring size
  * @buf_len:	bytes per buffer
- * @writable:	device-writable buffers (receive queue), all posted now; a
- *		transmit queue starts with every buffer free
+ * @writable:	device-writable buffers (receive queue): twice @num of
+ *		them, @num posted now and @num spare; a transmit queue has
+ *		@num, all free
  *
  * #syscalls eventfd2
  */
@@ -1059,10 +1091,11 @@ static void vq_init(struct fe *fe, struct vq *vq, unsigned int index,
 	vq->num = num;
 	vq->event_idx = fe->features & BIT(F_EVENT_IDX);
 	vq->buf_len = buf_len;
+	vq->nbufs = writable ? 2 * num : num;
 	vq->desc_off = gmem_carve(fe, 16 * (size_t)num);
 	vq->avail_off = gmem_carve(fe, 6 + 2 * (size_t)num);
 	vq->used_off = gmem_carve(fe, 6 + 8 * (size_t)num);
-	vq->buf_off = gmem_carve(fe, num * buf_len);
+	vq->buf_off = gmem_carve(fe, vq->nbufs * buf_len);
 
 	vq->desc = gptr(fe, vq->desc_off);
 	a = gptr(fe, vq->avail_off);
@@ -1078,7 +1111,9 @@ static void vq_init(struct fe *fe, struct vq *vq, unsigned int index,
 
 	vq->posted = calloc(num, sizeof(*vq->posted));
 	vq->free = calloc(num, sizeof(*vq->free));
-	if (!vq->posted || !vq->free)
+	vq->buf_of = calloc(num, sizeof(*vq->buf_of));
+	vq->spare = calloc(num, sizeof(*vq->spare));
+	if (!vq->posted || !vq->free || !vq->buf_of || !vq->spare)
 		die("out of memory");
 	for (i = 0; i < num; i++) {
 		vq->desc[i].addr = vq->buf_off + (uint64_t)i * buf_len;
@@ -1088,6 +1123,8 @@ static void vq_init(struct fe *fe, struct vq *vq, unsigned int index,
 		if (writable) {
 			vq->avail_ring[i] = (uint16_t)i;
 			vq->posted[i] = true;
+			vq->buf_of[i] = i;
+			vq->spare[vq->nspare++] = 2 * num - 1 - i;
 		} else {
 			vq->free[vq->nfree++] = (uint16_t)(num - 1 - i);
 		}
@@ -1470,7 +1507,7 @@ static int tx_reclaim(struct pair *p)
 static ssize_t tx_read(struct pair *p, uint16_t id)
 {
 	struct vq *vq = &p->tx;
-	uint8_t *buf = gptr(p->fe, vq->buf_off + (uint64_t)id * vq->buf_len);
+	uint8_t *buf = vq_buf(p->fe, vq, id);
 	size_t hl = p->fe->hdr_len;
 	ssize_t r;
 
@@ -1717,26 +1754,27 @@ static void rx_write(struct pair *p, const struct iovec *iov, int cnt,
 
 /**
  * rx_frames() - pass every complete frame the backend used to the tap, and
- * post the buffers again
+ * post the descriptors again
  * @p:		queue pair
  * @iov:	room for RING_MAX entries
- * @ids:	room for RING_MAX entries: the descriptors of a frame, as
- *		checked (the used ring may change under us)
+ * @old:	room for RING_MAX entries: the buffers of a frame
  *
  * With MRG_RXBUF, a frame whose num_buffers entries are not all used yet
  * stays for the next call.
  *
- * A frame's buffers are exposed again as soon as it is written, the kick
- * waits for the end of the batch. Writing to the tap runs the namespace's
- * stack at once, and its ACK can reach the backend before the batch ends:
- * a backend that only looks for receive buffers when it has something to
- * send (passt ignores receive kicks) must find some then. A guest's driver
- * achieves the same by refilling before GRO hands the batch to its stack.
+ * The descriptors of a frame are pointed at spare buffers and exposed
+ * again before the frame is written to the tap, as a guest's driver
+ * refills its ring before GRO hands a batch to its stack. Writing to the
+ * tap runs the namespace's stack at once, and its ACK can reach the
+ * backend before the write returns: a backend that looks for receive
+ * buffers only when it has something to send (passt ignores receive
+ * kicks) must find them then. The kick, if any, waits for the end of the
+ * batch.
  *
  * Return: frames written, or -EPROTO if the backend broke a rule
  *	   (reported)
  */
-static int rx_frames(struct pair *p, struct iovec *iov, uint16_t *ids)
+static int rx_frames(struct pair *p, struct iovec *iov, uint32_t *old)
 {
 	struct vq *vq = &p->rx;
 	size_t hl = p->fe->hdr_len;
@@ -1758,11 +1796,9 @@ static int rx_frames(struct pair *p, struct iovec *iov, uint16_t *ids)
 		uint8_t hdr[HDR_LEN];
 
 		e = vq->used_ring[vq->last_used & (vq->num - 1)];
-		if (e.id < vq->num && e.len >= hl && e.len <= vq->buf_len &&
-		    p->fe->mrg) {
-			memcpy(hdr, gptr(p->fe, vq->buf_off +
-					      (uint64_t)e.id * vq->buf_len),
-			       hl);
+		if (p->fe->mrg && e.id < vq->num && vq->posted[e.id] &&
+		    e.len >= hl && e.len <= vq->buf_len) {
+			memcpy(hdr, vq_buf(p->fe, vq, vq->buf_of[e.id]), hl);
 			nb = (uint16_t)(hdr[HDR_NUM_BUFFERS_OFF] |
 					hdr[HDR_NUM_BUFFERS_OFF + 1] << 8);
 			if (!nb || nb > vq->num) {
@@ -1786,17 +1822,23 @@ static int rx_frames(struct pair *p, struct iovec *iov, uint16_t *ids)
 					    "its header", vq->index, len);
 				return -EPROTO;
 			}
-			ids[k] = (uint16_t)id;
-			iov[k].iov_base = gptr(p->fe, vq->buf_off +
-						   (uint64_t)id * vq->buf_len);
+			old[k] = vq->buf_of[id];
+			iov[k].iov_base = vq_buf(p->fe, vq, old[k]);
 			iov[k].iov_len = len;
 			total += len;
+
+			/* nb <= num spare buffers: there is one */
+			vq->buf_of[id] = vq->spare[--vq->nspare];
+			vq->desc[id].addr = vq->buf_off +
+					    (uint64_t)vq->buf_of[id] *
+					    vq->buf_len;
+			vq_add(vq, (uint16_t)id);
 		}
+		vq_expose(vq);
 		rx_data_valid(iov[0].iov_base, iov[0].iov_len, hl);
 		rx_write(p, iov, nb, total);
 		for (k = 0; k < nb; k++)
-			vq_add(vq, ids[k]);
-		vq_expose(vq);
+			vq->spare[vq->nspare++] = old[k];
 		vq->last_used = (uint16_t)(vq->last_used + nb);
 		have = (uint16_t)(have - nb);
 		frames++;
@@ -1819,19 +1861,19 @@ static void *rx_thread(void *arg)
 	struct pair *p = arg;
 	struct vq *vq = &p->rx;
 	struct iovec *iov = calloc(RING_MAX, sizeof(*iov));
-	uint16_t *ids = calloc(RING_MAX, sizeof(*ids));
+	uint32_t *old = calloc(RING_MAX, sizeof(*old));
 	uint64_t one = 1;
 	int rc;
 
 	/* the ring was filled before the backend got it: say so once */
 	if (write(vq->kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		fprintf(stderr, "swvu: kick: %s\n", strerror(errno));
-	if (!iov || !ids) {
+	if (!iov || !old) {
 		worker_fail(p->fe, "out of memory");
 		return NULL;
 	}
 	for (;;) {
-		rc = rx_frames(p, iov, ids);
+		rc = rx_frames(p, iov, old);
 		if (rc < 0)
 			return NULL;
 		if (rc)
@@ -2055,8 +2097,8 @@ int main(int argc, char **argv)
 	rx_len = fe.mrg ? o.rx_buf : TX_BUF_LEN;
 	if (rx_len < fe.hdr_len)
 		rx_len = fe.hdr_len;
-	need = (size_t)o.queues * (vq_need(o.ring, rx_len) +
-				   vq_need(o.ring, TX_BUF_LEN));
+	need = (size_t)o.queues * (vq_need(o.ring, 2 * o.ring, rx_len) +
+				   vq_need(o.ring, o.ring, TX_BUF_LEN));
 	if (need > (size_t)o.mem_mib << 20)
 		die("%u queue pair%s of %u entries need %zu MiB of guest "
 		    "memory: raise --mem", o.queues, o.queues > 1 ? "s" : "",
