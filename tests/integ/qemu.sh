@@ -26,6 +26,9 @@
 #                                   negotiated (from SW_FEATURES)
 #   qemu_elapsed                    seconds since QEMU started (0.1 s grain)
 #   qemu_fail MESSAGE               fail, showing the console's tail
+#   qemu_host_ends SIZE             host servers for sw.put/sw.get (sets
+#                                   PUT_PORT, GET_PORT; SIZE MiB to get)
+#   qemu_check_xfer SIZE            the guest's checksums match the host's
 #
 # Example, a guest behind a stream socket edge listening on $SOCK:
 #   qemu_guest -netdev stream,id=n0,server=off,addr.type=unix,addr.path=$SOCK \
@@ -168,4 +171,32 @@ qemu_feature() {
 	h=$(qemu_marker SW_FEATURES) || qemu_fail "the guest printed no SW_FEATURES"
 	h=${h%% *}
 	(((h >> $1) & 1))
+}
+
+# qemu_host_ends SIZE: servers on the host's loopback for the guest's
+# transfers: PUT_PORT receives into $T/put.out (its sending side held open
+# by a FIFO until the guest's EOF), GET_PORT sends SIZE MiB of random bytes
+# ($T/get.src); both started without bg, which would give them /dev/null
+# as input
+qemu_host_ends() {
+	PUT_PORT=$(free_port)
+	GET_PORT=$(free_port)
+	mkfifo "$T/hold"
+	ncat -l 127.0.0.1 "$PUT_PORT" --recv-only <>"$T/hold" >"$T/put.out" &
+	PIDS+=($!)
+	head -c $(($1 << 20)) /dev/urandom >"$T/get.src"
+	ncat -l 127.0.0.1 "$GET_PORT" --send-only <"$T/get.src" &
+	PIDS+=($!)
+	wait_listen "$PUT_PORT"
+	wait_listen "$GET_PORT"
+}
+
+# qemu_check_xfer SIZE: the guest's checksums of what it sent and got
+# match the host's
+qemu_check_xfer() {
+	local sum
+	sum=$(sha256sum <"$T/put.out")
+	qemu_expect SW_PUT_SUM "${sum%% *}"
+	sum=$(sha256sum <"$T/get.src")
+	qemu_expect SW_GET_SUM "${sum%% *} bytes=$(($1 << 20))"
 }

@@ -60,4 +60,17 @@ bad "bad --ipv6-prefix" --ipv6-prefix fd00::1/64
 bad "bad --ipv6-prefix" --ipv6-prefix ff02::/64
 bad "bad --ipv6-prefix" --ipv6-prefix 10.0.2.0/24
 bad "IPv6 needs an MTU" --mtu 1000 --ipv6-prefix fd00:1::/64
-pass "help, version, $n counters documented and 29 bad command lines"
+bad "one edge only" --vhost-user /tmp/x --stream /tmp/y
+bad "one edge only" --dgram /tmp/x --fd 3
+bad "bad socket path" --vhost-user ""
+bad "bad socket path" --stream "$(printf '%0200d' 0)"
+bad "bad --fd" --fd -1
+bad "cannot be combined" --vhost-user /tmp/x --netns foo
+bad "cannot be combined" --stream /tmp/x -- true
+bad "-T needs a namespace" --vhost-user /tmp/x -T 8080
+bad "one queue" --dgram /tmp/x --shards 2
+n_bad=$(grep -c '^bad ' "$0")
+for o in --vhost-user --stream --dgram --fd; do
+	"$SLIPWAY" --help | grep -q -- "$o " || fail "--help does not list $o"
+done
+pass "help, version, $n counters documented and $n_bad bad command lines"

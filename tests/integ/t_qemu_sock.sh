@@ -20,18 +20,7 @@ dgram) NETDEV=(-netdev "dgram,id=n0,local.type=unix,local.path=$T/vm.sock,remote
 *) fail "MODE must be stream or dgram" ;;
 esac
 
-PUT_PORT=$(free_port)
-GET_PORT=$(free_port)
-mkfifo "$T/hold"
-# the receiver keeps its sending side open (a FIFO held open) until the
-# guest's EOF; started without bg, which would give it /dev/null as input
-ncat -l 127.0.0.1 "$PUT_PORT" --recv-only <>"$T/hold" >"$T/put.out" &
-PIDS+=($!)
-head -c $((SIZE << 20)) /dev/urandom >"$T/get.src"
-ncat -l 127.0.0.1 "$GET_PORT" --send-only <"$T/get.src" &
-PIDS+=($!)
-wait_listen "$PUT_PORT"
-wait_listen "$GET_PORT"
+qemu_host_ends "$SIZE"
 
 qemu_guest "${NETDEV[@]}" -device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56 -- \
 	sw.dhcp=1 sw.ping=10.0.2.2 sw.put=10.0.2.2:"$PUT_PORT" sw.size="$SIZE" \
@@ -40,10 +29,7 @@ qemu_wait_done
 qemu_expect SW_DHCP "ok ip=10.0.2.15/24 router=10.0.2.2 dns=10.0.2.3*"
 qemu_expect SW_MTU 65520
 qemu_expect SW_PING ok
-sum=$(sha256sum <"$T/put.out")
-qemu_expect SW_PUT_SUM "${sum%% *}"
-sum=$(sha256sum <"$T/get.src")
-qemu_expect SW_GET_SUM "${sum%% *} bytes=$((SIZE << 20))"
+qemu_check_xfer "$SIZE"
 t1=$(qemu_elapsed)
 
 # the VM is gone; a second one on the same socket gets served (over

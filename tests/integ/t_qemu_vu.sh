@@ -41,26 +41,14 @@ esac
 NET=(-object "memory-backend-memfd,id=mem,size=${QEMU_MEM}M,share=on" -numa node,memdev=mem
 	-chardev "socket,id=c0,path=$SOCK" -netdev "vhost-user,id=n0,chardev=c0,queues=$QUEUES")
 
-PUT_PORT=$(free_port)
-GET_PORT=$(free_port)
-mkfifo "$T/hold"
-ncat -l 127.0.0.1 "$PUT_PORT" --recv-only <>"$T/hold" >"$T/put.out" &
-PIDS+=($!)
-head -c $((SIZE << 20)) /dev/urandom >"$T/get.src"
-ncat -l 127.0.0.1 "$GET_PORT" --send-only <"$T/get.src" &
-PIDS+=($!)
-wait_listen "$PUT_PORT"
-wait_listen "$GET_PORT"
+qemu_host_ends "$SIZE"
 
 qemu_guest "${NET[@]}" -device "$DEV,mac=52:54:00:12:34:56" -- \
 	sw.dhcp=1 sw.ping=10.0.2.2 sw.put=10.0.2.2:"$PUT_PORT" sw.size="$SIZE" \
 	sw.get=10.0.2.2:"$GET_PORT" $GPARAM
 qemu_wait_done
 qemu_expect SW_PING ok
-sum=$(sha256sum <"$T/put.out")
-qemu_expect SW_PUT_SUM "${sum%% *}"
-sum=$(sha256sum <"$T/get.src")
-qemu_expect SW_GET_SUM "${sum%% *} bytes=$((SIZE << 20))"
+qemu_check_xfer "$SIZE"
 t1=$(qemu_elapsed)
 # feature bits: CSUM 0, GUEST_CSUM 1, GUEST_TSO4 7, HOST_TSO4 11,
 # MRG_RXBUF 15, MQ 22, EVENT_IDX 29, VERSION_1 32
