@@ -525,7 +525,7 @@ static int qsock_dgram_tx(struct edge *e, unsigned qn, const struct iovec *iov,
 static int qsock_dgram_flush(struct edge *e, unsigned qn)
 {
 	struct qsock *q = e->priv;
-	int left_ms = QSOCK_WAIT_MS / 10;
+	int left_ms = QSOCK_WAIT_MS;
 	unsigned i = 0, k;
 	int r;
 
