@@ -52,12 +52,9 @@
 #include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <linux/if.h>
-#include <linux/if_tun.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -67,13 +64,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "tapdev.h"
 #include "toolutil.h"
 
 const char tool_name[] = "swbridge";
@@ -89,59 +85,11 @@ const char tool_name[] = "swbridge";
 #define DGRAM_BATCH		64		/* datagram socket to tap */
 
 #define SOCK_BUF_SIZE		(4 << 20)	/* SO_SNDBUF, SO_RCVBUF */
-#define CONNECT_TIMEOUT_S	5
-#define CONNECT_RETRY_NS	50000000L
-
-#define MTU_DEFAULT		65520
-#define MTU_MAX			65521	/* tun: 65535 - Ethernet header */
-#define QLEN_DEFAULT		10000
-
 #define VFKIT_MAGIC		"VFKT"
-
-/**
- * enum dir - direction of a flow of frames
- * @DIR_TO_SOCK:	read from the tap, sent to the socket
- * @DIR_TO_TAP:		received from the socket, written to the tap
- * @DIR_NUM:		number of directions
- */
-enum dir {
-	DIR_TO_SOCK,
-	DIR_TO_TAP,
-	DIR_NUM
-};
 
 static const char *const dir_str[] = { "tap->socket", "socket->tap" };
 static_assert(sizeof(dir_str) / sizeof(dir_str[0]) == DIR_NUM,
 	      "dir_str must name every enum dir");
-
-/**
- * struct dir_ctr - counters of one direction; single writer (its thread),
- * read by the main thread at exit
- * @frames:	frames passed on
- * @bytes:	bytes of those frames, without framing
- * @drops:	frames dropped (oversize, or a failed write that is not fatal)
- * @drop_err:	errno of the last failed write counted as a drop, 0 if none
- */
-struct dir_ctr {
-	_Atomic uint64_t frames;
-	_Atomic uint64_t bytes;
-	_Atomic uint64_t drops;
-	_Atomic int drop_err;
-};
-
-/**
- * enum end - why a worker thread ended
- * @END_NONE:		still running
- * @END_PEER:		the socket peer closed (EOF, reset, or gone)
- * @END_ERROR:		an error, already reported on stderr
- * @END_NUM:		number of reasons
- */
-enum end {
-	END_NONE,
-	END_PEER,
-	END_ERROR,
-	END_NUM
-};
 
 /**
  * struct opts - command line
@@ -187,48 +135,15 @@ struct bridge {
 };
 
 /**
- * ctr_add() - add to a counter that only the calling thread writes
- * @c:		counter
- * @n:		amount
- *
- * A relaxed load and store, not a locked add: there is one writer, and the
- * main thread only needs a recent value.
- */
-static inline void ctr_add(_Atomic uint64_t *c, uint64_t n)
-{
-	uint64_t v = atomic_load_explicit(c, memory_order_relaxed);
-
-	atomic_store_explicit(c, v + n, memory_order_relaxed);
-}
-
-/**
- * count_drop() - count a dropped frame
- * @c:		counters of the direction
- * @err:	errno of the failed write, 0 for an oversize frame
- */
-static void count_drop(struct dir_ctr *c, int err)
-{
-	ctr_add(&c->drops, 1);
-	if (err)
-		atomic_store_explicit(&c->drop_err, err, memory_order_relaxed);
-}
-
-/**
  * bridge_end() - record why a worker ends and wake the main thread
  * @b:		bridge
  * @why:	END_PEER or END_ERROR
  *
- * Only the first reason is kept: once one direction fails, the other one
- * usually fails as a consequence.
- *
- * #syscalls tgkill
+ * See worker_end().
  */
 static void bridge_end(struct bridge *b, enum end why)
 {
-	int none = END_NONE;
-
-	atomic_compare_exchange_strong(&b->end, &none, (int)why);
-	pthread_kill(b->main_tid, SIGUSR1);
+	worker_end(&b->end, b->main_tid, why);
 }
 
 /**
@@ -266,20 +181,6 @@ static void usage(FILE *f)
 }
 
 /**
- * check_path() - refuse a unix socket path that does not fit sun_path
- * @opt:	option name, for the message
- * @path:	path
- */
-static void check_path(const char *opt, const char *path)
-{
-	struct sockaddr_un a;
-
-	if (!*path || strlen(path) >= sizeof(a.sun_path))
-		usage_error("%s: path must be 1 to %zu characters", opt,
-			    sizeof(a.sun_path) - 1);
-}
-
-/**
  * parse_args() - parse the command line
  * @argc:	argument count
  * @argv:	arguments
@@ -309,9 +210,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (!*optarg || strlen(optarg) >= IFNAMSIZ)
-				usage_error("--tap: name must be 1 to %d "
-					    "characters", IFNAMSIZ - 1);
+			check_tap_name(optarg);
 			o->tap = optarg;
 			break;
 		case 'm':
@@ -343,16 +242,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
-		case ':':
-			usage_error("%s needs a value", argv[optind - 1]);
 		default:
-			usage_error("unknown option '%s'", argv[optind - 1]);
+			getopt_fail(c, argv);
 		}
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
-	if (!o->tap)
-		usage_error("--tap NAME is required");
+	args_done(argc, argv, o->tap);
 	if (!o->stream == !o->dgram)
 		usage_error("give exactly one of --stream and --dgram");
 	if (o->dgram && !o->local)
@@ -398,46 +292,6 @@ static socklen_t unix_addr(struct sockaddr_un *a, const char *path)
 }
 
 /**
- * connect_retry() - connect, retrying while the peer is not there yet
- * @fd:		unix socket
- * @path:	peer path
- *
- * A missing path (ENOENT), a file with nobody bound to it (ECONNREFUSED),
- * a full listen backlog (EAGAIN) and a datagram gateway still attached to
- * another guest (EPERM) are retried for CONNECT_TIMEOUT_S.
- *
- * #syscalls connect nanosleep clock_gettime
- * Return: 0, or -errno of the last attempt
- */
-static int connect_retry(int fd, const char *path)
-{
-	struct timespec tick = { .tv_nsec = CONNECT_RETRY_NS };
-	struct timespec t0, t;
-	struct sockaddr_un a;
-	socklen_t len = unix_addr(&a, path);
-	long long waited_ns;
-	int err;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		if (!connect(fd, (struct sockaddr *)&a, len))
-			return 0;
-		err = errno;
-		if (err == EINTR)
-			continue;
-		if (err != ENOENT && err != ECONNREFUSED && err != EAGAIN &&
-		    err != EPERM)
-			return -err;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		waited_ns = (t.tv_sec - t0.tv_sec) * 1000000000LL +
-			    (t.tv_nsec - t0.tv_nsec);
-		if (waited_ns >= CONNECT_TIMEOUT_S * 1000000000LL)
-			return -err;
-		nanosleep(&tick, NULL);
-	}
-}
-
-/**
  * sock_open() - open and connect the socket edge
  * @o:		command line
  *
@@ -471,7 +325,7 @@ static int sock_open(const struct opts *o)
 			exit(1);
 		}
 	}
-	rc = connect_retry(fd, peer);
+	rc = connect_retry(fd, peer, true);
 	if (rc) {
 		fprintf(stderr, "swbridge: connect %s: %s\n", peer,
 			strerror(-rc));
@@ -481,85 +335,18 @@ static int sock_open(const struct opts *o)
 }
 
 /**
- * tap_ioctl() - apply one interface ioctl, or exit with a message
- * @fd:		AF_INET socket
- * @req:	request
- * @ifr:	request data, name filled in
- * @what:	for the message
- *
- * #syscalls ioctl
- */
-static void tap_ioctl(int fd, unsigned long req, struct ifreq *ifr,
-		      const char *what)
-{
-	if (ioctl(fd, req, ifr)) {
-		fprintf(stderr, "swbridge: %s %s: %s\n", ifr->ifr_name, what,
-			strerror(errno));
-		exit(1);
-	}
-}
-
-/**
  * tap_open() - create the tap device, set MTU and queue length, bring it up
  * @o:		command line
  *
- * #syscalls open ioctl socket close fcntl
  * Return: the tap file descriptor, non-blocking; exits with status 1 on
  *	   failure
  */
 static int tap_open(const struct opts *o)
 {
-	struct ifreq ifr;
-	int fd, s;
+	int fd = tap_create(o->tap, 0);
 
-	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		fprintf(stderr, "swbridge: /dev/net/tun: %s\n",
-			strerror(errno));
-		exit(1);
-	}
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
-	memcpy(ifr.ifr_name, o->tap, strlen(o->tap));
-	if (ioctl(fd, TUNSETIFF, &ifr)) {
-		fprintf(stderr, "swbridge: TUNSETIFF %s: %s\n", o->tap,
-			strerror(errno));
-		exit(1);
-	}
-
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0) {
-		fprintf(stderr, "swbridge: socket: %s\n", strerror(errno));
-		exit(1);
-	}
-	ifr.ifr_mtu = (int)o->mtu;
-	tap_ioctl(s, SIOCSIFMTU, &ifr, "MTU");
-	ifr.ifr_qlen = (int)o->qlen;
-	tap_ioctl(s, SIOCSIFTXQLEN, &ifr, "txqueuelen");
-	tap_ioctl(s, SIOCGIFFLAGS, &ifr, "get flags");
-	ifr.ifr_flags |= IFF_UP;
-	tap_ioctl(s, SIOCSIFFLAGS, &ifr, "up");
-	close(s);
+	tap_link_up(o->tap, o->tap, o->mtu, o->qlen);
 	return fd;
-}
-
-/**
- * tap_wait() - wait until the tap has a frame to read
- * @b:		bridge
- *
- * #syscalls poll
- * Return: 0, or -errno
- */
-static int tap_wait(const struct bridge *b)
-{
-	struct pollfd p = { .fd = b->tap_fd, .events = POLLIN };
-
-	for (;;) {
-		if (poll(&p, 1, -1) >= 0)
-			return 0;
-		if (errno != EINTR)
-			return -errno;
-	}
 }
 
 /**
@@ -591,24 +378,12 @@ static ssize_t tap_read(const struct bridge *b, uint8_t *buf)
  * @b:		bridge
  * @p:		frame
  * @len:	its length
- *
- * #syscalls write
  */
 static void tap_write(struct bridge *b, const uint8_t *p, size_t len)
 {
-	struct dir_ctr *c = &b->ctr[DIR_TO_TAP];
+	struct iovec iov = { .iov_base = (void *)p, .iov_len = len };
 
-	for (;;) {
-		if (write(b->tap_fd, p, len) >= 0) {
-			ctr_add(&c->frames, 1);
-			ctr_add(&c->bytes, len);
-			return;
-		}
-		if (errno != EINTR) {
-			count_drop(c, errno);
-			return;
-		}
-	}
+	tap_put(b->tap_fd, &b->ctr[DIR_TO_TAP], &iov, 1, len);
 }
 
 /**
@@ -694,7 +469,7 @@ static int send_all(struct bridge *b, struct iovec *iov, int cnt)
  */
 static int send_dgrams(struct bridge *b, struct mmsghdr *mm, unsigned int cnt)
 {
-	struct dir_ctr *c = &b->ctr[DIR_TO_SOCK];
+	struct dir_ctr *c = &b->ctr[DIR_FROM_TAP];
 	unsigned int done = 0;
 
 	while (done < cnt) {
@@ -724,7 +499,7 @@ static int send_dgrams(struct bridge *b, struct mmsghdr *mm, unsigned int cnt)
  * tap_to_sock() - thread: frames from the tap to the socket, in batches
  * @arg:	struct bridge
  *
- * Context: its own thread, the only writer of ctr[DIR_TO_SOCK]
+ * Context: its own thread, the only writer of ctr[DIR_FROM_TAP]
  * Return: NULL
  */
 static void *tap_to_sock(void *arg)
@@ -733,7 +508,7 @@ static void *tap_to_sock(void *arg)
 	static struct iovec iov[BATCH_FRAMES * 2];
 	static struct mmsghdr mm[BATCH_FRAMES];
 	struct bridge *b = arg;
-	struct dir_ctr *c = &b->ctr[DIR_TO_SOCK];
+	struct dir_ctr *c = &b->ctr[DIR_FROM_TAP];
 	size_t buf_len = BATCH_BYTES + TAP_READ_LEN;
 	uint8_t *buf = malloc(buf_len);
 
@@ -759,7 +534,7 @@ static void *tap_to_sock(void *arg)
 			if (!r) {
 				if (n)
 					break;
-				rc = tap_wait(b);
+				rc = tap_wait(b->tap_fd);
 				if (rc) {
 					fprintf(stderr, "swbridge: poll: %s\n",
 						strerror(-rc));
@@ -946,32 +721,6 @@ static void send_magic(int fd)
 }
 
 /**
- * print_summary() - the one line on stderr at exit
- * @b:		bridge
- * @why:	reason for exiting, in words
- */
-static void print_summary(struct bridge *b, const char *why)
-{
-	enum dir d;
-
-	fprintf(stderr, "swbridge: %s;", why);
-	for (d = 0; d < DIR_NUM; d++) {
-		struct dir_ctr *c = &b->ctr[d];
-		int err = atomic_load_explicit(&c->drop_err,
-					       memory_order_relaxed);
-
-		fprintf(stderr, " %s %" PRIu64 " frames %" PRIu64 " bytes %"
-			PRIu64 " dropped%s%s%s", dir_str[d],
-			atomic_load_explicit(&c->frames, memory_order_relaxed),
-			atomic_load_explicit(&c->bytes, memory_order_relaxed),
-			atomic_load_explicit(&c->drops, memory_order_relaxed),
-			err ? " (last: " : "", err ? strerror(err) : "",
-			err ? ")" : "");
-		fputs(d + 1 < DIR_NUM ? "," : "\n", stderr);
-	}
-}
-
-/**
  * main() - entry point
  * @argc:	argument count
  * @argv:	arguments
@@ -982,22 +731,17 @@ static void print_summary(struct bridge *b, const char *why)
  */
 int main(int argc, char **argv)
 {
+	struct dir_count cnt[DIR_NUM] = { 0 };
 	static struct bridge b;
 	pthread_t t_rx, t_tx;
 	const char *why;
 	sigset_t set;
 	struct opts o;
 	int sig, end;
+	enum dir d;
 
 	parse_args(argc, argv, &o);
-	signal(SIGPIPE, SIG_IGN);
-
-	/* the workers inherit this mask: only the main thread takes signals */
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signals_block(&set, 0);
 
 	b.stream = !!o.stream;
 	b.batch = o.batch;
@@ -1023,7 +767,9 @@ int main(int argc, char **argv)
 		why = sig == SIGTERM ? "SIGTERM" : "SIGINT";
 	else
 		why = end == END_PEER ? "peer closed" : "error";
-	print_summary(&b, why);
+	for (d = 0; d < DIR_NUM; d++)
+		dir_ctr_sum(&cnt[d], &b.ctr[d]);
+	print_summary(why, dir_str, cnt);
 	if (o.local)
 		unlink(o.local);
 	/* exit() ends the workers too, wherever they block */

@@ -89,10 +89,8 @@
 #endif
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <linux/if.h>
 #include <linux/if_tun.h>
 #include <poll.h>
 #include <pthread.h>
@@ -112,9 +110,10 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "edge/vu_proto.h"
+#include "tapdev.h"
 #include "toolutil.h"
 
 const char tool_name[] = "swvu";
@@ -133,37 +132,7 @@ const char tool_name[] = "swvu";
 #define MEM_MAX_MIB		16384
 #define PAGE_LEN		4096
 
-#define CONNECT_TIMEOUT_S	5
-#define CONNECT_RETRY_NS	50000000L
 #define REPLY_TIMEOUT_S		10
-
-#define MTU_DEFAULT		65520
-#define MTU_MAX			65521	/* tun: 65535 - Ethernet header */
-#define QLEN_DEFAULT		10000
-
-/* virtio feature bits (virtio 1.x, 5.1.3 and 6) */
-#define F_CSUM			0	/* device takes partial checksums */
-#define F_GUEST_CSUM		1	/* driver takes partial checksums */
-#define F_GUEST_TSO4		7
-#define F_GUEST_TSO6		8
-#define F_HOST_TSO4		11
-#define F_HOST_TSO6		12
-#define F_MRG_RXBUF		15
-#define F_MQ			22
-#define F_EVENT_IDX		29
-#define F_PROTOCOL_FEATURES	30	/* vhost-user, not virtio */
-#define F_VERSION_1		32
-#define BIT(n)			(1ULL << (n))
-
-/* vhost-user protocol features */
-#define PF_MQ			0
-#define PF_REPLY_ACK		3
-
-/* vhost-user message flags */
-#define VU_VERSION		0x1
-#define VU_VERSION_MASK		0x3
-#define VU_FLAG_REPLY		(1u << 2)
-#define VU_FLAG_NEED_REPLY	(1u << 3)
 
 /* split virtqueues (virtio 1.x, 2.6) */
 #define DESC_F_WRITE		2
@@ -178,38 +147,6 @@ const char tool_name[] = "swvu";
 #define HDR_CSUM_START_OFF	6
 #define HDR_CSUM_OFFSET_OFF	8
 #define HDR_NUM_BUFFERS_OFF	10
-
-/**
- * enum vu_req - vhost-user requests from the frontend that swvu sends
- * @VU_GET_FEATURES:		u64 reply: virtio features offered
- * @VU_SET_FEATURES:		u64: virtio features acked
- * @VU_SET_OWNER:		no payload
- * @VU_SET_MEM_TABLE:		memory regions, one fd per region
- * @VU_SET_VRING_NUM:		vring state: index, size
- * @VU_SET_VRING_ADDR:		vring address
- * @VU_SET_VRING_BASE:		vring state: index, first avail index
- * @VU_SET_VRING_KICK:		u64 index, eventfd
- * @VU_SET_VRING_CALL:		u64 index, eventfd
- * @VU_GET_PROTOCOL_FEATURES:	u64 reply
- * @VU_SET_PROTOCOL_FEATURES:	u64
- * @VU_GET_QUEUE_NUM:		u64 reply: queues (not pairs) supported
- * @VU_SET_VRING_ENABLE:	vring state: index, 1 or 0
- */
-enum vu_req {
-	VU_GET_FEATURES = 1,
-	VU_SET_FEATURES = 2,
-	VU_SET_OWNER = 3,
-	VU_SET_MEM_TABLE = 5,
-	VU_SET_VRING_NUM = 8,
-	VU_SET_VRING_ADDR = 9,
-	VU_SET_VRING_BASE = 10,
-	VU_SET_VRING_KICK = 12,
-	VU_SET_VRING_CALL = 13,
-	VU_GET_PROTOCOL_FEATURES = 15,
-	VU_SET_PROTOCOL_FEATURES = 16,
-	VU_GET_QUEUE_NUM = 17,
-	VU_SET_VRING_ENABLE = 18,
-};
 
 /**
  * vu_req_str() - name of a request, for messages
@@ -233,6 +170,7 @@ static const char *vu_req_str(enum vu_req req)
 	case VU_SET_PROTOCOL_FEATURES:	return "SET_PROTOCOL_FEATURES";
 	case VU_GET_QUEUE_NUM:		return "GET_QUEUE_NUM";
 	case VU_SET_VRING_ENABLE:	return "SET_VRING_ENABLE";
+	default:			break;	/* not sent by swvu */
 	}
 	return "?";
 }
@@ -248,6 +186,7 @@ struct vu_hdr {
 	uint32_t flags;
 	uint32_t size;
 };
+static_assert(sizeof(struct vu_hdr) == VU_HDR_LEN, "vhost-user header");
 
 /**
  * struct vu_vring_state - payload of SET_VRING_NUM, _BASE and _ENABLE
@@ -319,48 +258,9 @@ struct vq_used_elem {
 	uint32_t len;
 };
 
-/**
- * enum dir - direction of a flow of frames
- * @DIR_TO_BACKEND:	read from the tap, put on a transmit queue
- * @DIR_TO_TAP:		taken from a receive queue, written to the tap
- * @DIR_NUM:		number of directions
- */
-enum dir {
-	DIR_TO_BACKEND,
-	DIR_TO_TAP,
-	DIR_NUM
-};
-
 static const char *const dir_str[] = { "tap->backend", "backend->tap" };
 static_assert(sizeof(dir_str) / sizeof(dir_str[0]) == DIR_NUM,
 	      "dir_str must name every enum dir");
-
-/**
- * struct dir_ctr - counters of one direction of one queue pair; single
- * writer (its thread), read by the main thread at exit
- * @frames:	frames passed on
- * @bytes:	bytes of those frames, without the virtio-net header
- * @drops:	frames dropped (oversize, or a tap write that failed)
- * @drop_err:	errno of the last failed write counted as a drop, 0 if none
- */
-struct dir_ctr {
-	_Atomic uint64_t frames;
-	_Atomic uint64_t bytes;
-	_Atomic uint64_t drops;
-	_Atomic int drop_err;
-};
-
-/**
- * enum end - why a worker thread ended
- * @END_NONE:		still running
- * @END_ERROR:		an error, already reported on stderr
- * @END_NUM:		number of reasons
- */
-enum end {
-	END_NONE,
-	END_ERROR,
-	END_NUM
-};
 
 /**
  * struct opts - command line
@@ -531,43 +431,13 @@ void die(const char *fmt, ...)
 }
 
 /**
- * ctr_add() - add to a counter that only the calling thread writes
- * @c:		counter
- * @n:		amount
- *
- * A relaxed load and store, not a locked add: there is one writer, and the
- * main thread only needs a recent value.
- */
-static inline void ctr_add(_Atomic uint64_t *c, uint64_t n)
-{
-	uint64_t v = atomic_load_explicit(c, memory_order_relaxed);
-
-	atomic_store_explicit(c, v + n, memory_order_relaxed);
-}
-
-/**
- * count_drop() - count a dropped frame
- * @c:		counters of the direction
- * @err:	errno of the failed write, 0 for an oversize frame
- */
-static void count_drop(struct dir_ctr *c, int err)
-{
-	ctr_add(&c->drops, 1);
-	if (err)
-		atomic_store_explicit(&c->drop_err, err, memory_order_relaxed);
-}
-
-/**
  * worker_fail() - report a worker's error and wake the main thread
  * @fe:		frontend
  * @fmt:	printf format
- *
- * #syscalls tgkill
  */
 static __attribute__((format(printf, 2, 3)))
 void worker_fail(struct fe *fe, const char *fmt, ...)
 {
-	int none = END_NONE;
 	va_list ap;
 
 	fputs("swvu: ", stderr);
@@ -575,8 +445,7 @@ void worker_fail(struct fe *fe, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	atomic_compare_exchange_strong(&fe->end, &none, END_ERROR);
-	pthread_kill(fe->main_tid, SIGUSR1);
+	worker_end(&fe->end, fe->main_tid, END_ERROR);
 }
 
 /**
@@ -662,7 +531,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct sockaddr_un a;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -677,16 +545,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (!*optarg || strlen(optarg) >= IFNAMSIZ)
-				usage_error("--tap: name must be 1 to %d "
-					    "characters", IFNAMSIZ - 1);
+			check_tap_name(optarg);
 			o->tap = optarg;
 			break;
 		case 's':
-			if (!*optarg || strlen(optarg) >= sizeof(a.sun_path))
-				usage_error("--socket: path must be 1 to %zu "
-					    "characters",
-					    sizeof(a.sun_path) - 1);
+			check_path("--socket", optarg);
 			o->socket = optarg;
 			break;
 		case 'Q':
@@ -723,56 +586,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
-		case ':':
-			usage_error("%s needs a value", argv[optind - 1]);
 		default:
-			usage_error("unknown option '%s'", argv[optind - 1]);
+			getopt_fail(c, argv);
 		}
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
-	if (!o->tap)
-		usage_error("--tap NAME is required");
+	args_done(argc, argv, o->tap);
 	if (!o->socket)
 		usage_error("--socket PATH is required");
-}
-
-/**
- * connect_retry() - connect, retrying while the backend is not there yet
- * @fd:		unix socket
- * @path:	backend's path
- *
- * A missing path (ENOENT), a file with nobody bound to it (ECONNREFUSED)
- * and a full listen backlog (EAGAIN) are retried for CONNECT_TIMEOUT_S.
- *
- * #syscalls connect nanosleep clock_gettime
- * Return: 0, or -errno of the last attempt
- */
-static int connect_retry(int fd, const char *path)
-{
-	struct timespec tick = { .tv_nsec = CONNECT_RETRY_NS };
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct timespec t0, t;
-	long long waited_ns;
-	int err;
-
-	memcpy(a.sun_path, path, strlen(path));
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		if (!connect(fd, (struct sockaddr *)&a, sizeof(a)))
-			return 0;
-		err = errno;
-		if (err == EINTR)
-			continue;
-		if (err != ENOENT && err != ECONNREFUSED && err != EAGAIN)
-			return -err;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		waited_ns = (t.tv_sec - t0.tv_sec) * 1000000000LL +
-			    (t.tv_nsec - t0.tv_nsec);
-		if (waited_ns >= CONNECT_TIMEOUT_S * 1000000000LL)
-			return -err;
-		nanosleep(&tick, NULL);
-	}
 }
 
 /**
@@ -1246,21 +1066,6 @@ static void set_mem_table(struct fe *fe)
 }
 
 /**
- * tap_ioctl() - apply one interface ioctl, or exit with a message
- * @fd:		AF_INET socket or tap fd
- * @req:	request
- * @arg:	request data
- * @what:	for the message
- *
- * #syscalls ioctl
- */
-static void tap_ioctl(int fd, unsigned long req, void *arg, const char *what)
-{
-	if (ioctl(fd, req, arg))
-		die("tap %s: %s", what, strerror(errno));
-}
-
-/**
  * tap_open() - create the tap with one queue per pair, and bring it up
  * @fe:		frontend, features negotiated
  * @o:		command line
@@ -1268,14 +1073,12 @@ static void tap_ioctl(int fd, unsigned long req, void *arg, const char *what)
  * Sets the vnet header size and the offloads the backend accepts (CSUM,
  * HOST_TSO4/6) on every queue, then MTU, txqueuelen and IFF_UP.
  *
- * #syscalls open ioctl socket close
+ * #syscalls ioctl
  */
 static void tap_open(struct fe *fe, const struct opts *o)
 {
 	unsigned int off = 0, i;
-	struct ifreq ifr;
 	int hdr = (int)fe->hdr_len;
-	int s;
 
 	if (fe->features & BIT(F_CSUM))
 		off |= TUN_F_CSUM;
@@ -1285,36 +1088,18 @@ static void tap_open(struct fe *fe, const struct opts *o)
 		off |= TUN_F_TSO6;
 
 	for (i = 0; i < fe->npairs; i++) {
-		int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+		int fd = tap_create(o->tap, fe->npairs > 1 ?
+					    IFF_VNET_HDR | IFF_MULTI_QUEUE :
+					    IFF_VNET_HDR);
 
-		if (fd < 0)
-			die("/dev/net/tun: %s", strerror(errno));
-		memset(&ifr, 0, sizeof(ifr));
-		ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
-		if (fe->npairs > 1)
-			ifr.ifr_flags |= IFF_MULTI_QUEUE;
-		memcpy(ifr.ifr_name, o->tap, strlen(o->tap));
-		if (ioctl(fd, TUNSETIFF, &ifr))
-			die("TUNSETIFF %s: %s", o->tap, strerror(errno));
-		tap_ioctl(fd, TUNSETVNETHDRSZ, &hdr, "vnet header size");
+		if (ioctl(fd, TUNSETVNETHDRSZ, &hdr))
+			die("tap vnet header size: %s", strerror(errno));
 		if (ioctl(fd, TUNSETOFFLOAD, (unsigned long)off))
 			die("tap offloads 0x%x: %s", off, strerror(errno));
 		fe->pairs[i].tap_fd = fd;
 	}
 
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		die("socket: %s", strerror(errno));
-	memset(&ifr, 0, sizeof(ifr));
-	memcpy(ifr.ifr_name, o->tap, strlen(o->tap));
-	ifr.ifr_mtu = (int)o->mtu;
-	tap_ioctl(s, SIOCSIFMTU, &ifr, "MTU");
-	ifr.ifr_qlen = (int)o->qlen;
-	tap_ioctl(s, SIOCSIFTXQLEN, &ifr, "txqueuelen");
-	tap_ioctl(s, SIOCGIFFLAGS, &ifr, "get flags");
-	ifr.ifr_flags |= IFF_UP;
-	tap_ioctl(s, SIOCSIFFLAGS, &ifr, "up");
-	close(s);
+	tap_link_up(o->tap, "tap", o->mtu, o->qlen);
 }
 
 /**
@@ -1525,37 +1310,18 @@ static ssize_t tx_read(struct pair *p, uint16_t id)
 }
 
 /**
- * tap_wait() - wait until the tap has a frame to read
- * @fd:		tap queue
- *
- * #syscalls poll
- * Return: 0, or -errno
- */
-static int tap_wait(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	for (;;) {
-		if (poll(&p, 1, -1) >= 0)
-			return 0;
-		if (errno != EINTR)
-			return -errno;
-	}
-}
-
-/**
  * tx_thread() - thread: frames from a tap queue to a transmit virtqueue
  * @arg:	struct pair
  *
  * Context: its own thread, the only user of @p->tx and writer of
- *	    ctr[DIR_TO_BACKEND]
+ *	    ctr[DIR_FROM_TAP]
  * Return: NULL
  */
 static void *tx_thread(void *arg)
 {
 	struct pair *p = arg;
 	struct vq *vq = &p->tx;
-	struct dir_ctr *c = &p->ctr[DIR_TO_BACKEND];
+	struct dir_ctr *c = &p->ctr[DIR_FROM_TAP];
 	size_t hl = p->fe->hdr_len;
 	int rc;
 
@@ -1731,25 +1497,12 @@ static void rx_data_valid(uint8_t *buf, size_t len, size_t hl)
  * @iov:	virtio-net header and frame, in the backend's buffers
  * @cnt:	entries in @iov
  * @len:	total bytes
- *
- * #syscalls writev
  */
 static void rx_write(struct pair *p, const struct iovec *iov, int cnt,
 		     size_t len)
 {
-	struct dir_ctr *c = &p->ctr[DIR_TO_TAP];
-
-	for (;;) {
-		if (writev(p->tap_fd, iov, cnt) >= 0) {
-			ctr_add(&c->frames, 1);
-			ctr_add(&c->bytes, len - p->fe->hdr_len);
-			return;
-		}
-		if (errno != EINTR) {
-			count_drop(c, errno);
-			return;
-		}
-	}
+	tap_put(p->tap_fd, &p->ctr[DIR_TO_TAP], iov, cnt,
+		len - p->fe->hdr_len);
 }
 
 /**
@@ -1926,40 +1679,20 @@ static void print_ready(const struct fe *fe, const struct opts *o)
 }
 
 /**
- * print_summary() - the one line on stderr at exit
+ * summarize() - the one line on stderr at exit, counts of all pairs summed
  * @fe:		frontend
  * @why:	reason for exiting, in words
  */
-static void print_summary(struct fe *fe, const char *why)
+static void summarize(struct fe *fe, const char *why)
 {
+	struct dir_count cnt[DIR_NUM] = { 0 };
+	unsigned int i;
 	enum dir d;
 
-	fprintf(stderr, "swvu: %s;", why);
-	for (d = 0; d < DIR_NUM; d++) {
-		uint64_t frames = 0, bytes = 0, drops = 0;
-		unsigned int i;
-		int err = 0;
-
-		for (i = 0; i < fe->npairs; i++) {
-			struct dir_ctr *c = &fe->pairs[i].ctr[d];
-			int e = atomic_load_explicit(&c->drop_err,
-						     memory_order_relaxed);
-
-			frames += atomic_load_explicit(&c->frames,
-						       memory_order_relaxed);
-			bytes += atomic_load_explicit(&c->bytes,
-						      memory_order_relaxed);
-			drops += atomic_load_explicit(&c->drops,
-						      memory_order_relaxed);
-			if (e)
-				err = e;
-		}
-		fprintf(stderr, " %s %" PRIu64 " frames %" PRIu64 " bytes %"
-			PRIu64 " dropped%s%s%s", dir_str[d], frames, bytes,
-			drops, err ? " (last: " : "", err ? strerror(err) : "",
-			err ? ")" : "");
-		fputs(d + 1 < DIR_NUM ? "," : "\n", stderr);
-	}
+	for (d = 0; d < DIR_NUM; d++)
+		for (i = 0; i < fe->npairs; i++)
+			dir_ctr_sum(&cnt[d], &fe->pairs[i].ctr[d]);
+	print_summary(why, dir_str, cnt);
 }
 
 /**
@@ -2073,22 +1806,14 @@ int main(int argc, char **argv)
 	int rc;
 
 	parse_args(argc, argv, &o);
-	signal(SIGPIPE, SIG_IGN);
-
-	/* the workers inherit this mask: only the main thread takes signals */
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGUSR2);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signals_block(&set, SIGUSR2);
 	fe.main_tid = pthread_self();
 	fe.npairs = o.queues;
 
 	fe.sock_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fe.sock_fd < 0)
 		die("socket: %s", strerror(errno));
-	rc = connect_retry(fe.sock_fd, o.socket);
+	rc = connect_retry(fe.sock_fd, o.socket, false);
 	if (rc)
 		die("connect %s: %s", o.socket, strerror(-rc));
 
@@ -2135,7 +1860,7 @@ int main(int argc, char **argv)
 	print_ready(&fe, &o);
 
 	why = wait_end(&fe, &set);
-	print_summary(&fe, why);
+	summarize(&fe, why);
 	/* exit() ends the workers too, wherever they block */
 	return strcmp(why, "error") ? 0 : 1;
 }

@@ -63,50 +63,14 @@
 
 #include "edge/edge.h"
 #include "edge/virtq.h"
+#include "edge/vu_proto.h"
 #include "util/ctr.h"
 #include "util/log.h"
 
-/* requests (vhost-user.rst) */
-enum {
-	VU_GET_FEATURES = 1, VU_SET_FEATURES = 2, VU_SET_OWNER = 3,
-	VU_RESET_OWNER = 4, VU_SET_MEM_TABLE = 5, VU_SET_LOG_BASE = 6,
-	VU_SET_LOG_FD = 7, VU_SET_VRING_NUM = 8, VU_SET_VRING_ADDR = 9,
-	VU_SET_VRING_BASE = 10, VU_GET_VRING_BASE = 11, VU_SET_VRING_KICK = 12,
-	VU_SET_VRING_CALL = 13, VU_SET_VRING_ERR = 14,
-	VU_GET_PROTOCOL_FEATURES = 15, VU_SET_PROTOCOL_FEATURES = 16,
-	VU_GET_QUEUE_NUM = 17, VU_SET_VRING_ENABLE = 18, VU_SEND_RARP = 19,
-	VU_NET_SET_MTU = 20, VU_REQ_NUM = 21,
-};
-
-#define VU_FLAG_VERSION	0x1
-#define VU_FLAG_REPLY	0x4
-#define VU_FLAG_NEED_REPLY 0x8
-#define VU_HDR_LEN	12
 #define VU_PAYLOAD_MAX	512	/* the largest message we take (mem table) */
 #define VU_MAX_FDS	8
-#define VU_VRING_NOFD	0x100	/* SET_VRING_KICK/CALL/ERR: no fd follows */
 #define QVU_BACKLOG	(8U << 20) /* frames held per pair for a full ring */
 #define QVU_FULL	(1U << 20) /* held bytes that stop the shard producing */
-
-/* virtio-net and ring features */
-#define F_CSUM		0
-#define F_GUEST_CSUM	1
-#define F_MTU		3
-#define F_GUEST_TSO4	7
-#define F_GUEST_TSO6	8
-#define F_HOST_TSO4	11
-#define F_HOST_TSO6	12
-#define F_MRG_RXBUF	15
-#define F_MQ		22
-#define F_EVENT_IDX	29
-#define F_PROTOCOL	30
-#define F_VERSION_1	32
-#define BIT(n)		(1ULL << (n))
-
-/* protocol features */
-#define PF_MQ		0
-#define PF_REPLY_ACK	3
-#define PF_NET_MTU	4
 
 #define VU_CTR(e, q, id) ((e)->qctr[q] ? (e)->qctr[q][CTR_##id]++ : 0)
 
@@ -236,7 +200,7 @@ struct vu_msg {
  */
 static uint64_t vu_offered(const struct vu *vu)
 {
-	uint64_t f = BIT(F_MRG_RXBUF) | BIT(F_EVENT_IDX) | BIT(F_PROTOCOL) |
+	uint64_t f = BIT(F_MRG_RXBUF) | BIT(F_EVENT_IDX) | BIT(F_PROTOCOL_FEATURES) |
 		     BIT(F_VERSION_1) | BIT(F_MTU);
 
 	if (vu->offload)
@@ -461,7 +425,7 @@ static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
 		for (i = 0; i < 2 * vu->npairs; i++) {
 			r = vu_ring_of(vu, i, &p);
 			pthread_mutex_lock(&p->lock);
-			r->enabled = !(m->u64 & BIT(F_PROTOCOL)) || r->enabled;
+			r->enabled = !(m->u64 & BIT(F_PROTOCOL_FEATURES)) || r->enabled;
 			pthread_mutex_unlock(&p->lock);
 		}
 		info("vhost-user features %#llx: %s%s%s%s", (unsigned long long)m->u64,
@@ -757,7 +721,7 @@ static void vu_send_reply(struct vu *vu, const struct vu_msg *m,
 			  const void *payload, uint32_t len)
 {
 	struct vu_msg r = { .req = m->req,
-			    .flags = VU_FLAG_VERSION | VU_FLAG_REPLY,
+			    .flags = VU_VERSION | VU_FLAG_REPLY,
 			    .size = len };
 
 	memcpy(r.raw, payload, len);
@@ -795,7 +759,7 @@ static int vu_ctl(struct edge *e)
 		}
 		if (ret < 0)
 			why = "a malformed or oversized message";
-		else if ((m.flags & 0x3) != VU_FLAG_VERSION)
+		else if ((m.flags & VU_VERSION_MASK) != VU_VERSION)
 			why = "a message of another protocol version";
 		else if (m.req >= VU_REQ_NUM || !vu_rules[m.req].max)
 			why = "a request we do not know";

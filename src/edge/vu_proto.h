@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* vu_proto.h - vhost-user and virtio-net protocol constants
+ *
+ * Constants only: the backend (edge/vhost_user.c) and the frontend test
+ * instrument (tools/swvu.c) speak the same protocol from both ends, so
+ * they take the numbers from one place.
+ */
+#ifndef SLIPWAY_EDGE_VU_PROTO_H
+#define SLIPWAY_EDGE_VU_PROTO_H
+
+/**
+ * enum vu_req - vhost-user requests from the frontend (vhost-user.rst)
+ * @VU_GET_FEATURES:		u64 reply: virtio features offered
+ * @VU_SET_FEATURES:		u64: virtio features acked
+ * @VU_SET_OWNER:		no payload
+ * @VU_RESET_OWNER:		no payload (deprecated)
+ * @VU_SET_MEM_TABLE:		memory regions, one fd per region
+ * @VU_SET_LOG_BASE:		dirty log area
+ * @VU_SET_LOG_FD:		dirty log eventfd
+ * @VU_SET_VRING_NUM:		vring state: index, size
+ * @VU_SET_VRING_ADDR:		vring address
+ * @VU_SET_VRING_BASE:		vring state: index, first avail index
+ * @VU_GET_VRING_BASE:		vring state reply: stops the ring
+ * @VU_SET_VRING_KICK:		u64 index (VU_VRING_NOFD), eventfd
+ * @VU_SET_VRING_CALL:		u64 index (VU_VRING_NOFD), eventfd
+ * @VU_SET_VRING_ERR:		u64 index (VU_VRING_NOFD), eventfd
+ * @VU_GET_PROTOCOL_FEATURES:	u64 reply
+ * @VU_SET_PROTOCOL_FEATURES:	u64
+ * @VU_GET_QUEUE_NUM:		u64 reply: queues (not pairs) supported
+ * @VU_SET_VRING_ENABLE:	vring state: index, 1 or 0
+ * @VU_SEND_RARP:		u64 MAC address to announce
+ * @VU_NET_SET_MTU:		u64 MTU
+ * @VU_REQ_NUM:			one past the last request known here
+ */
+enum vu_req {
+	VU_GET_FEATURES = 1,
+	VU_SET_FEATURES = 2,
+	VU_SET_OWNER = 3,
+	VU_RESET_OWNER = 4,
+	VU_SET_MEM_TABLE = 5,
+	VU_SET_LOG_BASE = 6,
+	VU_SET_LOG_FD = 7,
+	VU_SET_VRING_NUM = 8,
+	VU_SET_VRING_ADDR = 9,
+	VU_SET_VRING_BASE = 10,
+	VU_GET_VRING_BASE = 11,
+	VU_SET_VRING_KICK = 12,
+	VU_SET_VRING_CALL = 13,
+	VU_SET_VRING_ERR = 14,
+	VU_GET_PROTOCOL_FEATURES = 15,
+	VU_SET_PROTOCOL_FEATURES = 16,
+	VU_GET_QUEUE_NUM = 17,
+	VU_SET_VRING_ENABLE = 18,
+	VU_SEND_RARP = 19,
+	VU_NET_SET_MTU = 20,
+	VU_REQ_NUM = 21,
+};
+
+/* message header: request, flags, size (u32 each, native byte order) */
+#define VU_HDR_LEN		12
+#define VU_VERSION		0x1		/* flags bits 0-1 */
+#define VU_VERSION_MASK		0x3
+#define VU_FLAG_REPLY		(1u << 2)
+#define VU_FLAG_NEED_REPLY	(1u << 3)
+#define VU_VRING_NOFD		0x100	/* SET_VRING_KICK/CALL/ERR: no fd */
+
+/* virtio-net and ring feature bits (virtio 1.x, 5.1.3 and 6) */
+#define F_CSUM			0	/* device takes partial checksums */
+#define F_GUEST_CSUM		1	/* driver takes partial checksums */
+#define F_MTU			3
+#define F_GUEST_TSO4		7
+#define F_GUEST_TSO6		8
+#define F_HOST_TSO4		11
+#define F_HOST_TSO6		12
+#define F_MRG_RXBUF		15
+#define F_MQ			22
+#define F_EVENT_IDX		29
+#define F_PROTOCOL_FEATURES	30	/* vhost-user, not virtio */
+#define F_VERSION_1		32
+
+/* vhost-user protocol feature bits */
+#define PF_MQ			0
+#define PF_REPLY_ACK		3
+#define PF_NET_MTU		4
+
+#ifndef BIT
+#define BIT(n)			(1ULL << (n))
+#endif
+
+#endif /* SLIPWAY_EDGE_VU_PROTO_H */
