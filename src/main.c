@@ -364,8 +364,10 @@ int main(int argc, char **argv)
 				   conf.offload, conf.mtu);
 		if (ret == -ENOMEM)
 			die("out of memory");
-		if (ret)
+		if (ret) {
+			edge.ops->fini(&edge);
 			return 1;
+		}
 		grp.n = conf.shards;
 		snprintf(where, sizeof(where), "vhost-user socket %s (%u queue pair(s))",
 			 conf.sock_path, conf.shards);
@@ -380,8 +382,11 @@ int main(int argc, char **argv)
 				      conf.sock_fd, sh->ctr);
 		if (ret == -ENOMEM)
 			die("out of memory");
-		if (ret)
+		if (ret) {
+			if (edge.ops)
+				edge.ops->fini(&edge);
 			return 1;
+		}
 		grp.n = 1;
 		if (conf.edge == CONF_EDGE_FD)
 			snprintf(where, sizeof(where), "stream socket fd %d",

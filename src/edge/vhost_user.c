@@ -1266,7 +1266,8 @@ static void vu_fini(struct edge *e)
 	}
 	if (e->listen_fd >= 0)
 		close(e->listen_fd);
-	unlink(vu->path);
+	if (*vu->path)
+		unlink(vu->path);
 	free(vu);
 }
 
@@ -1309,7 +1310,6 @@ int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
 	vu->npairs = npairs;
 	vu->offload = offload;
 	vu->mtu = mtu;
-	snprintf(vu->path, sizeof(vu->path), "%s", path);
 	for (i = 0; i < npairs; i++) {
 		struct vu_pair *p = &vu->pair[i];
 
@@ -1325,5 +1325,7 @@ int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
 	e->listen_fd = qsock_listen(path);
 	if (e->listen_fd < 0)
 		return e->listen_fd;
+	/* ours to remove at exit only now */
+	snprintf(vu->path, sizeof(vu->path), "%s", path);
 	return 0;
 }

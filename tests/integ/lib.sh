@@ -221,6 +221,18 @@ start_slipway_sock() {
 	wait_started
 }
 
+# wait_flows_gone: every TCP flow ended (closing handshakes take their
+# time on a loaded machine), checked through the counters
+wait_flows_gone() {
+	local i
+	for i in $(seq 50); do
+		sw_stats
+		[ "$(ctr TCP_FLOWS_ACTIVE)" = 0 ] && return 0
+		sleep 0.2
+	done
+	fail "$(ctr TCP_FLOWS_ACTIVE) flows still active after 10 s"
+}
+
 # sw_stats: ask slipway for its counters now (SIGUSR1), wait for them
 sw_stats() {
 	rm -f "$T/stats.json"

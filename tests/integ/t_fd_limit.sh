@@ -78,6 +78,7 @@ g "$SWVERIFY" client --connect "10.0.2.2:$vp" --mode send --bytes 64M --timeout 
 	>/dev/null || fail "transfer after exhaustion"
 wait "$s" || fail "verifier after exhaustion"
 read -r pgot pref <"$T/pub.out"
+wait_flows_gone
 stop_slipway
 check_gates
 expect_ctr TCP_FLOWS_SOCK_FAIL -ge 1
