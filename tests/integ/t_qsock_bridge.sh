@@ -3,7 +3,7 @@
 # t_qsock_bridge.sh - a namespace's Linux TCP stack behind a socket edge, as
 # a VM's would be: tools/swbridge moves frames between a tap in the
 # namespace and slipway's --stream or --dgram socket (MODE=stream, dgram
-# or vfkit). The guest gets its address by DHCP, moves payload-verified
+# or vfkit); MODE=vu: tools/swvu makes the namespace a vhost-user VM. The guest gets its address by DHCP, moves payload-verified
 # bytes both ways and through a published port, loses its connection in
 # the middle of a transfer (the host peer must see a reset, slipway must
 # keep no fd of it) and comes back as a new guest, which is served.
@@ -13,10 +13,18 @@ require_root
 MODE=${MODE:-stream}
 SIZE=${SIZE:-128M}
 kind=$MODE
+opts=()
 [ "$MODE" = vfkit ] && kind=dgram
+if [ "$MODE" = vu ]; then
+	: "${SWVU:?set SWVU to the swvu binary}"
+	kind=vhost-user
+	opts=(--shards 1)
+fi
 
 pub=$(free_port)
-start_slipway_sock "$kind" -t "127.0.0.1/$pub:5001"
+start_slipway_sock "$kind" -t "127.0.0.1/$pub:5001" "${opts[@]}"
+# before any guest: what slipway holds with nobody connected
+base0=$(sw_fds)
 make_ns "$NS"
 g ip link set lo up
 
@@ -27,8 +35,11 @@ start_bridge() {
 	stream) args+=(--stream "$SOCK") ;;
 	dgram) args+=(--dgram "$SOCK" --local "$T/guest.sock") ;;
 	vfkit) args+=(--dgram "$SOCK" --local "$T/guest.sock" --vfkit) ;;
+	vu) args+=(--socket "$SOCK") ;;
 	esac
-	ip netns exec "$NS" "$SWBRIDGE" "${args[@]}" >"$T/bridge.log" 2>&1 &
+	local tool=$SWBRIDGE
+	[ "$MODE" = vu ] && tool=$SWVU
+	ip netns exec "$NS" "$tool" "${args[@]}" >"$T/bridge.log" 2>&1 &
 	BR_PID=$!
 	PIDS+=("$BR_PID")
 	wait_for "the bridge's tap" 10 "ip -n $NS link show tap0 2>/dev/null | grep -q UP"
@@ -54,7 +65,6 @@ g busybox udhcpc -i tap0 -n -q -f -t 5 -T 1 -O mtu -s "$T/udhcpc.sh" \
 	>"$T/udhcpc.log" 2>&1 || fail "no DHCP lease over the $MODE edge: $(cat "$T/udhcpc.log")"
 [ "$(cat "$T/lease")" = "10.0.2.15 10.0.2.2 65520" ] || fail "lease: $(cat "$T/lease")"
 g busybox ping -c 2 -W 2 10.0.2.2 >/dev/null || fail "ping of the gateway"
-base_fds=$(sw_fds)
 
 # guest -> host and host -> guest over guest-opened flows, and through the
 # published port, verified
@@ -91,14 +101,19 @@ wait "$cli" 2>/dev/null
 sw_stats
 expect_ctr TCP_RST_GUEST_GONE -ge 1
 expect_ctr TCP_FLOWS_ACTIVE -eq 0
-if [ "$kind" = stream ]; then
+if [ "$kind" != dgram ]; then
 	expect_ctr EDGE_DISCONNECTS -eq 1
-	expect_fds_back $((base_fds - 1)) # the connection's socket
 else
 	# datagrams the dead guest left queued may make it the peer again,
 	# until a send finds its socket gone once more
 	expect_ctr EDGE_DISCONNECTS -ge 1
-	expect_fds_back "$base_fds"
+fi
+# the guest's connection, kick and call fds, memory: all given back
+expect_fds_back "$base0"
+if [ "$MODE" = vu ]; then
+	[ "$(ctr EDGE_VU_RETURNS)" = $(($(ctr EDGE_VU_LOANS) + $(ctr EDGE_VU_COPIES))) ] ||
+		fail "chains taken and returned differ after the frontend went away"
+	expect_ctr EDGE_VU_LOANS -gt 0
 fi
 
 # a new guest (the tap and its stack are new too) is served, the
@@ -109,7 +124,7 @@ g busybox udhcpc -i tap0 -n -q -f -t 5 -T 1 -O mtu -s "$T/udhcpc.sh" \
 	>"$T/udhcpc.log" 2>&1 || fail "no lease for the second guest"
 xfer_pub_send "$pub" 5001 16M
 stop_slipway
-if [ "$kind" = stream ]; then
+if [ "$kind" != dgram ]; then
 	expect_ctr EDGE_CONNECTS -eq 2
 else
 	expect_ctr EDGE_CONNECTS -ge 2
