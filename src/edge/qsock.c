@@ -135,7 +135,8 @@ static void qsock_bufs(int fd)
  * @q:		state
  * @why:	reason, for the log
  *
- * Closing the socket also takes it out of the shard's epoll set.
+ * Closing the socket also takes it out of the shard's epoll set. The
+ * edge's generation moves on, as when a guest comes.
  *
  * #syscalls close connect
  */
@@ -161,6 +162,8 @@ static void qsock_drop(struct qsock *q, const char *why)
 	q->bstart = q->bend = 0;
 	q->niov = q->nframes = 0;
 	q->e->rx_pending = false;
+	/* the shard resets the old guest's flows when it sees this */
+	q->e->gen++;
 }
 
 /**

@@ -269,7 +269,7 @@ void shard_flush_frames(struct shard *sh)
 		int ret = sh->edge->ops->tx(sh->edge, sh->q, &iov, 1);
 
 		if (ret == -ECONNRESET) {
-			sh->edge_lost = true; /* handled by shard_run() */
+			sh->edge_lost = true; /* the end, without reconnect */
 			CTR_INC(&sh->core, EDGE_TX_DOWN);
 			continue;
 		}
@@ -373,7 +373,6 @@ void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop)
  */
 static void shard_guest_gone(struct shard *sh)
 {
-	sh->edge_lost = false;
 	while (!core_guest_gone(&sh->core, &sh->fx))
 		shard_drain(sh);
 	shard_drain(sh);
@@ -418,12 +417,9 @@ static int shard_edge_accept(struct shard *sh)
 
 	if (ret <= 0)
 		return ret;
-	if (sh->edge_lost)
-		shard_guest_gone(sh);
 	if (ret == 2) /* a control connection (vhost-user) */
 		return shard_ep_add(sh, e->ctl_fd, EPOLLIN,
 				    EP_DATA(EP_EDGE_CTL, 0)) ? -errno : 0;
-	sh->edge_gen = e->gen;
 	if (shard_ep_add(sh, e->ops->fd(e, sh->q), EPOLLIN, EP_DATA(EP_TAP, 0)))
 		return -errno;
 	return 0;
@@ -641,12 +637,11 @@ int shard_run(struct shard *sh,
 				return ret;
 		}
 		shard_end_of_batch(sh);
+		/* a guest that left or came moved the edge's generation on */
 		shard_edge_changed(sh);
-		if (sh->edge_lost) {
-			shard_guest_gone(sh);
-			if (!sh->edge->reconnect)
-				return -ECONNRESET;
-		}
+		if (sh->edge_lost && !sh->edge->reconnect)
+			return -ECONNRESET;
+		sh->edge_lost = false;
 		shard_rearm_timer(sh);
 		if (sh->id && atomic_load(&sh->grp->stop))
 			return 0;

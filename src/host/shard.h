@@ -131,7 +131,8 @@ struct shard_group {
  * @splice:	spliced loopback connections (splice.c), NULL when off and
  *		on every shard but 0
  * @edge_gen:	the edge's guest generation we last served
- * @edge_lost:	the edge's guest went away: its flows are to be reset
+ * @edge_lost:	the edge's guest went away (the end for an edge that does
+ *		not wait for the next one)
  * @edge_tick_ns: when the edge's tick is due next
  * @stalled:	the edge had no room: flows wait in @txq
  */
