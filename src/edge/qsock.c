@@ -181,7 +181,7 @@ static int qsock_stream_rx(struct edge *e, unsigned qn, struct pkt_view *v,
 			   unsigned max)
 {
 	struct qsock *q = e->priv;
-	size_t used;
+	size_t used, more;
 	ssize_t r;
 	int n, k;
 
@@ -206,10 +206,9 @@ static int qsock_stream_rx(struct edge *e, unsigned qn, struct pkt_view *v,
 			q->rend += (size_t)r;
 			k = qframe_parse(q->rbuf + used, q->rend - used, v + n,
 					 max - (unsigned)n, QSOCK_FRAME_MAX,
-					 &q->rstart);
-			q->rstart += used;
+					 &more);
 			n = k < 0 ? k : n + k;
-			used = q->rstart;
+			used += more;
 		} else if (!r || (errno != EAGAIN && errno != EINTR)) {
 			/* hand out what came before the end */
 			q->dead = true;

@@ -237,15 +237,13 @@ static void vu_unlock_all(struct vu *vu)
 
 /**
  * vu_ring_stop() - stop a ring: forget its kick fd (caller holds the lock)
- * @vu:		state
  * @p:		its pair
  * @r:		the ring
  *
  * #syscalls epoll_ctl close
  */
-static void vu_ring_stop(struct vu *vu, struct vu_pair *p, struct vu_ring *r)
+static void vu_ring_stop(struct vu_pair *p, struct vu_ring *r)
 {
-	(void)vu;
 	r->started = false;
 	if (r->kick >= 0) {
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, r->kick, NULL);
@@ -286,7 +284,7 @@ static void vu_reset(struct vu *vu)
 		for (k = 0; k < 2; k++) {
 			struct vu_ring *r = &p->ring[k];
 
-			vu_ring_stop(vu, p, r);
+			vu_ring_stop(p, r);
 			if (r->call >= 0)
 				close(r->call);
 			memset(r, 0, sizeof(*r));
@@ -555,7 +553,7 @@ static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
 		pthread_mutex_lock(&p->lock);
 		m->state.num = r->started ? r->vq.last_avail : r->base;
 		r->base = (uint16_t)m->state.num;
-		vu_ring_stop(vu, p, r);
+		vu_ring_stop(p, r);
 		if (r->call >= 0) {
 			close(r->call);
 			r->call = -1;
@@ -587,7 +585,7 @@ static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
 			pthread_mutex_unlock(&p->lock);
 			return NULL;
 		}
-		vu_ring_stop(vu, p, r);
+		vu_ring_stop(p, r);
 		if (fd >= 0) {
 			struct epoll_event ev = { .events = EPOLLIN,
 						  .data.u32 = (uint32_t)(m->u64 & 1) };
@@ -884,7 +882,7 @@ static void vu_ring_broken(struct vu *vu, struct vu_pair *p, struct vu_ring *r,
 	warn("vhost-user: the guest's queue %u broke the virtqueue rules: closing the frontend's connection",
 	     2 * q + (unsigned)(r - p->ring));
 	VU_CTR(vu->e, q, EDGE_VU_RING_ERRORS);
-	vu_ring_stop(vu, p, r);
+	vu_ring_stop(p, r);
 	/* shard 0 sees the end of the stream and does the rest */
 	if (vu->ctl >= 0)
 		shutdown(vu->ctl, SHUT_RDWR);
