@@ -72,7 +72,8 @@ struct edge_ops {
  * @listen_fd:		socket edges: listening socket to poll, or -1
  * @reconnect:		a guest going away is not the end: wait for the next
  * @gen:		bumped each time a new guest takes over the edge
- * @rx_pending:		frames are buffered that @rx has not returned yet
+ * @rx_pending:		per queue: frames are buffered (or left in a ring with
+ *			kicks off) that @rx has not returned yet
  *			(poll would not say so)
  * @ctr:		counters of the shard serving the edge (socket edges)
  * @qctr:		counters of the shard serving each queue
@@ -89,7 +90,7 @@ struct edge {
 	int listen_fd;
 	bool reconnect;
 	unsigned gen;
-	bool rx_pending;
+	bool rx_pending[EDGE_MAX_QUEUES];
 	uint64_t *ctr;
 	uint64_t *qctr[EDGE_MAX_QUEUES];
 	int ctl_fd;

@@ -161,7 +161,7 @@ static void qsock_drop(struct qsock *q, const char *why)
 	q->rstart = q->rend = 0;
 	q->bstart = q->bend = 0;
 	q->niov = q->nframes = 0;
-	q->e->rx_pending = false;
+	q->e->rx_pending[0] = false;
 	/* the shard resets the old guest's flows when it sees this */
 	q->e->gen++;
 }
@@ -224,7 +224,7 @@ static int qsock_stream_rx(struct edge *e, unsigned qn, struct pkt_view *v,
 		return -ECONNRESET;
 	}
 	q->rstart = used;
-	e->rx_pending = q->dead || (unsigned)n == max;
+	e->rx_pending[0] = q->dead || (unsigned)n == max;
 	if (!n && q->dead) {
 		qsock_drop(q, "end of stream");
 		return -ECONNRESET;
@@ -500,7 +500,7 @@ static int qsock_dgram_rx(struct edge *e, unsigned qn, struct pkt_view *v,
 		v[n].len = len;
 		n++;
 	}
-	e->rx_pending = q->dg_next < q->dg_got;
+	e->rx_pending[0] = q->dg_next < q->dg_got;
 	return (int)n;
 }
 

@@ -943,7 +943,7 @@ static int vu_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 			vu_notify(&p->ring[0]);
 		p->rx_dirty = false;
 	}
-	e->rx_pending = false;
+	e->rx_pending[q] = false;
 	if (!vu_ring_ready(r) || p->nloans) {
 		pthread_mutex_unlock(&p->lock);
 		return 0;
@@ -993,7 +993,7 @@ static int vu_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 		n++;
 	}
 	if (n == max)
-		e->rx_pending = true;
+		e->rx_pending[q] = true;
 	pthread_mutex_unlock(&p->lock);
 	return (int)n;
 }

@@ -561,7 +561,7 @@ int shard_run(struct shard *sh,
 	shard_rearm_timer(sh);
 	for (;;) {
 		int n = epoll_wait(sh->epfd, ev, ARRAY_SIZE(ev),
-				   sh->edge->rx_pending ? 0 :
+				   sh->edge->rx_pending[sh->q] ? 0 :
 				   sh->edge->ops->tick ? EDGE_TICK_MS : -1), i;
 
 		if (n < 0) {
@@ -631,7 +631,7 @@ int shard_run(struct shard *sh,
 			}
 		}
 		/* frames a socket edge holds that poll does not announce */
-		if (sh->edge->rx_pending && !sh->edge_lost) {
+		if (sh->edge->rx_pending[sh->q] && !sh->edge_lost) {
 			ret = shard_tap_rx(sh);
 			if (ret)
 				return ret;
