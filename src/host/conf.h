@@ -57,6 +57,8 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
  * @max_flows:		flow table size (split among the shards)
  * @shards:		event-loop threads, one tap queue each
  * @no_peek_off:	do not use SO_PEEK_OFF even if the kernel has it
+ * @no_place:		copy TCP payload into the guest's buffers, never peek
+ *			it there (vhost-user)
  * @stats_file:		where counters go at exit and on SIGUSR1 (NULL: stderr)
  * @fwd:		published port ranges
  * @nfwd:		entries in @fwd
@@ -102,6 +104,7 @@ struct conf {
 	uint32_t max_flows;
 	unsigned shards;
 	bool no_peek_off;
+	bool no_place;
 	const char *stats_file;
 	struct fwd_spec fwd[CONF_MAX_FWD];
 	unsigned nfwd;

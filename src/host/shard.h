@@ -135,6 +135,10 @@ struct shard_group {
  *		not wait for the next one)
  * @edge_tick_ns: when the edge's tick is due next
  * @stalled:	the edge had no room: flows wait in @txq
+ * @can_place:	the edge places TCP payload in the guest's buffers and the
+ *		guest takes partial checksums (the payload is never read)
+ * @placed:	per frame slot: its payload is in the edge's reservation
+ * @nplaced:	slots with @placed set
  */
 struct shard {
 	struct core core;
@@ -172,6 +176,9 @@ struct shard {
 	bool edge_lost;
 	uint64_t edge_tick_ns;
 	bool stalled;
+	bool can_place;
+	bool placed[EDGE_PLACE_SLOTS];
+	unsigned nplaced;
 };
 
 /**

@@ -359,33 +359,37 @@ void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events)
 }
 
 /**
- * sock_tcp_peek() - peek the next bytes of a flow into a frame slot
+ * sock_tcp_peek() - peek the next bytes of a flow into a frame slot, or
+ * into the guest's own buffers
  * @sh:		shard
  * @f:		flow
- * @buf:	destination (payload position in the slot)
- * @len:	bytes wanted
+ * @iov:	destination from @iov[1] on (@iov[0] is ours, for the
+ *		fallback's discard)
+ * @iovcnt:	entries from @iov[1] on
  * @off:	offset past the first unacknowledged byte (fallback only)
  *
  * #syscalls recvfrom recvmsg
  * Return: bytes peeked, 0 at end of stream, or -errno
  */
 static ssize_t sock_tcp_peek(struct shard *sh, struct tcp_flow *f,
-			     uint8_t *buf, uint32_t len, uint32_t off)
+			     struct iovec *iov, unsigned iovcnt, uint32_t off)
 {
+	struct msghdr mh = { .msg_iov = iov + 1, .msg_iovlen = iovcnt };
 	ssize_t n;
 
 	if (sh->peek_off) {
 		do
-			n = recv(f->sock, buf, len, MSG_PEEK | MSG_DONTWAIT);
+			n = iovcnt == 1 ?
+				    recv(f->sock, iov[1].iov_base,
+					 iov[1].iov_len, MSG_PEEK | MSG_DONTWAIT) :
+				    recvmsg(f->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
 		while (n < 0 && errno == EINTR);
 		return n < 0 ? -errno : n;
 	} else {
-		struct iovec iov[2] = {
-			{ .iov_base = sh->discard, .iov_len = off },
-			{ .iov_base = buf, .iov_len = len },
-		};
-		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-
+		iov[0].iov_base = sh->discard;
+		iov[0].iov_len = off;
+		mh.msg_iov = iov;
+		mh.msg_iovlen = iovcnt + 1;
 		ASSERT(off <= sh->discard_len);
 		do
 			n = recvmsg(f->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
@@ -398,6 +402,48 @@ static ssize_t sock_tcp_peek(struct shard *sh, struct tcp_flow *f,
 		return (sh->hflags[tcp_flow_idx(&sh->core, f)] & HF_RDHUP) ?
 			       0 : -EAGAIN;
 	}
+}
+
+/**
+ * sock_tcp_place() - peek a flow's next bytes straight into the guest's
+ * receive buffers, and build the frame's headers in the next slot
+ * @sh:		shard
+ * @f:		flow
+ * @want:	bytes wanted
+ * @off:	offset past the first unacknowledged byte (fallback only)
+ *
+ * Frames queued before go out first, so that the guest sees them in order.
+ *
+ * Return: bytes peeked, 0 at end of stream, -errno, or -ENOBUFS if the
+ * edge cannot place now (the caller peeks into a slot)
+ */
+static ssize_t sock_tcp_place(struct shard *sh, struct tcp_flow *f,
+			      uint32_t want, uint32_t off)
+{
+	struct iovec iov[EDGE_PLACE_IOV + 1];
+	struct core *c = &sh->core;
+	struct edge *e = sh->edge;
+	unsigned slot;
+	ssize_t n;
+	int cnt;
+
+	if (sh->fx.nframes > sh->nplaced)
+		shard_flush_frames(sh);
+	slot = sh->fx.nframes;
+	cnt = e->ops->place(e, sh->q, slot, tcp_payload_off(c, f), want,
+			    iov + 1, EDGE_PLACE_IOV);
+	if (cnt <= 0)
+		return -ENOBUFS;
+	n = sock_tcp_peek(sh, f, iov, (unsigned)cnt, off);
+	if (n > 0) {
+		tcp_build_data(c, f, &sh->fx, (uint32_t)n, sh->now_ns);
+		if (sh->fx.nframes == slot + 1) {
+			sh->placed[slot] = true;
+			sh->nplaced++;
+		}
+	}
+	e->ops->place_end(e, sh->q, slot, sh->placed[slot] ? (size_t)n : 0);
+	return n;
 }
 
 /**
@@ -426,10 +472,21 @@ static void sock_tcp_tx_flow(struct shard *sh, struct tcp_flow *f)
 			}
 			continue;
 		}
-		n = sock_tcp_peek(sh, f, slot + tcp_payload_off(c, f), want,
-				  off);
+		n = sh->can_place ? sock_tcp_place(sh, f, want, off) : -ENOBUFS;
+		if (n == -ENOBUFS) {
+			/* placing may have flushed: the next slot again */
+			struct iovec iov[2] = {
+				[1] = { .iov_base = fx_slot_next(&sh->fx) +
+						    tcp_payload_off(c, f),
+					.iov_len = want },
+			};
+
+			n = sock_tcp_peek(sh, f, iov, 1, off);
+			if (n > 0)
+				tcp_build_data(c, f, &sh->fx, (uint32_t)n,
+					       sh->now_ns);
+		}
 		if (n > 0) {
-			tcp_build_data(c, f, &sh->fx, (uint32_t)n, sh->now_ns);
 			room -= (uint32_t)n;
 			off += (uint32_t)n;
 			if ((uint32_t)n < want)

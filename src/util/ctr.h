@@ -39,6 +39,8 @@
 	X(EDGE_VU_KICK_RACE, "chains found by the look after re-enabling kicks") \
 	X(EDGE_VU_RX_HELD, "times frames waited for the guest's receive buffers") \
 	X(EDGE_VU_RX_NOBUF, "frames dropped: the guest's receive ring and our backlog full") \
+	X(EDGE_VU_PLACED, "frames whose payload went from the socket straight into guest buffers") \
+	X(EDGE_VU_PLACE_STALE, "placed frames lost: the ring stopped before they were complete") \
 	/* shards: frames and connections crossing between them */         \
 	X(SHARD_FRAMES_PASSED, "frames passed on to another shard")         \
 	X(SHARD_FRAMES_TAKEN, "frames taken from another shard's mailbox")  \
