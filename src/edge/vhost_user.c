@@ -148,6 +148,9 @@ struct vu_placed {
  * @placed:	reservations by frame slot (EDGE_PLACE_SLOTS)
  * @epoch:	bumped when the receive ring stops or the memory changes:
  *		reservations made before are void
+ * @starved:	a reservation found the receive ring empty and asked for a
+ *		kick: the shard produces nothing until the next wake-up
+ * @rx_kicks:	receive kicks were asked for by a starved reservation
  */
 struct vu_pair {
 	pthread_mutex_t lock;
@@ -160,6 +163,8 @@ struct vu_pair {
 	size_t bstart, bend;
 	struct vu_placed *placed;
 	unsigned epoch;
+	bool starved;
+	bool rx_kicks;
 };
 
 /**
@@ -974,6 +979,7 @@ static int vu_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 	/* the kicks: clear them (the inner epoll reports them until read) */
 	nev = epoll_wait(p->epfd, ev, 2, 0);
 	pthread_mutex_lock(&p->lock);
+	p->starved = false; /* a wake-up: look for buffers again */
 	for (i = 0; i < nev; i++) {
 		int kfd = p->ring[ev[i].data.u32 & 1].kick;
 
@@ -1258,7 +1264,8 @@ static int vu_flush(struct edge *e, unsigned q)
 }
 
 /**
- * vu_tx_full() - are frames waiting for room in the guest's receive ring?
+ * vu_tx_full() - are frames waiting for room in the guest's receive ring,
+ * or did it have none for a frame to be placed?
  * @e:	edge
  * @q:	queue pair
  *
@@ -1269,7 +1276,8 @@ static bool vu_tx_full(const struct edge *e, unsigned q)
 {
 	const struct vu *vu = e->priv;
 
-	return vu->pair[q].bend - vu->pair[q].bstart > QVU_FULL;
+	return vu->pair[q].bend - vu->pair[q].bstart > QVU_FULL ||
+	       vu->pair[q].starved;
 }
 
 /**
@@ -1284,11 +1292,16 @@ static bool vu_tx_full(const struct edge *e, unsigned q)
  * @iovmax:	entries @iov has
  *
  * Held frames go first: while any wait, nothing is reserved. Fewer
- * chains than @max needs is fine (the caller writes less).
+ * chains than @max needs is fine (the caller writes less). An empty ring
+ * asks the guest for a kick when it adds buffers (and looks once more,
+ * for buffers added before it could see that), and makes vu_tx_full()
+ * say so until the shard's next wake-up: frames wait in the host socket,
+ * not in a copy.
  *
  * Return: entries in @iov, with the pair locked until vu_reserve_end();
- * -ENOBUFS if the guest has no room now (or chains too small to be worth
- * it), -EIO if the ring is not running (not locked then)
+ * -EBUSY if the ring is empty (stop producing), -ENOBUFS if frames are
+ * held or the chains are too small to be worth it (copy this one), -EIO
+ * if the ring is not running (not locked then)
  */
 static int vu_reserve(struct edge *e, unsigned q, unsigned slot, size_t hdr,
 		      size_t max, struct iovec *iov, unsigned iovmax)
@@ -1329,6 +1342,18 @@ static int vu_reserve(struct edge *e, unsigned q, unsigned slot, size_t hdr,
 			ret = -EIO;
 			goto out;
 		}
+		if (!ret && !pl->nb) {
+			uint16_t seen = virtq_kick_on_more(&r->vq);
+
+			p->rx_kicks = true;
+			if ((uint16_t)(virtq_avail(&r->vq) + r->vq.last_avail) != seen) {
+				VU_CTR(e, q, EDGE_VU_KICK_RACE);
+				continue;
+			}
+			p->starved = true;
+			ret = -EBUSY;
+			goto out;
+		}
 		if (!ret)
 			break;
 		for (k = 0; k < el.niov && got < want && n < iovmax; k++) {
@@ -1359,8 +1384,14 @@ static int vu_reserve(struct edge *e, unsigned q, unsigned slot, size_t hdr,
 		if (got < hdr)
 			break; /* the headers must fit in the first chain */
 	}
-	if (got > hdr)
+	if (got > hdr) {
+		if (p->rx_kicks) {
+			/* buffers again: no kicks needed while we find some */
+			virtq_kick_enable(&r->vq, false);
+			p->rx_kicks = false;
+		}
 		return (int)n; /* locked until vu_reserve_end() */
+	}
 	/* nothing worth it: give back what we took, the last taken */
 	r->vq.last_avail = (uint16_t)(r->vq.last_avail - pl->nb);
 	pl->nb = 0;

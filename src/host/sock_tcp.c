@@ -414,8 +414,9 @@ static ssize_t sock_tcp_peek(struct shard *sh, struct tcp_flow *f,
  *
  * Frames queued before go out first, so that the guest sees them in order.
  *
- * Return: bytes peeked, 0 at end of stream, -errno, or -ENOBUFS if the
- * edge cannot place now (the caller peeks into a slot)
+ * Return: bytes peeked, 0 at end of stream, -errno, -ENOBUFS if the
+ * edge cannot place now (the caller peeks into a slot), or -EBUSY if the
+ * guest has no room (the caller stops)
  */
 static ssize_t sock_tcp_place(struct shard *sh, struct tcp_flow *f,
 			      uint32_t want, uint32_t off)
@@ -427,11 +428,16 @@ static ssize_t sock_tcp_place(struct shard *sh, struct tcp_flow *f,
 	ssize_t n;
 	int cnt;
 
-	if (sh->fx.nframes > sh->nplaced)
+	if (sh->fx.nframes > sh->nplaced) {
 		shard_flush_frames(sh);
+		if (shard_edge_full(sh))
+			return -EBUSY;
+	}
 	slot = sh->fx.nframes;
 	cnt = e->ops->place(e, sh->q, slot, tcp_payload_off(c, f), want,
 			    iov + 1, EDGE_PLACE_IOV);
+	if (cnt == -EBUSY)
+		return -EBUSY;
 	if (cnt <= 0)
 		return -ENOBUFS;
 	n = sock_tcp_peek(sh, f, iov, (unsigned)cnt, off);
@@ -473,6 +479,12 @@ static void sock_tcp_tx_flow(struct shard *sh, struct tcp_flow *f)
 			continue;
 		}
 		n = sh->can_place ? sock_tcp_place(sh, f, want, off) : -ENOBUFS;
+		if (n == -EBUSY) {
+			/* the guest has no buffers: go on when it posts
+			 * some (its kick wakes us) */
+			sh->stalled = true;
+			return;
+		}
 		if (n == -ENOBUFS) {
 			/* placing may have flushed: the next slot again */
 			struct iovec iov[2] = {
