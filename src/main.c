@@ -439,7 +439,7 @@ int main(int argc, char **argv)
 	info("serving %s: guest %s/%u, gateway %s%s, MTU %u, %u published port(s), %u shard(s)",
 	     where, a, conf.prefix_len, g,
 	     conf.map_gw ? " (= host loopback)" : "", conf.mtu,
-	     sh->nlisteners, grp.n);
+	     fwd_count(sh), grp.n);
 	if (conf.ipv6) {
 		char a6[INET6_ADDRSTRLEN], g6[INET6_ADDRSTRLEN];
 

@@ -284,21 +284,26 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
  * @fd:		accepted socket, non-blocking
  * @sa:		peer address (struct sockaddr_in or sockaddr_in6)
  * @guest_port:	guest port to connect to
+ * @gaddr:	guest address to connect to (ADDR_LEN bytes), or NULL for
+ *		the configured one of the client's family
  *
- * The guest sees the client as fwd_peer_src() says.
+ * The guest sees the client as fwd_peer_src() says (as the gateway when
+ * @gaddr is of the other family: fwd_src_for()).
  *
  * #syscalls close epoll_ctl
  */
 void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
-		       uint16_t guest_port)
+		       uint16_t guest_port, const uint8_t *gaddr)
 {
 	uint8_t src[ADDR_LEN];
 	struct tcp_flow *f;
 	uint16_t port;
 
 	fwd_peer_src(&sh->core, sa, src, &port);
-	f = tcp_host_accepted(&sh->core, src, port, guest_port, fd,
-			      sh->now_ns, &sh->fx);
+	if (gaddr)
+		fwd_src_for(&sh->core, gaddr, src);
+	f = tcp_host_accepted_at(&sh->core, gaddr, src, port, guest_port, fd,
+				 sh->now_ns, &sh->fx);
 	if (!f) {
 		close(fd);
 		return;
