@@ -625,6 +625,7 @@ int shard_run(struct shard *sh,
 			case EP_SIGNAL:
 			case EP_PIDFD:
 			case EP_NSWATCH:
+			case EP_CTL:
 				if (on_other(sh, d, arg))
 					return 0;
 				break;

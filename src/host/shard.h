@@ -31,6 +31,8 @@ enum ep_type {
 	EP_SPLICE,	/* splice.c: spliced sockets, namespace helper */
 	EP_EDGE_LISTEN,	/* a socket edge's listening socket */
 	EP_EDGE_CTL,	/* an edge's control connection (vhost-user) */
+	EP_CTL,		/* main thread's control fds: slirp4netns exit fd,
+			 * API socket and its connections (ctl/s4n_api.h) */
 	EP_TYPE_NUM
 };
 
@@ -219,6 +221,8 @@ void mbox_kick(struct shard *sh);
 void mbox_rx(struct shard *sh);
 
 /* sock_tcp.c */
+void sock_bind_out(const struct conf *c, int fd,
+		   const struct sockaddr_storage *dst);
 bool sock_tcp_peek_off_supported(void);
 void sock_tcp_intent(struct shard *sh, const struct fx_intent *it);
 void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events);

@@ -61,6 +61,7 @@ static int sock_udp_open(struct shard *sh, struct udp_flow *f,
 		}
 		return ret;
 	}
+	sock_bind_out(sh->conf, fd, &sa);
 	if (connect(fd, (struct sockaddr *)&sa, sl) ||
 	    epoll_ctl(sh->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		ret = -errno;
