@@ -22,6 +22,10 @@
  * - the fds (-e exit, -r ready) and the API socket (-a, ctl/s4n_api.c)
  *   are struct s4n_conf, served by main.c.
  *
+ * slipway serves the tap with one shard here (one queue): rootlesskit
+ * creates tap0 before it starts us, as a single-queue device, and a
+ * multi-queue open of it fails.
+ *
  * Deliberate differences: --enable-sandbox and --enable-seccomp are
  * accepted and do nothing yet; an MTU of 65521 (slirp4netns's maximum)
  * runs as 65520, slipway's; connections from host loopback to published
@@ -433,6 +437,10 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 	av[n++] = "--address";
 	av[n++] = addr_s;
 	av[n++] = "--no-splice";
+	/* one queue: a client may have made the tap already, without
+	 * IFF_MULTI_QUEUE (rootlesskit does), and then only one fits */
+	av[n++] = "--shards";
+	av[n++] = "1";
 	if (!configure)
 		av[n++] = "--no-config";
 	if (no_lo)
