@@ -51,12 +51,16 @@
  * @fd:		socket, or -1: a free slot
  * @seq:	accept order (the oldest goes first when all slots are used)
  * @len:	request bytes in @buf
+ * @draining:	answered early (too large): what the client still sends is
+ *		read and dropped until its end, so closing does not reset
+ *		the connection before it reads the reply
  * @buf:	the request so far (one more byte for a NUL)
  */
 struct s4n_conn {
 	int fd;
 	uint64_t seq;
 	size_t len;
+	bool draining;
 	char buf[S4N_API_REQ_MAX + 1];
 };
 
@@ -333,6 +337,7 @@ static void s4n_conn_close(struct s4n_api *a, struct s4n_conn *c)
 	close(c->fd); /* leaves the epoll set with it */
 	c->fd = -1;
 	c->len = 0;
+	c->draining = false;
 }
 
 /**
@@ -403,7 +408,7 @@ static void s4n_accept(struct s4n_api *a)
  * @a:		API state
  * @c:		connection
  *
- * #syscalls recvfrom
+ * #syscalls recvfrom sendto shutdown
  */
 static void s4n_conn_read(struct s4n_api *a, struct s4n_conn *c)
 {
@@ -418,6 +423,10 @@ static void s4n_conn_read(struct s4n_api *a, struct s4n_conn *c)
 		if (n == 0) {
 			eof = true;
 			break;
+		}
+		if (n > 0 && c->draining) {
+			c->len = 0;
+			continue;
 		}
 		if (n < 0) {
 			if (errno == EINTR)
@@ -434,10 +443,19 @@ static void s4n_conn_read(struct s4n_api *a, struct s4n_conn *c)
 			char *r = e ? json_dumps(e, JSON_COMPACT) : NULL;
 
 			json_decref(e);
-			s4n_conn_reply(a, c, r);
+			if (r && send(c->fd, r, strlen(r),
+				      MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+				debug("API: error reply not sent");
 			free(r);
-			return;
+			shutdown(c->fd, SHUT_WR);
+			c->draining = true;
+			c->len = 0;
 		}
+	}
+	if (c->draining) {
+		if (eof)
+			s4n_conn_close(a, c);
+		return;
 	}
 	if (!eof) {
 		/* answer a complete request without waiting for EOF */
