@@ -87,6 +87,15 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
  * @guest6:		the guest's IPv6 address: @prefix6::15
  * @gw6:		the gateway's IPv6 address: @prefix6::2
  * @dns6:		the DNS forwarder's IPv6 address: @prefix6::3
+ * @userns_path:	--netns: join this user namespace first (slirp4netns
+ *			mode: --userns-path, or the target PID's), or NULL
+ * @mac_set:		give the tap @mac (slirp4netns --macaddress)
+ * @mac:		with @mac_set: the guest's MAC address
+ * @out4_set:		bind outbound IPv4 sockets to @out4 (slirp4netns
+ *			--outbound-addr); not for host loopback targets
+ * @out4:		with @out4_set: the address, port 0
+ * @out6_set:		bind outbound IPv6 sockets to @out6 (--outbound-addr6)
+ * @out6:		with @out6_set: the address, port 0
  */
 struct conf {
 	const char *netns;
@@ -126,6 +135,13 @@ struct conf {
 	unsigned nnsfwd;
 	bool ipv6;
 	struct in6_addr prefix6, guest6, gw6, dns6;
+	const char *userns_path;
+	bool mac_set;
+	uint8_t mac[6];
+	bool out4_set;
+	struct sockaddr_in out4;
+	bool out6_set;
+	struct sockaddr_in6 out6;
 };
 
 /* --ipv6-prefix default: a unique local /64 (RFC 4193), fixed like 10.0.2.0 */

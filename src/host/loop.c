@@ -233,9 +233,11 @@ void shard_fini(struct shard *sh)
 			close(u->sock);
 	}
 	for (i = 0; i < sh->nlisteners; i++)
-		close(sh->listeners[i].fd);
+		if (sh->listeners[i].fd >= 0)
+			close(sh->listeners[i].fd);
 	for (i = 0; i < sh->nulisteners; i++)
-		close(sh->ulisteners[i].fd);
+		if (sh->ulisteners[i].fd >= 0)
+			close(sh->ulisteners[i].fd);
 	free(sh->listeners);
 	free(sh->ulisteners);
 	free(sh->upeer);
@@ -638,6 +640,7 @@ int shard_run(struct shard *sh,
 			case EP_SIGNAL:
 			case EP_PIDFD:
 			case EP_NSWATCH:
+			case EP_CTL:
 				if (on_other(sh, d, arg))
 					return 0;
 				break;

@@ -141,6 +141,35 @@ static void sock_setup(struct shard *sh, int fd)
 }
 
 /**
+ * sock_bind_out() - bind an outbound socket to the configured source
+ * address (slirp4netns --outbound-addr[6]), unless it goes to loopback
+ * @c:		configuration
+ * @fd:		new socket
+ * @dst:	where it will connect (its family is the socket's)
+ *
+ * A failure leaves the socket unbound: the address was tried at start-up.
+ *
+ * #syscalls bind
+ */
+void sock_bind_out(const struct conf *c, int fd,
+		   const struct sockaddr_storage *dst)
+{
+	const struct sockaddr_in *d4 = (const struct sockaddr_in *)dst;
+	const struct sockaddr_in6 *d6 = (const struct sockaddr_in6 *)dst;
+
+	if (dst->ss_family == AF_INET && c->out4_set &&
+	    (ntohl(d4->sin_addr.s_addr) >> 24) != 127) {
+		if (bind(fd, (const struct sockaddr *)&c->out4, sizeof(c->out4)))
+			debug("bind to --outbound-addr: %s", strerror(errno));
+	} else if (dst->ss_family == AF_INET6 && c->out6_set &&
+		   !IN6_IS_ADDR_LOOPBACK(&d6->sin6_addr) &&
+		   !IN6_IS_ADDR_V4MAPPED(&d6->sin6_addr)) {
+		if (bind(fd, (const struct sockaddr *)&c->out6, sizeof(c->out6)))
+			debug("bind to --outbound-addr6: %s", strerror(errno));
+	}
+}
+
+/**
  * sock_connect() - open and connect the host socket of a guest flow
  * @sh:	shard
  * @f:	flow (TCPS_HOST_CONNECTING)
@@ -170,6 +199,7 @@ static void sock_connect(struct shard *sh, struct tcp_flow *f,
 	f->sock = fd;
 	sh->hflags[idx] &= HF_TX_PENDING;
 	sock_setup(sh, fd);
+	sock_bind_out(sh->conf, fd, &sa);
 	if (connect(fd, (struct sockaddr *)&sa, sl) == 0) {
 		sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
 		sock_space_update(sh, f, false);
@@ -284,21 +314,26 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
  * @fd:		accepted socket, non-blocking
  * @sa:		peer address (struct sockaddr_in or sockaddr_in6)
  * @guest_port:	guest port to connect to
+ * @gaddr:	guest address to connect to (ADDR_LEN bytes), or NULL for
+ *		the configured one of the client's family
  *
- * The guest sees the client as fwd_peer_src() says.
+ * The guest sees the client as fwd_peer_src() says (as the gateway when
+ * @gaddr is of the other family: fwd_src_for()).
  *
  * #syscalls close epoll_ctl
  */
 void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
-		       uint16_t guest_port)
+		       uint16_t guest_port, const uint8_t *gaddr)
 {
 	uint8_t src[ADDR_LEN];
 	struct tcp_flow *f;
 	uint16_t port;
 
 	fwd_peer_src(&sh->core, sa, src, &port);
-	f = tcp_host_accepted(&sh->core, src, port, guest_port, fd,
-			      sh->now_ns, &sh->fx);
+	if (gaddr)
+		fwd_src_for(&sh->core, gaddr, src);
+	f = tcp_host_accepted_at(&sh->core, gaddr, src, port, guest_port, fd,
+				 sh->now_ns, &sh->fx);
 	if (!f) {
 		close(fd);
 		return;

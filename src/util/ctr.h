@@ -126,6 +126,7 @@
 	X(UDP_FLOWS_OPENED6, "of the UDP flows opened, IPv6 ones")          \
 	X(UDP_FLOWS_EXPIRED, "UDP flows closed after idling")               \
 	X(UDP_FLOWS_GUEST_GONE, "UDP flows forgotten: the guest went away") \
+	X(UDP_FLOWS_UNPUBLISHED, "UDP flows forgotten: their port was removed") \
 	X(UDP_FLOWS_TABLE_FULL, "datagrams dropped: UDP flow table full")   \
 	X(UDP_SOCK_FAIL, "datagrams dropped: no host socket")               \
 	X(UDP_SEND_ERRORS, "host UDP send failures")                        \
