@@ -36,7 +36,9 @@ size_t core_mem_size(const struct core_conf *conf)
 	       (size_t)core_nbuckets(conf->max_flows) * sizeof(uint32_t) +
 	       (size_t)conf->max_flows * sizeof(uint32_t) +
 	       (size_t)conf->max_udp_flows * sizeof(struct udp_flow) +
-	       (size_t)core_nbuckets(conf->max_udp_flows) * sizeof(uint32_t);
+	       (size_t)core_nbuckets(conf->max_udp_flows) * sizeof(uint32_t) +
+	       (size_t)conf->ooo_slots * (sizeof(struct tcp_ooo) + TCP_OOO_SLOT) +
+	       8; /* the ooo slots are 8-byte aligned */
 }
 
 /**
@@ -82,6 +84,7 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
 	    (conf->vnet_hdr_len != 0 && conf->vnet_hdr_len != 10 &&
 	     conf->vnet_hdr_len != 12) ||
 	    conf->ws_shift > 14 || conf->max_udp_flows > (1U << 24) ||
+	    conf->ooo_slots > 4096 ||
 	    (conf->gso_max && (!conf->csum_offload ||
 			       conf->gso_max > 65535 - IP4_HLEN - TCP_HLEN)))
 		return -EINVAL;
@@ -104,6 +107,11 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
 	p += (size_t)conf->max_udp_flows * sizeof(struct udp_flow);
 	c->nubuckets = core_nbuckets(conf->max_udp_flows);
 	c->ubuckets = (uint32_t *)(void *)p;
+	p += (size_t)c->nubuckets * sizeof(uint32_t);
+	p = (uint8_t *)(((uintptr_t)p + 7) & ~(uintptr_t)7);
+	c->ooo = (struct tcp_ooo *)(void *)p;
+	p += (size_t)conf->ooo_slots * sizeof(struct tcp_ooo);
+	c->ooo_data = p;
 	for (i = 0; i < conf->max_udp_flows; i++)
 		c->uflows[i].next = (i + 1 < conf->max_udp_flows) ? i + 2 : 0;
 	c->ufree_head = conf->max_udp_flows ? 1 : 0;

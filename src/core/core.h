@@ -196,6 +196,8 @@ struct vnet_hdr {
  * @shard_id:		this core's shard (0 .. @nshards - 1)
  * @nshards:		shards serving the edge (0 or 1: this core sees
  *			every frame and never passes one on)
+ * @ooo_slots:		guest TCP segments that may wait for a gap before
+ *			them to be filled (0: none, they are dropped)
  */
 /**
  * struct dhcp4_conf - what the DHCPv4 server offers (network order)
@@ -255,6 +257,7 @@ struct core_conf {
 	bool dhcp6;
 	uint8_t shard_id;
 	uint8_t nshards;
+	uint32_t ooo_slots;
 };
 
 /* Socket intents for the host layer */
@@ -381,6 +384,9 @@ struct udp_flow;
  * @ended:	TCP flows that ended here lately (flow_ended_here()): a
  *		tuple hash and the time it ended, in ms of @now_ns
  * @now_ns:	the time of the input or timer being handled
+ * @ooo:	guest segments that came before a gap, held until it is
+ *		filled, conf.ooo_slots entries (tcp.c)
+ * @ooo_data:	their payload, TCP_OOO_SLOT bytes each
  */
 struct core {
 	struct core_conf conf;
@@ -409,6 +415,8 @@ struct core {
 		uint32_t ms;
 	} ended[256];
 	uint64_t now_ns;
+	struct tcp_ooo *ooo;
+	uint8_t *ooo_data;
 };
 
 /**

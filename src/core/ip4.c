@@ -57,8 +57,9 @@ static bool ip4_addr_unusable(const struct core *c, uint32_t a_be)
  * @now_ns:	monotonic time
  * @fx:		effects out
  *
- * The header checksum is not verified: the guest's kernel wrote it and the
- * edge is memory, not a wire (DESIGN law 2).
+ * The header checksum is verified (twenty bytes a packet, however large:
+ * a damaged header must not send a flow's bytes elsewhere); the payload's
+ * is not, the edge being memory, not a wire (DESIGN law 2).
  */
 void ip4_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 	       uint64_t now_ns, struct fx *fx)
@@ -76,6 +77,10 @@ void ip4_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 	tot = rd16(ip + 2);
 	if (ihl < IP4_HLEN || tot < ihl || tot > v.len) {
 		CTR_INC(c, IP4_DROP_BAD_LEN);
+		return;
+	}
+	if (csum_fold(csum_partial(ip, ihl, 0)) != 0xffff) {
+		CTR_INC(c, IP4_DROP_BAD_CSUM);
 		return;
 	}
 	if (rd16(ip + 6) & 0x3fff) { /* MF or a fragment offset */

@@ -383,6 +383,141 @@ static void tcp_ack_every(struct core *c, struct tcp_flow *f, struct fx *fx)
 }
 
 /**
+ * tcp_ooo_drop() - free the ooo slots a flow holds
+ * @c:		core
+ * @f:		flow
+ */
+static void tcp_ooo_drop(struct core *c, struct tcp_flow *f)
+{
+	uint32_t idx = tcp_flow_idx(c, f) + 1, i;
+
+	if (!(f->flags & TCPF_OOO))
+		return;
+	for (i = 0; i < c->conf.ooo_slots; i++)
+		if (c->ooo[i].flow == idx)
+			c->ooo[i].flow = 0;
+	f->flags &= (uint16_t)~TCPF_OOO;
+}
+
+/**
+ * tcp_ooo_hold() - keep a segment that came after a gap, until the gap is
+ * filled
+ * @c:		core
+ * @f:		flow
+ * @s:		the segment (beyond rcv_nxt)
+ *
+ * Without a free slot, or beyond the window we offered, it is dropped as
+ * before; a segment at the same place as one held is kept once (the
+ * longer).
+ */
+static void tcp_ooo_hold(struct core *c, struct tcp_flow *f,
+			 const struct tcp_seg *s)
+{
+	uint32_t idx = tcp_flow_idx(c, f) + 1, i, free_slot = UINT32_MAX;
+
+	if (!c->conf.ooo_slots || s->len > TCP_OOO_SLOT ||
+	    SEQ_GT(s->seq + s->len, f->adv_wnd_end))
+		return;
+	for (i = 0; i < c->conf.ooo_slots; i++) {
+		struct tcp_ooo *o = &c->ooo[i];
+
+		if (!o->flow) {
+			if (free_slot == UINT32_MAX)
+				free_slot = i;
+		} else if (o->flow == idx && o->seq == s->seq &&
+			   o->len >= s->len) {
+			return; /* we have it */
+		}
+	}
+	if (free_slot == UINT32_MAX) {
+		CTR_INC(c, TCP_OOO_FULL);
+		return;
+	}
+	c->ooo[free_slot] = (struct tcp_ooo){ .flow = idx, .seq = s->seq,
+					      .len = s->len,
+					      .fin = !!(s->flags & TH_FIN) };
+	memcpy(c->ooo_data + (size_t)free_slot * TCP_OOO_SLOT, s->data, s->len);
+	f->flags |= TCPF_OOO;
+	CTR_INC(c, TCP_OOO_HELD);
+}
+
+/**
+ * tcp_ooo_next() - the gap before a held segment was filled: write it (what
+ * of it is new) to the host socket
+ * @c:		core
+ * @f:		flow
+ * @fx:		effects out
+ *
+ * Held segments wholly before rcv_nxt go; the first one reaching past it
+ * becomes an FX_SOCK_SEND intent pointing into its slot, freed when the
+ * write is done (tcp_on_sock_sent(), which calls here again).
+ */
+static void tcp_guest_fin(struct core *c, struct tcp_flow *f, struct fx *fx);
+
+static void tcp_ooo_next(struct core *c, struct tcp_flow *f, struct fx *fx)
+{
+	uint32_t idx = tcp_flow_idx(c, f) + 1, i, best = UINT32_MAX;
+	bool left = false;
+	struct fx_intent *it;
+
+	if (!(f->flags & TCPF_OOO) || (f->flags & TCPF_GUEST_FIN))
+		return;
+	for (i = 0; i < c->conf.ooo_slots; i++) {
+		struct tcp_ooo *o = &c->ooo[i];
+
+		if (o->flow != idx)
+			continue;
+		if (SEQ_LT(o->seq + o->len, f->rcv_nxt) ||
+		    (o->seq + o->len == f->rcv_nxt && !o->fin)) {
+			o->flow = 0; /* nothing new in it */
+			continue;
+		}
+		left = true;
+		if (SEQ_LE(o->seq, f->rcv_nxt) &&
+		    (best == UINT32_MAX || o->seq + o->len -
+		     c->ooo[best].seq - c->ooo[best].len < 0x80000000U))
+			best = i; /* reaches furthest */
+	}
+	if (!left) {
+		f->flags &= (uint16_t)~TCPF_OOO;
+		return;
+	}
+	if (best == UINT32_MAX)
+		return; /* a gap still */
+	if (c->ooo[best].seq + c->ooo[best].len == f->rcv_nxt) {
+		/* all written already but its FIN */
+		c->ooo[best].flow = 0;
+		tcp_guest_fin(c, f, fx);
+		return;
+	}
+	it = tcp_intent(c, fx, FX_SOCK_SEND, f);
+	it->data = c->ooo_data + (size_t)best * TCP_OOO_SLOT +
+		   (f->rcv_nxt - c->ooo[best].seq);
+	it->len = c->ooo[best].seq + c->ooo[best].len - f->rcv_nxt;
+	it->fin = c->ooo[best].fin;
+	CTR_INC(c, TCP_OOO_DELIVERED);
+}
+
+/**
+ * tcp_ooo_slot_of() - the ooo slot an intent's payload lies in
+ * @c:		core
+ * @data:	the payload
+ *
+ * Return: the slot index, or UINT32_MAX if it is not in one
+ */
+static uint32_t tcp_ooo_slot_of(const struct core *c, const uint8_t *data)
+{
+	size_t off;
+
+	if (!c->conf.ooo_slots || data < c->ooo_data)
+		return UINT32_MAX;
+	off = (size_t)(data - c->ooo_data);
+	if (off >= (size_t)c->conf.ooo_slots * TCP_OOO_SLOT)
+		return UINT32_MAX;
+	return (uint32_t)(off / TCP_OOO_SLOT);
+}
+
+/**
  * tcp_flow_end() - free a flow, handing its socket back to the host
  * @c:		core
  * @f:		flow
@@ -394,6 +529,7 @@ static void tcp_flow_end(struct core *c, struct tcp_flow *f, struct fx *fx,
 {
 	if (f->sock >= 0)
 		tcp_intent(c, fx, type, f);
+	tcp_ooo_drop(c, f);
 	flow_free(c, f);
 }
 
@@ -873,8 +1009,19 @@ static void tcp_established_input(struct core *c, struct tcp_flow *f,
 			goto out;
 		}
 		if (SEQ_GT(seq, f->rcv_nxt)) {
+			/* a segment was lost before this one: a duplicate
+			 * ACK for each that follows it, now, so that the
+			 * guest resends at once (fast retransmit) instead of
+			 * after its timeout; none is kept, so it resends the
+			 * rest too */
 			CTR_INC(c, TCP_DROP_OOO);
-			tcp_ack_later(c, f);
+			tcp_ooo_hold(c, f, s);
+			if (fx_slot_next(fx)) {
+				tcp_send_ctl(c, f, fx, TH_ACK, f->snd_nxt);
+				CTR_INC(c, TCP_DUPACKS);
+			} else {
+				tcp_ack_later(c, f);
+			}
 			goto out;
 		}
 		data += f->rcv_nxt - seq;
@@ -906,7 +1053,11 @@ void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
 		      const struct fx_intent *it, uint64_t now_ns,
 		      struct fx *fx)
 {
+	uint32_t slot = tcp_ooo_slot_of(c, it->data);
+
 	(void)now_ns;
+	if (slot != UINT32_MAX)
+		c->ooo[slot].flow = 0; /* written, or to be resent by the guest */
 	if (n < 0) {
 		if (n == -EAGAIN) {
 			n = 0;
@@ -930,6 +1081,8 @@ void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
 	CTR_ADD(c, TCP_GUEST_BYTES, (uint64_t)n);
 	if ((uint32_t)n == it->len && it->fin)
 		tcp_guest_fin(c, f, fx);
+	else if ((uint32_t)n == it->len)
+		tcp_ooo_next(c, f, fx); /* held segments the write reached */
 	/* one ACK per flow per batch of input frames, and one every
 	 * conf.ack_every segments' worth within it (DESIGN law 6) */
 	tcp_ack_later(c, f);

@@ -37,6 +37,23 @@ extern const char *const tcp_state_str[TCPS_STATE_NUM];
 #define TCPF_PERSIST 0x80	/* the timer is a zero-window probe */
 #define TCPF_ACK_LISTED 0x100	/* on the core's ack list */
 #define TCPF_RESET_HERE 0x200	/* we reset the guest: its tail may follow */
+#define TCPF_OOO 0x400		/* segments of it wait in the core's ooo slots */
+
+#define TCP_OOO_SLOT 65536	/* payload bytes an ooo slot holds */
+
+/**
+ * struct tcp_ooo - a guest segment held until the gap before it is filled
+ * @flow:	its flow's index + 1 (0: the slot is free)
+ * @seq:	sequence number of its first byte
+ * @len:	payload bytes (in the core's ooo_data, slot index * TCP_OOO_SLOT)
+ * @fin:	it carried FIN
+ */
+struct tcp_ooo {
+	uint32_t flow;
+	uint32_t seq;
+	uint32_t len;
+	bool fin;
+};
 
 /**
  * struct tcp_flow - one TCP connection between the guest and a host socket

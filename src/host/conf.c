@@ -107,6 +107,10 @@ static const char usage_text2[] =
 "                          received, within a batch too (default: 0, only\n"
 "                          once per batch of frames)\n"
 "  --no-peek-offset        do not use SO_PEEK_OFF (test the fallback)\n"
+"  --impair DIR:KIND=V[,..] testing: impair the guest's link; DIR up (guest\n"
+"                          to host) or down; KIND drop, dup, reorder,\n"
+"                          corrupt (V a percentage) or delay (V in ms)\n"
+"  --impair-seed N         seed of --impair's choices (default 1)\n"
 "  --no-place              vhost-user: copy TCP payload into guest buffers\n"
 "                          instead of peeking it there (for comparison)\n"
 "\n"
@@ -124,7 +128,7 @@ static const char usage_text2[] =
 
 enum {
 	OPT_NETNS = 256, OPT_NO_CONFIG, OPT_USERNS, OPT_NO_USERNS, OPT_CIDR,
-	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF, OPT_NO_PLACE,
+	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF, OPT_NO_PLACE, OPT_IMPAIR, OPT_IMPAIR_SEED,
 	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION, OPT_NO_DHCP, OPT_NO_DNS,
 	OPT_DNS_ADDR, OPT_RESOLV_CONF, OPT_MAX_UDP_FLOWS, OPT_UDP_TIMEOUT,
 	OPT_SHARDS, OPT_ACK_EVERY, OPT_NO_SPLICE, OPT_IPV6_PREFIX, OPT_NO_IPV6,
@@ -380,6 +384,8 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "ack-every", required_argument, NULL, OPT_ACK_EVERY },
 		{ "no-peek-offset", no_argument, NULL, OPT_NO_PEEK_OFF },
 		{ "no-place", no_argument, NULL, OPT_NO_PLACE },
+		{ "impair", required_argument, NULL, OPT_IMPAIR },
+		{ "impair-seed", required_argument, NULL, OPT_IMPAIR_SEED },
 		{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "debug", no_argument, NULL, 'd' },
@@ -401,6 +407,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	c->configure = true;
 	c->prefix_len = 24;
 	c->mtu = 65520;
+	c->impair.seed = 1;
 	c->map_gw = true;
 	c->max_flows = 16384;
 	v = (unsigned long)sysconf(_SC_NPROCESSORS_ONLN);
@@ -581,6 +588,17 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			break;
 		case OPT_NO_PLACE:
 			c->no_place = true;
+			break;
+		case OPT_IMPAIR:
+			if (impair_parse(&c->impair, optarg))
+				usage_error("bad --impair '%s': expected up|down:KIND=VALUE[,...] with KIND drop, dup, reorder, corrupt (a percentage, e.g. 1%%) or delay (e.g. 10ms)",
+					    optarg);
+			break;
+		case OPT_IMPAIR_SEED:
+			if (parse_uint(optarg, 0, UINT32_MAX, &v))
+				usage_error("bad --impair-seed '%s': expected a number",
+					    optarg);
+			c->impair.seed = v;
 			break;
 		case OPT_NO_PEEK_OFF:
 			c->no_peek_off = true;

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "host/impair.h"
+
 #define CONF_MAX_FWD 64
 #define CONF_ACK_EVERY_MAX 1024
 
@@ -59,6 +61,7 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
  * @no_peek_off:	do not use SO_PEEK_OFF even if the kernel has it
  * @no_place:		copy TCP payload into the guest's buffers, never peek
  *			it there (vhost-user)
+ * @impair:		--impair and --impair-seed (testing)
  * @stats_file:		where counters go at exit and on SIGUSR1 (NULL: stderr)
  * @fwd:		published port ranges
  * @nfwd:		entries in @fwd
@@ -114,6 +117,7 @@ struct conf {
 	unsigned shards;
 	bool no_peek_off;
 	bool no_place;
+	struct impair_conf impair;
 	const char *stats_file;
 	struct fwd_spec fwd[CONF_MAX_FWD];
 	unsigned nfwd;

@@ -14,12 +14,14 @@
 
 #include "core/udp.h"
 #include "host/dns_fwd.h"
+#include "host/impair.h"
 #include "host/shard.h"
 #include "host/splice.h"
 #include "util/log.h"
 
 #define FX_SLOTS 64
 #define FX_LOW_WATER 8
+#define SHARD_OOO_SLOTS 64 /* guest segments held past a gap: 4 MiB */
 _Static_assert(FX_SLOTS <= EDGE_PLACE_SLOTS, "every frame slot may be placed");
 #define RX_BATCHES_PER_EVENT 8
 #define FALLBACK_INFLIGHT (4U << 20)
@@ -125,6 +127,7 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 		cc.gso_max = shard_gso_max(e);
 	e->qctr[id] = sh->ctr;
 	cc.ack_every = conf->ack_every;
+	cc.ooo_slots = SHARD_OOO_SLOTS;
 	cc.ws_shift = 9; /* windows up to 32 MiB */
 	cc.max_flows = sh->max_flows;
 	cc.max_udp_flows = max_udp;
@@ -207,6 +210,11 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	    shard_ep_add(sh, sh->timerfd, EPOLLIN, EP_DATA(EP_TIMER, 0)))
 		return -errno;
 	sh->edge_gen = e->gen;
+	if (conf->impair.on) {
+		sh->imp = impair_new(&conf->impair, id);
+		if (!sh->imp)
+			return -ENOMEM;
+	}
 	return mbox_init(sh);
 }
 
@@ -238,6 +246,8 @@ void shard_fini(struct shard *sh)
 	for (i = 0; i < sh->nulisteners; i++)
 		if (sh->ulisteners[i].fd >= 0)
 			close(sh->ulisteners[i].fd);
+	impair_free(sh->imp);
+	sh->imp = NULL;
 	free(sh->listeners);
 	free(sh->ulisteners);
 	free(sh->upeer);
@@ -253,6 +263,36 @@ void shard_fini(struct shard *sh)
 	close(sh->timerfd);
 	if (sh->reserve_fd >= 0)
 		close(sh->reserve_fd);
+}
+
+/**
+ * shard_tx_result() - count what became of one frame written to the edge
+ * @sh:		shard
+ * @ret:	what the edge's tx (or tx_placed) said
+ * @len:	the frame's length (virtio-net header included)
+ */
+static void shard_tx_result(struct shard *sh, int ret, size_t len)
+{
+	if (ret == -ECONNRESET) {
+		sh->edge_lost = true; /* the end, without reconnect */
+		CTR_INC(&sh->core, EDGE_TX_DOWN);
+		return;
+	}
+	if (ret == -ENOBUFS)
+		return; /* no room in the guest: the edge counted it */
+	if (ret == -EIO) {
+		/* the guest's interface is down (not up yet, as before a
+		 * DHCP client starts): nobody to hear it */
+		CTR_INC(&sh->core, EDGE_TX_DOWN);
+		return;
+	}
+	if (ret) {
+		CTR_INC(&sh->core, EDGE_TX_ERRORS);
+		trace("edge write: %s", strerror(-ret));
+		return;
+	}
+	CTR_INC(&sh->core, EDGE_TX_FRAMES);
+	CTR_ADD(&sh->core, EDGE_TX_BYTES, len - sh->edge->vnet_hdr_len);
 }
 
 /**
@@ -276,30 +316,14 @@ void shard_flush_frames(struct shard *sh)
 			ret = sh->edge->ops->tx_placed(sh->edge, sh->q, i,
 						       iov.iov_base,
 						       iov.iov_len);
+		} else if (sh->imp &&
+			   impair_frame(sh->imp, IMPAIR_DOWN, iov.iov_base,
+					iov.iov_len, hl, sh->now_ns, sh->ctr)) {
+			continue; /* dropped, or held for later */
 		} else {
 			ret = sh->edge->ops->tx(sh->edge, sh->q, &iov, 1);
 		}
-
-		if (ret == -ECONNRESET) {
-			sh->edge_lost = true; /* the end, without reconnect */
-			CTR_INC(&sh->core, EDGE_TX_DOWN);
-			continue;
-		}
-		if (ret == -ENOBUFS)
-			continue; /* no room in the guest: the edge counted it */
-		if (ret == -EIO) {
-			/* the guest's interface is down (not up yet, as
-			 * before a DHCP client starts): nobody to hear it */
-			CTR_INC(&sh->core, EDGE_TX_DOWN);
-			continue;
-		}
-		if (ret) {
-			CTR_INC(&sh->core, EDGE_TX_ERRORS);
-			trace("edge write: %s", strerror(-ret));
-			continue;
-		}
-		CTR_INC(&sh->core, EDGE_TX_FRAMES);
-		CTR_ADD(&sh->core, EDGE_TX_BYTES, fx->frame_len[i] - hl);
+		shard_tx_result(sh, ret, iov.iov_len);
 	}
 	/* gathered frames point into the slots: out before they are reused */
 	if (fx->nframes && sh->edge->ops->flush &&
@@ -310,27 +334,60 @@ void shard_flush_frames(struct shard *sh)
 }
 
 /**
+ * shard_impair_release() - frames the impairment stage held whose time
+ * has come: to the core (from the guest) or to the edge (to the guest)
+ * @sh:	shard
+ */
+static void shard_impair_release(struct shard *sh)
+{
+	const uint8_t *p;
+	size_t len;
+	int dir;
+
+	while ((p = impair_due(sh->imp, sh->now_ns, &dir, &len))) {
+		if (dir == IMPAIR_UP) {
+			/* the copy is freed by the next impair_due(): carry
+			 * out what points into it first */
+			shard_input(sh, (struct pkt_view){ .p = p, .len = len },
+				    0);
+			shard_drain(sh);
+			continue;
+		}
+		shard_tx_result(sh, sh->edge->ops->tx(sh->edge, sh->q,
+			&(struct iovec){ .iov_base = (void *)p, .iov_len = len },
+			1), len);
+		/* a socket edge gathers: out before the copy is freed */
+		if (sh->edge->ops->flush &&
+		    sh->edge->ops->flush(sh->edge, sh->q) == -ECONNRESET)
+			sh->edge_lost = true;
+	}
+}
+
+/**
  * shard_drain() - carry out the intents the core queued
  * @sh:	shard
  *
- * Intents may queue more intents (results are reported back to the core);
- * the list is walked until it is empty.
+ * Intents may queue more intents (results are reported back to the core,
+ * and a write may let held segments follow it): the list is taken in
+ * rounds until it is empty, so that a chain of any length fits.
  */
 void shard_drain(struct shard *sh)
 {
-	unsigned i;
+	struct fx_intent round[FX_MAX_INTENTS];
+	unsigned i, n;
 
-	for (i = 0; i < sh->fx.nintents; i++) {
-		struct fx_intent it = sh->fx.intents[i];
-
-		if (it.type >= FX_DGRAM_OPEN)
-			sock_udp_intent(sh, &it);
-		else
-			sock_tcp_intent(sh, &it);
-		if (sh->fx.nframes + FX_LOW_WATER >= sh->fx.nslots)
-			shard_flush_frames(sh);
+	while ((n = sh->fx.nintents)) {
+		memcpy(round, sh->fx.intents, n * sizeof(round[0]));
+		sh->fx.nintents = 0;
+		for (i = 0; i < n; i++) {
+			if (round[i].type >= FX_DGRAM_OPEN)
+				sock_udp_intent(sh, &round[i]);
+			else
+				sock_tcp_intent(sh, &round[i]);
+			if (sh->fx.nframes + FX_LOW_WATER >= sh->fx.nslots)
+				shard_flush_frames(sh);
+		}
 	}
-	sh->fx.nintents = 0;
 }
 
 /**
@@ -415,7 +472,9 @@ static void shard_edge_changed(struct shard *sh)
 	if (!e->ops->offloads)
 		return;
 	e->ops->offloads(e, &hl, &csum, &gso);
-	sh->can_place = e->ops->place && csum && !sh->conf->no_place;
+	/* the impairment stage works on copies of whole frames */
+	sh->can_place = e->ops->place && csum && !sh->conf->no_place &&
+			!sh->imp;
 	if (core_set_edge(&sh->core, hl, csum,
 			  gso && sh->conf->offload ? shard_gso_max(e) : 0))
 		warn("the guest's offloads make no sense: header %u", hl);
@@ -495,6 +554,11 @@ static int shard_tap_rx(struct shard *sh)
 				v[i].len - sh->edge->vnet_hdr_len);
 			if (sh->edge->vnet_hdr_len && v[i].len > 1 && v[i].p[1])
 				CTR_INC(&sh->core, EDGE_RX_GSO_FRAMES);
+			if (sh->imp &&
+			    impair_frame(sh->imp, IMPAIR_UP, v[i].p, v[i].len,
+					 sh->edge->vnet_hdr_len, sh->now_ns,
+					 sh->ctr))
+				continue; /* dropped, or held for later */
 			shard_input(sh, v[i], 0);
 		}
 		/* payload views die with the next rx: everything that
@@ -577,9 +641,18 @@ int shard_run(struct shard *sh,
 	sh->now_ns = now_mono_ns();
 	shard_rearm_timer(sh);
 	for (;;) {
-		int n = epoll_wait(sh->epfd, ev, ARRAY_SIZE(ev),
-				   sh->edge->rx_pending[sh->q] ? 0 :
-				   sh->edge->ops->tick ? EDGE_TICK_MS : -1), i;
+		int timeout = sh->edge->rx_pending[sh->q] ? 0 :
+			      sh->edge->ops->tick ? EDGE_TICK_MS : -1, n, i;
+
+		if (sh->imp && impair_next_ns(sh->imp) != UINT64_MAX) {
+			uint64_t due = impair_next_ns(sh->imp), now = now_mono_ns();
+			int ms = due <= now ? 0 : (int)MIN((due - now + 999999) / 1000000,
+							   1000U);
+
+			if (timeout < 0 || ms < timeout)
+				timeout = ms;
+		}
+		n = epoll_wait(sh->epfd, ev, ARRAY_SIZE(ev), timeout);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -654,6 +727,8 @@ int shard_run(struct shard *sh,
 			if (ret)
 				return ret;
 		}
+		if (sh->imp)
+			shard_impair_release(sh);
 		shard_end_of_batch(sh);
 		/* a guest that left or came moved the edge's generation on */
 		shard_edge_changed(sh);

@@ -146,6 +146,7 @@ struct shard_group {
  *		guest takes partial checksums (the payload is never read)
  * @placed:	per frame slot: its payload is in the edge's reservation
  * @nplaced:	slots with @placed set
+ * @imp:	--impair stage, or NULL
  */
 struct shard {
 	struct core core;
@@ -189,6 +190,7 @@ struct shard {
 	bool can_place;
 	bool placed[EDGE_PLACE_SLOTS];
 	unsigned nplaced;
+	struct impair *imp;
 };
 
 /**

@@ -39,6 +39,12 @@
 	X(EDGE_VU_KICK_RACE, "chains found by the look after re-enabling kicks") \
 	X(EDGE_VU_RX_HELD, "times frames waited for the guest's receive buffers") \
 	X(EDGE_VU_RX_NOBUF, "frames dropped: the guest's receive ring and our backlog full") \
+	X(IMPAIR_DROPPED, "--impair: frames dropped")                        \
+	X(IMPAIR_DUPLICATED, "--impair: frames sent twice")                  \
+	X(IMPAIR_REORDERED, "--impair: frames held back for others to overtake") \
+	X(IMPAIR_CORRUPTED, "--impair: frames with a flipped IPv4 header bit") \
+	X(IMPAIR_OVERFLOW, "--impair: frames passed on unimpaired (stage full)") \
+	X(IP4_DROP_BAD_CSUM, "IPv4 packets with a bad header checksum")      \
 	X(EDGE_VU_PLACED, "frames whose payload went from the socket straight into guest buffers") \
 	X(EDGE_VU_PLACE_STALE, "placed frames lost: the ring stopped before they were complete") \
 	/* shards: frames and connections crossing between them */         \
@@ -79,6 +85,10 @@
 	X(TCP_DROP_BAD_HDR, "malformed TCP segments")                       \
 	X(TCP_DROP_BAD_ACK, "segments acknowledging unsent data")           \
 	X(TCP_DROP_OOO, "out-of-order segments dropped")                    \
+	X(TCP_DUPACKS, "duplicate ACKs sent for out-of-order segments")     \
+	X(TCP_OOO_HELD, "out-of-order guest segments held for the gap before them") \
+	X(TCP_OOO_DELIVERED, "held segments written once the gap was filled") \
+	X(TCP_OOO_FULL, "out-of-order guest segments dropped: every slot in use") \
 	X(TCP_DROP_DUP, "duplicate segments")                               \
 	X(TCP_DROP_AFTER_FIN, "data after the guest's FIN")                 \
 	X(TCP_DROP_STATE, "segments unexpected in the flow's state")        \

@@ -106,7 +106,9 @@ static struct {
 	bool v6[NTUPLES];	/* the tuple is an IPv6 one */
 } H;
 
-static _Alignas(64) uint8_t core_mem[8192];
+/* flows, and OOO_SLOTS held segments of TCP_OOO_SLOT bytes */
+#define OOO_SLOTS 4
+static _Alignas(64) uint8_t core_mem[8192 + OOO_SLOTS * (TCP_OOO_SLOT + 64)];
 static uint8_t *slots;
 
 static const uint8_t our_mac[6] = { 0x52, 0x56, 0x00, 0x00, 0x00, 0x02 };
@@ -313,6 +315,8 @@ static void do_connect(struct tcp_flow *f)
 static void do_send(struct tcp_flow *f, struct hsock *hs,
 		    const struct fx_intent *it)
 {
+	bool held = it->data >= H.c.ooo_data &&
+		    it->data < H.c.ooo_data + (size_t)OOO_SLOTS * TCP_OOO_SLOT;
 	uint32_t idx = it->flow, i;
 	uint8_t d = u8();
 	long n;
@@ -320,9 +324,17 @@ static void do_send(struct tcp_flow *f, struct hsock *hs,
 	FZ_CHECK(!hs->shut_wr);
 	FZ_CHECK(!(f->flags & TCPF_GUEST_FIN));
 	FZ_CHECK(it->len > 0 && it->data);
-	FZ_CHECK(H.frame && it->data >= H.frame &&
-		 it->data + it->len <= H.frame + H.frame_size);
-	if (H.structured)
+
+	if (held) {
+		/* a held segment whose gap was filled: inside its slot */
+		size_t off = (size_t)(it->data - H.c.ooo_data) % TCP_OOO_SLOT;
+
+		FZ_CHECK(off + it->len <= TCP_OOO_SLOT);
+	} else {
+		FZ_CHECK(H.frame && it->data >= H.frame &&
+			 it->data + it->len <= H.frame + H.frame_size);
+	}
+	if (H.structured && !held) /* a held one may be from any frame */
 		for (i = 0; i < it->len; i++)
 			FZ_CHECK(it->data[i] == pat_guest(f->rcv_nxt + i));
 
@@ -433,19 +445,22 @@ static void do_intent(const struct fx_intent *it)
 	}
 }
 
-/* like shard_drain(): intents may queue more intents */
+/* like shard_drain(): intents may queue more intents, in rounds */
 static void drain(void)
 {
-	unsigned i;
+	unsigned i, n;
 
 	check_new_frames();
-	for (i = 0; i < H.fx.nintents; i++) {
-		struct fx_intent it = H.fx.intents[i];
+	while ((n = H.fx.nintents)) {
+		struct fx_intent round[FX_MAX_INTENTS];
 
-		do_intent(&it);
-		maybe_flush();
+		memcpy(round, H.fx.intents, n * sizeof(round[0]));
+		H.fx.nintents = 0;
+		for (i = 0; i < n; i++) {
+			do_intent(&round[i]);
+			maybe_flush();
+		}
 	}
-	H.fx.nintents = 0;
 }
 
 /**
@@ -1076,6 +1091,7 @@ static void setup(void)
 	cc.max_inflight = infl_tab[b2 & 3];
 	cc.rto_min_ns = rto_tab[(b2 >> 2) & 3];
 	cc.ack_every = ack_tab[(b2 >> 4) & 3];
+	cc.ooo_slots = (b1 & 8) ? OOO_SLOTS : 0;
 
 	/* families of the tuples (IPv6 needs an MTU of 1280) */
 	for (i = 0; i < NTUPLES; i++) {

@@ -32,6 +32,13 @@ bad() {
 	grep -q "slipway --help" "$T/err" || fail "'$*' does not point to --help"
 }
 bad "unknown option" --bogus
+bad "bad --impair" --impair drop=5%
+bad "bad --impair" --impair sideways:drop=5%
+bad "bad --impair" --impair up:drop=101%
+bad "bad --impair" --impair up:lose=5%
+bad "bad --impair" --impair up:
+bad "bad --impair" --impair up:delay=fast
+bad "bad --impair-seed" --impair-seed x
 bad "needs a value" --mtu
 bad "bad MTU" --mtu 100
 bad "bad MTU" --mtu 70000

@@ -366,6 +366,17 @@ size_t build_ip4(uint8_t *p, uint8_t proto, uint32_t saddr, uint32_t daddr,
 }
 
 /**
+ * ip4_fix_csum() - recompute an IPv4 header's checksum after a test
+ * changed a field (20-byte header)
+ * @p:	IPv4 header
+ */
+void ip4_fix_csum(uint8_t *p)
+{
+	wr16(p + 10, 0);
+	wr16(p + 10, (uint16_t)~ref_sum16(p, IP4_HLEN, 0));
+}
+
+/**
  * build_arp() - an Ethernet/IPv4 ARP packet from the guest's MAC
  * @e:		environment
  * @buf:	frame start

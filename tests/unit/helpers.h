@@ -194,6 +194,7 @@ size_t build_l2(const struct env *e, uint8_t *buf, const uint8_t *dst,
 		const uint8_t *src, uint16_t ethertype);
 size_t build_ip4(uint8_t *p, uint8_t proto, uint32_t saddr, uint32_t daddr,
 		 size_t payload_len);
+void ip4_fix_csum(uint8_t *p);
 size_t build_arp(const struct env *e, uint8_t *buf, uint16_t op,
 		 const uint8_t *sha, uint32_t spa, const uint8_t *tha,
 		 uint32_t tpa);

@@ -337,6 +337,7 @@ static void test_icmp_unsupported(void **state)
 	env_mark(e);
 	len = build_icmp_echo(e, buf, GUEST4, GW4, 1, 1, data, 0);
 	wr16(buf + off - IP4_HLEN + 2, IP4_HLEN + 7);
+	ip4_fix_csum(buf + off - IP4_HLEN);
 	env_input(e, buf, len - 1);
 	assert_ctr_deltas(e, CTR_ICMP4_DROP_BAD, 1, -1);
 	assert_int_equal(e->fx.nframes, 0);
@@ -380,6 +381,7 @@ enum bad_kind {
 	BAD_TCP_DOFF_LONG,
 	BAD_TCP_PORT0,
 	BAD_TCP_DPORT0,
+	BAD_IP_CSUM,
 	BAD_NUM
 };
 
@@ -392,8 +394,8 @@ enum bad_kind {
  *
  * Return: frame length
  */
-static size_t build_bad(const struct env *e, uint8_t *buf, int kind,
-			enum ctr_id *ctr)
+static size_t build_bad_raw(const struct env *e, uint8_t *buf, int kind,
+			    enum ctr_id *ctr)
 {
 	static const uint8_t other[6] = { 0x52, 0x56, 0, 0, 0, 0x99 };
 	size_t vl = e->c.conf.vnet_hdr_len, l3 = vl + ETH_HLEN, len;
@@ -511,10 +513,37 @@ static size_t build_bad(const struct env *e, uint8_t *buf, int kind,
 		*ctr = CTR_TCP_DROP_BAD_HDR;
 		s.dport = 0;
 		return build_tcp(e, buf, &s);
+	case BAD_IP_CSUM:
+		*ctr = CTR_IP4_DROP_BAD_CSUM;
+		return len;
 	default:
 		fail();
 		return 0;
 	}
+}
+
+/**
+ * build_bad() - a frame with one defect, the IPv4 header checksum right
+ * unless that is the defect
+ * @e:		environment
+ * @buf:	frame out
+ * @kind:	enum bad_kind
+ * @ctr:	out: the counter it must be dropped under
+ *
+ * Return: frame length
+ */
+static size_t build_bad(const struct env *e, uint8_t *buf, int kind,
+			enum ctr_id *ctr)
+{
+	size_t len = build_bad_raw(e, buf, kind, ctr);
+	uint8_t *ip = buf + e->c.conf.vnet_hdr_len + ETH_HLEN;
+
+	if (kind > BAD_ETHERTYPE && kind != BAD_IP_SHORT) {
+		ip4_fix_csum(ip);
+		if (kind == BAD_IP_CSUM)
+			ip[8] ^= 0x10; /* the TTL, one bit */
+	}
+	return len;
 }
 
 /**

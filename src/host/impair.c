@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* impair.c - a seeded impairment stage at the edge, for fault tests
+ *
+ * The fault matrix (tests/faults/) needs loss, duplication, reordering,
+ * delay and corruption on the guest's link, on every edge alike, and this
+ * machine's kernel has no netem. So the shard puts each frame crossing
+ * the edge through this stage when --impair is given (a pointer test
+ * when it is not): a frame is passed on, dropped, or copied and held
+ * until it is due. Held frames sit in a heap ordered by (due time,
+ * arrival), so delay alone keeps the order, and a frame held back for
+ * reordering (1 ms more) is overtaken by those behind it. Decisions come
+ * from a seeded generator: a run can be repeated.
+ *
+ * Corruption flips one bit of an IPv4 header, which the receiver's header
+ * checksum catches (slipway's core checks it, as the guest's kernel does):
+ * offloaded frames carry no checksum over their payload, so flipping a
+ * payload bit would test nothing but that.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/impair.h"
+#include "util/ctr.h"
+#include "util/util.h"
+
+#define IMPAIR_HELD_MAX 8192		/* frames held at most */
+#define IMPAIR_BYTES_MAX (64U << 20)	/* bytes held at most */
+#define IMPAIR_REORDER_NS 1000000ULL	/* held back this much more */
+
+/**
+ * struct held - a held frame
+ * @due:	when it goes
+ * @seq:	arrival order, for ties
+ * @dir:	direction
+ * @len:	length
+ * @buf:	the copy
+ */
+struct held {
+	uint64_t due, seq;
+	int dir;
+	size_t len;
+	uint8_t *buf;
+};
+
+/**
+ * struct impair - one shard's stage
+ * @c:		configuration
+ * @rng:	generator state
+ * @heap:	held frames, a binary min-heap
+ * @n:		entries in @heap
+ * @bytes:	bytes held
+ * @seq:	next arrival number
+ * @last:	the frame impair_due() returned last (freed on the next call)
+ */
+struct impair {
+	const struct impair_conf *c;
+	uint64_t rng;
+	struct held heap[IMPAIR_HELD_MAX];
+	unsigned n;
+	size_t bytes;
+	uint64_t seq;
+	uint8_t *last;
+};
+
+/**
+ * parse_ppm() - a percentage ("1%", "0.5", "25%") in parts per million
+ * @s:		text
+ * @ppm:	out
+ *
+ * Return: 0, or -1
+ */
+static int parse_ppm(const char *s, uint32_t *ppm)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || (*end && strcmp(end, "%")) || !(v >= 0 && v <= 100))
+		return -1;
+	*ppm = (uint32_t)(v * 10000 + 0.5);
+	return 0;
+}
+
+/**
+ * parse_delay() - a delay ("10ms", "500us", "10": ms)
+ * @s:		text
+ * @ns:		out
+ *
+ * Return: 0, or -1
+ */
+static int parse_delay(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v = strtod(s, &end);
+	double unit = 1e6;
+
+	if (!strcmp(end, "us"))
+		unit = 1e3;
+	else if (*end && strcmp(end, "ms"))
+		return -1;
+	if (end == s || !(v >= 0 && v <= 10000))
+		return -1;
+	*ns = (uint64_t)(v * unit + 0.5);
+	return 0;
+}
+
+int impair_parse(struct impair_conf *c, const char *arg)
+{
+	struct impair_spec sp;
+	char buf[256], *kv, *save = NULL;
+	const char *colon = strchr(arg, ':');
+	int dir;
+
+	if (!colon || strlen(arg) >= sizeof(buf))
+		return -1;
+	if (colon - arg == 2 && !strncmp(arg, "up", 2))
+		dir = IMPAIR_UP;
+	else if (colon - arg == 4 && !strncmp(arg, "down", 4))
+		dir = IMPAIR_DOWN;
+	else
+		return -1;
+	sp = c->dir[dir];
+	strcpy(buf, colon + 1);
+	for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(kv, '=');
+		int ret;
+
+		if (!v)
+			return -1;
+		*v++ = '\0';
+		if (!strcmp(kv, "drop"))
+			ret = parse_ppm(v, &sp.drop);
+		else if (!strcmp(kv, "dup"))
+			ret = parse_ppm(v, &sp.dup);
+		else if (!strcmp(kv, "reorder"))
+			ret = parse_ppm(v, &sp.reorder);
+		else if (!strcmp(kv, "corrupt"))
+			ret = parse_ppm(v, &sp.corrupt);
+		else if (!strcmp(kv, "delay"))
+			ret = parse_delay(v, &sp.delay_ns);
+		else
+			ret = -1;
+		if (ret)
+			return -1;
+	}
+	if (!save || !*(colon + 1))
+		return -1;
+	c->dir[dir] = sp;
+	c->on = true;
+	return 0;
+}
+
+struct impair *impair_new(const struct impair_conf *c, unsigned shard)
+{
+	struct impair *im = calloc(1, sizeof(*im));
+
+	if (!im)
+		return NULL;
+	im->c = c;
+	im->rng = c->seed + 0x9e3779b97f4a7c15ULL * (shard + 1);
+	return im;
+}
+
+void impair_free(struct impair *im)
+{
+	unsigned i;
+
+	if (!im)
+		return;
+	for (i = 0; i < im->n; i++)
+		free(im->heap[i].buf);
+	free(im->last);
+	free(im);
+}
+
+/**
+ * rnd() - the next number of the generator (splitmix64)
+ * @im:		stage
+ *
+ * Return: 64 random bits
+ */
+static uint64_t rnd(struct impair *im)
+{
+	uint64_t z = (im->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/**
+ * chance() - true with probability @ppm per million
+ * @im:		stage
+ * @ppm:	probability
+ *
+ * Return: the draw
+ */
+static bool chance(struct impair *im, uint32_t ppm)
+{
+	return ppm && rnd(im) % 1000000 < ppm;
+}
+
+/**
+ * held_less() - does @a go before @b?
+ * @a:		held frame
+ * @b:		held frame
+ *
+ * Return: true if so
+ */
+static bool held_less(const struct held *a, const struct held *b)
+{
+	return a->due < b->due || (a->due == b->due && a->seq < b->seq);
+}
+
+/**
+ * hold() - keep a copy of a frame until @due
+ * @im:		stage
+ * @dir:	direction
+ * @p:		frame
+ * @len:	length
+ * @due:	when it goes
+ *
+ * Return: 0, or -1 if the stage is full (the caller passes it on)
+ */
+static int hold(struct impair *im, int dir, const uint8_t *p, size_t len,
+		uint64_t due)
+{
+	struct held h = { .due = due, .seq = im->seq++, .dir = dir, .len = len };
+	unsigned i;
+
+	if (im->n == IMPAIR_HELD_MAX || im->bytes + len > IMPAIR_BYTES_MAX)
+		return -1;
+	h.buf = malloc(len ? len : 1);
+	if (!h.buf)
+		return -1;
+	memcpy(h.buf, p, len);
+	im->bytes += len;
+	for (i = im->n++; i && held_less(&h, &im->heap[(i - 1) / 2]);
+	     i = (i - 1) / 2)
+		im->heap[i] = im->heap[(i - 1) / 2];
+	im->heap[i] = h;
+	return 0;
+}
+
+/**
+ * corrupt() - flip one bit of a copy's IPv4 header
+ * @im:		stage
+ * @p:		frame copy
+ * @len:	length
+ * @hdr_len:	virtio-net header length
+ *
+ * Return: true if it is an IPv4 frame and a bit was flipped
+ */
+static bool corrupt(struct impair *im, uint8_t *p, size_t len, unsigned hdr_len)
+{
+	uint8_t *ip = p + hdr_len + 14;
+	unsigned bit;
+
+	if (len < hdr_len + 14 + 20 || p[hdr_len + 12] != 0x08 ||
+	    p[hdr_len + 13] != 0x00)
+		return false;
+	bit = (unsigned)(rnd(im) % (20 * 8));
+	ip[bit / 8] ^= (uint8_t)(1U << (bit % 8));
+	return true;
+}
+
+bool impair_frame(struct impair *im, int dir, const uint8_t *p, size_t len,
+		  unsigned hdr_len, uint64_t now_ns, uint64_t *ctr)
+{
+	const struct impair_spec *sp = &im->c->dir[dir];
+	uint64_t due = now_ns + sp->delay_ns;
+	bool held = false;
+
+	if (chance(im, sp->drop)) {
+		ctr[CTR_IMPAIR_DROPPED]++;
+		return true;
+	}
+	if (chance(im, sp->corrupt)) {
+		/* a flipped copy goes instead, in its turn */
+		uint8_t *c = malloc(len ? len : 1);
+
+		if (c) {
+			memcpy(c, p, len);
+			if (corrupt(im, c, len, hdr_len) &&
+			    !hold(im, dir, c, len, due)) {
+				ctr[CTR_IMPAIR_CORRUPTED]++;
+				held = true;
+			}
+			free(c);
+		}
+	}
+	if (!held && chance(im, sp->reorder)) {
+		due += IMPAIR_REORDER_NS;
+		if (!hold(im, dir, p, len, due)) {
+			ctr[CTR_IMPAIR_REORDERED]++;
+			held = true;
+		} else {
+			due -= IMPAIR_REORDER_NS;
+		}
+	}
+	if (!held && sp->delay_ns) {
+		if (!hold(im, dir, p, len, due))
+			held = true;
+		else
+			ctr[CTR_IMPAIR_OVERFLOW]++;
+	}
+	/* a second copy right behind the first: the same time, a later
+	 * arrival (a frame passed on now has its copy go at the end of
+	 * this batch) */
+	if (chance(im, sp->dup) && !hold(im, dir, p, len, held ? due : now_ns))
+		ctr[CTR_IMPAIR_DUPLICATED]++;
+	return held;
+}
+
+const uint8_t *impair_due(struct impair *im, uint64_t now_ns, int *dir,
+			  size_t *len)
+{
+	struct held top, h;
+	unsigned i, c;
+
+	free(im->last);
+	im->last = NULL;
+	if (!im->n || im->heap[0].due > now_ns)
+		return NULL;
+	top = im->heap[0];
+	h = im->heap[--im->n];
+	for (i = 0; (c = 2 * i + 1) < im->n; i = c) {
+		if (c + 1 < im->n && held_less(&im->heap[c + 1], &im->heap[c]))
+			c++;
+		if (!held_less(&im->heap[c], &h))
+			break;
+		im->heap[i] = im->heap[c];
+	}
+	if (im->n)
+		im->heap[i] = h;
+	im->bytes -= top.len;
+	im->last = top.buf;
+	*dir = top.dir;
+	*len = top.len;
+	return top.buf;
+}
+
+uint64_t impair_next_ns(const struct impair *im)
+{
+	return im->n ? im->heap[0].due : UINT64_MAX;
+}
