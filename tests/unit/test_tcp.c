@@ -1930,6 +1930,74 @@ static void test_host_data_window_limits(void **state)
 }
 
 /**
+ * test_guest_ooo_held() - segments after a gap are kept and written, in
+ * order, when the gap is filled; a duplicate of a kept one is not kept
+ * twice; a flow that ends frees its slots; with every slot taken the
+ * next is dropped and counted
+ * @state:	unused (own core with two ooo slots)
+ */
+static void test_guest_ooo_held(void **state)
+{
+	struct core_conf cc;
+	struct env *e;
+	struct conn k;
+	uint32_t start;
+
+	(void)state;
+	env_conf(&cc, true);
+	cc.ooo_slots = 2;
+	e = env_new(&cc);
+	open_conn(e, &k, GW4, 40095, 80, 1, true);
+	start = k.gseq;
+
+	/* 300..400 and 100..300 come before 0..100 */
+	env_mark(e);
+	gsend_at(e, &k, start + 300, T_ACK, pat + 300, 100);
+	expect_dupack(e, &k, start);
+	gsend_at(e, &k, start + 100, T_ACK, pat + 100, 200);
+	expect_dupack(e, &k, start);
+	gsend_at(e, &k, start + 100, T_ACK, pat + 100, 200); /* again */
+	expect_dupack(e, &k, start);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 3, CTR_TCP_DROP_OOO, 3,
+			  CTR_TCP_DUPACKS, 3, CTR_TCP_ACKS_SENT, 3,
+			  CTR_TCP_OOO_HELD, 2, -1);
+	/* a third one finds no slot */
+	env_mark(e);
+	gsend_at(e, &k, start + 500, T_ACK, pat + 500, 10);
+	expect_dupack(e, &k, start);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_DROP_OOO, 1,
+			  CTR_TCP_DUPACKS, 1, CTR_TCP_ACKS_SENT, 1,
+			  CTR_TCP_OOO_FULL, 1, -1);
+
+	/* the gap is filled: its write, then each kept one in turn */
+	env_mark(e);
+	gsend_at(e, &k, start, T_ACK | T_PSH, pat, 100);
+	assert_int_equal(fx_find(e, FX_SOCK_SEND)->len, 100);
+	host_sends(e, &k, 100);
+	assert_memory_equal(fx_find(e, FX_SOCK_SEND)->data, pat + 100, 200);
+	assert_int_equal(fx_find(e, FX_SOCK_SEND)->len, 200);
+	host_sends(e, &k, 200);
+	assert_memory_equal(fx_find(e, FX_SOCK_SEND)->data, pat + 300, 100);
+	assert_int_equal(fx_find(e, FX_SOCK_SEND)->len, 100);
+	host_sends(e, &k, 100);
+	assert_int_equal(e->fx.nintents, 0);
+	assert_int_equal(k.f->rcv_nxt, start + 400);
+	expect_one_ack(e, &k, start + 400, NULL);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_GUEST_BYTES, 400,
+			  CTR_TCP_OOO_DELIVERED, 2, CTR_TCP_ACKS_SENT, 1, -1);
+	assert_false(k.f->flags & TCPF_OOO);
+
+	/* kept again, then the flow is reset: its slot is free */
+	gsend_at(e, &k, start + 450, T_ACK, pat + 450, 50);
+	expect_dupack(e, &k, start + 400);
+	assert_int_equal(e->c.ooo[0].flow + e->c.ooo[1].flow, k.idx + 1);
+	rst_conn(e, &k);
+	assert_int_equal(e->c.ooo[0].flow + e->c.ooo[1].flow, 0);
+	env_assert_quiet(e);
+	env_free(e);
+}
+
+/**
  * test_fast_retransmit() - three duplicate ACKs rewind to snd_una
  * @state:	environment
  */
@@ -3317,6 +3385,7 @@ int main(void)
 		T(test_gso_from_guest_malformed),
 		TP(test_host_data),
 		T(test_host_data_window_limits),
+		T(test_guest_ooo_held),
 		T(test_fast_retransmit),
 		T(test_rto),
 		T(test_rto_progress_resets),
