@@ -1469,7 +1469,7 @@ static int vu_fd(const struct edge *e, unsigned q)
  * vu_fini() - close everything
  * @e:	edge
  *
- * #syscalls close unlink
+ * #syscalls close
  */
 static void vu_fini(struct edge *e)
 {
@@ -1489,7 +1489,7 @@ static void vu_fini(struct edge *e)
 	if (e->listen_fd >= 0)
 		close(e->listen_fd);
 	if (*vu->path)
-		unlink(vu->path);
+		qsock_path_unlink(e->path_dirfd, vu->path);
 	free(vu);
 }
 
@@ -1528,6 +1528,7 @@ int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
 	e->frame_max = 12 + 65536 + 64;
 	e->reconnect = true;
 	e->ctl_fd = -1;
+	e->path_dirfd = -1;
 	vu->e = e;
 	vu->ctl = -1;
 	vu->npairs = npairs;
@@ -1551,5 +1552,6 @@ int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
 		return e->listen_fd;
 	/* ours to remove at exit only now */
 	snprintf(vu->path, sizeof(vu->path), "%s", path);
+	e->path_dirfd = qsock_path_dir(path);
 	return 0;
 }

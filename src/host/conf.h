@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define CONF_MAX_FWD 64
 #define CONF_ACK_EVERY_MAX 1024
@@ -87,6 +88,12 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
  * @guest6:		the guest's IPv6 address: @prefix6::15
  * @gw6:		the gateway's IPv6 address: @prefix6::2
  * @dns6:		the DNS forwarder's IPv6 address: @prefix6::3
+ * @sandbox:		enter the sandbox after set-up (--no-sandbox: false)
+ * @seccomp_log:	--seccomp-log: calls off the allowlist are logged, not
+ *			fatal
+ * @runas:		--runas given
+ * @runas_uid:		the user to become (as root)
+ * @runas_gid:		the group to become
  */
 struct conf {
 	const char *netns;
@@ -126,6 +133,11 @@ struct conf {
 	unsigned nnsfwd;
 	bool ipv6;
 	struct in6_addr prefix6, guest6, gw6, dns6;
+	bool sandbox;
+	bool seccomp_log;
+	bool runas;
+	uid_t runas_uid;
+	gid_t runas_gid;
 };
 
 /* --ipv6-prefix default: a unique local /64 (RFC 4193), fixed like 10.0.2.0 */
