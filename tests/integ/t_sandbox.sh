@@ -82,18 +82,22 @@ stop_slipway
 ip netns del "$NS"
 
 # --- the datagram edge: Landlock (the host filesystem stays mounted)
-if [ -e /sys/kernel/security/landlock ] || grep -qw landlock /sys/kernel/security/lsm 2>/dev/null; then
-	start_slipway_sock dgram -d
-	grep -q "sandbox: filesystem: Landlock ABI" "$T/slipway.log" ||
-		fail "datagram edge: no Landlock ($(grep sandbox "$T/slipway.log"))"
-	expect_status Seccomp 2
-	expect_status NoNewPrivs 1
-	expect_status CapEff 0000000000000000
-	stop_slipway
-	[ ! -e "$SOCK" ] || fail "the socket file was not removed at exit"
+start_slipway_sock dgram -d
+wait_for "the sandbox" 10 "grep -q 'sandbox: seccomp' $T/slipway.log"
+if grep -q "the host filesystem stays reachable: no mount namespace and no Landlock" "$T/slipway.log"; then
+	echo "note: no Landlock in this kernel: the datagram edge keeps the filesystem"
 else
-	echo "note: no Landlock in this kernel: datagram edge part skipped"
+	grep -q "sandbox: filesystem: Landlock ABI [0-9]*; uid 0 gid 0" "$T/slipway.log" ||
+		fail "datagram edge: $(grep sandbox "$T/slipway.log")"
+	# the host's files are mounted but out of reach (checked from the
+	# outside: it still has them at their paths)
+	[ -d "/proc/$SW_PID/root/etc" ] || fail "datagram edge: the host filesystem is gone"
 fi
+expect_status Seccomp 2
+expect_status NoNewPrivs 1
+expect_status CapEff 0000000000000000
+stop_slipway
+[ ! -e "$SOCK" ] || fail "the socket file was not removed at exit (Landlock rule)"
 
 # --- an unprivileged user: the empty root through a user namespace
 U=65534
