@@ -9,6 +9,8 @@
  * more privilege, no filesystem and only a few dozen system calls. The
  * sandbox takes the rest away, in this order:
  *
+ * 0. PR_SET_NO_NEW_PRIVS: Landlock and seccomp need it, and nothing here
+ *    is an execve(), which is all it restricts.
  * 1. Filesystem. An empty mount namespace: unshare(CLONE_NEWNS) as root,
  *    or CLONE_NEWUSER | CLONE_NEWNS (an identity-mapped user namespace)
  *    otherwise; a small read-only tmpfs becomes the root (pivot_root) and
@@ -25,9 +27,7 @@
  * 2. --runas USER[:GROUP] as root: setgroups(0), setgid, setuid.
  * 3. Capabilities: the bounding and ambient sets are emptied (while we
  *    still have CAP_SETPCAP), then effective, permitted and inheritable.
- * 4. PR_SET_NO_NEW_PRIVS: nothing exec'd (nothing is) or inherited gains
- *    privilege; Landlock and seccomp need it.
- * 5. seccomp (sandbox_seccomp(), once the threads exist): the allowlist
+ * 4. seccomp (sandbox_seccomp(), once the threads exist): the allowlist
  *    built from the #syscalls lines, with SECCOMP_FILTER_FLAG_TSYNC for
  *    every thread; a call off the list kills the process (--seccomp-log:
  *    logged by the kernel instead).
