@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/if_tun.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include "host/dns_fwd.h"
 #include "host/netns.h"
 #include "host/s4n.h"
+#include "host/sandbox.h"
 #include "host/shard.h"
 #include "host/splice.h"
 #include "util/log.h"
@@ -40,6 +42,9 @@
  * @inofd:	inotify fd watching @ns_dir, or -1
  * @s4n:	slirp4netns mode: exit fd, ready fd, API socket path
  * @api:	slirp4netns mode: the API socket, or NULL
+ * @stats_dirfd: --stats-file's directory (O_PATH, opened before the
+ *		sandbox took the filesystem away), or -1
+ * @stats_name:	--stats-file's name in @stats_dirfd
  */
 struct run {
 	const struct conf *conf;
@@ -52,7 +57,12 @@ struct run {
 	int inofd;
 	struct s4n_conf s4n;
 	struct s4n_api *api;
+	int stats_dirfd;
+	const char *stats_name;
 };
+
+/* the shard threads wait here until the seccomp filter covers them */
+static pthread_barrier_t start_barrier;
 
 /**
  * ns_watch_start() - watch a --netns file for deletion (ip netns del)
@@ -87,6 +97,7 @@ static void ns_watch_start(struct run *r, const char *path)
  * ns_watch_gone() - read inotify events: was our namespace file removed?
  * @r:	run state
  *
+ * #syscalls read
  * Return: true if it was
  */
 static bool ns_watch_gone(struct run *r)
@@ -110,10 +121,43 @@ static bool ns_watch_gone(struct run *r)
 }
 
 /**
+ * stats_open_dir() - open --stats-file's directory, for dump_stats()
+ * @r:		run state (@stats_dirfd, @stats_name set)
+ * @path:	--stats-file, or NULL
+ *
+ * #syscalls:setup openat
+ */
+static void stats_open_dir(struct run *r, const char *path)
+{
+	const char *slash;
+	char dir[PATH_MAX];
+
+	r->stats_dirfd = -1;
+	if (!path)
+		return;
+	slash = strrchr(path, '/');
+	r->stats_name = slash ? slash + 1 : path;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	r->stats_dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->stats_dirfd < 0 || !*r->stats_name)
+		die_perror("--stats-file %s: cannot open its directory", path);
+}
+
+/**
  * dump_stats() - write the counters as JSON to the stats file or stderr
  * @sh:	shard 0 (the others are read through its group, without locks:
  *	each counter is one aligned word with a single writer)
  * @r:	run state
+ *
+ * The file is opened through its directory's fd: the sandbox leaves no
+ * path to it.
+ *
+ * #syscalls openat fcntl fstat write close
  */
 static void dump_stats(struct shard *sh, const struct run *r)
 {
@@ -121,13 +165,18 @@ static void dump_stats(struct shard *sh, const struct run *r)
 	char extra[256];
 	FILE *out = stderr;
 	unsigned i;
+	int fd;
 
 	for (i = 0; i < sh->grp->n; i++)
 		shards[i] = sh->grp->sh[i]->ctr;
 
 	if (r->conf->stats_file) {
-		out = fopen(r->conf->stats_file, "w");
+		fd = openat(r->stats_dirfd, r->stats_name,
+			    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		out = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (!out) {
+			if (fd >= 0)
+				close(fd);
 			err_perror("cannot write --stats-file %s",
 				   r->conf->stats_file);
 			return;
@@ -149,6 +198,7 @@ static void dump_stats(struct shard *sh, const struct run *r)
  * @data:	epoll data (EP_SIGNAL or EP_PIDFD)
  * @arg:	struct run
  *
+ * #syscalls read wait4 kill
  * Return: true to stop the loop
  */
 static bool on_other(struct shard *sh, uint64_t data, void *arg)
@@ -237,13 +287,19 @@ static bool worker_other(struct shard *sh, uint64_t data, void *arg)
  * @arg:	its struct shard
  *
  * A failing loop (the tap went away) makes shard 0 stop everything.
+ * It waits until main() has installed the seccomp filter (for every
+ * thread at once) before it handles anything.
  *
+ * #syscalls futex
  * Return: NULL
  */
 static void *worker(void *arg)
 {
 	struct shard *sh = arg;
-	int ret = shard_run(sh, worker_other, NULL);
+	int ret;
+
+	pthread_barrier_wait(&start_barrier);
+	ret = shard_run(sh, worker_other, NULL);
 
 	if (ret) {
 		atomic_store(&sh->grp->fatal, ret);
@@ -308,6 +364,86 @@ static void search_list_load(struct conf *c)
 }
 
 /**
+ * path_beneath() - is @a the directory @b or inside it?
+ * @a:	absolute path
+ * @b:	absolute path
+ *
+ * Return: true if it is
+ */
+static bool path_beneath(const char *a, const char *b)
+{
+	size_t l = strlen(b);
+
+	return !strncmp(a, b, l) && (!a[l] || a[l] == '/' || b[l - 1] == '/');
+}
+
+/**
+ * sandbox_prepare() - what the sandbox must keep for the running gateway
+ * @sb:		filled
+ * @c:		configuration
+ * @r:		run state (the stats file's directory)
+ * @e:		edge (the socket file's directory)
+ *
+ * Everything opened by path after set-up is here: resolv.conf (re-read
+ * when it changes: its directory, and its symlink target's, stay readable),
+ * the stats file (through @r->stats_dirfd) and our socket file, removed at
+ * exit (through @e->path_dirfd). The datagram edge connects to its guest's
+ * socket by path, learnt at run time: the host filesystem stays mounted
+ * there, and Landlock alone restricts it.
+ */
+static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
+			    const struct run *r, const struct edge *e)
+{
+	static char dirs[2][PATH_MAX];
+	char *real, *slash;
+	unsigned i;
+
+	memset(sb, 0, sizeof(*sb));
+	sb->off = !c->sandbox;
+	sb->seccomp_log = c->seccomp_log;
+	sb->runas = c->runas;
+	sb->uid = c->runas_uid;
+	sb->gid = c->runas_gid;
+	sb->keep_fs = c->edge == CONF_EDGE_DGRAM;
+	if (c->dns) {
+		real = realpath(c->resolv_conf, NULL);
+		snprintf(dirs[0], sizeof(dirs[0]), "%s", c->resolv_conf);
+		snprintf(dirs[1], sizeof(dirs[1]), "%s",
+			 real ? real : c->resolv_conf);
+		free(real);
+		for (i = 0; i < 2; i++) {
+			slash = strrchr(dirs[i], '/');
+			if (slash == dirs[i])
+				slash[1] = '\0';
+			else if (slash)
+				*slash = '\0';
+		}
+		/* one inside the other: the outer one is enough */
+		if (path_beneath(dirs[1], dirs[0])) {
+			sb->ro_dir[sb->n_ro++] = dirs[0];
+		} else if (path_beneath(dirs[0], dirs[1])) {
+			sb->ro_dir[sb->n_ro++] = dirs[1];
+		} else {
+			sb->ro_dir[sb->n_ro++] = dirs[0];
+			sb->ro_dir[sb->n_ro++] = dirs[1];
+		}
+	}
+	if (r->stats_dirfd >= 0) {
+		sb->dirfd[sb->n_dirfd] = r->stats_dirfd;
+		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_WRITE;
+	}
+	if (c->edge == CONF_EDGE_STREAM || c->edge == CONF_EDGE_DGRAM ||
+	    c->edge == CONF_EDGE_VU) {
+		sb->dirfd[sb->n_dirfd] = e->path_dirfd;
+		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_REMOVE;
+	}
+	if (s4n_api_dirfd(r->api) >= 0) {
+		sb->dirfd[sb->n_dirfd] = s4n_api_dirfd(r->api);
+		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_REMOVE;
+	}
+}
+
+/**
  * main() - slipway
  * @argc:	argument count
  * @argv:	arguments
@@ -329,6 +465,7 @@ int main(int argc, char **argv)
 	const uint8_t *mac = bcast;
 	char where[160];
 	static struct run r;
+	struct sandbox_conf sb;
 	sigset_t mask;
 	char a[INET_ADDRSTRLEN], g[INET_ADDRSTRLEN], resolv_text[600];
 	int ret, how;
@@ -496,6 +633,11 @@ int main(int argc, char **argv)
 		info("IPv6 off: the MTU %u is below IPv6's minimum of 1280",
 		     conf.mtu);
 	}
+	stats_open_dir(&r, conf.stats_file);
+	sandbox_prepare(&sb, &conf, &r, &edge);
+	if (sandbox_enter(&sb))
+		return 1;
+	pthread_barrier_init(&start_barrier, NULL, grp.n);
 	for (i = 1; i < grp.n; i++) {
 		ret = pthread_create(&tid[i], NULL, worker, &shs[i]);
 		if (ret) {
@@ -503,6 +645,9 @@ int main(int argc, char **argv)
 			die_perror("cannot start shard thread");
 		}
 	}
+	if (sandbox_seccomp(&sb))
+		return 1;
+	pthread_barrier_wait(&start_barrier);
 
 	if (ns.cmd_pid > 0 && netns_start_cmd(&ns))
 		die("cannot start the command");

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "ctl/s4n_api.h"
+#include "edge/edge.h"
 #include "host/fwd.h"
 #include "host/shard.h"
 #include "util/log.h"
@@ -69,6 +70,8 @@ struct s4n_conn {
  * @sh:		shard 0
  * @fd:		listening socket
  * @path:	its path (removed at exit)
+ * @dirfd:	its directory (O_PATH, so that the sandbox leaves a way to
+ *		remove it), or -1
  * @seq:	connections accepted so far
  * @conn:	connection slots
  */
@@ -76,6 +79,7 @@ struct s4n_api {
 	struct shard *sh;
 	int fd;
 	char path[CONF_SOCK_PATH_MAX];
+	int dirfd;
 	uint64_t seq;
 	struct s4n_conn conn[S4N_API_CONNS];
 };
@@ -518,6 +522,7 @@ struct s4n_api *s4n_api_init(struct shard *sh, const char *path)
 		unlink(a->path);
 		goto out;
 	}
+	a->dirfd = qsock_path_dir(a->path);
 	return a;
 out:
 	if (a->fd >= 0)
@@ -530,7 +535,7 @@ out:
  * s4n_api_fini() - close every connection and the socket, remove its path
  * @a:		API state, or NULL
  *
- * #syscalls close unlink
+ * #syscalls close unlink unlinkat
  */
 void s4n_api_fini(struct s4n_api *a)
 {
@@ -542,6 +547,17 @@ void s4n_api_fini(struct s4n_api *a)
 		if (a->conn[i].fd >= 0)
 			s4n_conn_close(a, &a->conn[i]);
 	close(a->fd);
-	unlink(a->path);
+	qsock_path_unlink(a->dirfd, a->path);
 	free(a);
+}
+
+/**
+ * s4n_api_dirfd() - the directory the API socket's file is in
+ * @a:		API state, or NULL
+ *
+ * Return: its O_PATH fd, or -1
+ */
+int s4n_api_dirfd(const struct s4n_api *a)
+{
+	return a ? a->dirfd : -1;
 }

@@ -54,4 +54,13 @@ void s4n_api_fini(struct s4n_api *a);
  */
 char *s4n_api_handle(struct shard *sh, const char *req, size_t len);
 
+/**
+ * s4n_api_dirfd() - the directory the API socket's file is in (the
+ * sandbox keeps the right to remove it from there)
+ * @a:		API state, or NULL
+ *
+ * Return: its O_PATH fd, or -1
+ */
+int s4n_api_dirfd(const struct s4n_api *a);
+
 #endif /* SLIPWAY_S4N_API_H */

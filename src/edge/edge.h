@@ -99,6 +99,9 @@ struct edge_ops {
  * @ctr:		counters of the shard serving the edge (socket edges)
  * @qctr:		counters of the shard serving each queue
  * @ctl_fd:		a control connection to poll (shard 0), or -1
+ * @path_dirfd:		socket edges: the directory of the socket file we made
+ *			(O_PATH), to remove it at exit even from inside the
+ *			sandbox (no host filesystem); -1 when there is none
  * @priv:		the implementation's state
  */
 struct edge {
@@ -115,6 +118,7 @@ struct edge {
 	uint64_t *ctr;
 	uint64_t *qctr[EDGE_MAX_QUEUES];
 	int ctl_fd;
+	int path_dirfd;
 	void *priv;
 };
 
@@ -171,6 +175,21 @@ enum { QSOCK_STREAM, QSOCK_DGRAM, QSOCK_FD };
  * Return: the socket, or -errno (logged)
  */
 int qsock_listen(const char *path);
+
+/**
+ * qsock_path_dir() - open the directory of a socket file we made, O_PATH
+ * @path:	the socket file
+ *
+ * Return: the directory's fd, or -1 (the file is then removed by path)
+ */
+int qsock_path_dir(const char *path);
+
+/**
+ * qsock_path_unlink() - remove the socket file we made, close @dirfd
+ * @dirfd:	from qsock_path_dir(), or -1
+ * @path:	the socket file, as given
+ */
+void qsock_path_unlink(int dirfd, const char *path);
 
 /**
  * vu_edge_init() - the vhost-user edge, listening at @path

@@ -64,7 +64,7 @@
 #define QSOCK_WAIT_MS	2000		/* longest wait for a slow peer */
 #define QSOCK_WAIT_SLICE_MS 50
 
-#define CTR(q, id) ((q)->e->ctr[CTR_##id]++)
+#define CTR(q, id) ctr_add(&(q)->e->ctr[CTR_##id], 1)
 
 /**
  * struct qsock - a socket edge's state
@@ -666,10 +666,59 @@ static int qsock_accept(struct edge *e)
 }
 
 /**
+ * qsock_path_dir() - open the directory of a socket file we made, O_PATH
+ * @path:	the socket file
+ *
+ * The sandbox takes the host filesystem away; a directory fd opened now
+ * still reaches the file at exit (and the sandbox lets it be removed).
+ *
+ * #syscalls:setup openat
+ * Return: the directory's fd, or -1 (the file is then removed by path)
+ */
+int qsock_path_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[108]; /* sizeof(sun_path) */
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/**
+ * qsock_path_unlink() - remove the socket file we made, close @dirfd
+ * @dirfd:	from qsock_path_dir(), or -1
+ * @path:	the socket file, as given
+ *
+ * A failure is only logged (debug): under --runas, the directory may not
+ * be the new user's to write.
+ *
+ * #syscalls unlinkat close
+ */
+void qsock_path_unlink(int dirfd, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int ret;
+
+	if (dirfd >= 0) {
+		ret = unlinkat(dirfd, slash ? slash + 1 : path, 0);
+		close(dirfd);
+	} else {
+		ret = unlink(path);
+	}
+	if (ret)
+		debug("cannot remove %s: %s", path, strerror(errno));
+}
+
+/**
  * qsock_fini() - close everything, remove the socket file we made
  * @e:	edge
  *
- * #syscalls close unlink
+ * #syscalls close
  */
 static void qsock_fini(struct edge *e)
 {
@@ -680,7 +729,7 @@ static void qsock_fini(struct edge *e)
 	if (e->listen_fd >= 0)
 		close(e->listen_fd);
 	if (*q->path)
-		unlink(q->path);
+		qsock_path_unlink(e->path_dirfd, q->path);
 	free(q->rbuf);
 	free(q->backlog);
 	free(e->rxbuf[0]);
@@ -781,6 +830,7 @@ int qsock_edge_init(struct edge *e, int kind, const char *path, int fd,
 	e->frame_max = QSOCK_FRAME_MAX;
 	e->listen_fd = -1;
 	e->ctl_fd = -1;
+	e->path_dirfd = -1;
 	q->e = e;
 	q->kind = kind;
 	q->fd = -1;
@@ -795,6 +845,7 @@ int qsock_edge_init(struct edge *e, int kind, const char *path, int fd,
 		if (q->fd < 0)
 			return q->fd;
 		snprintf(q->path, sizeof(q->path), "%s", path);
+		e->path_dirfd = qsock_path_dir(path);
 		qsock_bufs(q->fd);
 		for (i = 0; i < EDGE_RX_BATCH; i++) {
 			q->riov[i].iov_base = e->rxbuf[0] + (size_t)i * e->frame_max;
@@ -820,7 +871,7 @@ int qsock_edge_init(struct edge *e, int kind, const char *path, int fd,
 		q->fd = fd;
 		snprintf(q->path, sizeof(q->path), "%s", "");
 		e->gen = 1;
-		ctr[CTR_EDGE_CONNECTS]++;
+		ctr_add(&ctr[CTR_EDGE_CONNECTS], 1);
 		return 0;
 	}
 	e->reconnect = true;
@@ -828,5 +879,6 @@ int qsock_edge_init(struct edge *e, int kind, const char *path, int fd,
 	if (e->listen_fd < 0)
 		return e->listen_fd;
 	snprintf(q->path, sizeof(q->path), "%s", path);
+	e->path_dirfd = qsock_path_dir(path);
 	return 0;
 }

@@ -84,7 +84,7 @@
 #define QVU_BACKLOG	(8U << 20) /* frames held per pair for a full ring */
 #define QVU_FULL	(1U << 20) /* held bytes that stop the shard producing */
 
-#define VU_CTR(e, q, id) ((e)->qctr[q] ? (e)->qctr[q][CTR_##id]++ : 0)
+#define VU_CTR(e, q, id) ((e)->qctr[q] ? ctr_add(&(e)->qctr[q][CTR_##id], 1) : (void)0)
 
 /**
  * struct vu_ring - one virtqueue as the frontend described it
@@ -344,7 +344,8 @@ static void vu_reset(struct vu *vu)
 		p->bstart = p->bend = 0;
 	}
 	vu_unmap(vu);
-	vu->features = vu->pfeatures = 0;
+	__atomic_store_n(&vu->features, 0, __ATOMIC_RELAXED);
+	vu->pfeatures = 0;
 	vu_unlock_all(vu);
 }
 
@@ -467,14 +468,19 @@ static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
 	case VU_SET_FEATURES:
 		if (m->u64 & ~vu_offered(vu))
 			return "features we did not offer";
-		vu->features = m->u64;
+		/* under every pair's lock: the data path reads the features
+		 * holding its pair's; shard_edge_changed() reads them with no
+		 * lock, after the generation below (release/acquire), and a
+		 * frontend may set them again meanwhile: atomic, relaxed
+		 * (ThreadSanitizer saw that race with QEMU) */
+		vu_lock_all(vu);
+		__atomic_store_n(&vu->features, m->u64, __ATOMIC_RELAXED);
 		/* without protocol features, rings start enabled */
 		for (i = 0; i < 2 * vu->npairs; i++) {
 			r = vu_ring_of(vu, i, &p);
-			pthread_mutex_lock(&p->lock);
 			r->enabled = !(m->u64 & BIT(F_PROTOCOL_FEATURES)) || r->enabled;
-			pthread_mutex_unlock(&p->lock);
 		}
+		vu_unlock_all(vu);
 		info("vhost-user features %#llx: %s%s%s%s", (unsigned long long)m->u64,
 		     m->u64 & BIT(F_MRG_RXBUF) ? "mrg_rxbuf " : "",
 		     m->u64 & BIT(F_GUEST_TSO4) ? "guest_tso " : "",
@@ -897,7 +903,8 @@ static void vu_guest_offloads(const struct edge *e, unsigned *hdr_len,
 			      bool *csum, bool *gso)
 {
 	const struct vu *vu = e->priv;
-	uint64_t f = vu->features;
+	/* no lock: see VU_SET_FEATURES */
+	uint64_t f = __atomic_load_n(&vu->features, __ATOMIC_RELAXED);
 
 	*hdr_len = vu_hdr_len(f);
 	*csum = !!(f & BIT(F_GUEST_CSUM));
@@ -1067,7 +1074,7 @@ static void vu_rx_done(struct edge *e, unsigned q)
 		vu_notify(r);
 	}
 	if (e->qctr[q])
-		e->qctr[q][CTR_EDGE_VU_RETURNS] += p->nloans;
+		ctr_add(&e->qctr[q][CTR_EDGE_VU_RETURNS], p->nloans);
 	p->nloans = 0;
 	pthread_mutex_unlock(&p->lock);
 }
@@ -1500,7 +1507,7 @@ static int vu_fd(const struct edge *e, unsigned q)
  * vu_fini() - close everything
  * @e:	edge
  *
- * #syscalls close unlink
+ * #syscalls close
  */
 static void vu_fini(struct edge *e)
 {
@@ -1520,7 +1527,7 @@ static void vu_fini(struct edge *e)
 	if (e->listen_fd >= 0)
 		close(e->listen_fd);
 	if (*vu->path)
-		unlink(vu->path);
+		qsock_path_unlink(e->path_dirfd, vu->path);
 	free(vu);
 }
 
@@ -1559,6 +1566,7 @@ int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
 	e->frame_max = 12 + 65536 + 64;
 	e->reconnect = true;
 	e->ctl_fd = -1;
+	e->path_dirfd = -1;
 	vu->e = e;
 	vu->ctl = -1;
 	vu->npairs = npairs;
@@ -1582,5 +1590,6 @@ int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
 		return e->listen_fd;
 	/* ours to remove at exit only now */
 	snprintf(vu->path, sizeof(vu->path), "%s", path);
+	e->path_dirfd = qsock_path_dir(path);
 	return 0;
 }

@@ -4,6 +4,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,8 +58,10 @@ static const char usage_text[] =
 "                          to it reach the host's 127.0.0.1\n"
 "  --cidr NET/PREFIX       guest network: guest .15, gateway .2\n"
 "                          (default: 10.0.2.0/24)\n"
-"  --no-map-gw             connections to the gateway address are refused\n"
-"                          instead of reaching host loopback\n"
+"  --no-map-gw, --no-map-host-loopback\n"
+"                          connections to the gateway address are refused\n"
+"                          instead of reaching host loopback (then the\n"
+"                          guest cannot reach the host's loopback at all)\n"
 "  -m, --mtu N             guest MTU, 576..65520 (default: 65520; IPv6\n"
 "                          needs 1280 or more)\n"
 "\n"
@@ -114,6 +119,13 @@ static const char usage_text2[] =
 "  --no-place              vhost-user: copy TCP payload into guest buffers\n"
 "                          instead of peeking it there (for comparison)\n"
 "\n"
+"Sandbox (after set-up; see SECURITY in slipway(1)):\n"
+"  --runas USER[:GROUP]    as root, become USER (name or uid) and GROUP\n"
+"                          (default: USER's group)\n"
+"  --no-sandbox            keep privileges, filesystem and all system calls\n"
+"  --seccomp-log           log system calls off the allowlist (kernel log)\n"
+"                          instead of killing the process\n"
+"\n"
 "Output:\n"
 "  --stats-file PATH       write counters as JSON there at exit and on\n"
 "                          SIGUSR1 (default: standard error)\n"
@@ -132,7 +144,8 @@ enum {
 	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION, OPT_NO_DHCP, OPT_NO_DNS,
 	OPT_DNS_ADDR, OPT_RESOLV_CONF, OPT_MAX_UDP_FLOWS, OPT_UDP_TIMEOUT,
 	OPT_SHARDS, OPT_ACK_EVERY, OPT_NO_SPLICE, OPT_IPV6_PREFIX, OPT_NO_IPV6,
-	OPT_STREAM, OPT_DGRAM, OPT_FD, OPT_VHOST_USER,
+	OPT_STREAM, OPT_DGRAM, OPT_FD, OPT_VHOST_USER, OPT_RUNAS, OPT_NO_SANDBOX,
+	OPT_SECCOMP_LOG,
 };
 
 /**
@@ -344,6 +357,66 @@ static int parse_prefix6(const char *s, struct in6_addr *p, const char **why)
 }
 
 /**
+ * parse_runas() - parse "USER[:GROUP]": names or numbers
+ * @s:		text
+ * @uid:	result
+ * @gid:	result: GROUP, or USER's primary group (a number USER that
+ *		names nobody: the same number)
+ * @why:	reason on failure
+ *
+ * Names are looked up now, with the host's files at hand.
+ *
+ * Return: 0, or -1
+ */
+static int parse_runas(const char *s, uid_t *uid, gid_t *gid,
+		       const char **why)
+{
+	char buf[256], *colon;
+	struct passwd *pw;
+	struct group *gr;
+	unsigned long v;
+
+	if (!*s || strlen(s) >= sizeof(buf)) {
+		*why = "empty or too long";
+		return -1;
+	}
+	strcpy(buf, s);
+	colon = strchr(buf, ':');
+	if (colon)
+		*colon = '\0';
+	if (!*buf) {
+		*why = "no user";
+		return -1;
+	}
+	if (!parse_uint(buf, 0, UINT32_MAX - 1, &v)) {
+		*uid = (uid_t)v;
+		pw = getpwuid(*uid);
+		*gid = pw ? pw->pw_gid : (gid_t)v;
+	} else if ((pw = getpwnam(buf))) {
+		*uid = pw->pw_uid;
+		*gid = pw->pw_gid;
+	} else {
+		*why = "no such user";
+		return -1;
+	}
+	if (!colon)
+		return 0;
+	if (!colon[1]) {
+		*why = "empty group";
+		return -1;
+	}
+	if (!parse_uint(colon + 1, 0, UINT32_MAX - 1, &v)) {
+		*gid = (gid_t)v;
+	} else if ((gr = getgrnam(colon + 1))) {
+		*gid = gr->gr_gid;
+	} else {
+		*why = "no such group";
+		return -1;
+	}
+	return 0;
+}
+
+/**
  * conf_parse() - parse the command line; exits 2 with a message on errors
  * @c:		configuration to fill
  * @argc:	argument count
@@ -365,6 +438,10 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "gateway", required_argument, NULL, 'g' },
 		{ "cidr", required_argument, NULL, OPT_CIDR },
 		{ "no-map-gw", no_argument, NULL, OPT_NO_MAP_GW },
+		{ "no-map-host-loopback", no_argument, NULL, OPT_NO_MAP_GW },
+		{ "runas", required_argument, NULL, OPT_RUNAS },
+		{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
+		{ "seccomp-log", no_argument, NULL, OPT_SECCOMP_LOG },
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "tcp-ports", required_argument, NULL, 't' },
 		{ "udp-ports", required_argument, NULL, 'u' },
@@ -420,6 +497,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	c->dns = true;
 	c->resolv_conf = "/etc/resolv.conf";
 	c->splice = true;
+	c->sandbox = true;
 	c->ipv6 = true;
 	inet_pton(AF_INET6, CONF_PREFIX6_DEFAULT, &c->prefix6);
 
@@ -604,7 +682,22 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			c->no_peek_off = true;
 			break;
 		case OPT_STATS_FILE:
+			if (!*optarg)
+				usage_error("--stats-file needs a path");
 			c->stats_file = optarg;
+			break;
+		case OPT_RUNAS:
+			if (parse_runas(optarg, &c->runas_uid, &c->runas_gid,
+					&why))
+				usage_error("bad --runas '%s': %s; expected USER[:GROUP], names or numbers",
+					    optarg, why);
+			c->runas = true;
+			break;
+		case OPT_NO_SANDBOX:
+			c->sandbox = false;
+			break;
+		case OPT_SECCOMP_LOG:
+			c->seccomp_log = true;
 			break;
 		case 'q':
 			log_max_level = LOG_ERR;
@@ -689,4 +782,19 @@ void conf_parse(struct conf *c, int argc, char **argv)
 
 	if (!userns_set)
 		c->userns = !c->netns && geteuid() != 0;
+	if (c->seccomp_log && !c->sandbox)
+		usage_error("--seccomp-log needs the sandbox: it cannot be combined with --no-sandbox");
+	if (c->resolv_conf[0] != '/') {
+		/* the sandbox keeps its directory by absolute path */
+		static char abs_resolv[PATH_MAX];
+
+		if (!getcwd(abs_resolv, sizeof(abs_resolv)) ||
+		    strlen(abs_resolv) + 1 + strlen(c->resolv_conf) >=
+			    sizeof(abs_resolv))
+			usage_error("--resolv-conf '%s': cannot make it an absolute path",
+				    c->resolv_conf);
+		strcat(abs_resolv, "/");
+		strcat(abs_resolv, c->resolv_conf);
+		c->resolv_conf = abs_resolv;
+	}
 }

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "host/impair.h"
 
@@ -99,6 +100,12 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
  * @out4:		with @out4_set: the address, port 0
  * @out6_set:		bind outbound IPv6 sockets to @out6 (--outbound-addr6)
  * @out6:		with @out6_set: the address, port 0
+ * @sandbox:		enter the sandbox after set-up (--no-sandbox: false)
+ * @seccomp_log:	--seccomp-log: calls off the allowlist are logged, not
+ *			fatal
+ * @runas:		--runas given
+ * @runas_uid:		the user to become (as root)
+ * @runas_gid:		the group to become
  */
 struct conf {
 	const char *netns;
@@ -146,6 +153,11 @@ struct conf {
 	struct sockaddr_in out4;
 	bool out6_set;
 	struct sockaddr_in6 out6;
+	bool sandbox;
+	bool seccomp_log;
+	bool runas;
+	uid_t runas_uid;
+	gid_t runas_gid;
 };
 
 /* --ipv6-prefix default: a unique local /64 (RFC 4193), fixed like 10.0.2.0 */

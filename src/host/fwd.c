@@ -527,7 +527,7 @@ socklen_t sockaddr_from(struct sockaddr_storage *ss, const uint8_t *addr,
  * @sh:		shard (0: the published ports live there)
  * @idx:	listener index
  *
- * #syscalls accept4
+ * #syscalls accept4 accept close openat
  */
 void fwd_accept(struct shard *sh, uint32_t idx)
 {

@@ -272,7 +272,7 @@ bool impair_frame(struct impair *im, int dir, const uint8_t *p, size_t len,
 	bool held = false;
 
 	if (chance(im, sp->drop)) {
-		ctr[CTR_IMPAIR_DROPPED]++;
+		ctr_add(&ctr[CTR_IMPAIR_DROPPED], 1);
 		return true;
 	}
 	if (chance(im, sp->corrupt)) {
@@ -283,7 +283,7 @@ bool impair_frame(struct impair *im, int dir, const uint8_t *p, size_t len,
 			memcpy(c, p, len);
 			if (corrupt(im, c, len, hdr_len) &&
 			    !hold(im, dir, c, len, due)) {
-				ctr[CTR_IMPAIR_CORRUPTED]++;
+				ctr_add(&ctr[CTR_IMPAIR_CORRUPTED], 1);
 				held = true;
 			}
 			free(c);
@@ -292,7 +292,7 @@ bool impair_frame(struct impair *im, int dir, const uint8_t *p, size_t len,
 	if (!held && chance(im, sp->reorder)) {
 		due += IMPAIR_REORDER_NS;
 		if (!hold(im, dir, p, len, due)) {
-			ctr[CTR_IMPAIR_REORDERED]++;
+			ctr_add(&ctr[CTR_IMPAIR_REORDERED], 1);
 			held = true;
 		} else {
 			due -= IMPAIR_REORDER_NS;
@@ -302,13 +302,13 @@ bool impair_frame(struct impair *im, int dir, const uint8_t *p, size_t len,
 		if (!hold(im, dir, p, len, due))
 			held = true;
 		else
-			ctr[CTR_IMPAIR_OVERFLOW]++;
+			ctr_add(&ctr[CTR_IMPAIR_OVERFLOW], 1);
 	}
 	/* a second copy right behind the first: the same time, a later
 	 * arrival (a frame passed on now has its copy go at the end of
 	 * this batch) */
 	if (chance(im, sp->dup) && !hold(im, dir, p, len, held ? due : now_ns))
-		ctr[CTR_IMPAIR_DUPLICATED]++;
+		ctr_add(&ctr[CTR_IMPAIR_DUPLICATED], 1);
 	return held;
 }
 

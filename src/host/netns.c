@@ -83,7 +83,7 @@ struct netns_msg {
  * @fmt:	printf format of a message that says what to do
  *
  * Context: helper child only.
- * #syscalls sendto exit_group
+ * #syscalls:setup sendto exit_group
  */
 static _Noreturn void netns_child_fail(int sock, int e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -112,7 +112,7 @@ static _Noreturn void netns_child_fail(int sock, int e, const char *fmt, ...)
  * defeat PR_SET_PDEATHSIG.
  *
  * Context: helper child only, right after fork()
- * #syscalls rt_sigaction rt_sigprocmask
+ * #syscalls:setup rt_sigaction rt_sigprocmask
  */
 static void netns_child_signals(void)
 {
@@ -137,7 +137,7 @@ static void netns_child_signals(void)
  * @path:	file to write (a /proc file)
  * @text:	NUL-terminated string
  *
- * #syscalls openat write close
+ * #syscalls:setup openat write close
  * Return: 0, or negative errno
  */
 static int netns_write_file(const char *path, const char *text)
@@ -167,7 +167,7 @@ static int netns_write_file(const char *path, const char *text)
  * @gid:	our effective group ID outside, mapped to 0 inside
  *
  * Context: helper child only; does not return on error
- * #syscalls unshare openat write close
+ * #syscalls:setup unshare openat write close
  */
 static void netns_child_userns(int sock, uid_t uid, gid_t gid)
 {
@@ -215,7 +215,7 @@ static void netns_child_userns(int sock, uid_t uid, gid_t gid)
  * @userns:	whether we are in our own user namespace
  *
  * Context: helper child only; does not return on error
- * #syscalls unshare
+ * #syscalls:setup unshare
  */
 static void netns_child_newnet(int sock, bool userns)
 {
@@ -245,7 +245,7 @@ static void netns_child_newnet(int sock, bool userns)
  * keeps it alive. Failing is not fatal: the command then sees the host's
  * file, and a warning says so.
  *
- * #syscalls unshare mount openat write close unlink
+ * #syscalls:setup unshare mount openat write close unlink
  */
 static void netns_child_resolv(const char *text)
 {
@@ -292,7 +292,7 @@ fail:
  * fail with EINVAL). The helper is single-threaded, as setns() requires.
  *
  * Context: helper child only; does not return on error
- * #syscalls openat fstat stat setns close
+ * #syscalls:setup openat fstat stat setns close
  */
 static void netns_child_join_user(int sock, const char *path)
 {
@@ -325,7 +325,7 @@ static void netns_child_join_user(int sock, const char *path)
  * @path:	namespace file (/run/netns/NAME, /proc/PID/ns/net, ...)
  *
  * Context: helper child only; does not return on error
- * #syscalls openat setns close
+ * #syscalls:setup openat setns close
  */
 static void netns_child_join(int sock, const char *path)
 {
@@ -370,7 +370,7 @@ static void netns_child_join(int sock, const char *path)
  * @sock:	socket to the parent, for errors
  *
  * Context: helper child only; does not return on error
- * #syscalls openat
+ * #syscalls:setup openat
  * Return: non-blocking, close-on-exec descriptor
  */
 static int netns_child_tap_open(int sock)
@@ -407,7 +407,7 @@ static int netns_child_tap_open(int sock)
  * once, on the first queue.
  *
  * Context: helper child only; does not return on error
- * #syscalls openat ioctl socket close
+ * #syscalls:setup openat ioctl socket close
  */
 static void netns_child_tap(int sock, const struct netns_conf *c, int *fds,
 			    uint8_t *mac, char *name, unsigned *ifindex)
@@ -521,7 +521,7 @@ static void netns_child_tap(int sock, const struct netns_conf *c, int *fds,
  *
  * Context: helper child only, in the guest's network namespace (the net
  * sysctls under /proc/sys are the caller's namespace's)
- * #syscalls openat write close
+ * #syscalls:setup openat write close
  */
 static void netns_child_sysctl6(const char *name)
 {
@@ -552,7 +552,7 @@ static void netns_child_sysctl6(const char *name)
  *
  * Context: helper child only; does not return on errors other than IPv6
  * missing or disabled, which are warned about
- * #syscalls sendto recvfrom
+ * #syscalls:setup sendto recvfrom
  */
 static void netns_child_configure6(int sock, const struct netns_conf *c,
 				   int nl, const char *name, unsigned ifindex)
@@ -595,7 +595,7 @@ static void netns_child_configure6(int sock, const struct netns_conf *c,
  * @ifindex:	tap interface index
  *
  * Context: helper child only; does not return on error
- * #syscalls socket bind setsockopt sendto recvfrom ioctl close
+ * #syscalls:setup socket bind setsockopt sendto recvfrom ioctl close
  */
 static void netns_child_configure(int sock, const struct netns_conf *c,
 				  const char *name, unsigned ifindex)
@@ -673,7 +673,7 @@ static void netns_child_configure(int sock, const struct netns_conf *c,
  * @mac:	MAC address of the tap
  *
  * Context: helper child only; exits if the parent cannot be reached
- * #syscalls sendmsg exit_group
+ * #syscalls:setup sendmsg exit_group
  */
 static void netns_child_send(int sock, const int *fds, unsigned nfds,
 			     const uint8_t *mac)
@@ -726,7 +726,7 @@ static void netns_child_send(int sock, const int *fds, unsigned nfds,
  * execve() of a binary that is not set-user-ID).
  *
  * Context: helper child only; never returns
- * #syscalls prctl getppid recvfrom close execve exit_group
+ * #syscalls:setup prctl getppid recvfrom close execve exit_group
  */
 static _Noreturn void netns_child_exec(int sock, const struct netns_conf *c,
 				       pid_t ppid)
@@ -776,7 +776,7 @@ static _Noreturn void netns_child_exec(int sock, const struct netns_conf *c,
  * @nsh_sock:	the namespace socket helper's end of its socketpair, or -1
  *
  * Context: helper child only, right after fork(); never returns
- * #syscalls close exit_group
+ * #syscalls:setup close exit_group
  */
 static _Noreturn void netns_child(const struct netns_conf *c, const char *path,
 				  int sock, pid_t ppid, uid_t uid, gid_t gid,
@@ -826,7 +826,7 @@ static _Noreturn void netns_child(const struct netns_conf *c, const char *path,
  * netns_reap() - wait for a child to exit
  * @pid:	child PID
  *
- * #syscalls wait4
+ * #syscalls:setup wait4
  * Return: wait status (>= 0), or negative errno (-ECHILD if SIGCHLD is
  * ignored and the child was reaped automatically)
  */
@@ -851,7 +851,7 @@ static int netns_reap(pid_t pid)
  * The fds arrive close-on-exec (MSG_CMSG_CLOEXEC) and are made non-blocking
  * here too, in case the helper did not.
  *
- * #syscalls recvmsg fcntl close
+ * #syscalls:setup recvmsg fcntl close
  * Return: 0; -ECONNRESET if the helper exited without a report (not
  * logged: the caller reports the exit status); other negative errno, logged
  */
@@ -1038,7 +1038,7 @@ static int netns_check_conf(const struct netns_conf *c)
  * @s->ctl_fd (closing it without netns_start_cmd() makes the waiting child
  * exit) and must reap @s->cmd_pid.
  *
- * #syscalls socketpair clone rt_sigprocmask recvmsg fcntl wait4 close
+ * #syscalls:setup socketpair clone rt_sigprocmask recvmsg fcntl wait4 close
  * Return: 0 on success, negative errno on failure (message already logged)
  */
 int netns_setup(const struct netns_conf *c, struct netns_state *s)

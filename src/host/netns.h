@@ -94,7 +94,7 @@ struct netns_state {
  * the command, so the command never runs before slipway serves the tap.
  * Errors are reported with a message that says what to do.
  *
- * #syscalls fork socketpair sendmsg recvmsg unshare setns open ioctl waitpid
+ * #syscalls:setup fork socketpair sendmsg recvmsg unshare setns open ioctl waitpid
  * Return: 0 on success, negative errno on failure (message already logged)
  */
 int netns_setup(const struct netns_conf *c, struct netns_state *s);

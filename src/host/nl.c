@@ -38,7 +38,7 @@ static uint32_t nl_seq;
 /**
  * nl_open() - open a NETLINK_ROUTE socket in the current network namespace
  *
- * #syscalls socket bind setsockopt
+ * #syscalls:setup socket bind setsockopt
  * Return: socket descriptor (close-on-exec), or negative errno
  */
 int nl_open(void)
@@ -127,7 +127,7 @@ static void nl_attr_put(union nl_req *r, uint16_t type, const void *data,
  * @nl:		socket from nl_open()
  * @r:		request, built with nl_req_init() and nl_attr_put()
  *
- * #syscalls sendto recvfrom
+ * #syscalls:setup sendto recvfrom
  * Return: 0, or negative errno (from the NLMSG_ERROR reply, or from the
  * socket; -EPROTO for a malformed reply)
  */
@@ -190,7 +190,7 @@ static int nl_do(int nl, union nl_req *r)
  * @ifindex:	interface index
  * @mtu:	new MTU, 0 to leave it alone
  *
- * #syscalls sendto recvfrom
+ * #syscalls:setup sendto recvfrom
  * Return: 0, or negative errno (from the kernel's acknowledgement)
  */
 int nl_link_up(int nl, unsigned ifindex, unsigned mtu)
@@ -220,7 +220,7 @@ int nl_link_up(int nl, unsigned ifindex, unsigned mtu)
  *
  * Like "ip addr add ADDR/PREFIX dev IF": no broadcast address is set.
  *
- * #syscalls sendto recvfrom
+ * #syscalls:setup sendto recvfrom
  * Return: 0, -EINVAL for a bad @prefix, or negative errno from the kernel
  */
 int nl_addr4_add(int nl, unsigned ifindex, uint32_t addr_be, uint8_t prefix)
@@ -251,7 +251,7 @@ int nl_addr4_add(int nl, unsigned ifindex, uint32_t addr_be, uint8_t prefix)
  * @ifindex:	output interface index
  * @gw_be:	gateway address, network order
  *
- * #syscalls sendto recvfrom
+ * #syscalls:setup sendto recvfrom
  * Return: 0, or negative errno from the kernel
  */
 int nl_route4_default(int nl, unsigned ifindex, uint32_t gw_be)
@@ -284,7 +284,7 @@ int nl_route4_default(int nl, unsigned ifindex, uint32_t gw_be)
  *
  * Like "ip addr add ADDR/PREFIX dev IF nodad".
  *
- * #syscalls sendto recvfrom
+ * #syscalls:setup sendto recvfrom
  * Return: 0, -EINVAL for a bad @prefix, or negative errno from the kernel
  */
 int nl_addr6_add(int nl, unsigned ifindex, const uint8_t *addr,
@@ -316,7 +316,7 @@ int nl_addr6_add(int nl, unsigned ifindex, const uint8_t *addr,
  * @ifindex:	output interface index
  * @gw:		gateway address, 16 bytes
  *
- * #syscalls sendto recvfrom
+ * #syscalls:setup sendto recvfrom
  * Return: 0, or negative errno from the kernel
  */
 int nl_route6_default(int nl, unsigned ifindex, const uint8_t *gw)

@@ -11,7 +11,7 @@
  * The socket stays bound to the namespace the caller is in now, even if the
  * caller moves to another namespace later.
  *
- * #syscalls socket bind setsockopt
+ * #syscalls:setup socket bind setsockopt
  * Return: socket descriptor (close-on-exec), or negative errno
  */
 int nl_open(void);
@@ -22,7 +22,7 @@ int nl_open(void);
  * @ifindex:	interface index
  * @mtu:	new MTU, 0 to leave it alone
  *
- * #syscalls sendto recvfrom
+ * #syscalls:setup sendto recvfrom
  * Return: 0, or negative errno (from the kernel's acknowledgement)
  */
 int nl_link_up(int nl, unsigned ifindex, unsigned mtu);
@@ -34,7 +34,7 @@ int nl_link_up(int nl, unsigned ifindex, unsigned mtu);
  * @addr_be:	address, network order
  * @prefix:	prefix length, 0 to 32
  *
- * #syscalls sendto recvfrom
+ * #syscalls:setup sendto recvfrom
  * Return: 0, -EINVAL for a bad @prefix, or negative errno from the kernel
  * (-EEXIST: the link already has this address)
  */
@@ -46,7 +46,7 @@ int nl_addr4_add(int nl, unsigned ifindex, uint32_t addr_be, uint8_t prefix);
  * @ifindex:	output interface index
  * @gw_be:	gateway address, network order
  *
- * #syscalls sendto recvfrom
+ * #syscalls:setup sendto recvfrom
  * Return: 0, or negative errno from the kernel (-EEXIST: a default route
  * already exists; -ENETUNREACH: @gw_be is not on a link that is up)
  */
@@ -62,7 +62,7 @@ int nl_route4_default(int nl, unsigned ifindex, uint32_t gw_be);
  * The address is usable at once (IFA_F_NODAD): nothing else on the link
  * can hold it, and no test may race duplicate address detection.
  *
- * #syscalls sendto recvfrom
+ * #syscalls:setup sendto recvfrom
  * Return: 0, -EINVAL for a bad @prefix, or negative errno from the kernel
  * (-EACCES: IPv6 is disabled on the link; -EAFNOSUPPORT: no IPv6 at all)
  */
@@ -75,7 +75,7 @@ int nl_addr6_add(int nl, unsigned ifindex, const uint8_t *addr,
  * @ifindex:	output interface index (needed for a link-local gateway)
  * @gw:		gateway address, 16 bytes
  *
- * #syscalls sendto recvfrom
+ * #syscalls:setup sendto recvfrom
  * Return: 0, or negative errno from the kernel (-EEXIST: a default route
  * already exists)
  */

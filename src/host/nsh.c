@@ -56,7 +56,7 @@
  * socket moves to NSH_FD and everything else is closed.
  *
  * Context: helper only
- * #syscalls openat dup2 close close_range
+ * #syscalls:setup openat dup2 close close_range
  * Return: 0, or -1 if the socket could not be kept
  */
 static int nsh_fds_reset(int sock)
@@ -90,7 +90,7 @@ static int nsh_fds_reset(int sock)
  * @nfds:	how many were made
  *
  * Context: helper only
- * #syscalls socket setsockopt bind listen close
+ * #syscalls:setup socket setsockopt bind listen close
  * Return: 0, or the positive errno of the first failure
  */
 static int nsh_make(const struct nsh_req *req, long len, int *fds,
@@ -157,7 +157,7 @@ static int nsh_make(const struct nsh_req *req, long len, int *fds,
  * nsh_serve() - answer requests until slipway goes away
  *
  * Context: helper only; never returns
- * #syscalls recvfrom sendmsg close exit_group
+ * #syscalls:setup recvfrom sendmsg close exit_group
  */
 static _Noreturn void nsh_serve(void)
 {
@@ -215,7 +215,7 @@ static _Noreturn void nsh_serve(void)
  * @sock:	the helper's end of a SOCK_SEQPACKET socketpair to slipway
  *
  * Context: the namespace child (netns.c), after the tap fds are sent
- * #syscalls fork setsid prctl wait4 exit_group
+ * #syscalls:setup fork setsid prctl wait4 exit_group
  */
 void nsh_spawn(int sock)
 {

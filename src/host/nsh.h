@@ -68,7 +68,7 @@ struct nsh_rsp {
  * not fatal: slipway then reads EOF and carries everything through the tap.
  *
  * Context: the namespace child (netns.c), after the tap fds are sent
- * #syscalls fork setsid wait4
+ * #syscalls:setup fork setsid wait4
  */
 void nsh_spawn(int sock);
 

@@ -7,7 +7,8 @@
 "$SLIPWAY" --help >"$T/help" || fail "--help exit status"
 for o in --netns --tcp-ports --address --gateway --mtu --no-map-gw --no-config \
 	--max-flows --shards --stats-file --ifname --cidr --userns --ack-every \
-	--version --no-splice --tcp-ns-ports --ipv6-prefix --no-ipv6; do
+	--version --no-splice --tcp-ns-ports --ipv6-prefix --no-ipv6 --runas \
+	--no-sandbox --seccomp-log --no-map-host-loopback; do
 	grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
 "$SLIPWAY" --version | grep -q "^slipway " || fail "--version"
@@ -39,6 +40,14 @@ bad "bad --impair" --impair up:lose=5%
 bad "bad --impair" --impair up:
 bad "bad --impair" --impair up:delay=fast
 bad "bad --impair-seed" --impair-seed x
+bad "bad --runas" --runas no-such-user-here
+bad "bad --runas" --runas nobody:no-such-group-here
+bad "bad --runas" --runas ""
+bad "bad --runas" --runas :0
+bad "bad --runas" --runas nobody:
+bad "needs a value" --runas
+bad "cannot be combined with --no-sandbox" --no-sandbox --seccomp-log
+bad "needs a path" --stats-file ""
 bad "needs a value" --mtu
 bad "bad MTU" --mtu 100
 bad "bad MTU" --mtu 70000

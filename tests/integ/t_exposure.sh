@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t_exposure.sh - what the guest and the world can reach, and nothing more:
+# - a host service bound to 127.0.0.1 (and ::1) is reachable from the guest
+#   through the gateway address, and with --no-map-host-loopback it is not,
+#   by any address (the gateway's, the host's veth address, the guest's
+#   own loopback), while a host service on all addresses still is;
+# - "-t 127.0.0.1/PORT" listens there and nowhere else: not on 127.0.0.2,
+#   not on ::1, not on the host's veth address from another namespace,
+#   while "-t PORT" (no address) is reachable on all of them.
+# The "host" is a namespace of ours (H) with a veth to a client namespace
+# (C); slipway runs in H and serves the guest namespace $NS.
+. "$(dirname "$0")/lib.sh"
+require_root
+H="swh$$"
+C="swc$$"
+make_ns "$H"
+make_ns "$C"
+ip -n "$H" link set lo up
+ip -n "$C" link set lo up
+ip -n "$H" link add hv0 type veth peer name cv0 netns "$C"
+ip -n "$H" addr add 10.78.0.1/24 dev hv0
+ip -n "$C" addr add 10.78.0.2/24 dev cv0
+ip -n "$H" link set hv0 up
+ip -n "$C" link set cv0 up
+echo "nameserver 127.0.0.1" >"$T/resolv.conf"
+
+# servers that say who they are; a client that says what it got
+cat >"$T/srv.py" <<'PY'
+import socket, sys, threading
+def serve(fam, addr, port, word):
+    s = socket.socket(fam)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if fam == socket.AF_INET6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+    s.bind((addr, port)); s.listen(16)
+    while True:
+        c, _ = s.accept(); c.sendall(word.encode()); c.close()
+ts = []
+for spec in sys.argv[2:]:
+    a, p, w = spec.rsplit(",", 2)
+    fam = socket.AF_INET6 if ":" in a else socket.AF_INET
+    ts.append(threading.Thread(target=serve, args=(fam, a, int(p), w), daemon=True))
+for t in ts:
+    t.start()
+open(sys.argv[1], "w").close()
+for t in ts:
+    t.join()
+PY
+cat >"$T/cli.py" <<'PY'
+import socket, sys
+a, p = sys.argv[1], int(sys.argv[2])
+s = socket.socket(socket.AF_INET6 if ":" in a else socket.AF_INET)
+s.settimeout(3)
+try:
+    s.connect((a, p)); print(s.recv(100).decode() or "empty")
+except ConnectionRefusedError:
+    print("refused")
+except socket.timeout:
+    print("timeout")
+except OSError as e:
+    print("error%d" % e.errno)
+PY
+# reach NS ADDR PORT EXPECTED: a connection from namespace NS gets EXPECTED
+reach() {
+	local got
+	got=$(ip netns exec "$1" "$PY" "$T/cli.py" "$2" "$3")
+	[ "$got" = "$4" ] || fail "from $1 to $2 port $3: got '$got', expected '$4'"
+}
+
+lo_port=$(free_port)
+any_port=$(free_port)
+bg ip netns exec "$H" "$PY" "$T/srv.py" "$T/hready" "127.0.0.1,$lo_port,host-lo" \
+	"::1,$lo_port,host-lo6" "0.0.0.0,$any_port,host-any"
+wait_for "host servers" 10 "[ -e $T/hready ]"
+
+# run_sw OPTIONS...: slipway in H serving a fresh $NS
+run_sw() {
+	make_ns "$NS"
+	ip netns exec "$H" "$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" \
+		--resolv-conf "$T/resolv.conf" "$@" >"$T/slipway.log" 2>&1 &
+	SW_PID=$!
+	PIDS+=("$SW_PID")
+	wait_for "guest address" 10 "ip -n $NS -4 addr show dev tap0 2>/dev/null | grep -q inet"
+	wait_started
+	g ip link set lo up
+	wait_for "guest IPv6 address" 10 "ip -n $NS -6 addr show dev tap0 | grep -q fd00"
+}
+
+# --- default: host loopback through the gateway address only
+run_sw
+reach "$NS" 10.0.2.2 "$lo_port" host-lo
+reach "$NS" fd00:5ee:d::2 "$lo_port" host-lo6
+reach "$NS" 10.78.0.1 "$lo_port" refused   # bound to loopback: not there
+reach "$NS" 127.0.0.1 "$lo_port" refused   # the guest's own loopback
+reach "$NS" 10.78.0.1 "$any_port" host-any
+stop_slipway
+ip netns del "$NS"
+
+# --- --no-map-host-loopback: not at all
+run_sw --no-map-host-loopback
+reach "$NS" 10.0.2.2 "$lo_port" refused
+reach "$NS" fd00:5ee:d::2 "$lo_port" refused
+reach "$NS" 10.78.0.1 "$lo_port" refused
+reach "$NS" 127.0.0.1 "$lo_port" refused
+reach "$NS" 10.78.0.1 "$any_port" host-any  # the host's other services are
+stop_slipway
+expect_ctr TCP_FLOWS_ACTIVE -eq 0
+ip netns del "$NS"
+
+# --- published ports bind where told, and nowhere else
+p1=$(free_port)
+p2=$(free_port)
+run_sw -t "127.0.0.1/$p1:8001" -t "$p2:8002"
+bg ip netns exec "$NS" "$PY" "$T/srv.py" "$T/gready" "0.0.0.0,8001,guest-1" \
+	"0.0.0.0,8002,guest-2" "::,8002,guest-2v6"
+wait_for "guest servers" 10 "[ -e $T/gready ]"
+reach "$H" 127.0.0.1 "$p1" guest-1
+reach "$H" 127.0.0.2 "$p1" refused
+reach "$H" ::1 "$p1" refused
+reach "$H" 10.78.0.1 "$p1" refused
+reach "$C" 10.78.0.1 "$p1" refused
+# the same without an address: everywhere
+reach "$H" 127.0.0.2 "$p2" guest-2
+reach "$C" 10.78.0.1 "$p2" guest-2
+# the listening sockets: p1 on 127.0.0.1 only, and only p1 and p2 at all
+l1=$(ip netns exec "$H" ss -Hltn "sport = :$p1" | awk '{print $4}' | tr '\n' ' ')
+[ "$l1" = "127.0.0.1:$p1 " ] || fail "listeners on $p1: '$l1', expected 127.0.0.1:$p1 only"
+others=$(ip netns exec "$H" ss -Hltnp | grep "pid=$SW_PID," | awk '{print $4}' |
+	grep -v -e ":$p1\$" -e ":$p2\$" | tr '\n' ' ')
+[ -z "$others" ] || fail "slipway listens on more: $others"
+stop_slipway
+pass "host loopback only through the gateway (and not with --no-map-host-loopback); published ports bound where told"
