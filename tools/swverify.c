@@ -65,7 +65,7 @@ const char tool_name[] = "swverify";
 #endif
 #define ECHO_RING_SIZE	(256u * 1024)	/* per-connection echo buffer; 2^n */
 #define IO_BURST	8		/* syscalls per connection per wakeup */
-#define STALL_SECONDS	10.0
+#define STALL_SECONDS	10.0	/* default --stall */
 #define DEFAULT_BYTES	(1ULL << 30)
 #define DEFAULT_TIMEOUT	60.0
 
@@ -432,6 +432,7 @@ struct opts {
 	unsigned int parallel;	/* client */
 	bool parallel_set;
 	double timeout;		/* 0 = none */
+	double stall;		/* seconds without progress that fail */
 	const char *ready_file;
 };
 
@@ -472,6 +473,8 @@ static void usage(FILE *f)
 	      "                           0 = none); server: per-connection limit (default\n"
 	      "                           none).  A connection without progress for 10 s\n"
 	      "                           fails while a timeout is active.\n"
+	      "  -S, --stall SEC          seconds without progress that fail a connection\n"
+	      "                           (default 10; fractions allowed: 1.5)\n"
 	      "  -h, --help               show this help\n"
 	      "\n"
 	      "One JSON line per connection is printed on stdout; --parallel adds a summary.\n"
@@ -571,6 +574,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "ready-file", required_argument, NULL, 'r' },
 		{ "parallel", required_argument, NULL, 'P' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "stall", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -581,6 +585,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->stall = STALL_SECONDS;
 	if (argc < 2)
 		usage_error("missing command (server or client)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -599,7 +604,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	argv++;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":l:c:m:b:s:n:1r:P:t:h", lopts,
+	while ((c = getopt_long(argc, argv, ":l:c:m:b:s:n:1r:P:t:S:h", lopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'l':
@@ -646,6 +651,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				usage_error("--timeout: invalid number of seconds '%s'",
 					    optarg);
 			timeout_set = true;
+			break;
+		case 'S':
+			errno = 0;
+			o->stall = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->stall > 0) ||
+			    o->stall > 1e6)
+				usage_error("--stall: invalid number of seconds '%s'",
+					    optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -1414,13 +1427,13 @@ static void check_timers(struct loop *L, double t, double deadline)
 				  "timeout: the connection took longer than %g s (sent %"
 				  PRIu64 ", received %" PRIu64 " bytes)",
 				  o->timeout, c->tx_off, c->rx_cnt);
-		else if (t - c->t_progress >= STALL_SECONDS && c->connecting)
+		else if (t - c->t_progress >= o->stall && c->connecting)
 			conn_fail(c, true, "connect %s: no answer for %g s",
-				  o->addr, STALL_SECONDS);
-		else if (t - c->t_progress >= STALL_SECONDS)
+				  o->addr, o->stall);
+		else if (t - c->t_progress >= o->stall)
 			conn_fail(c, true, "stalled: no progress for %g s (sent %"
 				  PRIu64 ", received %" PRIu64 " bytes)",
-				  STALL_SECONDS, c->tx_off, c->rx_cnt);
+				  o->stall, c->tx_off, c->rx_cnt);
 		else
 			continue;
 		conn_finish(L, c, t);
