@@ -5,7 +5,9 @@
 # ICMP), written on a raw packet socket to IFACE for SECONDS, as fast as
 # Python goes. The source MAC stays the interface's own (the guest sends
 # garbage; it does not pretend to be another host). Prints the count.
-#   storm.py IFACE SECONDS SEED
+# With a PORT, a SYN flood instead: well-formed SYNs from random source
+# ports to 10.0.2.2:PORT, never completed.
+#   storm.py IFACE SECONDS SEED [PORT]
 import random
 import socket
 import struct
@@ -54,9 +56,26 @@ seeds = [
         + struct.pack("!HHHH", 12347, 9, 8, 0)),
 ]
 
+def syn(sport, dport):
+    th = struct.pack("!HHIIBBHHH", sport, dport, rnd.getrandbits(32), 0, 0x50,
+                     0x02, 65535, 0, 0)
+    ph = struct.pack("!4s4sBBH", b"\x0a\x00\x02\x0f", b"\x0a\x00\x02\x02", 0,
+                     6, len(th))
+    th = th[:16] + struct.pack("!H", csum(ph + th)) + th[18:]
+    return eth(0x0800, ip4(6, th))
+
+
 n = 0
 end = time.monotonic() + secs
-while time.monotonic() < end:
+flood = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+while flood and time.monotonic() < end:
+    for _ in range(200):
+        try:
+            s.send(syn(rnd.randint(1024, 65535), flood))
+            n += 1
+        except OSError:
+            pass
+while not flood and time.monotonic() < end:
     for _ in range(200):
         k = rnd.random()
         if k < 0.2:
