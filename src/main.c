@@ -16,7 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ctl/ctl.h"
 #include "ctl/ctr.h"
+#include "ctl/pcap.h"
 #include "edge/edge.h"
 #include "host/conf.h"
 #include "host/dns_fwd.h"
@@ -35,6 +37,7 @@
  * @ns_dir:	directory of the --netns file we watch for deletion
  * @ns_name:	its name in @ns_dir
  * @inofd:	inotify fd watching @ns_dir, or -1
+ * @ctl:	the control socket and metrics server
  */
 struct run {
 	const struct conf *conf;
@@ -45,6 +48,7 @@ struct run {
 	char ns_dir[256];
 	const char *ns_name;
 	int inofd;
+	struct ctl *ctl;
 };
 
 /**
@@ -127,9 +131,9 @@ static void dump_stats(struct shard *sh, const struct run *r)
 		}
 	}
 	snprintf(extra, sizeof(extra),
-		 "\"version\":\"0.1.0\",\"edge\":\"%s\",\"peek_offset\":%s,"
+		 "\"version\":\"%s\",\"edge\":\"%s\",\"peek_offset\":%s,"
 		 "\"shards_n\":%u,\"max_flows\":%u",
-		 sh->edge->ops->name, sh->peek_off ? "true" : "false", sh->grp->n,
+		 SLIPWAY_VERSION, sh->edge->ops->name, sh->peek_off ? "true" : "false", sh->grp->n,
 		 r->conf->max_flows);
 	ctr_dump_json(out, shards, sh->grp->n, extra);
 	if (out != stderr)
@@ -309,8 +313,12 @@ int main(int argc, char **argv)
 	struct run r = { 0 };
 	sigset_t mask;
 	char a[INET_ADDRSTRLEN], g[INET_ADDRSTRLEN], resolv_text[600];
+	static struct pcap pcap = { .fd = -1 };
+	static struct pcap_buf pbufs[SHARDS_MAX];
 	int ret;
 
+	if (argc > 1 && !strcmp(argv[1], "ctl"))
+		return ctl_client_main(argc - 1, argv + 1);
 	conf_parse(&conf, argc, argv);
 	search_list_load(&conf);
 
@@ -412,6 +420,18 @@ int main(int argc, char **argv)
 			die_perror("cannot set up");
 		}
 	}
+	if (conf.pcap_path) {
+		if (pcap_open(&pcap, conf.pcap_path, conf.pcap_max))
+			return 1;
+		for (i = 0; i < grp.n; i++) {
+			if (pcap_buf_init(&pbufs[i], &pcap, shs[i].ctr))
+				die("out of memory");
+			shs[i].pcap = &pbufs[i];
+		}
+	}
+	r.ctl = ctl_init(sh, &conf);
+	if (!r.ctl)
+		return 1;
 	if (fwd_init(sh))
 		return 1;
 	if (splice_init(sh, ns.nsh_fd))
@@ -483,6 +503,13 @@ int main(int argc, char **argv)
 		mbox_kick(sh);
 		pthread_join(tid[i], NULL);
 	}
+	ctl_fini(r.ctl);
+	for (i = 0; i < grp.n; i++) {
+		if (shs[i].pcap)
+			pcap_buf_fini(shs[i].pcap);
+		shs[i].pcap = NULL;
+	}
+	pcap_close(&pcap);
 	dump_stats(sh, &r);
 	splice_fini(sh);
 	for (i = 0; i < grp.n; i++)

@@ -8,6 +8,22 @@
 
 #include "ctl/hist.h"
 
+const char *const hist_names[] = {
+	[HIST_EDGE_RX_BYTES] = "edge_rx_frame_bytes",
+	[HIST_EDGE_TX_BYTES] = "edge_tx_frame_bytes",
+	[HIST_BATCH_NS] = "edge_batch_ns",
+};
+_Static_assert(sizeof(hist_names) / sizeof(hist_names[0]) == HIST_ID_NUM,
+	       "hist_names must name every histogram");
+
+const char *const hist_descs[] = {
+	[HIST_EDGE_RX_BYTES] = "size of frames read from the edge (guest to host), bytes without the virtio-net header",
+	[HIST_EDGE_TX_BYTES] = "size of frames written to the edge (host to guest), bytes without the virtio-net header",
+	[HIST_BATCH_NS] = "time to handle one edge receive batch, from the read to its effects flushed, nanoseconds",
+};
+_Static_assert(sizeof(hist_descs) / sizeof(hist_descs[0]) == HIST_ID_NUM,
+	       "hist_descs must describe every histogram");
+
 /**
  * hist_init() - an empty histogram
  * @h:	histogram

@@ -49,6 +49,20 @@ struct hist {
 };
 
 /**
+ * enum hist_id - the histograms each shard keeps
+ * @HIST_EDGE_RX_BYTES:	frames read from the edge: bytes (no vnet header)
+ * @HIST_EDGE_TX_BYTES:	frames written to the edge: bytes (no vnet header)
+ * @HIST_BATCH_NS:	one edge receive batch: from the read to its last
+ *			effect flushed, nanoseconds
+ * @HIST_ID_NUM:	count
+ */
+enum hist_id { HIST_EDGE_RX_BYTES, HIST_EDGE_TX_BYTES, HIST_BATCH_NS,
+	       HIST_ID_NUM };
+
+extern const char *const hist_names[HIST_ID_NUM];
+extern const char *const hist_descs[HIST_ID_NUM];
+
+/**
  * hist_bucket() - the bucket a value falls into
  * @v:	value
  *
