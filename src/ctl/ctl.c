@@ -137,7 +137,7 @@ struct ctl {
  */
 static void ctr0(struct ctl *c, enum ctr_id id)
 {
-	c->sh->ctr[id]++;
+	ctr_add(&c->sh->ctr[id], 1);
 }
 
 /**

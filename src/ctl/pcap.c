@@ -137,7 +137,7 @@ void pcap_flush(struct pcap_buf *pb)
 		return;
 	ret = write_all(pb->pc->fd, pb->buf, pb->len);
 	if (ret) {
-		pb->ctr[CTR_PCAP_WRITE_ERRORS]++;
+		ctr_add(&pb->ctr[CTR_PCAP_WRITE_ERRORS], 1);
 		errno = -ret;
 		if (pb->ctr[CTR_PCAP_WRITE_ERRORS] == 1)
 			warn_perror("--pcap file %s: write failed, records lost",
@@ -164,12 +164,12 @@ void pcap_frame(struct pcap_buf *pb, const uint8_t *p, size_t len)
 	uint64_t old;
 
 	if (atomic_load_explicit(&pc->full, memory_order_relaxed)) {
-		pb->ctr[CTR_PCAP_FRAMES_LOST]++;
+		ctr_add(&pb->ctr[CTR_PCAP_FRAMES_LOST], 1);
 		return;
 	}
 	old = atomic_fetch_add_explicit(&pc->used, rec, memory_order_relaxed);
 	if (old + rec > pc->max) {
-		pb->ctr[CTR_PCAP_FRAMES_LOST]++;
+		ctr_add(&pb->ctr[CTR_PCAP_FRAMES_LOST], 1);
 		if (!atomic_exchange(&pc->full, 1))
 			warn("--pcap file %s reached --pcap-max (%llu bytes): capture stopped",
 			     pc->path, (unsigned long long)pc->max);
@@ -185,8 +185,8 @@ void pcap_frame(struct pcap_buf *pb, const uint8_t *p, size_t len)
 	memcpy(pb->buf + pb->len, &h, sizeof(h));
 	memcpy(pb->buf + pb->len + sizeof(h), p, cap);
 	pb->len += rec;
-	pb->ctr[CTR_PCAP_FRAMES]++;
-	pb->ctr[CTR_PCAP_BYTES] += rec;
+	ctr_add(&pb->ctr[CTR_PCAP_FRAMES], 1);
+	ctr_add(&pb->ctr[CTR_PCAP_BYTES], rec);
 }
 
 /**

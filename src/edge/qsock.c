@@ -64,7 +64,7 @@
 #define QSOCK_WAIT_MS	2000		/* longest wait for a slow peer */
 #define QSOCK_WAIT_SLICE_MS 50
 
-#define CTR(q, id) ((q)->e->ctr[CTR_##id]++)
+#define CTR(q, id) ctr_add(&(q)->e->ctr[CTR_##id], 1)
 
 /**
  * struct qsock - a socket edge's state
@@ -820,7 +820,7 @@ int qsock_edge_init(struct edge *e, int kind, const char *path, int fd,
 		q->fd = fd;
 		snprintf(q->path, sizeof(q->path), "%s", "");
 		e->gen = 1;
-		ctr[CTR_EDGE_CONNECTS]++;
+		ctr_add(&ctr[CTR_EDGE_CONNECTS], 1);
 		return 0;
 	}
 	e->reconnect = true;
