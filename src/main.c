@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/if_tun.h>
 #include <pthread.h>
 #include <signal.h>
@@ -19,10 +20,12 @@
 #include "ctl/ctl.h"
 #include "ctl/ctr.h"
 #include "ctl/pcap.h"
+#include "ctl/s4n_api.h"
 #include "edge/edge.h"
 #include "host/conf.h"
 #include "host/dns_fwd.h"
 #include "host/netns.h"
+#include "host/s4n.h"
 #include "host/shard.h"
 #include "host/splice.h"
 #include "util/log.h"
@@ -38,6 +41,8 @@
  * @ns_name:	its name in @ns_dir
  * @inofd:	inotify fd watching @ns_dir, or -1
  * @ctl:	the control socket and metrics server
+ * @s4n:	slirp4netns mode: exit fd, ready fd, API socket path
+ * @api:	slirp4netns mode: the API socket, or NULL
  */
 struct run {
 	const struct conf *conf;
@@ -49,6 +54,8 @@ struct run {
 	const char *ns_name;
 	int inofd;
 	struct ctl *ctl;
+	struct s4n_conf s4n;
+	struct s4n_api *api;
 };
 
 /**
@@ -161,6 +168,21 @@ static bool on_other(struct shard *sh, uint64_t data, void *arg)
 		info("the namespace was deleted: stopping");
 		r->exit_code = 0;
 		return true;
+	}
+	if (EP_TYPE(data) == EP_CTL && EP_IDX(data) == CTL_IDX_EXIT_FD) {
+		char b[64];
+		ssize_t n = read(r->s4n.exit_fd, b, sizeof(b));
+
+		if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
+			return false;
+		info("the exit fd %s: stopping", n ? "failed" : "closed");
+		r->exit_code = 0;
+		return true;
+	}
+	if (EP_TYPE(data) == EP_CTL) {
+		if (r->api)
+			s4n_api_event(r->api, EP_IDX(data));
+		return false;
 	}
 	if (EP_TYPE(data) == EP_PIDFD) {
 		info("the namespace's process exited: stopping");
@@ -310,16 +332,21 @@ int main(int argc, char **argv)
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	const uint8_t *mac = bcast;
 	char where[160];
-	struct run r = { 0 };
+	static struct run r;
 	sigset_t mask;
 	char a[INET_ADDRSTRLEN], g[INET_ADDRSTRLEN], resolv_text[600];
 	static struct pcap pcap = { .fd = -1 };
 	static struct pcap_buf pbufs[SHARDS_MAX];
-	int ret;
+	int ret, how;
 
 	if (argc > 1 && !strcmp(argv[1], "ctl"))
 		return ctl_client_main(argc - 1, argv + 1);
-	conf_parse(&conf, argc, argv);
+	r.s4n.exit_fd = r.s4n.ready_fd = -1;
+	how = s4n_invoked(argc, argv);
+	if (how)
+		s4n_conf_parse(&conf, &r.s4n, argc - (how - 1), argv + (how - 1));
+	else
+		conf_parse(&conf, argc, argv);
 	search_list_load(&conf);
 
 	/* block before any child exists, so no SIGCHLD is lost */
@@ -346,6 +373,9 @@ int main(int argc, char **argv)
 	nc.vnet_hdr_len = 12;
 	nc.nsh = (conf.splice && conf.nfwd) || conf.nnsfwd;
 	nc.ipv6 = conf.ipv6;
+	nc.userns_path = conf.userns_path;
+	nc.mac_set = conf.mac_set;
+	memcpy(nc.mac, conf.mac, 6);
 	memcpy(nc.addr6, &conf.guest6, 16);
 	nc.gw6[0] = 0xfe; /* fe80::1, the gateway's link-local address */
 	nc.gw6[1] = 0x80;
@@ -438,6 +468,21 @@ int main(int argc, char **argv)
 		return 1;
 	if (conf.dns && dns_fwd_init(sh, conf.resolv_conf))
 		return 1;
+	if (r.s4n.api_path) {
+		r.api = s4n_api_init(sh, r.s4n.api_path);
+		if (!r.api)
+			return 1;
+	}
+	if (r.s4n.exit_fd >= 0) {
+		int fl = fcntl(r.s4n.exit_fd, F_GETFL);
+
+		if (fl < 0 || fcntl(r.s4n.exit_fd, F_SETFL, fl | O_NONBLOCK) ||
+		    shard_ep_add(sh, r.s4n.exit_fd, EPOLLIN,
+				 EP_DATA(EP_CTL, CTL_IDX_EXIT_FD))) {
+			err_perror("cannot watch the exit fd %d", r.s4n.exit_fd);
+			return 1;
+		}
+	}
 
 	r.conf = &conf;
 	r.ns = &ns;
@@ -459,7 +504,7 @@ int main(int argc, char **argv)
 	info("serving %s: guest %s/%u, gateway %s%s, MTU %u, %u published port(s), %u shard(s)",
 	     where, a, conf.prefix_len, g,
 	     conf.map_gw ? " (= host loopback)" : "", conf.mtu,
-	     sh->nlisteners, grp.n);
+	     fwd_count(sh), grp.n);
 	if (conf.ipv6) {
 		char a6[INET6_ADDRSTRLEN], g6[INET6_ADDRSTRLEN];
 
@@ -481,6 +526,7 @@ int main(int argc, char **argv)
 
 	if (ns.cmd_pid > 0 && netns_start_cmd(&ns))
 		die("cannot start the command");
+	s4n_ready(&r.s4n);
 
 	ret = shard_run(sh, on_other, &r);
 	if (ret) {
@@ -511,6 +557,7 @@ int main(int argc, char **argv)
 	}
 	pcap_close(&pcap);
 	dump_stats(sh, &r);
+	s4n_api_fini(r.api);
 	splice_fini(sh);
 	for (i = 0; i < grp.n; i++)
 		shard_fini(&shs[i]);

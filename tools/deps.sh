@@ -6,7 +6,8 @@ set -e
 PKGS="meson ninja-build gcc pkg-config libcmocka-dev libjansson-dev iproute2 iperf3
 busybox-static curl ncat python3 procps util-linux tcpdump
 dnsmasq-base dnsutils isc-dhcp-client ethtool
-qemu-system-x86 linux-image-amd64 cpio"
+qemu-system-x86 linux-image-amd64 cpio libjansson-dev
+rootlesskit podman uidmap runc socat"
 [ "${WITH_CLANG:-0}" = 1 ] && PKGS="$PKGS clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do

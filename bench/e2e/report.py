@@ -43,11 +43,12 @@ LABEL = {
     "slipway-dgram": "slipway dgram (bridge)",
     "passt-stream": "passt stream (bridge)",
     "slipway-vu": "slipway vhost-user (swvu)",
+    "slipway-vu-copy": "slipway vhost-user, --no-place (swvu)",
     "passt-vu": "passt vhost-user (swvu)",
 }
 GATEWAYS = ("slipway", "slipway-splice", "pasta", "pasta-splice", "slirp4netns",
-            "slipway-stream", "slipway-dgram", "passt-stream", "slipway-vu", "passt-vu")
-SLIPWAYS = ("slipway", "slipway-splice", "slipway-stream", "slipway-dgram", "slipway-vu")
+            "slipway-stream", "slipway-dgram", "passt-stream", "slipway-vu", "slipway-vu-copy", "passt-vu")
+SLIPWAYS = ("slipway", "slipway-splice", "slipway-stream", "slipway-dgram", "slipway-vu", "slipway-vu-copy")
 # ratio columns: medians against these paths, measured in the same run
 REFS = ("veth", "pasta", "pasta-splice", "passt-stream", "passt-vu")
 REF_LABEL = {"veth": "vs veth", "pasta": "vs pasta", "pasta-splice": "vs pasta splice",

@@ -42,6 +42,8 @@
 #   slipway-vu      slipway --vhost-user SOCK --shards 1; tools/swvu in the
 #                   guest namespace is the VM: a vhost-user frontend whose
 #                   rings carry tap0's frames, offloads negotiated
+#   slipway-vu-copy the same with --no-place: TCP payload staged and copied
+#                   into the guest's buffers instead of peeked there
 #   passt-vu        passt --vhost-user -s SOCK (--passt-vu BIN: Debian 12's
 #                   passt has no vhost-user) through the same swvu
 #
@@ -72,7 +74,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
 PY=/usr/bin/python3
-ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns slipway-stream slipway-dgram passt-stream slipway-vu passt-vu"
+ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns slipway-stream slipway-dgram passt-stream slipway-vu slipway-vu-copy passt-vu"
 # the default: the socket edges have their own comparison (--paths)
 DEF_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns"
 ALL_LEGS="tput lat conn mem"
@@ -488,9 +490,11 @@ setup_bridge() {
 			"${pub[@]}" --stats-file "${SWSTATS[$path]}" --resolv-conf "$OUT/slipway/resolv.conf"
 		[ $path = slipway-dgram ] && br=(--dgram "$sock" --local "$OUT/logs/$path-guest.sock")
 		;;
-	slipway-vu)
+	slipway-vu | slipway-vu-copy)
 		SWSTATS[$path]=$OUT/slipway/stats-$path.json
-		spawn "$OUT/logs/$path.log" ip netns exec "$H" "$SW" --vhost-user "$sock" --shards 1 \
+		local copy=()
+		[ $path = slipway-vu-copy ] && copy=(--no-place)
+		spawn "$OUT/logs/$path.log" ip netns exec "$H" "$SW" --vhost-user "$sock" --shards 1 "${copy[@]}" \
 			"${pub[@]}" --stats-file "${SWSTATS[$path]}" --resolv-conf "$OUT/slipway/resolv.conf"
 		;;
 	passt-vu)
@@ -516,7 +520,7 @@ setup_bridge() {
 		skip "$path" "no socket at $sock in 10 s: $(logtail "$OUT/logs/$path.log")"
 		return 1
 	fi
-	if [[ $path == *-vu ]]; then
+	if [[ $path == *-vu || $path == *-vu-copy ]]; then
 		[ -x "$SWVU" ] || { skip "$path" "no $SWVU (ninja -C build)"; return 1; }
 		spawn "$OUT/logs/$path-bridge.log" ip netns exec $g "$SWVU" --tap tap0 --socket "$sock"
 	else
@@ -574,7 +578,7 @@ for p in $PATHS; do
 	slipway | slipway-splice | slipway+*) setup_slipway "$p" ;;
 	pasta | pasta-splice) setup_pasta "$p" ;;
 	slirp4netns) setup_slirp4netns ;;
-	slipway-stream | slipway-dgram | passt-stream | slipway-vu | passt-vu) setup_bridge "$p" ;;
+	slipway-stream | slipway-dgram | passt-stream | slipway-vu | slipway-vu-copy | passt-vu) setup_bridge "$p" ;;
 	esac && ACTIVE+=("$p")
 done
 # servers: per path, iperf3 and swrr where the server side is (H, or the

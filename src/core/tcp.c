@@ -641,11 +641,43 @@ struct tcp_flow *tcp_host_accepted(struct core *c, const uint8_t *src,
 				   int32_t sock, uint64_t now_ns,
 				   struct fx *fx)
 {
+	return tcp_host_accepted_at(c, NULL, src, src_port, dst_port, sock,
+				    now_ns, fx);
+}
+
+/**
+ * tcp_host_accepted_at() - a published port with a guest address of its own
+ * accepted a connection
+ * @c:		core
+ * @gaddr:	guest address to connect to (ADDR_LEN bytes, of @src's
+ *		family), or NULL for the configured one (tcp_host_accepted())
+ * @src:	source address the guest should see (ADDR_LEN bytes)
+ * @src_port:	source port (host order)
+ * @dst_port:	guest port (host order)
+ * @sock:	the accepted socket (stored in the flow)
+ * @now_ns:	monotonic time
+ * @fx:		effects out (the SYN)
+ *
+ * Return: as tcp_host_accepted(); NULL also when @gaddr and @src differ
+ *	   in family (counted as IP6_DROP_ADDR)
+ */
+struct tcp_flow *tcp_host_accepted_at(struct core *c, const uint8_t *gaddr,
+				      const uint8_t *src, uint16_t src_port,
+				      uint16_t dst_port, int32_t sock,
+				      uint64_t now_ns, struct fx *fx)
+{
 	uint8_t g[ADDR_LEN];
 	struct tcp_flow *f;
 
-	if (!core_guest_addr(c, src, g))
+	if (gaddr) {
+		if (addr_is4(gaddr) != addr_is4(src)) {
+			CTR_INC(c, IP6_DROP_ADDR);
+			return NULL;
+		}
+		memcpy(g, gaddr, ADDR_LEN);
+	} else if (!core_guest_addr(c, src, g)) {
 		return NULL;
+	}
 	if (flow_lookup(c, g, dst_port, src, src_port)) {
 		CTR_INC(c, TCP_DROP_STATE);
 		return NULL;

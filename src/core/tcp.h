@@ -263,6 +263,10 @@ struct tcp_flow *tcp_host_accepted(struct core *c, const uint8_t *src,
 				   uint16_t src_port, uint16_t dst_port,
 				   int32_t sock, uint64_t now_ns,
 				   struct fx *fx);
+struct tcp_flow *tcp_host_accepted_at(struct core *c, const uint8_t *gaddr,
+				      const uint8_t *src, uint16_t src_port,
+				      uint16_t dst_port, int32_t sock,
+				      uint64_t now_ns, struct fx *fx);
 
 /**
  * tcp_guest_gone() - end every flow: the guest went away with its state

@@ -432,11 +432,46 @@ struct udp_flow *udp_pub_to_guest(struct core *c, const uint8_t *src,
 				  uint16_t sport, uint16_t gport, int32_t sock,
 				  struct fx *fx, size_t len, uint64_t now_ns)
 {
+	return udp_pub_to_guest_at(c, NULL, src, sport, gport, sock, fx, len,
+				   now_ns);
+}
+
+/**
+ * udp_pub_to_guest_at() - a datagram arrived on a published UDP port with a
+ * guest address of its own
+ * @c:		core
+ * @gaddr:	guest address (ADDR_LEN bytes, of @src's family), or NULL
+ *		for the configured one (udp_pub_to_guest())
+ * @src:	source address the guest should see
+ * @sport:	source port
+ * @gport:	guest port
+ * @sock:	the listening socket
+ * @fx:		effects batch; the payload is at udp_payload_slot() for
+ *		@src's family
+ * @len:	payload length
+ * @now_ns:	monotonic time
+ *
+ * Return: as udp_pub_to_guest(); NULL also when @gaddr and @src differ in
+ *	   family (counted as IP6_DROP_ADDR)
+ */
+struct udp_flow *udp_pub_to_guest_at(struct core *c, const uint8_t *gaddr,
+				     const uint8_t *src, uint16_t sport,
+				     uint16_t gport, int32_t sock,
+				     struct fx *fx, size_t len,
+				     uint64_t now_ns)
+{
 	uint8_t g[ADDR_LEN];
 	struct udp_flow *f;
 
-	if (!core_guest_addr(c, src, g))
+	if (gaddr) {
+		if (addr_is4(gaddr) != addr_is4(src)) {
+			CTR_INC(c, IP6_DROP_ADDR);
+			return NULL;
+		}
+		memcpy(g, gaddr, ADDR_LEN);
+	} else if (!core_guest_addr(c, src, g)) {
 		return NULL;
+	}
 	f = uflow_lookup(c, UDPK_PUB, g, gport, src, sport);
 	if (!f) {
 		f = uflow_alloc(c, UDPK_PUB, g, gport, src, sport);
@@ -666,6 +701,33 @@ void udp_on_sock_error(struct core *c, struct udp_flow *f, int err,
 				   sizeof(orig), fx);
 	}
 	CTR_INC(c, UDP_UNREACH_SENT);
+}
+
+/**
+ * udp_pub_forget() - forget the flows of a published UDP port that goes away
+ * @c:		core
+ * @sock:	the port's listening socket (about to be closed)
+ *
+ * The flows hold the socket only to reply through it; they are freed
+ * without intents (the host closes the socket itself).
+ *
+ * Return: flows freed (counted as UDP_FLOWS_UNPUBLISHED)
+ */
+unsigned udp_pub_forget(struct core *c, int32_t sock)
+{
+	unsigned n = 0;
+	uint32_t i;
+
+	for (i = 0; i < c->uhiwat; i++) {
+		struct udp_flow *f = &c->uflows[i];
+
+		if (!f->used || f->kind != UDPK_PUB || f->sock != sock)
+			continue;
+		CTR_INC(c, UDP_FLOWS_UNPUBLISHED);
+		uflow_free(c, f);
+		n++;
+	}
+	return n;
 }
 
 /**

@@ -166,6 +166,20 @@ void udp_flow_to_guest(struct core *c, struct udp_flow *f, struct fx *fx,
 struct udp_flow *udp_pub_to_guest(struct core *c, const uint8_t *src,
 				  uint16_t sport, uint16_t gport, int32_t sock,
 				  struct fx *fx, size_t len, uint64_t now_ns);
+struct udp_flow *udp_pub_to_guest_at(struct core *c, const uint8_t *gaddr,
+				     const uint8_t *src, uint16_t sport,
+				     uint16_t gport, int32_t sock,
+				     struct fx *fx, size_t len,
+				     uint64_t now_ns);
+
+/**
+ * udp_pub_forget() - forget the flows of a published UDP port that goes away
+ * @c:		core
+ * @sock:	the port's listening socket
+ *
+ * Return: flows freed
+ */
+unsigned udp_pub_forget(struct core *c, int32_t sock);
 
 /**
  * udp4_send() - send a datagram to the guest, copying the payload

@@ -5,7 +5,7 @@
  *
  * Both are served by the main thread, which is shard 0's event loop: the
  * listening sockets, the connections and a timer are in its epoll set
- * (EP_CTL), every socket is non-blocking, and each event does a bounded
+ * (EP_CTLSRV), every socket is non-blocking, and each event does a bounded
  * amount of work (one read or write of at most 64 KiB, or building one
  * reply), so the data path of shard 0 waits for a request no longer than
  * it takes to build its reply, and the other shards never wait.
@@ -56,7 +56,7 @@
 #define DRAIN_MAX (1U << 20)
 #define TICK_MS 250
 
-enum { CTL_IDX_UNIX, CTL_IDX_HTTP, CTL_IDX_TIMER, CTL_IDX_CONN0 };
+enum { CSRV_IDX_UNIX, CSRV_IDX_HTTP, CSRV_IDX_TIMER, CSRV_IDX_CONN0 };
 
 /**
  * enum conn_state - a connection's life
@@ -152,7 +152,7 @@ static void ctl_ep_mod(struct ctl *c, unsigned i, uint32_t events)
 {
 	struct epoll_event ev = {
 		.events = events,
-		.data.u64 = EP_DATA(EP_CTL, CTL_IDX_CONN0 + i),
+		.data.u64 = EP_DATA(EP_CTLSRV, CSRV_IDX_CONN0 + i),
 	};
 
 	if (epoll_ctl(c->sh->epfd, EPOLL_CTL_MOD, c->conn[i].fd, &ev))
@@ -686,7 +686,7 @@ static void ctl_accept(struct ctl *c, bool http)
 		k->state = CONN_READ;
 		k->deadline_ns = now_mono_ns() + CTL_TIMEOUT_MS * 1000000ULL;
 		if (shard_ep_add(c->sh, fd, EPOLLIN,
-				 EP_DATA(EP_CTL, CTL_IDX_CONN0 + i))) {
+				 EP_DATA(EP_CTLSRV, CSRV_IDX_CONN0 + i))) {
 			free(k->in);
 			close(fd);
 			memset(k, 0, sizeof(*k));
@@ -729,7 +729,7 @@ static void ctl_timer(struct ctl *c)
 }
 
 /**
- * ctl_event() - an EP_CTL event
+ * ctl_event() - an EP_CTLSRV event
  * @arg:	server
  * @idx:	EP_IDX() of the event
  * @events:	epoll events
@@ -740,17 +740,17 @@ void ctl_event(void *arg, uint32_t idx, uint32_t events)
 	unsigned i;
 
 	switch (idx) {
-	case CTL_IDX_UNIX:
+	case CSRV_IDX_UNIX:
 		ctl_accept(c, false);
 		return;
-	case CTL_IDX_HTTP:
+	case CSRV_IDX_HTTP:
 		ctl_accept(c, true);
 		return;
-	case CTL_IDX_TIMER:
+	case CSRV_IDX_TIMER:
 		ctl_timer(c);
 		return;
 	}
-	i = idx - CTL_IDX_CONN0;
+	i = idx - CSRV_IDX_CONN0;
 	if (i >= NCONNS || c->conn[i].state == CONN_FREE)
 		return;
 	if (events & EPOLLOUT)
@@ -811,7 +811,7 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 		c->conn[i].fd = -1;
 	c->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (c->tfd < 0 ||
-	    shard_ep_add(sh, c->tfd, EPOLLIN, EP_DATA(EP_CTL, CTL_IDX_TIMER)))
+	    shard_ep_add(sh, c->tfd, EPOLLIN, EP_DATA(EP_CTLSRV, CSRV_IDX_TIMER)))
 		goto fail;
 	if (conf->ctl_path) {
 		c->ufd = qsock_listen(conf->ctl_path);
@@ -820,13 +820,13 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 			goto fail;
 		}
 		if (listen(c->ufd, 64) ||
-		    shard_ep_add(sh, c->ufd, EPOLLIN, EP_DATA(EP_CTL, CTL_IDX_UNIX)))
+		    shard_ep_add(sh, c->ufd, EPOLLIN, EP_DATA(EP_CTLSRV, CSRV_IDX_UNIX)))
 			goto fail;
 	}
 	if (conf->metrics_set) {
 		c->hfd = http_listen(&conf->metrics);
 		if (c->hfd < 0 ||
-		    shard_ep_add(sh, c->hfd, EPOLLIN, EP_DATA(EP_CTL, CTL_IDX_HTTP)))
+		    shard_ep_add(sh, c->hfd, EPOLLIN, EP_DATA(EP_CTLSRV, CSRV_IDX_HTTP)))
 			goto fail;
 	}
 	sh->ctl_poll = ctl_poll;

@@ -22,7 +22,7 @@ struct ctl;
 struct ctl *ctl_init(struct shard *sh, const struct conf *conf);
 
 /**
- * ctl_event() - an EP_CTL event (the shard's ctl_event hook)
+ * ctl_event() - an EP_CTLSRV event (the shard's ctl_event hook)
  * @arg:	server
  * @idx:	EP_IDX() of the event
  * @events:	epoll events

@@ -36,6 +36,19 @@ struct edge;
  *		shard stops producing until it has)
  * @offloads:	optional: what the guest accepted, read by each shard when
  *		@gen changes: header length, partial checksums, TSO frames
+ * @place:	optional: reserve the guest's own receive buffers for the
+ *		frame that will be built in frame slot @slot: room for @hdr
+ *		header bytes, then @iov (at most @iovmax entries) gets the
+ *		place of up to @max payload bytes in guest memory. Returns
+ *		the entries filled, or -errno (-ENOBUFS: no room there now;
+ *		send the frame with @tx). On success the queue stays locked
+ *		until @place_end, which follows at once
+ * @place_end:	@len payload bytes went into the reservation of @slot (0:
+ *		none, and it is given back); unlocks the queue
+ * @tx_placed:	the frame of @slot is complete: its first @hdr bytes (from
+ *		@frame, @len bytes in all) go in front of the payload
+ *		already in place, and it is queued for the guest as @tx
+ *		queues a frame; 0 or -errno as @tx
  *
  * Socket edges (qsock.c) report a guest that went away as -ECONNRESET
  * from @rx or @tx, having closed its connection already.
@@ -55,11 +68,19 @@ struct edge_ops {
 	bool (*tx_full)(const struct edge *e, unsigned q);
 	void (*offloads)(const struct edge *e, unsigned *hdr_len, bool *csum,
 			 bool *gso);
+	int (*place)(struct edge *e, unsigned q, unsigned slot, size_t hdr,
+		     size_t max, struct iovec *iov, unsigned iovmax);
+	void (*place_end)(struct edge *e, unsigned q, unsigned slot,
+			  size_t len);
+	int (*tx_placed)(struct edge *e, unsigned q, unsigned slot,
+			 const uint8_t *frame, size_t len);
 };
 
 #define EDGE_MAX_QUEUES 16
 #define EDGE_RX_BATCH 32
 #define EDGE_TICK_MS 1000 /* how often an edge's tick runs */
+#define EDGE_PLACE_SLOTS 64 /* frame slots a shard may place at once */
+#define EDGE_PLACE_IOV 64 /* guest buffers one placed frame may span */
 
 /**
  * struct edge - an edge instance

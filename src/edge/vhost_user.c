@@ -36,10 +36,21 @@
  * the guest may have added a chain before it saw the request
  * (EDGE_VU_KICK_RACE counts chains found that way).
  *
- * Host to guest: a frame is copied into the receive queue's chains (with
- * MRG_RXBUF into as many chains as it needs, num_buffers set), the used
- * entries published and the guest signalled once per flush. No chain:
- * the frame is dropped and counted (EDGE_VU_RX_NOBUF); TCP resends it.
+ * Host to guest: TCP payload is placed: the shard reserves the guest's
+ * receive chains for a frame (place), the host socket is peeked straight
+ * into them through iovecs over guest memory, and when the frame is
+ * complete its headers are written in front of the payload (tx_placed):
+ * no staging copy (EDGE_VU_PLACED). The pair stays locked from the
+ * reservation to the end of the peek, so the memory table cannot change
+ * under it; a ring stopped or a memory table replaced before the frame
+ * is complete bumps the pair's epoch, and the frame is dropped
+ * (EDGE_VU_PLACE_STALE; TCP resends it). Other frames (and payload when
+ * the guest takes no partial checksums) are copied into the chains. Either
+ * way MRG_RXBUF spreads a frame over as many chains as it needs
+ * (num_buffers set), and the used entries are published and the guest
+ * signalled once per flush. Frames wait in a backlog while the ring has
+ * no room, and placing waits until the backlog is empty, so the guest
+ * sees frames in the order they were made.
  *
  * The virtio-net header is 12 bytes with VERSION_1 or MRG_RXBUF, else 10;
  * offloads follow what the guest accepted: the shards re-read them (and
@@ -66,6 +77,7 @@
 #include "edge/vu_proto.h"
 #include "util/ctr.h"
 #include "util/log.h"
+#include "util/util.h"
 
 #define VU_PAYLOAD_MAX	512	/* the largest message we take (mem table) */
 #define VU_MAX_FDS	8
@@ -98,6 +110,30 @@ struct vu_ring {
 };
 
 /**
+ * struct vu_placed - the guest's receive chains reserved for one frame
+ * @heads:	the chains' heads, in the order taken
+ * @cap:	bytes of each chain the reservation covers
+ * @used:	bytes written into each, once the payload is known
+ * @nb:		chains taken
+ * @hiov:	where the frame's headers go (the first bytes of the chains)
+ * @nhiov:	entries in @hiov
+ * @hdr:	header bytes
+ * @epoch:	the pair's epoch when reserved
+ */
+struct vu_placed {
+	uint16_t heads[EDGE_PLACE_IOV];
+	uint32_t cap[EDGE_PLACE_IOV];
+	uint32_t used[EDGE_PLACE_IOV];
+	unsigned nb;
+	struct iovec hiov[4];
+	unsigned nhiov;
+	size_t hdr;
+	unsigned epoch;
+};
+
+#define VU_PLACE_HDR_MAX 256 /* header bytes a placed frame may have */
+
+/**
  * struct vu_pair - a queue pair, served by one shard
  * @lock:	held by the data path for a batch, by the control path while
  *		it changes the rings or the memory
@@ -110,6 +146,12 @@ struct vu_ring {
  *		bytes) and frame each, QVU_BACKLOG bytes
  * @bstart:	first held byte
  * @bend:	end of the held bytes
+ * @placed:	reservations by frame slot (EDGE_PLACE_SLOTS)
+ * @epoch:	bumped when the receive ring stops or the memory changes:
+ *		reservations made before are void
+ * @starved:	a reservation found the receive ring empty and asked for a
+ *		kick: the shard produces nothing until the next wake-up
+ * @rx_kicks:	receive kicks were asked for by a starved reservation
  */
 struct vu_pair {
 	pthread_mutex_t lock;
@@ -120,6 +162,10 @@ struct vu_pair {
 	bool rx_dirty;
 	uint8_t *backlog;
 	size_t bstart, bend;
+	struct vu_placed *placed;
+	unsigned epoch;
+	bool starved;
+	bool rx_kicks;
 };
 
 /**
@@ -246,6 +292,7 @@ static void vu_unlock_all(struct vu *vu)
 static void vu_ring_stop(struct vu_pair *p, struct vu_ring *r)
 {
 	r->started = false;
+	p->epoch++;
 	if (r->kick >= 0) {
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, r->kick, NULL);
 		close(r->kick);
@@ -266,6 +313,8 @@ static void vu_unmap(struct vu *vu)
 	for (i = 0; i < vu->mem.n; i++)
 		munmap(vu->maps[i].addr, vu->maps[i].len);
 	vu->mem.n = 0;
+	for (i = 0; i < vu->npairs; i++)
+		vu->pair[i].epoch++;
 }
 
 /**
@@ -931,6 +980,7 @@ static int vu_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 	/* the kicks: clear them (the inner epoll reports them until read) */
 	nev = epoll_wait(p->epfd, ev, 2, 0);
 	pthread_mutex_lock(&p->lock);
+	p->starved = false; /* a wake-up: look for buffers again */
 	for (i = 0; i < nev; i++) {
 		int kfd = p->ring[ev[i].data.u32 & 1].kick;
 
@@ -1215,7 +1265,8 @@ static int vu_flush(struct edge *e, unsigned q)
 }
 
 /**
- * vu_tx_full() - are frames waiting for room in the guest's receive ring?
+ * vu_tx_full() - are frames waiting for room in the guest's receive ring,
+ * or did it have none for a frame to be placed?
  * @e:	edge
  * @q:	queue pair
  *
@@ -1226,7 +1277,210 @@ static bool vu_tx_full(const struct edge *e, unsigned q)
 {
 	const struct vu *vu = e->priv;
 
-	return vu->pair[q].bend - vu->pair[q].bstart > QVU_FULL;
+	return vu->pair[q].bend - vu->pair[q].bstart > QVU_FULL ||
+	       vu->pair[q].starved;
+}
+
+/**
+ * vu_reserve() - take the guest's receive chains for a frame whose payload
+ * the caller will write in place
+ * @e:		edge
+ * @q:		queue pair
+ * @slot:	the frame slot the frame's headers are built in
+ * @hdr:	header bytes to leave room for
+ * @max:	payload bytes wanted at most
+ * @iov:	out: the payload's place in guest memory
+ * @iovmax:	entries @iov has
+ *
+ * Held frames go first: while any wait, nothing is reserved. Fewer
+ * chains than @max needs is fine (the caller writes less). An empty ring
+ * asks the guest for a kick when it adds buffers (and looks once more,
+ * for buffers added before it could see that), and makes vu_tx_full()
+ * say so until the shard's next wake-up: frames wait in the host socket,
+ * not in a copy.
+ *
+ * Return: entries in @iov, with the pair locked until vu_reserve_end();
+ * -EBUSY if the ring is empty (stop producing), -ENOBUFS if frames are
+ * held or the chains are too small to be worth it (copy this one), -EIO
+ * if the ring is not running (not locked then)
+ */
+static int vu_reserve(struct edge *e, unsigned q, unsigned slot, size_t hdr,
+		      size_t max, struct iovec *iov, unsigned iovmax)
+{
+	struct vu *vu = e->priv;
+	struct vu_pair *p = &vu->pair[q];
+	struct vu_ring *r = &p->ring[0];
+	bool mrg = vu->features & BIT(F_MRG_RXBUF);
+	struct vu_placed *pl;
+	size_t want = hdr + max, got = 0;
+	struct virtq_elem el;
+	unsigned n = 0, k;
+	int ret = -ENOBUFS;
+
+	if (slot >= EDGE_PLACE_SLOTS || hdr > VU_PLACE_HDR_MAX)
+		return -EINVAL;
+	pl = &p->placed[slot];
+	pthread_mutex_lock(&p->lock);
+	if (!vu_ring_ready(r)) {
+		ret = -EIO;
+		goto out;
+	}
+	if (p->bstart < p->bend) {
+		vu_backlog_drain(vu, p, q);
+		if (p->bstart < p->bend)
+			goto out;
+	}
+	pl->nb = pl->nhiov = 0;
+	pl->hdr = hdr;
+	pl->epoch = p->epoch;
+	while (got < want && n < iovmax && pl->nb < EDGE_PLACE_IOV &&
+	       (!pl->nb || mrg)) {
+		size_t cap = 0;
+
+		ret = virtq_pop(&r->vq, &vu->mem, true, &el);
+		if (ret < 0) {
+			vu_ring_broken(vu, p, r, q);
+			ret = -EIO;
+			goto out;
+		}
+		if (!ret && !pl->nb) {
+			uint16_t seen = virtq_kick_on_more(&r->vq);
+
+			p->rx_kicks = true;
+			if ((uint16_t)(virtq_avail(&r->vq) + r->vq.last_avail) != seen) {
+				VU_CTR(e, q, EDGE_VU_KICK_RACE);
+				continue;
+			}
+			p->starved = true;
+			ret = -EBUSY;
+			goto out;
+		}
+		if (!ret)
+			break;
+		for (k = 0; k < el.niov && got < want && n < iovmax; k++) {
+			uint8_t *b = el.iov[k].iov_base;
+			size_t l = el.iov[k].iov_len, h;
+
+			if (got < hdr) {
+				if (pl->nhiov == ARRAY_SIZE(pl->hiov))
+					break;
+				h = MIN(l, hdr - got);
+				pl->hiov[pl->nhiov].iov_base = b;
+				pl->hiov[pl->nhiov++].iov_len = h;
+				b += h;
+				l -= h;
+				got += h;
+				cap += h;
+			}
+			if (got < hdr || !l)
+				continue;
+			l = MIN(l, want - got);
+			iov[n].iov_base = b;
+			iov[n++].iov_len = l;
+			got += l;
+			cap += l;
+		}
+		pl->heads[pl->nb] = el.head;
+		pl->cap[pl->nb++] = (uint32_t)cap;
+		if (got < hdr)
+			break; /* the headers must fit in the first chain */
+	}
+	if (got > hdr) {
+		if (p->rx_kicks) {
+			/* buffers again: no kicks needed while we find some */
+			virtq_kick_enable(&r->vq, false);
+			p->rx_kicks = false;
+		}
+		return (int)n; /* locked until vu_reserve_end() */
+	}
+	/* nothing worth it: give back what we took, the last taken */
+	r->vq.last_avail = (uint16_t)(r->vq.last_avail - pl->nb);
+	pl->nb = 0;
+	ret = -ENOBUFS;
+out:
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+/**
+ * vu_reserve_end() - the payload is in: keep the chains it took, give
+ * back the rest
+ * @e:		edge
+ * @q:		queue pair
+ * @slot:	the reservation's frame slot
+ * @len:	payload bytes written (0: the frame is not made)
+ *
+ * The chains given back are the last ones taken from the ring (the pair
+ * was locked since), so the ring's next-index simply steps back.
+ */
+static void vu_reserve_end(struct edge *e, unsigned q, unsigned slot,
+			   size_t len)
+{
+	struct vu *vu = e->priv;
+	struct vu_pair *p = &vu->pair[q];
+	struct vu_placed *pl = &p->placed[slot];
+	size_t left = len ? pl->hdr + len : 0;
+	unsigned i, keep = 0;
+
+	for (i = 0; i < pl->nb && left; i++) {
+		pl->used[i] = (uint32_t)MIN(left, pl->cap[i]);
+		left -= pl->used[i];
+		keep = i + 1;
+	}
+	p->ring[0].vq.last_avail =
+		(uint16_t)(p->ring[0].vq.last_avail - (pl->nb - keep));
+	pl->nb = keep;
+	pthread_mutex_unlock(&p->lock);
+}
+
+/**
+ * vu_tx_placed() - a placed frame is complete: its headers go in front of
+ * its payload, its chains into the used ring
+ * @e:		edge
+ * @q:		queue pair
+ * @slot:	the frame slot holding its headers
+ * @frame:	the slot (headers first)
+ * @len:	the whole frame's length
+ *
+ * Return: 0, or -EIO if the ring stopped or the memory changed since the
+ * reservation (the frame is lost: EDGE_VU_PLACE_STALE)
+ */
+static int vu_tx_placed(struct edge *e, unsigned q, unsigned slot,
+			const uint8_t *frame, size_t len)
+{
+	struct vu *vu = e->priv;
+	struct vu_pair *p = &vu->pair[q];
+	struct vu_ring *r = &p->ring[0];
+	struct vu_placed *pl = &p->placed[slot];
+	uint8_t hdr[VU_PLACE_HDR_MAX];
+	size_t off = 0;
+	unsigned i;
+
+	ASSERT(slot < EDGE_PLACE_SLOTS && pl->nb && len >= pl->hdr);
+	memcpy(hdr, frame, pl->hdr);
+	/* num_buffers: the header's last two bytes */
+	if ((vu->features & BIT(F_MRG_RXBUF)) && vu_hdr_len(vu->features) == 12) {
+		hdr[10] = (uint8_t)pl->nb;
+		hdr[11] = (uint8_t)(pl->nb >> 8);
+	}
+	pthread_mutex_lock(&p->lock);
+	if (pl->epoch != p->epoch || !vu_ring_ready(r)) {
+		pthread_mutex_unlock(&p->lock);
+		pl->nb = 0;
+		VU_CTR(e, q, EDGE_VU_PLACE_STALE);
+		return -EIO;
+	}
+	for (i = 0; i < pl->nhiov; i++) {
+		memcpy(pl->hiov[i].iov_base, hdr + off, pl->hiov[i].iov_len);
+		off += pl->hiov[i].iov_len;
+	}
+	for (i = 0; i < pl->nb; i++)
+		virtq_push(&r->vq, pl->heads[i], pl->used[i]);
+	pl->nb = 0;
+	p->rx_dirty = true;
+	VU_CTR(e, q, EDGE_VU_PLACED);
+	pthread_mutex_unlock(&p->lock);
+	return 0;
 }
 
 /**
@@ -1261,6 +1515,7 @@ static void vu_fini(struct edge *e)
 	for (i = 0; i < vu->npairs; i++) {
 		close(vu->pair[i].epfd);
 		free(vu->pair[i].backlog);
+		free(vu->pair[i].placed);
 		free(e->rxbuf[i]);
 	}
 	if (e->listen_fd >= 0)
@@ -1274,7 +1529,8 @@ static const struct edge_ops vu_ops = {
 	.name = "vhost-user", .rx = vu_rx, .tx = vu_tx, .fd = vu_fd,
 	.fini = vu_fini, .accept = vu_accept, .flush = vu_flush,
 	.ctl = vu_ctl, .rx_done = vu_rx_done, .offloads = vu_guest_offloads,
-	.tx_full = vu_tx_full,
+	.tx_full = vu_tx_full, .place = vu_reserve, .place_end = vu_reserve_end,
+	.tx_placed = vu_tx_placed,
 };
 
 /**
@@ -1318,7 +1574,8 @@ int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
 		p->epfd = epoll_create1(EPOLL_CLOEXEC);
 		e->rxbuf[i] = malloc(EDGE_RX_BATCH * e->frame_max);
 		p->backlog = malloc(QVU_BACKLOG);
-		if (p->epfd < 0 || !e->rxbuf[i] || !p->backlog)
+		p->placed = calloc(EDGE_PLACE_SLOTS, sizeof(*p->placed));
+		if (p->epfd < 0 || !e->rxbuf[i] || !p->backlog || !p->placed)
 			return -ENOMEM;
 	}
 	e->listen_fd = qsock_listen(path);

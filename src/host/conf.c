@@ -105,6 +105,8 @@ static const char usage_text2[] =
 "                          received, within a batch too (default: 0, only\n"
 "                          once per batch of frames)\n"
 "  --no-peek-offset        do not use SO_PEEK_OFF (test the fallback)\n"
+"  --no-place              vhost-user: copy TCP payload into guest buffers\n"
+"                          instead of peeking it there (for comparison)\n"
 "\n"
 "Output and control:\n"
 "  --stats-file PATH       write counters as JSON there at exit and on\n"
@@ -131,7 +133,7 @@ static const char usage_text2[] =
 
 enum {
 	OPT_NETNS = 256, OPT_NO_CONFIG, OPT_USERNS, OPT_NO_USERNS, OPT_CIDR,
-	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF,
+	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF, OPT_NO_PLACE,
 	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION, OPT_NO_DHCP, OPT_NO_DNS,
 	OPT_DNS_ADDR, OPT_RESOLV_CONF, OPT_MAX_UDP_FLOWS, OPT_UDP_TIMEOUT,
 	OPT_SHARDS, OPT_ACK_EVERY, OPT_NO_SPLICE, OPT_IPV6_PREFIX, OPT_NO_IPV6,
@@ -473,6 +475,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "no-offload", no_argument, NULL, OPT_NO_OFFLOAD },
 		{ "ack-every", required_argument, NULL, OPT_ACK_EVERY },
 		{ "no-peek-offset", no_argument, NULL, OPT_NO_PEEK_OFF },
+		{ "no-place", no_argument, NULL, OPT_NO_PLACE },
 		{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
 		{ "ctl", required_argument, NULL, OPT_CTL },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
@@ -676,6 +679,9 @@ void conf_parse(struct conf *c, int argc, char **argv)
 				usage_error("bad --ack-every '%s': expected 0 (only at the end of each batch) to %d segments",
 					    optarg, CONF_ACK_EVERY_MAX);
 			c->ack_every = (uint32_t)v;
+			break;
+		case OPT_NO_PLACE:
+			c->no_place = true;
 			break;
 		case OPT_NO_PEEK_OFF:
 			c->no_peek_off = true;

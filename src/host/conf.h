@@ -59,6 +59,8 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
  * @max_flows:		flow table size (split among the shards)
  * @shards:		event-loop threads, one tap queue each
  * @no_peek_off:	do not use SO_PEEK_OFF even if the kernel has it
+ * @no_place:		copy TCP payload into the guest's buffers, never peek
+ *			it there (vhost-user)
  * @stats_file:		where counters go at exit and on SIGUSR1 (NULL: stderr)
  * @fwd:		published port ranges
  * @nfwd:		entries in @fwd
@@ -92,6 +94,15 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
  * @metrics_set:	@metrics is set
  * @pcap_path:		--pcap: the capture file, or NULL
  * @pcap_max:		--pcap-max: the capture file's size cap, bytes
+ * @userns_path:	--netns: join this user namespace first (slirp4netns
+ *			mode: --userns-path, or the target PID's), or NULL
+ * @mac_set:		give the tap @mac (slirp4netns --macaddress)
+ * @mac:		with @mac_set: the guest's MAC address
+ * @out4_set:		bind outbound IPv4 sockets to @out4 (slirp4netns
+ *			--outbound-addr); not for host loopback targets
+ * @out4:		with @out4_set: the address, port 0
+ * @out6_set:		bind outbound IPv6 sockets to @out6 (--outbound-addr6)
+ * @out6:		with @out6_set: the address, port 0
  */
 struct conf {
 	const char *netns;
@@ -109,6 +120,7 @@ struct conf {
 	uint32_t max_flows;
 	unsigned shards;
 	bool no_peek_off;
+	bool no_place;
 	const char *stats_file;
 	struct fwd_spec fwd[CONF_MAX_FWD];
 	unsigned nfwd;
@@ -135,6 +147,13 @@ struct conf {
 	bool metrics_set;
 	const char *pcap_path;
 	uint64_t pcap_max;
+	const char *userns_path;
+	bool mac_set;
+	uint8_t mac[6];
+	bool out4_set;
+	struct sockaddr_in out4;
+	bool out6_set;
+	struct sockaddr_in6 out6;
 };
 
 /* --ipv6-prefix default: a unique local /64 (RFC 4193), fixed like 10.0.2.0 */

@@ -1,59 +1,92 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwd.c - published ports: listening sockets, accept, hand to the core */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/udp.h"
+#include "host/fwd.h"
 #include "host/shard.h"
 #include "host/splice.h"
 #include "util/log.h"
+#include "util/util.h"
+
+/**
+ * DOC: Theory of Operation
+ *
+ * Published ports live in two slot tables of shard 0 (sh->listeners for
+ * TCP, sh->ulisteners for UDP), one listening socket per host port. The
+ * ports of the command line (-t, -u) are opened at start-up by fwd_init();
+ * the forward API (fwd.h: fwd_add(), fwd_remove(), fwd_list()) adds and
+ * removes ports while slipway runs. Every port has an id, given in order
+ * from 1.
+ *
+ * Only the main thread, which runs shard 0's loop, touches the tables: it
+ * accepts the connections and hands each to a shard through that shard's
+ * mailbox, with the guest address and port copied into the message. A
+ * removed port's socket is taken out of the epoll set and closed at once;
+ * its slot (fd -1) is reused by a later port, and an event for it still
+ * queued in the same epoll batch finds either a free slot (ignored) or a
+ * new listener (accept() then returns EAGAIN). Connections a removed TCP
+ * port accepted go on; a removed UDP port's flows are forgotten (their
+ * replies would have gone out through its socket).
+ *
+ * A port may name its guest address (any address of the guest's network,
+ * e.g. a second address the guest added); clients of the other family
+ * then appear to the guest as the gateway's address of the port's family.
+ * Ports added at run time are never spliced: loopback clients go through
+ * the edge and the guest sees them as the gateway, as with slirp4netns.
+ */
+
+#define FWD_TABLE_MIN 16
 
 /**
  * fwd_listen() - open one listening socket
- * @spec:	the -t option it comes from (family and address)
+ * @family:	AF_INET, AF_INET6, or AF_UNSPEC (one IPv6 socket taking both
+ *		families: IPV6_V6ONLY 0)
+ * @addr:	bind address (IPv4 v4-mapped); unused with AF_UNSPEC
  * @port:	host port
  * @type:	SOCK_STREAM or SOCK_DGRAM
  *
- * Without an address, one IPv6 socket takes both families (IPV6_V6ONLY 0).
- *
- * #syscalls socket setsockopt bind listen
+ * #syscalls socket setsockopt bind listen close
  * Return: socket, or -errno
  */
-static int fwd_listen(const struct fwd_spec *spec, uint16_t port, int type)
+static int fwd_listen(int family, const struct in6_addr *addr, uint16_t port,
+		      int type)
 {
 	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
 				   .sin6_port = htons(port) };
 	struct sockaddr_in s4 = { .sin_family = AF_INET,
 				  .sin_port = htons(port) };
-	int one = 1, zero = 0, fd, family = spec->family, ret;
-	const struct sockaddr *sa;
-	socklen_t sl;
+	int one = 1, zero = 0, fd, sfam = AF_INET6, ret;
+	const struct sockaddr *sa = (const struct sockaddr *)&s6;
+	socklen_t sl = sizeof(s6);
 
 	if (family == AF_INET) {
-		memcpy(&s4.sin_addr, &spec->addr.s6_addr[12], 4);
+		memcpy(&s4.sin_addr, &addr->s6_addr[12], 4);
 		sa = (const struct sockaddr *)&s4;
 		sl = sizeof(s4);
-	} else {
-		if (family == AF_INET6)
-			s6.sin6_addr = spec->addr;
-		family = AF_INET6;
-		sa = (const struct sockaddr *)&s6;
-		sl = sizeof(s6);
+		sfam = AF_INET;
+	} else if (family == AF_INET6) {
+		s6.sin6_addr = *addr;
 	}
-	fd = socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(sfam, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (family == AF_INET6)
+	/* TCP: no wait for TIME_WAIT; UDP: never (it would share the port) */
+	if (type == SOCK_STREAM)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (sfam == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY,
-			   spec->family == AF_UNSPEC ? &zero : &one,
-			   sizeof(int));
+			   family == AF_UNSPEC ? &zero : &one, sizeof(int));
 	if (bind(fd, sa, sl) || (type == SOCK_STREAM && listen(fd, 1024))) {
 		ret = -errno;
 		close(fd);
@@ -63,57 +96,190 @@ static int fwd_listen(const struct fwd_spec *spec, uint16_t port, int type)
 }
 
 /**
+ * fwd_rule_str() - "tcp 127.0.0.1:8080 -> 10.0.2.100:80", for messages
+ * @r:		port
+ * @buf:	out
+ * @len:	size of @buf
+ *
+ * Return: @buf
+ */
+const char *fwd_rule_str(const struct fwd_rule *r, char *buf, size_t len)
+{
+	char h[INET6_ADDRSTRLEN + 2] = "*", g[INET6_ADDRSTRLEN + 2] = "guest";
+
+	if (r->host_family == AF_INET)
+		inet_ntop(AF_INET, &r->host_addr.s6_addr[12], h, sizeof(h));
+	else if (r->host_family == AF_INET6)
+		inet_ntop(AF_INET6, &r->host_addr, h, sizeof(h));
+	if (r->guest_set && IN6_IS_ADDR_V4MAPPED(&r->guest_addr))
+		inet_ntop(AF_INET, &r->guest_addr.s6_addr[12], g, sizeof(g));
+	else if (r->guest_set)
+		inet_ntop(AF_INET6, &r->guest_addr, g, sizeof(g));
+	snprintf(buf, len, "%s %s%s%s:%u -> %s:%u",
+		 r->proto == IPPROTO_UDP ? "udp" : "tcp",
+		 r->host_family == AF_INET6 ? "[" : "", h,
+		 r->host_family == AF_INET6 ? "]" : "", r->host_port, g,
+		 r->guest_port);
+	return buf;
+}
+
+/**
+ * fwd_table() - the table of a protocol's ports
+ * @sh:		shard 0
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @n:		out: its high-water mark
+ * @cap:	out: its allocated slots
+ *
+ * Return: the table's pointer (in @sh)
+ */
+static struct listener **fwd_table(struct shard *sh, int proto,
+				   unsigned **n, unsigned **cap)
+{
+	if (proto == IPPROTO_UDP) {
+		*n = &sh->nulisteners;
+		*cap = &sh->ulisteners_cap;
+		return &sh->ulisteners;
+	}
+	*n = &sh->nlisteners;
+	*cap = &sh->listeners_cap;
+	return &sh->listeners;
+}
+
+/**
+ * fwd_check() - is a rule one we can publish?
+ * @sh:		shard 0 (the guest's addresses)
+ * @r:		rule
+ *
+ * Return: 0, -EINVAL or -EAFNOSUPPORT
+ */
+static int fwd_check(const struct shard *sh, const struct fwd_rule *r)
+{
+	const struct conf *c = sh->conf;
+	static const uint8_t zero8[8];
+
+	if ((r->proto != IPPROTO_TCP && r->proto != IPPROTO_UDP) ||
+	    !r->host_port || !r->guest_port)
+		return -EINVAL;
+	if (r->host_family != AF_INET && r->host_family != AF_INET6 &&
+	    r->host_family != AF_UNSPEC)
+		return -EINVAL;
+	if (r->host_family == AF_INET &&
+	    !IN6_IS_ADDR_V4MAPPED(&r->host_addr))
+		return -EINVAL;
+	if (!r->guest_set)
+		return 0;
+	if (IN6_IS_ADDR_V4MAPPED(&r->guest_addr)) {
+		uint32_t g, m = c->prefix_len ?
+				htonl(~0U << (32 - c->prefix_len)) : 0;
+
+		memcpy(&g, &r->guest_addr.s6_addr[12], 4);
+		if ((g & m) != (c->guest4 & m) || g == c->gw4 ||
+		    (c->dns && g == c->dns4) || !(g & ~m) || (g | m) == ~0U)
+			return -EINVAL;
+		return 0;
+	}
+	if (!c->ipv6)
+		return -EAFNOSUPPORT;
+	if (memcmp(&r->guest_addr, &c->prefix6, 8) ||
+	    !memcmp(r->guest_addr.s6_addr + 8, zero8, 8) ||
+	    !memcmp(&r->guest_addr, &c->gw6, 16) ||
+	    (c->dns && !memcmp(&r->guest_addr, &c->dns6, 16)))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * fwd_open() - open a rule's socket into a free slot of its table
+ * @sh:		shard 0
+ * @r:		rule (checked)
+ *
+ * #syscalls epoll_ctl close
+ * Return: the new id, or -errno
+ */
+static int fwd_open(struct shard *sh, const struct fwd_rule *r)
+{
+	int type = r->proto == IPPROTO_UDP ? SOCK_DGRAM : SOCK_STREAM;
+	unsigned *n, *cap, i;
+	struct listener **t = fwd_table(sh, r->proto, &n, &cap), *l;
+	int fd;
+
+	for (i = 0; i < *n && (*t)[i].fd >= 0; i++)
+		;
+	if (i == *cap) {
+		unsigned ncap = *cap ? *cap * 2 : FWD_TABLE_MIN;
+		struct listener *nt = realloc(*t, ncap * sizeof(*nt));
+
+		if (!nt)
+			return -ENOMEM;
+		*t = nt;
+		*cap = ncap;
+	}
+	fd = fwd_listen(r->host_family, &r->host_addr, r->host_port, type);
+	if (fd < 0)
+		return fd;
+	if (shard_ep_add(sh, fd, EPOLLIN,
+			 EP_DATA(type == SOCK_STREAM ? EP_LISTEN : EP_UDP_LISTEN,
+				 i))) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	l = &(*t)[i];
+	l->fd = fd;
+	l->family = r->host_family == AF_INET ? AF_INET : AF_INET6;
+	l->rule = *r;
+	l->rule.id = ++sh->fwd_next_id;
+	if (i == *n)
+		(*n)++;
+	return (int)l->rule.id;
+}
+
+/**
  * fwd_open_all() - open the listening sockets of a list of port ranges
- * @sh:		shard
+ * @sh:		shard 0
  * @specs:	ranges
  * @nspecs:	entries in @specs
- * @type:	SOCK_STREAM (TCP) or SOCK_DGRAM (UDP)
- * @out:	allocated listener table
- * @nout:	entries in @out
- * @ep:		EP_LISTEN or EP_UDP_LISTEN
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
  *
  * Return: 0, or -errno after logging which port failed and why
  */
 static int fwd_open_all(struct shard *sh, const struct fwd_spec *specs,
-			unsigned nspecs, int type, struct listener **out,
-			unsigned *nout, enum ep_type ep)
+			unsigned nspecs, int proto)
 {
-	const char *proto = type == SOCK_STREAM ? "TCP" : "UDP";
-	unsigned i, n = 0;
+	unsigned i;
 
-	for (i = 0; i < nspecs; i++)
-		n += (unsigned)(specs[i].last - specs[i].first) + 1;
-	if (!n)
-		return 0;
-	*out = calloc(n, sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
 	for (i = 0; i < nspecs; i++) {
 		const struct fwd_spec *s = &specs[i];
+		struct fwd_rule r = {
+			.proto = proto,
+			.host_family = s->family,
+			.host_addr = s->addr,
+			.splice = proto == IPPROTO_TCP && sh->conf->splice,
+		};
 		unsigned p;
 
+		if (s->family == AF_INET) {
+			memset(&r.host_addr, 0, 10);
+			r.host_addr.s6_addr[10] = r.host_addr.s6_addr[11] = 0xff;
+		}
 		for (p = s->first; p <= s->last; p++) {
-			struct listener *l = &(*out)[*nout];
-			int fd = fwd_listen(s, (uint16_t)p, type);
+			int ret;
 
-			if (fd < 0) {
-				errno = -fd;
-				err_perror("cannot publish %s port %u%s", proto, p,
-					   fd == -EADDRINUSE ?
+			r.host_port = (uint16_t)p;
+			r.guest_port = (uint16_t)(s->guest_first + (p - s->first));
+			ret = fwd_open(sh, &r);
+			if (ret < 0) {
+				errno = -ret;
+				err_perror("cannot publish %s port %u%s",
+					   proto == IPPROTO_TCP ? "TCP" : "UDP", p,
+					   ret == -EADDRINUSE ?
 						   " (in use by another program; pick another port)" :
-					   fd == -EACCES ?
+					   ret == -EACCES ?
 						   " (ports below 1024 need root or net.ipv4.ip_unprivileged_port_start)" :
 						   "");
-				return fd;
+				return ret;
 			}
-			l->fd = fd;
-			l->guest_port = (uint16_t)(s->guest_first + (p - s->first));
-			l->family = s->family == AF_INET ? AF_INET : AF_INET6;
-			if (shard_ep_add(sh, fd, EPOLLIN, EP_DATA(ep, *nout))) {
-				close(fd);
-				return -errno;
-			}
-			(*nout)++;
 		}
 	}
 	return 0;
@@ -121,7 +287,7 @@ static int fwd_open_all(struct shard *sh, const struct fwd_spec *specs,
 
 /**
  * fwd_init() - open every published port of the configuration
- * @sh:	shard that serves them
+ * @sh:	shard 0, which serves them
  *
  * Return: 0, or -errno after logging which port failed and why
  */
@@ -130,12 +296,146 @@ int fwd_init(struct shard *sh)
 	const struct conf *c = sh->conf;
 	int ret;
 
-	ret = fwd_open_all(sh, c->fwd, c->nfwd, SOCK_STREAM, &sh->listeners,
-			   &sh->nlisteners, EP_LISTEN);
+	ret = fwd_open_all(sh, c->fwd, c->nfwd, IPPROTO_TCP);
 	if (ret)
 		return ret;
-	return fwd_open_all(sh, c->ufwd, c->nufwd, SOCK_DGRAM,
-			    &sh->ulisteners, &sh->nulisteners, EP_UDP_LISTEN);
+	return fwd_open_all(sh, c->ufwd, c->nufwd, IPPROTO_UDP);
+}
+
+/**
+ * fwd_add() - publish a host port at run time
+ * @sh:		shard 0
+ * @r:		the port (@id ignored)
+ *
+ * Context: main thread (shard 0's loop)
+ * Return: the new port's id (> 0), or -errno (fwd.h lists them)
+ */
+int fwd_add(struct shard *sh, const struct fwd_rule *r)
+{
+	struct fwd_rule rr = *r;
+	char buf[128];
+	int ret;
+
+	ASSERT(!sh->id);
+	rr.splice = false;
+	ret = fwd_check(sh, &rr);
+	if (!ret)
+		ret = fwd_open(sh, &rr);
+	if (ret < 0) {
+		debug("cannot publish %s: %s", fwd_rule_str(&rr, buf, sizeof(buf)),
+		      strerror(-ret));
+		return ret;
+	}
+	info("published %s (id %d)", fwd_rule_str(&rr, buf, sizeof(buf)), ret);
+	return ret;
+}
+
+/**
+ * fwd_remove() - stop publishing a port
+ * @sh:		shard 0
+ * @id:		its id
+ *
+ * Context: main thread (shard 0's loop)
+ * #syscalls epoll_ctl close
+ * Return: 0, or -ENOENT
+ */
+int fwd_remove(struct shard *sh, unsigned id)
+{
+	static const int protos[] = { IPPROTO_TCP, IPPROTO_UDP };
+	unsigned k, i, *n, *cap;
+	char buf[128];
+
+	ASSERT(!sh->id);
+	for (k = 0; k < ARRAY_SIZE(protos); k++) {
+		struct listener *t = *fwd_table(sh, protos[k], &n, &cap);
+
+		for (i = 0; i < *n; i++) {
+			struct listener *l = &t[i];
+
+			if (l->fd < 0 || l->rule.id != id || !id)
+				continue;
+			epoll_ctl(sh->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+			if (protos[k] == IPPROTO_UDP)
+				udp_pub_forget(&sh->core, l->fd);
+			close(l->fd);
+			l->fd = -1;
+			info("removed %s (id %u)",
+			     fwd_rule_str(&l->rule, buf, sizeof(buf)), id);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/**
+ * fwd_list() - the published ports, in the order of their ids
+ * @sh:		shard 0
+ * @out:	filled with up to @max entries
+ * @max:	room in @out
+ *
+ * Context: main thread (shard 0's loop)
+ * Return: how many ports there are
+ */
+unsigned fwd_list(const struct shard *sh, struct fwd_rule *out, unsigned max)
+{
+	unsigned total = 0, last = 0, i, j;
+
+	/* the next id above the last one, over both tables: quadratic, but
+	 * the tables are small and this is not the data path */
+	for (;;) {
+		const struct fwd_rule *best = NULL;
+
+		for (j = 0; j < 2; j++) {
+			const struct listener *t = j ? sh->ulisteners :
+						       sh->listeners;
+			unsigned n = j ? sh->nulisteners : sh->nlisteners;
+
+			for (i = 0; i < n; i++)
+				if (t[i].fd >= 0 && t[i].rule.id > last &&
+				    (!best || t[i].rule.id < best->id))
+					best = &t[i].rule;
+		}
+		if (!best)
+			return total;
+		if (total < max)
+			out[total] = *best;
+		total++;
+		last = best->id;
+	}
+}
+
+/**
+ * fwd_count() - how many ports are published
+ * @sh:		shard 0
+ *
+ * Return: the count
+ */
+unsigned fwd_count(const struct shard *sh)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < sh->nlisteners; i++)
+		n += sh->listeners[i].fd >= 0;
+	for (i = 0; i < sh->nulisteners; i++)
+		n += sh->ulisteners[i].fd >= 0;
+	return n;
+}
+
+/**
+ * fwd_src_for() - the source a port with a guest address of its own shows
+ * @c:		core (gateway addresses)
+ * @gaddr:	the port's guest address (ADDR_LEN bytes)
+ * @src:	in: what fwd_peer_src() said; out: the gateway's address of
+ *		@gaddr's family if @src was of the other family
+ */
+void fwd_src_for(const struct core *c, const uint8_t *gaddr, uint8_t *src)
+{
+	if (addr_is4(gaddr) == addr_is4(src))
+		return;
+	if (addr_is4(gaddr))
+		addr_from4(src, c->conf.gw4_be);
+	else
+		memcpy(src, c->conf.gw6, ADDR_LEN);
 }
 
 /**
@@ -232,9 +532,13 @@ socklen_t sockaddr_from(struct sockaddr_storage *ss, const uint8_t *addr,
 void fwd_accept(struct shard *sh, uint32_t idx)
 {
 	struct listener *l = &sh->listeners[idx];
+	const uint8_t *gaddr;
 	int budget = 64;
 	unsigned to;
 
+	if (idx >= sh->nlisteners || l->fd < 0)
+		return; /* removed in this batch of events */
+	gaddr = l->rule.guest_set ? l->rule.guest_addr.s6_addr : NULL;
 	while (budget--) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
@@ -261,15 +565,17 @@ void fwd_accept(struct shard *sh, uint32_t idx)
 			return;
 		}
 		/* loopback clients: spliced here, on shard 0 */
-		if (splice_accept(sh, fd, &ss, l->guest_port))
+		if (l->rule.splice &&
+		    splice_accept(sh, fd, &ss, l->rule.guest_port))
 			continue;
 		/* spread connections over the shards; a full mailbox
 		 * keeps the connection here */
 		to = sh->grp->rr++ % sh->grp->n;
 		if (to != sh->id &&
-		    mbox_put_accept(sh, to, fd, &ss, l->guest_port))
+		    mbox_put_accept(sh, to, fd, &ss, l->rule.guest_port,
+				    gaddr))
 			continue;
-		sock_tcp_accepted(sh, fd, &ss, l->guest_port);
+		sock_tcp_accepted(sh, fd, &ss, l->rule.guest_port, gaddr);
 		shard_drain(sh);
 	}
 }

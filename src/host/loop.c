@@ -21,6 +21,7 @@
 
 #define FX_SLOTS 64
 #define FX_LOW_WATER 8
+_Static_assert(FX_SLOTS <= EDGE_PLACE_SLOTS, "every frame slot may be placed");
 #define RX_BATCHES_PER_EVENT 8
 #define FALLBACK_INFLIGHT (4U << 20)
 
@@ -235,9 +236,11 @@ void shard_fini(struct shard *sh)
 			close(u->sock);
 	}
 	for (i = 0; i < sh->nlisteners; i++)
-		close(sh->listeners[i].fd);
+		if (sh->listeners[i].fd >= 0)
+			close(sh->listeners[i].fd);
 	for (i = 0; i < sh->nulisteners; i++)
-		close(sh->ulisteners[i].fd);
+		if (sh->ulisteners[i].fd >= 0)
+			close(sh->ulisteners[i].fd);
 	free(sh->listeners);
 	free(sh->ulisteners);
 	free(sh->upeer);
@@ -269,7 +272,16 @@ void shard_flush_frames(struct shard *sh)
 			.iov_base = fx->slots + (size_t)i * fx->slot_size,
 			.iov_len = fx->frame_len[i],
 		};
-		int ret = sh->edge->ops->tx(sh->edge, sh->q, &iov, 1);
+		int ret;
+
+		if (sh->placed[i]) {
+			sh->placed[i] = false;
+			ret = sh->edge->ops->tx_placed(sh->edge, sh->q, i,
+						       iov.iov_base,
+						       iov.iov_len);
+		} else {
+			ret = sh->edge->ops->tx(sh->edge, sh->q, &iov, 1);
+		}
 
 		if (ret == -ECONNRESET) {
 			sh->edge_lost = true; /* the end, without reconnect */
@@ -301,6 +313,7 @@ void shard_flush_frames(struct shard *sh)
 	    sh->edge->ops->flush(sh->edge, sh->q) == -ECONNRESET)
 		sh->edge_lost = true;
 	fx->nframes = 0;
+	sh->nplaced = 0;
 }
 
 /**
@@ -383,7 +396,10 @@ static void shard_guest_gone(struct shard *sh)
 	while (!core_guest_gone(&sh->core, &sh->fx))
 		shard_drain(sh);
 	shard_drain(sh);
-	sh->fx.nframes = 0; /* nobody to send them to */
+	/* nobody to send them to (the reservations went with the rings) */
+	sh->fx.nframes = 0;
+	memset(sh->placed, 0, sizeof(sh->placed));
+	sh->nplaced = 0;
 }
 
 /**
@@ -406,6 +422,7 @@ static void shard_edge_changed(struct shard *sh)
 	if (!e->ops->offloads)
 		return;
 	e->ops->offloads(e, &hl, &csum, &gso);
+	sh->can_place = e->ops->place && csum && !sh->conf->no_place;
 	if (core_set_edge(&sh->core, hl, csum,
 			  gso && sh->conf->offload ? shard_gso_max(e) : 0))
 		warn("the guest's offloads make no sense: header %u", hl);
@@ -725,12 +742,13 @@ int shard_run(struct shard *sh,
 			case EP_EDGE_CTL:
 				shard_edge_ctl(sh);
 				break;
-			case EP_CTL:
+			case EP_CTLSRV:
 				sh->ctl_event(sh->ctl_arg, EP_IDX(d), ev[i].events);
 				break;
 			case EP_SIGNAL:
 			case EP_PIDFD:
 			case EP_NSWATCH:
+			case EP_CTL:
 				if (on_other(sh, d, arg))
 					return 0;
 				break;

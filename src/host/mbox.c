@@ -42,6 +42,8 @@ enum mbox_kind {
  * @len:	MBOX_FRAME: frame bytes (vnet header included)
  * @fd:		MBOX_ACCEPT: the accepted socket, now the receiver's
  * @sa:		MBOX_ACCEPT: the client's address
+ * @gaddr_set:	MBOX_ACCEPT: the port has a guest address of its own
+ * @gaddr:	MBOX_ACCEPT: with @gaddr_set, that address (ADDR_LEN bytes)
  */
 struct mbox_msg {
 	uint8_t kind;
@@ -50,6 +52,8 @@ struct mbox_msg {
 	uint32_t len;
 	int fd;
 	struct sockaddr_storage sa;
+	bool gaddr_set;
+	uint8_t gaddr[ADDR_LEN];
 };
 
 #define MBOX_ALIGN 64
@@ -241,11 +245,13 @@ bool mbox_put_frame(struct shard *sh, unsigned to, const uint8_t *p,
  * @fd:		the accepted socket (the receiver owns it once queued)
  * @sa:		the client's address
  * @guest_port:	where in the guest it goes
+ * @gaddr:	the guest address it goes to (ADDR_LEN bytes, copied), or
+ *		NULL for the configured one
  *
  * Return: true if queued, false if the ring was full (the sender keeps it)
  */
 bool mbox_put_accept(struct shard *sh, unsigned to, int fd, const void *sa,
-		     uint16_t guest_port)
+		     uint16_t guest_port, const uint8_t *gaddr)
 {
 	struct mbox_msg *m = mbox_reserve(sh, to, 0);
 
@@ -255,6 +261,9 @@ bool mbox_put_accept(struct shard *sh, unsigned to, int fd, const void *sa,
 	m->fd = fd;
 	m->guest_port = guest_port;
 	memcpy(&m->sa, sa, sizeof(m->sa));
+	m->gaddr_set = gaddr != NULL;
+	if (gaddr)
+		memcpy(m->gaddr, gaddr, ADDR_LEN);
 	mbox_publish(sh, to, m);
 	CTR_INC(&sh->core, SHARD_ACCEPTS_PASSED);
 	return true;
@@ -319,7 +328,8 @@ void mbox_rx(struct shard *sh)
 				shard_input(sh, v, m->hop);
 			} else {
 				sock_tcp_accepted(sh, m->fd, &m->sa,
-						  m->guest_port);
+						  m->guest_port,
+						  m->gaddr_set ? m->gaddr : NULL);
 				shard_drain(sh);
 			}
 			t += mbox_size(m, t);

@@ -48,6 +48,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <linux/if_tun.h>
+#include <net/if_arp.h>
 
 #include "host/netns.h"
 #include "host/nl.h"
@@ -281,6 +282,44 @@ fail:
 }
 
 /**
+ * netns_child_join_user() - enter the user namespace that owns the network
+ * namespace we are about to join (slirp4netns's --userns-path, or the
+ * target process's: an unprivileged caller has no other way in)
+ * @sock:	socket to the parent, for errors
+ * @path:	user namespace file (/proc/PID/ns/user, ...)
+ *
+ * Nothing is done when @path is our own user namespace (setns() would
+ * fail with EINVAL). The helper is single-threaded, as setns() requires.
+ *
+ * Context: helper child only; does not return on error
+ * #syscalls openat fstat stat setns close
+ */
+static void netns_child_join_user(int sock, const char *path)
+{
+	struct stat a, b;
+	int fd, e;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		netns_child_fail(sock, e, "cannot open user namespace %s: %s",
+				 path, strerror(e));
+	}
+	if (!fstat(fd, &a) && !stat("/proc/self/ns/user", &b) &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		close(fd);
+		return;
+	}
+	if (setns(fd, CLONE_NEWUSER)) {
+		e = errno;
+		netns_child_fail(sock, e,
+				 "cannot join user namespace %s: %s (it must be owned by our user, or we need CAP_SYS_ADMIN)",
+				 path, strerror(e));
+	}
+	close(fd);
+}
+
+/**
  * netns_child_join() - enter an existing network namespace
  * @sock:	socket to the parent, for errors
  * @path:	namespace file (/run/netns/NAME, /proc/PID/ns/net, ...)
@@ -428,6 +467,16 @@ static void netns_child_tap(int sock, const struct netns_conf *c, int *fds,
 				 c->offloads, name, strerror(e));
 	}
 
+	if (c->mac_set) {
+		ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+		memcpy(ifr.ifr_hwaddr.sa_data, c->mac, 6);
+		if (ioctl(fds[0], SIOCSIFHWADDR, &ifr)) {
+			e = errno;
+			netns_child_fail(sock, e,
+					 "cannot set the MAC address of %s: %s",
+					 name, strerror(e));
+		}
+	}
 	if (ioctl(fds[0], SIOCGIFHWADDR, &ifr)) {
 		e = errno;
 		netns_child_fail(sock, e,
@@ -741,6 +790,8 @@ static _Noreturn void netns_child(const struct netns_conf *c, const char *path,
 	netns_child_signals();
 
 	if (path) {
+		if (c->userns_path)
+			netns_child_join_user(sock, c->userns_path);
 		netns_child_join(sock, path);
 	} else {
 		if (c->userns)
@@ -1023,7 +1074,7 @@ int netns_setup(const struct netns_conf *c, struct netns_state *s)
 		}
 		path = path_buf;
 	}
-	if (path && c->userns)
+	if (path && c->userns && !c->userns_path)
 		warn("ignoring the user namespace option: joining %s "
 		     "needs root", path);
 

@@ -34,6 +34,11 @@
  *		it uses the DNS forwarder and not a host-loopback resolver it
  *		cannot reach; NULL: leave it alone
  * @nsh:	start the namespace socket helper (nsh.c) in the namespace
+ * @userns_path: join mode: enter this user namespace first (the one that
+ *		owns the network namespace, e.g. /proc/PID/ns/user), unless
+ *		it is ours already; NULL: stay in ours
+ * @mac_set:	give the tap @mac instead of the kernel's random address
+ * @mac:	with @mac_set: the guest's MAC address
  */
 struct netns_conf {
 	const char *netns_path;
@@ -53,6 +58,9 @@ struct netns_conf {
 	uint8_t gw6[16];
 	const char *resolv_text;
 	bool nsh;
+	const char *userns_path;
+	bool mac_set;
+	uint8_t mac[6];
 };
 
 /**

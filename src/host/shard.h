@@ -15,6 +15,7 @@
 #include "ctl/pcap.h"
 #include "edge/edge.h"
 #include "host/conf.h"
+#include "host/fwd.h"
 
 /* epoll data: type in the high 32 bits, index in the low ones */
 enum ep_type {
@@ -32,7 +33,9 @@ enum ep_type {
 	EP_SPLICE,	/* splice.c: spliced sockets, namespace helper */
 	EP_EDGE_LISTEN,	/* a socket edge's listening socket */
 	EP_EDGE_CTL,	/* an edge's control connection (vhost-user) */
-	EP_CTL,		/* ctl.c: control socket, metrics, their connections */
+	EP_CTL,		/* main thread's control fds: slirp4netns exit fd,
+			 * API socket and its connections (ctl/s4n_api.h) */
+	EP_CTLSRV,	/* ctl.c: --ctl socket, --metrics, their connections */
 	EP_TYPE_NUM
 };
 
@@ -41,16 +44,16 @@ enum ep_type {
 #define EP_IDX(d) ((uint32_t)(d))
 
 /**
- * struct listener - one published-port listening socket
- * @fd:		socket
- * @guest_port:	guest port connections go to
+ * struct listener - one published-port socket (a slot of a port table)
+ * @fd:		socket, or -1: a free slot
  * @family:	AF_INET (IPv4 clients only) or AF_INET6 (IPv6 clients, and
  *		IPv4 ones too when bound without an address)
+ * @rule:	what it publishes (fwd.h), with its id
  */
 struct listener {
 	int fd;
-	uint16_t guest_port;
 	int family;
+	struct fwd_rule rule;
 };
 
 #define MBOX_BYTES (4U << 20)
@@ -172,13 +175,17 @@ struct shard_group {
  * @peek_off:	the kernel supports TCP SO_PEEK_OFF and we use it
  * @discard:	fallback without SO_PEEK_OFF: peeked bytes land here
  * @discard_len: size of @discard
- * @listeners:	published ports
- * @nlisteners:	entries in @listeners
+ * @listeners:	published TCP ports (fwd.c; shard 0 only): slots, free
+ *		ones with fd -1; EP_LISTEN events carry the slot index
+ * @nlisteners:	slots in use or freed in @listeners (its high-water mark)
+ * @listeners_cap: slots allocated in @listeners
  * @conf:	configuration
  * @now_ns:	time at the start of the current event batch
  * @reserve_fd:	spare fd, given up to refuse a client when out of fds
- * @ulisteners:	published UDP ports
- * @nulisteners: entries in @ulisteners
+ * @ulisteners:	published UDP ports, as @listeners
+ * @nulisteners: slots in use or freed in @ulisteners
+ * @ulisteners_cap: slots allocated in @ulisteners
+ * @fwd_next_id: the id the next published port gets (shard 0)
  * @upeer:	per datagram flow: the client address of a published-port
  *		flow (replies go there with sendto())
  * @dns:	DNS forwarder state (dns_fwd.c)
@@ -195,12 +202,16 @@ struct shard_group {
  *		not wait for the next one)
  * @edge_tick_ns: when the edge's tick is due next
  * @stalled:	the edge had no room: flows wait in @txq
+ * @can_place:	the edge places TCP payload in the guest's buffers and the
+ *		guest takes partial checksums (the payload is never read)
+ * @placed:	per frame slot: its payload is in the edge's reservation
+ * @nplaced:	slots with @placed set
  * @hist:	histograms (frame sizes each way, batch latency); single
  *		writer: this shard
  * @pcap:	--pcap: this shard's capture buffer, or NULL
  * @snap:	flow table snapshot requests from the control API
  * @ctl_poll:	shard 0: called after a loop iteration while @ctl_wait
- * @ctl_event:	shard 0: handler of EP_CTL events (ctl.c)
+ * @ctl_event:	shard 0: handler of EP_CTLSRV events (ctl.c)
  * @ctl_arg:	the argument of both
  * @ctl_wait:	shard 0: the control API waits for other shards' answers
  */
@@ -222,11 +233,14 @@ struct shard {
 	size_t discard_len;
 	struct listener *listeners;
 	unsigned nlisteners;
+	unsigned listeners_cap;
 	const struct conf *conf;
 	uint64_t now_ns;
 	int reserve_fd;
 	struct listener *ulisteners;
 	unsigned nulisteners;
+	unsigned ulisteners_cap;
+	unsigned fwd_next_id;
 	struct sockaddr_storage *upeer;
 	struct dns_fwd *dns;
 	unsigned id;
@@ -240,6 +254,9 @@ struct shard {
 	bool edge_lost;
 	uint64_t edge_tick_ns;
 	bool stalled;
+	bool can_place;
+	bool placed[EDGE_PLACE_SLOTS];
+	unsigned nplaced;
 	struct hist hist[HIST_ID_NUM];
 	struct pcap_buf *pcap;
 	struct flow_snap snap;
@@ -283,17 +300,19 @@ void mbox_fini(struct shard *sh);
 bool mbox_put_frame(struct shard *sh, unsigned to, const uint8_t *p,
 		    size_t len, uint8_t hop);
 bool mbox_put_accept(struct shard *sh, unsigned to, int fd, const void *sa,
-		     uint16_t guest_port);
+		     uint16_t guest_port, const uint8_t *gaddr);
 void mbox_kick(struct shard *sh);
 void mbox_rx(struct shard *sh);
 
 /* sock_tcp.c */
+void sock_bind_out(const struct conf *c, int fd,
+		   const struct sockaddr_storage *dst);
 bool sock_tcp_peek_off_supported(void);
 void sock_tcp_intent(struct shard *sh, const struct fx_intent *it);
 void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events);
 void sock_tcp_tx_pending(struct shard *sh);
 void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
-		       uint16_t guest_port);
+		       uint16_t guest_port, const uint8_t *gaddr);
 
 /* sock_udp.c */
 void sock_udp_intent(struct shard *sh, const struct fx_intent *it);
@@ -303,8 +322,10 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx);
 /* fwd.c */
 int fwd_init(struct shard *sh);
 void fwd_accept(struct shard *sh, uint32_t idx);
+unsigned fwd_count(const struct shard *sh);
 void fwd_peer_src(const struct core *c, const void *sa, uint8_t *src,
 		  uint16_t *port);
+void fwd_src_for(const struct core *c, const uint8_t *gaddr, uint8_t *src);
 socklen_t sockaddr_from(struct sockaddr_storage *ss, const uint8_t *addr,
 			uint16_t port);
 

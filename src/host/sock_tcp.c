@@ -141,6 +141,35 @@ static void sock_setup(struct shard *sh, int fd)
 }
 
 /**
+ * sock_bind_out() - bind an outbound socket to the configured source
+ * address (slirp4netns --outbound-addr[6]), unless it goes to loopback
+ * @c:		configuration
+ * @fd:		new socket
+ * @dst:	where it will connect (its family is the socket's)
+ *
+ * A failure leaves the socket unbound: the address was tried at start-up.
+ *
+ * #syscalls bind
+ */
+void sock_bind_out(const struct conf *c, int fd,
+		   const struct sockaddr_storage *dst)
+{
+	const struct sockaddr_in *d4 = (const struct sockaddr_in *)dst;
+	const struct sockaddr_in6 *d6 = (const struct sockaddr_in6 *)dst;
+
+	if (dst->ss_family == AF_INET && c->out4_set &&
+	    (ntohl(d4->sin_addr.s_addr) >> 24) != 127) {
+		if (bind(fd, (const struct sockaddr *)&c->out4, sizeof(c->out4)))
+			debug("bind to --outbound-addr: %s", strerror(errno));
+	} else if (dst->ss_family == AF_INET6 && c->out6_set &&
+		   !IN6_IS_ADDR_LOOPBACK(&d6->sin6_addr) &&
+		   !IN6_IS_ADDR_V4MAPPED(&d6->sin6_addr)) {
+		if (bind(fd, (const struct sockaddr *)&c->out6, sizeof(c->out6)))
+			debug("bind to --outbound-addr6: %s", strerror(errno));
+	}
+}
+
+/**
  * sock_connect() - open and connect the host socket of a guest flow
  * @sh:	shard
  * @f:	flow (TCPS_HOST_CONNECTING)
@@ -170,6 +199,7 @@ static void sock_connect(struct shard *sh, struct tcp_flow *f,
 	f->sock = fd;
 	sh->hflags[idx] &= HF_TX_PENDING;
 	sock_setup(sh, fd);
+	sock_bind_out(sh->conf, fd, &sa);
 	if (connect(fd, (struct sockaddr *)&sa, sl) == 0) {
 		sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
 		sock_space_update(sh, f, false);
@@ -284,21 +314,26 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
  * @fd:		accepted socket, non-blocking
  * @sa:		peer address (struct sockaddr_in or sockaddr_in6)
  * @guest_port:	guest port to connect to
+ * @gaddr:	guest address to connect to (ADDR_LEN bytes), or NULL for
+ *		the configured one of the client's family
  *
- * The guest sees the client as fwd_peer_src() says.
+ * The guest sees the client as fwd_peer_src() says (as the gateway when
+ * @gaddr is of the other family: fwd_src_for()).
  *
  * #syscalls close epoll_ctl
  */
 void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
-		       uint16_t guest_port)
+		       uint16_t guest_port, const uint8_t *gaddr)
 {
 	uint8_t src[ADDR_LEN];
 	struct tcp_flow *f;
 	uint16_t port;
 
 	fwd_peer_src(&sh->core, sa, src, &port);
-	f = tcp_host_accepted(&sh->core, src, port, guest_port, fd,
-			      sh->now_ns, &sh->fx);
+	if (gaddr)
+		fwd_src_for(&sh->core, gaddr, src);
+	f = tcp_host_accepted_at(&sh->core, gaddr, src, port, guest_port, fd,
+				 sh->now_ns, &sh->fx);
 	if (!f) {
 		close(fd);
 		return;
@@ -359,33 +394,37 @@ void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events)
 }
 
 /**
- * sock_tcp_peek() - peek the next bytes of a flow into a frame slot
+ * sock_tcp_peek() - peek the next bytes of a flow into a frame slot, or
+ * into the guest's own buffers
  * @sh:		shard
  * @f:		flow
- * @buf:	destination (payload position in the slot)
- * @len:	bytes wanted
+ * @iov:	destination from @iov[1] on (@iov[0] is ours, for the
+ *		fallback's discard)
+ * @iovcnt:	entries from @iov[1] on
  * @off:	offset past the first unacknowledged byte (fallback only)
  *
  * #syscalls recvfrom recvmsg
  * Return: bytes peeked, 0 at end of stream, or -errno
  */
 static ssize_t sock_tcp_peek(struct shard *sh, struct tcp_flow *f,
-			     uint8_t *buf, uint32_t len, uint32_t off)
+			     struct iovec *iov, unsigned iovcnt, uint32_t off)
 {
+	struct msghdr mh = { .msg_iov = iov + 1, .msg_iovlen = iovcnt };
 	ssize_t n;
 
 	if (sh->peek_off) {
 		do
-			n = recv(f->sock, buf, len, MSG_PEEK | MSG_DONTWAIT);
+			n = iovcnt == 1 ?
+				    recv(f->sock, iov[1].iov_base,
+					 iov[1].iov_len, MSG_PEEK | MSG_DONTWAIT) :
+				    recvmsg(f->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
 		while (n < 0 && errno == EINTR);
 		return n < 0 ? -errno : n;
 	} else {
-		struct iovec iov[2] = {
-			{ .iov_base = sh->discard, .iov_len = off },
-			{ .iov_base = buf, .iov_len = len },
-		};
-		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-
+		iov[0].iov_base = sh->discard;
+		iov[0].iov_len = off;
+		mh.msg_iov = iov;
+		mh.msg_iovlen = iovcnt + 1;
 		ASSERT(off <= sh->discard_len);
 		do
 			n = recvmsg(f->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
@@ -398,6 +437,54 @@ static ssize_t sock_tcp_peek(struct shard *sh, struct tcp_flow *f,
 		return (sh->hflags[tcp_flow_idx(&sh->core, f)] & HF_RDHUP) ?
 			       0 : -EAGAIN;
 	}
+}
+
+/**
+ * sock_tcp_place() - peek a flow's next bytes straight into the guest's
+ * receive buffers, and build the frame's headers in the next slot
+ * @sh:		shard
+ * @f:		flow
+ * @want:	bytes wanted
+ * @off:	offset past the first unacknowledged byte (fallback only)
+ *
+ * Frames queued before go out first, so that the guest sees them in order.
+ *
+ * Return: bytes peeked, 0 at end of stream, -errno, -ENOBUFS if the
+ * edge cannot place now (the caller peeks into a slot), or -EBUSY if the
+ * guest has no room (the caller stops)
+ */
+static ssize_t sock_tcp_place(struct shard *sh, struct tcp_flow *f,
+			      uint32_t want, uint32_t off)
+{
+	struct iovec iov[EDGE_PLACE_IOV + 1];
+	struct core *c = &sh->core;
+	struct edge *e = sh->edge;
+	unsigned slot;
+	ssize_t n;
+	int cnt;
+
+	if (sh->fx.nframes > sh->nplaced) {
+		shard_flush_frames(sh);
+		if (shard_edge_full(sh))
+			return -EBUSY;
+	}
+	slot = sh->fx.nframes;
+	cnt = e->ops->place(e, sh->q, slot, tcp_payload_off(c, f), want,
+			    iov + 1, EDGE_PLACE_IOV);
+	if (cnt == -EBUSY)
+		return -EBUSY;
+	if (cnt <= 0)
+		return -ENOBUFS;
+	n = sock_tcp_peek(sh, f, iov, (unsigned)cnt, off);
+	if (n > 0) {
+		tcp_build_data(c, f, &sh->fx, (uint32_t)n, sh->now_ns);
+		if (sh->fx.nframes == slot + 1) {
+			sh->placed[slot] = true;
+			sh->nplaced++;
+		}
+	}
+	e->ops->place_end(e, sh->q, slot, sh->placed[slot] ? (size_t)n : 0);
+	return n;
 }
 
 /**
@@ -426,10 +513,27 @@ static void sock_tcp_tx_flow(struct shard *sh, struct tcp_flow *f)
 			}
 			continue;
 		}
-		n = sock_tcp_peek(sh, f, slot + tcp_payload_off(c, f), want,
-				  off);
+		n = sh->can_place ? sock_tcp_place(sh, f, want, off) : -ENOBUFS;
+		if (n == -EBUSY) {
+			/* the guest has no buffers: go on when it posts
+			 * some (its kick wakes us) */
+			sh->stalled = true;
+			return;
+		}
+		if (n == -ENOBUFS) {
+			/* placing may have flushed: the next slot again */
+			struct iovec iov[2] = {
+				[1] = { .iov_base = fx_slot_next(&sh->fx) +
+						    tcp_payload_off(c, f),
+					.iov_len = want },
+			};
+
+			n = sock_tcp_peek(sh, f, iov, 1, off);
+			if (n > 0)
+				tcp_build_data(c, f, &sh->fx, (uint32_t)n,
+					       sh->now_ns);
+		}
 		if (n > 0) {
-			tcp_build_data(c, f, &sh->fx, (uint32_t)n, sh->now_ns);
 			room -= (uint32_t)n;
 			off += (uint32_t)n;
 			if ((uint32_t)n < want)

@@ -61,6 +61,7 @@ static int sock_udp_open(struct shard *sh, struct udp_flow *f,
 		}
 		return ret;
 	}
+	sock_bind_out(sh->conf, fd, &sa);
 	if (connect(fd, (struct sockaddr *)&sa, sl) ||
 	    epoll_ctl(sh->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		ret = -errno;
@@ -186,7 +187,14 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 	struct listener *l = &sh->ulisteners[idx];
 	struct core *c = &sh->core;
 	int budget = UDP_RX_BUDGET;
-	bool rx6 = c->conf.ipv6 && l->family == AF_INET6;
+	const uint8_t *gaddr;
+	bool rx6;
+
+	if (idx >= sh->nulisteners || l->fd < 0)
+		return; /* removed in this batch of events */
+	gaddr = l->rule.guest_set ? l->rule.guest_addr.s6_addr : NULL;
+	rx6 = c->conf.ipv6 && (gaddr ? !addr_is4(gaddr) :
+				       l->family == AF_INET6);
 
 	while (budget--) {
 		uint8_t *p = udp_payload_slot(c, &sh->fx, rx6);
@@ -215,6 +223,8 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 			break;
 		}
 		fwd_peer_src(c, &ss, src, &sport);
+		if (gaddr)
+			fwd_src_for(c, gaddr, src);
 		v6 = !addr_is4(src);
 		if ((size_t)n > udp_payload_max(c, &sh->fx, v6) ||
 		    (size_t)n > max) {
@@ -223,8 +233,9 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 		}
 		if (v6 != rx6)
 			memmove(udp_payload_slot(c, &sh->fx, v6), p, (size_t)n);
-		f = udp_pub_to_guest(c, src, sport, l->guest_port, l->fd,
-				     &sh->fx, (size_t)n, sh->now_ns);
+		f = udp_pub_to_guest_at(c, gaddr, src, sport,
+					l->rule.guest_port, l->fd, &sh->fx,
+					(size_t)n, sh->now_ns);
 		if (f)
 			sh->upeer[udp_flow_idx(c, f)] = ss;
 	}

@@ -39,6 +39,8 @@
 	X(EDGE_VU_KICK_RACE, "chains found by the look after re-enabling kicks") \
 	X(EDGE_VU_RX_HELD, "times frames waited for the guest's receive buffers") \
 	X(EDGE_VU_RX_NOBUF, "frames dropped: the guest's receive ring and our backlog full") \
+	X(EDGE_VU_PLACED, "frames whose payload went from the socket straight into guest buffers") \
+	X(EDGE_VU_PLACE_STALE, "placed frames lost: the ring stopped before they were complete") \
 	/* shards: frames and connections crossing between them */         \
 	X(SHARD_FRAMES_PASSED, "frames passed on to another shard")         \
 	X(SHARD_FRAMES_TAKEN, "frames taken from another shard's mailbox")  \
@@ -124,6 +126,7 @@
 	X(UDP_FLOWS_OPENED6, "of the UDP flows opened, IPv6 ones")          \
 	X(UDP_FLOWS_EXPIRED, "UDP flows closed after idling")               \
 	X(UDP_FLOWS_GUEST_GONE, "UDP flows forgotten: the guest went away") \
+	X(UDP_FLOWS_UNPUBLISHED, "UDP flows forgotten: their port was removed") \
 	X(UDP_FLOWS_TABLE_FULL, "datagrams dropped: UDP flow table full")   \
 	X(UDP_SOCK_FAIL, "datagrams dropped: no host socket")               \
 	X(UDP_SEND_ERRORS, "host UDP send failures")                        \

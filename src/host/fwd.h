@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwd.h - published ports: add, remove and list them at run time */
+#ifndef SLIPWAY_FWD_H
+#define SLIPWAY_FWD_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct shard;
+
+/**
+ * struct fwd_rule - one published port (one host port), as the forward API
+ * sees it
+ * @id:		identifier, > 0: what fwd_add() returned (ignored by it)
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @host_family: AF_INET, AF_INET6, or AF_UNSPEC: every address of both
+ *		families (one dual-stack socket)
+ * @host_addr:	bind address; IPv4 as v4-mapped (::ffff:a.b.c.d); unused
+ *		with AF_UNSPEC. 0.0.0.0 and :: are allowed (all addresses of
+ *		that family)
+ * @host_port:	host port, 1 to 65535
+ * @guest_set:	@guest_addr is given; false: the guest's configured address
+ *		of each client's family (10.0.2.15, or the IPv6 one)
+ * @guest_addr:	with @guest_set: where connections go in the guest, IPv4
+ *		as v4-mapped; an address in the guest's network, not the
+ *		gateway's, the DNS forwarder's, the network or broadcast
+ *		address. Clients of the other family appear to it as the
+ *		gateway's address of its family
+ * @guest_port:	guest port, 1 to 65535
+ * @splice:	loopback TCP clients are spliced to the guest's loopback
+ *		(start-up -t ports; fwd_add() never sets it: its ports always
+ *		go through the edge, so the guest sees clients as the
+ *		gateway, as with slirp4netns)
+ */
+struct fwd_rule {
+	unsigned id;
+	int proto;
+	int host_family;
+	struct in6_addr host_addr;
+	uint16_t host_port;
+	bool guest_set;
+	struct in6_addr guest_addr;
+	uint16_t guest_port;
+	bool splice;
+};
+
+/*
+ * The forward API. Context: the main thread only (shard 0's loop, where
+ * published ports live: they are accepted there and the connections handed
+ * to other shards through their mailboxes, with the guest address and port
+ * by value, so removing a port never races with a shard). No locks.
+ */
+
+/**
+ * fwd_add() - publish a host port at run time
+ * @sh:		shard 0
+ * @r:		the port (@id ignored)
+ *
+ * Return: the new port's id (> 0), or -EINVAL (bad rule: protocol, port 0,
+ *	   guest address outside the guest's network), -EAFNOSUPPORT (an IPv6
+ *	   guest address with IPv6 off), -EADDRINUSE (a port of ours or
+ *	   another program's), -EACCES (privileged port), -EADDRNOTAVAIL (no
+ *	   such host address), -ENOMEM, or another -errno from socket(),
+ *	   bind() or listen()
+ */
+int fwd_add(struct shard *sh, const struct fwd_rule *r);
+
+/**
+ * fwd_remove() - stop publishing a port: close its socket; connections it
+ * accepted go on, a UDP port's flows are forgotten
+ * @sh:		shard 0
+ * @id:		what fwd_add() returned (or fwd_list() says)
+ *
+ * Return: 0, or -ENOENT
+ */
+int fwd_remove(struct shard *sh, unsigned id);
+
+/**
+ * fwd_list() - the published ports, in the order of their ids
+ * @sh:		shard 0
+ * @out:	filled with up to @max entries (may be NULL with @max 0)
+ * @max:	room in @out
+ *
+ * Return: how many ports there are (may be more than @max)
+ */
+unsigned fwd_list(const struct shard *sh, struct fwd_rule *out, unsigned max);
+
+/**
+ * fwd_rule_str() - "tcp 127.0.0.1:8080 -> 10.0.2.100:80", for messages
+ * @r:		port
+ * @buf:	out
+ * @len:	size of @buf
+ *
+ * Return: @buf
+ */
+const char *fwd_rule_str(const struct fwd_rule *r, char *buf, size_t len);
+
+#endif /* SLIPWAY_FWD_H */

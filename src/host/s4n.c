@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* s4n.c - slirp4netns compatibility: its command line onto slipway's */
+
+/**
+ * DOC: Theory of Operation
+ *
+ * Run as "slirp4netns" (a symlink to slipway) or as "slipway slirp4netns",
+ * slipway takes slirp4netns's command line and behaves as slirp4netns does
+ * for the clients that start it (podman, rootlesskit, buildah...):
+ *
+ * - the command line is translated into slipway's own options and parsed
+ *   by conf_parse(), so every check and default is slipway's: the target
+ *   (a PID, or a namespace path with --netns-type=path) becomes --netns,
+ *   the tap name -I, --cidr the guest network with slirp4netns's numbers
+ *   (guest .100, gateway .2 mapped to host loopback, DNS .3), no -c means
+ *   --no-config, --disable-host-loopback --no-map-gw, and so on;
+ * - what slipway's options lack is set in struct conf afterwards: the user
+ *   namespace to join first (--userns-path, or the target PID's when we
+ *   are not root: rootlesskit runs us unprivileged in the host's user
+ *   namespace), the MAC address, the outbound source addresses, and the
+ *   IPv6 guest address fd00::100;
+ * - the fds (-e exit, -r ready) and the API socket (-a, ctl/s4n_api.c)
+ *   are struct s4n_conf, served by main.c.
+ *
+ * slipway serves the tap with one shard here (one queue): rootlesskit
+ * creates tap0 before it starts us, as a single-queue device, and a
+ * multi-queue open of it fails.
+ *
+ * Deliberate differences: --enable-sandbox and --enable-seccomp are
+ * accepted and do nothing yet; an MTU of 65521 (slirp4netns's maximum)
+ * runs as 65520, slipway's; connections from host loopback to published
+ * ports come through the tap from the gateway's address (no splice), as
+ * with slirp4netns.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <ifaddrs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "host/s4n.h"
+#include "util/log.h"
+#include "util/util.h"
+
+#define S4N_VERSION "1.2.0"
+#define S4N_MTU_MAX 65521
+#define S4N_GUEST_HOST 100
+
+static const char s4n_usage[] =
+"Usage: slirp4netns [OPTION]... PID|PATH [TAPNAME]\n"
+"User-mode networking for unprivileged network namespaces.\n"
+"(slipway in slirp4netns compatibility mode; see slipway(1), SLIRP4NETNS\n"
+"COMPATIBILITY.)\n"
+"\n"
+"-c, --configure          bring up the interface\n"
+"-e, --exit-fd=FD         specify the FD for terminating slirp4netns\n"
+"-r, --ready-fd=FD        specify the FD to write to when the network is\n"
+"                         configured\n"
+"-m, --mtu=MTU            specify MTU (default=1500, max=65521)\n"
+"-6, --enable-ipv6        enable IPv6 (fd00::/64, guest fd00::100)\n"
+"-a, --api-socket=PATH    specify API socket path\n"
+"--cidr=CIDR              specify network address CIDR (default=10.0.2.0/24)\n"
+"--disable-host-loopback  prohibit connecting to 127.0.0.1:* on the host\n"
+"                         namespace\n"
+"--netns-type=TYPE        specify network namespace type ([path|pid],\n"
+"                         default=pid)\n"
+"--userns-path=PATH       specify user namespace path\n"
+"--enable-sandbox         create a new mount namespace (and drop all caps\n"
+"                         except CAP_NET_BIND_SERVICE if running as the root)\n"
+"                         [accepted; no effect in slipway yet]\n"
+"--enable-seccomp         enable seccomp to limit syscalls\n"
+"                         [accepted; no effect in slipway yet]\n"
+"--outbound-addr=IPv4     sets outbound ipv4 address to bound to (experimental)\n"
+"--outbound-addr6=IPv6    sets outbound ipv6 address to bound to (experimental)\n"
+"--disable-dns            disables 10.0.2.3 (or configured internal ip) to\n"
+"                         host dns redirect (experimental)\n"
+"--macaddress=MAC         specify the MAC address of the TAP (only valid\n"
+"                         with -c)\n"
+"--target-type=TYPE       specify the target type ([netns], default=netns)\n"
+"-h, --help               show this help and exit\n"
+"-v, --version            show version and exit\n"
+"\n"
+"Addressing: gateway .2 of the network (host loopback unless\n"
+"--disable-host-loopback), DNS .3, guest .100.\n";
+
+enum {
+	S4N_CIDR = 256, S4N_NO_LOOPBACK, S4N_NETNS_TYPE, S4N_USERNS_PATH,
+	S4N_SANDBOX, S4N_SECCOMP, S4N_OUT4, S4N_OUT6, S4N_NO_DNS, S4N_MAC,
+	S4N_TARGET_TYPE,
+};
+
+/**
+ * s4n_usage_error() - report a bad command line and exit 2
+ * @fmt:	printf format
+ */
+static _Noreturn void __attribute__((format(printf, 1, 2)))
+s4n_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("slirp4netns: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'slirp4netns --help' (slipway --help for slipway's own options).\n",
+	      stderr);
+	exit(2);
+}
+
+/**
+ * s4n_uint() - parse a decimal number within bounds
+ * @s:		text
+ * @max:	largest allowed
+ * @v:		result
+ *
+ * Return: 0, or -1
+ */
+static int s4n_uint(const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return errno || *end || *v > max ? -1 : 0;
+}
+
+/**
+ * s4n_invoked() - are we slirp4netns?
+ * @argc:	argument count
+ * @argv:	arguments
+ *
+ * Return: 0: no; 1: by name; 2: by the "slirp4netns" subcommand
+ */
+int s4n_invoked(int argc, char **argv)
+{
+	const char *base;
+
+	if (argc < 1 || !argv[0])
+		return 0;
+	base = strrchr(argv[0], '/');
+	base = base ? base + 1 : argv[0];
+	if (!strcmp(base, "slirp4netns"))
+		return 1;
+	if (argc > 1 && !strcmp(argv[1], "slirp4netns"))
+		return 2;
+	return 0;
+}
+
+/**
+ * s4n_outbound() - an --outbound-addr[6] value: an address or an interface
+ * @arg:	the value
+ * @family:	AF_INET or AF_INET6
+ * @ss:		out: the address, port 0
+ *
+ * An interface name stands for its first address of @family. The address
+ * must be one we can bind to (tried here, once).
+ *
+ * #syscalls socket bind close
+ * Return: 0, or -1 with a message printed
+ */
+static int s4n_outbound(const char *arg, int family,
+			struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	bool found = false;
+	int fd, ok;
+
+	memset(ss, 0, sizeof(*ss));
+	ss->ss_family = (sa_family_t)family;
+	if (inet_pton(family, arg,
+		      family == AF_INET ? (void *)&s4->sin_addr :
+					  (void *)&s6->sin6_addr) == 1) {
+		found = true;
+	} else {
+		struct ifaddrs *ifa, *i;
+
+		if (getifaddrs(&ifa))
+			return -1;
+		for (i = ifa; i && !found; i = i->ifa_next) {
+			if (!i->ifa_addr || i->ifa_addr->sa_family != family ||
+			    strcmp(i->ifa_name, arg))
+				continue;
+			memcpy(ss, i->ifa_addr, family == AF_INET ?
+				   sizeof(*s4) : sizeof(*s6));
+			found = true;
+		}
+		freeifaddrs(ifa);
+	}
+	if (!found)
+		return -1;
+	if (family == AF_INET)
+		s4->sin_port = 0;
+	else
+		s6->sin6_port = 0;
+	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ok = fd >= 0 && !bind(fd, (struct sockaddr *)ss,
+			      family == AF_INET ? sizeof(*s4) : sizeof(*s6));
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+/**
+ * s4n_mac() - parse "xx:xx:xx:xx:xx:xx", a unicast address
+ * @s:		text
+ * @mac:	result
+ *
+ * Return: 0, or -1
+ */
+static int s4n_mac(const char *s, uint8_t *mac)
+{
+	unsigned v[6];
+	char tail;
+	int i;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &tail) != 6 || strlen(s) != 17)
+		return -1;
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)v[i];
+	return (mac[0] & 1) ? -1 : 0;
+}
+
+/**
+ * s4n_conf_parse() - translate a slirp4netns command line into slipway's
+ * configuration
+ * @c:		configuration to fill
+ * @s:		the slirp4netns extras
+ * @argc:	argument count, from the program name or the subcommand
+ * @argv:	arguments (argv[0] is skipped)
+ *
+ * Context: start-up. The strings it makes live until exit (struct conf
+ * points into them).
+ */
+void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "configure", no_argument, NULL, 'c' },
+		{ "exit-fd", required_argument, NULL, 'e' },
+		{ "ready-fd", required_argument, NULL, 'r' },
+		{ "mtu", required_argument, NULL, 'm' },
+		{ "enable-ipv6", no_argument, NULL, '6' },
+		{ "api-socket", required_argument, NULL, 'a' },
+		{ "cidr", required_argument, NULL, S4N_CIDR },
+		{ "disable-host-loopback", no_argument, NULL, S4N_NO_LOOPBACK },
+		{ "netns-type", required_argument, NULL, S4N_NETNS_TYPE },
+		{ "userns-path", required_argument, NULL, S4N_USERNS_PATH },
+		{ "enable-sandbox", no_argument, NULL, S4N_SANDBOX },
+		{ "enable-seccomp", no_argument, NULL, S4N_SECCOMP },
+		{ "outbound-addr", required_argument, NULL, S4N_OUT4 },
+		{ "outbound-addr6", required_argument, NULL, S4N_OUT6 },
+		{ "disable-dns", no_argument, NULL, S4N_NO_DNS },
+		{ "macaddress", required_argument, NULL, S4N_MAC },
+		{ "target-type", required_argument, NULL, S4N_TARGET_TYPE },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char mtu_s[16], cidr_s[32], addr_s[32], netns_s[4096];
+	static char userns_s[64];
+	static char *av[40];
+	bool configure = false, ipv6 = false, no_lo = false, no_dns = false;
+	bool path_type = false, mac_set = false;
+	const char *out4 = NULL, *out6 = NULL, *userns = NULL, *target, *tap;
+	struct sockaddr_storage ss4, ss6;
+	unsigned long mtu = 1500, v;
+	uint32_t net = htonl(0x0a000200), mask, guest;
+	unsigned prefix = 24;
+	uint8_t mac[6];
+	int o, n = 0;
+
+	s->exit_fd = -1;
+	s->ready_fd = -1;
+	s->api_path = NULL;
+	optind = 1;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":ce:r:m:6a:hv", opts, NULL)) != -1) {
+		switch (o) {
+		case 'c':
+			configure = true;
+			break;
+		case 'e':
+		case 'r':
+			if (s4n_uint(optarg, INT32_MAX, &v))
+				s4n_usage_error("bad %s '%s': expected a file descriptor number",
+						o == 'e' ? "--exit-fd" : "--ready-fd",
+						optarg);
+			if (o == 'e')
+				s->exit_fd = (int)v;
+			else
+				s->ready_fd = (int)v;
+			break;
+		case 'm':
+			if (s4n_uint(optarg, S4N_MTU_MAX, &mtu) || mtu < 576)
+				s4n_usage_error("bad MTU '%s': expected 576 to %d",
+						optarg, S4N_MTU_MAX);
+			break;
+		case '6':
+			ipv6 = true;
+			break;
+		case 'a':
+			if (!*optarg || strlen(optarg) >= CONF_SOCK_PATH_MAX)
+				s4n_usage_error("bad --api-socket '%s': 1 to %d characters",
+						optarg, CONF_SOCK_PATH_MAX - 1);
+			s->api_path = optarg;
+			break;
+		case S4N_CIDR: {
+			char buf[32], *slash;
+
+			if (strlen(optarg) >= sizeof(buf))
+				s4n_usage_error("bad --cidr '%s'", optarg);
+			strcpy(buf, optarg);
+			slash = strchr(buf, '/');
+			if (!slash || s4n_uint(slash + 1, 25, &v) || v < 1)
+				s4n_usage_error("bad --cidr '%s': expected NET/PREFIX with a prefix of 1 to 25 (the guest is .100), e.g. 10.0.2.0/24",
+						optarg);
+			*slash = '\0';
+			if (inet_pton(AF_INET, buf, &net) != 1)
+				s4n_usage_error("bad --cidr '%s': not an IPv4 network",
+						optarg);
+			prefix = (unsigned)v;
+			break;
+		}
+		case S4N_NO_LOOPBACK:
+			no_lo = true;
+			break;
+		case S4N_NETNS_TYPE:
+			if (strcmp(optarg, "pid") && strcmp(optarg, "path"))
+				s4n_usage_error("bad --netns-type '%s': expected pid or path",
+						optarg);
+			path_type = !strcmp(optarg, "path");
+			break;
+		case S4N_USERNS_PATH:
+			if (!*optarg)
+				s4n_usage_error("--userns-path needs a path");
+			userns = optarg;
+			break;
+		case S4N_SANDBOX:
+		case S4N_SECCOMP:
+			break; /* accepted: no effect yet (man page) */
+		case S4N_OUT4:
+			out4 = optarg;
+			break;
+		case S4N_OUT6:
+			out6 = optarg;
+			break;
+		case S4N_NO_DNS:
+			no_dns = true;
+			break;
+		case S4N_MAC:
+			if (s4n_mac(optarg, mac))
+				s4n_usage_error("bad --macaddress '%s': expected a unicast xx:xx:xx:xx:xx:xx",
+						optarg);
+			mac_set = true;
+			break;
+		case S4N_TARGET_TYPE:
+			if (strcmp(optarg, "netns"))
+				s4n_usage_error("bad --target-type '%s': only netns is supported",
+						optarg);
+			break;
+		case 'h':
+			fputs(s4n_usage, stdout);
+			exit(0);
+		case 'v':
+			printf("slirp4netns version " S4N_VERSION " (slipway 0.1.0 compatibility mode)\n");
+			exit(0);
+		case ':':
+			s4n_usage_error("option '%s' needs a value",
+					argv[optind - 1]);
+		default:
+			if (optopt && optopt < 256)
+				s4n_usage_error("unknown option '-%c'", optopt);
+			s4n_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		s4n_usage_error("missing PID or PATH of the network namespace");
+	if (argc - optind > 2)
+		s4n_usage_error("too many arguments (from '%s'): expected PID|PATH [TAPNAME]",
+				argv[optind + 2]);
+	target = argv[optind];
+	tap = optind + 1 < argc ? argv[optind + 1] : "tap0";
+	if (mac_set && !configure)
+		s4n_usage_error("--macaddress needs -c (--configure)");
+
+	if (path_type) {
+		if (!*target)
+			s4n_usage_error("empty namespace path");
+		/* slipway takes a bare NAME as /run/netns/NAME: keep a path */
+		snprintf(netns_s, sizeof(netns_s), "%s%s",
+			 strchr(target, '/') ? "" : "./", target);
+	} else {
+		if (s4n_uint(target, INT32_MAX, &v) || !v)
+			s4n_usage_error("bad PID '%s' (use --netns-type=path for a namespace file)",
+					target);
+		snprintf(netns_s, sizeof(netns_s), "/proc/%lu/ns/net", v);
+		if (!userns && geteuid() != 0) {
+			/* unprivileged: the way into the target's network
+			 * namespace is through its user namespace */
+			snprintf(userns_s, sizeof(userns_s),
+				 "/proc/%lu/ns/user", v);
+			userns = userns_s;
+		}
+	}
+	if (path_type && userns && geteuid() != 0)
+		debug("joining user namespace %s first", userns);
+
+	mask = htonl(~0U << (32 - prefix));
+	net &= mask;
+	guest = net | htonl(S4N_GUEST_HOST);
+	snprintf(mtu_s, sizeof(mtu_s), "%lu", MIN(mtu, 65520UL));
+	inet_ntop(AF_INET, &net, cidr_s, 16);
+	snprintf(cidr_s + strlen(cidr_s), sizeof(cidr_s) - strlen(cidr_s),
+		 "/%u", prefix);
+	inet_ntop(AF_INET, &guest, addr_s, 16);
+	snprintf(addr_s + strlen(addr_s), sizeof(addr_s) - strlen(addr_s),
+		 "/%u", prefix);
+
+	av[n++] = argv[0];
+	av[n++] = "--netns";
+	av[n++] = netns_s;
+	av[n++] = "--ifname";
+	av[n++] = (char *)tap;
+	av[n++] = "--mtu";
+	av[n++] = mtu_s;
+	av[n++] = "--cidr";
+	av[n++] = cidr_s;
+	av[n++] = "--address";
+	av[n++] = addr_s;
+	av[n++] = "--no-splice";
+	/* one queue: a client may have made the tap already, without
+	 * IFF_MULTI_QUEUE (rootlesskit does), and then only one fits */
+	av[n++] = "--shards";
+	av[n++] = "1";
+	if (!configure)
+		av[n++] = "--no-config";
+	if (no_lo)
+		av[n++] = "--no-map-gw";
+	if (no_dns)
+		av[n++] = "--no-dns";
+	if (ipv6) {
+		av[n++] = "--ipv6-prefix";
+		av[n++] = "fd00::/64";
+	} else {
+		av[n++] = "--no-ipv6";
+	}
+	av[n] = NULL;
+	optind = 0; /* glibc: start getopt afresh */
+	conf_parse(c, n, av);
+
+	c->userns_path = userns;
+	if (ipv6) {
+		/* slirp4netns's guest is fd00::100 (gateway ::2, DNS ::3) */
+		c->guest6.s6_addr[14] = 0x01;
+		c->guest6.s6_addr[15] = 0x00;
+	}
+	if (mac_set) {
+		c->mac_set = true;
+		memcpy(c->mac, mac, 6);
+	}
+	if (out4) {
+		if (s4n_outbound(out4, AF_INET, &ss4))
+			s4n_usage_error("bad --outbound-addr '%s': not an IPv4 address or interface of this host we can bind to",
+					out4);
+		memcpy(&c->out4, &ss4, sizeof(c->out4));
+		c->out4_set = true;
+	}
+	if (out6) {
+		if (s4n_outbound(out6, AF_INET6, &ss6))
+			s4n_usage_error("bad --outbound-addr6 '%s': not an IPv6 address or interface of this host we can bind to",
+					out6);
+		memcpy(&c->out6, &ss6, sizeof(c->out6));
+		c->out6_set = true;
+	}
+	if (mtu > 65520)
+		info("MTU %lu runs as 65520, slipway's largest", mtu);
+}
+
+/**
+ * s4n_ready() - tell the client we serve: "1" on the ready fd, closed
+ * @s:	extras (@ready_fd set to -1)
+ *
+ * #syscalls write close
+ */
+void s4n_ready(struct s4n_conf *s)
+{
+	ssize_t n;
+
+	if (s->ready_fd < 0)
+		return;
+	do
+		n = write(s->ready_fd, "1", 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		warn_perror("cannot write to the ready fd %d", s->ready_fd);
+	close(s->ready_fd);
+	s->ready_fd = -1;
+}

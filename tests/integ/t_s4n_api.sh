@@ -1,0 +1,184 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t_s4n_api.sh - slipway as slirp4netns (-c, --netns-type=path, exit and
+# ready fds) and its API socket: add, list and remove published ports;
+# verified transfers through an added port (default and explicit guest
+# address, TCP and UDP), none through a removed one; error replies for bad
+# JSON, unknown commands, bad arguments, ports in use and oversized
+# requests, which change nothing; exit when the exit fd reaches EOF
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/s4n_lib.sh"
+require_root
+s4n_binary
+make_ns "$NS"
+API=$T/api.sock
+
+cat >"$T/api.py" <<'EOP'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode())
+s.shutdown(socket.SHUT_WR)
+out = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    out += b
+print(out.decode())
+EOP
+# api JSON: one request, one reply on stdout
+api() {
+	"$PY" "$T/api.py" "$API" "$1"
+}
+# expect_err JSON WORDS: the reply is an error whose text has WORDS
+expect_err() {
+	local r
+	r=$(api "$1") || fail "no reply to ${1:0:80}"
+	"$PY" -c 'import json,sys; d=json.loads(sys.argv[1]); sys.exit(0 if sys.argv[2].lower() in d["error"]["desc"].lower() and "return" not in d else 1)' \
+		"$r" "$2" || fail "request ${1:0:80}: expected an error about '$2', got $r"
+}
+# expect_id JSON: the reply is {"return":{"id":N}}; sets ID=N
+# (not in a subshell: fail's cleanup must run once, in the test's shell)
+expect_id() {
+	local r
+	r=$(api "$1") || fail "no reply to ${1:0:80}"
+	ID=$("$PY" -c 'import json,sys; print(json.loads(sys.argv[1])["return"]["id"])' "$r") ||
+		fail "request $1: expected an id, got $r"
+}
+
+# the exit fd: a FIFO whose only writer is a sleep we kill at the end
+mkfifo "$T/exit"
+bg sh -c "exec sleep 300 >$T/exit"
+writer=$LASTPID
+echo "nameserver 127.0.0.1" >"$T/resolv.conf"
+"$S4N" --mtu=65520 --enable-sandbox --enable-seccomp -c -e 3 -r 4 \
+	--api-socket "$API" --netns-type=path "/run/netns/$NS" tap0 \
+	3<"$T/exit" 4>"$T/ready" >"$T/slipway.log" 2>&1 &
+SW_PID=$!
+PIDS+=($SW_PID)
+wait_for "the ready fd" 10 "[ -s $T/ready ]"
+[ "$(cat "$T/ready")" = 1 ] || fail "ready fd got '$(cat "$T/ready")', expected 1"
+[ -S "$API" ] || fail "no API socket after ready"
+ip -n "$NS" -4 addr show tap0 | grep -q "inet 10.0.2.100/24" || fail "guest address: $(ip -n "$NS" addr)"
+ip -n "$NS" route | grep -q "default via 10.0.2.2" || fail "no default route via 10.0.2.2"
+g ip link set lo up
+
+p1=$(free_port)
+p2=$(free_port)
+p3=$(free_port)
+pu=$(free_port)
+expect_id "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_addr\":\"127.0.0.1\",\"host_port\":$p1,\"guest_addr\":\"\",\"guest_port\":8001}}"
+id1=$ID
+# rootlesskit names the guest address; here a second one of the guest's
+g ip addr add 10.0.2.50/24 dev tap0
+expect_id "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_addr\":\"127.0.0.1\",\"host_port\":$p2,\"guest_addr\":\"10.0.2.50\",\"guest_port\":8002}}"
+id2=$ID
+expect_id "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"udp\",\"host_addr\":\"\",\"host_port\":$pu,\"guest_addr\":\"10.0.2.100\",\"guest_port\":5353}}"
+id3=$ID
+[ "$id1" = 1 ] && [ "$id2" = 2 ] && [ "$id3" = 3 ] || fail "ids $id1 $id2 $id3, expected 1 2 3"
+
+# errors: nothing changes, the socket keeps serving
+expect_err '{"execute":"add_hostfwd","arguments":{"proto":"tcp"' "parse"
+expect_err 'not json at all' "parse"
+expect_err '{"execute":"frobnicate"}' "unknown"
+expect_err '{"arguments":{}}' "execute"
+expect_err "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"sctp\",\"host_port\":$p3,\"guest_port\":1}}" "proto"
+expect_err "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_port\":70000,\"guest_port\":1}}" "host_port"
+expect_err "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_port\":$p3,\"guest_addr\":\"192.168.7.7\",\"guest_port\":1}}" "guest_addr"
+expect_err "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_addr\":\"127.0.0.1\",\"host_port\":$p1,\"guest_port\":9}}" "in use"
+# a port another program holds
+bg "$PY" -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(); open(sys.argv[2],"w").close(); time.sleep(300)' "$p3" "$T/held"
+holder=$LASTPID
+wait_for "the port holder" 10 "[ -e $T/held ]"
+expect_err "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_addr\":\"127.0.0.1\",\"host_port\":$p3,\"guest_port\":9}}" "in use"
+kill "$holder"
+big="{\"execute\":\"list_hostfwd\",\"pad\":\"$(head -c 5000 /dev/zero | tr '\0' x)\"}"
+expect_err "$big" "too large"
+expect_err '{"execute":"remove_hostfwd","arguments":{"id":99}}' "no forward"
+expect_err '{"execute":"remove_hostfwd","arguments":{"id":"one"}}' "id"
+
+# the list: exactly the three ports, with slirp4netns's fields
+list=$(api '{"execute":"list_hostfwd"}')
+"$PY" - "$list" "$p1" "$p2" "$pu" <<'EOP' || fail "list_hostfwd: $list"
+import json, sys
+d = json.loads(sys.argv[1])["return"]["entries"]
+p1, p2, pu = map(int, sys.argv[2:5])
+want = [
+    {"id": 1, "proto": "tcp", "host_addr": "127.0.0.1", "host_port": p1, "guest_addr": "10.0.2.100", "guest_port": 8001},
+    {"id": 2, "proto": "tcp", "host_addr": "127.0.0.1", "host_port": p2, "guest_addr": "10.0.2.50", "guest_port": 8002},
+    {"id": 3, "proto": "udp", "host_addr": "0.0.0.0", "host_port": pu, "guest_addr": "10.0.2.100", "guest_port": 5353},
+]
+if d != want:
+    print("got", d, "want", want, file=sys.stderr)
+    sys.exit(1)
+EOP
+
+# transfers through the added ports, bytes verified
+xfer_pub_send "$p1" 8001 8M
+g "$SWVERIFY" server --listen 10.0.2.50:8002 --mode send --bytes 8M --once \
+	--ready-file "$T/r2" >/dev/null &
+gpid=$!
+PIDS+=($gpid)
+wait_for "guest server on 10.0.2.50" 10 "[ -e $T/r2 ]"
+"$SWVERIFY" client --connect "127.0.0.1:$p2" --mode recv --bytes 8M --timeout 30 \
+	>"$T/c2.json" || fail "through the port to 10.0.2.50: $(cat "$T/c2.json")"
+wait "$gpid" || fail "guest server on 10.0.2.50"
+# UDP: the guest echoes a datagram back, reversed
+g "$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 5353)); open(sys.argv[1], "w").close()
+s.settimeout(10)
+d, a = s.recvfrom(2048); s.sendto(d[::-1], a)' "$T/ur" &
+upid=$!
+PIDS+=($upid)
+wait_for "guest UDP server" 10 "[ -e $T/ur ]"
+got=$("$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5)
+s.sendto(b"slipway-udp-0123456789", ("127.0.0.1", int(sys.argv[1])))
+print(s.recv(2048).decode())' "$pu") || fail "no UDP reply through the published port"
+[ "$got" = "9876543210-pdu-yawpils" ] || fail "UDP reply '$got'"
+wait "$upid" || fail "guest UDP server"
+
+# remove: the port is gone, the other stays
+r=$(api "{\"execute\":\"remove_hostfwd\",\"arguments\":{\"id\":$id1}}")
+[ "$r" = '{"return":{}}' ] || fail "remove_hostfwd replied $r"
+err=$("$PY" -c '
+import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3); print("connected")
+except OSError as e:
+    print(type(e).__name__)' "$p1")
+[ "$err" = ConnectionRefusedError ] || fail "removed port: expected ConnectionRefusedError, got $err"
+expect_err "{\"execute\":\"remove_hostfwd\",\"arguments\":{\"id\":$id1}}" "no forward"
+list=$(api '{"execute":"list_hostfwd"}')
+"$PY" -c 'import json,sys; d=json.loads(sys.argv[1])["return"]["entries"]; sys.exit(0 if [e["id"] for e in d]==[2,3] else 1)' "$list" ||
+	fail "list after remove: $list"
+# the freed host port can be published again, and works
+expect_id "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_addr\":\"127.0.0.1\",\"host_port\":$p1,\"guest_addr\":\"\",\"guest_port\":8003}}"
+id4=$ID
+[ "$id4" = 4 ] || fail "id after remove: $id4, expected 4"
+xfer_pub_send "$p1" 8003 1M
+
+# the exit fd: its writer goes, slipway exits 0 and removes its socket
+kill "$writer"
+for i in $(seq 60); do
+	kill -0 "$SW_PID" 2>/dev/null || break
+	sleep 0.05
+done
+kill -0 "$SW_PID" 2>/dev/null && fail "slipway did not exit on EOF of the exit fd"
+wait "$SW_PID"
+rc=$?
+[ "$rc" = 0 ] || fail "slipway exited $rc"
+[ -e "$API" ] && fail "the API socket is still there"
+# the counters it wrote at exit (standard error): the integrity gates
+tail -1 "$T/slipway.log" >"$T/stats.json"
+check_gates
+expect_ctr TCP_FLOWS_OPENED_HOST -eq 3
+expect_ctr TCP_TX_BYTES -eq $((9 << 20))
+expect_ctr TCP_GUEST_BYTES -eq $((8 << 20))
+expect_ctr UDP_TO_GUEST -eq 1
+pass "slirp4netns API: add/list/remove with verified TCP and UDP transfers, explicit guest address, 11 error replies, exit fd"
