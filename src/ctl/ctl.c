@@ -46,6 +46,7 @@
 #include "ctl/ctl.h"
 #include "ctl/ctl_proto.h"
 #include "edge/edge.h"
+#include "host/fwd.h"
 #include "util/log.h"
 
 #define CTL_CONNS 16
@@ -392,6 +393,116 @@ static int snap_start(struct ctl *c)
 }
 
 /**
+ * forwards_list() - the reply to forwards list
+ * @c:		server
+ *
+ * Return: new JSON object, or NULL without memory
+ */
+static json_t *forwards_list(const struct ctl *c)
+{
+	unsigned n = fwd_list(c->sh, NULL, 0);
+	struct fwd_rule *rules = calloc(n ? n : 1, sizeof(*rules));
+	json_t *j;
+
+	if (!rules)
+		return NULL;
+	n = MIN(n, fwd_list(c->sh, rules, n));
+	j = ctl_reply_forwards(rules, n, c->conf);
+	free(rules);
+	return j;
+}
+
+/**
+ * fwd_err_str() - what a fwd_add() failure means
+ * @ret:	-errno
+ *
+ * Return: message
+ */
+static const char *fwd_err_str(int ret)
+{
+	switch (ret) {
+	case -EINVAL:
+		return "the guest address is not one of the guest's network";
+	case -EAFNOSUPPORT:
+		return "an IPv6 guest address, but IPv6 is off";
+	case -EADDRINUSE:
+		return "the host port is in use (by slipway or another program)";
+	case -EACCES:
+		return "ports below 1024 need root or net.ipv4.ip_unprivileged_port_start";
+	case -EADDRNOTAVAIL:
+		return "no such host address";
+	default:
+		return strerror(-ret);
+	}
+}
+
+/**
+ * ctl_forwards_change() - forwards add or remove, through the forward API
+ * of fwd.h (we run on the main thread, as it asks)
+ * @c:		server
+ * @i:		connection index
+ * @r:		request
+ *
+ * An add of several ports publishes all of them or none.
+ */
+static void ctl_forwards_change(struct ctl *c, unsigned i,
+				const struct ctl_req *r)
+{
+	json_t *added, *j;
+	unsigned ids[CTL_FWD_RANGE_MAX], k, n;
+	char msg[256], rs[160];
+	size_t len = 0;
+	char *out;
+
+	if (r->op == CTL_FWD_REMOVE) {
+		if (fwd_remove(c->sh, r->id)) {
+			snprintf(msg, sizeof(msg), "forwards remove: no published port has id %u",
+				 r->id);
+			conn_error(c, i, msg);
+			return;
+		}
+		ctr0(c, CTR_CTL_REQUESTS);
+		out = ctl_dump(json_pack("{s:i}", "removed", (int)r->id), &len);
+		conn_reply(c, i, out, len);
+		return;
+	}
+	for (k = 0; k < r->nrules; k++) {
+		int ret = fwd_add(c->sh, &r->rules[k]);
+
+		if (ret < 0) {
+			snprintf(msg, sizeof(msg), "forwards add: cannot publish %s: %s",
+				 fwd_rule_str(&r->rules[k], rs, sizeof(rs)),
+				 fwd_err_str(ret));
+			while (k--)
+				fwd_remove(c->sh, ids[k]);
+			conn_error(c, i, msg);
+			return;
+		}
+		ids[k] = (unsigned)ret;
+	}
+	added = json_array();
+	n = fwd_list(c->sh, NULL, 0);
+	{
+		struct fwd_rule *all = calloc(n ? n : 1, sizeof(*all));
+		unsigned m, x;
+
+		if (all && added) {
+			m = MIN(n, fwd_list(c->sh, all, n));
+			for (k = 0; k < r->nrules; k++)
+				for (x = 0; x < m; x++)
+					if (all[x].id == ids[k])
+						json_array_append_new(added,
+							ctl_fwd_json(&all[x]));
+		}
+		free(all);
+	}
+	j = added ? json_pack("{s:o}", "added", added) : NULL;
+	ctr0(c, CTR_CTL_REQUESTS);
+	out = ctl_dump(j, &len);
+	conn_reply(c, i, out, len);
+}
+
+/**
  * ctl_request() - a whole control request arrived: answer it
  * @c:		server
  * @i:		connection index
@@ -420,7 +531,11 @@ static void ctl_request(struct ctl *c, unsigned i, size_t len)
 		j = ctl_reply_version(&s);
 		break;
 	case CTL_CMD_FORWARDS:
-		j = ctl_reply_forwards(c->conf);
+		if (r.op != CTL_FWD_LIST) {
+			ctl_forwards_change(c, i, &r);
+			return;
+		}
+		j = forwards_list(c);
 		break;
 	case CTL_CMD_FLOWS:
 		k->limit = r.limit;

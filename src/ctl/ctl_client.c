@@ -26,6 +26,9 @@ static const char client_usage[] =
 "    flows [--limit N]     the flow tables\n"
 "    version               version, edge, shards\n"
 "    forwards [list]       published ports\n"
+"    forwards add tcp|udp [ADDR/]PORT[-END][:GUESTPORT[-END]] [GUEST_ADDR]\n"
+"                          publish ports now (as -t/-u; never spliced)\n"
+"    forwards remove ID    stop publishing one (ID from forwards list)\n"
 "  --json prints the reply as it came (one line of JSON).\n";
 
 /**
@@ -241,28 +244,62 @@ static void print_flows(const json_t *r)
 }
 
 /**
- * print_forwards() - one line per published range
+ * fwd_ends() - a published port's two ends as text
+ * @f:		port object
+ * @h:		host end out
+ * @hl:		its size
+ * @g:		guest end out
+ * @gl:		its size
+ */
+static void fwd_ends(const json_t *f, char *h, size_t hl, char *g, size_t gl)
+{
+	const char *ha = json_string_value(json_object_get(f, "host_addr"));
+	const char *ga = json_string_value(json_object_get(f, "guest_addr"));
+
+	endpoint(h, hl, ha ? ha : "*", u(f, "host_port"));
+	endpoint(g, gl, ga ? ga : "guest", u(f, "guest_port"));
+}
+
+/**
+ * print_forwards() - one line per published port, then the -T ports
  * @r:	reply
  */
 static void print_forwards(const json_t *r)
 {
-	const json_t *fw = json_object_get(r, "forwards"), *f;
+	const json_t *fw = json_object_get(r, "forwards"), *f,
+		     *ns = json_object_get(r, "ns_loopback");
+	char h[80], g[80];
 	size_t i;
 
-	printf("%-4s %-5s %-12s %-40s %-13s %-13s\n", "ID", "PROTO", "KIND",
-	       "ADDR", "HOST_PORTS", "GUEST_PORTS");
+	printf("%-5s %-5s %-46s %-46s %s\n", "ID", "PROTO", "HOST", "GUEST",
+	       "SPLICE");
 	json_array_foreach(fw, i, f) {
-		char h[16], g[16];
-		const char *addr = json_string_value(json_object_get(f, "addr"));
-
-		snprintf(h, sizeof(h), u(f, "host_port") == u(f, "host_port_last") ?
-			 "%llu" : "%llu-%llu", u(f, "host_port"), u(f, "host_port_last"));
-		snprintf(g, sizeof(g), u(f, "guest_port") == u(f, "guest_port_last") ?
-			 "%llu" : "%llu-%llu", u(f, "guest_port"), u(f, "guest_port_last"));
-		printf("%-4llu %-5s %-12s %-40s %-13s %-13s\n", u(f, "id"),
-		       s(f, "proto"), s(f, "kind"), addr ? addr : "*", h, g);
+		fwd_ends(f, h, sizeof(h), g, sizeof(g));
+		printf("%-5llu %-5s %-46s %-46s %s\n", u(f, "id"), s(f, "proto"),
+		       h, g, json_is_true(json_object_get(f, "splice")) ?
+		       "yes" : "no");
 	}
-	printf("%zu forward(s)\n", json_array_size(fw));
+	printf("%zu published port(s)\n", json_array_size(fw));
+	json_array_foreach(ns, i, f)
+		printf("-T: guest loopback port %llu -> host loopback port %llu\n",
+		       u(f, "guest_port"), u(f, "host_port"));
+}
+
+/**
+ * print_added() - the ports a forwards add published
+ * @r:	reply
+ */
+static void print_added(const json_t *r)
+{
+	const json_t *f;
+	char h[80], g[80];
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "added"), i, f) {
+		fwd_ends(f, h, sizeof(h), g, sizeof(g));
+		printf("added %llu: %s %s -> %s\n", u(f, "id"), s(f, "proto"), h,
+		       g);
+	}
 }
 
 /**
@@ -274,7 +311,7 @@ static void print_forwards(const json_t *r)
  */
 int ctl_client_main(int argc, char **argv)
 {
-	const char *path = NULL, *cmd = NULL, *args[4];
+	const char *path = NULL, *cmd = NULL, *args[5];
 	unsigned nargs = 0;
 	unsigned long limit = 0;
 	bool raw = false, has_limit = false;
@@ -308,7 +345,7 @@ int ctl_client_main(int argc, char **argv)
 			path = argv[i];
 		} else if (!cmd) {
 			cmd = argv[i];
-		} else if (nargs < 4) {
+		} else if (nargs < 5) {
 			args[nargs++] = argv[i];
 		} else {
 			return client_usage_error("too many arguments");
@@ -328,9 +365,42 @@ int ctl_client_main(int argc, char **argv)
 		else
 			snprintf(req, sizeof(req), "{\"cmd\":\"%s\"}", cmd);
 	} else if (!strcmp(cmd, "forwards")) {
-		if (nargs > 1 || (nargs == 1 && strcmp(args[0], "list")))
-			return client_usage_error("forwards: only \"list\" (published ports cannot be changed at run time in this version)");
-		snprintf(req, sizeof(req), "{\"cmd\":\"forwards\",\"op\":\"list\"}");
+		const char *op = nargs ? args[0] : "list";
+		json_t *q = NULL;
+		char *t;
+
+		if (!strcmp(op, "list") && nargs <= 1) {
+			q = json_pack("{s:s, s:s}", "cmd", "forwards", "op", "list");
+		} else if (!strcmp(op, "add") && (nargs == 3 || nargs == 4)) {
+			if (strcmp(args[1], "tcp") && strcmp(args[1], "udp"))
+				return client_usage_error("forwards add: tcp or udp");
+			q = json_pack("{s:s, s:s, s:s, s:s}", "cmd", "forwards",
+				      "op", "add", "proto", args[1], "spec", args[2]);
+			if (q && nargs == 4)
+				json_object_set_new(q, "guest_addr",
+						    json_string(args[3]));
+		} else if (!strcmp(op, "remove") && nargs == 2) {
+			char *end;
+			unsigned long id;
+
+			errno = 0;
+			id = strtoul(args[1], &end, 10);
+			if (errno || *end || !id || id > INT32_MAX ||
+			    *args[1] == '-' || *args[1] == '+')
+				return client_usage_error("forwards remove: ID is a positive number (see forwards list)");
+			q = json_pack("{s:s, s:s, s:I}", "cmd", "forwards", "op",
+				      "remove", "id", (json_int_t)id);
+		} else {
+			return client_usage_error("forwards [list] | forwards add tcp|udp SPEC [GUEST_ADDR] | forwards remove ID");
+		}
+		t = q ? json_dumps(q, JSON_COMPACT) : NULL;
+		json_decref(q);
+		if (!t || strlen(t) >= sizeof(req)) {
+			free(t);
+			return client_usage_error("arguments too long");
+		}
+		strcpy(req, t);
+		free(t);
 	} else {
 		fprintf(stderr, "slipway ctl: unknown command '%s'\n", cmd);
 		return client_usage_error("COMMAND is stats, flows, version or forwards");
@@ -361,6 +431,10 @@ int ctl_client_main(int argc, char **argv)
 		print_stats(r);
 	else if (!strcmp(cmd, "flows"))
 		print_flows(r);
+	else if (!strcmp(cmd, "forwards") && json_object_get(r, "added"))
+		print_added(r);
+	else if (!strcmp(cmd, "forwards") && json_object_get(r, "removed"))
+		printf("removed %llu\n", u(r, "removed"));
 	else if (!strcmp(cmd, "forwards"))
 		print_forwards(r);
 	else

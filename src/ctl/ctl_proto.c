@@ -38,6 +38,102 @@ static const struct {
 };
 
 /**
+ * ctl_fwd_parse() - the members of a forwards request
+ * @j:		request object
+ * @r:		request (op, rules or id filled)
+ * @why:	the error message on failure
+ * @why_len:	size of @why
+ *
+ * add: "proto" ("tcp" or "udp"), "spec" ("[ADDR/]PORT[-END][:GUESTPORT[-END]]",
+ * as -t, at most CTL_FWD_RANGE_MAX ports), "guest_addr" (optional).
+ * remove: "id". list: nothing else.
+ *
+ * Return: 0, or -1 with @why set
+ */
+static int ctl_fwd_parse(json_t *j, struct ctl_req *r, char *why,
+			 size_t why_len)
+{
+	static const char *const ops[] = { [CTL_FWD_LIST] = "list",
+					   [CTL_FWD_ADD] = "add",
+					   [CTL_FWD_REMOVE] = "remove" };
+	json_t *opv = json_object_get(j, "op"), *idv = json_object_get(j, "id");
+	const char *op = opv ? json_string_value(opv) : "list";
+	const char *proto = json_string_value(json_object_get(j, "proto"));
+	const char *spec = json_string_value(json_object_get(j, "spec"));
+	json_t *gav = json_object_get(j, "guest_addr");
+	struct fwd_rule rule = { 0 };
+	struct fwd_spec f;
+	const char *fwhy = "";
+	unsigned i, p;
+
+	for (i = 0; op && i < CTL_FWD_OP_NUM; i++)
+		if (!strcmp(op, ops[i]))
+			break;
+	if (!op || i == CTL_FWD_OP_NUM) {
+		snprintf(why, why_len, "\"op\" must be \"list\", \"add\" or \"remove\"");
+		return -1;
+	}
+	r->op = i;
+	if ((r->op != CTL_FWD_ADD &&
+	     (json_object_get(j, "proto") || json_object_get(j, "spec") || gav)) ||
+	    (r->op != CTL_FWD_REMOVE && idv)) {
+		snprintf(why, why_len, "forwards %s: members of another operation given (add: proto, spec, guest_addr; remove: id)",
+			 ops[r->op]);
+		return -1;
+	}
+	if (r->op == CTL_FWD_REMOVE) {
+		json_int_t id = json_is_integer(idv) ? json_integer_value(idv) : 0;
+
+		if (id < 1 || id > INT32_MAX) {
+			snprintf(why, why_len, "forwards remove: \"id\" must be a positive integer");
+			return -1;
+		}
+		r->id = (unsigned)id;
+		return 0;
+	}
+	if (r->op == CTL_FWD_LIST)
+		return 0;
+	if (!proto || (strcmp(proto, "tcp") && strcmp(proto, "udp"))) {
+		snprintf(why, why_len, "forwards add: \"proto\" must be \"tcp\" or \"udp\"");
+		return -1;
+	}
+	if (!spec || fwd_spec_parse(spec, &f, &fwhy)) {
+		snprintf(why, why_len, "forwards add: bad \"spec\"%s%s; expected [ADDR/]PORT[-END][:GUESTPORT[-END]]",
+			 spec ? ": " : " (missing)", spec ? fwhy : "");
+		return -1;
+	}
+	if (f.last - f.first >= CTL_FWD_RANGE_MAX) {
+		snprintf(why, why_len, "forwards add: at most %u ports at once",
+			 CTL_FWD_RANGE_MAX);
+		return -1;
+	}
+	rule.proto = strcmp(proto, "tcp") ? IPPROTO_UDP : IPPROTO_TCP;
+	rule.host_family = f.family;
+	rule.host_addr = f.addr;
+	if (f.family == AF_INET) { /* fwd_spec keeps IPv4 at 12..15 only */
+		memset(&rule.host_addr, 0, 10);
+		rule.host_addr.s6_addr[10] = rule.host_addr.s6_addr[11] = 0xff;
+	}
+	if (gav) {
+		const char *ga = json_string_value(gav);
+
+		if (ga && inet_pton(AF_INET, ga, &rule.guest_addr.s6_addr[12]) == 1) {
+			rule.guest_addr.s6_addr[10] = rule.guest_addr.s6_addr[11] = 0xff;
+		} else if (!ga || inet_pton(AF_INET6, ga, &rule.guest_addr) != 1) {
+			snprintf(why, why_len, "forwards add: \"guest_addr\" must be an IPv4 or IPv6 address");
+			return -1;
+		}
+		rule.guest_set = true;
+	}
+	for (p = f.first; p <= f.last; p++) {
+		rule.host_port = (uint16_t)p;
+		rule.guest_port = (uint16_t)(f.guest_first + (p - f.first));
+		r->rules[r->nrules++] = rule;
+	}
+	return 0;
+}
+
+/**
  * ctl_req_parse() - parse one request
  * @buf:	bytes (not NUL-terminated; may hold NULs)
  * @len:	length, at most CTL_REQ_MAX
@@ -101,23 +197,17 @@ int ctl_req_parse(const char *buf, size_t len, struct ctl_req *r, char *why,
 			r->limit = (unsigned)n;
 			continue;
 		}
-		if (r->cmd == CTL_CMD_FORWARDS && !strcmp(key, "op")) {
-			const char *op = json_string_value(v);
-
-			if (op && !strcmp(op, "list"))
-				continue;
-			if (op && (!strcmp(op, "add") || !strcmp(op, "remove"))) {
-				snprintf(why, why_len, "forwards %s: published ports cannot be changed at run time in this version (only \"list\")",
-					 op);
-				goto out;
-			}
-			snprintf(why, why_len, "\"op\" must be \"list\"");
-			goto out;
-		}
+		if (r->cmd == CTL_CMD_FORWARDS &&
+		    (!strcmp(key, "op") || !strcmp(key, "proto") ||
+		     !strcmp(key, "spec") || !strcmp(key, "guest_addr") ||
+		     !strcmp(key, "id")))
+			continue; /* ctl_fwd_parse() */
 		snprintf(why, why_len, "unknown member \"%.64s\" for command \"%s\"",
 			 key, ctl_cmd_names[r->cmd]);
 		goto out;
 	}
+	if (r->cmd == CTL_CMD_FORWARDS && ctl_fwd_parse(j, r, why, why_len))
+		goto out;
 	ret = 0;
 out:
 	json_decref(j);
@@ -361,60 +451,69 @@ json_t *ctl_reply_flows(const struct flow_rec *recs, size_t n, size_t total)
 }
 
 /**
- * fwd_json() - one configured port range
- * @f:		the range
- * @id:		its id
- * @proto:	"tcp" or "udp"
- * @kind:	"published" (host to guest) or "ns-loopback" (-T: guest's
- *		loopback to the host's)
+ * addr_or_null() - an address as a JSON string, or null when unset
+ * @set:	the address is meaningful
+ * @a:		16 bytes (IPv4 v4-mapped)
  *
- * Return: new JSON object
+ * Return: new JSON value
  */
-static json_t *fwd_json(const struct fwd_spec *f, unsigned id,
-			const char *proto, const char *kind)
+static json_t *addr_or_null(bool set, const struct in6_addr *a)
 {
-	char a[INET6_ADDRSTRLEN] = "";
-	json_t *addr;
+	char t[INET6_ADDRSTRLEN];
 
-	if (f->family == AF_INET)
-		inet_ntop(AF_INET, &f->addr.s6_addr[12], a, sizeof(a));
-	else if (f->family == AF_INET6)
-		inet_ntop(AF_INET6, &f->addr, a, sizeof(a));
-	addr = *a ? json_string(a) : json_null();
-	return json_pack("{s:i, s:s, s:s, s:o, s:i, s:i, s:i, s:i, s:s}",
-			 "id", (int)id, "proto", proto, "kind", kind,
-			 "addr", addr, "host_port", (int)f->first,
-			 "host_port_last", (int)f->last,
-			 "guest_port", (int)f->guest_first,
-			 "guest_port_last", (int)(f->guest_first + (f->last - f->first)),
-			 "source", "config");
+	return set ? json_string(addr_str(a->s6_addr, t)) : json_null();
 }
 
 /**
- * ctl_reply_forwards() - the published ports of the configuration
- * @c:		configuration
- *
- * Ids number -t ranges, then -u, then -T, from 1, in command-line order.
+ * ctl_fwd_json() - one published port
+ * @r:		the port, with its id
  *
  * Return: new JSON object, or NULL without memory
  */
-json_t *ctl_reply_forwards(const struct conf *c)
+json_t *ctl_fwd_json(const struct fwd_rule *r)
 {
-	json_t *a = json_array();
-	unsigned i, id = 1;
+	return json_pack("{s:i, s:s, s:o, s:i, s:o, s:i, s:b}",
+			 "id", (int)r->id,
+			 "proto", r->proto == IPPROTO_TCP ? "tcp" : "udp",
+			 "host_addr", addr_or_null(r->host_family != AF_UNSPEC,
+						   &r->host_addr),
+			 "host_port", (int)r->host_port,
+			 "guest_addr", addr_or_null(r->guest_set, &r->guest_addr),
+			 "guest_port", (int)r->guest_port,
+			 "splice", r->splice);
+}
 
-	if (!a)
+/**
+ * ctl_reply_forwards() - the published ports, and the -T ports of the
+ * configuration
+ * @rules:	published ports (fwd_list())
+ * @n:		how many
+ * @c:		configuration
+ *
+ * Return: new JSON object, or NULL without memory
+ */
+json_t *ctl_reply_forwards(const struct fwd_rule *rules, size_t n,
+			   const struct conf *c)
+{
+	json_t *a = json_array(), *t = json_array();
+	unsigned i, p;
+
+	if (!a || !t) {
+		json_decref(a);
+		json_decref(t);
 		return NULL;
-	for (i = 0; i < c->nfwd; i++)
-		json_array_append_new(a, fwd_json(&c->fwd[i], id++, "tcp",
-						  "published"));
-	for (i = 0; i < c->nufwd; i++)
-		json_array_append_new(a, fwd_json(&c->ufwd[i], id++, "udp",
-						  "published"));
-	for (i = 0; i < c->nnsfwd; i++)
-		json_array_append_new(a, fwd_json(&c->nsfwd[i], id++, "tcp",
-						  "ns-loopback"));
-	return json_pack("{s:o, s:b}", "forwards", a, "runtime_changes", 0);
+	}
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, ctl_fwd_json(&rules[i]));
+	for (i = 0; i < c->nnsfwd; i++) {
+		const struct fwd_spec *f = &c->nsfwd[i];
+
+		for (p = f->first; p <= f->last; p++)
+			json_array_append_new(t, json_pack("{s:i, s:i}",
+				"guest_port", (int)p, "host_port",
+				(int)(f->guest_first + (p - f->first))));
+	}
+	return json_pack("{s:o, s:o}", "forwards", a, "ns_loopback", t);
 }
 
 /**

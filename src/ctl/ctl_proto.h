@@ -34,14 +34,33 @@ enum ctl_cmd { CTL_CMD_STATS, CTL_CMD_FLOWS, CTL_CMD_VERSION, CTL_CMD_FORWARDS,
 
 extern const char *const ctl_cmd_names[CTL_CMD_NUM];
 
+#define CTL_FWD_RANGE_MAX 64	/* ports one forwards add may publish */
+
+/**
+ * enum ctl_fwd_op - what a forwards request does
+ * @CTL_FWD_LIST:	list the published ports (the default)
+ * @CTL_FWD_ADD:	publish ports
+ * @CTL_FWD_REMOVE:	stop publishing one
+ * @CTL_FWD_OP_NUM:	count
+ */
+enum ctl_fwd_op { CTL_FWD_LIST, CTL_FWD_ADD, CTL_FWD_REMOVE, CTL_FWD_OP_NUM };
+
 /**
  * struct ctl_req - a parsed request
  * @cmd:	what is asked
  * @limit:	flows: at most this many records
+ * @op:		forwards: the operation
+ * @rules:	forwards add: one rule per host port (ids unset)
+ * @nrules:	entries in @rules
+ * @id:		forwards remove: the port's id
  */
 struct ctl_req {
 	enum ctl_cmd cmd;
 	unsigned limit;
+	enum ctl_fwd_op op;
+	struct fwd_rule rules[CTL_FWD_RANGE_MAX];
+	unsigned nrules;
+	unsigned id;
 };
 
 /**
@@ -117,12 +136,24 @@ json_t *ctl_reply_version(const struct ctl_stats_src *s);
 json_t *ctl_reply_flows(const struct flow_rec *recs, size_t n, size_t total);
 
 /**
- * ctl_reply_forwards() - the published ports of the configuration
+ * ctl_reply_forwards() - the published ports, and the -T ports of the
+ * configuration
+ * @rules:	published ports (fwd_list())
+ * @n:		how many
  * @c:		configuration
  *
  * Return: new JSON object, or NULL without memory
  */
-json_t *ctl_reply_forwards(const struct conf *c);
+json_t *ctl_reply_forwards(const struct fwd_rule *rules, size_t n,
+			   const struct conf *c);
+
+/**
+ * ctl_fwd_json() - one published port
+ * @r:		the port, with its id
+ *
+ * Return: new JSON object, or NULL without memory
+ */
+json_t *ctl_fwd_json(const struct fwd_rule *r);
 
 /**
  * ctl_dump() - a reply as one line of compact JSON

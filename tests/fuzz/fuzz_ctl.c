@@ -13,7 +13,8 @@
  * the metrics page) is built, is one line of valid JSON ending in a
  * newline, and holds what the command promises (all counters and
  * histograms, at most @limit flows with a total, the forwards, the
- * version); the input is not modified.
+ * version); a forwards add gives 1 to CTL_FWD_RANGE_MAX consecutive valid
+ * ports; the input is not modified.
  */
 
 #include <jansson.h>
@@ -153,8 +154,52 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				 "0.1.0"));
 		break;
 	default:
-		j = dump_check(ctl_reply_forwards(&conf));
-		FZ_CHECK(json_array_size(json_object_get(j, "forwards")) == 3);
+		if (r.op == CTL_FWD_REMOVE) {
+			FZ_CHECK(r.id > 0 && !r.nrules);
+			j = NULL;
+			break;
+		}
+		if (r.op == CTL_FWD_ADD) {
+			unsigned i;
+
+			/* what ctl.c hands to fwd_add(): whole, valid ports */
+			FZ_CHECK(r.nrules >= 1 && r.nrules <= CTL_FWD_RANGE_MAX);
+			for (i = 0; i < r.nrules; i++) {
+				const struct fwd_rule *w = &r.rules[i];
+
+				FZ_CHECK(w->proto == IPPROTO_TCP || w->proto == IPPROTO_UDP);
+				FZ_CHECK(w->host_port && w->guest_port && !w->splice);
+				FZ_CHECK(w->proto == r.rules[0].proto);
+				FZ_CHECK(w->host_port == r.rules[0].host_port + i);
+			}
+			j = dump_check(ctl_reply_forwards(r.rules, r.nrules, &conf));
+			FZ_CHECK(json_array_size(json_object_get(j, "forwards")) ==
+				 r.nrules);
+			break;
+		}
+		/* list: whatever rules the input bytes make */
+		{
+			struct fwd_rule fr[4];
+			const uint8_t *b = (const uint8_t *)recs;
+			unsigned i;
+
+			for (i = 0; i < 4; i++, b += 40) {
+				memset(&fr[i], 0, sizeof(fr[i]));
+				fr[i].id = b[0];
+				fr[i].proto = b[1] & 1 ? IPPROTO_TCP : IPPROTO_UDP;
+				fr[i].host_family = b[2] % 3 == 0 ? AF_UNSPEC :
+						    b[2] % 3 == 1 ? AF_INET : AF_INET6;
+				memcpy(&fr[i].host_addr, b + 4, 16);
+				fr[i].host_port = (uint16_t)(b[3] << 8 | b[20]);
+				fr[i].guest_set = b[21] & 1;
+				memcpy(&fr[i].guest_addr, b + 22, 16);
+				fr[i].guest_port = (uint16_t)(b[38] << 8 | b[39]);
+				fr[i].splice = b[21] & 2;
+			}
+			j = dump_check(ctl_reply_forwards(fr, 4, &conf));
+			FZ_CHECK(json_array_size(json_object_get(j, "forwards")) == 4);
+		}
+		FZ_CHECK(json_array_size(json_object_get(j, "ns_loopback")) == 1);
 		break;
 	}
 	json_decref(j);

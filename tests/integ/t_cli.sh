@@ -90,7 +90,9 @@ bad "needs a socket PATH" ctl /tmp/x
 bad "unknown command" ctl /tmp/x frobnicate
 bad "takes no arguments" ctl /tmp/x stats now
 bad "bad --limit" ctl /tmp/x flows --limit -1
-bad "only \"list\"" ctl /tmp/x forwards add tcp 8080:80
+bad "tcp or udp" ctl /tmp/x forwards add sctp 8080:80
+bad "forwards remove: ID" ctl /tmp/x forwards remove abc
+bad "forwards add tcp|udp" ctl /tmp/x forwards add tcp
 bad "unknown option" ctl /tmp/x stats --bogus
 n_bad=$(grep -c '^bad ' "$0")
 for o in --vhost-user --stream --dgram --fd; do

@@ -304,15 +304,53 @@ grep -Eq "^edge_rx_frame_bytes +[0-9]+" "$T/stats.txt" || fail "stats table has 
 "$SLIPWAY" ctl "$CTL" stats --json | "$PY" -c 'import json,sys; assert "counters" in json.load(sys.stdin)' ||
 	fail "slipway ctl stats --json"
 "$SLIPWAY" ctl "$CTL" version | grep -q "^slipway 0\.1\.0: edge tap, 2 shard" || fail "slipway ctl version"
+# 6. forwards: the command line's ports with their ids; a port added at
+# run time carries a verified transfer, is listed, removed (refused after),
+# and errors: an unknown id, a port in use, a bad protocol
 "$SLIPWAY" ctl "$CTL" forwards >"$T/fwd.txt" || fail "slipway ctl forwards"
-grep -Eq "^1 +tcp +published +\* +$PUB +80 " "$T/fwd.txt" || fail "forwards table: $(cat "$T/fwd.txt")"
-grep -Eq "^2 +udp +published +127\.0\.0\.1 +$PUB +53 " "$T/fwd.txt" || fail "forwards table: $(cat "$T/fwd.txt")"
+grep -Eq "^1 +tcp +\*:$PUB +guest:80 +yes$" "$T/fwd.txt" || fail "forwards table: $(cat "$T/fwd.txt")"
+grep -Eq "^2 +udp +127\.0\.0\.1:$PUB +guest:53 +no$" "$T/fwd.txt" || fail "forwards table: $(cat "$T/fwd.txt")"
 "$SLIPWAY" ctl "$CTL" forwards --json | "$PY" -c '
 import json, sys
 r = json.load(sys.stdin)
 f = r["forwards"]
-assert len(f) == 2 and f[0]["guest_port"] == 80 and f[1]["proto"] == "udp" and r["runtime_changes"] is False, r' ||
+assert len(f) == 2 and r["ns_loopback"] == [], r
+assert f[0] == {"id": 1, "proto": "tcp", "host_addr": None, "host_port": int(sys.argv[1]),
+                "guest_addr": None, "guest_port": 80, "splice": True}, f[0]
+assert f[1]["proto"] == "udp" and f[1]["host_addr"] == "127.0.0.1" and f[1]["guest_port"] == 53, f[1]' "$PUB" ||
 	fail "forwards --json"
+P2=$(free_port)
+"$SLIPWAY" ctl "$CTL" forwards add tcp "127.0.0.1/$P2:8081" >"$T/add.txt" || fail "forwards add: $(cat "$T/add.txt")"
+id=$(sed -n "s/^added \([0-9]*\): tcp 127\.0\.0\.1:$P2 -> guest:8081$/\1/p" "$T/add.txt")
+[ -n "$id" ] && [ "$id" -gt 2 ] || fail "forwards add said: $(cat "$T/add.txt")"
+xfer_pub_send "$P2" 8081 $((1024 * 1024))
+"$SLIPWAY" ctl "$CTL" forwards --json | "$PY" -c '
+import json, sys
+f = [x for x in json.load(sys.stdin)["forwards"] if x["id"] == int(sys.argv[1])]
+assert len(f) == 1 and f[0]["host_port"] == int(sys.argv[2]) and f[0]["guest_port"] == 8081 and not f[0]["splice"], f' "$id" "$P2" ||
+	fail "the added port is not listed"
+[ "$("$SLIPWAY" ctl "$CTL" forwards remove "$id")" = "removed $id" ] || fail "forwards remove $id"
+"$PY" -c '
+import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3)
+    sys.exit("still published")
+except ConnectionRefusedError:
+    pass' "$P2" || fail "port $P2 still accepts after its removal"
+"$SLIPWAY" ctl "$CTL" forwards remove "$id" 2>"$T/err" && fail "removing $id twice succeeded"
+grep -q "no published port has id $id" "$T/err" || fail "remove twice said: $(cat "$T/err")"
+"$SLIPWAY" ctl "$CTL" forwards add tcp "$PUB:81" 2>"$T/err" && fail "publishing port $PUB twice succeeded"
+grep -q "in use" "$T/err" || fail "add of a used port said: $(cat "$T/err")"
+P3=$(free_port)
+"$SLIPWAY" ctl "$CTL" forwards add udp "$P3:7000" 10.0.2.15 >"$T/add.txt" || fail "forwards add udp: $(cat "$T/add.txt")"
+grep -Eq "^added [0-9]+: udp \*:$P3 -> 10\.0\.2\.15:7000$" "$T/add.txt" || fail "forwards add udp said: $(cat "$T/add.txt")"
+check_err '{"cmd":"forwards","op":"add","proto":"sctp","spec":"1"}' "proto"
+check_err '{"cmd":"forwards","op":"remove"}' "id"
+check_err '{"cmd":"forwards","op":"add","proto":"tcp","spec":"1-100"}' "at most 64"
+check_err '{"cmd":"forwards","op":"add","proto":"tcp","spec":"8080","guest_addr":"10.9.9.9"}' "not one of the guest"
+n=$("$SLIPWAY" ctl "$CTL" forwards --json | "$PY" -c 'import json,sys; print(len(json.load(sys.stdin)["forwards"]))')
+[ "$n" = 3 ] || fail "$n published ports after the failed adds, expected 3"
+
 client_rc() { # expected-status args...
 	local want=$1
 	shift
@@ -326,11 +364,13 @@ client_rc 2 "$CTL" frobnicate
 client_rc 2 "$CTL" stats extra
 client_rc 2 "$CTL" flows --limit abc
 client_rc 2 "$CTL" version --bogus
-client_rc 2 "$CTL" forwards add tcp 8080:80
+client_rc 2 "$CTL" forwards add sctp 8080:80
+client_rc 2 "$CTL" forwards remove zero
+client_rc 2 "$CTL" forwards frob
 client_rc 1 "$T/nonexistent.sock" stats
 grep -q "cannot connect" "$T/err" || fail "no reason given for a missing socket"
 
 stop_slipway
 [ -e "$CTL" ] && fail "the control socket was not removed at exit"
 check_gates
-pass "stats ($((SIZE >> 20)) MiB each way, histograms), flows, 8 errors, metrics, cap and timeout, client"
+pass "stats ($((SIZE >> 20)) MiB each way, histograms), flows, 8 errors, metrics, cap and timeout, forwards at run time, client"
