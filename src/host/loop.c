@@ -422,7 +422,10 @@ static void shard_edge_changed(struct shard *sh)
 	if (!e->ops->offloads)
 		return;
 	e->ops->offloads(e, &hl, &csum, &gso);
-	sh->can_place = e->ops->place && csum && !sh->conf->no_place;
+	/* a placed frame's payload is in the guest's buffer, not in its
+	 * slot, where --pcap copies frames from: capturing turns it off */
+	sh->can_place = e->ops->place && csum && !sh->conf->no_place &&
+			!sh->pcap;
 	if (core_set_edge(&sh->core, hl, csum,
 			  gso && sh->conf->offload ? shard_gso_max(e) : 0))
 		warn("the guest's offloads make no sense: header %u", hl);
