@@ -18,7 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ctl/ctl.h"
 #include "ctl/ctr.h"
+#include "ctl/pcap.h"
 #include "ctl/s4n_api.h"
 #include "edge/edge.h"
 #include "host/conf.h"
@@ -40,6 +42,7 @@
  * @ns_dir:	directory of the --netns file we watch for deletion
  * @ns_name:	its name in @ns_dir
  * @inofd:	inotify fd watching @ns_dir, or -1
+ * @ctl:	the control socket and metrics server
  * @s4n:	slirp4netns mode: exit fd, ready fd, API socket path
  * @api:	slirp4netns mode: the API socket, or NULL
  * @stats_dirfd: --stats-file's directory (O_PATH, opened before the
@@ -55,6 +58,7 @@ struct run {
 	char ns_dir[256];
 	const char *ns_name;
 	int inofd;
+	struct ctl *ctl;
 	struct s4n_conf s4n;
 	struct s4n_api *api;
 	int stats_dirfd;
@@ -183,9 +187,9 @@ static void dump_stats(struct shard *sh, const struct run *r)
 		}
 	}
 	snprintf(extra, sizeof(extra),
-		 "\"version\":\"0.1.0\",\"edge\":\"%s\",\"peek_offset\":%s,"
+		 "\"version\":\"%s\",\"edge\":\"%s\",\"peek_offset\":%s,"
 		 "\"shards_n\":%u,\"max_flows\":%u",
-		 sh->edge->ops->name, sh->peek_off ? "true" : "false", sh->grp->n,
+		 SLIPWAY_VERSION, sh->edge->ops->name, sh->peek_off ? "true" : "false", sh->grp->n,
 		 r->conf->max_flows);
 	ctr_dump_json(out, shards, sh->grp->n, extra);
 	if (out != stderr)
@@ -437,6 +441,10 @@ static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
 		sb->dirfd[sb->n_dirfd] = e->path_dirfd;
 		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_REMOVE;
 	}
+	if (ctl_dirfd(r->ctl) >= 0) {
+		sb->dirfd[sb->n_dirfd] = ctl_dirfd(r->ctl);
+		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_REMOVE;
+	}
 	if (s4n_api_dirfd(r->api) >= 0) {
 		sb->dirfd[sb->n_dirfd] = s4n_api_dirfd(r->api);
 		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_REMOVE;
@@ -468,8 +476,12 @@ int main(int argc, char **argv)
 	struct sandbox_conf sb;
 	sigset_t mask;
 	char a[INET_ADDRSTRLEN], g[INET_ADDRSTRLEN], resolv_text[600];
+	static struct pcap pcap = { .fd = -1 };
+	static struct pcap_buf pbufs[SHARDS_MAX];
 	int ret, how;
 
+	if (argc > 1 && !strcmp(argv[1], "ctl"))
+		return ctl_client_main(argc - 1, argv + 1);
 	r.s4n.exit_fd = r.s4n.ready_fd = -1;
 	how = s4n_invoked(argc, argv);
 	if (how)
@@ -579,6 +591,18 @@ int main(int argc, char **argv)
 			die_perror("cannot set up");
 		}
 	}
+	if (conf.pcap_path) {
+		if (pcap_open(&pcap, conf.pcap_path, conf.pcap_max))
+			return 1;
+		for (i = 0; i < grp.n; i++) {
+			if (pcap_buf_init(&pbufs[i], &pcap, shs[i].ctr))
+				die("out of memory");
+			shs[i].pcap = &pbufs[i];
+		}
+	}
+	r.ctl = ctl_init(sh, &conf);
+	if (!r.ctl)
+		return 1;
 	if (fwd_init(sh))
 		return 1;
 	if (splice_init(sh, ns.nsh_fd))
@@ -674,6 +698,13 @@ int main(int argc, char **argv)
 		mbox_kick(sh);
 		pthread_join(tid[i], NULL);
 	}
+	ctl_fini(r.ctl);
+	for (i = 0; i < grp.n; i++) {
+		if (shs[i].pcap)
+			pcap_buf_fini(shs[i].pcap);
+		shs[i].pcap = NULL;
+	}
+	pcap_close(&pcap);
 	dump_stats(sh, &r);
 	s4n_api_fini(r.api);
 	splice_fini(sh);

@@ -516,7 +516,7 @@ bool core_guest_gone(struct core *c, struct fx *fx);
 uint64_t core_timer(struct core *c, uint64_t now_ns, struct fx *fx);
 
 #define CTR_INC(c, id) ctr_add(&(c)->ctr[CTR_##id], 1)
-#define CTR_ADD(c, id, n) ctr_add(&(c)->ctr[CTR_##id], (uint64_t)(n))
+#define CTR_ADD(c, id, n) ctr_add(&(c)->ctr[CTR_##id], (n))
 
 /* Internal to core/: frame building shared by the protocol modules */
 

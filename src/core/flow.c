@@ -220,5 +220,5 @@ void flow_free(struct core *c, struct tcp_flow *f)
 	f->deadline_ns = 0;
 	f->next = c->free_head;
 	c->free_head = idx + 1;
-	ctr_add(&c->ctr[CTR_TCP_FLOWS_ACTIVE], (uint64_t)-1);
+	CTR_ADD(c, TCP_FLOWS_ACTIVE, (uint64_t)-1); /* gauge: down by one */
 }

@@ -84,7 +84,8 @@
 #define QVU_BACKLOG	(8U << 20) /* frames held per pair for a full ring */
 #define QVU_FULL	(1U << 20) /* held bytes that stop the shard producing */
 
-#define VU_CTR(e, q, id) ((e)->qctr[q] ? ctr_add(&(e)->qctr[q][CTR_##id], 1) : (void)0)
+#define VU_CTR(e, q, id) \
+	((e)->qctr[q] ? ctr_add(&(e)->qctr[q][CTR_##id], 1) : (void)0)
 
 /**
  * struct vu_ring - one virtqueue as the frontend described it

@@ -18,8 +18,6 @@
 #include "util/log.h"
 #include "util/util.h"
 
-#define VERSION "0.1.0"
-
 static const char usage_text[] =
 "Usage: slipway [OPTIONS] [-- COMMAND [ARGS...]]\n"
 "       slipway [OPTIONS] --netns PATH|NAME\n"
@@ -126,26 +124,38 @@ static const char usage_text2[] =
 "  --seccomp-log           log system calls off the allowlist (kernel log)\n"
 "                          instead of killing the process\n"
 "\n"
-"Output:\n"
+"Output and control:\n"
 "  --stats-file PATH       write counters as JSON there at exit and on\n"
 "                          SIGUSR1 (default: standard error)\n"
+"  --ctl PATH              serve the JSON control API on a unix socket\n"
+"                          there (stats, flows, version, forwards); query\n"
+"                          it with 'slipway ctl PATH CMD'\n"
+"  --metrics [ADDR:]PORT   serve Prometheus metrics over HTTP at\n"
+"                          /metrics (ADDR default: 127.0.0.1)\n"
+"  --pcap FILE             write every frame crossing the edge to FILE\n"
+"                          (pcap, Ethernet, no virtio-net header)\n"
+"  --pcap-max BYTES        stop capturing at this file size (k, M, G\n"
+"                          suffixes; default: 100M)\n"
 "  -q, --quiet             errors only\n"
 "  -d, --debug             debug messages\n"
 "  --trace                 per-packet trace messages\n"
 "  -h, --help              this text\n"
 "  --version               print the version\n"
 "\n"
+"Client: slipway ctl PATH stats|flows|version|forwards [--json]\n"
+"\n"
 "Exit status: COMMAND's status; 1 on a run-time failure; 2 on a bad\n"
 "command line. See slipway(1) for details and examples.\n";
 
 enum {
 	OPT_NETNS = 256, OPT_NO_CONFIG, OPT_USERNS, OPT_NO_USERNS, OPT_CIDR,
-	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF, OPT_NO_PLACE, OPT_IMPAIR, OPT_IMPAIR_SEED,
+	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF, OPT_NO_PLACE,
+	OPT_IMPAIR, OPT_IMPAIR_SEED,
 	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION, OPT_NO_DHCP, OPT_NO_DNS,
 	OPT_DNS_ADDR, OPT_RESOLV_CONF, OPT_MAX_UDP_FLOWS, OPT_UDP_TIMEOUT,
 	OPT_SHARDS, OPT_ACK_EVERY, OPT_NO_SPLICE, OPT_IPV6_PREFIX, OPT_NO_IPV6,
 	OPT_STREAM, OPT_DGRAM, OPT_FD, OPT_VHOST_USER, OPT_RUNAS, OPT_NO_SANDBOX,
-	OPT_SECCOMP_LOG,
+	OPT_SECCOMP_LOG, OPT_CTL, OPT_METRICS, OPT_PCAP, OPT_PCAP_MAX,
 };
 
 /**
@@ -281,6 +291,92 @@ int fwd_spec_parse(const char *s, struct fwd_spec *f, const char **why)
 		}
 		f->guest_first = gfirst;
 	}
+	return 0;
+}
+
+/**
+ * conf_metrics_parse() - parse "PORT", "ADDR:PORT" or "[ADDR6]:PORT"
+ * @s:		text
+ * @ss:		result (loopback 127.0.0.1 without an address)
+ *
+ * Return: 0, or -1
+ */
+int conf_metrics_parse(const char *s, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+	char buf[INET6_ADDRSTRLEN + 16], *colon;
+	const char *port = s;
+	unsigned long v;
+
+	memset(ss, 0, sizeof(*ss));
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	a4->sin_family = AF_INET;
+	a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	colon = strrchr(buf, ':');
+	if (colon) {
+		char *a = buf;
+
+		*colon = '\0';
+		port = s + (colon - buf) + 1;
+		if (*a == '[') {
+			size_t al = strlen(a);
+
+			if (al < 2 || a[al - 1] != ']')
+				return -1;
+			a[al - 1] = '\0';
+			a++;
+			a6->sin6_family = AF_INET6;
+			if (inet_pton(AF_INET6, a, &a6->sin6_addr) != 1)
+				return -1;
+		} else if (inet_pton(AF_INET, a, &a4->sin_addr) != 1) {
+			return -1;
+		}
+	}
+	if (parse_uint(port, 1, 65535, &v))
+		return -1;
+	if (ss->ss_family == AF_INET6)
+		a6->sin6_port = htons((uint16_t)v);
+	else
+		a4->sin_port = htons((uint16_t)v);
+	return 0;
+}
+
+/**
+ * conf_size_parse() - parse a byte count: digits with an optional k, M or G
+ * suffix (powers of 1024)
+ * @s:		text
+ * @v:		result
+ *
+ * Return: 0, or -1
+ */
+int conf_size_parse(const char *s, uint64_t *v)
+{
+	unsigned long long n;
+	unsigned shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end) {
+		switch (*end) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		default: return -1;
+		}
+		if (end[1])
+			return -1;
+	}
+	if (n > (UINT64_MAX >> shift))
+		return -1;
+	*v = (uint64_t)n << shift;
 	return 0;
 }
 
@@ -464,6 +560,10 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "impair", required_argument, NULL, OPT_IMPAIR },
 		{ "impair-seed", required_argument, NULL, OPT_IMPAIR_SEED },
 		{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
+		{ "ctl", required_argument, NULL, OPT_CTL },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "pcap", required_argument, NULL, OPT_PCAP },
+		{ "pcap-max", required_argument, NULL, OPT_PCAP_MAX },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "trace", no_argument, NULL, OPT_TRACE },
@@ -499,6 +599,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	c->splice = true;
 	c->sandbox = true;
 	c->ipv6 = true;
+	c->pcap_max = 100ULL << 20;
 	inet_pton(AF_INET6, CONF_PREFIX6_DEFAULT, &c->prefix6);
 
 	opterr = 0;
@@ -699,6 +800,29 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		case OPT_SECCOMP_LOG:
 			c->seccomp_log = true;
 			break;
+		case OPT_CTL:
+			if (!*optarg || strlen(optarg) >= CONF_SOCK_PATH_MAX)
+				usage_error("bad --ctl '%s': a socket path of 1 to %d characters",
+					    optarg, CONF_SOCK_PATH_MAX - 1);
+			c->ctl_path = optarg;
+			break;
+		case OPT_METRICS:
+			if (conf_metrics_parse(optarg, &c->metrics))
+				usage_error("bad --metrics '%s': expected PORT, ADDR:PORT or [ADDR6]:PORT (port 1-65535)",
+					    optarg);
+			c->metrics_set = true;
+			break;
+		case OPT_PCAP:
+			if (!*optarg)
+				usage_error("--pcap needs a file name");
+			c->pcap_path = optarg;
+			break;
+		case OPT_PCAP_MAX:
+			if (conf_size_parse(optarg, &c->pcap_max) ||
+			    c->pcap_max < 4096)
+				usage_error("bad --pcap-max '%s': expected a size of at least 4096 bytes, e.g. 100M",
+					    optarg);
+			break;
 		case 'q':
 			log_max_level = LOG_ERR;
 			break;
@@ -713,7 +837,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			fputs(usage_text2, stdout);
 			exit(0);
 		case OPT_VERSION:
-			printf("slipway %s\n", VERSION);
+			printf("slipway %s\n", SLIPWAY_VERSION);
 			exit(0);
 		case ':':
 			usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -779,6 +903,9 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	c->guest6.s6_addr[15] = CONF_GUEST6_HOST;
 	c->gw6.s6_addr[15] = CONF_GW6_HOST;
 	c->dns6.s6_addr[15] = CONF_DNS6_HOST;
+
+	if (c->ctl_path && c->sock_path && !strcmp(c->ctl_path, c->sock_path))
+		usage_error("--ctl and the edge's socket cannot be the same path");
 
 	if (!userns_set)
 		c->userns = !c->netns && geteuid() != 0;

@@ -4,12 +4,14 @@
 #define SLIPWAY_CONF_H
 
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "host/impair.h"
 
+#define SLIPWAY_VERSION "0.1.0"
 #define CONF_MAX_FWD 64
 #define CONF_ACK_EVERY_MAX 1024
 
@@ -91,6 +93,11 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
  * @guest6:		the guest's IPv6 address: @prefix6::15
  * @gw6:		the gateway's IPv6 address: @prefix6::2
  * @dns6:		the DNS forwarder's IPv6 address: @prefix6::3
+ * @ctl_path:		--ctl: the control socket's path, or NULL
+ * @metrics:		--metrics: the address to serve /metrics on
+ * @metrics_set:	@metrics is set
+ * @pcap_path:		--pcap: the capture file, or NULL
+ * @pcap_max:		--pcap-max: the capture file's size cap, bytes
  * @userns_path:	--netns: join this user namespace first (slirp4netns
  *			mode: --userns-path, or the target PID's), or NULL
  * @mac_set:		give the tap @mac (slirp4netns --macaddress)
@@ -146,6 +153,11 @@ struct conf {
 	unsigned nnsfwd;
 	bool ipv6;
 	struct in6_addr prefix6, guest6, gw6, dns6;
+	const char *ctl_path;
+	struct sockaddr_storage metrics;
+	bool metrics_set;
+	const char *pcap_path;
+	uint64_t pcap_max;
 	const char *userns_path;
 	bool mac_set;
 	uint8_t mac[6];
@@ -174,6 +186,25 @@ struct conf {
  * @argv:	arguments
  */
 void conf_parse(struct conf *c, int argc, char **argv);
+
+/**
+ * conf_metrics_parse() - parse "PORT", "ADDR:PORT" or "[ADDR6]:PORT"
+ * @s:		text
+ * @ss:		result (loopback 127.0.0.1 without an address)
+ *
+ * Return: 0, or -1
+ */
+int conf_metrics_parse(const char *s, struct sockaddr_storage *ss);
+
+/**
+ * conf_size_parse() - parse a byte count: digits with an optional k, M or G
+ * suffix (powers of 1024)
+ * @s:		text
+ * @v:		result
+ *
+ * Return: 0, or -1
+ */
+int conf_size_parse(const char *s, uint64_t *v);
 
 /**
  * fwd_spec_parse() - parse "[ADDR/]PORT[-END][:GUESTPORT[-END]]"

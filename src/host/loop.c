@@ -2,6 +2,7 @@
 /* loop.c - a shard's epoll loop: edge batches, sockets, timers, effects */
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -215,6 +216,8 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 		if (!sh->imp)
 			return -ENOMEM;
 	}
+	for (ret = 0; ret < HIST_ID_NUM; ret++)
+		hist_init(&sh->hist[ret]);
 	return mbox_init(sh);
 }
 
@@ -266,13 +269,18 @@ void shard_fini(struct shard *sh)
 }
 
 /**
- * shard_tx_result() - count what became of one frame written to the edge
+ * shard_tx_result() - count (and capture) what became of one frame written
+ * to the edge
  * @sh:		shard
  * @ret:	what the edge's tx (or tx_placed) said
- * @len:	the frame's length (virtio-net header included)
+ * @p:		the frame (virtio-net header first)
+ * @len:	its length (virtio-net header included)
  */
-static void shard_tx_result(struct shard *sh, int ret, size_t len)
+static void shard_tx_result(struct shard *sh, int ret, const uint8_t *p,
+			    size_t len)
 {
+	size_t hl = sh->edge->vnet_hdr_len;
+
 	if (ret == -ECONNRESET) {
 		sh->edge_lost = true; /* the end, without reconnect */
 		CTR_INC(&sh->core, EDGE_TX_DOWN);
@@ -292,7 +300,10 @@ static void shard_tx_result(struct shard *sh, int ret, size_t len)
 		return;
 	}
 	CTR_INC(&sh->core, EDGE_TX_FRAMES);
-	CTR_ADD(&sh->core, EDGE_TX_BYTES, len - sh->edge->vnet_hdr_len);
+	CTR_ADD(&sh->core, EDGE_TX_BYTES, len - hl);
+	hist_record(&sh->hist[HIST_EDGE_TX_BYTES], len - hl);
+	if (unlikely(sh->pcap))
+		pcap_frame(sh->pcap, p + hl, len - hl);
 }
 
 /**
@@ -323,7 +334,7 @@ void shard_flush_frames(struct shard *sh)
 		} else {
 			ret = sh->edge->ops->tx(sh->edge, sh->q, &iov, 1);
 		}
-		shard_tx_result(sh, ret, iov.iov_len);
+		shard_tx_result(sh, ret, iov.iov_base, iov.iov_len);
 	}
 	/* gathered frames point into the slots: out before they are reused */
 	if (fx->nframes && sh->edge->ops->flush &&
@@ -355,7 +366,7 @@ static void shard_impair_release(struct shard *sh)
 		}
 		shard_tx_result(sh, sh->edge->ops->tx(sh->edge, sh->q,
 			&(struct iovec){ .iov_base = (void *)p, .iov_len = len },
-			1), len);
+			1), p, len);
 		/* a socket edge gathers: out before the copy is freed */
 		if (sh->edge->ops->flush &&
 		    sh->edge->ops->flush(sh->edge, sh->q) == -ECONNRESET)
@@ -472,9 +483,11 @@ static void shard_edge_changed(struct shard *sh)
 	if (!e->ops->offloads)
 		return;
 	e->ops->offloads(e, &hl, &csum, &gso);
-	/* the impairment stage works on copies of whole frames */
+	/* the impairment stage works on copies of whole frames, and a
+	 * placed frame's payload is in the guest's buffer, not in its
+	 * slot, where --pcap copies frames from: either turns it off */
 	sh->can_place = e->ops->place && csum && !sh->conf->no_place &&
-			!sh->imp;
+			!sh->imp && !sh->pcap;
 	if (core_set_edge(&sh->core, hl, csum,
 			  gso && sh->conf->offload ? shard_gso_max(e) : 0))
 		warn("the guest's offloads make no sense: header %u", hl);
@@ -529,8 +542,12 @@ static void shard_edge_ctl(struct shard *sh)
 static int shard_tap_rx(struct shard *sh)
 {
 	struct pkt_view v[EDGE_RX_BATCH];
+	unsigned hl = sh->edge->vnet_hdr_len;
+	uint64_t t0 = now_mono_ns(), t1;
 	int b, n, i;
 
+	/* batch latency: one clock read per batch, and one more per event
+	 * (a batch's end is the next one's start; each includes its read) */
 	for (b = 0; b < RX_BATCHES_PER_EVENT; b++) {
 		n = sh->edge->ops->rx(sh->edge, sh->q, v, EDGE_RX_BATCH);
 		if (n == -ECONNRESET) {
@@ -550,9 +567,11 @@ static int shard_tap_rx(struct shard *sh)
 		CTR_INC(&sh->core, EDGE_RX_BATCHES);
 		for (i = 0; i < n; i++) {
 			CTR_INC(&sh->core, EDGE_RX_FRAMES);
-			CTR_ADD(&sh->core, EDGE_RX_BYTES,
-				v[i].len - sh->edge->vnet_hdr_len);
-			if (sh->edge->vnet_hdr_len && v[i].len > 1 && v[i].p[1])
+			CTR_ADD(&sh->core, EDGE_RX_BYTES, v[i].len - hl);
+			hist_record(&sh->hist[HIST_EDGE_RX_BYTES], v[i].len - hl);
+			if (unlikely(sh->pcap) && v[i].len >= hl)
+				pcap_frame(sh->pcap, v[i].p + hl, v[i].len - hl);
+			if (hl && v[i].len > 1 && v[i].p[1])
 				CTR_INC(&sh->core, EDGE_RX_GSO_FRAMES);
 			if (sh->imp &&
 			    impair_frame(sh->imp, IMPAIR_UP, v[i].p, v[i].len,
@@ -566,6 +585,9 @@ static int shard_tap_rx(struct shard *sh)
 		shard_end_of_batch(sh);
 		if (sh->edge->ops->rx_done)
 			sh->edge->ops->rx_done(sh->edge, sh->q);
+		t1 = now_mono_ns();
+		hist_record(&sh->hist[HIST_BATCH_NS], t1 - t0);
+		t0 = t1;
 		if (n < EDGE_RX_BATCH)
 			break;
 	}
@@ -617,6 +639,95 @@ static void shard_rearm_timer(struct shard *sh)
 	if (timerfd_settime(sh->timerfd, TFD_TIMER_ABSTIME, &its, NULL))
 		warn_perror("timerfd_settime");
 	sh->armed_ns = d;
+}
+
+/**
+ * shard_snap_flows() - copy the shard's flow table for the control API
+ * @sh:		shard
+ * @buf:	records out
+ * @cap:	entries @buf holds
+ * @total:	flows in the table (may exceed @cap)
+ *
+ * Context: the shard's own thread
+ * Return: records written
+ */
+uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
+			  uint32_t *total)
+{
+	uint64_t now = now_mono_ns();
+	uint32_t i, n = 0, t = 0;
+
+	for (i = 0; i < sh->core.hiwat; i++) {
+		const struct tcp_flow *f = tcp_flow_get(&sh->core, i);
+		struct flow_rec *r;
+
+		if (!f)
+			continue;
+		if (t++ >= cap)
+			continue;
+		r = &buf[n++];
+		memset(r, 0, sizeof(*r));
+		memcpy(r->guest_addr, f->guest_addr, 16);
+		memcpy(r->remote_addr, f->remote_addr, 16);
+		r->guest_port = f->guest_port;
+		r->remote_port = f->remote_port;
+		r->proto = IPPROTO_TCP;
+		r->state = f->state;
+		r->shard = (uint8_t)sh->id;
+		r->from_guest = f->bytes_from_guest;
+		r->to_guest = f->bytes_to_guest;
+		r->age_ns = now > f->opened_ns ? now - f->opened_ns : 0;
+	}
+	for (i = 0; i < sh->core.uhiwat; i++) {
+		const struct udp_flow *u = udp_flow_get(&sh->core, i);
+		struct flow_rec *r;
+
+		if (!u)
+			continue;
+		if (t++ >= cap)
+			continue;
+		r = &buf[n++];
+		memset(r, 0, sizeof(*r));
+		memcpy(r->guest_addr, u->guest_addr, 16);
+		memcpy(r->remote_addr, u->remote_addr, 16);
+		r->guest_port = u->guest_port;
+		r->remote_port = u->remote_port;
+		r->proto = u->kind != UDPK_ICMP ? IPPROTO_UDP :
+			   udp_flow_v6(u) ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+		r->state = u->kind;
+		r->shard = (uint8_t)sh->id;
+		r->from_guest = u->from_guest;
+		r->to_guest = u->to_guest;
+		r->idle_ns = now > u->last_ns ? now - u->last_ns : 0;
+	}
+	*total = t;
+	return n;
+}
+
+/**
+ * shard_snap_answer() - answer a flow snapshot request from the control API
+ * @sh:		shard other than 0
+ *
+ * One acquire load per loop iteration when nothing is asked.
+ *
+ * #syscalls write
+ */
+static void shard_snap_answer(struct shard *sh)
+{
+	unsigned req = atomic_load_explicit(&sh->snap.req, memory_order_acquire);
+	uint64_t one = 1;
+
+	if (likely(req == sh->snap.seen))
+		return;
+	sh->snap.seen = req;
+	sh->snap.n = shard_snap_flows(sh, sh->snap.buf, sh->snap.cap,
+				      &sh->snap.total);
+	/* pairs with the acquire load of @done in ctl.c: the records and
+	 * @n, @total are visible before the answer */
+	atomic_store_explicit(&sh->snap.done, req, memory_order_release);
+	if (write(sh->grp->sh[0]->mbox_fd, &one, sizeof(one)) < 0 &&
+	    errno != EAGAIN)
+		warn_perror("mailbox kick (flow snapshot)");
 }
 
 /**
@@ -710,6 +821,9 @@ int shard_run(struct shard *sh,
 			case EP_EDGE_CTL:
 				shard_edge_ctl(sh);
 				break;
+			case EP_CTLSRV:
+				sh->ctl_event(sh->ctl_arg, EP_IDX(d), ev[i].events);
+				break;
 			case EP_SIGNAL:
 			case EP_PIDFD:
 			case EP_NSWATCH:
@@ -736,6 +850,12 @@ int shard_run(struct shard *sh,
 			return -ECONNRESET;
 		sh->edge_lost = false;
 		shard_rearm_timer(sh);
+		if (unlikely(sh->pcap))
+			pcap_flush(sh->pcap);
+		if (sh->id)
+			shard_snap_answer(sh);
+		else if (unlikely(sh->ctl_wait))
+			sh->ctl_poll(sh->ctl_arg);
 		if (sh->id && atomic_load(&sh->grp->stop))
 			return 0;
 		ret = atomic_load(&sh->grp->fatal);

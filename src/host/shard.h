@@ -11,6 +11,8 @@
 
 #include "core/core.h"
 #include "core/tcp.h"
+#include "ctl/hist.h"
+#include "ctl/pcap.h"
 #include "edge/edge.h"
 #include "host/conf.h"
 #include "host/fwd.h"
@@ -33,6 +35,7 @@ enum ep_type {
 	EP_EDGE_CTL,	/* an edge's control connection (vhost-user) */
 	EP_CTL,		/* main thread's control fds: slirp4netns exit fd,
 			 * API socket and its connections (ctl/s4n_api.h) */
+	EP_CTLSRV,	/* ctl.c: --ctl socket, --metrics, their connections */
 	EP_TYPE_NUM
 };
 
@@ -54,6 +57,63 @@ struct listener {
 };
 
 #define MBOX_BYTES (4U << 20)
+
+/**
+ * struct flow_rec - one flow as the control API shows it (a snapshot)
+ * @guest_addr:	guest-side address (16 bytes, IPv4 v4-mapped)
+ * @remote_addr: remote address
+ * @guest_port:	guest-side port (ICMP echo: the echo id)
+ * @remote_port: remote port (ICMP echo: 0)
+ * @proto:	IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP or IPPROTO_ICMPV6
+ * @state:	TCP: enum tcp_state; datagram flows: enum udp_kind
+ * @shard:	the owning shard
+ * @from_guest:	TCP: payload bytes written to the host socket; datagram
+ *		flows: datagrams from the guest
+ * @to_guest:	TCP: payload bytes the guest acknowledged; datagram flows:
+ *		datagrams to the guest
+ * @age_ns:	TCP: time since the flow opened; datagram flows: 0
+ * @idle_ns:	datagram flows: time since the last datagram; TCP: 0
+ */
+struct flow_rec {
+	uint8_t guest_addr[16];
+	uint8_t remote_addr[16];
+	uint16_t guest_port;
+	uint16_t remote_port;
+	uint8_t proto;
+	uint8_t state;
+	uint8_t shard;
+	uint64_t from_guest;
+	uint64_t to_guest;
+	uint64_t age_ns;
+	uint64_t idle_ns;
+};
+
+/**
+ * struct flow_snap - a request for a flow table snapshot (ctl.c asks, the
+ * shard answers; shard 0, the control thread, answers itself at once)
+ * @req:	request number: ctl stores it (release) after @buf and @cap
+ * @done:	the shard stores @req here (release) after filling @buf and @n
+ * @seen:	the last request the shard answered (the shard's own)
+ * @buf:	where the records go (ctl's memory, @cap entries)
+ * @cap:	entries @buf holds
+ * @n:		entries written
+ * @total:	flows the shard has (more than @n if @buf was too small)
+ *
+ * The acquire load of @req on the shard pairs with ctl's release store:
+ * the shard sees @buf and @cap. The acquire load of @done in ctl pairs
+ * with the shard's release store: ctl sees the records and @n, @total.
+ * The shard looks at @req once per loop iteration after its mailbox
+ * eventfd is kicked; it answers by kicking shard 0's.
+ */
+struct flow_snap {
+	_Atomic unsigned req;
+	_Atomic unsigned done;
+	unsigned seen;
+	struct flow_rec *buf;
+	uint32_t cap;
+	uint32_t n;
+	uint32_t total;
+};
 
 /**
  * struct mbox_ring - single-producer single-consumer ring of messages
@@ -147,6 +207,14 @@ struct shard_group {
  * @placed:	per frame slot: its payload is in the edge's reservation
  * @nplaced:	slots with @placed set
  * @imp:	--impair stage, or NULL
+ * @hist:	histograms (frame sizes each way, batch latency); single
+ *		writer: this shard
+ * @pcap:	--pcap: this shard's capture buffer, or NULL
+ * @snap:	flow table snapshot requests from the control API
+ * @ctl_poll:	shard 0: called after a loop iteration while @ctl_wait
+ * @ctl_event:	shard 0: handler of EP_CTLSRV events (ctl.c)
+ * @ctl_arg:	the argument of both
+ * @ctl_wait:	shard 0: the control API waits for other shards' answers
  */
 struct shard {
 	struct core core;
@@ -191,6 +259,13 @@ struct shard {
 	bool placed[EDGE_PLACE_SLOTS];
 	unsigned nplaced;
 	struct impair *imp;
+	struct hist hist[HIST_ID_NUM];
+	struct pcap_buf *pcap;
+	struct flow_snap snap;
+	void (*ctl_poll)(void *arg);
+	void (*ctl_event)(void *arg, uint32_t idx, uint32_t events);
+	void *ctl_arg;
+	bool ctl_wait;
 };
 
 /**
@@ -215,6 +290,8 @@ void shard_drain(struct shard *sh);
 int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data);
 void shard_end_of_batch(struct shard *sh);
 void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop);
+uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
+			  uint32_t *total);
 int shard_run(struct shard *sh,
 	      bool (*on_other)(struct shard *sh, uint64_t data, void *arg),
 	      void *arg);

@@ -479,7 +479,7 @@ static void splice_end(struct shard *sh, uint32_t idx, bool rst)
 			close(c->pipe_w[d]);
 	}
 	if (c->state != SPS_FREE)
-		ctr_add(&sh->core.ctr[CTR_SPLICE_ACTIVE], (uint64_t)-1);
+		CTR_ADD(&sh->core, SPLICE_ACTIVE, (uint64_t)-1); /* gauge */
 	memset(c, 0, sizeof(*c));
 	c->fd[0] = c->fd[1] = -1;
 	c->pipe_r[0] = c->pipe_r[1] = c->pipe_w[0] = c->pipe_w[1] = -1;

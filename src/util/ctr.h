@@ -191,7 +191,18 @@
 	X(SPLICE_FROM_GUEST_BYTES, "bytes spliced from the guest to host clients") \
 	X(SPLICE_ACTIVE, "spliced connections open now (gauge)")            \
 	X(SPLICE_NS_OPENED, "of SPLICE_OPENED, from the guest's loopback (-T)") \
-	X(SPLICE_NS_DROPPED, "-T connections reset: no slot, socket, pipe or fd")
+	X(SPLICE_NS_DROPPED, "-T connections reset: no slot, socket, pipe or fd") \
+	/* observability: --pcap, --ctl, --metrics */                       \
+	X(PCAP_FRAMES, "frames written to the --pcap file")                 \
+	X(PCAP_BYTES, "bytes of records for the --pcap file (headers included)") \
+	X(PCAP_FRAMES_LOST, "frames not captured: --pcap-max reached")      \
+	X(PCAP_WRITE_ERRORS, "--pcap file writes that failed")              \
+	X(CTL_REQUESTS, "control requests answered (--ctl)")                \
+	X(CTL_ERRORS, "of those, answered with an error")                   \
+	X(CTL_REFUSED, "control and metrics connections refused: too many open") \
+	X(CTL_TIMEOUTS, "control and metrics connections closed: too slow") \
+	X(METRICS_REQUESTS, "metrics HTTP requests answered (--metrics)")   \
+	X(METRICS_ERRORS, "of those, answered with an error status")
 
 #define CTR_ENUM(name, desc) CTR_##name,
 enum ctr_id { CTR_LIST(CTR_ENUM) CTR_NUM };

@@ -8,7 +8,8 @@
 for o in --netns --tcp-ports --address --gateway --mtu --no-map-gw --no-config \
 	--max-flows --shards --stats-file --ifname --cidr --userns --ack-every \
 	--version --no-splice --tcp-ns-ports --ipv6-prefix --no-ipv6 --runas \
-	--no-sandbox --seccomp-log --no-map-host-loopback; do
+	--no-sandbox --seccomp-log --no-map-host-loopback --ctl --metrics \
+	--pcap --pcap-max "slipway ctl" --impair --impair-seed --no-place; do
 	grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
 done
 "$SLIPWAY" --version | grep -q "^slipway " || fail "--version"
@@ -85,6 +86,30 @@ bad "cannot be combined" --vhost-user /tmp/x --netns foo
 bad "cannot be combined" --stream /tmp/x -- true
 bad "-T needs a namespace" --vhost-user /tmp/x -T 8080
 bad "one queue" --dgram /tmp/x --shards 2
+bad "bad --ctl" --ctl ""
+bad "bad --ctl" --ctl "$(printf '%0200d' 0)"
+bad "needs a value" --ctl
+bad "bad --metrics" --metrics 0
+bad "bad --metrics" --metrics 70000
+bad "bad --metrics" --metrics localhost:9100
+bad "bad --metrics" --metrics 127.0.0.1:
+bad "bad --metrics" --metrics "[::1:9100"
+bad "bad --metrics" --metrics 1.2.3.4.5:80
+bad "bad --pcap-max" --pcap-max 100
+bad "bad --pcap-max" --pcap-max 10X
+bad "bad --pcap-max" --pcap-max -5
+bad "bad --pcap-max" --pcap-max 99999999999999999999G
+bad "--pcap needs a file" --pcap ""
+bad "cannot be the same path" --stream /tmp/x --ctl /tmp/x
+bad "needs a socket PATH" ctl
+bad "needs a socket PATH" ctl /tmp/x
+bad "unknown command" ctl /tmp/x frobnicate
+bad "takes no arguments" ctl /tmp/x stats now
+bad "bad --limit" ctl /tmp/x flows --limit -1
+bad "tcp or udp" ctl /tmp/x forwards add sctp 8080:80
+bad "forwards remove: ID" ctl /tmp/x forwards remove abc
+bad "forwards add tcp|udp" ctl /tmp/x forwards add tcp
+bad "unknown option" ctl /tmp/x stats --bogus
 n_bad=$(grep -c '^bad ' "$0")
 for o in --vhost-user --stream --dgram --fd; do
 	"$SLIPWAY" --help | grep -q -- "$o " || fail "--help does not list $o"

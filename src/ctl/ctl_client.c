@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ctl_client.c - slipway ctl PATH CMD [ARGS] [--json]: ask a running
+ * slipway's control socket and print the answer as tables (or raw JSON)
+ */
+
+#include <errno.h>
+#include <jansson.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ctl/ctl.h"
+#include "ctl/ctl_proto.h"
+
+#define CLIENT_TIMEOUT_MS 10000
+#define REPLY_MAX (256U << 20)
+
+static const char client_usage[] =
+"Usage: slipway ctl PATH COMMAND [--json]\n"
+"  PATH is the --ctl socket of a running slipway. COMMAND:\n"
+"    stats                 counters (non-zero ones) and histograms\n"
+"    flows [--limit N]     the flow tables\n"
+"    version               version, edge, shards\n"
+"    forwards [list]       published ports\n"
+"    forwards add tcp|udp [ADDR/]PORT[-END][:GUESTPORT[-END]] [GUEST_ADDR]\n"
+"                          publish ports now (as -t/-u; never spliced)\n"
+"    forwards remove ID    stop publishing one (ID from forwards list)\n"
+"  --json prints the reply as it came (one line of JSON).\n";
+
+/**
+ * client_usage_error() - report a bad client command line
+ * @msg:	what is wrong
+ *
+ * Return: 2
+ */
+static int client_usage_error(const char *msg)
+{
+	fprintf(stderr, "slipway ctl: %s\n%sTry 'slipway --help' for the options.\n",
+		msg, client_usage);
+	return 2;
+}
+
+/**
+ * ask() - send a request, read the whole reply
+ * @path:	control socket
+ * @req:	request (one line, newline added here)
+ * @len:	reply length
+ *
+ * Return: malloc'ed reply (NUL-terminated), or NULL (reported)
+ */
+static char *ask(const char *path, const char *req, size_t *len)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	size_t size = 65536, n = 0;
+	char *buf = NULL;
+	int fd;
+
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		fprintf(stderr, "slipway ctl: socket path too long: %s\n", path);
+		return NULL;
+	}
+	strcpy(a.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		fprintf(stderr, "slipway ctl: cannot connect to %s: %s (is slipway running with --ctl %s?)\n",
+			path, strerror(errno), path);
+		goto fail;
+	}
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 ||
+	    send(fd, "\n", 1, MSG_NOSIGNAL) < 0) {
+		fprintf(stderr, "slipway ctl: cannot send to %s: %s\n", path,
+			strerror(errno));
+		goto fail;
+	}
+	shutdown(fd, SHUT_WR);
+	buf = malloc(size + 1);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (!buf)
+			goto fail;
+		if (poll(&p, 1, CLIENT_TIMEOUT_MS) <= 0) {
+			fprintf(stderr, "slipway ctl: no answer from %s within %d s\n",
+				path, CLIENT_TIMEOUT_MS / 1000);
+			goto fail;
+		}
+		r = read(fd, buf + n, size - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "slipway ctl: read: %s\n", strerror(errno));
+			goto fail;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+		if (n == size) {
+			char *b;
+
+			if (size >= REPLY_MAX) {
+				fprintf(stderr, "slipway ctl: reply too large\n");
+				goto fail;
+			}
+			size *= 2;
+			b = realloc(buf, size + 1);
+			if (!b)
+				goto fail;
+			buf = b;
+		}
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+/**
+ * u() - an integer member as unsigned long long (0 if absent)
+ * @o:		object
+ * @key:	member
+ *
+ * Return: value
+ */
+static unsigned long long u(const json_t *o, const char *key)
+{
+	json_int_t v = json_integer_value(json_object_get(o, key));
+
+	return v < 0 ? 0 : (unsigned long long)v;
+}
+
+/**
+ * s() - a string member ("-" if absent or null)
+ * @o:		object
+ * @key:	member
+ *
+ * Return: text
+ */
+static const char *s(const json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "-";
+}
+
+/**
+ * print_stats() - counters with a non-zero total, per shard, then the
+ * histograms
+ * @r:	reply
+ */
+static void print_stats(const json_t *r)
+{
+	const json_t *tot = json_object_get(r, "counters"),
+		     *shards = json_object_get(r, "shards"),
+		     *hists = json_object_get(r, "histograms"), *v;
+	size_t ns = json_array_size(shards), i, zero = 0;
+	const char *key;
+
+	printf("slipway %s, edge %s, %zu shard(s), up %llu ms\n\n",
+	       s(r, "version"), s(r, "edge"), ns, u(r, "uptime_ms"));
+	printf("%-32s %16s", "COUNTER", "TOTAL");
+	for (i = 0; i < ns && ns > 1; i++) {
+		char h[16];
+
+		snprintf(h, sizeof(h), "SHARD%zu", i);
+		printf(" %15s", h);
+	}
+	printf("\n");
+	json_object_foreach((json_t *)tot, key, v) {
+		if (!json_integer_value(v)) {
+			zero++;
+			continue;
+		}
+		printf("%-32s %16lld", key, (long long)json_integer_value(v));
+		for (i = 0; i < ns && ns > 1; i++)
+			printf(" %15llu",
+			       u(json_object_get(json_array_get(shards, i),
+						 "counters"), key));
+		printf("\n");
+	}
+	printf("(%zu counters are zero; --json shows every one)\n\n", zero);
+	printf("%-22s %10s %10s %10s %10s %10s %10s %10s\n", "HISTOGRAM", "COUNT",
+	       "MIN", "P50", "P90", "P99", "P99.9", "MAX");
+	json_object_foreach((json_t *)hists, key, v)
+		printf("%-22s %10llu %10llu %10llu %10llu %10llu %10llu %10llu\n",
+		       key, u(v, "count"), u(v, "min"), u(v, "p50"),
+		       u(v, "p90"), u(v, "p99"), u(v, "p99_9"), u(v, "max"));
+}
+
+/**
+ * endpoint() - "ADDR:PORT", IPv6 addresses bracketed
+ * @out:	buffer
+ * @size:	its size
+ * @addr:	address text
+ * @port:	port
+ *
+ * Return: @out
+ */
+static const char *endpoint(char *out, size_t size, const char *addr,
+			    unsigned long long port)
+{
+	snprintf(out, size, strchr(addr, ':') ? "[%s]:%llu" : "%s:%llu", addr,
+		 port);
+	return out;
+}
+
+/**
+ * print_flows() - one line per flow
+ * @r:	reply
+ */
+static void print_flows(const json_t *r)
+{
+	const json_t *flows = json_object_get(r, "flows"), *f;
+	char g[80], rem[80];
+	size_t i;
+
+	printf("%-6s %-5s %-30s %-30s %-15s %14s %14s %10s\n", "PROTO", "SHARD",
+	       "GUEST", "REMOTE", "STATE", "FROM_GUEST", "TO_GUEST", "AGE_MS");
+	json_array_foreach(flows, i, f) {
+		bool tcp = !strcmp(s(f, "proto"), "tcp");
+		char age[32];
+
+		snprintf(age, sizeof(age), tcp ? "%llu" : "idle %llu",
+			 u(f, tcp ? "age_ms" : "idle_ms"));
+		printf("%-6s %-5llu %-30s %-30s %-15s %14llu %14llu %10s\n",
+		       s(f, "proto"), u(f, "shard"),
+		       endpoint(g, sizeof(g), s(f, "guest_addr"), u(f, "guest_port")),
+		       endpoint(rem, sizeof(rem), s(f, "remote_addr"),
+				u(f, "remote_port")),
+		       s(f, "state"), u(f, "from_guest"), u(f, "to_guest"), age);
+	}
+	printf("%llu flow(s)%s\n", u(r, "total"),
+	       json_is_true(json_object_get(r, "truncated")) ?
+	       ", list truncated (--limit)" : "");
+}
+
+/**
+ * fwd_ends() - a published port's two ends as text
+ * @f:		port object
+ * @h:		host end out
+ * @hl:		its size
+ * @g:		guest end out
+ * @gl:		its size
+ */
+static void fwd_ends(const json_t *f, char *h, size_t hl, char *g, size_t gl)
+{
+	const char *ha = json_string_value(json_object_get(f, "host_addr"));
+	const char *ga = json_string_value(json_object_get(f, "guest_addr"));
+
+	endpoint(h, hl, ha ? ha : "*", u(f, "host_port"));
+	endpoint(g, gl, ga ? ga : "guest", u(f, "guest_port"));
+}
+
+/**
+ * print_forwards() - one line per published port, then the -T ports
+ * @r:	reply
+ */
+static void print_forwards(const json_t *r)
+{
+	const json_t *fw = json_object_get(r, "forwards"), *f,
+		     *ns = json_object_get(r, "ns_loopback");
+	char h[80], g[80];
+	size_t i;
+
+	printf("%-5s %-5s %-46s %-46s %s\n", "ID", "PROTO", "HOST", "GUEST",
+	       "SPLICE");
+	json_array_foreach(fw, i, f) {
+		fwd_ends(f, h, sizeof(h), g, sizeof(g));
+		printf("%-5llu %-5s %-46s %-46s %s\n", u(f, "id"), s(f, "proto"),
+		       h, g, json_is_true(json_object_get(f, "splice")) ?
+		       "yes" : "no");
+	}
+	printf("%zu published port(s)\n", json_array_size(fw));
+	json_array_foreach(ns, i, f)
+		printf("-T: guest loopback port %llu -> host loopback port %llu\n",
+		       u(f, "guest_port"), u(f, "host_port"));
+}
+
+/**
+ * print_added() - the ports a forwards add published
+ * @r:	reply
+ */
+static void print_added(const json_t *r)
+{
+	const json_t *f;
+	char h[80], g[80];
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "added"), i, f) {
+		fwd_ends(f, h, sizeof(h), g, sizeof(g));
+		printf("added %llu: %s %s -> %s\n", u(f, "id"), s(f, "proto"), h,
+		       g);
+	}
+}
+
+/**
+ * ctl_client_main() - slipway ctl PATH CMD [ARGS] [--json]
+ * @argc:	arguments after "slipway"
+ * @argv:	"ctl", PATH, CMD...
+ *
+ * Return: exit status: 0, 1 (no answer or an error reply), 2 (bad usage)
+ */
+int ctl_client_main(int argc, char **argv)
+{
+	const char *path = NULL, *cmd = NULL, *args[5];
+	unsigned nargs = 0;
+	unsigned long limit = 0;
+	bool raw = false, has_limit = false;
+	char req[256], *reply;
+	json_error_t jerr;
+	json_t *r;
+	size_t len;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			raw = true;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(client_usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--limit")) {
+			char *end;
+
+			if (i + 1 == argc)
+				return client_usage_error("--limit needs a value");
+			errno = 0;
+			limit = strtoul(argv[++i], &end, 10);
+			if (errno || *end || !*argv[i] || *argv[i] == '-' ||
+			    limit > CTL_FLOWS_LIMIT_MAX)
+				return client_usage_error("bad --limit: expected 0 to 1000000");
+			has_limit = true;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "slipway ctl: unknown option '%s'\n", argv[i]);
+			return client_usage_error("see the usage");
+		} else if (!path) {
+			path = argv[i];
+		} else if (!cmd) {
+			cmd = argv[i];
+		} else if (nargs < 5) {
+			args[nargs++] = argv[i];
+		} else {
+			return client_usage_error("too many arguments");
+		}
+	}
+	if (!path || !cmd)
+		return client_usage_error("needs a socket PATH and a COMMAND");
+	if (has_limit && strcmp(cmd, "flows"))
+		return client_usage_error("--limit goes with flows only");
+	if (!strcmp(cmd, "stats") || !strcmp(cmd, "version") ||
+	    !strcmp(cmd, "flows")) {
+		if (nargs)
+			return client_usage_error("this command takes no arguments");
+		if (has_limit)
+			snprintf(req, sizeof(req), "{\"cmd\":\"flows\",\"limit\":%lu}",
+				 limit);
+		else
+			snprintf(req, sizeof(req), "{\"cmd\":\"%s\"}", cmd);
+	} else if (!strcmp(cmd, "forwards")) {
+		const char *op = nargs ? args[0] : "list";
+		json_t *q = NULL;
+		char *t;
+
+		if (!strcmp(op, "list") && nargs <= 1) {
+			q = json_pack("{s:s, s:s}", "cmd", "forwards", "op", "list");
+		} else if (!strcmp(op, "add") && (nargs == 3 || nargs == 4)) {
+			if (strcmp(args[1], "tcp") && strcmp(args[1], "udp"))
+				return client_usage_error("forwards add: tcp or udp");
+			q = json_pack("{s:s, s:s, s:s, s:s}", "cmd", "forwards",
+				      "op", "add", "proto", args[1], "spec", args[2]);
+			if (q && nargs == 4)
+				json_object_set_new(q, "guest_addr",
+						    json_string(args[3]));
+		} else if (!strcmp(op, "remove") && nargs == 2) {
+			char *end;
+			unsigned long id;
+
+			errno = 0;
+			id = strtoul(args[1], &end, 10);
+			if (errno || *end || !id || id > INT32_MAX ||
+			    *args[1] == '-' || *args[1] == '+')
+				return client_usage_error("forwards remove: ID is a positive number (see forwards list)");
+			q = json_pack("{s:s, s:s, s:I}", "cmd", "forwards", "op",
+				      "remove", "id", (json_int_t)id);
+		} else {
+			return client_usage_error("forwards [list] | forwards add tcp|udp SPEC [GUEST_ADDR] | forwards remove ID");
+		}
+		t = q ? json_dumps(q, JSON_COMPACT) : NULL;
+		json_decref(q);
+		if (!t || strlen(t) >= sizeof(req)) {
+			free(t);
+			return client_usage_error("arguments too long");
+		}
+		strcpy(req, t);
+		free(t);
+	} else {
+		fprintf(stderr, "slipway ctl: unknown command '%s'\n", cmd);
+		return client_usage_error("COMMAND is stats, flows, version or forwards");
+	}
+
+	reply = ask(path, req, &len);
+	if (!reply)
+		return 1;
+	r = json_loadb(reply, len, 0, &jerr);
+	if (!r || !json_is_object(r)) {
+		fprintf(stderr, "slipway ctl: the reply is not a JSON object: %s\n",
+			jerr.text);
+		json_decref(r);
+		free(reply);
+		return 1;
+	}
+	if (json_object_get(r, "error")) {
+		if (raw)
+			fputs(reply, stdout);
+		fprintf(stderr, "slipway ctl: error: %s\n", s(r, "error"));
+		json_decref(r);
+		free(reply);
+		return 1;
+	}
+	if (raw)
+		fputs(reply, stdout);
+	else if (!strcmp(cmd, "stats"))
+		print_stats(r);
+	else if (!strcmp(cmd, "flows"))
+		print_flows(r);
+	else if (!strcmp(cmd, "forwards") && json_object_get(r, "added"))
+		print_added(r);
+	else if (!strcmp(cmd, "forwards") && json_object_get(r, "removed"))
+		printf("removed %llu\n", u(r, "removed"));
+	else if (!strcmp(cmd, "forwards"))
+		print_forwards(r);
+	else
+		printf("slipway %s: edge %s, %lld shard(s), SO_PEEK_OFF %s, max %lld flows\n",
+		       s(r, "version"), s(r, "edge"),
+		       (long long)json_integer_value(json_object_get(r, "shards_n")),
+		       json_is_true(json_object_get(r, "peek_offset")) ? "on" : "off",
+		       (long long)json_integer_value(json_object_get(r, "max_flows")));
+	json_decref(r);
+	free(reply);
+	return 0;
+}

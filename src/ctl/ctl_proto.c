@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ctl_proto.c - the control API's messages: request parser, reply builders
+ *
+ * Requests and replies are JSON objects (jansson builds and parses them;
+ * the man page's CONTROL API section is the schema). No system calls.
+ */
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/udp.h"
+#include "ctl/ctl_proto.h"
+#include "util/ctr.h"
+#include "util/util.h"
+
+const char *const ctl_cmd_names[] = {
+	[CTL_CMD_STATS] = "stats",
+	[CTL_CMD_FLOWS] = "flows",
+	[CTL_CMD_VERSION] = "version",
+	[CTL_CMD_FORWARDS] = "forwards",
+};
+_Static_assert(ARRAY_SIZE(ctl_cmd_names) == CTL_CMD_NUM,
+	       "ctl_cmd_names must name every command");
+
+/* quantiles in replies: key and value */
+static const struct {
+	const char *key;
+	const char *label;
+	double q;
+} quants[] = {
+	{ "p50", "0.5", 0.5 },
+	{ "p90", "0.9", 0.9 },
+	{ "p99", "0.99", 0.99 },
+	{ "p99_9", "0.999", 0.999 },
+};
+
+/**
+ * ctl_fwd_parse() - the members of a forwards request
+ * @j:		request object
+ * @r:		request (op, rules or id filled)
+ * @why:	the error message on failure
+ * @why_len:	size of @why
+ *
+ * add: "proto" ("tcp" or "udp"), "spec" ("[ADDR/]PORT[-END][:GUESTPORT[-END]]",
+ * as -t, at most CTL_FWD_RANGE_MAX ports), "guest_addr" (optional).
+ * remove: "id". list: nothing else.
+ *
+ * Return: 0, or -1 with @why set
+ */
+static int ctl_fwd_parse(json_t *j, struct ctl_req *r, char *why,
+			 size_t why_len)
+{
+	static const char *const ops[] = { [CTL_FWD_LIST] = "list",
+					   [CTL_FWD_ADD] = "add",
+					   [CTL_FWD_REMOVE] = "remove" };
+	json_t *opv = json_object_get(j, "op"), *idv = json_object_get(j, "id");
+	const char *op = opv ? json_string_value(opv) : "list";
+	const char *proto = json_string_value(json_object_get(j, "proto"));
+	const char *spec = json_string_value(json_object_get(j, "spec"));
+	json_t *gav = json_object_get(j, "guest_addr");
+	struct fwd_rule rule = { 0 };
+	struct fwd_spec f;
+	const char *fwhy = "";
+	unsigned i, p;
+
+	for (i = 0; op && i < CTL_FWD_OP_NUM; i++)
+		if (!strcmp(op, ops[i]))
+			break;
+	if (!op || i == CTL_FWD_OP_NUM) {
+		snprintf(why, why_len, "\"op\" must be \"list\", \"add\" or \"remove\"");
+		return -1;
+	}
+	r->op = i;
+	if ((r->op != CTL_FWD_ADD &&
+	     (json_object_get(j, "proto") || json_object_get(j, "spec") || gav)) ||
+	    (r->op != CTL_FWD_REMOVE && idv)) {
+		snprintf(why, why_len, "forwards %s: members of another operation given (add: proto, spec, guest_addr; remove: id)",
+			 ops[r->op]);
+		return -1;
+	}
+	if (r->op == CTL_FWD_REMOVE) {
+		json_int_t id = json_is_integer(idv) ? json_integer_value(idv) : 0;
+
+		if (id < 1 || id > INT32_MAX) {
+			snprintf(why, why_len, "forwards remove: \"id\" must be a positive integer");
+			return -1;
+		}
+		r->id = (unsigned)id;
+		return 0;
+	}
+	if (r->op == CTL_FWD_LIST)
+		return 0;
+	if (!proto || (strcmp(proto, "tcp") && strcmp(proto, "udp"))) {
+		snprintf(why, why_len, "forwards add: \"proto\" must be \"tcp\" or \"udp\"");
+		return -1;
+	}
+	if (!spec || fwd_spec_parse(spec, &f, &fwhy)) {
+		snprintf(why, why_len, "forwards add: bad \"spec\"%s%s; expected [ADDR/]PORT[-END][:GUESTPORT[-END]]",
+			 spec ? ": " : " (missing)", spec ? fwhy : "");
+		return -1;
+	}
+	if (f.last - f.first >= CTL_FWD_RANGE_MAX) {
+		snprintf(why, why_len, "forwards add: at most %u ports at once",
+			 CTL_FWD_RANGE_MAX);
+		return -1;
+	}
+	rule.proto = strcmp(proto, "tcp") ? IPPROTO_UDP : IPPROTO_TCP;
+	rule.host_family = f.family;
+	rule.host_addr = f.addr;
+	if (f.family == AF_INET) { /* fwd_spec keeps IPv4 at 12..15 only */
+		memset(&rule.host_addr, 0, 10);
+		rule.host_addr.s6_addr[10] = rule.host_addr.s6_addr[11] = 0xff;
+	}
+	if (gav) {
+		const char *ga = json_string_value(gav);
+
+		if (ga && inet_pton(AF_INET, ga, &rule.guest_addr.s6_addr[12]) == 1) {
+			rule.guest_addr.s6_addr[10] = rule.guest_addr.s6_addr[11] = 0xff;
+		} else if (!ga || inet_pton(AF_INET6, ga, &rule.guest_addr) != 1) {
+			snprintf(why, why_len, "forwards add: \"guest_addr\" must be an IPv4 or IPv6 address");
+			return -1;
+		}
+		rule.guest_set = true;
+	}
+	for (p = f.first; p <= f.last; p++) {
+		rule.host_port = (uint16_t)p;
+		rule.guest_port = (uint16_t)(f.guest_first + (p - f.first));
+		r->rules[r->nrules++] = rule;
+	}
+	return 0;
+}
+
+/**
+ * ctl_req_parse() - parse one request
+ * @buf:	bytes (not NUL-terminated; may hold NULs)
+ * @len:	length, at most CTL_REQ_MAX
+ * @r:		result
+ * @why:	the error message on failure
+ * @why_len:	size of @why
+ *
+ * Return: 0, or -1 with @why set
+ */
+int ctl_req_parse(const char *buf, size_t len, struct ctl_req *r, char *why,
+		  size_t why_len)
+{
+	json_error_t jerr;
+	json_t *j, *v;
+	const char *key, *cmd;
+	unsigned i;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->limit = CTL_FLOWS_LIMIT_DEFAULT;
+	if (len > CTL_REQ_MAX) {
+		snprintf(why, why_len, "request too large (at most %u bytes)",
+			 CTL_REQ_MAX);
+		return -1;
+	}
+	j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!j) {
+		snprintf(why, why_len, "malformed JSON: %s (at byte %d)",
+			 jerr.text, jerr.position);
+		return -1;
+	}
+	if (!json_is_object(j)) {
+		snprintf(why, why_len, "a request is a JSON object, e.g. {\"cmd\":\"stats\"}");
+		goto out;
+	}
+	cmd = json_string_value(json_object_get(j, "cmd"));
+	if (!cmd) {
+		snprintf(why, why_len, "no \"cmd\" string in the request");
+		goto out;
+	}
+	for (i = 0; i < CTL_CMD_NUM; i++)
+		if (!strcmp(cmd, ctl_cmd_names[i]))
+			break;
+	if (i == CTL_CMD_NUM) {
+		snprintf(why, why_len, "unknown command \"%.64s\" (stats, flows, version, forwards)",
+			 cmd);
+		goto out;
+	}
+	r->cmd = i;
+	json_object_foreach(j, key, v) {
+		if (!strcmp(key, "cmd"))
+			continue;
+		if (r->cmd == CTL_CMD_FLOWS && !strcmp(key, "limit")) {
+			json_int_t n = json_is_integer(v) ? json_integer_value(v) : -1;
+
+			if (n < 0 || n > CTL_FLOWS_LIMIT_MAX) {
+				snprintf(why, why_len, "\"limit\" must be an integer from 0 to %u",
+					 CTL_FLOWS_LIMIT_MAX);
+				goto out;
+			}
+			r->limit = (unsigned)n;
+			continue;
+		}
+		if (r->cmd == CTL_CMD_FORWARDS &&
+		    (!strcmp(key, "op") || !strcmp(key, "proto") ||
+		     !strcmp(key, "spec") || !strcmp(key, "guest_addr") ||
+		     !strcmp(key, "id")))
+			continue; /* ctl_fwd_parse() */
+		snprintf(why, why_len, "unknown member \"%.64s\" for command \"%s\"",
+			 key, ctl_cmd_names[r->cmd]);
+		goto out;
+	}
+	if (r->cmd == CTL_CMD_FORWARDS && ctl_fwd_parse(j, r, why, why_len))
+		goto out;
+	ret = 0;
+out:
+	json_decref(j);
+	return ret;
+}
+
+/**
+ * ctl_reply_error() - {"error": MESSAGE}
+ * @msg:	message
+ *
+ * Return: new JSON object, or NULL without memory
+ */
+json_t *ctl_reply_error(const char *msg)
+{
+	return json_pack("{s:s}", "error", msg);
+}
+
+/**
+ * rd() - a relaxed load of a counter another thread writes
+ * @p:	counter
+ *
+ * Return: value
+ */
+static uint64_t rd(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/**
+ * jint() - a JSON integer from a counter (values past 2^63 saturate)
+ * @v:	value
+ *
+ * Return: new JSON integer
+ */
+static json_t *jint(uint64_t v)
+{
+	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+/**
+ * hist_json() - a histogram's summary
+ * @h:	merged histogram
+ *
+ * Return: new JSON object: count, sum, min, p50, p90, p99, p99_9, max
+ */
+static json_t *hist_json(const struct hist *h)
+{
+	json_t *o = json_object();
+	unsigned i;
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "count", jint(h->count));
+	json_object_set_new(o, "sum", jint(h->sum));
+	json_object_set_new(o, "min", jint(h->count ? h->min : 0));
+	for (i = 0; i < ARRAY_SIZE(quants); i++)
+		json_object_set_new(o, quants[i].key,
+				    jint(hist_quantile(h, quants[i].q)));
+	json_object_set_new(o, "max", jint(h->max));
+	return o;
+}
+
+/**
+ * ctl_reply_stats() - every counter, summed and per shard, and histograms
+ * @s:		source
+ *
+ * Return: new JSON object, or NULL without memory
+ */
+json_t *ctl_reply_stats(const struct ctl_stats_src *s)
+{
+	json_t *o = ctl_reply_version(s), *sum = json_object(),
+	       *shards = json_array(), *hists = json_object();
+	struct hist *tot = calloc(HIST_ID_NUM, sizeof(*tot)),
+		    *one = malloc(sizeof(*one));
+	unsigned i, k;
+
+	if (!o || !sum || !shards || !hists || !tot || !one)
+		goto fail;
+	for (k = 0; k < HIST_ID_NUM; k++)
+		hist_init(&tot[k]);
+	for (i = 0; i < CTR_NUM; i++) {
+		uint64_t v = 0;
+
+		for (k = 0; k < s->nshards; k++)
+			v += rd(&s->ctr[k][i]);
+		json_object_set_new(sum, ctr_names[i], jint(v));
+	}
+	for (k = 0; k < s->nshards; k++) {
+		json_t *sh = json_object(), *c = json_object(),
+		       *hs = json_object();
+
+		if (!sh || !c || !hs) {
+			json_decref(sh);
+			json_decref(c);
+			json_decref(hs);
+			goto fail;
+		}
+		for (i = 0; i < CTR_NUM; i++)
+			json_object_set_new(c, ctr_names[i],
+					    jint(rd(&s->ctr[k][i])));
+		for (i = 0; i < HIST_ID_NUM; i++) {
+			hist_init(one);
+			hist_merge(one, &s->hist[k][i]);
+			hist_merge(&tot[i], one);
+			json_object_set_new(hs, hist_names[i], hist_json(one));
+		}
+		json_object_set_new(sh, "shard", json_integer(k));
+		json_object_set_new(sh, "queue", json_integer(s->queue[k]));
+		json_object_set_new(sh, "counters", c);
+		json_object_set_new(sh, "histograms", hs);
+		json_array_append_new(shards, sh);
+	}
+	for (i = 0; i < HIST_ID_NUM; i++)
+		json_object_set_new(hists, hist_names[i], hist_json(&tot[i]));
+	json_object_set_new(o, "uptime_ms", jint(s->uptime_ms));
+	json_object_set_new(o, "counters", sum);
+	json_object_set_new(o, "histograms", hists);
+	json_object_set_new(o, "shards", shards);
+	free(tot);
+	free(one);
+	return o;
+fail:
+	json_decref(o);
+	json_decref(sum);
+	json_decref(shards);
+	json_decref(hists);
+	free(tot);
+	free(one);
+	return NULL;
+}
+
+/**
+ * ctl_reply_version() - version, edge, shards
+ * @s:		source (counters unused)
+ *
+ * Return: new JSON object, or NULL without memory
+ */
+json_t *ctl_reply_version(const struct ctl_stats_src *s)
+{
+	return json_pack("{s:s, s:s, s:i, s:b, s:I}", "version", s->version,
+			 "edge", s->edge, "shards_n", (int)s->nshards,
+			 "peek_offset", s->peek_off, "max_flows",
+			 (json_int_t)s->max_flows);
+}
+
+/**
+ * addr_str() - an address as text: dotted quad for v4-mapped ones
+ * @a:		16 bytes
+ * @out:	buffer of INET6_ADDRSTRLEN bytes
+ *
+ * Return: @out
+ */
+static const char *addr_str(const uint8_t *a, char *out)
+{
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (!memcmp(a, v4mapped, 12))
+		inet_ntop(AF_INET, a + 12, out, INET6_ADDRSTRLEN);
+	else
+		inet_ntop(AF_INET6, a, out, INET6_ADDRSTRLEN);
+	return out;
+}
+
+/**
+ * flow_json() - one flow record
+ * @r:	record
+ *
+ * Return: new JSON object
+ */
+static json_t *flow_json(const struct flow_rec *r)
+{
+	static const char *const kinds[] = { [UDPK_OUT] = "OPEN",
+					     [UDPK_PUB] = "PUBLISHED",
+					     [UDPK_ICMP] = "OPEN" };
+	char g[INET6_ADDRSTRLEN], rem[INET6_ADDRSTRLEN];
+	const char *proto, *state;
+	json_t *o;
+
+	switch (r->proto) {
+	case IPPROTO_TCP:
+		proto = "tcp";
+		state = r->state < TCPS_STATE_NUM ? tcp_state_str[r->state] :
+						    "?";
+		break;
+	case IPPROTO_UDP:
+		proto = "udp";
+		state = r->state < UDPK_NUM ? kinds[r->state] : "?";
+		break;
+	case IPPROTO_ICMP:
+		proto = "icmp";
+		state = "OPEN";
+		break;
+	default:
+		proto = "icmpv6";
+		state = "OPEN";
+		break;
+	}
+	o = json_pack("{s:s, s:i, s:s, s:i, s:s, s:i, s:s, s:o, s:o}",
+		      "proto", proto, "shard", (int)r->shard,
+		      "guest_addr", addr_str(r->guest_addr, g),
+		      "guest_port", (int)r->guest_port,
+		      "remote_addr", addr_str(r->remote_addr, rem),
+		      "remote_port", (int)r->remote_port,
+		      "state", state,
+		      "from_guest", jint(r->from_guest),
+		      "to_guest", jint(r->to_guest));
+	if (!o)
+		return NULL;
+	if (r->proto == IPPROTO_TCP)
+		json_object_set_new(o, "age_ms", jint(r->age_ns / 1000000));
+	else
+		json_object_set_new(o, "idle_ms", jint(r->idle_ns / 1000000));
+	return o;
+}
+
+/**
+ * ctl_reply_flows() - the flow records
+ * @recs:	records
+ * @n:		how many
+ * @total:	flows there are (more than @n when truncated)
+ *
+ * Return: new JSON object, or NULL without memory
+ */
+json_t *ctl_reply_flows(const struct flow_rec *recs, size_t n, size_t total)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	if (!a)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		json_t *f = flow_json(&recs[i]);
+
+		if (!f || json_array_append_new(a, f)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return json_pack("{s:o, s:I, s:b}", "flows", a, "total",
+			 (json_int_t)total, "truncated", n < total);
+}
+
+/**
+ * addr_or_null() - an address as a JSON string, or null when unset
+ * @set:	the address is meaningful
+ * @a:		16 bytes (IPv4 v4-mapped)
+ *
+ * Return: new JSON value
+ */
+static json_t *addr_or_null(bool set, const struct in6_addr *a)
+{
+	char t[INET6_ADDRSTRLEN];
+
+	return set ? json_string(addr_str(a->s6_addr, t)) : json_null();
+}
+
+/**
+ * ctl_fwd_json() - one published port
+ * @r:		the port, with its id
+ *
+ * Return: new JSON object, or NULL without memory
+ */
+json_t *ctl_fwd_json(const struct fwd_rule *r)
+{
+	return json_pack("{s:i, s:s, s:o, s:i, s:o, s:i, s:b}",
+			 "id", (int)r->id,
+			 "proto", r->proto == IPPROTO_TCP ? "tcp" : "udp",
+			 "host_addr", addr_or_null(r->host_family != AF_UNSPEC,
+						   &r->host_addr),
+			 "host_port", (int)r->host_port,
+			 "guest_addr", addr_or_null(r->guest_set, &r->guest_addr),
+			 "guest_port", (int)r->guest_port,
+			 "splice", r->splice);
+}
+
+/**
+ * ctl_reply_forwards() - the published ports, and the -T ports of the
+ * configuration
+ * @rules:	published ports (fwd_list())
+ * @n:		how many
+ * @c:		configuration
+ *
+ * Return: new JSON object, or NULL without memory
+ */
+json_t *ctl_reply_forwards(const struct fwd_rule *rules, size_t n,
+			   const struct conf *c)
+{
+	json_t *a = json_array(), *t = json_array();
+	unsigned i, p;
+
+	if (!a || !t) {
+		json_decref(a);
+		json_decref(t);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, ctl_fwd_json(&rules[i]));
+	for (i = 0; i < c->nnsfwd; i++) {
+		const struct fwd_spec *f = &c->nsfwd[i];
+
+		for (p = f->first; p <= f->last; p++)
+			json_array_append_new(t, json_pack("{s:i, s:i}",
+				"guest_port", (int)p, "host_port",
+				(int)(f->guest_first + (p - f->first))));
+	}
+	return json_pack("{s:o, s:o}", "forwards", a, "ns_loopback", t);
+}
+
+/**
+ * ctl_dump() - a reply as one line of compact JSON
+ * @j:		reply (reference taken over: freed here), may be NULL
+ * @len:	bytes of the result
+ *
+ * Return: malloc'ed text ending in a newline, or NULL without memory
+ */
+char *ctl_dump(json_t *j, size_t *len)
+{
+	char *s, *t;
+	size_t n;
+
+	if (!j)
+		return NULL;
+	s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	t = realloc(s, n + 2);
+	if (!t) {
+		free(s);
+		return NULL;
+	}
+	t[n] = '\n';
+	t[n + 1] = '\0';
+	*len = n + 1;
+	return t;
+}
+
+/**
+ * metric_name() - "slipway_" and a counter's name in lower case
+ * @out:	buffer
+ * @size:	its size
+ * @name:	counter name
+ */
+static void metric_name(char *out, size_t size, const char *name)
+{
+	size_t n = (size_t)snprintf(out, size, "slipway_");
+
+	for (; *name && n + 1 < size; name++)
+		out[n++] = (char)(*name >= 'A' && *name <= 'Z' ? *name + 32 : *name);
+	out[n] = '\0';
+}
+
+/**
+ * metrics_text() - the Prometheus text exposition of counters and
+ * histograms
+ * @s:		source
+ * @len:	bytes of the result
+ *
+ * Counters are slipway_<name>_total{shard="N"}, the "(gauge)" ones
+ * slipway_<name>{shard="N"}; histograms are summaries per shard, the
+ * batch latency in seconds.
+ *
+ * Return: malloc'ed text, or NULL without memory
+ */
+char *metrics_text(const struct ctl_stats_src *s, size_t *len)
+{
+	struct hist *h = malloc(sizeof(*h));
+	char *buf = NULL, name[96];
+	size_t size = 0;
+	unsigned i, k, q;
+	FILE *f;
+
+	if (!h)
+		return NULL;
+	f = open_memstream(&buf, &size);
+	if (!f) {
+		free(h);
+		return NULL;
+	}
+	fprintf(f, "# HELP slipway_info slipway's version and edge (always 1)\n"
+		   "# TYPE slipway_info gauge\n"
+		   "slipway_info{version=\"%s\",edge=\"%s\"} 1\n"
+		   "# HELP slipway_shards event-loop shards\n"
+		   "# TYPE slipway_shards gauge\n"
+		   "slipway_shards %u\n"
+		   "# HELP slipway_uptime_seconds time since slipway started\n"
+		   "# TYPE slipway_uptime_seconds gauge\n"
+		   "slipway_uptime_seconds %.3f\n",
+		s->version, s->edge, s->nshards, (double)s->uptime_ms / 1000);
+	for (i = 0; i < CTR_NUM; i++) {
+		bool gauge = strstr(ctr_descs[i], "(gauge)") != NULL;
+
+		metric_name(name, sizeof(name), ctr_names[i]);
+		fprintf(f, "# HELP %s%s %s\n# TYPE %s%s %s\n", name,
+			gauge ? "" : "_total", ctr_descs[i], name,
+			gauge ? "" : "_total", gauge ? "gauge" : "counter");
+		for (k = 0; k < s->nshards; k++)
+			fprintf(f, "%s%s{shard=\"%u\"} %llu\n", name,
+				gauge ? "" : "_total", k,
+				(unsigned long long)rd(&s->ctr[k][i]));
+	}
+	for (i = 0; i < HIST_ID_NUM; i++) {
+		bool ns = i == HIST_BATCH_NS;
+		double scale = ns ? 1e-9 : 1;
+
+		snprintf(name, sizeof(name), "slipway_%s",
+			 ns ? "edge_batch_seconds" : hist_names[i]);
+		fprintf(f, "# HELP %s %s%s\n# TYPE %s summary\n", name,
+			hist_descs[i], ns ? " (in seconds)" : "", name);
+		for (k = 0; k < s->nshards; k++) {
+			hist_init(h);
+			hist_merge(h, &s->hist[k][i]);
+			for (q = 0; q < ARRAY_SIZE(quants); q++)
+				fprintf(f, "%s{shard=\"%u\",quantile=\"%s\"} %.9g\n",
+					name, k, quants[q].label,
+					(double)hist_quantile(h, quants[q].q) * scale);
+			fprintf(f, "%s_sum{shard=\"%u\"} %.9g\n", name, k,
+				(double)h->sum * scale);
+			fprintf(f, "%s_count{shard=\"%u\"} %llu\n", name, k,
+				(unsigned long long)h->count);
+		}
+	}
+	free(h);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	*len = size;
+	return buf;
+}
