@@ -584,6 +584,7 @@ int main(int argc, char **argv)
 		mac = ns.mac;
 		snprintf(where, sizeof(where), "%s", conf.ifname);
 	}
+	grp.ctl_fd = -1;
 	for (i = 0; i < grp.n; i++) {
 		ret = shard_init(&shs[i], &conf, &edge, mac, &grp, i);
 		if (ret) {
@@ -661,7 +662,9 @@ int main(int argc, char **argv)
 	sandbox_prepare(&sb, &conf, &r, &edge);
 	if (sandbox_enter(&sb))
 		return 1;
-	pthread_barrier_init(&start_barrier, NULL, grp.n);
+	/* the shards and the control thread wait for the seccomp filter */
+	pthread_barrier_init(&start_barrier, NULL,
+			     grp.n + (ctl_active(r.ctl) ? 1 : 0));
 	for (i = 1; i < grp.n; i++) {
 		ret = pthread_create(&tid[i], NULL, worker, &shs[i]);
 		if (ret) {
@@ -669,6 +672,8 @@ int main(int argc, char **argv)
 			die_perror("cannot start shard thread");
 		}
 	}
+	if (ctl_start(r.ctl, &start_barrier))
+		die("cannot start the control thread");
 	if (sandbox_seccomp(&sb))
 		return 1;
 	pthread_barrier_wait(&start_barrier);
@@ -692,6 +697,8 @@ int main(int argc, char **argv)
 		if (ns.cmd_pid > 0)
 			kill(ns.cmd_pid, SIGTERM);
 	}
+	/* the control thread first: it may be waiting for shards */
+	ctl_stop(r.ctl);
 	atomic_store(&grp.stop, 1);
 	for (i = 1; i < grp.n; i++) {
 		sh->kick |= 1U << i;

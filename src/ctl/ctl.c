@@ -3,12 +3,42 @@
  *
  * DOC: Theory of Operation
  *
- * Both are served by the main thread, which is shard 0's event loop: the
- * listening sockets, the connections and a timer are in its epoll set
- * (EP_CTLSRV), every socket is non-blocking, and each event does a bounded
- * amount of work (one read or write of at most 64 KiB, or building one
- * reply), so the data path of shard 0 waits for a request no longer than
- * it takes to build its reply, and the other shards never wait.
+ * Both are served by a control thread of their own ("slipway-ctl"), never
+ * by a shard: the listening sockets, the connections, a timer and an
+ * eventfd are in the control thread's own epoll set, every socket is
+ * non-blocking, and no shard ever waits for a client, for a request to be
+ * parsed or for a reply to be built and sent. The thread is created after
+ * the sandbox is entered and before the seccomp filter is installed (the
+ * filter allows no clone: TSYNC gives it to this thread as to the shards;
+ * every call it makes is named in a #syscalls line here); it names itself
+ * before main() installs the filter, then waits on the start barrier with
+ * the shards. At exit main() stops and joins it (ctl_stop()) before the
+ * shards stop, and frees the server (ctl_fini()) after they stopped.
+ *
+ * The thread touches nothing a shard owns. What it needs from the shards
+ * it asks for through two request slots of struct shard (shard.h), each a
+ * request number stored with release semantics after its arguments, then
+ * the shard's mailbox eventfd kicked; the shard answers at the end of a
+ * loop iteration with a release store of the number and a kick of our
+ * eventfd (shard_group.ctl_fd), and we look at the answers (acquire loads)
+ * after each round of our own events. We never block on a shard: a
+ * request waits in its connection's state until the answer comes or the
+ * connection's deadline passes.
+ *
+ * - flows: every shard, shard 0 included, copies its own table into our
+ *   buffer (struct flow_snap); the reply is built when all answered.
+ *   Requests arriving meanwhile share the snapshot in progress.
+ * - forwards add, remove, list: the forward API of fwd.h is shard 0's
+ *   (its listener tables, its epoll set), so shard 0 runs a small job for
+ *   us (struct shard_call, fwd_job_run()): the binds or closes, with the
+ *   all-or-nothing roll-back of an add, and a copy of the port list. It
+ *   builds no JSON and writes to no client; we build the reply from the
+ *   job's plain results. One job at a time; other forwards requests wait
+ *   their turn in their connections.
+ * - stats, version, metrics: counters and histograms are single-writer
+ *   words read with relaxed loads (ctr.h, hist.h), from any thread; we
+ *   answer them at once. We are the single writer of the CTL_* and
+ *   METRICS_* counters, kept in shard 0's array.
  *
  * Control socket: a unix stream socket; one request per connection, a JSON
  * object ending in a newline (or at the client's end of stream), at most
@@ -18,15 +48,6 @@
  * instead of a reset). At most CTL_CONNS connections at once, each closed
  * after CTL_TIMEOUT_MS; more are refused (closed at once).
  *
- * Counters and histograms of other shards are read with relaxed loads (one
- * writer each, see hist.h). Flow tables are read by their owners only: a
- * flows request bumps each shard's snapshot request (struct flow_snap in
- * shard.h, release store) and kicks its mailbox eventfd; the shard copies
- * its table into our buffer at the end of its loop iteration and answers
- * with a release store and a kick of our eventfd; the reply is built when
- * every shard answered (shard_run() calls ctl_poll() while we wait).
- * Requests arriving meanwhile share the snapshot in progress.
- *
  * Metrics: HTTP/1.0 (and 1.1 clients, answered with 1.0 and closed):
  * GET /metrics gives the Prometheus text format, any other path 404, any
  * other method 405, a request head over HTTP_REQ_MAX bytes 431, a
@@ -34,10 +55,12 @@
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
@@ -57,17 +80,21 @@
 #define DRAIN_MAX (1U << 20)
 #define TICK_MS 250
 
-enum { CSRV_IDX_UNIX, CSRV_IDX_HTTP, CSRV_IDX_TIMER, CSRV_IDX_CONN0 };
+/* epoll data in the control thread's set */
+enum { CSRV_IDX_UNIX, CSRV_IDX_HTTP, CSRV_IDX_TIMER, CSRV_IDX_EVENT,
+       CSRV_IDX_CONN0 };
 
 /**
  * enum conn_state - a connection's life
  * @CONN_FREE:	slot unused
  * @CONN_READ:	reading the request
  * @CONN_WAIT:	a flows request waits for the shards' snapshots
+ * @CONN_CALL:	a forwards request waits for its turn or for shard 0's job
  * @CONN_WRITE:	writing the reply
  * @CONN_DRAIN:	reply written; dropping what the client still sends
  */
-enum conn_state { CONN_FREE, CONN_READ, CONN_WAIT, CONN_WRITE, CONN_DRAIN };
+enum conn_state { CONN_FREE, CONN_READ, CONN_WAIT, CONN_CALL, CONN_WRITE,
+		  CONN_DRAIN };
 
 /**
  * struct ctl_conn - one client
@@ -83,6 +110,7 @@ enum conn_state { CONN_FREE, CONN_READ, CONN_WAIT, CONN_WRITE, CONN_DRAIN };
  * @drained:	bytes dropped in CONN_DRAIN or during CONN_WRITE
  * @deadline_ns: when the connection is closed, done or not
  * @limit:	flows request: at most this many records
+ * @req:	forwards request waiting for its turn (malloc'ed), or NULL
  */
 struct ctl_conn {
 	int fd;
@@ -97,6 +125,26 @@ struct ctl_conn {
 	size_t drained;
 	uint64_t deadline_ns;
 	unsigned limit;
+	struct ctl_req *req;
+};
+
+/**
+ * struct fwd_job - a forwards request as shard 0 runs it (fwd_job_run())
+ * @r:		the request (op, rules or id)
+ * @ret:	add or remove: 0, or the -errno of the failure
+ * @failed:	add: the rule that failed (the others were rolled back)
+ * @ids:	add: the ids of the new ports
+ * @list:	the published ports after the job (malloc'ed by shard 0,
+ *		freed by us), or NULL without memory; not for a remove
+ * @nlist:	entries in @list
+ */
+struct fwd_job {
+	struct ctl_req r;
+	int ret;
+	unsigned failed;
+	unsigned ids[CTL_FWD_RANGE_MAX];
+	struct fwd_rule *list;
+	unsigned nlist;
 };
 
 /**
@@ -114,8 +162,18 @@ struct ctl_conn {
  * @snapping:	a flow snapshot is in progress
  * @snap_seq:	its request number
  * @snap_buf:	per shard: its records
- * @snap_n:	shard 0's record count (the others' are in their flow_snap)
- * @snap_total:	shard 0's flow count
+ * @epfd:	the control thread's epoll set
+ * @evfd:	eventfd the shards kick when they answered (and ctl_stop())
+ * @calling:	shard 0 runs @job
+ * @call_seq:	its request number
+ * @call_conn:	the connection waiting for @job, or -1 (it went away)
+ * @call_rr:	where the search for the next forwards request starts
+ * @job:	the forwards job shard 0 runs or ran last
+ * @stop:	ctl_stop() asks the thread to end
+ * @started:	the thread runs
+ * @tid:	its id
+ * @ready:	the thread named itself (with ctl_start())
+ * @start:	the barrier it waits at until the seccomp filter is in
  */
 struct ctl {
 	struct shard *sh;
@@ -130,12 +188,23 @@ struct ctl {
 	bool snapping;
 	unsigned snap_seq;
 	struct flow_rec *snap_buf[SHARDS_MAX];
-	uint32_t snap_n;
-	uint32_t snap_total;
+	int epfd;
+	int evfd;
+	bool calling;
+	unsigned call_seq;
+	int call_conn;
+	unsigned call_rr;
+	struct fwd_job job;
+	_Atomic bool stop;
+	bool started;
+	pthread_t tid;
+	pthread_barrier_t ready;
+	pthread_barrier_t *start;
 };
 
 /**
- * ctr0() - count an event in shard 0's counters (we run on its thread)
+ * ctr0() - count an event in shard 0's counters (the CTL_* and METRICS_*
+ * ones: the control thread is their only writer)
  * @c:		server
  * @id:		counter
  */
@@ -156,11 +225,31 @@ static void ctl_ep_mod(struct ctl *c, unsigned i, uint32_t events)
 {
 	struct epoll_event ev = {
 		.events = events,
-		.data.u64 = EP_DATA(EP_CTLSRV, CSRV_IDX_CONN0 + i),
+		.data.u64 = CSRV_IDX_CONN0 + i,
 	};
 
-	if (epoll_ctl(c->sh->epfd, EPOLL_CTL_MOD, c->conn[i].fd, &ev))
+	if (epoll_ctl(c->epfd, EPOLL_CTL_MOD, c->conn[i].fd, &ev))
 		warn_perror("control connection: epoll_ctl");
+}
+
+/**
+ * ctl_ep_add() - add an fd to the control thread's epoll set
+ * @c:		server
+ * @fd:		file descriptor (EPOLLIN)
+ * @idx:	its CSRV_IDX_*
+ *
+ * #syscalls epoll_ctl
+ * Return: 0, or -1 (logged)
+ */
+static int ctl_ep_add(struct ctl *c, int fd, uint64_t idx)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = idx };
+
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		err_perror("control thread: epoll_ctl add fd %d", fd);
+		return -1;
+	}
+	return 0;
 }
 
 /**
@@ -200,8 +289,11 @@ static void conn_close(struct ctl *c, unsigned i)
 	close(k->fd);
 	free(k->in);
 	free(k->out);
+	free(k->req);
 	memset(k, 0, sizeof(*k));
 	k->fd = -1;
+	if (c->call_conn == (int)i)
+		c->call_conn = -1; /* the job goes on, unanswered */
 	for (j = 0; j < NCONNS; j++)
 		if (c->conn[j].state != CONN_FREE)
 			return;
@@ -281,17 +373,14 @@ static void snap_finish(struct ctl *c)
 {
 	const struct shard_group *g = c->sh->grp;
 	struct flow_rec *all;
-	size_t n = 0, total = 0, cap = c->snap_n;
+	size_t n = 0, total = 0, cap = 0;
 	unsigned i, k;
 
-	for (k = 1; k < g->n; k++)
+	for (k = 0; k < g->n; k++)
 		cap += g->sh[k]->snap.n;
 	all = malloc((cap ? cap : 1) * sizeof(*all));
 	if (all) {
-		memcpy(all, c->snap_buf[0], c->snap_n * sizeof(*all));
-		n = c->snap_n;
-		total = c->snap_total;
-		for (k = 1; k < g->n; k++) {
+		for (k = 0; k < g->n; k++) {
 			memcpy(all + n, c->snap_buf[k],
 			       g->sh[k]->snap.n * sizeof(*all));
 			n += g->sh[k]->snap.n;
@@ -320,22 +409,21 @@ static void snap_finish(struct ctl *c)
 		c->snap_buf[k] = NULL;
 	}
 	c->snapping = false;
-	c->sh->ctl_wait = false;
 }
 
 /**
- * ctl_poll() - after a loop iteration of shard 0: did every shard answer?
- * @arg:	server
+ * ctl_poll() - after a round of the control thread's events: did every
+ * shard answer the flow snapshot?
+ * @c:		server
  */
-static void ctl_poll(void *arg)
+static void ctl_poll(struct ctl *c)
 {
-	struct ctl *c = arg;
 	const struct shard_group *g = c->sh->grp;
 	unsigned k;
 
 	if (!c->snapping)
 		return;
-	for (k = 1; k < g->n; k++) {
+	for (k = 0; k < g->n; k++) {
 		/* pairs with the release store in shard_snap_answer() */
 		if (atomic_load_explicit(&g->sh[k]->snap.done,
 					 memory_order_acquire) != c->snap_seq)
@@ -345,16 +433,28 @@ static void ctl_poll(void *arg)
 }
 
 /**
+ * shard_kick() - wake a shard to look at our requests
+ * @sh:		shard
+ *
+ * #syscalls write
+ */
+static void shard_kick(struct shard *sh)
+{
+	uint64_t one = 1;
+
+	if (write(sh->mbox_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		warn_perror("mailbox kick (control request)");
+}
+
+/**
  * snap_start() - ask every shard for its flow table
  * @c:		server
  *
- * #syscalls write
  * Return: 0, or -ENOMEM
  */
 static int snap_start(struct ctl *c)
 {
 	struct shard_group *g = c->sh->grp;
-	uint64_t one = 1;
 	unsigned k;
 
 	if (c->snapping)
@@ -371,48 +471,19 @@ static int snap_start(struct ctl *c)
 			}
 			return -ENOMEM;
 		}
-		if (!k) {
-			c->snap_n = shard_snap_flows(c->sh, c->snap_buf[0], cap,
-						     &c->snap_total);
-			continue;
-		}
 		g->sh[k]->snap.buf = c->snap_buf[k];
 		g->sh[k]->snap.cap = cap;
 	}
 	c->snap_seq++;
 	c->snapping = true;
-	for (k = 1; k < g->n; k++) {
+	for (k = 0; k < g->n; k++) {
 		/* pairs with the acquire load in shard_snap_answer(): the
 		 * shard sees @buf and @cap */
 		atomic_store_explicit(&g->sh[k]->snap.req, c->snap_seq,
 				      memory_order_release);
-		if (write(g->sh[k]->mbox_fd, &one, sizeof(one)) < 0 &&
-		    errno != EAGAIN)
-			warn_perror("mailbox kick (flow snapshot)");
+		shard_kick(g->sh[k]);
 	}
-	c->sh->ctl_wait = true;
-	ctl_poll(c); /* a group of one is done already */
 	return 0;
-}
-
-/**
- * forwards_list() - the reply to forwards list
- * @c:		server
- *
- * Return: new JSON object, or NULL without memory
- */
-static json_t *forwards_list(const struct ctl *c)
-{
-	unsigned n = fwd_list(c->sh, NULL, 0);
-	struct fwd_rule *rules = calloc(n ? n : 1, sizeof(*rules));
-	json_t *j;
-
-	if (!rules)
-		return NULL;
-	n = MIN(n, fwd_list(c->sh, rules, n));
-	j = ctl_reply_forwards(rules, n, c->conf);
-	free(rules);
-	return j;
 }
 
 /**
@@ -440,69 +511,148 @@ static const char *fwd_err_str(int ret)
 }
 
 /**
- * ctl_forwards_change() - forwards add or remove, through the forward API
- * of fwd.h (we run on the main thread, as it asks)
+ * fwd_job_run() - a forwards request, on shard 0's thread (struct
+ * shard_call): the forward API of fwd.h, and a copy of the port list
+ * @sh:		shard 0
+ * @arg:	struct fwd_job (ours, untouched by us until shard 0 answers)
+ *
+ * An add of several ports publishes all of them or none. No JSON, no
+ * client I/O: the control thread builds the reply.
+ */
+static void fwd_job_run(struct shard *sh, void *arg)
+{
+	struct fwd_job *j = arg;
+	unsigned k, n;
+
+	j->ret = 0;
+	j->list = NULL;
+	j->nlist = 0;
+	if (j->r.op == CTL_FWD_REMOVE) {
+		j->ret = fwd_remove(sh, j->r.id);
+		return;
+	}
+	if (j->r.op == CTL_FWD_ADD) {
+		for (k = 0; k < j->r.nrules; k++) {
+			int ret = fwd_add(sh, &j->r.rules[k]);
+
+			if (ret < 0) {
+				j->ret = ret;
+				j->failed = k;
+				while (k--)
+					fwd_remove(sh, j->ids[k]);
+				return;
+			}
+			j->ids[k] = (unsigned)ret;
+		}
+	}
+	n = fwd_list(sh, NULL, 0);
+	j->list = calloc(n ? n : 1, sizeof(*j->list));
+	if (j->list)
+		j->nlist = MIN(n, fwd_list(sh, j->list, n));
+}
+
+/**
+ * call_reply() - shard 0 ran a connection's forwards job: answer it
  * @c:		server
  * @i:		connection index
- * @r:		request
- *
- * An add of several ports publishes all of them or none.
  */
-static void ctl_forwards_change(struct ctl *c, unsigned i,
-				const struct ctl_req *r)
+static void call_reply(struct ctl *c, unsigned i)
 {
-	json_t *added, *j;
-	unsigned ids[CTL_FWD_RANGE_MAX], k, n;
+	const struct fwd_job *j = &c->job;
 	char msg[256], rs[160];
+	json_t *added, *out_j;
+	unsigned k, x;
 	size_t len = 0;
 	char *out;
 
-	if (r->op == CTL_FWD_REMOVE) {
-		if (fwd_remove(c->sh, r->id)) {
+	if (j->r.op == CTL_FWD_REMOVE) {
+		if (j->ret) {
 			snprintf(msg, sizeof(msg), "forwards remove: no published port has id %u",
-				 r->id);
+				 j->r.id);
 			conn_error(c, i, msg);
 			return;
 		}
-		ctr0(c, CTR_CTL_REQUESTS);
-		out = ctl_dump(json_pack("{s:i}", "removed", (int)r->id), &len);
-		conn_reply(c, i, out, len);
+		out_j = json_pack("{s:i}", "removed", (int)j->r.id);
+	} else if (j->r.op == CTL_FWD_ADD && j->ret < 0) {
+		snprintf(msg, sizeof(msg), "forwards add: cannot publish %s: %s",
+			 fwd_rule_str(&j->r.rules[j->failed], rs, sizeof(rs)),
+			 fwd_err_str(j->ret));
+		conn_error(c, i, msg);
 		return;
-	}
-	for (k = 0; k < r->nrules; k++) {
-		int ret = fwd_add(c->sh, &r->rules[k]);
-
-		if (ret < 0) {
-			snprintf(msg, sizeof(msg), "forwards add: cannot publish %s: %s",
-				 fwd_rule_str(&r->rules[k], rs, sizeof(rs)),
-				 fwd_err_str(ret));
-			while (k--)
-				fwd_remove(c->sh, ids[k]);
-			conn_error(c, i, msg);
-			return;
-		}
-		ids[k] = (unsigned)ret;
-	}
-	added = json_array();
-	n = fwd_list(c->sh, NULL, 0);
-	{
-		struct fwd_rule *all = calloc(n ? n : 1, sizeof(*all));
-		unsigned m, x;
-
-		if (all && added) {
-			m = MIN(n, fwd_list(c->sh, all, n));
-			for (k = 0; k < r->nrules; k++)
-				for (x = 0; x < m; x++)
-					if (all[x].id == ids[k])
+	} else if (!j->list) {
+		out_j = NULL;
+	} else if (j->r.op == CTL_FWD_LIST) {
+		out_j = ctl_reply_forwards(j->list, j->nlist, c->conf);
+	} else {
+		added = json_array();
+		if (added)
+			for (k = 0; k < j->r.nrules; k++)
+				for (x = 0; x < j->nlist; x++)
+					if (j->list[x].id == j->ids[k])
 						json_array_append_new(added,
-							ctl_fwd_json(&all[x]));
-		}
-		free(all);
+							ctl_fwd_json(&j->list[x]));
+		out_j = added ? json_pack("{s:o}", "added", added) : NULL;
 	}
-	j = added ? json_pack("{s:o}", "added", added) : NULL;
 	ctr0(c, CTR_CTL_REQUESTS);
-	out = ctl_dump(j, &len);
+	out = ctl_dump(out_j, &len);
 	conn_reply(c, i, out, len);
+}
+
+/**
+ * call_next() - if shard 0 is free, hand it the next waiting forwards
+ * request
+ * @c:		server
+ */
+static void call_next(struct ctl *c)
+{
+	struct shard *sh = c->sh;
+	unsigned n, i;
+
+	if (c->calling)
+		return;
+	for (n = 0; n < CTL_CONNS; n++) {
+		i = (c->call_rr + n) % CTL_CONNS;
+		if (c->conn[i].state == CONN_CALL && c->conn[i].req)
+			break;
+	}
+	if (n == CTL_CONNS)
+		return;
+	c->call_rr = i + 1;
+	c->job.r = *c->conn[i].req;
+	free(c->conn[i].req);
+	c->conn[i].req = NULL;
+	c->call_conn = (int)i;
+	c->calling = true;
+	sh->call.fn = fwd_job_run;
+	sh->call.arg = &c->job;
+	/* pairs with the acquire load in shard_call_answer(): shard 0 sees
+	 * @fn, @arg and the job */
+	atomic_store_explicit(&sh->call.req, ++c->call_seq,
+			      memory_order_release);
+	shard_kick(sh);
+}
+
+/**
+ * call_poll() - after a round of the control thread's events: did shard 0
+ * run the job? Then answer it and hand over the next one.
+ * @c:		server
+ */
+static void call_poll(struct ctl *c)
+{
+	if (!c->calling)
+		return;
+	/* pairs with the release store in shard_call_answer(): what the job
+	 * wrote is visible */
+	if (atomic_load_explicit(&c->sh->call.done, memory_order_acquire) !=
+	    c->call_seq)
+		return;
+	c->calling = false;
+	if (c->call_conn >= 0)
+		call_reply(c, (unsigned)c->call_conn);
+	c->call_conn = -1;
+	free(c->job.list);
+	c->job.list = NULL;
+	call_next(c);
 }
 
 /**
@@ -534,12 +684,17 @@ static void ctl_request(struct ctl *c, unsigned i, size_t len)
 		j = ctl_reply_version(&s);
 		break;
 	case CTL_CMD_FORWARDS:
-		if (r.op != CTL_FWD_LIST) {
-			ctl_forwards_change(c, i, &r);
+		/* shard 0's business: wait for its turn and shard 0 */
+		k->req = malloc(sizeof(*k->req));
+		if (!k->req) {
+			conn_error(c, i, "out of memory");
 			return;
 		}
-		j = forwards_list(c);
-		break;
+		*k->req = r;
+		k->state = CONN_CALL;
+		ctl_ep_mod(c, i, k->eof ? 0 : EPOLLIN);
+		call_next(c);
+		return;
 	case CTL_CMD_FLOWS:
 		k->limit = r.limit;
 		k->state = CONN_WAIT;
@@ -547,8 +702,7 @@ static void ctl_request(struct ctl *c, unsigned i, size_t len)
 			conn_error(c, i, "out of memory");
 			return;
 		}
-		if (k->state == CONN_WAIT) /* not answered at once */
-			ctl_ep_mod(c, i, k->eof ? 0 : EPOLLIN);
+		ctl_ep_mod(c, i, k->eof ? 0 : EPOLLIN);
 		return;
 	default:
 		ASSERT(0);
@@ -658,7 +812,8 @@ static void conn_readable(struct ctl *c, unsigned i, uint32_t events)
 	if (k->state != CONN_READ) {
 		/* a client gone both ways while we wait cannot be masked
 		 * out of epoll (EPOLLHUP): nobody to answer */
-		if ((events & (EPOLLHUP | EPOLLERR)) && k->state == CONN_WAIT) {
+		if ((events & (EPOLLHUP | EPOLLERR)) &&
+		    (k->state == CONN_WAIT || k->state == CONN_CALL)) {
 			conn_close(c, i);
 			return;
 		}
@@ -758,7 +913,7 @@ static void conn_writable(struct ctl *c, unsigned i)
  * @c:		server
  * @http:	the metrics socket (else the control one)
  *
- * #syscalls accept4 close write
+ * #syscalls accept4 close write sendto epoll_ctl
  */
 static void ctl_accept(struct ctl *c, bool http)
 {
@@ -803,8 +958,7 @@ static void ctl_accept(struct ctl *c, bool http)
 		}
 		k->state = CONN_READ;
 		k->deadline_ns = now_mono_ns() + CTL_TIMEOUT_MS * 1000000ULL;
-		if (shard_ep_add(c->sh, fd, EPOLLIN,
-				 EP_DATA(EP_CTLSRV, CSRV_IDX_CONN0 + i))) {
+		if (ctl_ep_add(c, fd, CSRV_IDX_CONN0 + i)) {
 			free(k->in);
 			close(fd);
 			memset(k, 0, sizeof(*k));
@@ -833,10 +987,13 @@ static void ctl_timer(struct ctl *c)
 
 		if (k->state == CONN_FREE || now < k->deadline_ns)
 			continue;
-		if (k->state == CONN_WAIT) {
-			static const char late[] = "{\"error\":\"timed out waiting for the shards' flow tables\"}\n";
+		if (k->state == CONN_WAIT || k->state == CONN_CALL) {
+			static const char late_flows[] = "{\"error\":\"timed out waiting for the shards' flow tables\"}\n";
+			static const char late_fwd[] = "{\"error\":\"timed out waiting for shard 0 to change the published ports\"}\n";
+			bool fl = k->state == CONN_WAIT;
 
-			if (send(k->fd, late, sizeof(late) - 1,
+			if (send(k->fd, fl ? late_flows : late_fwd,
+				 fl ? sizeof(late_flows) - 1 : sizeof(late_fwd) - 1,
 				 MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 				debug("control client gone: %s", strerror(errno));
 		}
@@ -847,14 +1004,16 @@ static void ctl_timer(struct ctl *c)
 }
 
 /**
- * ctl_event() - an EP_CTLSRV event
- * @arg:	server
- * @idx:	EP_IDX() of the event
+ * ctl_event() - an event of the control thread's epoll set
+ * @c:		server
+ * @idx:	its data (CSRV_IDX_*)
  * @events:	epoll events
+ *
+ * #syscalls read
  */
-void ctl_event(void *arg, uint32_t idx, uint32_t events)
+static void ctl_event(struct ctl *c, uint64_t idx, uint32_t events)
 {
-	struct ctl *c = arg;
+	uint64_t cnt;
 	unsigned i;
 
 	switch (idx) {
@@ -867,14 +1026,56 @@ void ctl_event(void *arg, uint32_t idx, uint32_t events)
 	case CSRV_IDX_TIMER:
 		ctl_timer(c);
 		return;
+	case CSRV_IDX_EVENT:
+		/* a shard answered (looked at after this round), or stop */
+		if (read(c->evfd, &cnt, sizeof(cnt)) < 0 && errno != EAGAIN)
+			warn_perror("control thread: eventfd read");
+		return;
 	}
-	i = idx - CSRV_IDX_CONN0;
+	i = (unsigned)(idx - CSRV_IDX_CONN0);
 	if (i >= NCONNS || c->conn[i].state == CONN_FREE)
 		return;
 	if (events & EPOLLOUT)
 		conn_writable(c, i);
 	if (c->conn[i].state != CONN_FREE && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		conn_readable(c, i, events);
+}
+
+/**
+ * ctl_thread() - the control thread: its own epoll loop, until ctl_stop()
+ * @arg:	server
+ *
+ * It names itself ("slipway-ctl", for ps and /proc/PID/task/TID/comm)
+ * while ctl_start() waits, that is before the seccomp filter exists, then
+ * waits with the shards until main() installed it.
+ *
+ * #syscalls epoll_wait futex
+ * #syscalls:setup prctl
+ * Return: NULL
+ */
+static void *ctl_thread(void *arg)
+{
+	struct ctl *c = arg;
+	struct epoll_event ev[32];
+
+	pthread_setname_np(pthread_self(), "slipway-ctl");
+	pthread_barrier_wait(&c->ready);
+	pthread_barrier_wait(c->start);
+	while (!atomic_load_explicit(&c->stop, memory_order_acquire)) {
+		int n = epoll_wait(c->epfd, ev, ARRAY_SIZE(ev), -1), i;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err_perror("control thread: epoll_wait");
+			break;
+		}
+		for (i = 0; i < n; i++)
+			ctl_event(c, ev[i].data.u64, ev[i].events);
+		ctl_poll(c);
+		call_poll(c);
+	}
+	return NULL;
 }
 
 /**
@@ -905,11 +1106,12 @@ static int http_listen(const struct sockaddr_storage *ss)
 }
 
 /**
- * ctl_init() - listen on --ctl and --metrics, in shard 0's epoll set
+ * ctl_init() - listen on --ctl and --metrics, in the control thread's
+ * epoll set (the thread starts with ctl_start())
  * @sh:		shard 0
  * @conf:	configuration
  *
- * #syscalls timerfd_create listen
+ * #syscalls:setup epoll_create1 eventfd2 timerfd_create listen
  * Return: the server, or NULL on failure (logged)
  */
 struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
@@ -923,13 +1125,18 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 	}
 	c->sh = sh;
 	c->conf = conf;
-	c->ufd = c->hfd = c->udirfd = -1;
+	c->ufd = c->hfd = c->udirfd = c->evfd = -1;
+	c->call_conn = -1;
 	c->start_ns = now_mono_ns();
 	for (i = 0; i < NCONNS; i++)
 		c->conn[i].fd = -1;
+	c->epfd = epoll_create1(EPOLL_CLOEXEC);
 	c->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (c->tfd < 0 ||
-	    shard_ep_add(sh, c->tfd, EPOLLIN, EP_DATA(EP_CTLSRV, CSRV_IDX_TIMER)))
+	if (c->epfd < 0 || c->tfd < 0) {
+		err_perror("control thread: epoll or timer");
+		goto fail;
+	}
+	if (ctl_ep_add(c, c->tfd, CSRV_IDX_TIMER))
 		goto fail;
 	if (conf->ctl_path) {
 		c->ufd = qsock_listen(conf->ctl_path);
@@ -938,19 +1145,24 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 			goto fail;
 		}
 		c->udirfd = qsock_path_dir(conf->ctl_path);
-		if (listen(c->ufd, 64) ||
-		    shard_ep_add(sh, c->ufd, EPOLLIN, EP_DATA(EP_CTLSRV, CSRV_IDX_UNIX)))
+		if (listen(c->ufd, 64) || ctl_ep_add(c, c->ufd, CSRV_IDX_UNIX))
 			goto fail;
 	}
 	if (conf->metrics_set) {
 		c->hfd = http_listen(&conf->metrics);
-		if (c->hfd < 0 ||
-		    shard_ep_add(sh, c->hfd, EPOLLIN, EP_DATA(EP_CTLSRV, CSRV_IDX_HTTP)))
+		if (c->hfd < 0 || ctl_ep_add(c, c->hfd, CSRV_IDX_HTTP))
 			goto fail;
 	}
-	sh->ctl_poll = ctl_poll;
-	sh->ctl_event = ctl_event;
-	sh->ctl_arg = c;
+	if (c->ufd >= 0 || c->hfd >= 0) {
+		c->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (c->evfd < 0) {
+			err_perror("control thread: eventfd");
+			goto fail;
+		}
+		if (ctl_ep_add(c, c->evfd, CSRV_IDX_EVENT))
+			goto fail;
+		sh->grp->ctl_fd = c->evfd;
+	}
 	return c;
 fail:
 	ctl_fini(c);
@@ -958,8 +1170,76 @@ fail:
 }
 
 /**
+ * ctl_active() - is there anything for a control thread to serve?
+ * @c:		server, or NULL
+ *
+ * Return: true with --ctl or --metrics
+ */
+bool ctl_active(const struct ctl *c)
+{
+	return c && c->evfd >= 0;
+}
+
+/**
+ * ctl_start() - start the control thread (if ctl_active())
+ * @c:		server
+ * @start:	barrier the thread waits at before it serves anything (until
+ *		the seccomp filter is installed); counts the thread
+ *
+ * Context: main thread, after the sandbox is entered, before the seccomp
+ * filter (which allows no clone). Returns once the thread named itself.
+ *
+ * #syscalls:setup clone clone3
+ * Return: 0, or -errno (logged)
+ */
+int ctl_start(struct ctl *c, pthread_barrier_t *start)
+{
+	int ret;
+
+	if (!ctl_active(c))
+		return 0;
+	c->start = start;
+	pthread_barrier_init(&c->ready, NULL, 2);
+	ret = pthread_create(&c->tid, NULL, ctl_thread, c);
+	if (ret) {
+		errno = ret;
+		err_perror("cannot start the control thread");
+		pthread_barrier_destroy(&c->ready);
+		return -ret;
+	}
+	c->started = true;
+	pthread_barrier_wait(&c->ready);
+	return 0;
+}
+
+/**
+ * ctl_stop() - stop the control thread and join it
+ * @c:		server, or NULL
+ *
+ * Context: main thread, before the shards stop (a request it left with a
+ * shard is answered into memory ctl_fini() frees after they stopped)
+ *
+ * #syscalls write futex
+ */
+void ctl_stop(struct ctl *c)
+{
+	uint64_t one = 1;
+
+	if (!c || !c->started)
+		return;
+	atomic_store_explicit(&c->stop, true, memory_order_release);
+	if (write(c->evfd, &one, sizeof(one)) < 0)
+		warn_perror("control thread: stop kick");
+	pthread_join(c->tid, NULL);
+	pthread_barrier_destroy(&c->ready);
+	c->started = false;
+}
+
+/**
  * ctl_fini() - close every connection and listener, remove the socket
  * @c:		server, or NULL
+ *
+ * Context: after ctl_stop() and after the shards stopped
  *
  * #syscalls close unlink unlinkat
  */
@@ -969,14 +1249,19 @@ void ctl_fini(struct ctl *c)
 
 	if (!c)
 		return;
+	ASSERT(!c->started);
 	for (i = 0; i < NCONNS; i++)
 		if (c->conn[i].state != CONN_FREE)
 			conn_close(c, i);
 	for (i = 0; i < SHARDS_MAX; i++)
 		free(c->snap_buf[i]);
-	c->sh->ctl_wait = false;
-	c->sh->ctl_poll = NULL;
-	c->sh->ctl_event = NULL;
+	/* a job shard 0 ran after the thread's last look */
+	if (c->calling &&
+	    atomic_load_explicit(&c->sh->call.done, memory_order_acquire) ==
+		    c->call_seq)
+		free(c->job.list);
+	if (c->sh->grp->ctl_fd == c->evfd)
+		c->sh->grp->ctl_fd = -1;
 	if (c->ufd >= 0) {
 		close(c->ufd);
 		qsock_path_unlink(c->udirfd, c->conf->ctl_path);
@@ -985,6 +1270,10 @@ void ctl_fini(struct ctl *c)
 		close(c->hfd);
 	if (c->tfd >= 0)
 		close(c->tfd);
+	if (c->evfd >= 0)
+		close(c->evfd);
+	if (c->epfd >= 0)
+		close(c->epfd);
 	free(c);
 }
 

@@ -3,6 +3,8 @@
 #ifndef SLIPWAY_CTL_H
 #define SLIPWAY_CTL_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "host/conf.h"
@@ -11,31 +13,52 @@
 struct ctl;
 
 /**
- * ctl_init() - listen on --ctl and --metrics, in shard 0's epoll set
- * @sh:		shard 0 (its thread is the main thread)
+ * ctl_init() - listen on --ctl and --metrics, in the control thread's own
+ * epoll set
+ * @sh:		shard 0 (its group's shards answer flow snapshots, shard 0
+ *		runs the forward API)
  * @conf:	configuration
  *
- * Context: start-up, before the shard threads run
+ * Context: start-up, before any thread runs
  * Return: the server, or NULL on failure (logged); with neither option,
- * an idle server
+ * an idle server (no thread)
  */
 struct ctl *ctl_init(struct shard *sh, const struct conf *conf);
 
 /**
- * ctl_event() - an EP_CTLSRV event (the shard's ctl_event hook)
- * @arg:	server
- * @idx:	EP_IDX() of the event
- * @events:	epoll events
+ * ctl_active() - is there anything for a control thread to serve?
+ * @c:		server, or NULL
  *
- * Context: shard 0
+ * Return: true with --ctl or --metrics
  */
-void ctl_event(void *arg, uint32_t idx, uint32_t events);
+bool ctl_active(const struct ctl *c);
+
+/**
+ * ctl_start() - start the control thread ("slipway-ctl"), if ctl_active()
+ * @c:		server
+ * @start:	barrier the thread waits at, with the shards, until the
+ *		seccomp filter is installed
+ *
+ * Context: main thread, after the sandbox is entered, before the seccomp
+ * filter is installed
+ * Return: 0, or -errno (logged)
+ */
+int ctl_start(struct ctl *c, pthread_barrier_t *start);
+
+/**
+ * ctl_stop() - stop the control thread and join it
+ * @c:		server, or NULL
+ *
+ * Context: main thread, once shard 0's loop ended, before the other shards
+ * are stopped
+ */
+void ctl_stop(struct ctl *c);
 
 /**
  * ctl_fini() - close every connection and listener, remove the socket
  * @c:		server, or NULL
  *
- * Context: after the other shards stopped
+ * Context: after ctl_stop() and after the other shards stopped
  */
 void ctl_fini(struct ctl *c);
 

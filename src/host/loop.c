@@ -705,17 +705,30 @@ uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 }
 
 /**
- * shard_snap_answer() - answer a flow snapshot request from the control API
- * @sh:		shard other than 0
- *
- * One acquire load per loop iteration when nothing is asked.
+ * shard_kick_ctl() - tell the control thread an answer is ready
+ * @sh:		shard
  *
  * #syscalls write
+ */
+static void shard_kick_ctl(struct shard *sh)
+{
+	uint64_t one = 1;
+
+	if (sh->grp->ctl_fd >= 0 &&
+	    write(sh->grp->ctl_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		warn_perror("control thread kick");
+}
+
+/**
+ * shard_snap_answer() - answer a flow snapshot request from the control
+ * thread
+ * @sh:		shard (any, shard 0 included)
+ *
+ * One acquire load per loop iteration when nothing is asked.
  */
 static void shard_snap_answer(struct shard *sh)
 {
 	unsigned req = atomic_load_explicit(&sh->snap.req, memory_order_acquire);
-	uint64_t one = 1;
 
 	if (likely(req == sh->snap.seen))
 		return;
@@ -725,9 +738,28 @@ static void shard_snap_answer(struct shard *sh)
 	/* pairs with the acquire load of @done in ctl.c: the records and
 	 * @n, @total are visible before the answer */
 	atomic_store_explicit(&sh->snap.done, req, memory_order_release);
-	if (write(sh->grp->sh[0]->mbox_fd, &one, sizeof(one)) < 0 &&
-	    errno != EAGAIN)
-		warn_perror("mailbox kick (flow snapshot)");
+	shard_kick_ctl(sh);
+}
+
+/**
+ * shard_call_answer() - run what the control thread asked shard 0 to run
+ * (a forward added, removed or listed: a bind or a close, a table copied)
+ * @sh:		shard 0
+ *
+ * At the end of a loop iteration, where no event is half handled. One
+ * acquire load per iteration when nothing is asked.
+ */
+static void shard_call_answer(struct shard *sh)
+{
+	unsigned req = atomic_load_explicit(&sh->call.req, memory_order_acquire);
+
+	if (likely(req == sh->call.seen))
+		return;
+	sh->call.seen = req;
+	sh->call.fn(sh, sh->call.arg);
+	/* pairs with the acquire load of @done in ctl.c */
+	atomic_store_explicit(&sh->call.done, req, memory_order_release);
+	shard_kick_ctl(sh);
 }
 
 /**
@@ -821,9 +853,6 @@ int shard_run(struct shard *sh,
 			case EP_EDGE_CTL:
 				shard_edge_ctl(sh);
 				break;
-			case EP_CTLSRV:
-				sh->ctl_event(sh->ctl_arg, EP_IDX(d), ev[i].events);
-				break;
 			case EP_SIGNAL:
 			case EP_PIDFD:
 			case EP_NSWATCH:
@@ -852,10 +881,9 @@ int shard_run(struct shard *sh,
 		shard_rearm_timer(sh);
 		if (unlikely(sh->pcap))
 			pcap_flush(sh->pcap);
-		if (sh->id)
-			shard_snap_answer(sh);
-		else if (unlikely(sh->ctl_wait))
-			sh->ctl_poll(sh->ctl_arg);
+		shard_snap_answer(sh);
+		if (!sh->id)
+			shard_call_answer(sh);
 		if (sh->id && atomic_load(&sh->grp->stop))
 			return 0;
 		ret = atomic_load(&sh->grp->fatal);

@@ -35,7 +35,6 @@ enum ep_type {
 	EP_EDGE_CTL,	/* an edge's control connection (vhost-user) */
 	EP_CTL,		/* main thread's control fds: slirp4netns exit fd,
 			 * API socket and its connections (ctl/s4n_api.h) */
-	EP_CTLSRV,	/* ctl.c: --ctl socket, --metrics, their connections */
 	EP_TYPE_NUM
 };
 
@@ -89,8 +88,8 @@ struct flow_rec {
 };
 
 /**
- * struct flow_snap - a request for a flow table snapshot (ctl.c asks, the
- * shard answers; shard 0, the control thread, answers itself at once)
+ * struct flow_snap - a request for a flow table snapshot (ctl.c's control
+ * thread asks, the shard answers; every shard, shard 0 included)
  * @req:	request number: ctl stores it (release) after @buf and @cap
  * @done:	the shard stores @req here (release) after filling @buf and @n
  * @seen:	the last request the shard answered (the shard's own)
@@ -103,7 +102,8 @@ struct flow_rec {
  * the shard sees @buf and @cap. The acquire load of @done in ctl pairs
  * with the shard's release store: ctl sees the records and @n, @total.
  * The shard looks at @req once per loop iteration after its mailbox
- * eventfd is kicked; it answers by kicking shard 0's.
+ * eventfd is kicked; it answers by kicking the control thread's eventfd
+ * (shard_group.ctl_fd).
  */
 struct flow_snap {
 	_Atomic unsigned req;
@@ -113,6 +113,33 @@ struct flow_snap {
 	uint32_t cap;
 	uint32_t n;
 	uint32_t total;
+};
+
+struct shard;
+
+/**
+ * struct shard_call - a function the control thread has shard 0 run (the
+ * forward API of fwd.h is shard 0's: its listener tables and epoll set)
+ * @req:	request number: the control thread stores it (release) after
+ *		@fn and @arg
+ * @done:	shard 0 stores @req here (release) after @fn returned
+ * @seen:	the last request shard 0 ran (shard 0's own)
+ * @fn:		what to run, on shard 0's thread, at the end of a loop
+ *		iteration; it reads its input from @arg and leaves its result
+ *		there (plain data: no JSON, no client I/O)
+ * @arg:	the control thread's memory, untouched by it until @done
+ *
+ * Same pairing as struct flow_snap: shard 0's acquire load of @req sees
+ * @fn and @arg; the control thread's acquire load of @done sees what @fn
+ * wrote. One call at a time; shard 0 answers by kicking
+ * shard_group.ctl_fd.
+ */
+struct shard_call {
+	_Atomic unsigned req;
+	_Atomic unsigned done;
+	unsigned seen;
+	void (*fn)(struct shard *sh, void *arg);
+	void *arg;
 };
 
 /**
@@ -128,8 +155,6 @@ struct mbox_ring {
 	uint8_t *buf;
 };
 
-struct shard;
-
 /**
  * struct shard_group - the shards serving one edge
  * @n:		shards
@@ -142,6 +167,9 @@ struct shard;
  *		flow (a guest in TIME_WAIT takes a new SYN only above the
  *		old flow's sequence numbers; a client port used again on
  *		loopback came back 400 ms late with a key per shard)
+ * @ctl_fd:	the control thread's eventfd (ctl.c), kicked by a shard
+ *		that answered a struct flow_snap or struct shard_call; -1
+ *		without a control thread
  */
 struct shard_group {
 	unsigned n;
@@ -150,6 +178,7 @@ struct shard_group {
 	_Atomic int fatal;
 	unsigned rr;
 	uint8_t key[16];
+	int ctl_fd;
 };
 
 /* per-flow host-side state bits */
@@ -210,11 +239,8 @@ struct shard_group {
  * @hist:	histograms (frame sizes each way, batch latency); single
  *		writer: this shard
  * @pcap:	--pcap: this shard's capture buffer, or NULL
- * @snap:	flow table snapshot requests from the control API
- * @ctl_poll:	shard 0: called after a loop iteration while @ctl_wait
- * @ctl_event:	shard 0: handler of EP_CTLSRV events (ctl.c)
- * @ctl_arg:	the argument of both
- * @ctl_wait:	shard 0: the control API waits for other shards' answers
+ * @snap:	flow table snapshot requests from the control thread
+ * @call:	shard 0: functions the control thread has it run (forwards)
  */
 struct shard {
 	struct core core;
@@ -262,10 +288,7 @@ struct shard {
 	struct hist hist[HIST_ID_NUM];
 	struct pcap_buf *pcap;
 	struct flow_snap snap;
-	void (*ctl_poll)(void *arg);
-	void (*ctl_event)(void *arg, uint32_t idx, uint32_t events);
-	void *ctl_arg;
-	bool ctl_wait;
+	struct shard_call call;
 };
 
 /**
