@@ -8,8 +8,9 @@
 # errors (bad JSON, unknown command and member, oversized request) with the
 # socket still serving, metrics parsed (families, HELP/TYPE, values equal to
 # stats), 404/405/431, the connection cap (503) and the slow-client timeout,
-# the client's tables, --json and exit statuses, and the socket removed at
-# exit.
+# the client's tables, --json and exit statuses, the control thread (its
+# own epoll set, a stalled client beside a verified transfer), and the
+# socket removed at exit.
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -370,7 +371,62 @@ client_rc 2 "$CTL" forwards frob
 client_rc 1 "$T/nonexistent.sock" stats
 grep -q "cannot connect" "$T/err" || fail "no reason given for a missing socket"
 
+# 7. the control thread: the control socket is served by a thread of its
+# own, named slipway-ctl, from an epoll set that holds neither the tap nor
+# the signalfd (shard 0's set holds both); a client that sends half a
+# request and stalls does not hold up a verified transfer, nor the next
+# control request
+"$PY" - "$SW_PID" "$CTL" <<'EOS' || fail "the control socket is not served by a control thread of its own"
+import os, sys
+pid, path = sys.argv[1], sys.argv[2]
+names = [open("/proc/%s/task/%s/comm" % (pid, t)).read().strip()
+         for t in os.listdir("/proc/%s/task" % pid)]
+assert names.count("slipway-ctl") == 1, names
+assert len(names) >= 3, names  # shard 0 (main), shard 1, control
+inode = None
+for l in open("/proc/net/unix").read().splitlines()[1:]:
+    f = l.split()
+    if len(f) >= 8 and f[7] == path:
+        inode = f[6]
+assert inode, "no listening socket at " + path
+fds = {}
+for fd in os.listdir("/proc/%s/fd" % pid):
+    try:
+        fds[int(fd)] = os.readlink("/proc/%s/fd/%s" % (pid, fd))
+    except OSError:
+        pass
+lfd = [fd for fd, t in fds.items() if t == "socket:[%s]" % inode]
+sfd = [fd for fd, t in fds.items() if t == "anon_inode:[signalfd]"]
+tun = [fd for fd, t in fds.items() if t == "/dev/net/tun"]
+assert len(lfd) == 1 and len(sfd) == 1 and tun, (lfd, sfd, tun)
+sets = {}
+for fd, t in fds.items():
+    if t == "anon_inode:[eventpoll]":
+        sets[fd] = {int(l.split()[1]) for l in open("/proc/%s/fdinfo/%d" % (pid, fd))
+                    if l.startswith("tfd:")}
+ctl = [s for s in sets.values() if lfd[0] in s]
+assert len(ctl) == 1, sets
+assert sfd[0] not in ctl[0] and not set(tun) & ctl[0], (ctl, sfd, tun)
+assert any(sfd[0] in s for s in sets.values()), sets
+EOS
+"$PY" - "$CTL" "$T/stalled" <<'EOS' &
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b'{"cmd":"sta')
+open(sys.argv[2], "w").close()
+time.sleep(3)
+EOS
+STALL=$!
+PIDS+=("$STALL")
+wait_for "stalled control client" 10 "[ -e $T/stalled ]"
+xfer_guest_send 10.0.2.2 "$SIZE"
+ask '{"cmd":"version"}' | "$PY" -c 'import json,sys; assert json.load(sys.stdin)["shards_n"] == 2' ||
+	fail "control request beside a stalled client"
+kill -0 "$STALL" 2>/dev/null || fail "the stalled client ended before the transfer did"
+wait "$STALL"
+
 stop_slipway
 [ -e "$CTL" ] && fail "the control socket was not removed at exit"
 check_gates
-pass "stats ($((SIZE >> 20)) MiB each way, histograms), flows, 8 errors, metrics, cap and timeout, forwards at run time, client"
+pass "stats ($((SIZE >> 20)) MiB each way, histograms), flows, 8 errors, metrics, cap and timeout, forwards at run time, client, control thread"
