@@ -878,7 +878,7 @@ static void conn_readable(struct ctl *c, unsigned i, uint32_t events)
  * @c:		server
  * @i:		connection index
  *
- * #syscalls write shutdown
+ * #syscalls sendto shutdown
  */
 static void conn_writable(struct ctl *c, unsigned i)
 {
@@ -973,7 +973,7 @@ static void ctl_accept(struct ctl *c, bool http)
  * ctl_timer() - close connections past their deadline
  * @c:		server
  *
- * #syscalls read
+ * #syscalls read sendto
  */
 static void ctl_timer(struct ctl *c)
 {
