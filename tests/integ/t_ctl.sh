@@ -415,7 +415,11 @@ s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 s.sendall(b'{"cmd":"sta')
 open(sys.argv[2], "w").close()
-time.sleep(3)
+# stalled until the test is done with it (the server drops it after 5 s)
+for i in range(1200):
+    if os.path.exists(sys.argv[2] + ".end"):
+        break
+    time.sleep(0.05)
 EOS
 STALL=$!
 PIDS+=("$STALL")
@@ -424,6 +428,7 @@ xfer_guest_send 10.0.2.2 "$SIZE"
 ask '{"cmd":"version"}' | "$PY" -c 'import json,sys; assert json.load(sys.stdin)["shards_n"] == 2' ||
 	fail "control request beside a stalled client"
 kill -0 "$STALL" 2>/dev/null || fail "the stalled client ended before the transfer did"
+touch "$T/stalled.end"
 wait "$STALL"
 
 stop_slipway
