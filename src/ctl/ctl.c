@@ -1154,6 +1154,16 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 			goto fail;
 	}
 	if (c->ufd >= 0 || c->hfd >= 0) {
+		/* our requests wake the shards, one on its own too */
+		for (i = 0; i < sh->grp->n; i++) {
+			int ret = mbox_kick_fd(sh->grp->sh[i]);
+
+			if (ret) {
+				errno = -ret;
+				err_perror("control thread: shard eventfd");
+				goto fail;
+			}
+		}
 		c->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (c->evfd < 0) {
 			err_perror("control thread: eventfd");

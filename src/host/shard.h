@@ -321,6 +321,7 @@ int shard_run(struct shard *sh,
 
 /* mbox.c */
 int mbox_init(struct shard *sh);
+int mbox_kick_fd(struct shard *sh);
 void mbox_fini(struct shard *sh);
 bool mbox_put_frame(struct shard *sh, unsigned to, const uint8_t *p,
 		    size_t len, uint8_t hop);
