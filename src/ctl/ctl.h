@@ -22,7 +22,7 @@ struct ctl;
  *
  * Context: start-up, before any thread runs
  * Return: the server, or NULL on failure (logged); with neither option,
- * an idle server (no thread)
+ * an idle server (no thread) unless ctl_api_init() gives it the API socket
  */
 struct ctl *ctl_init(struct shard *sh, const struct conf *conf);
 
