@@ -42,9 +42,8 @@
  * @ns_dir:	directory of the --netns file we watch for deletion
  * @ns_name:	its name in @ns_dir
  * @inofd:	inotify fd watching @ns_dir, or -1
- * @ctl:	the control socket and metrics server
+ * @ctl:	the control socket, metrics and API socket server (its thread)
  * @s4n:	slirp4netns mode: exit fd, ready fd, API socket path
- * @api:	slirp4netns mode: the API socket, or NULL
  * @stats_dirfd: --stats-file's directory (O_PATH, opened before the
  *		sandbox took the filesystem away), or -1
  * @stats_name:	--stats-file's name in @stats_dirfd
@@ -60,7 +59,6 @@ struct run {
 	int inofd;
 	struct ctl *ctl;
 	struct s4n_conf s4n;
-	struct s4n_api *api;
 	int stats_dirfd;
 	const char *stats_name;
 };
@@ -197,9 +195,9 @@ static void dump_stats(struct shard *sh, const struct run *r)
 }
 
 /**
- * on_other() - signals and the watched namespace owner
+ * on_other() - signals, the watched namespace owner, the slirp4netns exit fd
  * @sh:		shard
- * @data:	epoll data (EP_SIGNAL or EP_PIDFD)
+ * @data:	epoll data (EP_SIGNAL, EP_PIDFD, EP_NSWATCH or EP_CTL)
  * @arg:	struct run
  *
  * #syscalls read wait4 kill
@@ -228,11 +226,6 @@ static bool on_other(struct shard *sh, uint64_t data, void *arg)
 		info("the exit fd %s: stopping", n ? "failed" : "closed");
 		r->exit_code = 0;
 		return true;
-	}
-	if (EP_TYPE(data) == EP_CTL) {
-		if (r->api)
-			s4n_api_event(r->api, EP_IDX(data));
-		return false;
 	}
 	if (EP_TYPE(data) == EP_PIDFD) {
 		info("the namespace's process exited: stopping");
@@ -445,8 +438,8 @@ static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
 		sb->dirfd[sb->n_dirfd] = ctl_dirfd(r->ctl);
 		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_REMOVE;
 	}
-	if (s4n_api_dirfd(r->api) >= 0) {
-		sb->dirfd[sb->n_dirfd] = s4n_api_dirfd(r->api);
+	if (ctl_api_dirfd(r->ctl) >= 0) {
+		sb->dirfd[sb->n_dirfd] = ctl_api_dirfd(r->ctl);
 		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_REMOVE;
 	}
 }
@@ -610,11 +603,9 @@ int main(int argc, char **argv)
 		return 1;
 	if (conf.dns && dns_fwd_init(sh, conf.resolv_conf))
 		return 1;
-	if (r.s4n.api_path) {
-		r.api = s4n_api_init(sh, r.s4n.api_path);
-		if (!r.api)
-			return 1;
-	}
+	/* served by the control thread, like --ctl */
+	if (r.s4n.api_path && ctl_api_init(r.ctl, r.s4n.api_path))
+		return 1;
 	if (r.s4n.exit_fd >= 0) {
 		int fl = fcntl(r.s4n.exit_fd, F_GETFL);
 
@@ -713,7 +704,6 @@ int main(int argc, char **argv)
 	}
 	pcap_close(&pcap);
 	dump_stats(sh, &r);
-	s4n_api_fini(r.api);
 	splice_fini(sh);
 	for (i = 0; i < grp.n; i++)
 		shard_fini(&shs[i]);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* ctl.c - the control socket (--ctl) and the metrics endpoint (--metrics)
+/* ctl.c - the control socket (--ctl), the metrics endpoint (--metrics) and
+ * the slirp4netns API socket (-a, --api-socket)
  *
  * DOC: Theory of Operation
  *
- * Both are served by a control thread of their own ("slipway-ctl"), never
- * by a shard: the listening sockets, the connections, a timer and an
+ * All three are served by a control thread of their own ("slipway-ctl"),
+ * never by a shard: the listening sockets, the connections, a timer and an
  * eventfd are in the control thread's own epoll set, every socket is
  * non-blocking, and no shard ever waits for a client, for a request to be
  * parsed or for a reply to be built and sent. The thread is created after
@@ -34,7 +35,9 @@
  *   all-or-nothing roll-back of an add, and a copy of the port list. It
  *   builds no JSON and writes to no client; we build the reply from the
  *   job's plain results. One job at a time; other forwards requests wait
- *   their turn in their connections.
+ *   their turn in their connections. The API socket's add_hostfwd,
+ *   list_hostfwd and remove_hostfwd are such jobs too (one rule, an id,
+ *   a list), in the same queue, taken in turn with the control socket's.
  * - stats, version, metrics: counters and histograms are single-writer
  *   words read with relaxed loads (ctr.h, hist.h), from any thread; we
  *   answer them at once. We are the single writer of the CTL_* and
@@ -47,6 +50,14 @@
  * sends is read and dropped until it closes (so that it reads the answer
  * instead of a reset). At most CTL_CONNS connections at once, each closed
  * after CTL_TIMEOUT_MS; more are refused (closed at once).
+ *
+ * API socket (s4n_api.c has the protocol: parsing, replies): a unix stream
+ * socket; one JSON request per connection, answered as soon as it parses
+ * or at the client's end of stream, with one reply sent at once, then the
+ * server closes. A request over S4N_API_REQ_MAX bytes gets an error, then
+ * what the client still sends is dropped until it closes. Its clients have
+ * no deadline and count in no CTL_* counter; of
+ * S4N_API_CONNS connections at most, a new one closes the oldest.
  *
  * Metrics: HTTP/1.0 (and 1.1 clients, answered with 1.0 and closed):
  * GET /metrics gives the Prometheus text format, any other path 404, any
@@ -68,13 +79,15 @@
 
 #include "ctl/ctl.h"
 #include "ctl/ctl_proto.h"
+#include "ctl/s4n_api.h"
 #include "edge/edge.h"
 #include "host/fwd.h"
 #include "util/log.h"
 
 #define CTL_CONNS 16
 #define HTTP_CONNS 8
-#define NCONNS (CTL_CONNS + HTTP_CONNS)
+#define API_CONN0 (CTL_CONNS + HTTP_CONNS)	/* the API socket's, after */
+#define NCONNS (CTL_CONNS + HTTP_CONNS + S4N_API_CONNS)
 #define CTL_TIMEOUT_MS 5000
 #define HTTP_REQ_MAX 8192
 #define DRAIN_MAX (1U << 20)
@@ -82,7 +95,7 @@
 
 /* epoll data in the control thread's set */
 enum { CSRV_IDX_UNIX, CSRV_IDX_HTTP, CSRV_IDX_TIMER, CSRV_IDX_EVENT,
-       CSRV_IDX_CONN0 };
+       CSRV_IDX_API, CSRV_IDX_CONN0 };
 
 /**
  * enum conn_state - a connection's life
@@ -91,7 +104,8 @@ enum { CSRV_IDX_UNIX, CSRV_IDX_HTTP, CSRV_IDX_TIMER, CSRV_IDX_EVENT,
  * @CONN_WAIT:	a flows request waits for the shards' snapshots
  * @CONN_CALL:	a forwards request waits for its turn or for shard 0's job
  * @CONN_WRITE:	writing the reply
- * @CONN_DRAIN:	reply written; dropping what the client still sends
+ * @CONN_DRAIN:	reply written; dropping what the client still sends (an
+ *		API client: its request was too large, the error is sent)
  */
 enum conn_state { CONN_FREE, CONN_READ, CONN_WAIT, CONN_CALL, CONN_WRITE,
 		  CONN_DRAIN };
@@ -99,7 +113,9 @@ enum conn_state { CONN_FREE, CONN_READ, CONN_WAIT, CONN_CALL, CONN_WRITE,
 /**
  * struct ctl_conn - one client
  * @fd:		socket
- * @http:	a metrics client (else a control one)
+ * @http:	a metrics client (else a control one, or an API one)
+ * @s4n:	a client of the slirp4netns API socket (s4n_api.h): no
+ *		deadline, no CTL_* counters, its reply sent in one go
  * @state:	enum conn_state
  * @eof:	the client closed its side
  * @in:		request bytes (CTL_REQ_MAX or HTTP_REQ_MAX)
@@ -111,6 +127,9 @@ enum conn_state { CONN_FREE, CONN_READ, CONN_WAIT, CONN_CALL, CONN_WRITE,
  * @deadline_ns: when the connection is closed, done or not
  * @limit:	flows request: at most this many records
  * @req:	forwards request waiting for its turn (malloc'ed), or NULL
+ * @seq:	API client: accept order (the oldest goes when all are used)
+ * @ga:		API client's add_hostfwd: its guest_addr text, for the
+ *		error reply
  */
 struct ctl_conn {
 	int fd;
@@ -126,6 +145,9 @@ struct ctl_conn {
 	uint64_t deadline_ns;
 	unsigned limit;
 	struct ctl_req *req;
+	bool s4n;
+	uint64_t seq;
+	char ga[S4N_API_GA_MAX];
 };
 
 /**
@@ -155,6 +177,10 @@ struct fwd_job {
  * @udirfd:	its directory (O_PATH: the sandbox leaves a way to remove
  *		the socket file from there), or -1
  * @hfd:	metrics socket, or -1
+ * @afd:	slirp4netns API socket, or -1
+ * @adirfd:	its directory (O_PATH, as @udirfd), or -1
+ * @apath:	its path
+ * @aseq:	API connections accepted so far
  * @tfd:	timer for connection deadlines
  * @tick_armed:	@tfd runs
  * @start_ns:	when we started
@@ -181,6 +207,10 @@ struct ctl {
 	int ufd;
 	int udirfd;
 	int hfd;
+	int afd;
+	int adirfd;
+	const char *apath;
+	uint64_t aseq;
 	int tfd;
 	bool tick_armed;
 	uint64_t start_ns;
@@ -294,8 +324,9 @@ static void conn_close(struct ctl *c, unsigned i)
 	k->fd = -1;
 	if (c->call_conn == (int)i)
 		c->call_conn = -1; /* the job goes on, unanswered */
+	/* the timer is for deadlines: API clients have none */
 	for (j = 0; j < NCONNS; j++)
-		if (c->conn[j].state != CONN_FREE)
+		if (c->conn[j].state != CONN_FREE && !c->conn[j].s4n)
 			return;
 	ctl_tick(c, false);
 }
@@ -552,6 +583,28 @@ static void fwd_job_run(struct shard *sh, void *arg)
 }
 
 /**
+ * s4n_send_close() - send an API client its reply, in one go, and close
+ * @c:		server
+ * @i:		connection index
+ * @reply:	NUL-terminated reply, or NULL (out of memory: just close)
+ *
+ * #syscalls sendto close
+ */
+static void s4n_send_close(struct ctl *c, unsigned i, const char *reply)
+{
+	struct ctl_conn *k = &c->conn[i];
+
+	if (reply) {
+		size_t n = strlen(reply);
+
+		if (send(k->fd, reply, n, MSG_NOSIGNAL | MSG_DONTWAIT) !=
+		    (ssize_t)n)
+			debug("API: reply of %zu bytes not sent whole", n);
+	}
+	conn_close(c, i);
+}
+
+/**
  * call_reply() - shard 0 ran a connection's forwards job: answer it
  * @c:		server
  * @i:		connection index
@@ -565,6 +618,16 @@ static void call_reply(struct ctl *c, unsigned i)
 	size_t len = 0;
 	char *out;
 
+	if (c->conn[i].s4n) {
+		/* fwd_add()'s id or -errno; fwd_remove()'s 0 or -errno */
+		out = s4n_reply(&j->r, c->conn[i].ga,
+				j->r.op == CTL_FWD_ADD && !j->ret ?
+				(int)j->ids[0] : j->ret,
+				j->list, j->nlist, c->conf);
+		s4n_send_close(c, i, out);
+		free(out);
+		return;
+	}
 	if (j->r.op == CTL_FWD_REMOVE) {
 		if (j->ret) {
 			snprintf(msg, sizeof(msg), "forwards remove: no published port has id %u",
@@ -610,12 +673,13 @@ static void call_next(struct ctl *c)
 
 	if (c->calling)
 		return;
-	for (n = 0; n < CTL_CONNS; n++) {
-		i = (c->call_rr + n) % CTL_CONNS;
+	/* control and API clients, in turn */
+	for (n = 0; n < NCONNS; n++) {
+		i = (c->call_rr + n) % NCONNS;
 		if (c->conn[i].state == CONN_CALL && c->conn[i].req)
 			break;
 	}
-	if (n == CTL_CONNS)
+	if (n == NCONNS)
 		return;
 	c->call_rr = i + 1;
 	c->job.r = *c->conn[i].req;
@@ -795,6 +859,89 @@ static void http_request(struct ctl *c, unsigned i)
 }
 
 /**
+ * s4n_readable() - read an API client's request; parse it when complete,
+ * answer it at once or hand it to shard 0's queue
+ * @c:		server
+ * @i:		connection index (CONN_READ, or CONN_DRAIN after a request
+ *		that was too large)
+ *
+ * #syscalls recvfrom sendto shutdown
+ */
+static void s4n_readable(struct ctl *c, unsigned i)
+{
+	struct ctl_conn *k = &c->conn[i];
+	struct ctl_req r;
+	bool eof = false;
+	json_t *probe;
+	char *reply;
+
+	for (;;) {
+		ssize_t n = recv(k->fd, k->in + k->in_len,
+				 S4N_API_REQ_MAX + 1 - k->in_len, 0);
+
+		if (n == 0) {
+			eof = true;
+			break;
+		}
+		if (n > 0 && k->state == CONN_DRAIN) {
+			k->in_len = 0;
+			continue;
+		}
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			conn_close(c, i);
+			return;
+		}
+		k->in_len += (size_t)n;
+		if (k->in_len > S4N_API_REQ_MAX) {
+			/* the error now, then drop the rest until the client's
+			 * end, so that closing does not reset the connection
+			 * before it reads the reply */
+			reply = s4n_reply_too_large();
+			if (reply && send(k->fd, reply, strlen(reply),
+					  MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+				debug("API: error reply not sent");
+			free(reply);
+			shutdown(k->fd, SHUT_WR);
+			k->state = CONN_DRAIN;
+			k->in_len = 0;
+		}
+	}
+	if (k->state == CONN_DRAIN) {
+		if (eof)
+			conn_close(c, i);
+		return;
+	}
+	if (!eof) {
+		/* answer a complete request without waiting for EOF */
+		probe = json_loadb(k->in, k->in_len, 0, NULL);
+		if (!probe)
+			return;
+		json_decref(probe);
+	}
+	k->eof = eof;
+	if (s4n_req_parse(k->in, k->in_len, &r, k->ga, sizeof(k->ga),
+			  &reply)) {
+		s4n_send_close(c, i, reply);
+		free(reply);
+		return;
+	}
+	/* shard 0's business: wait for its turn and shard 0 */
+	k->req = malloc(sizeof(*k->req));
+	if (!k->req) {
+		conn_close(c, i);
+		return;
+	}
+	*k->req = r;
+	k->state = CONN_CALL;
+	ctl_ep_mod(c, i, eof ? 0 : EPOLLIN);
+	call_next(c);
+}
+
+/**
  * conn_readable() - read what a client sent
  * @c:		server
  * @i:		connection index
@@ -809,6 +956,10 @@ static void conn_readable(struct ctl *c, unsigned i, uint32_t events)
 	char drop[4096];
 	ssize_t n;
 
+	if (k->s4n && k->state != CONN_CALL) {
+		s4n_readable(c, i);
+		return;
+	}
 	if (k->state != CONN_READ) {
 		/* a client gone both ways while we wait cannot be masked
 		 * out of epoll (EPOLLHUP): nobody to answer */
@@ -970,6 +1121,57 @@ static void ctl_accept(struct ctl *c, bool http)
 }
 
 /**
+ * s4n_accept() - take new API clients; with all slots used, a new one
+ * closes the oldest
+ * @c:		server
+ *
+ * #syscalls accept4 close epoll_ctl
+ */
+static void s4n_accept(struct ctl *c)
+{
+	int fd;
+
+	while ((fd = accept4(c->afd, NULL, NULL,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		struct ctl_conn *k = NULL;
+		unsigned i;
+
+		for (i = API_CONN0; i < NCONNS; i++) {
+			struct ctl_conn *x = &c->conn[i];
+
+			if (x->state == CONN_FREE) {
+				k = x;
+				break;
+			}
+			if (!k || x->seq < k->seq)
+				k = x;
+		}
+		i = (unsigned)(k - c->conn);
+		if (k->state != CONN_FREE) {
+			debug("API: %d connections open, closing the oldest",
+			      S4N_API_CONNS);
+			conn_close(c, i);
+		}
+		memset(k, 0, sizeof(*k));
+		k->fd = fd;
+		k->s4n = true;
+		k->in = malloc(S4N_API_REQ_MAX + 1);
+		k->seq = ++c->aseq;
+		k->deadline_ns = UINT64_MAX;
+		if (!k->in || ctl_ep_add(c, fd, CSRV_IDX_CONN0 + i)) {
+			free(k->in);
+			close(fd);
+			memset(k, 0, sizeof(*k));
+			k->fd = -1;
+			continue;
+		}
+		k->state = CONN_READ;
+	}
+	if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+		debug("API accept: %s", strerror(errno));
+}
+
+/**
  * ctl_timer() - close connections past their deadline
  * @c:		server
  *
@@ -1022,6 +1224,9 @@ static void ctl_event(struct ctl *c, uint64_t idx, uint32_t events)
 		return;
 	case CSRV_IDX_HTTP:
 		ctl_accept(c, true);
+		return;
+	case CSRV_IDX_API:
+		s4n_accept(c);
 		return;
 	case CSRV_IDX_TIMER:
 		ctl_timer(c);
@@ -1106,12 +1311,51 @@ static int http_listen(const struct sockaddr_storage *ss)
 }
 
 /**
+ * ctl_evfd_init() - the eventfd the shards kick when they answered (once
+ * there is something to serve)
+ * @c:		server
+ *
+ * #syscalls:setup eventfd2
+ * Return: 0, or -1 (logged)
+ */
+static int ctl_evfd_init(struct ctl *c)
+{
+	const struct shard_group *g = c->sh->grp;
+	unsigned i;
+
+	if (c->evfd >= 0)
+		return 0;
+	/* our requests wake the shards, one on its own too */
+	for (i = 0; i < g->n; i++) {
+		int ret = mbox_kick_fd(g->sh[i]);
+
+		if (ret) {
+			errno = -ret;
+			err_perror("control thread: shard eventfd");
+			return -1;
+		}
+	}
+	c->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (c->evfd < 0) {
+		err_perror("control thread: eventfd");
+		return -1;
+	}
+	if (ctl_ep_add(c, c->evfd, CSRV_IDX_EVENT)) {
+		close(c->evfd);
+		c->evfd = -1;
+		return -1;
+	}
+	c->sh->grp->ctl_fd = c->evfd;
+	return 0;
+}
+
+/**
  * ctl_init() - listen on --ctl and --metrics, in the control thread's
  * epoll set (the thread starts with ctl_start())
  * @sh:		shard 0
  * @conf:	configuration
  *
- * #syscalls:setup epoll_create1 eventfd2 timerfd_create listen
+ * #syscalls:setup epoll_create1 timerfd_create listen
  * Return: the server, or NULL on failure (logged)
  */
 struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
@@ -1125,7 +1369,7 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 	}
 	c->sh = sh;
 	c->conf = conf;
-	c->ufd = c->hfd = c->udirfd = c->evfd = -1;
+	c->ufd = c->hfd = c->udirfd = c->evfd = c->afd = c->adirfd = -1;
 	c->call_conn = -1;
 	c->start_ns = now_mono_ns();
 	for (i = 0; i < NCONNS; i++)
@@ -1153,16 +1397,8 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 		if (c->hfd < 0 || ctl_ep_add(c, c->hfd, CSRV_IDX_HTTP))
 			goto fail;
 	}
-	if (c->ufd >= 0 || c->hfd >= 0) {
-		c->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		if (c->evfd < 0) {
-			err_perror("control thread: eventfd");
-			goto fail;
-		}
-		if (ctl_ep_add(c, c->evfd, CSRV_IDX_EVENT))
-			goto fail;
-		sh->grp->ctl_fd = c->evfd;
-	}
+	if ((c->ufd >= 0 || c->hfd >= 0) && ctl_evfd_init(c))
+		goto fail;
 	return c;
 fail:
 	ctl_fini(c);
@@ -1170,10 +1406,37 @@ fail:
 }
 
 /**
+ * ctl_api_init() - listen on the slirp4netns API socket too, in the
+ * control thread's epoll set
+ * @c:		server
+ * @path:	socket path (must not exist; removed by ctl_fini())
+ *
+ * Context: start-up, before ctl_start()
+ *
+ * #syscalls:setup close unlink
+ * Return: 0, or -1 (logged)
+ */
+int ctl_api_init(struct ctl *c, const char *path)
+{
+	c->afd = s4n_api_listen(path);
+	if (c->afd < 0)
+		return -1;
+	c->apath = path;
+	if (ctl_ep_add(c, c->afd, CSRV_IDX_API) || ctl_evfd_init(c)) {
+		close(c->afd);
+		c->afd = -1;
+		unlink(path);
+		return -1;
+	}
+	c->adirfd = qsock_path_dir(path);
+	return 0;
+}
+
+/**
  * ctl_active() - is there anything for a control thread to serve?
  * @c:		server, or NULL
  *
- * Return: true with --ctl or --metrics
+ * Return: true with --ctl, --metrics or the API socket
  */
 bool ctl_active(const struct ctl *c)
 {
@@ -1268,6 +1531,10 @@ void ctl_fini(struct ctl *c)
 	}
 	if (c->hfd >= 0)
 		close(c->hfd);
+	if (c->afd >= 0) {
+		close(c->afd);
+		qsock_path_unlink(c->adirfd, c->apath);
+	}
 	if (c->tfd >= 0)
 		close(c->tfd);
 	if (c->evfd >= 0)
@@ -1286,4 +1553,15 @@ void ctl_fini(struct ctl *c)
 int ctl_dirfd(const struct ctl *c)
 {
 	return c ? c->udirfd : -1;
+}
+
+/**
+ * ctl_api_dirfd() - the directory of the API socket's file
+ * @c:		server, or NULL
+ *
+ * Return: its O_PATH fd, or -1
+ */
+int ctl_api_dirfd(const struct ctl *c)
+{
+	return c ? c->adirfd : -1;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* ctl.h - the control socket (--ctl) and the metrics endpoint (--metrics) */
+/* ctl.h - the control socket (--ctl), the metrics endpoint (--metrics) and
+ * the slirp4netns API socket (-a), served by the control thread */
 #ifndef SLIPWAY_CTL_H
 #define SLIPWAY_CTL_H
 
@@ -21,15 +22,26 @@ struct ctl;
  *
  * Context: start-up, before any thread runs
  * Return: the server, or NULL on failure (logged); with neither option,
- * an idle server (no thread)
+ * an idle server (no thread) unless ctl_api_init() gives it the API socket
  */
 struct ctl *ctl_init(struct shard *sh, const struct conf *conf);
+
+/**
+ * ctl_api_init() - listen on the slirp4netns API socket too (s4n_api.h),
+ * in the control thread's epoll set
+ * @c:		server
+ * @path:	socket path (must not exist; removed by ctl_fini())
+ *
+ * Context: start-up, before ctl_start()
+ * Return: 0, or -1 (logged)
+ */
+int ctl_api_init(struct ctl *c, const char *path);
 
 /**
  * ctl_active() - is there anything for a control thread to serve?
  * @c:		server, or NULL
  *
- * Return: true with --ctl or --metrics
+ * Return: true with --ctl, --metrics or the API socket
  */
 bool ctl_active(const struct ctl *c);
 
@@ -55,7 +67,7 @@ int ctl_start(struct ctl *c, pthread_barrier_t *start);
 void ctl_stop(struct ctl *c);
 
 /**
- * ctl_fini() - close every connection and listener, remove the socket
+ * ctl_fini() - close every connection and listener, remove the sockets
  * @c:		server, or NULL
  *
  * Context: after ctl_stop() and after the other shards stopped
@@ -79,5 +91,14 @@ int ctl_client_main(int argc, char **argv);
  * Return: its O_PATH fd, or -1
  */
 int ctl_dirfd(const struct ctl *c);
+
+/**
+ * ctl_api_dirfd() - the directory of the API socket's file (the sandbox
+ * keeps the right to remove it from there)
+ * @c:		server, or NULL
+ *
+ * Return: its O_PATH fd, or -1
+ */
+int ctl_api_dirfd(const struct ctl *c);
 
 #endif /* SLIPWAY_CTL_H */

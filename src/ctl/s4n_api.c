@@ -17,15 +17,22 @@
  *   host_port, guest_addr, guest_port}, ...]}};
  * - remove_hostfwd {id}: {"return": {}}.
  *
- * Everything runs in the main thread, in shard 0's loop (EP_CTL events),
- * on top of the forward API of fwd.h; the data-path shards never see it.
+ * The socket and its connections are served by the control thread
+ * ("slipway-ctl", ctl.c), never by a shard: accept, read, write, clients
+ * that are slow or stall, all in its own epoll set. Requests are parsed
+ * and replies built there too, by the functions here; only the forward API
+ * of fwd.h (fwd_add(), fwd_remove(), a copy of fwd_list()) runs on shard
+ * 0, as a job of ctl.c's (struct shard_call), one at a time, shared with
+ * the control socket's forwards requests.
  * Sockets are non-blocking: a request is answered as soon as its bytes
  * parse as a JSON object (a client that does not shut down its side is
  * served too), or at end of file (then a parse error is an error reply).
- * A request above S4N_API_REQ_MAX bytes is refused with an error reply.
+ * A request above S4N_API_REQ_MAX bytes is refused with an error reply,
+ * then what the client still sends is read and dropped until its end.
  * At most S4N_API_CONNS connections are held; one more closes the oldest,
- * so clients that never finish cannot lock the API out. JSON is parsed and
- * built with jansson. A failed request changes nothing.
+ * so clients that never finish cannot lock the API out (there is no
+ * deadline otherwise). JSON is parsed and built with jansson. A failed
+ * request changes nothing.
  */
 
 #include <arpa/inet.h>
@@ -35,54 +42,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "ctl/s4n_api.h"
-#include "edge/edge.h"
 #include "host/fwd.h"
-#include "host/shard.h"
 #include "util/log.h"
 #include "util/util.h"
-
-/**
- * struct s4n_conn - one client connection
- * @fd:		socket, or -1: a free slot
- * @seq:	accept order (the oldest goes first when all slots are used)
- * @len:	request bytes in @buf
- * @draining:	answered early (too large): what the client still sends is
- *		read and dropped until its end, so closing does not reset
- *		the connection before it reads the reply
- * @buf:	the request so far (one more byte for a NUL)
- */
-struct s4n_conn {
-	int fd;
-	uint64_t seq;
-	size_t len;
-	bool draining;
-	char buf[S4N_API_REQ_MAX + 1];
-};
-
-/**
- * struct s4n_api - the API socket
- * @sh:		shard 0
- * @fd:		listening socket
- * @path:	its path (removed at exit)
- * @dirfd:	its directory (O_PATH, so that the sandbox leaves a way to
- *		remove it), or -1
- * @seq:	connections accepted so far
- * @conn:	connection slots
- */
-struct s4n_api {
-	struct shard *sh;
-	int fd;
-	char path[CONF_SOCK_PATH_MAX];
-	int dirfd;
-	uint64_t seq;
-	struct s4n_conn conn[S4N_API_CONNS];
-};
 
 /**
  * s4n_err() - an error reply
@@ -158,20 +125,23 @@ static int s4n_port_arg(json_t *args, const char *key, uint16_t *port)
 	return 0;
 }
 
+
 /**
- * s4n_add() - add_hostfwd
- * @sh:		shard 0
+ * s4n_parse_add() - add_hostfwd's arguments
  * @args:	arguments (may be NULL)
+ * @r:		out: the operation, one rule
+ * @ga:		out: the guest_addr text as given, "" if none
+ * @galen:	room in @ga
+ * @run:	out: set if @r is to be run
  *
- * Return: the reply
+ * Return: the error reply, NULL if none (or out of memory)
  */
-static json_t *s4n_add(struct shard *sh, json_t *args)
+static json_t *s4n_parse_add(json_t *args, struct ctl_req *r, char *ga,
+			     size_t galen, bool *run)
 {
-	const char *proto, *ha = "", *ga = "";
-	struct fwd_rule r = { 0 };
-	char hs[INET6_ADDRSTRLEN];
+	const char *proto, *ha = "", *g = "";
+	struct fwd_rule *f = &r->rules[0];
 	json_t *v;
-	int ret;
 
 	if (!json_is_object(args))
 		return s4n_err("bad request: add_hostfwd: no arguments object");
@@ -179,7 +149,7 @@ static json_t *s4n_add(struct shard *sh, json_t *args)
 	proto = json_string_value(v);
 	if (!proto || (strcmp(proto, "tcp") && strcmp(proto, "udp")))
 		return s4n_err("bad request: add_hostfwd: bad arguments.proto (expected \"tcp\" or \"udp\")");
-	r.proto = strcmp(proto, "tcp") ? IPPROTO_UDP : IPPROTO_TCP;
+	f->proto = strcmp(proto, "tcp") ? IPPROTO_UDP : IPPROTO_TCP;
 	v = json_object_get(args, "host_addr");
 	if (v && !json_is_string(v))
 		return s4n_err("bad request: add_hostfwd: bad arguments.host_addr (expected a string)");
@@ -187,95 +157,42 @@ static json_t *s4n_add(struct shard *sh, json_t *args)
 		ha = json_string_value(v);
 	if (!*ha)
 		ha = "0.0.0.0";
-	r.host_family = s4n_addr_parse(ha, &r.host_addr);
-	if (!r.host_family)
+	f->host_family = s4n_addr_parse(ha, &f->host_addr);
+	if (!f->host_family)
 		return s4n_err("bad request: add_hostfwd: bad arguments.host_addr \"%s\"",
 			       ha);
 	v = json_object_get(args, "guest_addr");
 	if (v && !json_is_string(v))
 		return s4n_err("bad request: add_hostfwd: bad arguments.guest_addr (expected a string)");
 	if (v)
-		ga = json_string_value(v);
-	if (*ga) {
-		if (!s4n_addr_parse(ga, &r.guest_addr))
+		g = json_string_value(v);
+	if (*g) {
+		if (!s4n_addr_parse(g, &f->guest_addr))
 			return s4n_err("bad request: add_hostfwd: bad arguments.guest_addr \"%s\"",
-				       ga);
-		r.guest_set = true;
+				       g);
+		f->guest_set = true;
 	}
-	if (s4n_port_arg(args, "host_port", &r.host_port))
+	if (s4n_port_arg(args, "host_port", &f->host_port))
 		return s4n_err("bad request: add_hostfwd: bad arguments.host_port (expected 1 to 65535)");
-	if (s4n_port_arg(args, "guest_port", &r.guest_port))
+	if (s4n_port_arg(args, "guest_port", &f->guest_port))
 		return s4n_err("bad request: add_hostfwd: bad arguments.guest_port (expected 1 to 65535)");
-	ret = fwd_add(sh, &r);
-	if (ret == -EINVAL)
-		return s4n_err("add_hostfwd: guest_addr %s is not a guest address of the network",
-			       ga);
-	if (ret == -EAFNOSUPPORT)
-		return s4n_err("add_hostfwd: guest_addr %s: IPv6 is off (--enable-ipv6)",
-			       ga);
-	if (ret < 0)
-		return s4n_err("add_hostfwd: cannot listen on %s:%u (%s): %s",
-			       s4n_addr_str(&r.host_addr, hs), r.host_port,
-			       proto, strerror(-ret));
-	return json_pack("{s:{s:i}}", "return", "id", ret);
+	/* an address inet_pton() took: 45 characters at most */
+	snprintf(ga, galen, "%s", g);
+	r->op = CTL_FWD_ADD;
+	r->nrules = 1;
+	*run = true;
+	return NULL;
 }
 
 /**
- * s4n_list() - list_hostfwd
- * @sh:		shard 0
- *
- * Return: the reply
- */
-static json_t *s4n_list(struct shard *sh)
-{
-	unsigned n = fwd_list(sh, NULL, 0), i;
-	struct fwd_rule *r = calloc(n ? n : 1, sizeof(*r));
-	json_t *entries = json_array();
-
-	if (!r || !entries) {
-		free(r);
-		json_decref(entries);
-		return NULL;
-	}
-	n = MIN(n, fwd_list(sh, r, n));
-	for (i = 0; i < n; i++) {
-		char hs[INET6_ADDRSTRLEN] = "0.0.0.0", gs[INET6_ADDRSTRLEN];
-		struct in6_addr g;
-
-		if (r[i].host_family == AF_UNSPEC)
-			strcpy(hs, "::");
-		else
-			s4n_addr_str(&r[i].host_addr, hs);
-		if (r[i].guest_set) {
-			g = r[i].guest_addr;
-		} else if (r[i].host_family == AF_INET6) {
-			g = sh->conf->guest6;
-		} else {
-			memset(&g, 0, sizeof(g));
-			g.s6_addr[10] = g.s6_addr[11] = 0xff;
-			memcpy(&g.s6_addr[12], &sh->conf->guest4, 4);
-		}
-		json_array_append_new(entries,
-			json_pack("{s:i,s:s,s:s,s:i,s:s,s:i}",
-				  "id", (json_int_t)r[i].id,
-				  "proto", r[i].proto == IPPROTO_UDP ? "udp" : "tcp",
-				  "host_addr", hs,
-				  "host_port", (json_int_t)r[i].host_port,
-				  "guest_addr", s4n_addr_str(&g, gs),
-				  "guest_port", (json_int_t)r[i].guest_port));
-	}
-	free(r);
-	return json_pack("{s:{s:o}}", "return", "entries", entries);
-}
-
-/**
- * s4n_remove() - remove_hostfwd
- * @sh:		shard 0
+ * s4n_parse_remove() - remove_hostfwd's arguments
  * @args:	arguments (may be NULL)
+ * @r:		out: the operation
+ * @run:	out: set if @r is to be run
  *
- * Return: the reply
+ * Return: the error reply, NULL if none (or out of memory)
  */
-static json_t *s4n_remove(struct shard *sh, json_t *args)
+static json_t *s4n_parse_remove(json_t *args, struct ctl_req *r, bool *run)
 {
 	json_t *v = json_object_get(args, "id");
 	json_int_t id;
@@ -283,44 +200,22 @@ static json_t *s4n_remove(struct shard *sh, json_t *args)
 	if (!json_is_integer(v) || (id = json_integer_value(v)) < 1 ||
 	    id > UINT32_MAX)
 		return s4n_err("bad request: remove_hostfwd: bad arguments.id (expected an id from add_hostfwd)");
-	if (fwd_remove(sh, (unsigned)id))
-		return s4n_err("remove_hostfwd: no forward with id %lld",
-			       (long long)id);
-	return json_pack("{s:{}}", "return");
+	r->op = CTL_FWD_REMOVE;
+	r->id = (unsigned)id;
+	*run = true;
+	return NULL;
 }
 
 /**
- * s4n_api_handle() - answer one request
- * @sh:		shard 0
- * @req:	request bytes
- * @len:	their length
+ * s4n_dump() - a reply as text
+ * @reply:	JSON (taken over), or NULL
  *
- * Return: the reply (free() it), or NULL if out of memory
+ * Return: NUL-terminated text (free() it), or NULL if out of memory
  */
-char *s4n_api_handle(struct shard *sh, const char *req, size_t len)
+static char *s4n_dump(json_t *reply)
 {
-	json_t *root, *reply;
-	json_error_t je;
-	const char *cmd;
 	char *out;
 
-	root = json_loadb(req, len, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		reply = s4n_err("bad request: cannot parse JSON: %s", je.text);
-	} else if (!json_is_object(root) ||
-		   !(cmd = json_string_value(json_object_get(root, "execute")))) {
-		reply = s4n_err("bad request: expected {\"execute\": COMMAND, \"arguments\": {...}}");
-	} else if (!strcmp(cmd, "add_hostfwd")) {
-		reply = s4n_add(sh, json_object_get(root, "arguments"));
-	} else if (!strcmp(cmd, "list_hostfwd")) {
-		reply = s4n_list(sh);
-	} else if (!strcmp(cmd, "remove_hostfwd")) {
-		reply = s4n_remove(sh, json_object_get(root, "arguments"));
-	} else {
-		reply = s4n_err("bad request: unknown execute \"%.64s\" (add_hostfwd, list_hostfwd, remove_hostfwd)",
-				cmd);
-	}
-	json_decref(root);
 	if (!reply)
 		return NULL;
 	out = json_dumps(reply, JSON_COMPACT);
@@ -329,235 +224,183 @@ char *s4n_api_handle(struct shard *sh, const char *req, size_t len)
 }
 
 /**
- * s4n_conn_close() - close a connection, free its slot
- * @a:		API state
- * @c:		connection
+ * s4n_req_parse() - parse one request
+ * @req:	request bytes (not NUL-terminated)
+ * @len:	their length
+ * @r:		out: what shard 0 is to run (a forwards operation)
+ * @ga:		out: add_hostfwd: the guest_addr text, for its error reply
+ * @galen:	room in @ga
+ * @reply:	out: the reply to send at once, or NULL if out of memory
  *
- * #syscalls close
+ * Return: 0: run @r, then answer with s4n_reply(); 1: answer with @reply
  */
-static void s4n_conn_close(struct s4n_api *a, struct s4n_conn *c)
+int s4n_req_parse(const char *req, size_t len, struct ctl_req *r, char *ga,
+		  size_t galen, char **reply)
 {
-	(void)a;
-	close(c->fd); /* leaves the epoll set with it */
-	c->fd = -1;
-	c->len = 0;
-	c->draining = false;
+	json_t *root, *err = NULL;
+	bool run = false;
+	json_error_t je;
+	const char *cmd;
+
+	memset(r, 0, sizeof(*r));
+	r->cmd = CTL_CMD_FORWARDS;
+	*ga = '\0';
+	*reply = NULL;
+	root = json_loadb(req, len, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		err = s4n_err("bad request: cannot parse JSON: %s", je.text);
+	} else if (!json_is_object(root) ||
+		   !(cmd = json_string_value(json_object_get(root, "execute")))) {
+		err = s4n_err("bad request: expected {\"execute\": COMMAND, \"arguments\": {...}}");
+	} else if (!strcmp(cmd, "add_hostfwd")) {
+		err = s4n_parse_add(json_object_get(root, "arguments"), r, ga,
+				    galen, &run);
+	} else if (!strcmp(cmd, "list_hostfwd")) {
+		r->op = CTL_FWD_LIST;
+		run = true;
+	} else if (!strcmp(cmd, "remove_hostfwd")) {
+		err = s4n_parse_remove(json_object_get(root, "arguments"), r,
+				       &run);
+	} else {
+		err = s4n_err("bad request: unknown execute \"%.64s\" (add_hostfwd, list_hostfwd, remove_hostfwd)",
+			      cmd);
+	}
+	json_decref(root);
+	if (run)
+		return 0;
+	/* an error reply, or none if out of memory */
+	*reply = s4n_dump(err);
+	return 1;
 }
 
 /**
- * s4n_conn_reply() - send a reply, close the connection
- * @a:		API state
- * @c:		connection
- * @reply:	NUL-terminated reply, or NULL (out of memory: just close)
+ * s4n_list() - list_hostfwd's reply
+ * @list:	the published ports
+ * @n:		entries in @list
+ * @conf:	configuration (the guest's addresses)
  *
- * #syscalls sendto close
+ * Return: the reply, or NULL if out of memory
  */
-static void s4n_conn_reply(struct s4n_api *a, struct s4n_conn *c,
-			   const char *reply)
+static json_t *s4n_list(const struct fwd_rule *list, unsigned n,
+			const struct conf *conf)
 {
-	if (reply) {
-		size_t n = strlen(reply);
-
-		if (send(c->fd, reply, n, MSG_NOSIGNAL | MSG_DONTWAIT) !=
-		    (ssize_t)n)
-			debug("API: reply of %zu bytes not sent whole", n);
-	}
-	s4n_conn_close(a, c);
-}
-
-/**
- * s4n_accept() - take new connections
- * @a:		API state
- *
- * #syscalls accept4 epoll_ctl
- */
-static void s4n_accept(struct s4n_api *a)
-{
-	int fd;
-
-	while ((fd = accept4(a->fd, NULL, NULL,
-			     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-		struct s4n_conn *c = NULL;
-		unsigned i;
-
-		for (i = 0; i < S4N_API_CONNS; i++) {
-			struct s4n_conn *x = &a->conn[i];
-
-			if (x->fd < 0) {
-				c = x;
-				break;
-			}
-			if (!c || x->seq < c->seq)
-				c = x;
-		}
-		if (c->fd >= 0) {
-			debug("API: %d connections open, closing the oldest",
-			      S4N_API_CONNS);
-			s4n_conn_close(a, c);
-		}
-		if (shard_ep_add(a->sh, fd, EPOLLIN | EPOLLRDHUP,
-				 EP_DATA(EP_CTL, CTL_IDX_API_CONN +
-							 (unsigned)(c - a->conn)))) {
-			close(fd);
-			continue;
-		}
-		c->fd = fd;
-		c->seq = ++a->seq;
-		c->len = 0;
-	}
-}
-
-/**
- * s4n_conn_read() - read a connection's request; answer it when complete
- * @a:		API state
- * @c:		connection
- *
- * #syscalls recvfrom sendto shutdown
- */
-static void s4n_conn_read(struct s4n_api *a, struct s4n_conn *c)
-{
-	char *reply;
-	bool eof = false;
-	json_t *probe;
-
-	for (;;) {
-		ssize_t n = recv(c->fd, c->buf + c->len,
-				 sizeof(c->buf) - c->len, 0);
-
-		if (n == 0) {
-			eof = true;
-			break;
-		}
-		if (n > 0 && c->draining) {
-			c->len = 0;
-			continue;
-		}
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN)
-				break;
-			s4n_conn_close(a, c);
-			return;
-		}
-		c->len += (size_t)n;
-		if (c->len > S4N_API_REQ_MAX) {
-			json_t *e = s4n_err("bad request: request too large (at most %d bytes)",
-					    S4N_API_REQ_MAX);
-			char *r = e ? json_dumps(e, JSON_COMPACT) : NULL;
-
-			json_decref(e);
-			if (r && send(c->fd, r, strlen(r),
-				      MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-				debug("API: error reply not sent");
-			free(r);
-			shutdown(c->fd, SHUT_WR);
-			c->draining = true;
-			c->len = 0;
-		}
-	}
-	if (c->draining) {
-		if (eof)
-			s4n_conn_close(a, c);
-		return;
-	}
-	if (!eof) {
-		/* answer a complete request without waiting for EOF */
-		probe = json_loadb(c->buf, c->len, 0, NULL);
-		if (!probe)
-			return;
-		json_decref(probe);
-	}
-	reply = s4n_api_handle(a->sh, c->buf, c->len);
-	s4n_conn_reply(a, c, reply);
-	free(reply);
-}
-
-/**
- * s4n_api_event() - an EP_CTL event of the API
- * @a:		API state
- * @idx:	EP_IDX() of the event
- */
-void s4n_api_event(struct s4n_api *a, uint32_t idx)
-{
-	if (idx == CTL_IDX_API) {
-		s4n_accept(a);
-		return;
-	}
-	idx -= CTL_IDX_API_CONN;
-	if (idx < S4N_API_CONNS && a->conn[idx].fd >= 0)
-		s4n_conn_read(a, &a->conn[idx]);
-}
-
-/**
- * s4n_api_init() - listen on the API socket
- * @sh:		shard 0
- * @path:	socket path
- *
- * Return: the API state, or NULL (logged)
- */
-struct s4n_api *s4n_api_init(struct shard *sh, const char *path)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct s4n_api *a = calloc(1, sizeof(*a));
+	json_t *entries = json_array();
 	unsigned i;
 
-	if (!a) {
-		err("out of memory");
+	if (!entries)
 		return NULL;
+	for (i = 0; i < n; i++) {
+		char hs[INET6_ADDRSTRLEN] = "0.0.0.0", gs[INET6_ADDRSTRLEN];
+		const struct fwd_rule *r = &list[i];
+		struct in6_addr g;
+
+		if (r->host_family == AF_UNSPEC)
+			strcpy(hs, "::");
+		else
+			s4n_addr_str(&r->host_addr, hs);
+		if (r->guest_set) {
+			g = r->guest_addr;
+		} else if (r->host_family == AF_INET6) {
+			g = conf->guest6;
+		} else {
+			memset(&g, 0, sizeof(g));
+			g.s6_addr[10] = g.s6_addr[11] = 0xff;
+			memcpy(&g.s6_addr[12], &conf->guest4, 4);
+		}
+		json_array_append_new(entries,
+			json_pack("{s:i,s:s,s:s,s:i,s:s,s:i}",
+				  "id", (json_int_t)r->id,
+				  "proto", r->proto == IPPROTO_UDP ? "udp" : "tcp",
+				  "host_addr", hs,
+				  "host_port", (json_int_t)r->host_port,
+				  "guest_addr", s4n_addr_str(&g, gs),
+				  "guest_port", (json_int_t)r->guest_port));
 	}
-	a->sh = sh;
-	for (i = 0; i < S4N_API_CONNS; i++)
-		a->conn[i].fd = -1;
-	snprintf(a->path, sizeof(a->path), "%s", path);
+	return json_pack("{s:{s:o}}", "return", "entries", entries);
+}
+
+/**
+ * s4n_reply() - the reply to a request shard 0 ran
+ * @r:		the request, from s4n_req_parse()
+ * @ga:		its guest_addr text, from s4n_req_parse()
+ * @ret:	add: what fwd_add() returned (the id, or -errno); remove:
+ *		what fwd_remove() returned
+ * @list:	list: the published ports (NULL if out of memory)
+ * @n:		entries in @list
+ * @conf:	configuration
+ *
+ * Return: NUL-terminated reply (free() it), or NULL if out of memory
+ */
+char *s4n_reply(const struct ctl_req *r, const char *ga, int ret,
+		const struct fwd_rule *list, unsigned n,
+		const struct conf *conf)
+{
+	const struct fwd_rule *f = &r->rules[0];
+	char hs[INET6_ADDRSTRLEN];
+
+	switch (r->op) {
+	case CTL_FWD_ADD:
+		if (ret == -EINVAL)
+			return s4n_dump(s4n_err("add_hostfwd: guest_addr %s is not a guest address of the network",
+						ga));
+		if (ret == -EAFNOSUPPORT)
+			return s4n_dump(s4n_err("add_hostfwd: guest_addr %s: IPv6 is off (--enable-ipv6)",
+						ga));
+		if (ret < 0)
+			return s4n_dump(s4n_err("add_hostfwd: cannot listen on %s:%u (%s): %s",
+						s4n_addr_str(&f->host_addr, hs),
+						f->host_port,
+						f->proto == IPPROTO_UDP ? "udp" : "tcp",
+						strerror(-ret)));
+		return s4n_dump(json_pack("{s:{s:i}}", "return", "id", ret));
+	case CTL_FWD_REMOVE:
+		if (ret)
+			return s4n_dump(s4n_err("remove_hostfwd: no forward with id %lld",
+						(long long)r->id));
+		return s4n_dump(json_pack("{s:{}}", "return"));
+	default:
+		return list ? s4n_dump(s4n_list(list, n, conf)) : NULL;
+	}
+}
+
+/**
+ * s4n_reply_too_large() - the reply to a request above S4N_API_REQ_MAX
+ *
+ * Return: NUL-terminated reply (free() it), or NULL if out of memory
+ */
+char *s4n_reply_too_large(void)
+{
+	return s4n_dump(s4n_err("bad request: request too large (at most %d bytes)",
+				S4N_API_REQ_MAX));
+}
+
+/**
+ * s4n_api_listen() - the API's listening socket
+ * @path:	socket path (must not exist)
+ *
+ * #syscalls:setup socket bind listen
+ * #syscalls close unlink
+ * Return: the socket (non-blocking), or -1 (logged)
+ */
+int s4n_api_listen(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd;
+
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	a->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (a->fd < 0 || bind(a->fd, (struct sockaddr *)&sun, sizeof(sun))) {
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun))) {
 		err_perror("cannot create the API socket %s", path);
 		goto out;
 	}
-	if (listen(a->fd, 64) ||
-	    shard_ep_add(sh, a->fd, EPOLLIN, EP_DATA(EP_CTL, CTL_IDX_API))) {
+	if (listen(fd, 64)) {
 		err_perror("cannot listen on the API socket %s", path);
-		unlink(a->path);
+		unlink(path);
 		goto out;
 	}
-	a->dirfd = qsock_path_dir(a->path);
-	return a;
+	return fd;
 out:
-	if (a->fd >= 0)
-		close(a->fd);
-	free(a);
-	return NULL;
-}
-
-/**
- * s4n_api_fini() - close every connection and the socket, remove its path
- * @a:		API state, or NULL
- *
- * #syscalls close unlink unlinkat
- */
-void s4n_api_fini(struct s4n_api *a)
-{
-	unsigned i;
-
-	if (!a)
-		return;
-	for (i = 0; i < S4N_API_CONNS; i++)
-		if (a->conn[i].fd >= 0)
-			s4n_conn_close(a, &a->conn[i]);
-	close(a->fd);
-	qsock_path_unlink(a->dirfd, a->path);
-	free(a);
-}
-
-/**
- * s4n_api_dirfd() - the directory the API socket's file is in
- * @a:		API state, or NULL
- *
- * Return: its O_PATH fd, or -1
- */
-int s4n_api_dirfd(const struct s4n_api *a)
-{
-	return a ? a->dirfd : -1;
+	if (fd >= 0)
+		close(fd);
+	return -1;
 }

@@ -50,8 +50,9 @@ struct fwd_rule {
  * published ports live: they are accepted there and the connections handed
  * to other shards through their mailboxes, with the guest address and port
  * by value, so removing a port never races with a shard). No locks. The
- * control thread (ctl.c) never calls it: it has shard 0 run a job for it
- * (struct shard_call in shard.h).
+ * control thread (ctl.c: the control socket and the slirp4netns API
+ * socket) never calls it: it has shard 0 run a job for it (struct
+ * shard_call in shard.h).
  */
 
 /**

@@ -93,6 +93,30 @@ int mbox_init(struct shard *sh)
 }
 
 /**
+ * mbox_kick_fd() - make sure the shard has its eventfd, rings or not: the
+ * control thread kicks it to have a request looked at (struct flow_snap,
+ * struct shard_call), and a shard without siblings has none otherwise
+ * @sh:	shard (after mbox_init())
+ *
+ * #syscalls:setup eventfd2 epoll_ctl
+ * Return: 0, or -errno
+ */
+int mbox_kick_fd(struct shard *sh)
+{
+	if (sh->mbox_fd >= 0)
+		return 0;
+	sh->mbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (sh->mbox_fd < 0)
+		return -errno;
+	if (shard_ep_add(sh, sh->mbox_fd, EPOLLIN, EP_DATA(EP_MBOX, 0))) {
+		close(sh->mbox_fd);
+		sh->mbox_fd = -1;
+		return -errno;
+	}
+	return 0;
+}
+
+/**
  * mbox_at() - the message at a ring position
  * @r:	ring
  * @t:	position (free-running)

@@ -19,8 +19,10 @@
  *   are not root: rootlesskit runs us unprivileged in the host's user
  *   namespace), the MAC address, the outbound source addresses, and the
  *   IPv6 guest address fd00::100;
- * - the fds (-e exit, -r ready) and the API socket (-a, ctl/s4n_api.c)
- *   are struct s4n_conf, served by main.c.
+ * - the fds (-e exit, -r ready) and the API socket (-a) are struct
+ *   s4n_conf: main.c watches the exit fd in shard 0's loop and writes the
+ *   ready fd; the API socket is served by the control thread (ctl.c, with
+ *   the protocol in ctl/s4n_api.c).
  *
  * slipway serves the tap with one shard here (one queue): rootlesskit
  * creates tap0 before it starts us, as a single-queue device, and a

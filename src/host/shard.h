@@ -33,8 +33,8 @@ enum ep_type {
 	EP_SPLICE,	/* splice.c: spliced sockets, namespace helper */
 	EP_EDGE_LISTEN,	/* a socket edge's listening socket */
 	EP_EDGE_CTL,	/* an edge's control connection (vhost-user) */
-	EP_CTL,		/* main thread's control fds: slirp4netns exit fd,
-			 * API socket and its connections (ctl/s4n_api.h) */
+	EP_CTL,		/* main thread's control fd: the slirp4netns exit
+			 * fd (the API socket is the control thread's) */
 	EP_TYPE_NUM
 };
 
@@ -321,6 +321,7 @@ int shard_run(struct shard *sh,
 
 /* mbox.c */
 int mbox_init(struct shard *sh);
+int mbox_kick_fd(struct shard *sh);
 void mbox_fini(struct shard *sh);
 bool mbox_put_frame(struct shard *sh, unsigned to, const uint8_t *p,
 		    size_t len, uint8_t hop);

@@ -5,7 +5,9 @@
 # verified transfers through an added port (default and explicit guest
 # address, TCP and UDP), none through a removed one; error replies for bad
 # JSON, unknown commands, bad arguments, ports in use and oversized
-# requests, which change nothing; exit when the exit fd reaches EOF
+# requests, which change nothing; the socket is served by the control
+# thread, and a stalled client holds up no other; exit when the exit fd
+# reaches EOF
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/s4n_lib.sh"
 require_root
@@ -163,6 +165,80 @@ id4=$ID
 [ "$id4" = 4 ] || fail "id after remove: $id4, expected 4"
 xfer_pub_send "$p1" 8003 1M
 
+# the control thread: the API socket is served by the thread named
+# slipway-ctl, from an epoll set that holds neither the tap nor the signalfd
+# (shard 0's set holds both)
+"$PY" - "$SW_PID" "$API" <<'EOS' || fail "the API socket is not served by the control thread"
+import os, sys
+pid, path = sys.argv[1], sys.argv[2]
+names = [open("/proc/%s/task/%s/comm" % (pid, t)).read().strip()
+         for t in os.listdir("/proc/%s/task" % pid)]
+assert names.count("slipway-ctl") == 1, names
+inode = None
+for l in open("/proc/net/unix").read().splitlines()[1:]:
+    f = l.split()
+    if len(f) >= 8 and f[7] == path:
+        inode = f[6]
+assert inode, "no listening socket at " + path
+fds = {}
+for fd in os.listdir("/proc/%s/fd" % pid):
+    try:
+        fds[int(fd)] = os.readlink("/proc/%s/fd/%s" % (pid, fd))
+    except OSError:
+        pass
+lfd = [fd for fd, t in fds.items() if t == "socket:[%s]" % inode]
+sfd = [fd for fd, t in fds.items() if t == "anon_inode:[signalfd]"]
+tun = [fd for fd, t in fds.items() if t == "/dev/net/tun"]
+assert len(lfd) == 1 and len(sfd) == 1 and tun, (lfd, sfd, tun, fds)
+sets = {}
+for fd, t in fds.items():
+    if t == "anon_inode:[eventpoll]":
+        sets[fd] = {int(l.split()[1]) for l in open("/proc/%s/fdinfo/%d" % (pid, fd))
+                    if l.startswith("tfd:")}
+api = [s for s in sets.values() if lfd[0] in s]
+assert len(api) == 1, sets
+assert sfd[0] not in api[0] and not set(tun) & api[0], (api, sfd, tun)
+assert any(sfd[0] in s and set(tun) & s for s in sets.values()), sets
+EOS
+# a client that sends half a request and stalls holds up no other: an
+# add_hostfwd and a remove_hostfwd are answered meanwhile; released, it
+# sends the rest and is answered too
+"$PY" - "$API" "$T/stalled" >"$T/stalled.out" <<'EOS' &
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+s.sendall(b'{"execute":"list_')
+open(sys.argv[2], "w").close()
+# stalled until the test is done with it
+for i in range(1200):
+    if os.path.exists(sys.argv[2] + ".end"):
+        break
+    time.sleep(0.05)
+s.sendall(b'hostfwd"}')
+s.shutdown(socket.SHUT_WR)
+out = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    out += b
+print(out.decode())
+EOS
+STALL=$!
+PIDS+=("$STALL")
+wait_for "stalled API client" 10 "[ -e $T/stalled ]"
+p5=$(free_port)
+expect_id "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_addr\":\"127.0.0.1\",\"host_port\":$p5,\"guest_port\":8005}}"
+[ "$ID" = 5 ] || fail "id beside a stalled client: $ID, expected 5"
+r=$(api '{"execute":"remove_hostfwd","arguments":{"id":5}}')
+[ "$r" = '{"return":{}}' ] || fail "remove_hostfwd beside a stalled client replied $r"
+kill -0 "$STALL" 2>/dev/null || fail "the stalled client ended before the other requests were answered"
+touch "$T/stalled.end"
+wait "$STALL" || fail "the stalled client got no reply once it sent the rest"
+"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1]))["return"]["entries"]; sys.exit(0 if [e["id"] for e in d]==[2,3,4] else 1)' "$T/stalled.out" ||
+	fail "the stalled client's list: $(cat "$T/stalled.out")"
+
 # the exit fd: its writer goes, slipway exits 0 and removes its socket
 kill "$writer"
 for i in $(seq 60); do
@@ -181,4 +257,4 @@ expect_ctr TCP_FLOWS_OPENED_HOST -eq 3
 expect_ctr TCP_TX_BYTES -eq $((9 << 20))
 expect_ctr TCP_GUEST_BYTES -eq $((8 << 20))
 expect_ctr UDP_TO_GUEST -eq 1
-pass "slirp4netns API: add/list/remove with verified TCP and UDP transfers, explicit guest address, 11 error replies, exit fd"
+pass "slirp4netns API: add/list/remove with verified TCP and UDP transfers, explicit guest address, 11 error replies, served by slipway-ctl beside a stalled client, exit fd"
