@@ -681,7 +681,7 @@ int main(int argc, char **argv)
 			info("the guest's connection closed: stopping");
 			r.exit_code = 0;
 		} else if (ret == -EBADFD || ret == -EIO || ret == -ENXIO) {
-			info("the tap device went away (namespace deleted?): stopping");
+			err("the tap device went away (deleted, or its namespace): stopping");
 		} else {
 			err_perror("event loop");
 		}
@@ -703,6 +703,9 @@ int main(int argc, char **argv)
 		shs[i].pcap = NULL;
 	}
 	pcap_close(&pcap);
+	/* flows cut off by our leaving: their host peers see resets */
+	for (i = 0; i < grp.n; i++)
+		shard_reset_flows(&shs[i]);
 	dump_stats(sh, &r);
 	splice_fini(sh);
 	for (i = 0; i < grp.n; i++)

@@ -222,6 +222,35 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 }
 
 /**
+ * shard_reset_flows() - at exit: reset the host side of every TCP flow
+ * still open
+ * @sh:	shard (its thread stopped)
+ *
+ * A flow still in the table has not ended: a plain close() would send FIN,
+ * and the host peer would take a cut-off stream for a whole one. An RST
+ * (SO_LINGER with a zero timeout) tells it the truth. Counted in
+ * TCP_RST_AT_EXIT.
+ *
+ * #syscalls setsockopt close
+ */
+void shard_reset_flows(struct shard *sh)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	uint32_t i;
+
+	for (i = 0; i < sh->core.hiwat; i++) {
+		struct tcp_flow *f = tcp_flow_get(&sh->core, i);
+
+		if (!f || f->sock < 0)
+			continue;
+		setsockopt(f->sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(f->sock);
+		f->sock = -1;
+		CTR_INC(&sh->core, TCP_RST_AT_EXIT);
+	}
+}
+
+/**
  * shard_fini() - close every socket and free what shard_init() allocated
  * @sh:	shard
  *

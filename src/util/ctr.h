@@ -94,6 +94,7 @@
 	X(TCP_DROP_STATE, "segments unexpected in the flow's state")        \
 	X(TCP_RST_UNKNOWN_FLOW, "RSTs sent for segments of no flow")        \
 	X(TCP_RST_GUEST_GONE, "flows reset: the guest went away")           \
+	X(TCP_RST_AT_EXIT, "flows still open at exit, reset toward the host") \
 	/* flows */                                                         \
 	X(TCP_FLOWS_OPENED_GUEST, "flows opened by the guest")              \
 	X(TCP_FLOWS_OPENED_HOST, "flows opened through published ports")    \
