@@ -132,20 +132,13 @@ static bool ns_watch_gone(struct run *r)
 static void stats_open_dir(struct run *r, const char *path)
 {
 	const char *slash;
-	char dir[PATH_MAX];
 
 	r->stats_dirfd = -1;
 	if (!path)
 		return;
 	slash = strrchr(path, '/');
 	r->stats_name = slash ? slash + 1 : path;
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	r->stats_dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	r->stats_dirfd = qsock_path_dir(path);
 	if (r->stats_dirfd < 0 || !*r->stats_name)
 		die_perror("--stats-file %s: cannot open its directory", path);
 }

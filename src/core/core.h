@@ -673,14 +673,25 @@ bool core_dst_map(const struct core *c, const uint8_t *daddr,
 /**
  * core_guest_addr() - the guest's address a host client of a family reaches
  * @c:		core
+ * @gaddr:	the address a published port names (NULL: the guest's own
+ *		of the client's family)
  * @src:	the client's address (v4-mapped for IPv4)
  * @g:		out: the guest's IPv4 (v4-mapped) or IPv6 address
  *
- * Return: false, counted as IP6_DROP_ADDR, for an IPv6 client with IPv6 off
+ * Return: false, counted as IP6_DROP_ADDR, for an IPv6 client with IPv6
+ * off, or a named address of the other family than the client's
  */
-static inline bool core_guest_addr(struct core *c, const uint8_t *src,
-				   uint8_t *g)
+static inline bool core_guest_addr(struct core *c, const uint8_t *gaddr,
+				   const uint8_t *src, uint8_t *g)
 {
+	if (gaddr) {
+		if (addr_is4(gaddr) != addr_is4(src)) {
+			CTR_INC(c, IP6_DROP_ADDR);
+			return false;
+		}
+		memcpy(g, gaddr, ADDR_LEN);
+		return true;
+	}
 	if (addr_is4(src)) {
 		addr_from4(g, c->conf.guest4_be);
 		return true;

@@ -805,15 +805,8 @@ struct tcp_flow *tcp_host_accepted_at(struct core *c, const uint8_t *gaddr,
 	uint8_t g[ADDR_LEN];
 	struct tcp_flow *f;
 
-	if (gaddr) {
-		if (addr_is4(gaddr) != addr_is4(src)) {
-			CTR_INC(c, IP6_DROP_ADDR);
-			return NULL;
-		}
-		memcpy(g, gaddr, ADDR_LEN);
-	} else if (!core_guest_addr(c, src, g)) {
+	if (!core_guest_addr(c, gaddr, src, g))
 		return NULL;
-	}
 	if (flow_lookup(c, g, dst_port, src, src_port)) {
 		CTR_INC(c, TCP_DROP_STATE);
 		return NULL;

@@ -463,15 +463,8 @@ struct udp_flow *udp_pub_to_guest_at(struct core *c, const uint8_t *gaddr,
 	uint8_t g[ADDR_LEN];
 	struct udp_flow *f;
 
-	if (gaddr) {
-		if (addr_is4(gaddr) != addr_is4(src)) {
-			CTR_INC(c, IP6_DROP_ADDR);
-			return NULL;
-		}
-		memcpy(g, gaddr, ADDR_LEN);
-	} else if (!core_guest_addr(c, src, g)) {
+	if (!core_guest_addr(c, gaddr, src, g))
 		return NULL;
-	}
 	f = uflow_lookup(c, UDPK_PUB, g, gport, src, sport);
 	if (!f) {
 		f = uflow_alloc(c, UDPK_PUB, g, gport, src, sport);

@@ -177,7 +177,8 @@ enum { QSOCK_STREAM, QSOCK_DGRAM, QSOCK_FD };
 int qsock_listen(const char *path);
 
 /**
- * qsock_path_dir() - open the directory of a socket file we made, O_PATH
+ * qsock_path_dir() - open the directory of a file we made (a socket, the
+ * stats file), O_PATH
  * @path:	the socket file
  *
  * Return: the directory's fd, or -1 (the file is then removed by path)

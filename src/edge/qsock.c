@@ -43,6 +43,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stddef.h>
@@ -666,7 +667,8 @@ static int qsock_accept(struct edge *e)
 }
 
 /**
- * qsock_path_dir() - open the directory of a socket file we made, O_PATH
+ * qsock_path_dir() - open the directory of a file we made (a socket, the
+ * stats file), O_PATH
  * @path:	the socket file
  *
  * The sandbox takes the host filesystem away; a directory fd opened now
@@ -678,7 +680,7 @@ static int qsock_accept(struct edge *e)
 int qsock_path_dir(const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	char dir[108]; /* sizeof(sun_path) */
+	char dir[PATH_MAX];
 
 	if (!slash)
 		snprintf(dir, sizeof(dir), ".");

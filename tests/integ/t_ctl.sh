@@ -376,39 +376,8 @@ grep -q "cannot connect" "$T/err" || fail "no reason given for a missing socket"
 # the signalfd (shard 0's set holds both); a client that sends half a
 # request and stalls does not hold up a verified transfer, nor the next
 # control request
-"$PY" - "$SW_PID" "$CTL" <<'EOS' || fail "the control socket is not served by a control thread of its own"
-import os, sys
-pid, path = sys.argv[1], sys.argv[2]
-names = [open("/proc/%s/task/%s/comm" % (pid, t)).read().strip()
-         for t in os.listdir("/proc/%s/task" % pid)]
-assert names.count("slipway-ctl") == 1, names
-assert len(names) >= 3, names  # shard 0 (main), shard 1, control
-inode = None
-for l in open("/proc/net/unix").read().splitlines()[1:]:
-    f = l.split()
-    if len(f) >= 8 and f[7] == path:
-        inode = f[6]
-assert inode, "no listening socket at " + path
-fds = {}
-for fd in os.listdir("/proc/%s/fd" % pid):
-    try:
-        fds[int(fd)] = os.readlink("/proc/%s/fd/%s" % (pid, fd))
-    except OSError:
-        pass
-lfd = [fd for fd, t in fds.items() if t == "socket:[%s]" % inode]
-sfd = [fd for fd, t in fds.items() if t == "anon_inode:[signalfd]"]
-tun = [fd for fd, t in fds.items() if t == "/dev/net/tun"]
-assert len(lfd) == 1 and len(sfd) == 1 and tun, (lfd, sfd, tun)
-sets = {}
-for fd, t in fds.items():
-    if t == "anon_inode:[eventpoll]":
-        sets[fd] = {int(l.split()[1]) for l in open("/proc/%s/fdinfo/%d" % (pid, fd))
-                    if l.startswith("tfd:")}
-ctl = [s for s in sets.values() if lfd[0] in s]
-assert len(ctl) == 1, sets
-assert sfd[0] not in ctl[0] and not set(tun) & ctl[0], (ctl, sfd, tun)
-assert any(sfd[0] in s for s in sets.values()), sets
-EOS
+"$PY" "$(dirname "$0")/ctl_thread.py" "$SW_PID" "$CTL" 3 ||
+	fail "the control socket is not served by a control thread of its own"
 "$PY" - "$CTL" "$T/stalled" <<'EOS' &
 import os, socket, sys, time
 s = socket.socket(socket.AF_UNIX)

@@ -168,38 +168,8 @@ xfer_pub_send "$p1" 8003 1M
 # the control thread: the API socket is served by the thread named
 # slipway-ctl, from an epoll set that holds neither the tap nor the signalfd
 # (shard 0's set holds both)
-"$PY" - "$SW_PID" "$API" <<'EOS' || fail "the API socket is not served by the control thread"
-import os, sys
-pid, path = sys.argv[1], sys.argv[2]
-names = [open("/proc/%s/task/%s/comm" % (pid, t)).read().strip()
-         for t in os.listdir("/proc/%s/task" % pid)]
-assert names.count("slipway-ctl") == 1, names
-inode = None
-for l in open("/proc/net/unix").read().splitlines()[1:]:
-    f = l.split()
-    if len(f) >= 8 and f[7] == path:
-        inode = f[6]
-assert inode, "no listening socket at " + path
-fds = {}
-for fd in os.listdir("/proc/%s/fd" % pid):
-    try:
-        fds[int(fd)] = os.readlink("/proc/%s/fd/%s" % (pid, fd))
-    except OSError:
-        pass
-lfd = [fd for fd, t in fds.items() if t == "socket:[%s]" % inode]
-sfd = [fd for fd, t in fds.items() if t == "anon_inode:[signalfd]"]
-tun = [fd for fd, t in fds.items() if t == "/dev/net/tun"]
-assert len(lfd) == 1 and len(sfd) == 1 and tun, (lfd, sfd, tun, fds)
-sets = {}
-for fd, t in fds.items():
-    if t == "anon_inode:[eventpoll]":
-        sets[fd] = {int(l.split()[1]) for l in open("/proc/%s/fdinfo/%d" % (pid, fd))
-                    if l.startswith("tfd:")}
-api = [s for s in sets.values() if lfd[0] in s]
-assert len(api) == 1, sets
-assert sfd[0] not in api[0] and not set(tun) & api[0], (api, sfd, tun)
-assert any(sfd[0] in s and set(tun) & s for s in sets.values()), sets
-EOS
+"$PY" "$(dirname "$0")/ctl_thread.py" "$SW_PID" "$API" 1 ||
+	fail "the API socket is not served by the control thread"
 # a client that sends half a request and stalls holds up no other: an
 # add_hostfwd and a remove_hostfwd are answered meanwhile; released, it
 # sends the rest and is answered too
