@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # t_halfclose.sh - half-close both ways: the sender shuts down its write side
 # while the other direction keeps flowing (echo), through a guest-opened
-# flow and through a published port; plus nc -N style request/response
+# flow and through a published port; plus nc -N style request/response,
+# the answer coming HOLD_SECONDS after the request's FIN (default 0.5; a
+# nightly-style run holds the half-closed flow for minutes: 300)
 . "$(dirname "$0")/lib.sh"
 require_root
+HOLD_SECONDS=${HOLD_SECONDS:-0.5}
 p1=$(free_port)
 pub=$(free_port)
 start_slipway --no-splice -t "$pub:7001" # the tap path (splice: t_splice.sh)
@@ -36,14 +39,15 @@ l.bind(("127.0.0.1", int(sys.argv[1]))); l.listen(1)
 c, _ = l.accept()
 while c.recv(4096):
     pass
-time.sleep(0.5)
+time.sleep(float(sys.argv[2]))
 c.sendall(b"answer-after-fin\n")
 c.close()
-' "$p3"
+' "$p3" "$HOLD_SECONDS"
 wait_listen "$p3"
 out=$(g "$PY" -c '
 import socket, sys
-s = socket.create_connection(("10.0.2.2", int(sys.argv[1])), timeout=10)
+s = socket.create_connection(("10.0.2.2", int(sys.argv[1])),
+                             timeout=float(sys.argv[2]) + 10)
 s.sendall(b"request\n")
 s.shutdown(socket.SHUT_WR)
 data = b""
@@ -53,7 +57,7 @@ while True:
         break
     data += d
 print(data.decode().strip())
-' "$p3")
+' "$p3" "$HOLD_SECONDS")
 [ "$out" = "answer-after-fin" ] || fail "half-closed request got '$out'"
 
 stop_slipway
