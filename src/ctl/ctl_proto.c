@@ -218,11 +218,32 @@ out:
  * ctl_reply_error() - {"error": MESSAGE}
  * @msg:	message
  *
+ * A message quotes what the client sent (an unknown command or member,
+ * cut at 64 bytes): bytes outside printable ASCII become '?', so that a
+ * cut UTF-8 sequence or a control byte cannot make it invalid JSON (a
+ * string jansson refuses: the fuzzer's find).
+ *
  * Return: new JSON object, or NULL without memory
  */
 json_t *ctl_reply_error(const char *msg)
 {
-	return json_pack("{s:s}", "error", msg);
+	char clean[256];
+
+	snprintf(clean, sizeof(clean), "%s", msg);
+	ctl_printable(clean);
+	return json_pack("{s:s}", "error", clean);
+}
+
+/**
+ * ctl_printable() - make text safe to quote in a JSON reply: every byte
+ * outside printable ASCII becomes '?'
+ * @s:		text, changed in place
+ */
+void ctl_printable(char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s >= 0x7f)
+			*s = '?';
 }
 
 /**

@@ -174,4 +174,12 @@ char *ctl_dump(json_t *j, size_t *len);
  */
 char *metrics_text(const struct ctl_stats_src *s, size_t *len);
 
+/**
+ * ctl_printable() - make text safe to quote in a JSON reply: every byte
+ * outside printable ASCII becomes '?' (a cut UTF-8 sequence or a control
+ * byte would make jansson refuse the string)
+ * @s:		text, changed in place
+ */
+void ctl_printable(char *s);
+
 #endif /* SLIPWAY_CTL_PROTO_H */

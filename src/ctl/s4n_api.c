@@ -46,6 +46,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ctl/ctl_proto.h"
 #include "ctl/s4n_api.h"
 #include "host/fwd.h"
 #include "util/log.h"
@@ -65,6 +66,7 @@ static json_t * __attribute__((format(printf, 1, 2))) s4n_err(const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(desc, sizeof(desc), fmt, ap);
 	va_end(ap);
+	ctl_printable(desc); /* it may quote the client's bytes */
 	return json_pack("{s:{s:s}}", "error", "desc", desc);
 }
 

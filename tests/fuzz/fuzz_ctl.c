@@ -109,6 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				     .nshards = 2, .max_flows = 64 };
 	struct ctl_req r;
 	char why[256] = "";
+	const char *msg;
 	json_t *j;
 	unsigned k;
 
@@ -126,7 +127,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(*why && strlen(why) < sizeof(why));
 		j = dump_check(ctl_reply_error(why));
 		FZ_CHECK(json_object_size(j) == 1);
-		FZ_CHECK(!strcmp(json_string_value(json_object_get(j, "error")), why));
+		msg = json_string_value(json_object_get(j, "error"));
+		/* the same, but for bytes outside printable ASCII: '?' */
+		FZ_CHECK(msg && strlen(msg) == strlen(why));
+		for (k = 0; why[k]; k++)
+			FZ_CHECK(msg[k] == why[k] ||
+				 (msg[k] == '?' && (why[k] < 0x20 || why[k] >= 0x7f)));
 		json_decref(j);
 		FZ_CHECK(!memcmp(copy, data, n));
 		free(copy);
