@@ -862,6 +862,7 @@ static bool tcp_maybe_close(struct core *c, struct tcp_flow *f, struct fx *fx)
  */
 static void tcp_rewind(struct core *c, struct tcp_flow *f, struct fx *fx)
 {
+	f->flags &= (uint16_t)~TCPF_RECOVER;
 	if (f->snd_nxt == f->snd_una)
 		return;
 	CTR_ADD(c, TCP_RETRANS_BYTES, f->snd_nxt - f->snd_una);
@@ -917,6 +918,10 @@ static int tcp_process_ack(struct core *c, struct tcp_flow *f,
 		f->snd_una = s->ack;
 		if (SEQ_LT(f->snd_nxt, s->ack))
 			f->snd_nxt = s->ack;
+		/* all that was out when recovery began is in: back to normal;
+		 * short of it (a partial ACK), the next hole goes out */
+		if ((f->flags & TCPF_RECOVER) && SEQ_GE(s->ack, f->recover))
+			f->flags &= (uint16_t)~TCPF_RECOVER;
 		f->retries = 0;
 		f->dupacks = 0;
 		f->rto_ns = c->conf.rto_min_ns;
@@ -925,9 +930,15 @@ static int tcp_process_ack(struct core *c, struct tcp_flow *f,
 		tcp_intent(c, fx, FX_TX_WANTED, f);
 	} else if (s->ack == f->snd_una && !s->len && f->guest_wnd == old_wnd &&
 		   !(s->flags & (TH_SYN | TH_FIN)) && f->snd_nxt != f->snd_una) {
-		if (++f->dupacks == 3) {
+		if (++f->dupacks == 3 && !(f->flags & TCPF_RECOVER)) {
+			/* fast recovery (RFC 6582, NewReno): the guest keeps
+			 * what came after the hole, so only the hole is sent
+			 * again, one segment per ACK, until an ACK covers all
+			 * that was out (f->recover): see tcp_tx_room() */
 			CTR_INC(c, TCP_FAST_RETRANS);
 			tcp_rewind(c, f, fx);
+			f->recover = f->snd_max;
+			f->flags |= TCPF_RECOVER;
 		}
 	}
 	if (f->guest_wnd > old_wnd) {
@@ -1230,6 +1241,12 @@ uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 	if (c->conf.max_inflight)
 		room = MIN(room, c->conf.max_inflight > inflight ?
 					 c->conf.max_inflight - inflight : 0);
+	if (f->flags & TCPF_RECOVER) {
+		/* one hole at a time: a segment from snd_una, then wait for
+		 * the ACK it brings */
+		room = inflight ? 0 : MIN(room, MIN(f->mss, f->recover - f->snd_una));
+		*mss = f->mss;
+	}
 	if (!room && !inflight && !(f->flags & TCPF_PERSIST)) {
 		/* nothing in flight and a closed window: probe it (this
 		 * replaces a retransmission deadline with nothing to resend) */

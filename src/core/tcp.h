@@ -38,6 +38,7 @@ extern const char *const tcp_state_str[TCPS_STATE_NUM];
 #define TCPF_ACK_LISTED 0x100	/* on the core's ack list */
 #define TCPF_RESET_HERE 0x200	/* we reset the guest: its tail may follow */
 #define TCPF_OOO 0x400		/* segments of it wait in the core's ooo slots */
+#define TCPF_RECOVER 0x800	/* fast recovery: resend holes one at a time */
 
 #define TCP_OOO_SLOT 65536	/* payload bytes an ooo slot holds */
 
@@ -74,6 +75,7 @@ struct tcp_ooo {
  * @snd_nxt:	next sequence to send to the guest
  * @snd_max:	highest sequence sent so far
  * @fin_seq:	sequence number of our FIN (valid with TCPF_FIN_SENT)
+ * @recover:	with TCPF_RECOVER: @snd_max when the fast retransmit began
  * @rcv_nxt:	next sequence expected from the guest
  * @rcv_acked:	@rcv_nxt as of the last ACK sent to the guest (pure or on
  *		data)
@@ -110,6 +112,7 @@ struct tcp_flow {
 	uint32_t snd_nxt;
 	uint32_t snd_max;
 	uint32_t fin_seq;
+	uint32_t recover;
 	uint32_t rcv_nxt;
 	uint32_t rcv_acked;
 	uint32_t guest_wnd;
@@ -122,7 +125,7 @@ struct tcp_flow {
 	uint64_t bytes_to_guest;
 };
 
-_Static_assert(sizeof(struct tcp_flow) <= 136, "keep a flow small");
+_Static_assert(sizeof(struct tcp_flow) <= 144, "keep a flow small");
 
 /**
  * tcp_flow_v6() - is a flow an IPv6 one?

@@ -1998,7 +1998,9 @@ static void test_guest_ooo_held(void **state)
 }
 
 /**
- * test_fast_retransmit() - three duplicate ACKs rewind to snd_una
+ * test_fast_retransmit() - three duplicate ACKs rewind to snd_una, and
+ * fast recovery sends the holes one segment at a time: one after the
+ * duplicates, one after a partial ACK, normal sending after an ACK of all
  * @state:	environment
  */
 static void test_fast_retransmit(void **state)
@@ -2030,21 +2032,40 @@ static void test_fast_retransmit(void **state)
 			  CTR_TCP_RETRANS_BYTES, 3 * 1460, -1);
 	env_clear(e);
 
-	/* the host peeks again from the first unacknowledged byte */
-	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss),
-			 (502U << 7));
+	/* the host peeks again from the first unacknowledged byte: the hole,
+	 * one segment, and no more until an ACK comes */
+	assert_true(k.f->flags & TCPF_RECOVER);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 1460);
 	assert_int_equal(off, 0);
 	host_tx(e, &k, pat + 1460, 1460);
 	assert_int_equal(k.f->snd_max, k.iss + 1 + 4 * 1460);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 0);
+	env_clear(e);
+	/* more duplicates start nothing new */
+	env_mark(e);
+	for (i = 0; i < 3; i++)
+		gsend(e, &k, T_ACK, NULL, 0);
+	assert_int_equal(env_delta(e, CTR_TCP_FAST_RETRANS), 0);
+	env_clear(e);
+
+	/* a partial ACK (a second hole): that one goes out, alone */
+	k.gack = k.iss + 1 + 2 * 1460;
+	gsend(e, &k, T_ACK, NULL, 0);
+	env_clear(e);
+	assert_true(k.f->flags & TCPF_RECOVER);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 1460);
+	host_tx(e, &k, pat + 2 * 1460, 1460);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 0);
 	env_clear(e);
 
 	/* the guest had the rest: its ACK may cover beyond snd_nxt */
 	k.gack = k.iss + 1 + 4 * 1460;
 	gsend(e, &k, T_ACK, NULL, 0);
 	assert_intents(e, FX_SOCK_CONSUME, FX_TX_WANTED, -1);
-	assert_int_equal(e->fx.intents[0].len, 3 * 1460);
+	assert_int_equal(e->fx.intents[0].len, 2 * 1460);
 	assert_int_equal(k.f->snd_nxt, k.gack);
 	assert_int_equal(k.f->deadline_ns, 0);
+	assert_false(k.f->flags & TCPF_RECOVER);
 	env_clear(e);
 
 	/* data with the same ACK is not a duplicate ACK; a window change
