@@ -158,6 +158,15 @@ enum {
 	OPT_SECCOMP_LOG, OPT_CTL, OPT_METRICS, OPT_PCAP, OPT_PCAP_MAX,
 };
 
+void conf_usage_verror(const char *prog, const char *hint, const char *fmt,
+		       va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n%s\n", hint);
+	exit(2);
+}
+
 /**
  * usage_error() - report a bad command line and exit 2
  * @fmt:	printf format
@@ -167,25 +176,13 @@ usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("slipway: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'slipway --help' for the options.\n", stderr);
-	exit(2);
+	conf_usage_verror("slipway", "Try 'slipway --help' for the options.",
+			  fmt, ap);
 }
 
-/**
- * parse_uint() - parse a decimal number within bounds
- * @s:		text
- * @min:	smallest allowed
- * @max:	largest allowed
- * @v:		result
- *
- * Return: 0, or -1
- */
-static int parse_uint(const char *s, unsigned long min, unsigned long max,
-		      unsigned long *v)
+int conf_parse_uint(const char *s, unsigned long min, unsigned long max,
+		    unsigned long *v)
 {
 	char *end;
 
@@ -213,10 +210,10 @@ static int parse_port_range(char *s, uint16_t *first, uint16_t *last)
 
 	if (dash)
 		*dash = '\0';
-	if (parse_uint(s, 1, 65535, &a))
+	if (conf_parse_uint(s, 1, 65535, &a))
 		return -1;
 	b = a;
-	if (dash && parse_uint(dash + 1, 1, 65535, &b))
+	if (dash && conf_parse_uint(dash + 1, 1, 65535, &b))
 		return -1;
 	if (b < a)
 		return -1;
@@ -335,7 +332,7 @@ int conf_metrics_parse(const char *s, struct sockaddr_storage *ss)
 			return -1;
 		}
 	}
-	if (parse_uint(port, 1, 65535, &v))
+	if (conf_parse_uint(port, 1, 65535, &v))
 		return -1;
 	if (ss->ss_family == AF_INET6)
 		a6->sin6_port = htons((uint16_t)v);
@@ -399,7 +396,7 @@ static int parse_cidr4(const char *s, uint32_t *addr, uint8_t *prefix)
 	slash = strchr(buf, '/');
 	if (slash) {
 		*slash = '\0';
-		if (parse_uint(slash + 1, 1, 30, &p))
+		if (conf_parse_uint(slash + 1, 1, 30, &p))
 			return -1;
 		*prefix = (uint8_t)p;
 	}
@@ -484,7 +481,7 @@ static int parse_runas(const char *s, uid_t *uid, gid_t *gid,
 		*why = "no user";
 		return -1;
 	}
-	if (!parse_uint(buf, 0, UINT32_MAX - 1, &v)) {
+	if (!conf_parse_uint(buf, 0, UINT32_MAX - 1, &v)) {
 		*uid = (uid_t)v;
 		pw = getpwuid(*uid);
 		*gid = pw ? pw->pw_gid : (gid_t)v;
@@ -501,7 +498,7 @@ static int parse_runas(const char *s, uid_t *uid, gid_t *gid,
 		*why = "empty group";
 		return -1;
 	}
-	if (!parse_uint(colon + 1, 0, UINT32_MAX - 1, &v)) {
+	if (!conf_parse_uint(colon + 1, 0, UINT32_MAX - 1, &v)) {
 		*gid = (gid_t)v;
 	} else if ((gr = getgrnam(colon + 1))) {
 		*gid = gr->gr_gid;
@@ -617,7 +614,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			if (c->edge != CONF_EDGE_TAP)
 				usage_error("one edge only: --stream, --dgram, --fd and --vhost-user exclude each other");
 			if (o == OPT_FD) {
-				if (parse_uint(optarg, 0, INT32_MAX, &v))
+				if (conf_parse_uint(optarg, 0, INT32_MAX, &v))
 					usage_error("bad --fd '%s': expected a file descriptor number",
 						    optarg);
 				c->sock_fd = (int)v;
@@ -669,7 +666,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			c->map_gw = false;
 			break;
 		case 'm':
-			if (parse_uint(optarg, 576, 65520, &v))
+			if (conf_parse_uint(optarg, 576, 65520, &v))
 				usage_error("bad MTU '%s': expected 576 to 65520",
 					    optarg);
 			c->mtu = (uint32_t)v;
@@ -732,26 +729,26 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			c->resolv_conf = optarg;
 			break;
 		case OPT_MAX_UDP_FLOWS:
-			if (parse_uint(optarg, 16, 1U << 22, &v))
+			if (conf_parse_uint(optarg, 16, 1U << 22, &v))
 				usage_error("bad --max-udp-flows '%s': expected 16 to 4194304",
 					    optarg);
 			c->max_udp_flows = (uint32_t)v;
 			break;
 		case OPT_UDP_TIMEOUT:
-			if (parse_uint(optarg, 1, 86400, &v))
+			if (conf_parse_uint(optarg, 1, 86400, &v))
 				usage_error("bad --udp-timeout '%s': expected 1 to 86400 seconds",
 					    optarg);
 			c->udp_idle_s = (uint32_t)v;
 			break;
 		case OPT_SHARDS:
-			if (parse_uint(optarg, 1, SHARDS_MAX, &v))
+			if (conf_parse_uint(optarg, 1, SHARDS_MAX, &v))
 				usage_error("bad --shards '%s': expected 1 to %d",
 					    optarg, SHARDS_MAX);
 			c->shards = (unsigned)v;
 			shards_set = true;
 			break;
 		case OPT_MAX_FLOWS:
-			if (parse_uint(optarg, 16, 1U << 22, &v))
+			if (conf_parse_uint(optarg, 16, 1U << 22, &v))
 				usage_error("bad --max-flows '%s': expected 16 to 4194304",
 					    optarg);
 			c->max_flows = (uint32_t)v;
@@ -760,7 +757,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			c->offload = false;
 			break;
 		case OPT_ACK_EVERY:
-			if (parse_uint(optarg, 0, CONF_ACK_EVERY_MAX, &v))
+			if (conf_parse_uint(optarg, 0, CONF_ACK_EVERY_MAX, &v))
 				usage_error("bad --ack-every '%s': expected 0 (only at the end of each batch) to %d segments",
 					    optarg, CONF_ACK_EVERY_MAX);
 			c->ack_every = (uint32_t)v;
@@ -774,7 +771,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 					    optarg);
 			break;
 		case OPT_IMPAIR_SEED:
-			if (parse_uint(optarg, 0, UINT32_MAX, &v))
+			if (conf_parse_uint(optarg, 0, UINT32_MAX, &v))
 				usage_error("bad --impair-seed '%s': expected a number",
 					    optarg);
 			c->impair.seed = v;

@@ -4,6 +4,7 @@
 #define SLIPWAY_CONF_H
 
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <sys/socket.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -214,5 +215,29 @@ int conf_size_parse(const char *s, uint64_t *v);
  * Return: 0, or -1 with a reason in @why
  */
 int fwd_spec_parse(const char *s, struct fwd_spec *f, const char **why);
+
+/**
+ * conf_usage_verror() - report a bad command line and exit 2
+ * @prog:	the name to say it as ("slipway", "slirp4netns")
+ * @hint:	the line after the message (where the options are told)
+ * @fmt:	printf format
+ * @ap:		its arguments
+ */
+_Noreturn void conf_usage_verror(const char *prog, const char *hint,
+				 const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+/**
+ * conf_parse_uint() - parse a decimal number within bounds (no sign, no
+ * other base, nothing after it)
+ * @s:		text
+ * @min:	smallest allowed
+ * @max:	largest allowed
+ * @v:		result
+ *
+ * Return: 0, or -1
+ */
+int conf_parse_uint(const char *s, unsigned long min, unsigned long max,
+		    unsigned long *v);
 
 #endif /* SLIPWAY_CONF_H */

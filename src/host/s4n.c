@@ -106,32 +106,10 @@ s4n_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("slirp4netns: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'slirp4netns --help' (slipway --help for slipway's own options).\n",
-	      stderr);
-	exit(2);
-}
-
-/**
- * s4n_uint() - parse a decimal number within bounds
- * @s:		text
- * @max:	largest allowed
- * @v:		result
- *
- * Return: 0, or -1
- */
-static int s4n_uint(const char *s, unsigned long max, unsigned long *v)
-{
-	char *end;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	return errno || *end || *v > max ? -1 : 0;
+	conf_usage_verror("slirp4netns",
+			  "Try 'slirp4netns --help' (slipway --help for slipway's own options).",
+			  fmt, ap);
 }
 
 /**
@@ -292,7 +270,7 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 			break;
 		case 'e':
 		case 'r':
-			if (s4n_uint(optarg, INT32_MAX, &v))
+			if (conf_parse_uint(optarg, 0, INT32_MAX, &v))
 				s4n_usage_error("bad %s '%s': expected a file descriptor number",
 						o == 'e' ? "--exit-fd" : "--ready-fd",
 						optarg);
@@ -302,7 +280,7 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 				s->ready_fd = (int)v;
 			break;
 		case 'm':
-			if (s4n_uint(optarg, S4N_MTU_MAX, &mtu) || mtu < 576)
+			if (conf_parse_uint(optarg, 0, S4N_MTU_MAX, &mtu) || mtu < 576)
 				s4n_usage_error("bad MTU '%s': expected 576 to %d",
 						optarg, S4N_MTU_MAX);
 			break;
@@ -322,7 +300,7 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 				s4n_usage_error("bad --cidr '%s'", optarg);
 			strcpy(buf, optarg);
 			slash = strchr(buf, '/');
-			if (!slash || s4n_uint(slash + 1, 25, &v) || v < 1)
+			if (!slash || conf_parse_uint(slash + 1, 0, 25, &v) || v < 1)
 				s4n_usage_error("bad --cidr '%s': expected NET/PREFIX with a prefix of 1 to 25 (the guest is .100), e.g. 10.0.2.0/24",
 						optarg);
 			*slash = '\0';
@@ -401,7 +379,7 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 		snprintf(netns_s, sizeof(netns_s), "%s%s",
 			 strchr(target, '/') ? "" : "./", target);
 	} else {
-		if (s4n_uint(target, INT32_MAX, &v) || !v)
+		if (conf_parse_uint(target, 0, INT32_MAX, &v) || !v)
 			s4n_usage_error("bad PID '%s' (use --netns-type=path for a namespace file)",
 					target);
 		snprintf(netns_s, sizeof(netns_s), "/proc/%lu/ns/net", v);
