@@ -220,48 +220,41 @@ static bool held_less(const struct held *a, const struct held *b)
  * @len:	length
  * @due:	when it goes
  *
- * Return: 0, or -1 if the stage is full (the caller passes it on)
+ * Return: the copy, or NULL if the stage is full (the caller passes the
+ * frame on)
  */
-static int hold(struct impair *im, int dir, const uint8_t *p, size_t len,
-		uint64_t due)
+static uint8_t *hold(struct impair *im, int dir, const uint8_t *p, size_t len,
+		     uint64_t due)
 {
 	struct held h = { .due = due, .seq = im->seq++, .dir = dir, .len = len };
 	unsigned i;
 
 	if (im->n == IMPAIR_HELD_MAX || im->bytes + len > IMPAIR_BYTES_MAX)
-		return -1;
+		return NULL;
 	h.buf = malloc(len ? len : 1);
 	if (!h.buf)
-		return -1;
+		return NULL;
 	memcpy(h.buf, p, len);
 	im->bytes += len;
 	for (i = im->n++; i && held_less(&h, &im->heap[(i - 1) / 2]);
 	     i = (i - 1) / 2)
 		im->heap[i] = im->heap[(i - 1) / 2];
 	im->heap[i] = h;
-	return 0;
+	return h.buf;
 }
 
 /**
- * corrupt() - flip one bit of a copy's IPv4 header
- * @im:		stage
- * @p:		frame copy
+ * is_ip4() - does a frame carry a whole IPv4 header (what corruption flips)?
+ * @p:		frame
  * @len:	length
  * @hdr_len:	virtio-net header length
  *
- * Return: true if it is an IPv4 frame and a bit was flipped
+ * Return: true if so
  */
-static bool corrupt(struct impair *im, uint8_t *p, size_t len, unsigned hdr_len)
+static bool is_ip4(const uint8_t *p, size_t len, unsigned hdr_len)
 {
-	uint8_t *ip = p + hdr_len + 14;
-	unsigned bit;
-
-	if (len < hdr_len + 14 + 20 || p[hdr_len + 12] != 0x08 ||
-	    p[hdr_len + 13] != 0x00)
-		return false;
-	bit = (unsigned)(rnd(im) % (20 * 8));
-	ip[bit / 8] ^= (uint8_t)(1U << (bit % 8));
-	return true;
+	return len >= hdr_len + 14 + 20 && p[hdr_len + 12] == 0x08 &&
+	       p[hdr_len + 13] == 0x00;
 }
 
 bool impair_frame(struct impair *im, int dir, const uint8_t *p, size_t len,
@@ -275,23 +268,21 @@ bool impair_frame(struct impair *im, int dir, const uint8_t *p, size_t len,
 		ctr_add(&ctr[CTR_IMPAIR_DROPPED], 1);
 		return true;
 	}
-	if (chance(im, sp->corrupt)) {
-		/* a flipped copy goes instead, in its turn */
-		uint8_t *c = malloc(len ? len : 1);
+	if (chance(im, sp->corrupt) && is_ip4(p, len, hdr_len)) {
+		/* the held copy goes instead, in its turn, one bit of its
+		 * IPv4 header flipped */
+		unsigned bit = (unsigned)(rnd(im) % (20 * 8));
+		uint8_t *c = hold(im, dir, p, len, due);
 
 		if (c) {
-			memcpy(c, p, len);
-			if (corrupt(im, c, len, hdr_len) &&
-			    !hold(im, dir, c, len, due)) {
-				ctr_add(&ctr[CTR_IMPAIR_CORRUPTED], 1);
-				held = true;
-			}
-			free(c);
+			c[hdr_len + 14 + bit / 8] ^= (uint8_t)(1U << (bit % 8));
+			ctr_add(&ctr[CTR_IMPAIR_CORRUPTED], 1);
+			held = true;
 		}
 	}
 	if (!held && chance(im, sp->reorder)) {
 		due += IMPAIR_REORDER_NS;
-		if (!hold(im, dir, p, len, due)) {
+		if (hold(im, dir, p, len, due)) {
 			ctr_add(&ctr[CTR_IMPAIR_REORDERED], 1);
 			held = true;
 		} else {
@@ -299,7 +290,7 @@ bool impair_frame(struct impair *im, int dir, const uint8_t *p, size_t len,
 		}
 	}
 	if (!held && sp->delay_ns) {
-		if (!hold(im, dir, p, len, due))
+		if (hold(im, dir, p, len, due))
 			held = true;
 		else
 			ctr_add(&ctr[CTR_IMPAIR_OVERFLOW], 1);
@@ -307,7 +298,7 @@ bool impair_frame(struct impair *im, int dir, const uint8_t *p, size_t len,
 	/* a second copy right behind the first: the same time, a later
 	 * arrival (a frame passed on now has its copy go at the end of
 	 * this batch) */
-	if (chance(im, sp->dup) && !hold(im, dir, p, len, held ? due : now_ns))
+	if (chance(im, sp->dup) && hold(im, dir, p, len, held ? due : now_ns))
 		ctr_add(&ctr[CTR_IMPAIR_DUPLICATED], 1);
 	return held;
 }
