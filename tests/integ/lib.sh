@@ -241,10 +241,12 @@ sw_stats() {
 }
 
 # xfer_guest_send ADDR SIZE: the guest sends SIZE bytes to a server on the
-# host's 127.0.0.1 (ADDR from the guest, e.g. 10.0.2.2), which verifies them
+# host's 127.0.0.1 (ADDR from the guest, e.g. 10.0.2.2), which verifies them;
+# XFER_PORT is the server's port
 xfer_guest_send() {
 	local p
 	p=$(free_port)
+	XFER_PORT=$p
 	bg "$SWVERIFY" server --listen "127.0.0.1:$p" --mode recv --bytes "$2" --once \
 		--ready-file "$T/xr$p"
 	wait_for "host server" 10 "[ -e $T/xr$p ]"
@@ -254,10 +256,12 @@ xfer_guest_send() {
 }
 
 # xfer_guest_recv ADDR SIZE: a server on the host's 127.0.0.1 sends SIZE
-# bytes over a connection the guest opens to ADDR; the guest verifies them
+# bytes over a connection the guest opens to ADDR; the guest verifies them;
+# XFER_PORT is the server's port
 xfer_guest_recv() {
 	local p
 	p=$(free_port)
+	XFER_PORT=$p
 	bg "$SWVERIFY" server --listen "127.0.0.1:$p" --mode send --bytes "$2" --once \
 		--ready-file "$T/xr$p"
 	wait_for "host server" 10 "[ -e $T/xr$p ]"

@@ -13,20 +13,10 @@ command -v tcpdump >/dev/null || { echo "SKIP: no tcpdump"; exit 77; }
 
 SIZE=$((4 * 1024 * 1024))
 start_slipway --shards 2 --pcap "$T/cap.pcap"
-p1=$(free_port)
-bg "$SWVERIFY" server --listen "127.0.0.1:$p1" --mode recv --bytes "$SIZE" --once \
-	--ready-file "$T/r1"
-wait_for "server 1" 10 "[ -e $T/r1 ]"
-g "$SWVERIFY" client --connect "10.0.2.2:$p1" --mode send --bytes "$SIZE" \
-	--timeout 60 >/dev/null || fail "guest->host transfer"
-wait "$LASTPID" || fail "guest->host bytes not verified"
-p2=$(free_port)
-bg "$SWVERIFY" server --listen "127.0.0.1:$p2" --mode send --bytes "$SIZE" --once \
-	--ready-file "$T/r2"
-wait_for "server 2" 10 "[ -e $T/r2 ]"
-g "$SWVERIFY" client --connect "10.0.2.2:$p2" --mode recv --bytes "$SIZE" \
-	--timeout 60 >/dev/null || fail "host->guest transfer"
-wait "$LASTPID" || fail "host->guest sender failed"
+xfer_guest_send 10.0.2.2 "$SIZE"
+p1=$XFER_PORT
+xfer_guest_recv 10.0.2.2 "$SIZE"
+p2=$XFER_PORT
 wait_flows_gone
 stop_slipway
 check_gates

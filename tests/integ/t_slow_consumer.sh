@@ -21,19 +21,23 @@ rate() {
 	"$PY" -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["gbps"])' "$1"
 }
 
+# second DIR: the second flow, SIZE bytes verified in direction DIR; its
+# rate is then in "$T/xc$XFER_PORT.json"
+second() {
+	if [ "$1" = up ]; then
+		xfer_guest_send 10.0.2.2 "$SIZE"
+	else
+		xfer_guest_recv 10.0.2.2 "$SIZE"
+	fi
+}
+
 # one DIR: DIR up (guest sends, host reads) or down (host sends, guest reads)
 one() {
-	local dir=$1 pa pb stopped ha ga srv_mode=recv cli_mode=send base during rss0 rss1
+	local dir=$1 pa stopped ha ga srv_mode=recv cli_mode=send base during rss0 rss1
 	[ "$dir" = down ] && srv_mode=send cli_mode=recv
 	# the second flow alone: its rate
-	pb=$(free_port)
-	bg "$SWVERIFY" server --listen "127.0.0.1:$pb" --mode $srv_mode --bytes "$SIZE" \
-		--once --seed 2 --ready-file "$T/b0$dir"
-	wait_for "server" 10 "[ -e $T/b0$dir ]"
-	g "$SWVERIFY" client --connect "10.0.2.2:$pb" --mode $cli_mode --bytes "$SIZE" \
-		--seed 2 >"$T/b0$dir.json" || fail "$dir: the second flow alone: $(cat "$T/b0$dir.json")"
-	wait "$LASTPID" || fail "$dir: the second flow alone, host side"
-	base=$(rate "$T/b0$dir.json")
+	second "$dir"
+	base=$(rate "$T/xc$XFER_PORT.json")
 
 	# the first flow, whose reader stops
 	pa=$(free_port)
@@ -50,14 +54,8 @@ one() {
 	kill -STOP "$stopped"
 	sleep 0.5
 	rss0=$(rss_kb)
-	pb=$(free_port)
-	bg "$SWVERIFY" server --listen "127.0.0.1:$pb" --mode $srv_mode --bytes "$SIZE" \
-		--once --seed 2 --ready-file "$T/b$dir"
-	wait_for "server" 10 "[ -e $T/b$dir ]"
-	g "$SWVERIFY" client --connect "10.0.2.2:$pb" --mode $cli_mode --bytes "$SIZE" \
-		--seed 2 >"$T/b$dir.json" || fail "$dir: the second flow beside a stopped one: $(cat "$T/b$dir.json")"
-	wait "$LASTPID" || fail "$dir: the second flow, host side"
-	during=$(rate "$T/b$dir.json")
+	second "$dir"
+	during=$(rate "$T/xc$XFER_PORT.json")
 	rss1=$(rss_kb)
 	kill -CONT "$stopped"
 	wait "$ga" || fail "$dir: the stopped flow did not end byte-exact: $(cat "$T/a$dir.json")"
