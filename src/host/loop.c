@@ -386,11 +386,10 @@ static void shard_impair_release(struct shard *sh)
 
 	while ((p = impair_due(sh->imp, sh->now_ns, &dir, &len))) {
 		if (dir == IMPAIR_UP) {
-			/* the copy is freed by the next impair_due(): carry
-			 * out what points into it first */
+			/* the copy is freed by the next impair_due():
+			 * shard_input() carries out what points into it */
 			shard_input(sh, (struct pkt_view){ .p = p, .len = len },
 				    0);
-			shard_drain(sh);
 			continue;
 		}
 		shard_tx_result(sh, sh->edge->ops->tx(sh->edge, sh->q,
