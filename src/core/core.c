@@ -172,10 +172,10 @@ int vnet_hdr_parse(const struct core *c, struct pkt_view *v,
 	default:
 		return -1;
 	}
-	if (h->gso_type != VNET_HDR_GSO_NONE && h->hdr_len > v->len)
+	if (h->gso_type != VNET_HDR_GSO_NONE && h->hdr_len > pkt_len(v))
 		return -1;
 	if ((h->flags & VNET_HDR_F_NEEDS_CSUM) &&
-	    (size_t)h->csum_start + h->csum_offset + 2 > v->len)
+	    (size_t)h->csum_start + h->csum_offset + 2 > pkt_len(v))
 		return -1;
 	return 0;
 }
@@ -253,6 +253,14 @@ void core_input(struct core *c, struct pkt_view frame, uint64_t now_ns,
 
 	c->pass_to = -1;
 	c->now_ns = now_ns;
+	/* a loaned tail is TCP payload, and the bytes we parse end where it
+	 * starts (struct pkt_view): anything else is an edge's mistake */
+	if (frame.tail_len &&
+	    pkt_payload_off(frame.p, frame.len, c->conf.vnet_hdr_len) !=
+		    frame.len) {
+		CTR_INC(c, CORE_DROP_BAD_LOAN);
+		return;
+	}
 	if (vnet_hdr_parse(c, &frame, &vh)) {
 		CTR_INC(c, VNET_DROP_BAD_HDR);
 		return;

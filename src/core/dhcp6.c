@@ -221,7 +221,7 @@ static int dhcp6_opt_pull(struct pkt_view *v, uint16_t *code,
 
 	if (!h)
 		return -1;
-	val->len = rd16(h + 2);
+	*val = (struct pkt_view){ .len = rd16(h + 2) };
 	val->p = pkt_pull(&w, val->len);
 	if (!val->p)
 		return -1;

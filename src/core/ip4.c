@@ -75,7 +75,7 @@ void ip4_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 	}
 	ihl = (size_t)(ip[0] & 0xf) * 4;
 	tot = rd16(ip + 2);
-	if (ihl < IP4_HLEN || tot < ihl || tot > v.len) {
+	if (ihl < IP4_HLEN || tot < ihl || tot > pkt_len(&v)) {
 		CTR_INC(c, IP4_DROP_BAD_LEN);
 		return;
 	}

@@ -603,6 +603,14 @@ static int tcp_parse(const uint8_t *iph, struct pkt_view v, struct tcp_seg *s)
 	s->ws = -1;
 	s->data = th + doff;
 	s->len = (uint32_t)(v.len - doff);
+	if (v.tail_len) {
+		/* the payload stayed in guest memory (struct pkt_view): it
+		 * is sent or held, never read here */
+		if (s->len)
+			return -1;
+		s->data = v.tail;
+		s->len = (uint32_t)v.tail_len;
+	}
 	if (!s->sport || !s->dport)
 		return -1;
 

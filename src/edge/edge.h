@@ -92,6 +92,8 @@ struct edge_ops {
  * @rxbuf:		per-queue receive buffers, EDGE_RX_BATCH * @frame_max
  * @listen_fd:		socket edges: listening socket to poll, or -1
  * @reconnect:		a guest going away is not the end: wait for the next
+ * @rx_whole:		the shards need every received frame whole in its
+ *			view (--pcap, --impair): no loaned payload
  * @gen:		bumped each time a new guest takes over the edge
  * @rx_pending:		per queue: frames are buffered (or left in a ring with
  *			kicks off) that @rx has not returned yet
@@ -113,6 +115,7 @@ struct edge {
 	uint8_t *rxbuf[EDGE_MAX_QUEUES];
 	int listen_fd;
 	bool reconnect;
+	bool rx_whole;
 	unsigned gen;
 	bool rx_pending[EDGE_MAX_QUEUES];
 	uint64_t *ctr;

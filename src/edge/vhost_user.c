@@ -83,6 +83,10 @@
 #define VU_MAX_FDS	8
 #define QVU_BACKLOG	(8U << 20) /* frames held per pair for a full ring */
 #define QVU_FULL	(1U << 20) /* held bytes that stop the shard producing */
+/* bytes copied out of a one-buffer frame to find its TCP payload: room for
+ * every header a loaned segment may have (virtio-net 12, Ethernet 14, IPv4
+ * 60 or IPv6 40, TCP 60) */
+#define VU_HDR_COPY	160
 
 #define VU_CTR(e, q, id) \
 	((e)->qctr[q] ? ctr_add(&(e)->qctr[q][CTR_##id], 1) : (void)0)
@@ -152,9 +156,13 @@ struct vu_placed {
  * @starved:	a reservation found the receive ring empty and asked for a
  *		kick: the shard produces nothing until the next wake-up
  * @rx_kicks:	receive kicks were asked for by a starved reservation
+ * @idle:	signalled when the batch's views are returned and @waiter
+ * @waiter:	the control path waits for @nloans to be 0 (vu_lock_all)
  */
 struct vu_pair {
 	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	bool waiter;
 	int epfd;
 	struct vu_ring ring[2];
 	uint16_t loan_heads[EDGE_RX_BATCH];
@@ -259,15 +267,35 @@ static uint64_t vu_offered(const struct vu *vu)
 }
 
 /**
- * vu_lock_all() - take every pair's lock (memory table changes)
+ * vu_lock_all() - take every pair's lock once its shard holds no views
+ * into guest memory (memory table changes, the frontend going away)
  * @vu:	state
+ *
+ * A shard reads the loaned payload of a batch after vu_rx() has dropped
+ * its pair's lock, until vu_rx_done(): the memory must stay mapped until
+ * then. So each pair is taken only when it has no loans out, waiting on
+ * its @idle condition (signalled by vu_rx_done() when someone waits).
+ * A batch ends without waiting for anything of ours, so the wait is
+ * bounded. Pairs are locked in order, and only shard 0 takes more than
+ * one, outside any batch of its own.
+ *
+ * Context: shard 0 (the control path), or the main thread at exit
+ * #syscalls futex
  */
 static void vu_lock_all(struct vu *vu)
 {
 	unsigned i;
 
-	for (i = 0; i < vu->npairs; i++)
-		pthread_mutex_lock(&vu->pair[i].lock);
+	for (i = 0; i < vu->npairs; i++) {
+		struct vu_pair *p = &vu->pair[i];
+
+		pthread_mutex_lock(&p->lock);
+		while (p->nloans) {
+			p->waiter = true;
+			pthread_cond_wait(&p->idle, &p->lock);
+		}
+		p->waiter = false;
+	}
 }
 
 /**
@@ -964,13 +992,73 @@ static void vu_notify(struct vu_ring *r)
 }
 
 /**
+ * vu_rx_view() - the view of one frame the guest sent: its headers (and
+ * anything the core may parse) copied out of guest memory, TCP payload
+ * left there
+ * @e:		edge
+ * @q:		queue pair
+ * @n:		the frame's place in the batch: its slot of @e->rxbuf[@q]
+ *		holds the copy
+ * @el:		the frame's chain
+ * @hl:		virtio-net header bytes
+ *
+ * The guest can rewrite its buffers while we read them, so the core sees
+ * only copies (struct pkt_view): a one-buffer frame longer than
+ * VU_HDR_COPY bytes that is a TCP segment has its headers copied and its
+ * payload loaned (EDGE_VU_LOANS); any other frame is copied whole, up to
+ * @e->frame_max (EDGE_VU_COPIES), as is every frame when @e->rx_whole.
+ * Each guest byte is read once.
+ *
+ * Context: the pair's shard, its lock held
+ * Return: the view, valid until rx_done
+ */
+static struct pkt_view vu_rx_view(struct edge *e, unsigned q, unsigned n,
+				  const struct virtq_elem *el, unsigned hl)
+{
+	uint8_t *b = e->rxbuf[q] + (size_t)n * e->frame_max;
+	const uint8_t *g = el->iov[0].iov_base;
+	size_t glen = el->iov[0].iov_len, off = 0, split;
+	unsigned k;
+
+	if (el->niov == 1 && !e->rx_whole && glen > VU_HDR_COPY) {
+		memcpy(b, g, VU_HDR_COPY);
+		split = pkt_payload_off(b, VU_HDR_COPY, hl);
+		if (split) {
+			VU_CTR(e, q, EDGE_VU_LOANS);
+			return (struct pkt_view){ .p = b, .len = split,
+						  .tail = g + split,
+						  .tail_len = glen - split };
+		}
+		off = VU_HDR_COPY; /* not a TCP segment: the rest too */
+	}
+	for (k = 0; k < el->niov && off < e->frame_max; k++) {
+		size_t l = el->iov[k].iov_len, skip = 0;
+
+		if (!k && off) /* the copied head of a one-buffer frame */
+			skip = off;
+		if (l <= skip)
+			continue;
+		l -= skip;
+		if (l > e->frame_max - off)
+			l = e->frame_max - off;
+		memcpy(b + off, (const uint8_t *)el->iov[k].iov_base + skip, l);
+		off += l;
+	}
+	VU_CTR(e, q, EDGE_VU_COPIES);
+	return (struct pkt_view){ .p = b, .len = off };
+}
+
+/**
  * vu_rx() - frames the guest sent: chains of its transmit ring
  * @e:		edge
  * @q:		queue pair
- * @v:		views out: loans into guest memory, or copies
+ * @v:		views out: copies, with TCP payload loaned (vu_rx_view())
  * @max:	at most this many
  *
- * #syscalls read
+ * No new loans are taken while the control path waits to change the
+ * memory (vu_lock_all()): the shard comes back for them after it.
+ *
+ * #syscalls read epoll_wait
  * Return: frames (0 if none)
  */
 static int vu_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
@@ -1002,6 +1090,11 @@ static int vu_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 		p->rx_dirty = false;
 	}
 	e->rx_pending[q] = false;
+	if (p->waiter) {
+		e->rx_pending[q] = true;
+		pthread_mutex_unlock(&p->lock);
+		return 0;
+	}
 	if (!vu_ring_ready(r) || p->nloans) {
 		pthread_mutex_unlock(&p->lock);
 		return 0;
@@ -1027,27 +1120,9 @@ static int vu_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 			break;
 		}
 		p->loan_heads[p->nloans++] = el.head;
-		if (el.niov == 1) {
-			v[n].p = el.iov[0].iov_base;
-			v[n].len = el.iov[0].iov_len;
-			VU_CTR(e, q, EDGE_VU_LOANS);
-		} else {
-			uint8_t *b = e->rxbuf[q] + (size_t)n * e->frame_max;
-			size_t off = 0;
-			unsigned k;
-
-			for (k = 0; k < el.niov && off < e->frame_max; k++) {
-				size_t l = el.iov[k].iov_len;
-
-				if (l > e->frame_max - off)
-					l = e->frame_max - off;
-				memcpy(b + off, el.iov[k].iov_base, l);
-				off += l;
-			}
-			v[n].p = b;
-			v[n].len = off;
-			VU_CTR(e, q, EDGE_VU_COPIES);
-		}
+		v[n] = vu_rx_view(e, q, n, &el,
+				  vu_hdr_len(__atomic_load_n(&vu->features,
+							     __ATOMIC_RELAXED)));
 		n++;
 	}
 	if (n == max)
@@ -1077,6 +1152,9 @@ static void vu_rx_done(struct edge *e, unsigned q)
 	if (e->qctr[q])
 		ctr_add(&e->qctr[q][CTR_EDGE_VU_RETURNS], p->nloans);
 	p->nloans = 0;
+	/* the control path waits to unmap guest memory (vu_lock_all) */
+	if (p->waiter)
+		pthread_cond_broadcast(&p->idle);
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -1577,6 +1655,7 @@ int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
 		struct vu_pair *p = &vu->pair[i];
 
 		pthread_mutex_init(&p->lock, NULL);
+		pthread_cond_init(&p->idle, NULL);
 		p->ring[0].kick = p->ring[0].call = -1;
 		p->ring[1].kick = p->ring[1].call = -1;
 		p->epfd = epoll_create1(EPOLL_CLOEXEC);

@@ -211,6 +211,10 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	    shard_ep_add(sh, sh->timerfd, EPOLLIN, EP_DATA(EP_TIMER, 0)))
 		return -errno;
 	sh->edge_gen = e->gen;
+	/* the impairment stage and --pcap take frames whole (a loaned
+	 * payload is not in the view's copy) */
+	if (conf->impair.on || conf->pcap_path)
+		e->rx_whole = true;
 	if (conf->impair.on) {
 		sh->imp = impair_new(&conf->impair, id);
 		if (!sh->imp)
@@ -470,7 +474,7 @@ void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop)
 	core_input(&sh->core, v, sh->now_ns, &sh->fx);
 	shard_drain(sh);
 	if (sh->core.pass_to >= 0)
-		mbox_put_frame(sh, (unsigned)sh->core.pass_to, v.p, v.len,
+		mbox_put_frame(sh, (unsigned)sh->core.pass_to, v,
 			       (uint8_t)(hop + 1));
 }
 

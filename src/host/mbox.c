@@ -239,24 +239,28 @@ static void mbox_publish(struct shard *sh, unsigned to,
  * mbox_put_frame() - pass a guest frame to the shard that owns its flow
  * @sh:		sending shard
  * @to:		receiving shard
- * @p:		frame (vnet header included)
- * @len:	its length
+ * @v:		frame (vnet header included), its loaned tail too: the
+ *		message holds a copy of the whole
  * @hop:	shards that have seen it, counting the sender
  *
  * Return: true if queued, false if the ring was full (the frame is lost)
  */
-bool mbox_put_frame(struct shard *sh, unsigned to, const uint8_t *p,
-		    size_t len, uint8_t hop)
+bool mbox_put_frame(struct shard *sh, unsigned to, struct pkt_view v,
+		    uint8_t hop)
 {
+	size_t len = pkt_len(&v);
 	struct mbox_msg *m;
 
-	ASSERT(len <= sh->edge->frame_max);
+	if (len > sh->edge->frame_max)
+		return false; /* a loan beyond our frames: not one we made */
 	m = mbox_reserve(sh, to, len);
 	if (!m)
 		return false;
 	m->kind = MBOX_FRAME;
 	m->hop = hop;
-	memcpy((uint8_t *)m + MBOX_HDR, p, len);
+	memcpy((uint8_t *)m + MBOX_HDR, v.p, v.len);
+	if (v.tail_len)
+		memcpy((uint8_t *)m + MBOX_HDR + v.len, v.tail, v.tail_len);
 	mbox_publish(sh, to, m);
 	CTR_INC(&sh->core, SHARD_FRAMES_PASSED);
 	return true;

@@ -324,8 +324,8 @@ int shard_run(struct shard *sh,
 int mbox_init(struct shard *sh);
 int mbox_kick_fd(struct shard *sh);
 void mbox_fini(struct shard *sh);
-bool mbox_put_frame(struct shard *sh, unsigned to, const uint8_t *p,
-		    size_t len, uint8_t hop);
+bool mbox_put_frame(struct shard *sh, unsigned to, struct pkt_view v,
+		    uint8_t hop);
 bool mbox_put_accept(struct shard *sh, unsigned to, int fd, const void *sa,
 		     uint16_t guest_port, const uint8_t *gaddr);
 void mbox_kick(struct shard *sh);

@@ -33,8 +33,8 @@
 	X(EDGE_VU_MESSAGES, "vhost-user messages handled")                  \
 	X(EDGE_VU_PROTO_ERRORS, "vhost-user frontends sent away for a bad message") \
 	X(EDGE_VU_RING_ERRORS, "guest rings that broke the virtqueue rules") \
-	X(EDGE_VU_LOANS, "guest frames handed on in place (one buffer)")     \
-	X(EDGE_VU_COPIES, "guest frames copied (several buffers)")          \
+	X(EDGE_VU_LOANS, "guest frames whose TCP payload stayed in place (headers copied)") \
+	X(EDGE_VU_COPIES, "guest frames copied whole")                      \
 	X(EDGE_VU_RETURNS, "guest transmit chains returned to the guest")   \
 	X(EDGE_VU_KICK_RACE, "chains found by the look after re-enabling kicks") \
 	X(EDGE_VU_RX_HELD, "times frames waited for the guest's receive buffers") \
@@ -54,6 +54,7 @@
 	X(SHARD_MBOX_FULL, "messages refused by a full mailbox")            \
 	/* frame parsing: malformed or unwanted input, dropped */           \
 	X(VNET_DROP_BAD_HDR, "frames with a bad virtio-net header")         \
+	X(CORE_DROP_BAD_LOAN, "frames whose loaned tail is not TCP payload (an edge bug)") \
 	X(ETH_DROP_SHORT, "frames shorter than an Ethernet header")         \
 	X(ETH_DROP_NOT_US, "frames for another MAC address")                \
 	X(ETH_DROP_ETHERTYPE, "frames of an unsupported ethertype")         \

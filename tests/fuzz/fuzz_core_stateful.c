@@ -591,8 +591,16 @@ static void run_timers(void)
  */
 static void guest_input(uint8_t *buf, size_t len, bool structured)
 {
-	struct pkt_view v = { buf, len };
+	struct pkt_view v = { .p = buf, .len = len };
+	size_t split = pkt_payload_off(buf, len, H.c.conf.vnet_hdr_len);
 
+	/* as the vhost-user edge hands on a TCP segment: headers in one
+	 * place, the payload a loan elsewhere (here: the same buffer) */
+	if (split && split < len && (len & 1)) {
+		v.len = split;
+		v.tail = buf + split;
+		v.tail_len = len - split;
+	}
 	maybe_flush();
 	H.frame = buf;
 	H.frame_size = len;

@@ -260,7 +260,7 @@ static uint8_t check_reply(const uint8_t *req, size_t req_len)
 static void run(const struct core_conf *conf, const uint8_t *data,
 		size_t size)
 {
-	struct pkt_view v;
+	struct pkt_view v = { 0 };
 	uint64_t in;
 
 	FZ_CHECK(core_mem_size(conf) <= sizeof(core_mem));

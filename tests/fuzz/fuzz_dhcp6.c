@@ -368,7 +368,7 @@ static void run(const struct core_conf *conf, uint8_t sel, const uint8_t *data,
 		size_t size)
 {
 	const uint8_t *src, *dst;
-	struct pkt_view v;
+	struct pkt_view v = { 0 };
 	uint64_t in;
 
 	FZ_CHECK(core_mem_size(conf) <= sizeof(core_mem));

@@ -122,7 +122,7 @@ static void check_intents(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t copy[SLOT_SIZE + 64];
-	struct pkt_view v = { data, size };
+	struct pkt_view v = { .p = data, .len = size };
 	uint8_t *ip = copy + VNET_LEN + ETH_HLEN;
 	uint32_t i, active = 0;
 	unsigned before;

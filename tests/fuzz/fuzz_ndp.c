@@ -136,7 +136,7 @@ static void check_frame6(unsigned i)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pkt_view v;
+	struct pkt_view v = { 0 };
 	unsigned i;
 	uint8_t *in;
 

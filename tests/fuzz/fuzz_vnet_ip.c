@@ -473,7 +473,7 @@ static void one_frame(void)
 	uint8_t ctl = u8(), *eth, *b;
 	size_t hl = core.conf.vnet_hdr_len, len, l3len = 0;
 	unsigned kind = ctl & 3, sub = (ctl >> 2) & 3;
-	struct pkt_view v;
+	struct pkt_view v = { 0 };
 	uint16_t type;
 
 	if (kind == 3 && sub == 3) {

@@ -988,6 +988,92 @@ static void test_guest_data(void **state)
 }
 
 /**
+ * test_guest_data_loaned() - a segment whose payload stayed in guest memory
+ * (a view with a tail): its headers are read from the copy, the payload is
+ * sent from the loan untouched; a tail behind anything but the start of
+ * TCP payload is dropped
+ * @state:	environment
+ */
+static void test_guest_data_loaned(void **state)
+{
+	static uint8_t guest[1400]; /* stands for guest memory */
+	struct env *e = *state;
+	struct pkt_view v;
+	struct conn k;
+	struct seg s;
+	size_t len, hdr;
+
+	open_conn(e, &k, GW4, 40021, 80, 1000, true);
+	memcpy(guest, pat, sizeof(guest));
+	s = cseg(&k, k.gseq, T_ACK | T_PSH, guest, sizeof(guest));
+	len = build_tcp(e, e->in, &s);
+	hdr = pkt_payload_off(e->in, len, e->c.conf.vnet_hdr_len);
+	assert_int_equal(hdr, (size_t)(in_payload(e) - e->in));
+	assert_int_equal(pkt_payload_off(e->in, hdr - 1,
+					 e->c.conf.vnet_hdr_len), 0);
+
+	/* the stable part ends one byte into the payload: dropped */
+	env_mark(e);
+	v = (struct pkt_view){ .p = e->in, .len = hdr + 1,
+			       .tail = guest + 1, .tail_len = sizeof(guest) - 1 };
+	core_input(&e->c, v, e->now, &e->fx);
+	assert_int_equal(e->fx.nintents, 0);
+	assert_ctr_deltas(e, CTR_CORE_DROP_BAD_LOAN, 1, -1);
+
+	/* split where the payload starts: sent from the loan */
+	env_mark(e);
+	v = (struct pkt_view){ .p = e->in, .len = hdr, .tail = guest,
+			       .tail_len = sizeof(guest) };
+	core_input(&e->c, v, e->now, &e->fx);
+	assert_intents(e, FX_SOCK_SEND, -1);
+	assert_ptr_equal(e->fx.intents[0].data, guest);
+	assert_int_equal(e->fx.intents[0].len, sizeof(guest));
+	k.gseq += sizeof(guest);
+	host_sends(e, &k, sizeof(guest));
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_GUEST_BYTES,
+			  (int64_t)sizeof(guest), -1);
+	env_clear(e);
+	rst_conn(e, &k);
+}
+
+/**
+ * test_payload_off() - where pkt_payload_off() splits, and where it will
+ * not: UDP, fragments, IPv4 options, short copies
+ * @state:	environment
+ */
+static void test_payload_off(void **state)
+{
+	struct env *e = *state;
+	unsigned hl = e->c.conf.vnet_hdr_len;
+	uint8_t *ip = e->in + hl + ETH_HLEN;
+	struct conn k = { .raddr = GW4, .gport = 1, .rport = 2 };
+	struct seg s = cseg(&k, 1, T_ACK, pat, 100);
+	size_t len = build_tcp(e, e->in, &s);
+	size_t off = hl + ETH_HLEN + IP4_HLEN + TCP_HLEN;
+
+	assert_int_equal(pkt_payload_off(e->in, len, hl), off);
+	/* a TCP header claiming 60 bytes needs them copied */
+	ip[IP4_HLEN + 12] = 0xf0;
+	assert_int_equal(pkt_payload_off(e->in, off, hl), 0);
+	assert_int_equal(pkt_payload_off(e->in, off + 40, hl), off + 40);
+	ip[IP4_HLEN + 12] = 0x40; /* a data offset below 5 words */
+	assert_int_equal(pkt_payload_off(e->in, len, hl), 0);
+	ip[IP4_HLEN + 12] = 0x50;
+	ip[6] = 0x20; /* more fragments */
+	assert_int_equal(pkt_payload_off(e->in, len, hl), 0);
+	ip[6] = 0;
+	ip[9] = 17; /* UDP */
+	assert_int_equal(pkt_payload_off(e->in, len, hl), 0);
+	ip[9] = 6;
+	ip[0] = 0x46; /* four bytes of options: TCP starts 4 bytes later */
+	ip[IP4_HLEN + 4 + 12] = 0x50;
+	assert_int_equal(pkt_payload_off(e->in, len, hl), off + 4);
+	ip[0] = 0x65; /* not version 4 */
+	assert_int_equal(pkt_payload_off(e->in, len, hl), 0);
+	assert_int_equal(pkt_payload_off(e->in, 10, hl), 0);
+}
+
+/**
  * test_guest_data_partial() - the socket takes part: only that is ACKed;
  * the guest's retransmission of the rest is sent
  * @state:	environment
@@ -3439,6 +3525,9 @@ int main(void)
 		T(test_bug_loopback_without_map_gw),
 		T(test_bug_ack_list_stale),
 		T(test_bug_published_port_tiny_mss),
+		T(test_guest_data_loaned),
+		TP(test_guest_data_loaned),
+		T(test_payload_off),
 	};
 
 	return cmocka_run_group_tests_name("tcp", tests, group_setup, NULL);
