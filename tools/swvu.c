@@ -136,6 +136,8 @@ const char tool_name[] = "swvu";
 
 /* split virtqueues (virtio 1.x, 2.6) */
 #define DESC_F_WRITE		2
+#define DESC_F_INDIRECT		4
+#define REMAP_EVERY_MS		50	/* --misbehave remap: how often */
 #define AVAIL_F_NO_INTERRUPT	1
 #define USED_F_NO_NOTIFY	1
 
@@ -274,6 +276,8 @@ static_assert(sizeof(dir_str) / sizeof(dir_str[0]) == DIR_NUM,
  * @rx_buf:	receive buffer size with MRG_RXBUF
  * @no_offload:	do not negotiate checksum and segmentation offloads
  * @mask:	ANDed with the features we want (--features-mask)
+ * @misbehave:	--misbehave: what to do wrong, or NULL
+ * @after_ms:	--after: when, from the ready line
  */
 struct opts {
 	const char *tap;
@@ -286,6 +290,8 @@ struct opts {
 	unsigned int rx_buf;
 	bool no_offload;
 	uint64_t mask;
+	const char *misbehave;
+	unsigned int after_ms;
 };
 
 /**
@@ -411,6 +417,7 @@ struct fe {
 	struct pair *pairs;
 	pthread_t main_tid;
 	_Atomic int end;
+	atomic_bool poison;
 };
 
 /**
@@ -458,6 +465,7 @@ static void usage(FILE *f)
 	      "  swvu --tap NAME --socket PATH [--queues N] [--mtu N] [--ring N]\n"
 	      "       [--mem MIB] [--rx-buf BYTES] [--queue-frames N]\n"
 	      "       [--no-offload] [--features-mask HEX]\n"
+	      "       [--misbehave indirect|remap [--after MS]]\n"
 	      "\n"
 	      "Be the frontend (the VM) of a vhost-user net backend, and bridge\n"
 	      "its queues to a tap device created in the current network\n"
@@ -477,6 +485,13 @@ static void usage(FILE *f)
 	      "  --features-mask HEX AND the virtio features wanted with HEX\n"
 	      "                      (VERSION_1 MRG_RXBUF CSUM GUEST_CSUM\n"
 	      "                      HOST_TSO4/6 GUEST_TSO4/6 EVENT_IDX MQ, bit 30)\n"
+	      "  --misbehave indirect  a hostile guest: --after MS (default\n"
+	      "                      1000), queue pair 0 posts one transmit\n"
+	      "                      descriptor with the INDIRECT flag (not\n"
+	      "                      negotiated: the backend must drop us)\n"
+	      "  --misbehave remap   a hostile frontend: from --after MS on,\n"
+	      "                      SET_MEM_TABLE again every 50 ms, while the\n"
+	      "                      queues run\n"
 	      "\n"
 	      "The socket is connected first (retried for 5 s), the features are\n"
 	      "negotiated, then the tap is created and brought up, and one line\n"
@@ -528,6 +543,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "rx-buf", required_argument, NULL, 'b' },
 		{ "no-offload", no_argument, NULL, 'O' },
 		{ "features-mask", required_argument, NULL, 'f' },
+		{ "misbehave", required_argument, NULL, 'B' },
+		{ "after", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -541,6 +558,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->mem_mib = MEM_DEFAULT_MIB;
 	o->rx_buf = RX_BUF_DEFAULT;
 	o->mask = ~0ULL;
+	o->after_ms = 1000;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		switch (c) {
@@ -582,6 +600,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'f':
 			o->mask = parse_hex64("--features-mask", optarg);
+			break;
+		case 'B':
+			if (strcmp(optarg, "indirect") && strcmp(optarg, "remap"))
+				usage_error("--misbehave: indirect or remap, not '%s'",
+					    optarg);
+			o->misbehave = optarg;
+			break;
+		case 'A':
+			o->after_ms = parse_uint("--after", optarg, 0, 3600000);
 			break;
 		case 'h':
 			usage(stdout);
@@ -1037,9 +1064,10 @@ static void negotiate(struct fe *fe, const struct opts *o)
 			    f & BIT(F_PROTOCOL_FEATURES) ? "" :
 			    " (no protocol features)");
 		n = vu_get_u64(fe, VU_GET_QUEUE_NUM);
-		if (n < 2ULL * o->queues)
-			die("--queues %u: the backend has %" PRIu64 " queues "
-			    "(%" PRIu64 " pairs)", o->queues, n, n / 2);
+		/* queue pairs, as QEMU's vhost-user net reads it */
+		if (n < o->queues)
+			die("--queues %u: the backend has %" PRIu64
+			    " queue pairs", o->queues, n);
 	}
 
 	vu_set(fe, VU_SET_OWNER, NULL, 0, -1);
@@ -1359,6 +1387,9 @@ static void *tx_thread(void *arg)
 			}
 			vq->nfree--;
 			vq->desc[id].len = (uint32_t)r;
+			/* --misbehave indirect: a flag we did not negotiate */
+			if (!p->n && atomic_exchange(&p->fe->poison, false))
+				vq->desc[id].flags |= DESC_F_INDIRECT;
 			vq_add(vq, id);
 			ctr_add(&c->frames, 1);
 			ctr_add(&c->bytes, (uint64_t)r - hl);
@@ -1737,8 +1768,12 @@ static void dump_rings(const struct fe *fe)
  * @fe:		frontend
  * @set:	signals blocked in every thread: SIGTERM, SIGINT, SIGUSR1,
  *		SIGUSR2
+ * @o:		command line (--misbehave, --after)
  *
  * SIGUSR2 prints the state of the rings (dump_rings()) and goes on.
+ * --misbehave starts --after ms from now: "indirect" has queue pair 0
+ * post a descriptor with the INDIRECT flag, "remap" sends the memory
+ * table again every REMAP_EVERY_MS.
  * Anything the backend sends now is unexpected (no backend request
  * channel was negotiated) and is read and ignored.
  *
@@ -1746,8 +1781,10 @@ static void dump_rings(const struct fe *fe)
  * Return: the reason in words: "SIGTERM", "SIGINT", "backend closed" or
  *	   "error"
  */
-static const char *wait_end(struct fe *fe, const sigset_t *set)
+static const char *wait_end(struct fe *fe, const sigset_t *set,
+			    const struct opts *o)
 {
+	int wait_ms = o->misbehave ? (int)o->after_ms : -1;
 	struct pollfd p[2];
 	int sfd = signalfd(-1, set, SFD_CLOEXEC);
 
@@ -1760,10 +1797,22 @@ static const char *wait_end(struct fe *fe, const sigset_t *set)
 		char junk[256];
 		ssize_t r;
 
-		if (poll(p, 2, -1) < 0) {
+		int n = poll(p, 2, wait_ms);
+
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			die("poll: %s", strerror(errno));
+		}
+		if (!n) {
+			if (!strcmp(o->misbehave, "indirect")) {
+				atomic_store(&fe->poison, true);
+				wait_ms = -1;
+			} else {
+				set_mem_table(fe);
+				wait_ms = REMAP_EVERY_MS;
+			}
+			continue;
 		}
 		if (p[0].revents &&
 		    read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
@@ -1859,7 +1908,7 @@ int main(int argc, char **argv)
 	}
 	print_ready(&fe, &o);
 
-	why = wait_end(&fe, &set);
+	why = wait_end(&fe, &set, &o);
 	summarize(&fe, why);
 	/* exit() ends the workers too, wherever they block */
 	return strcmp(why, "error") ? 0 : 1;
