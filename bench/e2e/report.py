@@ -44,11 +44,13 @@ LABEL = {
     "passt-stream": "passt stream (bridge)",
     "slipway-vu": "slipway vhost-user (swvu)",
     "slipway-vu-copy": "slipway vhost-user, --no-place (swvu)",
+    "slipway-vu-base": "slipway vhost-user, --baseline build (swvu)",
     "passt-vu": "passt vhost-user (swvu)",
 }
 GATEWAYS = ("slipway", "slipway-splice", "pasta", "pasta-splice", "slirp4netns",
-            "slipway-stream", "slipway-dgram", "passt-stream", "slipway-vu", "slipway-vu-copy", "passt-vu")
-SLIPWAYS = ("slipway", "slipway-splice", "slipway-stream", "slipway-dgram", "slipway-vu", "slipway-vu-copy")
+            "slipway-stream", "slipway-dgram", "passt-stream", "slipway-vu", "slipway-vu-copy", "slipway-vu-base", "passt-vu")
+SLIPWAYS = ("slipway", "slipway-splice", "slipway-stream", "slipway-dgram", "slipway-vu", "slipway-vu-copy",
+            "slipway-vu-base")
 # ratio columns: medians against these paths, measured in the same run
 REFS = ("veth", "pasta", "pasta-splice", "passt-stream", "passt-vu")
 REF_LABEL = {"veth": "vs veth", "pasta": "vs pasta", "pasta-splice": "vs pasta splice",

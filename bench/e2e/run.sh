@@ -44,6 +44,9 @@
 #                   rings carry tap0's frames, offloads negotiated
 #   slipway-vu-copy the same with --no-place: TCP payload staged and copied
 #                   into the guest's buffers instead of peeked there
+#   slipway-vu-base the slipway-vu path with another slipway binary
+#                   (--baseline BIN: a build of an earlier commit), to
+#                   compare two builds in one window
 #   passt-vu        passt --vhost-user -s SOCK (--passt-vu BIN: Debian 12's
 #                   passt has no vhost-user) through the same swvu
 #
@@ -74,7 +77,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
 PY=/usr/bin/python3
-ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns slipway-stream slipway-dgram passt-stream slipway-vu slipway-vu-copy passt-vu"
+ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns slipway-stream slipway-dgram passt-stream slipway-vu slipway-vu-copy slipway-vu-base passt-vu"
 # the default: the socket edges have their own comparison (--paths)
 DEF_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns"
 ALL_LEGS="tput lat conn mem"
@@ -100,6 +103,7 @@ SWBRIDGE=${SWBRIDGE:-$ROOT/build/tools/swbridge}
 SWVU=${SWVU:-$ROOT/build/tools/swvu}
 PASST=${PASST:-passt}
 PASST_VU=${PASST_VU:-}
+SW_BASE=${SLIPWAY_BASE:-}
 ARGV=("$@")
 
 usage() {
@@ -116,6 +120,7 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
                    also slipway-stream slipway-dgram passt-stream)
   --passt BIN      passt binary for passt-stream (default: passt)
   --passt-vu BIN   passt binary with --vhost-user, for passt-vu
+  --baseline BIN   another slipway binary for slipway-vu-base (same window)
   --legs "LIST"    what to measure (default "$ALL_LEGS"):
                    tput  iperf3 throughput and CPU, then swverify payload check
                    lat   swrr request/response latency (p50, p99, mean)
@@ -160,6 +165,7 @@ while [ $# -gt 0 ]; do
 	--mem-gateways) MEM_GATEWAYS=${2:?}; shift 2 ;;
 	--passt) PASST=${2:?}; shift 2 ;;
 	--passt-vu) PASST_VU=${2:?}; shift 2 ;;
+	--baseline) SW_BASE=${2:?}; shift 2 ;;
 	--variant)
 		[[ ${2:-} =~ ^([a-z0-9]+)=(.*)$ ]] ||
 			{ echo "run.sh: --variant wants NAME=\"OPTIONS\" (NAME: a-z, 0-9)" >&2; exit 2; }
@@ -490,11 +496,16 @@ setup_bridge() {
 			"${pub[@]}" --stats-file "${SWSTATS[$path]}" --resolv-conf "$OUT/slipway/resolv.conf"
 		[ $path = slipway-dgram ] && br=(--dgram "$sock" --local "$OUT/logs/$path-guest.sock")
 		;;
-	slipway-vu | slipway-vu-copy)
+	slipway-vu | slipway-vu-copy | slipway-vu-base)
 		SWSTATS[$path]=$OUT/slipway/stats-$path.json
-		local copy=()
+		local copy=() bin=$SW
 		[ $path = slipway-vu-copy ] && copy=(--no-place)
-		spawn "$OUT/logs/$path.log" ip netns exec "$H" "$SW" --vhost-user "$sock" --shards 1 "${copy[@]}" \
+		if [ $path = slipway-vu-base ]; then
+			[ -n "$SW_BASE" ] && [ -x "$SW_BASE" ] ||
+				{ skip "$path" "no baseline slipway (--baseline BIN)"; return 1; }
+			bin=$SW_BASE
+		fi
+		spawn "$OUT/logs/$path.log" ip netns exec "$H" "$bin" --vhost-user "$sock" --shards 1 "${copy[@]}" \
 			"${pub[@]}" --stats-file "${SWSTATS[$path]}" --resolv-conf "$OUT/slipway/resolv.conf"
 		;;
 	passt-vu)
@@ -520,7 +531,7 @@ setup_bridge() {
 		skip "$path" "no socket at $sock in 10 s: $(logtail "$OUT/logs/$path.log")"
 		return 1
 	fi
-	if [[ $path == *-vu || $path == *-vu-copy ]]; then
+	if [[ $path == *-vu || $path == *-vu-copy || $path == *-vu-base ]]; then
 		[ -x "$SWVU" ] || { skip "$path" "no $SWVU (ninja -C build)"; return 1; }
 		spawn "$OUT/logs/$path-bridge.log" ip netns exec $g "$SWVU" --tap tap0 --socket "$sock"
 	else
@@ -578,7 +589,7 @@ for p in $PATHS; do
 	slipway | slipway-splice | slipway+*) setup_slipway "$p" ;;
 	pasta | pasta-splice) setup_pasta "$p" ;;
 	slirp4netns) setup_slirp4netns ;;
-	slipway-stream | slipway-dgram | passt-stream | slipway-vu | slipway-vu-copy | passt-vu) setup_bridge "$p" ;;
+	slipway-stream | slipway-dgram | passt-stream | slipway-vu | slipway-vu-copy | slipway-vu-base | passt-vu) setup_bridge "$p" ;;
 	esac && ACTIVE+=("$p")
 done
 # servers: per path, iperf3 and swrr where the server side is (H, or the
