@@ -43,9 +43,12 @@
  * no staging copy (EDGE_VU_PLACED). The pair stays locked from the
  * reservation to the end of the peek, so the memory table cannot change
  * under it; a ring stopped or a memory table replaced before the frame
- * is complete bumps the pair's epoch, and the frame is dropped
- * (EDGE_VU_PLACE_STALE; TCP resends it). Other frames (and payload when
- * the guest takes no partial checksums) are copied into the chains. Either
+ * is complete bumps the pair's epoch (or memory epoch), and the frame is
+ * dropped (EDGE_VU_PLACE_STALE; TCP resends it; after a memory change the
+ * ring goes on, and the reserved chains go back to the guest empty). A
+ * new memory table re-points running rings where they are, every index
+ * kept. Other frames (and payload when the guest takes no partial
+ * checksums) are copied into the chains. Either
  * way MRG_RXBUF spreads a frame over as many chains as it needs
  * (num_buffers set), and the used entries are published and the guest
  * signalled once per flush. Frames wait in a backlog while the ring has
@@ -123,6 +126,7 @@ struct vu_ring {
  * @nhiov:	entries in @hiov
  * @hdr:	header bytes
  * @epoch:	the pair's epoch when reserved
+ * @mem_epoch:	the pair's memory epoch when reserved
  */
 struct vu_placed {
 	uint16_t heads[EDGE_PLACE_IOV];
@@ -133,6 +137,7 @@ struct vu_placed {
 	unsigned nhiov;
 	size_t hdr;
 	unsigned epoch;
+	unsigned mem_epoch;
 };
 
 #define VU_PLACE_HDR_MAX 256 /* header bytes a placed frame may have */
@@ -151,8 +156,11 @@ struct vu_placed {
  * @bstart:	first held byte
  * @bend:	end of the held bytes
  * @placed:	reservations by frame slot (EDGE_PLACE_SLOTS)
- * @epoch:	bumped when the receive ring stops or the memory changes:
- *		reservations made before are void
+ * @epoch:	bumped when the receive ring stops: reservations made
+ *		before are void, their chains gone with the ring
+ * @mem_epoch:	bumped when the memory table changes: reservations made
+ *		before point into the old mappings; their chains are given
+ *		back empty
  * @starved:	a reservation found the receive ring empty and asked for a
  *		kick: the shard produces nothing until the next wake-up
  * @rx_kicks:	receive kicks were asked for by a starved reservation
@@ -172,6 +180,7 @@ struct vu_pair {
 	size_t bstart, bend;
 	struct vu_placed *placed;
 	unsigned epoch;
+	unsigned mem_epoch;
 	bool starved;
 	bool rx_kicks;
 };
@@ -342,7 +351,7 @@ static void vu_unmap(struct vu *vu)
 		munmap(vu->maps[i].addr, vu->maps[i].len);
 	vu->mem.n = 0;
 	for (i = 0; i < vu->npairs; i++)
-		vu->pair[i].epoch++;
+		vu->pair[i].mem_epoch++;
 }
 
 /**
@@ -448,6 +457,24 @@ static int vu_ring_try_start(struct vu *vu, struct vu_ring *r)
 		return -EINVAL;
 	r->started = true;
 	return 0;
+}
+
+/**
+ * vu_ring_remap() - point a running ring at its areas in a new memory table
+ * (every lock held)
+ * @vu:		state
+ * @r:		ring
+ *
+ * Return: 0, or -EINVAL if the new memory does not hold it
+ */
+static int vu_ring_remap(struct vu *vu, struct vu_ring *r)
+{
+	uint8_t *d, *a, *u;
+
+	d = vu_uva_to_host(&vu->mem, r->desc_uva, 16ULL * r->num);
+	a = vu_uva_to_host(&vu->mem, r->avail_uva, 6 + 2ULL * r->num);
+	u = vu_uva_to_host(&vu->mem, r->used_uva, 6 + 8ULL * r->num);
+	return virtq_remap(&r->vq, d, a, u);
 }
 
 /**
@@ -591,13 +618,14 @@ static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
 		vu_unmap(vu);
 		vu->mem = mem;
 		memcpy(vu->maps, maps, sizeof(maps));
-		/* started rings point into the old mappings: translate again */
+		/* started rings point into the old mappings: translate them
+		 * again, where they are (chains taken and not yet used stay
+		 * so); one outside the new memory stops */
 		for (i = 0; i < 2 * vu->npairs; i++) {
 			r = vu_ring_of(vu, i, &p);
-			if (r->started) {
+			if (r->started && vu_ring_remap(vu, r)) {
 				r->base = r->vq.last_avail;
-				if (vu_ring_try_start(vu, r))
-					r->started = false;
+				vu_ring_stop(p, r);
 			}
 		}
 		vu_unlock_all(vu);
@@ -1418,6 +1446,7 @@ static int vu_reserve(struct edge *e, unsigned q, unsigned slot, size_t hdr,
 	pl->nb = pl->nhiov = 0;
 	pl->hdr = hdr;
 	pl->epoch = p->epoch;
+	pl->mem_epoch = p->mem_epoch;
 	while (got < want && n < iovmax && pl->nb < EDGE_PLACE_IOV &&
 	       (!pl->nb || mrg)) {
 		size_t cap = 0;
@@ -1528,7 +1557,8 @@ static void vu_reserve_end(struct edge *e, unsigned q, unsigned slot,
  * @len:	the whole frame's length
  *
  * Return: 0, or -EIO if the ring stopped or the memory changed since the
- * reservation (the frame is lost: EDGE_VU_PLACE_STALE)
+ * reservation (the frame is lost: EDGE_VU_PLACE_STALE; after a memory
+ * change the ring goes on, and its chains go back to the guest empty)
  */
 static int vu_tx_placed(struct edge *e, unsigned q, unsigned slot,
 			const uint8_t *frame, size_t len)
@@ -1549,7 +1579,15 @@ static int vu_tx_placed(struct edge *e, unsigned q, unsigned slot,
 		hdr[11] = (uint8_t)(pl->nb >> 8);
 	}
 	pthread_mutex_lock(&p->lock);
-	if (pl->epoch != p->epoch || !vu_ring_ready(r)) {
+	if (pl->epoch != p->epoch || !vu_ring_ready(r) ||
+	    pl->mem_epoch != p->mem_epoch) {
+		if (pl->epoch == p->epoch && vu_ring_ready(r)) {
+			/* the ring runs on: the guest gets its buffers back
+			 * (a used length of 0 is no frame) */
+			for (i = 0; i < pl->nb; i++)
+				virtq_push(&r->vq, pl->heads[i], 0);
+			p->rx_dirty = true;
+		}
 		pthread_mutex_unlock(&p->lock);
 		pl->nb = 0;
 		VU_CTR(e, q, EDGE_VU_PLACE_STALE);

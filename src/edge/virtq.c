@@ -244,6 +244,30 @@ int virtq_init(struct virtq *vq, unsigned num, uint8_t *desc, uint8_t *avail,
 }
 
 /**
+ * virtq_remap() - the ring's areas moved (a new memory table): point at
+ * them again, keeping every index
+ * @vq:		virtqueue, initialised
+ * @desc:	descriptor table
+ * @avail:	avail ring
+ * @used:	used ring
+ *
+ * Touches no guest memory.
+ *
+ * Return: 0, or -EINVAL as virtq_init() (then @vq is unchanged)
+ */
+int virtq_remap(struct virtq *vq, uint8_t *desc, uint8_t *avail,
+		uint8_t *used)
+{
+	if (!desc || !avail || !used || (uintptr_t)desc % 16 ||
+	    (uintptr_t)avail % 2 || (uintptr_t)used % 4)
+		return -EINVAL;
+	vq->desc = desc;
+	vq->avail = avail;
+	vq->used = used;
+	return 0;
+}
+
+/**
  * virtq_avail() - how many chains the guest has made available
  * @vq:		virtqueue
  *

@@ -138,6 +138,18 @@ struct virtq_elem {
  */
 int virtq_init(struct virtq *vq, unsigned num, uint8_t *desc, uint8_t *avail,
 	       uint8_t *used, uint16_t last_avail, bool event_idx);
+/**
+ * virtq_remap() - the ring's areas moved (a new memory table): point at
+ * them again, every index kept
+ * @vq:		virtqueue, initialised
+ * @desc:	descriptor table
+ * @avail:	avail ring
+ * @used:	used ring
+ *
+ * Return: 0, or -EINVAL as virtq_init() (then @vq is unchanged)
+ */
+int virtq_remap(struct virtq *vq, uint8_t *desc, uint8_t *avail,
+		uint8_t *used);
 
 /**
  * virtq_avail() - how many chains the guest has made available

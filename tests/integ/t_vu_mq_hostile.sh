@@ -64,8 +64,23 @@ both_ways() {
 }
 
 # the memory table replaced under running queues: nothing lost
+# why_stuck: what the rings and slipway say, for a failure's message
+why_stuck() {
+	kill -USR2 "$VM_PID" 2>/dev/null
+	sleep 0.3
+	sw_stats
+	local c
+	for c in EDGE_VU_PLACED EDGE_VU_PLACE_STALE EDGE_VU_RX_HELD EDGE_VU_RX_NOBUF \
+		EDGE_VU_LOANS EDGE_VU_COPIES EDGE_VU_RETURNS TCP_RTO_FIRED \
+		TCP_FAST_RETRANS EDGE_VU_MESSAGES; do
+		printf '%s=%s ' "$c" "$(ctr $c)"
+	done
+	echo
+	tail -20 "$T/swvu.log"
+}
+
 start_vm --misbehave remap --after 200
-both_ways 2 || fail "transfers under SET_MEM_TABLE every 50 ms: $(cat "$T/c1.json" "$T/c2.json")"
+both_ways 2 || fail "transfers under SET_MEM_TABLE every 50 ms: $(cat "$T/c1.json" "$T/c2.json"; why_stuck)"
 kill -0 "$SW_PID" || fail "slipway died while the memory table was replaced"
 stop_vm
 sw_stats
