@@ -395,6 +395,7 @@ static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
 	sb->uid = c->runas_uid;
 	sb->gid = c->runas_gid;
 	sb->keep_fs = c->edge == CONF_EDGE_DGRAM;
+	sb->kill_pid = r->ns->cmd_pid > 0 ? r->ns->cmd_pid : 0;
 	if (c->dns) {
 		real = realpath(c->resolv_conf, NULL);
 		snprintf(dirs[0], sizeof(dirs[0]), "%s", c->resolv_conf);

@@ -1272,7 +1272,7 @@ out_close:
  * Without IPv6 or inotify it carries on (logged): IPv6 upstreams are then
  * failed over, and changes to the file go unnoticed.
  *
- * #syscalls timerfd_create inotify_init1 getrandom close
+ * #syscalls:setup timerfd_create inotify_init1 getrandom close
  * Return: 0, or -errno (logged)
  */
 int dns_fwd_init(struct shard *sh, const char *resolv)

@@ -29,8 +29,10 @@
  *    still have CAP_SETPCAP), then effective, permitted and inheritable.
  * 4. seccomp (sandbox_seccomp(), once the threads exist): the allowlist
  *    built from the #syscalls lines, with SECCOMP_FILTER_FLAG_TSYNC for
- *    every thread; a call off the list kills the process (--seccomp-log:
- *    logged by the kernel instead).
+ *    every thread; a call off the list, or one whose arguments its rule
+ *    refuses (seccomp.c: ioctl requests, socket families, PROT_EXEC, kill
+ *    only to the command), kills the process (--seccomp-log: logged by the
+ *    kernel instead).
  *
  * Sanitizer builds: AddressSanitizer's leak check at exit stops the
  * threads with ptrace from a clone()d helper and reads /proc: seccomp is
@@ -494,14 +496,15 @@ int sandbox_seccomp(const struct sandbox_conf *c)
 		info("sandbox: no seccomp filter in a sanitizer build (its run-time needs calls the allowlist does not name)");
 		return 0;
 	}
-	ret = seccomp_install(c->seccomp_log);
+	ret = seccomp_install(c->seccomp_log, c->kill_pid);
 	if (ret) {
 		errno = -ret;
 		err_perror("cannot install the seccomp filter");
 		return ret;
 	}
-	info("sandbox: seccomp allowlist of %u system calls; others %s",
+	info("sandbox: seccomp allowlist of %u system calls; others %s; %u allowed only with some arguments",
 	     seccomp_allow_count(),
-	     c->seccomp_log ? "logged (--seccomp-log)" : "kill the process");
+	     c->seccomp_log ? "logged (--seccomp-log)" : "kill the process",
+	     seccomp_arg_count());
 	return 0;
 }

@@ -33,6 +33,8 @@ enum sandbox_access { SANDBOX_READ, SANDBOX_WRITE, SANDBOX_REMOVE };
  *			the gateway uses only through that fd
  * @dirfd_access:	what it does there, per @dirfd
  * @n_dirfd:		entries in @dirfd
+ * @kill_pid:		the command's process, the only one kill() may reach
+ *			once seccomp is on (with SIGTERM), or 0
  */
 struct sandbox_conf {
 	bool off;
@@ -46,6 +48,7 @@ struct sandbox_conf {
 	int dirfd[SANDBOX_PATHS_MAX];
 	enum sandbox_access dirfd_access[SANDBOX_PATHS_MAX];
 	unsigned n_dirfd;
+	pid_t kill_pid;
 };
 
 /**
