@@ -35,6 +35,8 @@ enum sandbox_access { SANDBOX_READ, SANDBOX_WRITE, SANDBOX_REMOVE };
  * @n_dirfd:		entries in @dirfd
  * @kill_pid:		the command's process, the only one kill() may reach
  *			once seccomp is on (with SIGTERM), or 0
+ * @who:		a helper process's name (its summary is logged at debug
+ *			level, under that name), or NULL: the gateway
  */
 struct sandbox_conf {
 	bool off;
@@ -49,6 +51,7 @@ struct sandbox_conf {
 	enum sandbox_access dirfd_access[SANDBOX_PATHS_MAX];
 	unsigned n_dirfd;
 	pid_t kill_pid;
+	const char *who;
 };
 
 /**
