@@ -354,40 +354,23 @@ static void search_list_load(struct conf *c)
 }
 
 /**
- * path_beneath() - is @a the directory @b or inside it?
- * @a:	absolute path
- * @b:	absolute path
- *
- * Return: true if it is
- */
-static bool path_beneath(const char *a, const char *b)
-{
-	size_t l = strlen(b);
-
-	return !strncmp(a, b, l) && (!a[l] || a[l] == '/' || b[l - 1] == '/');
-}
-
-/**
  * sandbox_prepare() - what the sandbox must keep for the running gateway
  * @sb:		filled
  * @c:		configuration
  * @r:		run state (the stats file's directory)
  * @e:		edge (the socket file's directory)
  *
- * Everything opened by path after set-up is here: resolv.conf (re-read
- * when it changes: its directory, and its symlink target's, stay readable),
- * the stats file (through @r->stats_dirfd) and our socket file, removed at
- * exit (through @e->path_dirfd). The datagram edge connects to its guest's
- * socket by path, learnt at run time: the host filesystem stays mounted
- * there, and Landlock alone restricts it.
+ * Everything opened by path after set-up is here: the stats file (through
+ * @r->stats_dirfd) and our socket file, removed at exit (through
+ * @e->path_dirfd). resolv.conf is not: the resolv.conf reader (resolvh.c),
+ * a process of its own, keeps its directory and sends us its contents.
+ * The datagram edge connects to its guest's socket by path, learnt at run
+ * time: the host filesystem stays mounted there, and Landlock alone
+ * restricts it.
  */
 static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
 			    const struct run *r, const struct edge *e)
 {
-	static char dirs[2][PATH_MAX];
-	char *real, *slash;
-	unsigned i;
-
 	memset(sb, 0, sizeof(*sb));
 	sb->off = !c->sandbox;
 	sb->seccomp_log = c->seccomp_log;
@@ -395,29 +378,7 @@ static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
 	sb->uid = c->runas_uid;
 	sb->gid = c->runas_gid;
 	sb->keep_fs = c->edge == CONF_EDGE_DGRAM;
-	if (c->dns) {
-		real = realpath(c->resolv_conf, NULL);
-		snprintf(dirs[0], sizeof(dirs[0]), "%s", c->resolv_conf);
-		snprintf(dirs[1], sizeof(dirs[1]), "%s",
-			 real ? real : c->resolv_conf);
-		free(real);
-		for (i = 0; i < 2; i++) {
-			slash = strrchr(dirs[i], '/');
-			if (slash == dirs[i])
-				slash[1] = '\0';
-			else if (slash)
-				*slash = '\0';
-		}
-		/* one inside the other: the outer one is enough */
-		if (path_beneath(dirs[1], dirs[0])) {
-			sb->ro_dir[sb->n_ro++] = dirs[0];
-		} else if (path_beneath(dirs[0], dirs[1])) {
-			sb->ro_dir[sb->n_ro++] = dirs[1];
-		} else {
-			sb->ro_dir[sb->n_ro++] = dirs[0];
-			sb->ro_dir[sb->n_ro++] = dirs[1];
-		}
-	}
+	sb->kill_pid = r->ns->cmd_pid > 0 ? r->ns->cmd_pid : 0;
 	if (r->stats_dirfd >= 0) {
 		sb->dirfd[sb->n_dirfd] = r->stats_dirfd;
 		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_WRITE;

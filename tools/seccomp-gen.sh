@@ -19,6 +19,14 @@
 # or a new function with its own line, slots in without touching this
 # script.
 #
+# Only that exact form is read: a comment line (in a .c or .h file) that is
+# " * #syscalls" or " * #syscalls:setup", then names of [a-z0-9_], each
+# after one space, and nothing else. A comment line whose text starts with
+# "#syscalls" in any other shape (a comma, a colon too many, a tab, a word
+# in capitals, trailing blanks) stops the build: a typo must not quietly
+# add or drop a name. "#syscalls" further along a line is prose and never
+# read, whatever follows it.
+#
 # The output is a C header with one entry per name, each guarded by
 # #ifdef __NR_name: a name the architecture lacks (open, waitpid on
 # x86_64) drops out at compile time, and the numbers come from the same
@@ -52,11 +60,23 @@ clock_gettime gettimeofday nanosleep clock_nanosleep
 exit_group getpid gettid tgkill sched_yield
 getrandom fstat newfstatat lseek"
 
+# every comment line whose text starts with "#syscalls" (file:line:text)
+lines=$(grep -rnE --include='*.c' --include='*.h' \
+	'^[[:space:]]*(/\*+|\*|//)[[:space:]]*#syscalls' "$src" || true)
+bad=$(printf '%s\n' "$lines" |
+	grep -vE '^[^:]+:[0-9]+: \* #syscalls(:setup)?( [a-z0-9_]+)+$' |
+	grep -v '^$' || true)
+if [ -n "$bad" ]; then
+	printf '%s\n' "seccomp-gen.sh: malformed #syscalls line (the form is \" * #syscalls[:setup] name name...\"):" "$bad" >&2
+	exit 1
+fi
+
 names=$( {
 	printf '%s\n' $base
-	# "#syscalls name..." but not "#syscalls:setup name..."
-	grep -rhoE '#syscalls[[:space:]]+[a-z0-9_ 	]+' "$src" |
-		sed -E 's/^#syscalls[[:space:]]+//' | tr ' \t' '\n\n'
+	# " * #syscalls name...", not " * #syscalls:setup name..."
+	printf '%s\n' "$lines" |
+		sed -nE 's/^[^:]+:[0-9]+: \* #syscalls( [a-z0-9_]+)+$/&/p' |
+		sed -E 's/^[^:]+:[0-9]+: \* #syscalls //' | tr ' ' '\n'
 } | grep -E '^[a-z0-9_]+$' | LC_ALL=C sort -u)
 
 tmp=$out.tmp

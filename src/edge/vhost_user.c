@@ -1664,7 +1664,7 @@ static const struct edge_ops vu_ops = {
  * @offload:	offer checksum and segmentation offloads
  * @mtu:	our MTU
  *
- * #syscalls epoll_create1
+ * #syscalls:setup epoll_create1
  * Return: 0, or -errno (logged)
  */
 int vu_edge_init(struct edge *e, const char *path, unsigned npairs,

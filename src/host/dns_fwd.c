@@ -53,16 +53,20 @@
  * dead first nameserver costs one timeout, not one per query.
  *
  * Timers: our own timerfd (EP_DNS index DNS_EP_TIMER), armed at the
- * earliest of the first deadline of a list kept in deadline order, and a
- * pending reload. It is re-armed only to an earlier time; a wake-up that
- * finds nothing due just re-arms it to the new head.
+ * first deadline of a list kept in deadline order. It is re-armed only to
+ * an earlier time; a wake-up that finds nothing due just re-arms it to the
+ * new head.
  *
- * Reloads: inotify watches the directory of the resolv.conf path (editors
- * and resolvconf replace the file by rename) and, if the path is a
- * symlink (systemd-resolved, resolvconf), the directory of its target.
- * A change schedules a re-read DNS_RELOAD_DELAY_NS later, so the several
- * events of one update give one reload. Queries in flight carry on with
- * the new list. A file that has disappeared keeps the old list.
+ * Reloads: the sandboxed gateway keeps no path to resolv.conf (its
+ * directory is /etc). The resolv.conf reader (resolvh.c), a helper process
+ * that keeps the directories of the path and of its symlink target,
+ * watches them with inotify (editors and resolvconf replace the file by
+ * rename; systemd-resolved points a symlink at a file it renames over) and
+ * sends the contents at start and after each change, one message per
+ * update, on a socket (EP_DNS index DNS_EP_RESOLV); the text is parsed
+ * here. Queries in flight carry on with the new list. A file that has
+ * disappeared keeps the old list. Without the reader (it could not start,
+ * or exited), the file read at start stays in force.
  *
  * Counters: every query the core counts in DNS_QUERIES ends as exactly one
  * of DNS_REPLIES (relayed), DNS_SERVFAIL (made up: no upstream, or all
@@ -87,7 +91,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/inotify.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -96,6 +99,7 @@
 #include "core/dns.h"
 #include "core/udp.h"
 #include "host/dns_fwd.h"
+#include "host/resolvh.h"
 #include "host/shard.h"
 #include "util/log.h"
 #include "util/siphash.h"
@@ -104,14 +108,13 @@
 #define DNS_INFLIGHT_MAX 1024
 #define DNS_QUERY_MAX 1232	/* longer ones are dropped (DNS Flag Day 2020 size) */
 #define DNS_BUDGET_NS (4000ULL * 1000 * 1000)
-#define DNS_RELOAD_DELAY_NS (100ULL * 1000 * 1000)
 #define DNS_RX_BURST 64
-#define DNS_RESOLV_MAX 65536	/* bytes of resolv.conf read */
+#define DNS_RESOLV_MAX (RESOLVH_TEXT_MAX + 1) /* resolv.conf read, and its NUL */
 #define DNS_SEARCH_MAX 256
 #define DNS_NAME_LEN (INET6_ADDRSTRLEN + IF_NAMESIZE + 1)
 
 /* EP_DATA(EP_DNS, n) indices */
-enum dns_ep { DNS_EP_TIMER, DNS_EP_INOTIFY, DNS_EP_SOCK4, DNS_EP_SOCK6, DNS_EP_NUM };
+enum dns_ep { DNS_EP_TIMER, DNS_EP_RESOLV, DNS_EP_SOCK4, DNS_EP_SOCK6, DNS_EP_NUM };
 
 /**
  * union dns_sa - a socket address of either family
@@ -182,23 +185,10 @@ struct dns_query {
 };
 
 /**
- * struct dns_watch - an inotify watch on the directory of one file
- * @wd:		watch descriptor, -1 if none
- * @dir:	directory watched
- * @base:	file name in it we care about
- */
-struct dns_watch {
-	int wd;
-	char dir[PATH_MAX];
-	char base[NAME_MAX + 1];
-};
-
-/**
  * struct dns_fwd - the forwarder of one shard
- * @fd:		timerfd, inotify, IPv4 and IPv6 sockets (-1: none), by enum
- *		dns_ep
+ * @fd:		timerfd, resolv.conf reader, IPv4 and IPv6 sockets (-1:
+ *		none), by enum dns_ep
  * @path:	resolv.conf path as given
- * @w:		watches: [0] the path's directory, [1] its symlink target's
  * @up:		upstreams
  * @nup:	entries in @up
  * @pref:	index of the preferred upstream (queries start there)
@@ -206,7 +196,6 @@ struct dns_watch {
  * @search:	search list ("search" or "domain", the last one wins), kept
  *		for later use
  * @armed_ns:	time the timerfd is set to, 0 if disarmed
- * @reload_ns:	time a reload is due, 0 if none
  * @key:	SipHash key for upstream IDs
  * @rnd_ctr:	counter hashed into IDs
  * @free_head:	first free entry (index + 1, 0 = table full)
@@ -221,14 +210,12 @@ struct dns_watch {
 struct dns_fwd {
 	int fd[DNS_EP_NUM];
 	char path[PATH_MAX];
-	struct dns_watch w[2];
 	struct dns_upstream up[DNS_UPSTREAMS_MAX];
 	unsigned nup;
 	unsigned pref;
 	uint32_t gen;
 	char search[DNS_SEARCH_MAX];
 	uint64_t armed_ns;
-	uint64_t reload_ns;
 	uint8_t key[16];
 	uint64_t rnd_ctr;
 	uint32_t free_head;
@@ -313,8 +300,6 @@ static void dns_timer_sync(struct dns_fwd *d)
 
 	if (d->head)
 		t = d->q[d->head - 1].deadline_ns;
-	if (d->reload_ns && (!t || d->reload_ns < t))
-		t = d->reload_ns;
 	if (!t || (d->armed_ns && d->armed_ns <= t))
 		return;
 	its.it_value.tv_sec = (time_t)(t / 1000000000ULL);
@@ -985,73 +970,6 @@ static unsigned dns_resolv_parse(char *text, struct dns_upstream *up,
 }
 
 /**
- * dns_watch_set() - watch the directory of @file for changes to it
- * @d:		forwarder
- * @i:		watch slot
- * @file:	path, or NULL to stop watching in this slot
- *
- * Two slots may share a directory (inotify then gives both one watch
- * descriptor): a watch is removed only when the other slot does not use it.
- *
- * #syscalls inotify_add_watch inotify_rm_watch
- */
-static void dns_watch_set(struct dns_fwd *d, unsigned i, const char *file)
-{
-	struct dns_watch *w = &d->w[i], *o = &d->w[!i];
-	const char *slash;
-	char dir[PATH_MAX];
-	int wd;
-
-	if (d->fd[DNS_EP_INOTIFY] < 0)
-		return;
-	if (!file) {
-		if (w->wd >= 0 && w->wd != o->wd)
-			inotify_rm_watch(d->fd[DNS_EP_INOTIFY], w->wd);
-		w->wd = -1;
-		return;
-	}
-	slash = strrchr(file, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == file)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file), file);
-	snprintf(w->base, sizeof(w->base), "%s", slash ? slash + 1 : file);
-	if (w->wd >= 0 && !strcmp(w->dir, dir))
-		return;
-	wd = inotify_add_watch(d->fd[DNS_EP_INOTIFY], dir,
-			       IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |
-				       IN_CREATE | IN_DELETE);
-	if (wd < 0) {
-		warn_perror("DNS: cannot watch %s for resolv.conf changes",
-			    dir);
-	}
-	if (w->wd >= 0 && w->wd != o->wd && w->wd != wd)
-		inotify_rm_watch(d->fd[DNS_EP_INOTIFY], w->wd);
-	w->wd = wd;
-	snprintf(w->dir, sizeof(w->dir), "%s", dir);
-}
-
-/**
- * dns_watch_update() - watch the path, and its symlink target if any
- * @d:	forwarder
- *
- * #syscalls readlink newfstatat
- */
-static void dns_watch_update(struct dns_fwd *d)
-{
-	char *real = realpath(d->path, NULL);
-
-	dns_watch_set(d, 0, d->path);
-	if (real && strcmp(real, d->path))
-		dns_watch_set(d, 1, real);
-	else if (real)
-		dns_watch_set(d, 1, NULL);
-	free(real); /* not the data path: reloads only */
-}
-
-/**
  * dns_upstreams_str() - the upstream list, for logs
  * @d:		forwarder
  * @buf:	output
@@ -1078,28 +996,56 @@ static const char *dns_upstreams_str(const struct dns_fwd *d, char *buf,
 }
 
 /**
- * dns_reload() - (re)read resolv.conf
+ * dns_read_file() - read resolv.conf directly, when there is no reader
+ * @d:		forwarder
+ * @text:	out, DNS_RESOLV_MAX bytes, NUL-terminated
+ *
+ * #syscalls:setup openat read close
+ * Return: 0, or the errno of the failure
+ */
+static int dns_read_file(const struct dns_fwd *d, char *text)
+{
+	size_t got = 0;
+	int fd, e = 0;
+
+	fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno;
+	while (got < DNS_RESOLV_MAX - 1) {
+		ssize_t r = read(fd, text + got, DNS_RESOLV_MAX - 1 - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			e = errno;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	text[got] = '\0';
+	return e;
+}
+
+/**
+ * dns_apply() - take the upstreams of a resolv.conf text
  * @sh:		shard
+ * @text:	the file's contents, NUL-terminated (d->rbuf; parsed in place)
+ * @e:		0, or the errno of reading it: the list stays as it is
  * @initial:	first read at start-up (a missing file then means no
  *		upstream; later it keeps the current list)
- *
- * #syscalls openat read close
  */
-static void dns_reload(struct shard *sh, bool initial)
+static void dns_apply(struct shard *sh, char *text, int e, bool initial)
 {
 	struct dns_upstream up[DNS_UPSTREAMS_MAX];
 	char search[DNS_SEARCH_MAX], list[3 * (DNS_NAME_LEN + 2)];
 	struct dns_fwd *d = sh->dns;
-	char *text = (char *)d->rbuf;
-	size_t got = 0;
 	unsigned n, i;
-	int fd;
 
 	if (!initial)
 		CTR_INC(&sh->core, DNS_UPSTREAM_RELOADS);
-	dns_watch_update(d);
-	fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
+	if (e) {
+		errno = e;
 		if (initial)
 			warn_perror("DNS: cannot read %s, no upstream: queries get SERVFAIL",
 				    d->path);
@@ -1108,17 +1054,6 @@ static void dns_reload(struct shard *sh, bool initial)
 				    d->path);
 		return;
 	}
-	while (got < DNS_RESOLV_MAX - 1) {
-		ssize_t r = read(fd, text + got, DNS_RESOLV_MAX - 1 - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	text[got] = '\0';
 
 	n = dns_resolv_parse(text, up, search);
 	memcpy(d->up, up, sizeof(up));
@@ -1147,42 +1082,25 @@ static void dns_reload(struct shard *sh, bool initial)
 }
 
 /**
- * dns_inotify() - directory events: schedule a reload if one concerns us
+ * dns_resolv_event() - the resolv.conf reader sent the file's contents
  * @sh:	shard
  *
- * #syscalls read
+ * #syscalls close
  */
-static void dns_inotify(struct shard *sh)
+static void dns_resolv_event(struct shard *sh)
 {
 	struct dns_fwd *d = sh->dns;
-	union {
-		char buf[4096];
-		struct inotify_event align;
-	} ev;
-	bool hit = false;
-	ssize_t n;
+	int ret, e = 0;
 
-	while ((n = read(d->fd[DNS_EP_INOTIFY], ev.buf, sizeof(ev.buf))) > 0) {
-		ssize_t off = 0;
-
-		while (off + (ssize_t)sizeof(struct inotify_event) <= n) {
-			const struct inotify_event *e =
-				(const struct inotify_event *)(void *)(ev.buf + off);
-			unsigned i;
-
-			if (e->mask & IN_Q_OVERFLOW)
-				hit = true;
-			for (i = 0; i < 2 && e->len; i++) {
-				if (d->w[i].wd >= 0 && e->wd == d->w[i].wd &&
-				    !strcmp(e->name, d->w[i].base))
-					hit = true;
-			}
-			off += (ssize_t)sizeof(*e) + e->len;
-		}
-	}
-	if (hit && !d->reload_ns) {
-		d->reload_ns = sh->now_ns + DNS_RELOAD_DELAY_NS;
-		dns_timer_sync(d);
+	ret = resolvh_recv(d->fd[DNS_EP_RESOLV], (char *)d->rbuf,
+			   sizeof(d->rbuf), &e);
+	if (ret > 0)
+		dns_apply(sh, (char *)d->rbuf, e, false);
+	if (ret < 0) {
+		warn("DNS: the resolv.conf reader is gone: changes to %s will go unnoticed",
+		     d->path);
+		close(d->fd[DNS_EP_RESOLV]);
+		d->fd[DNS_EP_RESOLV] = -1;
 	}
 }
 
@@ -1209,14 +1127,11 @@ void dns_fwd_event(struct shard *sh, uint32_t n, uint32_t events)
 		    errno != EAGAIN)
 			warn_perror("DNS timerfd read");
 		d->armed_ns = 0;
-		if (d->reload_ns && d->reload_ns <= sh->now_ns) {
-			d->reload_ns = 0;
-			dns_reload(sh, false);
-		}
 		dns_timeouts(sh);
 		break;
-	case DNS_EP_INOTIFY:
-		dns_inotify(sh);
+	case DNS_EP_RESOLV:
+		if (d->fd[DNS_EP_RESOLV] >= 0)
+			dns_resolv_event(sh);
 		break;
 	case DNS_EP_SOCK4:
 	case DNS_EP_SOCK6:
@@ -1266,20 +1181,22 @@ out_close:
  * @sh:		shard (its core's conf.dns4_be is the guest-facing address;
  *		conf.dns4_upstream_be is set here for DNS over TCP)
  * @resolv:	resolv.conf path (normally /etc/resolv.conf), watched for
- *		changes
+ *		changes by the resolv.conf reader started here
  *
  * Call it in the host's network namespace: the sockets are made here.
- * Without IPv6 or inotify it carries on (logged): IPv6 upstreams are then
- * failed over, and changes to the file go unnoticed.
+ * Without IPv6 or the reader it carries on (logged): IPv6 upstreams are
+ * then failed over, and changes to the file go unnoticed.
  *
- * #syscalls timerfd_create inotify_init1 getrandom close
+ * Context: set-up, before any thread exists (the reader is forked)
+ *
+ * #syscalls:setup timerfd_create getrandom close
  * Return: 0, or -errno (logged)
  */
 int dns_fwd_init(struct shard *sh, const char *resolv)
 {
 	struct dns_fwd *d;
 	unsigned i;
-	int ret;
+	int ret, e = 0;
 
 	d = calloc(1, sizeof(*d));
 	if (!d) {
@@ -1288,7 +1205,6 @@ int dns_fwd_init(struct shard *sh, const char *resolv)
 	}
 	for (i = 0; i < DNS_EP_NUM; i++)
 		d->fd[i] = -1;
-	d->w[0].wd = d->w[1].wd = -1;
 	for (i = 0; i < DNS_INFLIGHT_MAX; i++)
 		d->q[i].next = i + 2 < DNS_INFLIGHT_MAX + 1 ? i + 2 : 0;
 	d->free_head = 1;
@@ -1327,19 +1243,25 @@ int dns_fwd_init(struct shard *sh, const char *resolv)
 	} else {
 		d->fd[DNS_EP_SOCK6] = ret;
 	}
-	d->fd[DNS_EP_INOTIFY] = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (d->fd[DNS_EP_INOTIFY] < 0 ||
-	    shard_ep_add(sh, d->fd[DNS_EP_INOTIFY], EPOLLIN,
-			 EP_DATA(EP_DNS, DNS_EP_INOTIFY))) {
-		warn_perror("DNS: inotify: changes to %s will go unnoticed",
-			    resolv);
-		if (d->fd[DNS_EP_INOTIFY] >= 0)
-			close(d->fd[DNS_EP_INOTIFY]);
-		d->fd[DNS_EP_INOTIFY] = -1;
-	}
-
 	sh->dns = d;
-	dns_reload(sh, true);
+	/* the reader's first message is the file as it is now */
+	ret = resolvh_start(resolv, sh->conf);
+	if (ret >= 0 && (resolvh_recv(ret, (char *)d->rbuf, sizeof(d->rbuf),
+				      &e) != 1 ||
+			 shard_ep_add(sh, ret, EPOLLIN,
+				      EP_DATA(EP_DNS, DNS_EP_RESOLV)))) {
+		close(ret);
+		ret = -ECONNRESET;
+	}
+	if (ret < 0) {
+		errno = -ret;
+		warn_perror("DNS: no resolv.conf reader: changes to %s will go unnoticed",
+			    resolv);
+		e = dns_read_file(d, (char *)d->rbuf);
+	} else {
+		d->fd[DNS_EP_RESOLV] = ret;
+	}
+	dns_apply(sh, (char *)d->rbuf, e, true);
 	return 0;
 
 out_close:

@@ -88,7 +88,7 @@ static uint32_t shard_gso_max(const struct edge *e)
  * All memory the data path uses is allocated here, once. The flow limits
  * are split evenly among the shards.
  *
- * #syscalls epoll_create1 timerfd_create getrandom
+ * #syscalls:setup epoll_create1 timerfd_create getrandom
  * Return: 0, or -errno (logged)
  */
 int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,

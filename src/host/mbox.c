@@ -65,7 +65,7 @@ struct mbox_msg {
  *
  * Ring memory is reserved here and touched only when messages use it.
  *
- * #syscalls eventfd2
+ * #syscalls:setup eventfd2
  * Return: 0, or -errno
  */
 int mbox_init(struct shard *sh)

@@ -14,23 +14,39 @@
  * 1. Filesystem. An empty mount namespace: unshare(CLONE_NEWNS) as root,
  *    or CLONE_NEWUSER | CLONE_NEWNS (an identity-mapped user namespace)
  *    otherwise; a small read-only tmpfs becomes the root (pivot_root) and
- *    the old root is detached. Directories the gateway still reads by path
- *    (resolv.conf's, and its symlink target's, for reloads) are
- *    bind-mounted read-only at their own paths. When that cannot be done
- *    (no unprivileged user namespaces, a threaded process, or the datagram
- *    edge, which must reach its guest's socket by path), Landlock, if the
- *    kernel has it, denies every filesystem access but the same read-only
- *    directories. Files written or removed at run time (--stats-file, our
- *    socket file at exit) are reached only through directory fds opened
- *    before (O_PATH): in the mount namespace they still work; under
- *    Landlock a rule on that fd allows exactly that access.
+ *    the old root is detached. Directories still read by path (@ro_dir)
+ *    are bind-mounted read-only at their own paths: the gateway has none.
+ *    When that cannot be done (no unprivileged user namespaces, a threaded
+ *    process, or the datagram edge, which must reach its guest's socket by
+ *    path), Landlock, if the kernel has it, denies every filesystem access
+ *    but the same read-only directories. Files written or removed at run
+ *    time (--stats-file, our socket file at exit) are reached only through
+ *    directory fds opened before (O_PATH): in the mount namespace they
+ *    still work; under Landlock a rule on that fd allows exactly that
+ *    access.
+ *
+ *    resolv.conf. The DNS forwarder re-reads it when it changes, and it is
+ *    replaced by rename (resolvconf, systemd-resolved, editors), so only
+ *    its directory would do, and that is /etc: /etc/shadow and the host's
+ *    keys with it, for a root gateway without --runas. A bind mount of the
+ *    file alone, or a Landlock rule on it, names the old inode and goes
+ *    stale at the first rename; an O_PATH fd of the directory would let
+ *    openat() open any file in it. So the gateway keeps no path to it at
+ *    all (in the mount namespace, nor under Landlock): the resolv.conf
+ *    reader (resolvh.c), a helper process forked at set-up, enters this
+ *    same sandbox with those directories as its @ro_dir (@who set) and
+ *    sends the file's contents, at start and after each change, over a
+ *    socket the gateway can only read. Only that process, which takes no
+ *    input from the gateway or the guest, can read the rest of /etc.
  * 2. --runas USER[:GROUP] as root: setgroups(0), setgid, setuid.
  * 3. Capabilities: the bounding and ambient sets are emptied (while we
  *    still have CAP_SETPCAP), then effective, permitted and inheritable.
  * 4. seccomp (sandbox_seccomp(), once the threads exist): the allowlist
  *    built from the #syscalls lines, with SECCOMP_FILTER_FLAG_TSYNC for
- *    every thread; a call off the list kills the process (--seccomp-log:
- *    logged by the kernel instead).
+ *    every thread; a call off the list, or one whose arguments its rule
+ *    refuses (seccomp.c: ioctl requests, socket families, PROT_EXEC, kill
+ *    only to the command), kills the process (--seccomp-log: logged by the
+ *    kernel instead).
  *
  * Sanitizer builds: AddressSanitizer's leak check at exit stops the
  * threads with ptrace from a clone()d helper and reads /proc: seccomp is
@@ -40,7 +56,9 @@
  * and the filesystem part are skipped. Each skip is logged.
  *
  * The command started in a new namespace, and the namespace helpers, were
- * forked before: none of this applies to them.
+ * forked before: none of this applies to them. The resolv.conf reader
+ * applies steps 0 to 3 to itself (no seccomp filter: its calls are not the
+ * gateway's).
  */
 
 #include <errno.h>
@@ -332,6 +350,8 @@ static int sandbox_landlock(const struct sandbox_conf *c, bool keep_proc)
 	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (rs < 0)
 		return -1;
+	debug("sandbox: Landlock: %u director%s readable", c->n_ro,
+	      c->n_ro == 1 ? "y" : "ies");
 	for (i = 0; i < c->n_ro + (keep_proc ? 1 : 0); i++) {
 		const char *d = i < c->n_ro ? c->ro_dir[i] : "/proc";
 
@@ -428,7 +448,8 @@ int sandbox_enter(const struct sandbox_conf *c)
 				   (unsigned)c->uid, (unsigned)c->gid);
 			return -EPERM;
 		}
-		info("sandbox off (--no-sandbox): full privileges, filesystem and system calls");
+		if (!c->who)
+			info("sandbox off (--no-sandbox): full privileges, filesystem and system calls");
 		return 0;
 	}
 	if (c->runas && geteuid() != 0 &&
@@ -444,7 +465,8 @@ int sandbox_enter(const struct sandbox_conf *c)
 	}
 	if (SANDBOX_TSAN) {
 		fs = "kept (ThreadSanitizer build)";
-		info("sandbox: filesystem kept and seccomp skipped under ThreadSanitizer (it symbolises from the binary's path)");
+		if (!c->who)
+			info("sandbox: filesystem kept and seccomp skipped under ThreadSanitizer (it symbolises from the binary's path)");
 	} else if (!c->keep_fs && !sandbox_mountns(c, keep_proc)) {
 		fs = "empty mount namespace";
 	} else {
@@ -479,8 +501,12 @@ int sandbox_enter(const struct sandbox_conf *c)
 	 * ptrace needs it */
 	if (SANDBOX_ASAN)
 		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-	info("sandbox: filesystem: %s; uid %u gid %u; no capabilities; no new privileges",
-	     fs, (unsigned)geteuid(), (unsigned)getegid());
+	if (c->who)
+		debug("sandbox of the %s: filesystem: %s; uid %u gid %u; no capabilities; no new privileges",
+		      c->who, fs, (unsigned)geteuid(), (unsigned)getegid());
+	else
+		info("sandbox: filesystem: %s; uid %u gid %u; no capabilities; no new privileges",
+		     fs, (unsigned)geteuid(), (unsigned)getegid());
 	return 0;
 }
 
@@ -494,14 +520,15 @@ int sandbox_seccomp(const struct sandbox_conf *c)
 		info("sandbox: no seccomp filter in a sanitizer build (its run-time needs calls the allowlist does not name)");
 		return 0;
 	}
-	ret = seccomp_install(c->seccomp_log);
+	ret = seccomp_install(c->seccomp_log, c->kill_pid);
 	if (ret) {
 		errno = -ret;
 		err_perror("cannot install the seccomp filter");
 		return ret;
 	}
-	info("sandbox: seccomp allowlist of %u system calls; others %s",
+	info("sandbox: seccomp allowlist of %u system calls; others %s; %u allowed only with some arguments",
 	     seccomp_allow_count(),
-	     c->seccomp_log ? "logged (--seccomp-log)" : "kill the process");
+	     c->seccomp_log ? "logged (--seccomp-log)" : "kill the process",
+	     seccomp_arg_count());
 	return 0;
 }

@@ -33,6 +33,10 @@ enum sandbox_access { SANDBOX_READ, SANDBOX_WRITE, SANDBOX_REMOVE };
  *			the gateway uses only through that fd
  * @dirfd_access:	what it does there, per @dirfd
  * @n_dirfd:		entries in @dirfd
+ * @kill_pid:		the command's process, the only one kill() may reach
+ *			once seccomp is on (with SIGTERM), or 0
+ * @who:		a helper process's name (its summary is logged at debug
+ *			level, under that name), or NULL: the gateway
  */
 struct sandbox_conf {
 	bool off;
@@ -46,6 +50,8 @@ struct sandbox_conf {
 	int dirfd[SANDBOX_PATHS_MAX];
 	enum sandbox_access dirfd_access[SANDBOX_PATHS_MAX];
 	unsigned n_dirfd;
+	pid_t kill_pid;
+	const char *who;
 };
 
 /**

@@ -4,9 +4,12 @@
  * The program built by seccomp_filter_build() is run two ways: by a small
  * interpreter of the instructions it uses, over every system call number
  * (each listed one allowed, every other denied, a foreign architecture
- * killed), and by the kernel, in forked children that install it: an
+ * killed; the calls with argument rules allowed only with the arguments
+ * those name), and by the kernel, in forked children that install it: an
  * allowed call returns, a call off the list (ptrace, mount, an x32-ABI
- * number) kills the child with SIGSYS, and in log mode returns.
+ * number) or with refused arguments (an ioctl request, a socket family,
+ * PROT_EXEC, kill() of another process) kills the child with SIGSYS, and
+ * in log mode returns. Set-up-only calls are not on the list.
  */
 #include <errno.h>
 #include <signal.h>
@@ -14,14 +17,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/audit.h>
+#include <linux/if_tun.h>
 #include <linux/seccomp.h>
+#include <linux/sockios.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -76,6 +84,9 @@ static uint32_t bpf_run(const struct sock_filter *f, unsigned len,
 		case BPF_JMP | BPF_JEQ | BPF_K:
 			pc += 1 + (a == i->k ? i->jt : i->jf);
 			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += 1 + ((a & i->k) ? i->jt : i->jf);
+			break;
 		case BPF_JMP | BPF_JGE | BPF_K:
 			pc += 1 + (a >= i->k ? i->jt : i->jf);
 			break;
@@ -108,6 +119,72 @@ static bool listed(long nr)
 	return false;
 }
 
+/* the calls allowed only with some arguments (seccomp.c) */
+static const long arg_checked[] = {
+	SYS_ioctl, SYS_socket, SYS_mmap, SYS_mprotect, SYS_kill, SYS_tgkill,
+};
+
+#define KILL_PID 4321
+#define SELF 1234
+
+/**
+ * checked() - is @nr one of arg_checked[]?
+ * @nr:	system call number
+ *
+ * Return: true if it is
+ */
+static bool checked(long nr)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(arg_checked) / sizeof(arg_checked[0]); i++)
+		if (arg_checked[i] == nr)
+			return true;
+	return false;
+}
+
+/**
+ * build() - the program, as sandbox.c has it built
+ * @f:		program out
+ * @deny:	action for a call refused
+ * @kill_pid:	the command's PID, or 0
+ *
+ * Return: instructions
+ */
+static unsigned build(struct sock_filter *f, uint32_t deny, pid_t kill_pid)
+{
+	struct seccomp_opts o = {
+		.deny = deny, .kill_pid = kill_pid, .self = SELF,
+	};
+
+	return seccomp_filter_build(f, &o);
+}
+
+/**
+ * run() - what the program says to one call
+ * @f:		program
+ * @len:	instructions
+ * @nr:		system call
+ * @a0:		first argument
+ * @a1:		second argument
+ * @a2:		third argument
+ *
+ * Return: the program's verdict
+ */
+static uint32_t run(const struct sock_filter *f, unsigned len, long nr,
+		    uint64_t a0, uint64_t a1, uint64_t a2)
+{
+	struct seccomp_data d;
+
+	memset(&d, 0, sizeof(d));
+	d.arch = ARCH;
+	d.nr = (int)nr;
+	d.args[0] = a0;
+	d.args[1] = a1;
+	d.args[2] = a2;
+	return bpf_run(f, len, &d);
+}
+
 /**
  * test_every_number() - each number in the list is allowed, every other
  * denied with the action asked for; another architecture is killed
@@ -121,16 +198,18 @@ static void test_every_number(void **state)
 	long nr;
 
 	(void)state;
-	len = seccomp_filter_build(f, SECCOMP_RET_KILL_PROCESS);
+	len = build(f, SECCOMP_RET_KILL_PROCESS, KILL_PID);
 	assert_true(len > 4 && len < SECCOMP_PROG_MAX);
 	memset(&d, 0, sizeof(d));
 	d.arch = ARCH;
 	for (nr = 0; nr < 1024; nr++) {
+		n += listed(nr);
+		if (checked(nr))
+			continue; /* test_args() */
 		d.nr = (int)nr;
 		assert_int_equal(bpf_run(f, len, &d),
 				 listed(nr) ? SECCOMP_RET_ALLOW :
 					      SECCOMP_RET_KILL_PROCESS);
-		n += listed(nr);
 	}
 	assert_int_equal(n, seccomp_allow_count());
 	d.nr = 0x40000000 | SYS_getpid; /* x32 */
@@ -138,12 +217,73 @@ static void test_every_number(void **state)
 	d.nr = -1;
 	assert_int_equal(bpf_run(f, len, &d), SECCOMP_RET_KILL_PROCESS);
 
-	len = seccomp_filter_build(f, SECCOMP_RET_LOG);
+	len = build(f, SECCOMP_RET_LOG, 0);
 	d.nr = SYS_ptrace;
 	assert_int_equal(bpf_run(f, len, &d), SECCOMP_RET_LOG);
 	d.nr = SYS_getpid;
 	d.arch = AUDIT_ARCH_I386;
 	assert_int_equal(bpf_run(f, len, &d), SECCOMP_RET_KILL_PROCESS);
+}
+
+/**
+ * test_args() - the argument rules: what passes, what is refused
+ * @state:	unused
+ */
+static void test_args(void **state)
+{
+	static struct sock_filter f[SECCOMP_PROG_MAX];
+	const uint32_t A = SECCOMP_RET_ALLOW, K = SECCOMP_RET_KILL_PROCESS;
+	unsigned len;
+
+	(void)state;
+	assert_true(listed(SYS_ioctl) && listed(SYS_socket) &&
+		    listed(SYS_kill));
+	assert_int_equal(seccomp_arg_count(), 6);
+	len = build(f, K, KILL_PID);
+	/* ioctl: the requests in use, nothing else (TUNSETIFF: set-up) */
+	assert_int_equal(run(f, len, SYS_ioctl, 5, SIOCOUTQ, 0), A);
+	assert_int_equal(run(f, len, SYS_ioctl, 5, SIOCGIFINDEX, 0), A);
+	assert_int_equal(run(f, len, SYS_ioctl, 5, TCGETS, 0), A);
+	assert_int_equal(run(f, len, SYS_ioctl, 5, TUNSETIFF, 0), K);
+	assert_int_equal(run(f, len, SYS_ioctl, 5, TIOCSTI, 0), K);
+	assert_int_equal(run(f, len, SYS_ioctl, 5, 0, 0), K);
+	/* the kernel reads only the low 32 bits of the request: so do we */
+	assert_int_equal(run(f, len, SYS_ioctl, 5, (1ULL << 32) | SIOCOUTQ,
+			     0), A);
+	assert_int_equal(run(f, len, SYS_ioctl, 5, (1ULL << 32) | TIOCSTI, 0),
+			 K);
+	/* socket families */
+	assert_int_equal(run(f, len, SYS_socket, AF_INET, SOCK_STREAM, 0), A);
+	assert_int_equal(run(f, len, SYS_socket, AF_INET6, SOCK_DGRAM, 0), A);
+	assert_int_equal(run(f, len, SYS_socket, AF_UNIX, SOCK_DGRAM, 0), A);
+	assert_int_equal(run(f, len, SYS_socket, AF_NETLINK, SOCK_RAW, 0), K);
+	assert_int_equal(run(f, len, SYS_socket, AF_PACKET, SOCK_RAW, 0), K);
+	assert_int_equal(run(f, len, SYS_socket, AF_VSOCK, SOCK_STREAM, 0), K);
+	/* no executable mappings */
+	assert_int_equal(run(f, len, SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE),
+			 A);
+	assert_int_equal(run(f, len, SYS_mmap, 0, 4096, PROT_NONE), A);
+	assert_int_equal(run(f, len, SYS_mmap, 0, 4096, PROT_READ | PROT_EXEC),
+			 K);
+	assert_int_equal(run(f, len, SYS_mprotect, 0, 4096, PROT_READ), A);
+	assert_int_equal(run(f, len, SYS_mprotect, 0, 4096, PROT_EXEC), K);
+	/* kill: SIGTERM to the command, nothing else */
+	assert_int_equal(run(f, len, SYS_kill, KILL_PID, SIGTERM, 0), A);
+	assert_int_equal(run(f, len, SYS_kill, KILL_PID, SIGKILL, 0), K);
+	assert_int_equal(run(f, len, SYS_kill, 1, SIGTERM, 0), K);
+	assert_int_equal(run(f, len, SYS_kill, (uint32_t)-1, SIGTERM, 0), K);
+	assert_int_equal(run(f, len, SYS_kill, 0, SIGTERM, 0), K);
+	/* tgkill: our own threads */
+	assert_int_equal(run(f, len, SYS_tgkill, SELF, 77, SIGABRT), A);
+	assert_int_equal(run(f, len, SYS_tgkill, 1, 1, SIGTERM), K);
+	/* no command: no kill() at all, not even to "pid 0", our group */
+	len = build(f, K, 0);
+	assert_int_equal(run(f, len, SYS_kill, 0, SIGTERM, 0), K);
+	assert_int_equal(run(f, len, SYS_socket, AF_INET, SOCK_STREAM, 0), A);
+	/* --seccomp-log: logged instead */
+	len = build(f, SECCOMP_RET_LOG, KILL_PID);
+	assert_int_equal(run(f, len, SYS_socket, AF_NETLINK, SOCK_RAW, 0),
+			 SECCOMP_RET_LOG);
 }
 
 /**
@@ -165,14 +305,33 @@ static void test_list_shape(void **state)
 	assert_false(listed(SYS_execve));
 	assert_false(listed(SYS_ptrace));
 	assert_false(listed(SYS_clone));
+	/* made while shards, the DNS forwarder and the control thread are
+	 * set up, never after */
+	assert_false(listed(SYS_epoll_create1));
+	assert_false(listed(SYS_timerfd_create));
+	assert_false(listed(SYS_inotify_init1));
+	assert_false(listed(SYS_eventfd2));
+	/* resolv.conf is watched by its reader (resolvh.c), not by us */
+	assert_false(listed(SYS_inotify_add_watch));
+	assert_false(listed(SYS_inotify_rm_watch));
+#ifdef SYS_readlink
+	assert_false(listed(SYS_readlink));
+#endif
 }
+
+/* a PID no process has (above PID_MAX_LIMIT) */
+#define NO_PID 0x3ffffff0
 
 /**
  * in_child() - run @what in a child that installed the filter first
  * @log:	--seccomp-log mode
- * @what:	0: getpid, 1: ptrace, 2: mount, 3: x32 getpid
+ * @what:	0: getpid, 1: ptrace, 2: mount, 3: x32 getpid, 4: ioctl
+ *		TUNSETIFF, 5: ioctl SIOCOUTQ, 6: mmap PROT_EXEC, 7: mmap
+ *		PROT_READ, 8: socket AF_NETLINK, 9: socket AF_INET, 10: kill
+ *		of the parent (signal 0), 11: kill of the command (NO_PID),
+ *		12: mprotect PROT_EXEC
  *
- * Return: the child's wait status
+ * Return: the child's wait status (exit 0: the call returned as expected)
  */
 static int in_child(bool log, int what)
 {
@@ -182,9 +341,10 @@ static int in_child(bool log, int what)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		long r = 0;
+		void *p;
 
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-		    seccomp_install(log))
+		    seccomp_install(log, NO_PID))
 			_exit(100);
 		switch (what) {
 		case 0:
@@ -202,6 +362,43 @@ static int in_child(bool log, int what)
 		case 3:
 			syscall(0x40000000 | SYS_getpid);
 			break;
+		case 4:
+			r = syscall(SYS_ioctl, -1, TUNSETIFF, NULL) < 0 &&
+					    errno == EBADF ? 0 : -1;
+			break;
+		case 5:
+			r = syscall(SYS_ioctl, -1, SIOCOUTQ, NULL) < 0 &&
+					    errno == EBADF ? 0 : -1;
+			break;
+		case 6:
+		case 7:
+			p = mmap(NULL, 4096,
+				 what == 6 ? PROT_READ | PROT_EXEC : PROT_READ,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			r = p == MAP_FAILED ? -1 : 0;
+			break;
+		case 8:
+			r = syscall(SYS_socket, AF_NETLINK, SOCK_RAW, 0) < 0;
+			r = 0;
+			break;
+		case 9:
+			r = syscall(SYS_socket, AF_INET, SOCK_DGRAM, 0) < 0;
+			break;
+		case 10:
+			r = syscall(SYS_kill, getppid(), 0);
+			r = 0;
+			break;
+		case 11:
+			r = syscall(SYS_kill, NO_PID, SIGTERM) < 0 &&
+					    errno == ESRCH ? 0 : -1;
+			break;
+		case 12:
+			p = mmap(NULL, 4096, PROT_READ,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			r = p != MAP_FAILED &&
+					    !mprotect(p, 4096, PROT_READ | PROT_EXEC) ?
+				    0 : -1;
+			break;
 		}
 		_exit(r ? 101 : 0);
 	}
@@ -210,38 +407,58 @@ static int in_child(bool log, int what)
 }
 
 /**
+ * expect_exit0() - the child made its call and exited 0
+ * @st:	wait status
+ */
+static void expect_exit0(int st)
+{
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/**
+ * expect_sigsys() - the kernel killed the child for its call
+ * @st:	wait status
+ */
+static void expect_sigsys(int st)
+{
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSYS);
+}
+
+/**
  * test_kernel() - the kernel agrees: allowed calls return, others kill
  * @state:	unused
  */
 static void test_kernel(void **state)
 {
-	int st;
-
 	(void)state;
 	if (UNDER_SANITIZER)
 		skip(); /* the sanitizer's run-time makes calls of its own */
-	st = in_child(false, 0);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
-	st = in_child(false, 1);
-	assert_true(WIFSIGNALED(st));
-	assert_int_equal(WTERMSIG(st), SIGSYS);
-	st = in_child(false, 2);
-	assert_true(WIFSIGNALED(st));
-	assert_int_equal(WTERMSIG(st), SIGSYS);
-	st = in_child(false, 3);
-	assert_true(WIFSIGNALED(st));
-	assert_int_equal(WTERMSIG(st), SIGSYS);
+	expect_exit0(in_child(false, 0));
+	expect_sigsys(in_child(false, 1));
+	expect_sigsys(in_child(false, 2));
+	expect_sigsys(in_child(false, 3));
+	/* argument rules */
+	expect_sigsys(in_child(false, 4));
+	expect_exit0(in_child(false, 5));
+	expect_sigsys(in_child(false, 6));
+	expect_exit0(in_child(false, 7));
+	expect_sigsys(in_child(false, 8));
+	expect_exit0(in_child(false, 9));
+	expect_sigsys(in_child(false, 10));
+	expect_exit0(in_child(false, 11));
+	expect_sigsys(in_child(false, 12));
 	/* --seccomp-log: logged, and the call goes on */
-	st = in_child(true, 1);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	expect_exit0(in_child(true, 1));
+	expect_exit0(in_child(true, 8));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_number),
+		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_list_shape),
 		cmocka_unit_test(test_kernel),
 	};
