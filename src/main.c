@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -399,6 +400,44 @@ static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
 }
 
 /**
+ * nofile_raise() - raise the soft limit on open files to the hard one
+ *
+ * Every flow holds a host socket (a spliced connection six descriptors),
+ * and the usual soft limit of 1024 is reached by a guest with a thousand
+ * connections, well below --max-flows. The hard limit is what we may use
+ * without privileges (pasta does the same). Called after the helper
+ * children and the command were forked: they keep the limit they were
+ * given (a program that uses select() needs the 1024).
+ *
+ * #syscalls:setup prlimit64
+ */
+static void nofile_raise(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl)) {
+		debug("open files limit: %s", strerror(errno));
+		return;
+	}
+	if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t was = rl.rlim_cur;
+
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl)) {
+			debug("cannot raise the open files limit from %llu to %llu: %s",
+			      (unsigned long long)was,
+			      (unsigned long long)rl.rlim_max, strerror(errno));
+			return;
+		}
+		debug("open files limit raised from %llu to %llu",
+		      (unsigned long long)was, (unsigned long long)rl.rlim_cur);
+		return;
+	}
+	debug("open files limit: %llu (the hard limit)",
+	      (unsigned long long)rl.rlim_cur);
+}
+
+/**
  * main() - slipway
  * @argc:	argument count
  * @argv:	arguments
@@ -531,6 +570,7 @@ int main(int argc, char **argv)
 		mac = ns.mac;
 		snprintf(where, sizeof(where), "%s", conf.ifname);
 	}
+	nofile_raise();
 	grp.ctl_fd = -1;
 	for (i = 0; i < grp.n; i++) {
 		ret = shard_init(&shs[i], &conf, &edge, mac, &grp, i);

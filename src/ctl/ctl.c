@@ -200,6 +200,9 @@ struct fwd_job {
  * @tid:	its id
  * @ready:	the thread named itself (with ctl_start())
  * @start:	the barrier it waits at until the seccomp filter is in
+ * @spare_fd:	the thread's spare descriptor (fd_spare_refuse()), or -1
+ * @resume_ns:	out of fds: when the listeners are armed again (0: none
+ *		is paused)
  */
 struct ctl {
 	struct shard *sh;
@@ -230,6 +233,8 @@ struct ctl {
 	pthread_t tid;
 	pthread_barrier_t ready;
 	pthread_barrier_t *start;
+	int spare_fd;
+	uint64_t resume_ns;
 };
 
 /**
@@ -1060,6 +1065,65 @@ static void conn_writable(struct ctl *c, unsigned i)
 }
 
 /**
+ * ctl_accept_failed() - accept() failed on a listener: refuse the clients
+ * waiting if it is for want of descriptors, and pause it
+ * @c:		server
+ * @fd:		the listener
+ * @idx:	its CSRV_IDX_*
+ * @what:	its name, for the (rate-limited) message
+ *
+ * The listener stays readable while clients wait: without the pause the
+ * thread would spin on it. ctl_resume() arms it again after
+ * LISTEN_PAUSE_MS. Counted in CTL_ACCEPT_NOFD.
+ *
+ * #syscalls epoll_ctl
+ */
+static void ctl_accept_failed(struct ctl *c, int fd, uint64_t idx,
+			      const char *what)
+{
+	struct epoll_event ev = { .events = 0, .data.u64 = idx };
+	unsigned n = 0;
+	int e = errno;
+
+	if (e == EMFILE || e == ENFILE)
+		while (n < CTL_CONNS &&
+		       fd_spare_refuse(&c->spare_fd, fd, true) > 0)
+			n++;
+	ctr_add(&c->sh->ctr[CTR_CTL_ACCEPT_NOFD], n);
+	if (epoll_ctl(c->epfd, EPOLL_CTL_MOD, fd, &ev))
+		warn_perror_rl("control thread: cannot pause a listener");
+	if (!c->resume_ns)
+		c->resume_ns = now_mono_ns() + LISTEN_PAUSE_MS * 1000000ULL;
+	errno = e;
+	warn_perror_rl("%s accept: %u client(s) refused, accepting again in %u ms",
+		       what, n, LISTEN_PAUSE_MS);
+}
+
+/**
+ * ctl_resume() - arm the listeners again after a pause (ctl_accept_failed())
+ * @c:		server
+ *
+ * #syscalls epoll_ctl eventfd2
+ */
+static void ctl_resume(struct ctl *c)
+{
+	const int fds[] = { c->ufd, c->hfd, c->afd };
+	const uint64_t idx[] = { CSRV_IDX_UNIX, CSRV_IDX_HTTP, CSRV_IDX_API };
+	unsigned i;
+
+	c->resume_ns = 0;
+	if (c->spare_fd < 0)
+		c->spare_fd = fd_spare_make();
+	for (i = 0; i < ARRAY_SIZE(fds); i++) {
+		struct epoll_event ev = { .events = EPOLLIN,
+					  .data.u64 = idx[i] };
+
+		if (fds[i] >= 0 && epoll_ctl(c->epfd, EPOLL_CTL_MOD, fds[i], &ev))
+			warn_perror_rl("control thread: cannot arm a listener again");
+	}
+}
+
+/**
  * ctl_accept() - take new clients, refusing those past the cap
  * @c:		server
  * @http:	the metrics socket (else the control one)
@@ -1079,7 +1143,10 @@ static void ctl_accept(struct ctl *c, bool http)
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR &&
 			    errno != ECONNABORTED)
-				warn_perror("control accept");
+				ctl_accept_failed(c, http ? c->hfd : c->ufd,
+						  http ? CSRV_IDX_HTTP :
+							 CSRV_IDX_UNIX,
+						  http ? "metrics" : "control");
 			return;
 		}
 		for (i = from; i < to; i++)
@@ -1168,7 +1235,7 @@ static void s4n_accept(struct ctl *c)
 		k->state = CONN_READ;
 	}
 	if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-		debug("API accept: %s", strerror(errno));
+		ctl_accept_failed(c, c->afd, CSRV_IDX_API, "API");
 }
 
 /**
@@ -1267,7 +1334,15 @@ static void *ctl_thread(void *arg)
 	pthread_barrier_wait(&c->ready);
 	pthread_barrier_wait(c->start);
 	while (!atomic_load_explicit(&c->stop, memory_order_acquire)) {
-		int n = epoll_wait(c->epfd, ev, ARRAY_SIZE(ev), -1), i;
+		uint64_t now = c->resume_ns ? now_mono_ns() : 0;
+		int n, i;
+
+		n = epoll_wait(c->epfd, ev, ARRAY_SIZE(ev),
+			       !c->resume_ns ? -1 :
+			       c->resume_ns <= now ? 0 :
+			       (int)((c->resume_ns - now + 999999) / 1000000));
+		if (c->resume_ns && now_mono_ns() >= c->resume_ns)
+			ctl_resume(c);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -1371,6 +1446,7 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 	c->conf = conf;
 	c->ufd = c->hfd = c->udirfd = c->evfd = c->afd = c->adirfd = -1;
 	c->call_conn = -1;
+	c->spare_fd = fd_spare_make();
 	c->start_ns = now_mono_ns();
 	for (i = 0; i < NCONNS; i++)
 		c->conn[i].fd = -1;
@@ -1541,6 +1617,8 @@ void ctl_fini(struct ctl *c)
 		close(c->evfd);
 	if (c->epfd >= 0)
 		close(c->epfd);
+	if (c->spare_fd >= 0)
+		close(c->spare_fd);
 	free(c);
 }
 

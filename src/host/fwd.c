@@ -3,7 +3,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,6 +226,7 @@ static int fwd_open(struct shard *sh, const struct fwd_rule *r)
 	}
 	l = &(*t)[i];
 	l->fd = fd;
+	l->paused = false;
 	l->family = r->host_family == AF_INET ? AF_INET : AF_INET6;
 	l->rule = *r;
 	l->rule.id = ++sh->fwd_next_id;
@@ -527,41 +527,39 @@ socklen_t sockaddr_from(struct sockaddr_storage *ss, const uint8_t *addr,
  * @sh:		shard (0: the published ports live there)
  * @idx:	listener index
  *
- * #syscalls accept4 accept close openat
+ * When accept() fails for want of descriptors, the clients waiting are
+ * refused and the listener pauses (shard_accept_nofd()): it is
+ * level-triggered, and would otherwise be reported again at once.
+ *
+ * #syscalls accept4
  */
 void fwd_accept(struct shard *sh, uint32_t idx)
 {
 	struct listener *l = &sh->listeners[idx];
 	const uint8_t *gaddr;
 	int budget = 64;
-	unsigned to;
+	unsigned to, n;
 
-	if (idx >= sh->nlisteners || l->fd < 0)
+	if (idx >= sh->nlisteners || l->fd < 0 || l->paused)
 		return; /* removed in this batch of events */
 	gaddr = l->rule.guest_set ? l->rule.guest_addr.s6_addr : NULL;
 	while (budget--) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
 		int fd = accept4(l->fd, (struct sockaddr *)&ss, &sl,
-				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+				 SOCK_NONBLOCK | SOCK_CLOEXEC), e;
 
 		if (fd < 0) {
-			if (errno == EAGAIN || errno == EINTR ||
-			    errno == ECONNABORTED)
+			e = errno;
+			if (e == EAGAIN || e == EINTR || e == ECONNABORTED)
 				return;
-			/* out of fds: refuse this client with the reserve fd,
-			 * or the listener stays readable and we spin */
 			CTR_INC(&sh->core, TCP_ACCEPT_ERRORS);
-			if ((errno == EMFILE || errno == ENFILE) &&
-			    sh->reserve_fd >= 0) {
-				close(sh->reserve_fd);
-				fd = accept(l->fd, NULL, NULL);
-				if (fd >= 0)
-					close(fd);
-				sh->reserve_fd = open("/dev/null",
-						      O_RDONLY | O_CLOEXEC);
-				continue;
-			}
+			n = shard_accept_nofd(sh, l->fd, EP_DATA(EP_LISTEN, idx),
+					      e, true, (unsigned)budget + 1);
+			l->paused = true;
+			errno = e;
+			warn_perror_rl("published port %u: %u client(s) refused, accepting again in %u ms",
+				       l->rule.host_port, n, LISTEN_PAUSE_MS);
 			return;
 		}
 		/* loopback clients: spliced here, on shard 0 */
@@ -577,5 +575,25 @@ void fwd_accept(struct shard *sh, uint32_t idx)
 			continue;
 		sock_tcp_accepted(sh, fd, &ss, l->rule.guest_port, gaddr);
 		shard_drain(sh);
+	}
+}
+
+/**
+ * fwd_resume() - arm the published TCP ports that paused again
+ * @sh:		shard 0
+ *
+ * Context: shard_listen_resume()
+ */
+void fwd_resume(struct shard *sh)
+{
+	unsigned i;
+
+	for (i = 0; i < sh->nlisteners; i++) {
+		struct listener *l = &sh->listeners[i];
+
+		if (l->fd < 0 || !l->paused)
+			continue;
+		l->paused = false;
+		shard_listen_arm(sh, l->fd, EP_DATA(EP_LISTEN, i));
 	}
 }

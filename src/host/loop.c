@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,6 +65,131 @@ int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data)
 }
 
 /**
+ * fd_spare_make() - a descriptor kept only to be given up
+ *
+ * An eventfd: it needs no path, so it can be made again inside the
+ * sandbox, whose root is empty (/dev/null is not there).
+ *
+ * #syscalls eventfd2
+ * Return: the descriptor, or -1 (none free)
+ */
+int fd_spare_make(void)
+{
+	return eventfd(0, EFD_CLOEXEC);
+}
+
+/**
+ * fd_spare_refuse() - refuse one client of a listener that is out of fds
+ * @spare:	in/out: the spare descriptor; it is closed so that accept()
+ *		has a number to give, and made again afterwards (-1 if that
+ *		failed: made again by the next call)
+ * @lfd:	the listening socket (non-blocking)
+ * @reset:	end the client's connection with a reset (SO_LINGER 0)
+ *		instead of a FIN
+ *
+ * Without this, the client would wait in the listen backlog, where it keeps
+ * the listener readable. Another thread may take the freed number before
+ * accept() does: then nobody is refused (-EMFILE) and the spare is made
+ * again once a descriptor is free.
+ *
+ * Context: any thread, each with a spare of its own
+ * #syscalls accept4 setsockopt close eventfd2
+ * Return: 1 if a client was refused, 0 if none was waiting, -errno
+ */
+int fd_spare_refuse(int *spare, int lfd, bool reset)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	int fd, ret = 1;
+
+	if (*spare < 0)
+		*spare = fd_spare_make();
+	if (*spare < 0)
+		return -EMFILE;
+	close(*spare);
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0) {
+		if (reset)
+			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(fd);
+	} else {
+		ret = errno == EAGAIN ? 0 : -errno;
+	}
+	*spare = fd_spare_make();
+	return ret;
+}
+
+/**
+ * shard_listen_arm() - take a listener's connections again
+ * @sh:		shard
+ * @fd:		listening socket, in the epoll set
+ * @data:	its EP_DATA() value
+ *
+ * #syscalls epoll_ctl
+ */
+void shard_listen_arm(struct shard *sh, int fd, uint64_t data)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = data };
+
+	if (epoll_ctl(sh->epfd, EPOLL_CTL_MOD, fd, &ev))
+		warn_perror_rl("cannot listen again on fd %d", fd);
+}
+
+/**
+ * shard_accept_nofd() - a listener failed to accept: refuse who waits
+ * (out of fds), and take no events from it for LISTEN_PAUSE_MS
+ * @sh:		shard (0: the listeners live there)
+ * @fd:		listening socket, in the epoll set
+ * @data:	its EP_DATA() value
+ * @err:	the errno accept() gave
+ * @reset:	refuse with a reset (see fd_spare_refuse())
+ * @max:	refuse at most this many clients
+ *
+ * A level-triggered listener whose accept() fails stays readable: without
+ * the pause, the loop would spin on it at full CPU. The caller marks the
+ * listener paused; shard_listen_resume() arms it again. Refusals are
+ * counted in SHARD_ACCEPT_NOFD, pauses in SHARD_LISTEN_PAUSES.
+ *
+ * #syscalls epoll_ctl
+ * Return: clients refused
+ */
+unsigned shard_accept_nofd(struct shard *sh, int fd, uint64_t data, int err,
+			   bool reset, unsigned max)
+{
+	struct epoll_event ev = { .events = 0, .data.u64 = data };
+	unsigned n = 0;
+
+	if (err == EMFILE || err == ENFILE)
+		while (n < max && fd_spare_refuse(&sh->reserve_fd, fd, reset) > 0)
+			n++;
+	CTR_ADD(&sh->core, SHARD_ACCEPT_NOFD, n);
+	CTR_INC(&sh->core, SHARD_LISTEN_PAUSES);
+	if (epoll_ctl(sh->epfd, EPOLL_CTL_MOD, fd, &ev))
+		warn_perror_rl("cannot pause the listener on fd %d", fd);
+	if (sh->listen_resume_ns == UINT64_MAX)
+		sh->listen_resume_ns = sh->now_ns + LISTEN_PAUSE_MS * 1000000ULL;
+	return n;
+}
+
+/**
+ * shard_listen_resume() - arm the listeners paused by shard_accept_nofd()
+ * again, and make the spare fd again if it was lost
+ * @sh:		shard
+ */
+static void shard_listen_resume(struct shard *sh)
+{
+	sh->listen_resume_ns = UINT64_MAX;
+	if (sh->reserve_fd < 0)
+		sh->reserve_fd = fd_spare_make();
+	fwd_resume(sh);
+	splice_resume(sh);
+	if (sh->edge_listen_paused) {
+		sh->edge_listen_paused = false;
+		shard_listen_arm(sh, sh->edge->listen_fd,
+				 EP_DATA(EP_EDGE_LISTEN, 0));
+	}
+}
+
+/**
  * shard_gso_max() - GSO toward the guest: a whole slot's worth of payload
  * per frame
  * @e:	edge
@@ -110,7 +237,9 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	sh->max_flows = (conf->max_flows + grp->n - 1) / grp->n;
 	max_udp = (conf->max_udp_flows + grp->n - 1) / grp->n;
 	sh->armed_ns = UINT64_MAX;
-	sh->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	sh->listen_resume_ns = UINT64_MAX;
+	/* the listeners are shard 0's: the others need no spare */
+	sh->reserve_fd = id ? -1 : fd_spare_make();
 
 	cc.our_mac[0] = 0x52; /* locally administered, unicast */
 	cc.our_mac[1] = 0x56;
@@ -536,6 +665,16 @@ static int shard_edge_accept(struct shard *sh)
 	struct edge *e = sh->edge;
 	int ret = e->ops->accept(e);
 
+	if (ret == -EMFILE || ret == -ENFILE) {
+		/* not the end of the gateway: refuse, pause, try again */
+		ret = (int)shard_accept_nofd(sh, e->listen_fd,
+					     EP_DATA(EP_EDGE_LISTEN, 0), -ret,
+					     false, 1);
+		sh->edge_listen_paused = true;
+		warn_rl("out of file descriptors: %d connection(s) to the guest's socket refused (ulimit -n)",
+			ret);
+		return 0;
+	}
 	if (ret <= 0)
 		return ret;
 	if (ret == 2) /* a control connection (vhost-user) */
@@ -819,6 +958,13 @@ int shard_run(struct shard *sh,
 		int timeout = sh->edge->rx_pending[sh->q] ? 0 :
 			      sh->edge->ops->tick ? EDGE_TICK_MS : -1, n, i;
 
+		if (sh->listen_resume_ns != UINT64_MAX) {
+			uint64_t due = sh->listen_resume_ns, now = now_mono_ns();
+			int ms = due <= now ? 0 : (int)((due - now + 999999) / 1000000);
+
+			if (timeout < 0 || ms < timeout)
+				timeout = ms;
+		}
 		if (sh->imp && impair_next_ns(sh->imp) != UINT64_MAX) {
 			uint64_t due = impair_next_ns(sh->imp), now = now_mono_ns();
 			int ms = due <= now ? 0 : (int)MIN((due - now + 999999) / 1000000,
@@ -840,6 +986,8 @@ int shard_run(struct shard *sh,
 			if (sh->edge->ops->tick(sh->edge) == -ECONNRESET)
 				sh->edge_lost = true;
 		}
+		if (sh->now_ns >= sh->listen_resume_ns)
+			shard_listen_resume(sh);
 		for (i = 0; i < n; i++) {
 			uint64_t d = ev[i].data.u64;
 

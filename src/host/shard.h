@@ -48,12 +48,18 @@ enum ep_type {
  * @family:	AF_INET (IPv4 clients only) or AF_INET6 (IPv6 clients, and
  *		IPv4 ones too when bound without an address)
  * @rule:	what it publishes (fwd.h), with its id
+ * @paused:	TCP: out of fds, out of the epoll set's interest until
+ *		shard_listen_resume()
  */
 struct listener {
 	int fd;
 	int family;
 	struct fwd_rule rule;
+	bool paused;
 };
+
+/* a listener whose accept() failed (out of fds) rests this long */
+#define LISTEN_PAUSE_MS 100U
 
 #define MBOX_BYTES (4U << 20)
 
@@ -210,7 +216,11 @@ struct shard_group {
  * @listeners_cap: slots allocated in @listeners
  * @conf:	configuration
  * @now_ns:	time at the start of the current event batch
- * @reserve_fd:	spare fd, given up to refuse a client when out of fds
+ * @reserve_fd:	spare fd (shard 0), given up to refuse a client when out of
+ *		fds (fd_spare_refuse()); -1 while it could not be made again
+ * @listen_resume_ns: when the paused listeners are armed again
+ *		(UINT64_MAX: none is paused)
+ * @edge_listen_paused: the socket edge's listener is paused (out of fds)
  * @ulisteners:	published UDP ports, as @listeners
  * @nulisteners: slots in use or freed in @ulisteners
  * @ulisteners_cap: slots allocated in @ulisteners
@@ -264,6 +274,8 @@ struct shard {
 	const struct conf *conf;
 	uint64_t now_ns;
 	int reserve_fd;
+	uint64_t listen_resume_ns;
+	bool edge_listen_paused;
 	struct listener *ulisteners;
 	unsigned nulisteners;
 	unsigned ulisteners_cap;
@@ -312,6 +324,11 @@ void shard_fini(struct shard *sh);
 void shard_flush_frames(struct shard *sh);
 void shard_drain(struct shard *sh);
 int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data);
+int fd_spare_make(void);
+int fd_spare_refuse(int *spare, int lfd, bool reset);
+void shard_listen_arm(struct shard *sh, int fd, uint64_t data);
+unsigned shard_accept_nofd(struct shard *sh, int fd, uint64_t data, int err,
+			   bool reset, unsigned max);
 void shard_end_of_batch(struct shard *sh);
 void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop);
 uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
@@ -349,6 +366,7 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx);
 /* fwd.c */
 int fwd_init(struct shard *sh);
 void fwd_accept(struct shard *sh, uint32_t idx);
+void fwd_resume(struct shard *sh);
 unsigned fwd_count(const struct shard *sh);
 void fwd_peer_src(const struct core *c, const void *sa, uint8_t *src,
 		  uint16_t *port);

@@ -60,7 +60,7 @@ static void sock_epoll_set(struct shard *sh, struct tcp_flow *f,
 	};
 
 	if (epoll_ctl(sh->epfd, op, f->sock, &ev))
-		warn_perror("epoll_ctl on flow socket %d", f->sock);
+		warn_perror_rl("epoll_ctl on flow socket %d", f->sock);
 }
 
 /**
@@ -192,7 +192,7 @@ static void sock_connect(struct shard *sh, struct tcp_flow *f,
 	if (fd < 0) {
 		/* out of fds or memory: reset this flow, serve the others */
 		CTR_INC(&sh->core, TCP_FLOWS_SOCK_FAIL);
-		warn_perror("flow socket");
+		warn_perror_rl("no host socket for a guest's TCP connection: reset (TCP_FLOWS_SOCK_FAIL)");
 		tcp_on_sock_connected(&sh->core, f, ECONNRESET, sh->now_ns,
 				      &sh->fx);
 		return;

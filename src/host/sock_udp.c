@@ -58,6 +58,8 @@ static int sock_udp_open(struct shard *sh, struct udp_flow *f,
 			said = true;
 		} else {
 			CTR_INC(&sh->core, UDP_SOCK_FAIL);
+			warn_perror_rl("no host socket for a guest's %s flow: dropped (UDP_SOCK_FAIL)",
+				       icmp ? "ICMP echo" : "UDP");
 		}
 		return ret;
 	}

@@ -130,11 +130,13 @@ struct splice_conn {
  * @fd:		the socket, made by the helper
  * @host_port:	the host loopback port its connections go to
  * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
+ * @paused:	out of fds: not armed until splice_resume()
  */
 struct splice_tl {
 	int fd;
 	uint16_t host_port;
 	int af;
+	bool paused;
 };
 
 /**
@@ -902,7 +904,7 @@ bool splice_accept(struct shard *sh, int fd, const void *sa,
  * There is no tap path for these: a connection that cannot be spliced is
  * reset (SPLICE_NS_DROPPED).
  *
- * #syscalls accept4 socket setsockopt close openat
+ * #syscalls accept4 socket setsockopt close
  */
 static void splice_tl_accept(struct shard *sh, unsigned k)
 {
@@ -917,28 +919,22 @@ static void splice_tl_accept(struct shard *sh, unsigned k)
 
 		fd = accept4(tl->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno == EAGAIN || errno == EINTR ||
-			    errno == ECONNABORTED)
+			unsigned n;
+			int e = errno;
+
+			if (e == EAGAIN || e == EINTR || e == ECONNABORTED)
 				return;
-			CTR_INC(&sh->core, SPLICE_NS_DROPPED);
-			if ((errno == EMFILE || errno == ENFILE) &&
-			    sh->reserve_fd >= 0) {
-				/* refuse one with the spare fd, or the listener
-				 * stays readable and we spin */
-				close(sh->reserve_fd);
-				fd = accept(tl->fd, NULL, NULL);
-				if (fd >= 0) {
-					setsockopt(fd, SOL_SOCKET, SO_LINGER,
-						   &l, sizeof(l));
-					close(fd);
-				}
-				sh->reserve_fd = open("/dev/null",
-						      O_RDONLY | O_CLOEXEC);
-				if (splice_warn_ok(sh))
-					warn("out of file descriptors: a connection to the guest's loopback port of -T host port %u was reset (ulimit -n)",
-					     tl->host_port);
-				continue;
-			}
+			/* refuse who waits, pause: the listener stays
+			 * readable, and the loop would spin on it */
+			n = shard_accept_nofd(sh, tl->fd,
+					      EP_DATA(EP_SPLICE,
+						      SPLICE_IDX_NSH + 1 + k),
+					      e, true, (unsigned)budget + 1);
+			sp->tl[k].paused = true;
+			CTR_ADD(&sh->core, SPLICE_NS_DROPPED, n);
+			errno = e;
+			warn_perror_rl("-T host port %u: %u connection(s) from the guest reset, accepting again in %u ms",
+				       tl->host_port, n, LISTEN_PAUSE_MS);
 			return;
 		}
 		s1 = splice_side1_sock(sh, true, fam);
@@ -955,6 +951,26 @@ static void splice_tl_accept(struct shard *sh, unsigned k)
 			     tl->host_port, why);
 		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 		close(fd);
+	}
+}
+
+/**
+ * splice_resume() - arm the -T listeners that paused (out of fds) again
+ * @sh:		shard
+ *
+ * Context: shard_listen_resume()
+ */
+void splice_resume(struct shard *sh)
+{
+	struct splice *sp = sh->splice;
+	unsigned k;
+
+	for (k = 0; sp && k < sp->ntl; k++) {
+		if (!sp->tl[k].paused)
+			continue;
+		sp->tl[k].paused = false;
+		shard_listen_arm(sh, sp->tl[k].fd,
+				 EP_DATA(EP_SPLICE, SPLICE_IDX_NSH + 1 + k));
 	}
 }
 
@@ -981,7 +997,8 @@ void splice_event(struct shard *sh, uint32_t idx, uint32_t events)
 		return;
 	}
 	if (idx > SPLICE_IDX_NSH) {
-		if (idx - SPLICE_IDX_NSH - 1 < sp->ntl)
+		if (idx - SPLICE_IDX_NSH - 1 < sp->ntl &&
+		    !sp->tl[idx - SPLICE_IDX_NSH - 1].paused)
 			splice_tl_accept(sh, idx - SPLICE_IDX_NSH - 1);
 		return;
 	}

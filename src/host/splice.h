@@ -62,4 +62,10 @@ bool splice_accept(struct shard *sh, int fd, const void *sa,
  */
 void splice_event(struct shard *sh, uint32_t idx, uint32_t events);
 
+/**
+ * splice_resume() - arm the -T listeners that paused (out of fds) again
+ * @sh:		shard
+ */
+void splice_resume(struct shard *sh);
+
 #endif /* SLIPWAY_SPLICE_H */

@@ -52,6 +52,9 @@
 	X(SHARD_FRAMES_TAKEN, "frames taken from another shard's mailbox")  \
 	X(SHARD_ACCEPTS_PASSED, "accepted connections handed to a shard")   \
 	X(SHARD_MBOX_FULL, "messages refused by a full mailbox")            \
+	/* out of file descriptors: listeners refuse and pause, not spin */ \
+	X(SHARD_ACCEPT_NOFD, "clients refused: out of fds (published and -T ports, socket edges)") \
+	X(SHARD_LISTEN_PAUSES, "times a listener paused accepting: out of fds")  \
 	/* frame parsing: malformed or unwanted input, dropped */           \
 	X(VNET_DROP_BAD_HDR, "frames with a bad virtio-net header")         \
 	X(CORE_DROP_BAD_LOAN, "frames whose loaned tail is not TCP payload (an edge bug)") \
@@ -203,6 +206,7 @@
 	X(CTL_ERRORS, "of those, answered with an error")                   \
 	X(CTL_REFUSED, "control and metrics connections refused: too many open") \
 	X(CTL_TIMEOUTS, "control and metrics connections closed: too slow") \
+	X(CTL_ACCEPT_NOFD, "control, metrics and API clients refused: out of fds") \
 	X(METRICS_REQUESTS, "metrics HTTP requests answered (--metrics)")   \
 	X(METRICS_ERRORS, "of those, answered with an error status")
 
