@@ -1087,7 +1087,7 @@ static void ctl_accept_failed(struct ctl *c, int fd, uint64_t idx,
 
 	if (e == EMFILE || e == ENFILE)
 		while (n < CTL_CONNS &&
-		       fd_spare_refuse(&c->spare_fd, fd, true) > 0)
+		       fd_spare_refuse(&c->spare_fd, c->tfd, fd, true) > 0)
 			n++;
 	ctr_add(&c->sh->ctr[CTR_CTL_ACCEPT_NOFD], n);
 	if (epoll_ctl(c->epfd, EPOLL_CTL_MOD, fd, &ev))
@@ -1103,7 +1103,7 @@ static void ctl_accept_failed(struct ctl *c, int fd, uint64_t idx,
  * ctl_resume() - arm the listeners again after a pause (ctl_accept_failed())
  * @c:		server
  *
- * #syscalls epoll_ctl eventfd2
+ * #syscalls epoll_ctl
  */
 static void ctl_resume(struct ctl *c)
 {
@@ -1113,7 +1113,7 @@ static void ctl_resume(struct ctl *c)
 
 	c->resume_ns = 0;
 	if (c->spare_fd < 0)
-		c->spare_fd = fd_spare_make();
+		c->spare_fd = fd_spare_make(c->tfd);
 	for (i = 0; i < ARRAY_SIZE(fds); i++) {
 		struct epoll_event ev = { .events = EPOLLIN,
 					  .data.u64 = idx[i] };
@@ -1446,12 +1446,13 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 	c->conf = conf;
 	c->ufd = c->hfd = c->udirfd = c->evfd = c->afd = c->adirfd = -1;
 	c->call_conn = -1;
-	c->spare_fd = fd_spare_make();
 	c->start_ns = now_mono_ns();
 	for (i = 0; i < NCONNS; i++)
 		c->conn[i].fd = -1;
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
 	c->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (c->tfd >= 0)
+		c->spare_fd = fd_spare_make(c->tfd);
 	if (c->epfd < 0 || c->tfd < 0) {
 		err_perror("control thread: epoll or timer");
 		goto fail;

@@ -20,7 +20,10 @@ struct edge;
  * struct edge_ops - what an edge implements
  * @name:	edge kind, for logs and counters
  * @rx:		receive up to @max frames from queue @q into @v; returns the
- *		count (0: nothing ready) or -errno (-EBADFD etc.: edge gone)
+ *		count (0: nothing ready) or -errno (-EBADFD etc.: edge gone).
+ *		Each view is filled whole: its bytes at @p are the edge's own
+ *		(never memory the guest can still write), and only TCP
+ *		payload may be left as its tail (struct pkt_view)
  * @tx:		send one frame gathered from @iov; returns 0 or -errno
  * @fd:		fd to poll for readability of queue @q (-1: none now)
  * @fini:	release everything

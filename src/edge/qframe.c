@@ -33,8 +33,7 @@ int qframe_parse(const uint8_t *buf, size_t len, struct pkt_view *v,
 		}
 		if (len - off - 4 < flen)
 			break;
-		v[n].p = buf + off + 4;
-		v[n].len = flen;
+		v[n] = (struct pkt_view){ .p = buf + off + 4, .len = flen };
 		n++;
 		off += 4 + flen;
 	}

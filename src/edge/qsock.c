@@ -497,8 +497,8 @@ static int qsock_dgram_rx(struct edge *e, unsigned qn, struct pkt_view *v,
 			CTR(q, EDGE_RX_DROP_SIZE);
 			continue;
 		}
-		v[n].p = q->riov[i].iov_base;
-		v[n].len = len;
+		v[n] = (struct pkt_view){ .p = q->riov[i].iov_base,
+					  .len = len };
 		n++;
 	}
 	e->rx_pending[0] = q->dg_next < q->dg_got;

@@ -39,8 +39,7 @@ static int tap_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 		}
 		if (r == 0)
 			return n ? (int)n : -EBADFD;
-		v[n].p = b;
-		v[n].len = (size_t)r;
+		v[n] = (struct pkt_view){ .p = b, .len = (size_t)r };
 		n++;
 	}
 	return (int)n;

@@ -66,16 +66,19 @@ int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data)
 
 /**
  * fd_spare_make() - a descriptor kept only to be given up
+ * @like:	a descriptor we hold anyway and never share (a timerfd: not
+ *		an epoll set or a listener, which a duplicate would keep)
  *
- * An eventfd: it needs no path, so it can be made again inside the
- * sandbox, whose root is empty (/dev/null is not there).
+ * A duplicate of @like: it needs no path, so it can be made again inside
+ * the sandbox, whose root is empty (/dev/null is not there), with no call
+ * the sandbox keeps for set-up; closing it frees a number and nothing else.
  *
- * #syscalls eventfd2
+ * #syscalls fcntl
  * Return: the descriptor, or -1 (none free)
  */
-int fd_spare_make(void)
+int fd_spare_make(int like)
 {
-	return eventfd(0, EFD_CLOEXEC);
+	return fcntl(like, F_DUPFD_CLOEXEC, 0);
 }
 
 /**
@@ -83,6 +86,7 @@ int fd_spare_make(void)
  * @spare:	in/out: the spare descriptor; it is closed so that accept()
  *		has a number to give, and made again afterwards (-1 if that
  *		failed: made again by the next call)
+ * @like:	what the spare is made from (fd_spare_make())
  * @lfd:	the listening socket (non-blocking)
  * @reset:	end the client's connection with a reset (SO_LINGER 0)
  *		instead of a FIN
@@ -93,16 +97,16 @@ int fd_spare_make(void)
  * again once a descriptor is free.
  *
  * Context: any thread, each with a spare of its own
- * #syscalls accept4 setsockopt close eventfd2
+ * #syscalls accept4 setsockopt close
  * Return: 1 if a client was refused, 0 if none was waiting, -errno
  */
-int fd_spare_refuse(int *spare, int lfd, bool reset)
+int fd_spare_refuse(int *spare, int like, int lfd, bool reset)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 	int fd, ret = 1;
 
 	if (*spare < 0)
-		*spare = fd_spare_make();
+		*spare = fd_spare_make(like);
 	if (*spare < 0)
 		return -EMFILE;
 	close(*spare);
@@ -114,7 +118,7 @@ int fd_spare_refuse(int *spare, int lfd, bool reset)
 	} else {
 		ret = errno == EAGAIN ? 0 : -errno;
 	}
-	*spare = fd_spare_make();
+	*spare = fd_spare_make(like);
 	return ret;
 }
 
@@ -159,7 +163,8 @@ unsigned shard_accept_nofd(struct shard *sh, int fd, uint64_t data, int err,
 	unsigned n = 0;
 
 	if (err == EMFILE || err == ENFILE)
-		while (n < max && fd_spare_refuse(&sh->reserve_fd, fd, reset) > 0)
+		while (n < max &&
+		       fd_spare_refuse(&sh->reserve_fd, sh->timerfd, fd, reset) > 0)
 			n++;
 	CTR_ADD(&sh->core, SHARD_ACCEPT_NOFD, n);
 	CTR_INC(&sh->core, SHARD_LISTEN_PAUSES);
@@ -179,7 +184,7 @@ static void shard_listen_resume(struct shard *sh)
 {
 	sh->listen_resume_ns = UINT64_MAX;
 	if (sh->reserve_fd < 0)
-		sh->reserve_fd = fd_spare_make();
+		sh->reserve_fd = fd_spare_make(sh->timerfd);
 	fwd_resume(sh);
 	splice_resume(sh);
 	if (sh->edge_listen_paused) {
@@ -238,8 +243,7 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	max_udp = (conf->max_udp_flows + grp->n - 1) / grp->n;
 	sh->armed_ns = UINT64_MAX;
 	sh->listen_resume_ns = UINT64_MAX;
-	/* the listeners are shard 0's: the others need no spare */
-	sh->reserve_fd = id ? -1 : fd_spare_make();
+	sh->reserve_fd = -1;
 
 	cc.our_mac[0] = 0x52; /* locally administered, unicast */
 	cc.our_mac[1] = 0x56;
@@ -331,6 +335,9 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	sh->epfd = epoll_create1(EPOLL_CLOEXEC);
 	sh->timerfd = timerfd_create(CLOCK_MONOTONIC,
 				     TFD_NONBLOCK | TFD_CLOEXEC);
+	/* the listeners are shard 0's: the others need no spare */
+	if (!id && sh->timerfd >= 0)
+		sh->reserve_fd = fd_spare_make(sh->timerfd);
 	if (sh->epfd < 0 || sh->timerfd < 0)
 		return -errno;
 	if ((e->ops->fd(e, sh->q) >= 0 &&

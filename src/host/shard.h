@@ -324,8 +324,8 @@ void shard_fini(struct shard *sh);
 void shard_flush_frames(struct shard *sh);
 void shard_drain(struct shard *sh);
 int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data);
-int fd_spare_make(void);
-int fd_spare_refuse(int *spare, int lfd, bool reset);
+int fd_spare_make(int like);
+int fd_spare_refuse(int *spare, int like, int lfd, bool reset);
 void shard_listen_arm(struct shard *sh, int fd, uint64_t data);
 unsigned shard_accept_nofd(struct shard *sh, int fd, uint64_t data, int err,
 			   bool reset, unsigned max);
