@@ -19,16 +19,25 @@
  * the loop, never allocate after dns_fwd_init(), and accept only replies
  * that answer a query we sent, from the address we sent it to.
  *
+ * The guest's bytes are read once: dns_fwd_query() copies the datagram
+ * into our own memory before it looks at it, and parses and sends only
+ * that copy. Under vhost-user the datagram may still be in guest memory,
+ * which the guest can rewrite at any moment: checking it in place and
+ * copying it afterwards would let a query that passed the checks change
+ * before it is stored. The parsed question is kept with the query, so
+ * nothing derived from the guest is parsed twice.
+ *
  * Queries in flight live in a fixed table (DNS_INFLIGHT_MAX). Each gets a
  * fresh upstream ID, unpredictable (SipHash of a counter under a random
  * key) and unused by the others, so replies are found through a 64 Ki
  * entry map; the guest's own ID is put back in the reply. The entry keeps
- * a copy of the query (for retransmission and for the question to match
- * replies against), the guest's address, port and ID, and the addresses it
- * was sent to. One unconnected, non-blocking UDP socket per address family
- * sends all queries; IP_RECVERR/IPV6_RECVERR make ICMP errors arrive on
- * its error queue with the original datagram, so a refused or unreachable
- * upstream is known at once, for that very query.
+ * the copy of the query (for retransmission), its parsed header and
+ * question (to match replies against, and for made-up answers), the
+ * guest's address and port, and the addresses it was sent to. One
+ * unconnected, non-blocking UDP socket per address family sends all
+ * queries; IP_RECVERR/IPV6_RECVERR make ICMP errors arrive on its error
+ * queue with the original datagram, so a refused or unreachable upstream
+ * is known at once, for that very query.
  *
  * A reply is relayed if it comes from port 53 of an address the query was
  * sent to, carries its upstream ID, and asks the same question (type,
@@ -145,7 +154,6 @@ struct dns_upstream {
  * @attempt_ns:	time each attempt gets
  * @gaddr:	the guest's address (IPv4 v4-mapped: the family to answer in)
  * @gport:	the guest's port
- * @guest_id:	the guest's query ID
  * @up_id:	our ID toward the upstreams (written into @msg)
  * @len:	bytes in @msg
  * @used:	entry in use
@@ -157,7 +165,10 @@ struct dns_upstream {
  * @nsent:	addresses in @sent
  * @last:	index in @sent of the current attempt's address
  * @sent:	addresses the query went to (replies from these are accepted)
- * @msg:	the query as sent upstream
+ * @qm:		the query's header and question, parsed from @msg before it
+ *		was sent, with the guest's ID: replies are matched against
+ *		it and made-up answers built from it
+ * @msg:	the query as sent upstream (our copy of the guest's bytes)
  */
 struct dns_query {
 	uint32_t prev;
@@ -166,7 +177,6 @@ struct dns_query {
 	uint64_t attempt_ns;
 	uint8_t gaddr[ADDR_LEN];
 	uint16_t gport;
-	uint16_t guest_id;
 	uint16_t up_id;
 	uint16_t len;
 	uint8_t used;
@@ -178,6 +188,7 @@ struct dns_query {
 	uint8_t last;
 	uint32_t gen;
 	union dns_sa sent[DNS_UPSTREAMS_MAX];
+	struct dns_msg qm;
 	uint8_t msg[DNS_QUERY_MAX];
 };
 
@@ -499,30 +510,15 @@ static void dns_q_free(struct dns_fwd *d, struct dns_query *q)
 }
 
 /**
- * dns_q_parse() - the stored query, parsed, with the guest's ID
- * @q:	entry
- * @m:	parsed query out
- */
-static void dns_q_parse(const struct dns_query *q, struct dns_msg *m)
-{
-	enum dns_err r = dns_parse_query(q->msg, q->len, m);
-
-	ASSERT(r == DNS_OK); /* validated before it was stored */
-	m->id = q->guest_id;
-}
-
-/**
  * dns_servfail() - give up on a query: SERVFAIL to the guest, free it
  * @sh:	shard
  * @q:	entry, off the deadline list
  */
 static void dns_servfail(struct shard *sh, struct dns_query *q)
 {
-	struct dns_msg m;
-
-	dns_q_parse(q, &m);
-	trace("DNS query %04x: no upstream answered, SERVFAIL", q->guest_id);
-	dns_made_up(sh, &m, q->gaddr, q->gport, DNS_RCODE_SERVFAIL, false);
+	trace("DNS query %04x: no upstream answered, SERVFAIL", q->qm.id);
+	dns_made_up(sh, &q->qm, q->gaddr, q->gport, DNS_RCODE_SERVFAIL,
+		    false);
 	CTR_INC(&sh->core, DNS_SERVFAIL);
 	dns_q_free(sh->dns, q);
 }
@@ -612,7 +608,7 @@ static void dns_attempt(struct shard *sh, struct dns_query *q)
 			return;
 		}
 		errno = -ret;
-		trace("DNS query %04x to %s: %s", q->guest_id, d->up[i].name,
+		trace("DNS query %04x to %s: %s", q->qm.id, d->up[i].name,
 		      strerror(errno));
 		dns_upstream_failed(sh, q, strerror(errno));
 		if (q->tries < q->attempts && d->nup)
@@ -640,7 +636,9 @@ static void dns_failover(struct shard *sh, struct dns_query *q,
 /**
  * dns_fwd_query() - forward one query from the guest
  * @sh:		shard
- * @msg:	the DNS message (a loan: copied)
+ * @msg:	the DNS message (a loan, possibly in guest memory that the
+ *		guest may rewrite while we run: read exactly once, by the
+ *		copy at the start)
  * @len:	its length
  * @gaddr:	the guest's address (ADDR_LEN bytes, IPv4 v4-mapped)
  * @gport:	the guest's port
@@ -651,11 +649,20 @@ void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
 		   const uint8_t *gaddr, uint16_t gport)
 {
 	struct dns_fwd *d = sh->dns;
+	uint8_t copy[DNS_QUERY_MAX];
 	struct dns_query *q;
 	struct dns_msg m;
 	enum dns_err r;
 
-	r = dns_parse_query(msg, len, &m);
+	if (len > DNS_QUERY_MAX) {
+		CTR_INC(&sh->core, DNS_DROP_BAD);
+		trace("DNS query of %zu bytes dropped", len);
+		return;
+	}
+	/* the only read of the guest's bytes: everything below looks at our
+	 * copy, which cannot change between the checks and the use */
+	memcpy(copy, msg, len);
+	r = dns_parse_query(copy, len, &m);
 	if (r != DNS_OK) {
 		CTR_INC(&sh->core, DNS_DROP_BAD);
 		trace("DNS query from the guest dropped: %s", dns_err_str(r));
@@ -672,11 +679,6 @@ void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
 		CTR_INC(&sh->core, DNS_SERVFAIL);
 		return;
 	}
-	if (len > DNS_QUERY_MAX) {
-		CTR_INC(&sh->core, DNS_DROP_BAD);
-		trace("DNS query of %zu bytes dropped", len);
-		return;
-	}
 	if (!d->free_head) {
 		CTR_INC(&sh->core, DNS_DROP_FULL);
 		return;
@@ -687,9 +689,9 @@ void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
 	q->used = 1;
 	memcpy(q->gaddr, gaddr, ADDR_LEN);
 	q->gport = gport;
-	q->guest_id = m.id;
+	q->qm = m;
 	q->len = (uint16_t)len;
-	memcpy(q->msg, msg, len);
+	memcpy(q->msg, copy, len);
 	q->up_id = dns_id_alloc(d);
 	wr16(q->msg, q->up_id);
 	d->idmap[q->up_id] = (uint16_t)dns_qidx(d, q);
@@ -711,7 +713,7 @@ static void dns_reply(struct shard *sh, const union dns_sa *src, uint8_t *buf,
 		      size_t len)
 {
 	struct dns_fwd *d = sh->dns;
-	struct dns_msg rm, qm;
+	struct dns_msg rm;
 	struct dns_query *q;
 	unsigned rcode, i;
 	uint16_t port;
@@ -734,9 +736,8 @@ static void dns_reply(struct shard *sh, const union dns_sa *src, uint8_t *buf,
 		trace("DNS reply %04x from an address not asked", rm.id);
 		return;
 	}
-	dns_q_parse(q, &qm);
 	rcode = dns_rcode(&rm);
-	if (r == DNS_OK ? !dns_question_eq(&qm, &rm) :
+	if (r == DNS_OK ? !dns_question_eq(&q->qm, &rm) :
 			  r != DNS_ERR_QDCOUNT || rm.qdcount ||
 				  rcode == DNS_RCODE_NOERROR) {
 		trace("DNS reply %04x does not answer the question: %s", rm.id,
@@ -761,9 +762,9 @@ static void dns_reply(struct shard *sh, const union dns_sa *src, uint8_t *buf,
 	if (len > udp_payload_max(&sh->core, &sh->fx, !addr_is4(q->gaddr))) {
 		trace("DNS reply %04x of %zu bytes: too large, sending TC",
 		      rm.id, len);
-		ret = dns_made_up(sh, &qm, q->gaddr, q->gport, rcode, true);
+		ret = dns_made_up(sh, &q->qm, q->gaddr, q->gport, rcode, true);
 	} else {
-		wr16(buf, q->guest_id);
+		wr16(buf, q->qm.id);
 		ret = dns_to_guest(sh, q->gaddr, q->gport, buf, len);
 	}
 	if (!ret)
@@ -856,7 +857,7 @@ static void dns_errqueue(struct shard *sh, int fd)
 		q = &d->q[d->idmap[id] - 1];
 		if (!q->nsent || !dns_sa_eq(&q->sent[q->last], &dst))
 			continue;
-		trace("DNS query %04x: %s from upstream", q->guest_id,
+		trace("DNS query %04x: %s from upstream", q->qm.id,
 		      strerror((int)ee->ee_errno));
 		dns_failover(sh, q, strerror((int)ee->ee_errno));
 	}
@@ -874,7 +875,7 @@ static void dns_timeouts(struct shard *sh)
 		struct dns_query *q = &d->q[d->head - 1];
 
 		CTR_INC(&sh->core, DNS_TIMEOUTS);
-		trace("DNS query %04x: attempt %u timed out", q->guest_id,
+		trace("DNS query %04x: attempt %u timed out", q->qm.id,
 		      q->tries);
 		dns_failover(sh, q, "no answer in time");
 	}
