@@ -15,7 +15,13 @@
  * once, as it must be, the query is consistent, whatever it holds; read
  * twice (checked in place, then copied), the stored copy was a "reply"
  * and the forwarder died on ASSERT(r == DNS_OK) when it re-parsed it.
+ *
+ * test_socket_pool checks the upstream sockets: one bound at start, eight
+ * on distinct ports once used, and all replaced by new ones (new ports,
+ * no fd leaked) after 1000 queries, since each carries at most
+ * DNS_SOCK_USES (16).
  */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +311,95 @@ static void test_guest_rewrites_query(void **state)
 }
 
 /**
+ * udp_ports() - the local ports of this process's IPv4 UDP sockets
+ * @ports:	out, sorted
+ * @cap:	room in @ports
+ *
+ * Return: how many
+ */
+static unsigned udp_ports(uint16_t *ports, unsigned cap)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *de;
+	unsigned n = 0, i, j;
+
+	assert_non_null(dir);
+	while ((de = readdir(dir))) {
+		struct sockaddr_in sin;
+		socklen_t sl = sizeof(sin);
+		int fd = atoi(de->d_name), type = 0, dom = 0;
+		socklen_t ol = sizeof(int);
+
+		if (de->d_name[0] == '.' || fd == dirfd(dir))
+			continue;
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &ol) ||
+		    type != SOCK_DGRAM)
+			continue;
+		ol = sizeof(int);
+		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &ol) ||
+		    dom != AF_INET)
+			continue;
+		if (getsockname(fd, (struct sockaddr *)&sin, &sl) || n >= cap)
+			continue;
+		ports[n++] = ntohs(sin.sin_port);
+	}
+	closedir(dir);
+	for (i = 1; i < n; i++) {
+		for (j = i; j > 0 && ports[j - 1] > ports[j]; j--) {
+			uint16_t t = ports[j];
+
+			ports[j] = ports[j - 1];
+			ports[j - 1] = t;
+		}
+	}
+	return n;
+}
+
+/**
+ * test_socket_pool() - one upstream socket at start, DNS_SOCKS (8) on
+ * distinct ports once queries have used them, all replaced by new ones
+ * (new ports, no fd leaked) as queries go by
+ * @state:	unused
+ */
+static void test_socket_pool(void **state)
+{
+	uint16_t before[64], mid[64], after[64];
+	uint8_t gaddr[ADDR_LEN], buf[64];
+	struct fenv *e = fenv_new();
+	unsigned nb, nm = 0, na, i, j, same = 0;
+
+	(void)state;
+	nb = udp_ports(before, 64);
+	assert_int_equal(nb, 1);
+	assert_int_not_equal(before[0], 0); /* bound at once */
+	addr_from4(gaddr, GUEST4);
+	for (i = 0; i < 1000; i++) {
+		size_t n = build_query(buf, (uint16_t)i);
+
+		dns_fwd_query(e->sh, buf, n, gaddr, GPORT);
+		e->sh->fx.nframes = 0;
+		if (i == 99)
+			nm = udp_ports(mid, 64);
+	}
+	assert_int_equal(e->sh->ctr[CTR_DNS_SERVFAIL], 1000);
+	/* all 8 opened within 100 queries (each slot is picked with 1/8) */
+	assert_int_equal(nm, 8);
+	for (i = 1; i < nm; i++)
+		assert_int_not_equal(mid[i], mid[i - 1]);
+	/* 1000 picks, at most 15 left on each of 8 sockets: 55 replaced */
+	assert_true(e->sh->ctr[CTR_DNS_SOCK_RENEWED] >= 55);
+	na = udp_ports(after, 64);
+	assert_int_equal(na, 8);
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nm; j++)
+			same += after[i] == mid[j];
+	}
+	/* each replaced, on a new random port (one may come back) */
+	assert_true(same <= 1);
+	fenv_free(e);
+}
+
+/**
  * main() - run the forwarder tests
  *
  * Return: 0 if all passed, else the number of failures
@@ -314,6 +409,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_servfail_from_copy),
 		cmocka_unit_test(test_guest_rewrites_query),
+		cmocka_unit_test(test_socket_pool),
 	};
 
 	return cmocka_run_group_tests_name("dns_fwd", tests, NULL, NULL);
