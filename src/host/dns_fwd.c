@@ -19,26 +19,50 @@
  * the loop, never allocate after dns_fwd_init(), and accept only replies
  * that answer a query we sent, from the address we sent it to.
  *
+ * The guest's bytes are read once: dns_fwd_query() copies the datagram
+ * into our own memory before it looks at it, and parses and sends only
+ * that copy. Under vhost-user the datagram may still be in guest memory,
+ * which the guest can rewrite at any moment: checking it in place and
+ * copying it afterwards would let a query that passed the checks change
+ * before it is stored. The parsed question is kept with the query, so
+ * nothing derived from the guest is parsed twice.
+ *
  * Queries in flight live in a fixed table (DNS_INFLIGHT_MAX). Each gets a
  * fresh upstream ID, unpredictable (SipHash of a counter under a random
  * key) and unused by the others, so replies are found through a 64 Ki
  * entry map; the guest's own ID is put back in the reply. The entry keeps
- * a copy of the query (for retransmission and for the question to match
- * replies against), the guest's address, port and ID, and the addresses it
- * was sent to. One unconnected, non-blocking UDP socket per address family
- * sends all queries; IP_RECVERR/IPV6_RECVERR make ICMP errors arrive on
- * its error queue with the original datagram, so a refused or unreachable
- * upstream is known at once, for that very query.
+ * the copy of the query (for retransmission), its parsed header and
+ * question (to match replies against, and for made-up answers), the
+ * guest's address and port, the addresses it was sent to and the sockets
+ * it used.
  *
- * A reply is relayed if it comes from port 53 of an address the query was
- * sent to, carries its upstream ID, and asks the same question (type,
- * class, and the name compared without ASCII case: RFC 4343, and 0x20
- * randomisation upstream). Replies with no question are accepted only with
- * an error rcode (some servers answer FORMERR/REFUSED that way). Truncated
- * replies (TC) are relayed as they are, and the guest retries over TCP. A
- * reply too large for one frame toward the guest (never at the default
- * MTU: the guest's EDNS size caps it) is replaced by an empty one with TC
- * set, which has the same effect.
+ * Sockets: a pool of DNS_SOCKS unconnected, non-blocking UDP sockets per
+ * address family, each bound to port 0, so that the kernel gives it a
+ * random ephemeral port; one per family is opened at start-up, the others
+ * when a query first picks their slot. A query uses one socket of a
+ * family, picked at random among those not retiring, for all its attempts
+ * to upstreams of that family. A socket retires after DNS_SOCK_USES queries; once its last
+ * query has ended it is closed and replaced by a new one, on a new random
+ * port (DNS_SOCK_RENEWED; if no new socket can be had, the old one serves
+ * another round).
+ * So an off-path attacker who wants a forged reply accepted must guess
+ * the 16-bit ID and a source port that changes every few queries, and
+ * cannot learn either from an earlier query. IP_RECVERR/IPV6_RECVERR make
+ * ICMP errors arrive on a socket's error queue with the original
+ * datagram, so a refused or unreachable upstream is known at once, for
+ * that very query.
+ *
+ * A reply is relayed if it arrives on the socket the query used, from
+ * port 53 of an address the query was sent to, carries its upstream ID,
+ * and asks the same question (type, class, and the name compared without
+ * ASCII case: RFC 4343, and 0x20 randomisation upstream). Every reply must
+ * have that question, error replies too: one without a question (some
+ * servers answer FORMERR or REFUSED that way) proves nothing about the
+ * query, so it is dropped like a forged one, and the query fails over or
+ * times out. Truncated replies (TC) are relayed as they are, and the guest
+ * retries over TCP. A reply too large for one frame toward the guest
+ * (never at the default MTU: the guest's EDNS size caps it) is replaced by
+ * an empty one with TC set, which has the same effect.
  *
  * Timeouts and failover: a query may be sent max(2, upstreams) times, each
  * time to the next upstream, within DNS_BUDGET_NS in all (4 s, under the
@@ -73,8 +97,11 @@
  * failed), DNS_DROP_BAD (malformed, or over DNS_QUERY_MAX; opcode other
  * than QUERY gets a NOTIMP answer and a question count other than one a
  * FORMERR answer, still counted here) or DNS_DROP_FULL, or is still in
- * flight. Replies we refuse (unknown ID, wrong source, other question) are
- * not counted: the query they claim to answer times out instead.
+ * flight. Replies we refuse are counted by reason: DNS_REPLY_DROP_BAD
+ * (malformed), DNS_REPLY_DROP_ID (no query in flight has the ID: late, or
+ * forged), DNS_REPLY_DROP_SRC (another address, port or socket than the
+ * query's) and DNS_REPLY_DROP_QUESTION (no question, or another one); the
+ * query they claim to answer carries on.
  *
  * Logging: per-query events only at trace level; a failing upstream is
  * warned about once per reload.
@@ -112,9 +139,21 @@
 #define DNS_RESOLV_MAX (RESOLVH_TEXT_MAX + 1) /* resolv.conf read, and its NUL */
 #define DNS_SEARCH_MAX 256
 #define DNS_NAME_LEN (INET6_ADDRSTRLEN + IF_NAMESIZE + 1)
+#define DNS_SOCKS 8		/* upstream sockets per address family */
+#define DNS_SOCK_USES 16	/* queries a socket carries, then it is replaced */
+#define DNS_SK_NONE 0xff	/* struct dns_query.sk: no socket yet */
 
-/* EP_DATA(EP_DNS, n) indices */
-enum dns_ep { DNS_EP_TIMER, DNS_EP_RESOLV, DNS_EP_SOCK4, DNS_EP_SOCK6, DNS_EP_NUM };
+/* EP_DATA(EP_DNS, n) indices: the timer, the resolv.conf reader, then the
+ * upstream sockets (slot k at DNS_EP_SOCK + k: DNS_SOCKS IPv4 ones, then
+ * DNS_SOCKS IPv6 ones) */
+enum dns_ep {
+	DNS_EP_TIMER,
+	DNS_EP_RESOLV,
+	DNS_EP_SOCK,
+	DNS_EP_NUM = DNS_EP_SOCK + 2 * DNS_SOCKS
+};
+
+_Static_assert(2 * DNS_SOCKS < DNS_SK_NONE, "socket slots fit in uint8_t");
 
 /**
  * union dns_sa - a socket address of either family
@@ -148,7 +187,6 @@ struct dns_upstream {
  * @attempt_ns:	time each attempt gets
  * @gaddr:	the guest's address (IPv4 v4-mapped: the family to answer in)
  * @gport:	the guest's port
- * @guest_id:	the guest's query ID
  * @up_id:	our ID toward the upstreams (written into @msg)
  * @len:	bytes in @msg
  * @used:	entry in use
@@ -159,8 +197,13 @@ struct dns_upstream {
  * @gen:	upstream list generation @cur refers to
  * @nsent:	addresses in @sent
  * @last:	index in @sent of the current attempt's address
+ * @sk:		socket slot used toward IPv4 [0] and IPv6 [1] upstreams,
+ *		DNS_SK_NONE if none yet
  * @sent:	addresses the query went to (replies from these are accepted)
- * @msg:	the query as sent upstream
+ * @qm:		the query's header and question, parsed from @msg before it
+ *		was sent, with the guest's ID: replies are matched against
+ *		it and made-up answers built from it
+ * @msg:	the query as sent upstream (our copy of the guest's bytes)
  */
 struct dns_query {
 	uint32_t prev;
@@ -169,7 +212,6 @@ struct dns_query {
 	uint64_t attempt_ns;
 	uint8_t gaddr[ADDR_LEN];
 	uint16_t gport;
-	uint16_t guest_id;
 	uint16_t up_id;
 	uint16_t len;
 	uint8_t used;
@@ -179,15 +221,27 @@ struct dns_query {
 	uint8_t cur;
 	uint8_t nsent;
 	uint8_t last;
+	uint8_t sk[2];
 	uint32_t gen;
 	union dns_sa sent[DNS_UPSTREAMS_MAX];
+	struct dns_msg qm;
 	uint8_t msg[DNS_QUERY_MAX];
 };
 
 /**
+ * struct dns_sock - use of one upstream socket slot
+ * @uses:	queries that picked it since it was opened
+ * @inflight:	of those, queries still in flight
+ */
+struct dns_sock {
+	uint32_t uses;
+	uint32_t inflight;
+};
+
+/**
  * struct dns_fwd - the forwarder of one shard
- * @fd:		timerfd, resolv.conf reader, IPv4 and IPv6 sockets (-1:
- *		none), by enum dns_ep
+ * @fd:		timerfd, resolv.conf reader and the upstream socket slots
+ *		(-1: none), by enum dns_ep
  * @path:	resolv.conf path as given
  * @up:		upstreams
  * @nup:	entries in @up
@@ -196,8 +250,9 @@ struct dns_query {
  * @search:	search list ("search" or "domain", the last one wins), kept
  *		for later use
  * @armed_ns:	time the timerfd is set to, 0 if disarmed
- * @key:	SipHash key for upstream IDs
- * @rnd_ctr:	counter hashed into IDs
+ * @sk:		use of each upstream socket slot (@fd[DNS_EP_SOCK + k])
+ * @key:	SipHash key for upstream IDs and socket picks
+ * @rnd_ctr:	counter hashed into random numbers
  * @free_head:	first free entry (index + 1, 0 = table full)
  * @head:	earliest deadline (index + 1)
  * @tail:	latest deadline (index + 1)
@@ -216,6 +271,7 @@ struct dns_fwd {
 	uint32_t gen;
 	char search[DNS_SEARCH_MAX];
 	uint64_t armed_ns;
+	struct dns_sock sk[2 * DNS_SOCKS];
 	uint8_t key[16];
 	uint64_t rnd_ctr;
 	uint32_t free_head;
@@ -313,6 +369,21 @@ static void dns_timer_sync(struct dns_fwd *d)
 }
 
 /**
+ * dns_rand() - an unpredictable 64-bit number
+ * @d:	forwarder
+ *
+ * SipHash of a counter under the key getrandom() gave at start-up.
+ *
+ * Return: the number
+ */
+static uint64_t dns_rand(struct dns_fwd *d)
+{
+	uint64_t ctr = d->rnd_ctr++;
+
+	return siphash24(d->key, &ctr, sizeof(ctr));
+}
+
+/**
  * dns_id_alloc() - pick an unpredictable upstream ID nobody in flight uses
  * @d:	forwarder
  *
@@ -327,9 +398,7 @@ static uint16_t dns_id_alloc(struct dns_fwd *d)
 	unsigned i;
 
 	for (i = 0; i < 16; i++) {
-		uint64_t ctr = d->rnd_ctr++;
-
-		id = (uint16_t)siphash24(d->key, &ctr, sizeof(ctr));
+		id = (uint16_t)dns_rand(d);
 		if (!d->idmap[id])
 			return id;
 	}
@@ -369,6 +438,131 @@ static bool dns_sa_eq(const union dns_sa *a, const union dns_sa *b)
 static socklen_t dns_sa_len(const union dns_sa *a)
 {
 	return a->sa.sa_family == AF_INET ? sizeof(a->v4) : sizeof(a->v6);
+}
+
+/**
+ * dns_sock_open() - an unconnected upstream socket, on a random port
+ * @sh:		shard
+ * @family:	AF_INET or AF_INET6
+ * @idx:	enum dns_ep index for epoll
+ *
+ * Bound to port 0 of the wildcard address: the kernel picks a random free
+ * port in the ephemeral range (net.ipv4.ip_local_port_range).
+ *
+ * #syscalls socket setsockopt bind close
+ * Return: socket, or -errno
+ */
+static int dns_sock_open(struct shard *sh, int family, unsigned idx)
+{
+	int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int one = 1, ret;
+	union dns_sa any;
+
+	if (fd < 0)
+		return -errno;
+	memset(&any, 0, sizeof(any));
+	any.sa.sa_family = (sa_family_t)family;
+	if (family == AF_INET6 &&
+	    (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) ||
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one))))
+		goto out_close;
+	if (family == AF_INET &&
+	    setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one)))
+		goto out_close;
+	if (bind(fd, &any.sa, dns_sa_len(&any)))
+		goto out_close;
+	if (shard_ep_add(sh, fd, EPOLLIN, EP_DATA(EP_DNS, idx)))
+		goto out_close;
+	return fd;
+out_close:
+	ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/**
+ * dns_fam() - the socket family index of an address family
+ * @family:	AF_INET or AF_INET6
+ *
+ * Return: 0 for IPv4, 1 for IPv6 (index into struct dns_query.sk; slots
+ *	   of family f are f * DNS_SOCKS to f * DNS_SOCKS + DNS_SOCKS - 1)
+ */
+static unsigned dns_fam(int family)
+{
+	return family == AF_INET6;
+}
+
+/**
+ * dns_fam_open() - does a family have an upstream socket?
+ * @d:	forwarder
+ * @f:	family index (dns_fam())
+ *
+ * Return: true if at least one of its slots is open
+ */
+static bool dns_fam_open(const struct dns_fwd *d, unsigned f)
+{
+	unsigned i;
+
+	for (i = 0; i < DNS_SOCKS; i++) {
+		if (d->fd[DNS_EP_SOCK + f * DNS_SOCKS + i] >= 0)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * dns_sock_pick() - the socket slot a query uses toward one family
+ * @sh:	shard
+ * @q:	entry
+ * @f:	family index (dns_fam())
+ *
+ * The first use in a family picks a slot at random; a slot not open yet
+ * gets its socket now (only slot 0 of each family is opened at start-up,
+ * so that a small fd limit is not used up by sockets no query needed).
+ * If that slot is retiring (DNS_SOCK_USES reached) or cannot be opened,
+ * the next open one that is not retiring is taken, or, if all are, any
+ * open one. The query keeps its slot for its later attempts, so a late
+ * reply to an earlier attempt still arrives where it is expected.
+ *
+ * Return: slot index, or -1 if the family has no open socket
+ */
+static int dns_sock_pick(struct shard *sh, struct dns_query *q, unsigned f)
+{
+	struct dns_fwd *d = sh->dns;
+	unsigned i, start, k, pick = DNS_SK_NONE;
+
+	if (q->sk[f] != DNS_SK_NONE)
+		return q->sk[f];
+	if (!dns_fam_open(d, f))
+		return -1; /* none at start-up: the family is not supported */
+	start = (unsigned)(dns_rand(d) % DNS_SOCKS);
+	k = f * DNS_SOCKS + start;
+	if (d->fd[DNS_EP_SOCK + k] < 0) {
+		int fd = dns_sock_open(sh, f ? AF_INET6 : AF_INET,
+				       DNS_EP_SOCK + k);
+
+		if (fd >= 0) {
+			d->fd[DNS_EP_SOCK + k] = fd;
+			d->sk[k].uses = 0;
+		}
+	}
+	for (i = 0; i < DNS_SOCKS; i++) {
+		k = f * DNS_SOCKS + (start + i) % DNS_SOCKS;
+		if (d->fd[DNS_EP_SOCK + k] < 0)
+			continue;
+		if (pick == DNS_SK_NONE)
+			pick = k;
+		if (d->sk[k].uses < DNS_SOCK_USES) {
+			pick = k;
+			break;
+		}
+	}
+	if (pick == DNS_SK_NONE)
+		return -1;
+	d->sk[pick].uses++;
+	d->sk[pick].inflight++;
+	q->sk[f] = (uint8_t)pick;
+	return (int)pick;
 }
 
 /**
@@ -476,24 +670,19 @@ static int dns_made_up(struct shard *sh, const struct dns_msg *m,
  */
 static void dns_q_free(struct dns_fwd *d, struct dns_query *q)
 {
+	unsigned f;
+
 	ASSERT(q->used && !q->prev && !q->next && d->head != dns_qidx(d, q));
+	for (f = 0; f < 2; f++) {
+		if (q->sk[f] == DNS_SK_NONE)
+			continue;
+		ASSERT(d->sk[q->sk[f]].inflight);
+		d->sk[q->sk[f]].inflight--;
+	}
 	d->idmap[q->up_id] = 0;
 	q->used = 0;
 	q->next = d->free_head;
 	d->free_head = dns_qidx(d, q);
-}
-
-/**
- * dns_q_parse() - the stored query, parsed, with the guest's ID
- * @q:	entry
- * @m:	parsed query out
- */
-static void dns_q_parse(const struct dns_query *q, struct dns_msg *m)
-{
-	enum dns_err r = dns_parse_query(q->msg, q->len, m);
-
-	ASSERT(r == DNS_OK); /* validated before it was stored */
-	m->id = q->guest_id;
 }
 
 /**
@@ -503,11 +692,9 @@ static void dns_q_parse(const struct dns_query *q, struct dns_msg *m)
  */
 static void dns_servfail(struct shard *sh, struct dns_query *q)
 {
-	struct dns_msg m;
-
-	dns_q_parse(q, &m);
-	trace("DNS query %04x: no upstream answered, SERVFAIL", q->guest_id);
-	dns_made_up(sh, &m, q->gaddr, q->gport, DNS_RCODE_SERVFAIL, false);
+	trace("DNS query %04x: no upstream answered, SERVFAIL", q->qm.id);
+	dns_made_up(sh, &q->qm, q->gaddr, q->gport, DNS_RCODE_SERVFAIL,
+		    false);
 	CTR_INC(&sh->core, DNS_SERVFAIL);
 	dns_q_free(sh->dns, q);
 }
@@ -518,6 +705,7 @@ static void dns_servfail(struct shard *sh, struct dns_query *q)
  * @q:		entry
  * @u:		upstream
  *
+ * From the query's socket of the upstream's family (picked on first use).
  * An error left on the socket by an earlier ICMP message (reported for
  * some other query through the error queue) can fail one send: so a
  * failed send is tried once more. EAGAIN counts as sent: the attempt
@@ -526,16 +714,15 @@ static void dns_servfail(struct shard *sh, struct dns_query *q)
  * #syscalls sendto
  * Return: 0, or -errno
  */
-static int dns_send(struct shard *sh, const struct dns_query *q,
+static int dns_send(struct shard *sh, struct dns_query *q,
 		    const struct dns_upstream *u)
 {
 	struct dns_fwd *d = sh->dns;
-	int fd = u->sa.sa.sa_family == AF_INET ? d->fd[DNS_EP_SOCK4] :
-						  d->fd[DNS_EP_SOCK6];
-	int tries;
+	int k = dns_sock_pick(sh, q, dns_fam(u->sa.sa.sa_family)), fd, tries;
 
-	if (fd < 0)
+	if (k < 0)
 		return -EAFNOSUPPORT;
+	fd = d->fd[DNS_EP_SOCK + k];
 	for (tries = 0; tries < 2; tries++) {
 		if (sendto(fd, q->msg, q->len, MSG_DONTWAIT, &u->sa.sa,
 			   dns_sa_len(&u->sa)) >= 0)
@@ -597,7 +784,7 @@ static void dns_attempt(struct shard *sh, struct dns_query *q)
 			return;
 		}
 		errno = -ret;
-		trace("DNS query %04x to %s: %s", q->guest_id, d->up[i].name,
+		trace("DNS query %04x to %s: %s", q->qm.id, d->up[i].name,
 		      strerror(errno));
 		dns_upstream_failed(sh, q, strerror(errno));
 		if (q->tries < q->attempts && d->nup)
@@ -623,9 +810,49 @@ static void dns_failover(struct shard *sh, struct dns_query *q,
 }
 
 /**
+ * dns_sock_renew() - replace retired upstream sockets that are idle
+ * @sh:	shard
+ *
+ * A slot that has carried DNS_SOCK_USES queries, none of them in flight
+ * any more, gets a new socket (so a new random port) in place of the old
+ * one; the new one is opened first, so that a slot is never left without
+ * a socket: if it cannot be opened (out of fds), the old one serves
+ * another DNS_SOCK_USES queries. Called at the end of each event and
+ * query, never while a socket is being read.
+ *
+ * #syscalls close
+ */
+static void dns_sock_renew(struct shard *sh)
+{
+	struct dns_fwd *d = sh->dns;
+	unsigned k;
+
+	for (k = 0; k < 2 * DNS_SOCKS; k++) {
+		int *fd = &d->fd[DNS_EP_SOCK + k], nfd;
+
+		if (*fd < 0 || d->sk[k].uses < DNS_SOCK_USES ||
+		    d->sk[k].inflight)
+			continue;
+		nfd = dns_sock_open(sh, k < DNS_SOCKS ? AF_INET : AF_INET6,
+				    DNS_EP_SOCK + k);
+		d->sk[k].uses = 0;
+		if (nfd < 0) {
+			trace("DNS: upstream socket %u not replaced: %s", k,
+			      strerror(-nfd));
+			continue;
+		}
+		close(*fd);
+		*fd = nfd;
+		CTR_INC(&sh->core, DNS_SOCK_RENEWED);
+	}
+}
+
+/**
  * dns_fwd_query() - forward one query from the guest
  * @sh:		shard
- * @msg:	the DNS message (a loan: copied)
+ * @msg:	the DNS message (a loan, possibly in guest memory that the
+ *		guest may rewrite while we run: read exactly once, by the
+ *		copy at the start)
  * @len:	its length
  * @gaddr:	the guest's address (ADDR_LEN bytes, IPv4 v4-mapped)
  * @gport:	the guest's port
@@ -636,11 +863,20 @@ void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
 		   const uint8_t *gaddr, uint16_t gport)
 {
 	struct dns_fwd *d = sh->dns;
+	uint8_t copy[DNS_QUERY_MAX];
 	struct dns_query *q;
 	struct dns_msg m;
 	enum dns_err r;
 
-	r = dns_parse_query(msg, len, &m);
+	if (len > DNS_QUERY_MAX) {
+		CTR_INC(&sh->core, DNS_DROP_BAD);
+		trace("DNS query of %zu bytes dropped", len);
+		return;
+	}
+	/* the only read of the guest's bytes: everything below looks at our
+	 * copy, which cannot change between the checks and the use */
+	memcpy(copy, msg, len);
+	r = dns_parse_query(copy, len, &m);
 	if (r != DNS_OK) {
 		CTR_INC(&sh->core, DNS_DROP_BAD);
 		trace("DNS query from the guest dropped: %s", dns_err_str(r));
@@ -657,11 +893,6 @@ void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
 		CTR_INC(&sh->core, DNS_SERVFAIL);
 		return;
 	}
-	if (len > DNS_QUERY_MAX) {
-		CTR_INC(&sh->core, DNS_DROP_BAD);
-		trace("DNS query of %zu bytes dropped", len);
-		return;
-	}
 	if (!d->free_head) {
 		CTR_INC(&sh->core, DNS_DROP_FULL);
 		return;
@@ -672,9 +903,10 @@ void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
 	q->used = 1;
 	memcpy(q->gaddr, gaddr, ADDR_LEN);
 	q->gport = gport;
-	q->guest_id = m.id;
+	q->sk[0] = q->sk[1] = DNS_SK_NONE;
+	q->qm = m;
 	q->len = (uint16_t)len;
-	memcpy(q->msg, msg, len);
+	memcpy(q->msg, copy, len);
 	q->up_id = dns_id_alloc(d);
 	wr16(q->msg, q->up_id);
 	d->idmap[q->up_id] = (uint16_t)dns_qidx(d, q);
@@ -682,52 +914,74 @@ void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
 	q->attempt_ns = DNS_BUDGET_NS / q->attempts;
 	q->first = (uint8_t)d->pref;
 	dns_attempt(sh, q);
+	dns_sock_renew(sh);
 	dns_timer_sync(d);
 }
 
 /**
  * dns_reply() - a datagram from an upstream: relay it if it answers a query
  * @sh:		shard
+ * @k:		socket slot it arrived on
  * @src:	where it came from
  * @buf:	the datagram (d->rbuf)
  * @len:	its length
+ *
+ * Accepted only on the query's socket, from port 53 of an address the
+ * query went to, with its upstream ID and its question (error replies
+ * too); anything else is dropped and counted (DNS_REPLY_DROP_*), and the
+ * query carries on.
  */
-static void dns_reply(struct shard *sh, const union dns_sa *src, uint8_t *buf,
-		      size_t len)
+static void dns_reply(struct shard *sh, unsigned k, const union dns_sa *src,
+		      uint8_t *buf, size_t len)
 {
 	struct dns_fwd *d = sh->dns;
-	struct dns_msg rm, qm;
 	struct dns_query *q;
 	unsigned rcode, i;
+	struct dns_msg rm;
 	uint16_t port;
 	enum dns_err r;
 	int ret;
 
 	r = dns_parse_reply(buf, len, &rm);
 	if (r == DNS_ERR_SHORT || r == DNS_ERR_QR) {
+		CTR_INC(&sh->core, DNS_REPLY_DROP_BAD);
 		trace("DNS: junk from an upstream: %s", dns_err_str(r));
 		return;
 	}
 	port = src->sa.sa_family == AF_INET ? src->v4.sin_port :
 					      src->v6.sin6_port;
-	if (ntohs(port) != DNS_PORT || !d->idmap[rm.id])
-		return; /* late (answered already), or not ours */
+	if (ntohs(port) != DNS_PORT) {
+		CTR_INC(&sh->core, DNS_REPLY_DROP_SRC);
+		trace("DNS reply %04x from port %u", rm.id, ntohs(port));
+		return;
+	}
+	if (!d->idmap[rm.id]) {
+		/* late (answered already), or forged */
+		CTR_INC(&sh->core, DNS_REPLY_DROP_ID);
+		trace("DNS reply %04x: no such query in flight", rm.id);
+		return;
+	}
 	q = &d->q[d->idmap[rm.id] - 1];
 	for (i = 0; i < q->nsent && !dns_sa_eq(&q->sent[i], src); i++)
 		;
-	if (i == q->nsent) {
-		trace("DNS reply %04x from an address not asked", rm.id);
+	if (i == q->nsent || q->sk[k / DNS_SOCKS] != k) {
+		CTR_INC(&sh->core, DNS_REPLY_DROP_SRC);
+		trace("DNS reply %04x from an address not asked, or on "
+		      "another socket", rm.id);
 		return;
 	}
-	dns_q_parse(q, &qm);
+	if (r != DNS_OK && r != DNS_ERR_QDCOUNT) {
+		CTR_INC(&sh->core, DNS_REPLY_DROP_BAD);
+		trace("DNS reply %04x: %s", rm.id, dns_err_str(r));
+		return;
+	}
+	if (r != DNS_OK || !dns_question_eq(&q->qm, &rm)) {
+		/* no question (even with an error rcode), or another one */
+		CTR_INC(&sh->core, DNS_REPLY_DROP_QUESTION);
+		trace("DNS reply %04x does not answer the question", rm.id);
+		return;
+	}
 	rcode = dns_rcode(&rm);
-	if (r == DNS_OK ? !dns_question_eq(&qm, &rm) :
-			  r != DNS_ERR_QDCOUNT || rm.qdcount ||
-				  rcode == DNS_RCODE_NOERROR) {
-		trace("DNS reply %04x does not answer the question: %s", rm.id,
-		      dns_err_str(r));
-		return;
-	}
 	if ((rcode == DNS_RCODE_SERVFAIL || rcode == DNS_RCODE_NOTIMP ||
 	     rcode == DNS_RCODE_REFUSED) &&
 	    q->tries < q->attempts && d->nup > 1) {
@@ -746,9 +1000,9 @@ static void dns_reply(struct shard *sh, const union dns_sa *src, uint8_t *buf,
 	if (len > udp_payload_max(&sh->core, &sh->fx, !addr_is4(q->gaddr))) {
 		trace("DNS reply %04x of %zu bytes: too large, sending TC",
 		      rm.id, len);
-		ret = dns_made_up(sh, &qm, q->gaddr, q->gport, rcode, true);
+		ret = dns_made_up(sh, &q->qm, q->gaddr, q->gport, rcode, true);
 	} else {
-		wr16(buf, q->guest_id);
+		wr16(buf, q->qm.id);
 		ret = dns_to_guest(sh, q->gaddr, q->gport, buf, len);
 	}
 	if (!ret)
@@ -760,13 +1014,14 @@ static void dns_reply(struct shard *sh, const union dns_sa *src, uint8_t *buf,
 /**
  * dns_rx() - read replies from an upstream socket
  * @sh:	shard
- * @fd:	socket
+ * @k:	its slot
  *
  * #syscalls recvfrom
  */
-static void dns_rx(struct shard *sh, int fd)
+static void dns_rx(struct shard *sh, unsigned k)
 {
 	struct dns_fwd *d = sh->dns;
+	int fd = d->fd[DNS_EP_SOCK + k];
 	unsigned i;
 
 	for (i = 0; i < DNS_RX_BURST; i++) {
@@ -783,24 +1038,26 @@ static void dns_rx(struct shard *sh, int fd)
 			 * the error queue: go on reading */
 			continue;
 		}
-		dns_reply(sh, &src, d->rbuf, (size_t)n);
+		dns_reply(sh, k, &src, d->rbuf, (size_t)n);
 	}
 }
 
 /**
  * dns_errqueue() - ICMP errors for queries we sent: fail over at once
  * @sh:	shard
- * @fd:	socket
+ * @k:	slot of the socket
  *
  * Each error carries the datagram that caused it (our query: its ID finds
  * the entry) and its destination, which must be the query's current
- * upstream (an error about an earlier attempt changes nothing).
+ * upstream (an error about an earlier attempt changes nothing), and comes
+ * on the query's socket.
  *
  * #syscalls recvmsg
  */
-static void dns_errqueue(struct shard *sh, int fd)
+static void dns_errqueue(struct shard *sh, unsigned k)
 {
 	struct dns_fwd *d = sh->dns;
+	int fd = d->fd[DNS_EP_SOCK + k];
 	unsigned i;
 
 	for (i = 0; i < DNS_RX_BURST; i++) {
@@ -839,9 +1096,10 @@ static void dns_errqueue(struct shard *sh, int fd)
 			continue;
 		id = rd16(d->rbuf);
 		q = &d->q[d->idmap[id] - 1];
-		if (!q->nsent || !dns_sa_eq(&q->sent[q->last], &dst))
+		if (!q->nsent || !dns_sa_eq(&q->sent[q->last], &dst) ||
+		    q->sk[k / DNS_SOCKS] != k)
 			continue;
-		trace("DNS query %04x: %s from upstream", q->guest_id,
+		trace("DNS query %04x: %s from upstream", q->qm.id,
 		      strerror((int)ee->ee_errno));
 		dns_failover(sh, q, strerror((int)ee->ee_errno));
 	}
@@ -859,7 +1117,7 @@ static void dns_timeouts(struct shard *sh)
 		struct dns_query *q = &d->q[d->head - 1];
 
 		CTR_INC(&sh->core, DNS_TIMEOUTS);
-		trace("DNS query %04x: attempt %u timed out", q->guest_id,
+		trace("DNS query %04x: attempt %u timed out", q->qm.id,
 		      q->tries);
 		dns_failover(sh, q, "no answer in time");
 	}
@@ -1073,7 +1331,7 @@ static void dns_apply(struct shard *sh, char *text, int e, bool initial)
 		     dns_upstreams_str(d, list, sizeof(list)));
 	for (i = 0; i < n; i++) {
 		if (d->up[i].sa.sa.sa_family == AF_INET6 &&
-		    d->fd[DNS_EP_SOCK6] < 0) {
+		    !dns_fam_open(d, 1)) {
 			warn("DNS upstream %s: no IPv6 socket, skipped on use",
 			     d->up[i].name);
 			d->up[i].warned = true;
@@ -1133,47 +1391,17 @@ void dns_fwd_event(struct shard *sh, uint32_t n, uint32_t events)
 		if (d->fd[DNS_EP_RESOLV] >= 0)
 			dns_resolv_event(sh);
 		break;
-	case DNS_EP_SOCK4:
-	case DNS_EP_SOCK6:
+	default: /* an upstream socket */
+		if (d->fd[n] < 0)
+			break;
 		if (events & EPOLLERR)
-			dns_errqueue(sh, d->fd[n]);
+			dns_errqueue(sh, n - DNS_EP_SOCK);
 		if (events & EPOLLIN)
-			dns_rx(sh, d->fd[n]);
+			dns_rx(sh, n - DNS_EP_SOCK);
 		break;
 	}
+	dns_sock_renew(sh);
 	dns_timer_sync(d);
-}
-
-/**
- * dns_sock_open() - the unconnected upstream socket of one family
- * @sh:		shard
- * @family:	AF_INET or AF_INET6
- * @idx:	enum dns_ep index for epoll
- *
- * #syscalls socket setsockopt close
- * Return: socket, or -errno
- */
-static int dns_sock_open(struct shard *sh, int family, unsigned idx)
-{
-	int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int one = 1, ret;
-
-	if (fd < 0)
-		return -errno;
-	if (family == AF_INET6 &&
-	    (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) ||
-	     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one))))
-		goto out_close;
-	if (family == AF_INET &&
-	    setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one)))
-		goto out_close;
-	if (shard_ep_add(sh, fd, EPOLLIN, EP_DATA(EP_DNS, idx)))
-		goto out_close;
-	return fd;
-out_close:
-	ret = -errno;
-	close(fd);
-	return ret;
 }
 
 /**
@@ -1229,19 +1457,20 @@ int dns_fwd_init(struct shard *sh, const char *resolv)
 		err_perror("DNS: timerfd");
 		goto out_close;
 	}
-	ret = dns_sock_open(sh, AF_INET, DNS_EP_SOCK4);
+	/* the first socket of each family; the others come on first use */
+	ret = dns_sock_open(sh, AF_INET, DNS_EP_SOCK);
 	if (ret < 0) {
 		errno = -ret;
 		err_perror("DNS: IPv4 upstream socket");
 		goto out_close;
 	}
-	d->fd[DNS_EP_SOCK4] = ret;
-	ret = dns_sock_open(sh, AF_INET6, DNS_EP_SOCK6);
+	d->fd[DNS_EP_SOCK] = ret;
+	ret = dns_sock_open(sh, AF_INET6, DNS_EP_SOCK + DNS_SOCKS);
 	if (ret < 0) {
 		errno = -ret;
 		info("DNS: no IPv6 upstream socket: %s", strerror(errno));
 	} else {
-		d->fd[DNS_EP_SOCK6] = ret;
+		d->fd[DNS_EP_SOCK + DNS_SOCKS] = ret;
 	}
 	sh->dns = d;
 	/* the reader's first message is the file as it is now */

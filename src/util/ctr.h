@@ -185,6 +185,11 @@
 	X(DNS_SERVFAIL, "SERVFAIL answers made up after all upstreams failed") \
 	X(DNS_DROP_FULL, "queries dropped: too many in flight")             \
 	X(DNS_UPSTREAM_RELOADS, "upstream list reloads (resolv.conf changed)") \
+	X(DNS_REPLY_DROP_BAD, "upstream replies dropped: malformed")        \
+	X(DNS_REPLY_DROP_ID, "upstream replies dropped: unknown ID")        \
+	X(DNS_REPLY_DROP_SRC, "upstream replies dropped: wrong source")     \
+	X(DNS_REPLY_DROP_QUESTION, "upstream replies dropped: question")    \
+	X(DNS_SOCK_RENEWED, "upstream sockets replaced (new random port)")  \
 	/* loopback clients of published ports spliced to the guest's lo */ \
 	X(SPLICE_OPENED, "loopback clients taken for splicing (connect started)") \
 	X(SPLICE_CLOSED, "spliced connections ended cleanly, both FINs passed") \
