@@ -103,7 +103,7 @@
 	X(TCP_FLOWS_RESET_BY_GUEST, "flows reset by the guest")             \
 	X(TCP_FLOWS_RESET_BY_HOST, "flows reset by the host side")          \
 	X(TCP_FLOWS_REFUSED, "host connects refused (RST to guest)")        \
-	X(TCP_REFUSED_SELF, "of those, to slipway's own listening sockets") \
+	X(TCP_REFUSED_SELF, "guest connections refused: to slipway's own listening sockets") \
 	X(TCP_FLOWS_UNREACH, "host connects unreachable (ICMP to guest)")   \
 	X(TCP_FLOWS_GIVEUP, "flows reset after retransmissions ran out")    \
 	X(TCP_FLOWS_TABLE_FULL, "flows refused: flow table full")           \

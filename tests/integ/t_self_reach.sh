@@ -139,7 +139,8 @@ run_sw() {
 mport=$(free_port)
 p2=$(free_port)
 pu=$(free_port)
-run_sw --ctl "$CTL" --metrics "$mport" -t "$p2:80" -u "$pu:5353"
+run_sw --ctl "$CTL" --metrics "$mport" -t "$p2:80" -u "$pu:5353" \
+	-T "$mport" -T "$p2" -T "$lo_port"
 # the published ports work for the host
 got=$(ip netns exec "$H" "$PY" "$T/cli.py" 127.0.0.1 "$p2")
 [ "$got" = guest-80 ] || fail "the published TCP port from the host: got '$got'"
@@ -157,6 +158,10 @@ reach fd00:5ee:d::2 "$p2" refused
 reach fe80::1%tap0 "$p2" refused
 reach 10.78.0.1 "$p2" refused
 reach fd78::1 "$p2" refused
+# -T: the guest's loopback ports to the host's, but not to slipway's own
+reach 127.0.0.1 "$lo_port" host-lo
+reach 127.0.0.1 "$mport" reset
+reach 127.0.0.1 "$p2" reset
 reach 10.0.2.2 "$pu" refused udp
 reach 10.78.0.1 "$pu" refused udp
 [ ! -s "$T/udp.log" ] || fail "datagrams looped back to the guest: $(cat "$T/udp.log")"
@@ -197,9 +202,9 @@ bg ip netns exec "$H" "$PY" "$T/srv.py" "$T/h3ready" "t,127.0.0.1,$p3,host-p3"
 wait_for "host server on $p3" 10 "[ -e $T/h3ready ]"
 reach 10.0.2.2 "$p3" host-p3
 stop_slipway
-# TCP: metrics 1, the published port 5, the metrics again 12, the added
-# port 2; UDP: at least one each time
-expect_ctr TCP_REFUSED_SELF -eq 20
+# TCP: metrics 1, the published port 5, -T 2, the metrics again 12, the
+# added port 2; UDP: at least one each time
+expect_ctr TCP_REFUSED_SELF -eq 22
 expect_ctr UDP_REFUSED_SELF -ge 2
 ip netns del "$NS"
 
