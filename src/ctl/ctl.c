@@ -1470,6 +1470,8 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 			goto fail;
 	}
 	if (conf->metrics_set) {
+		/* out of the guest's reach (before it listens) */
+		selfport_pin(&sh->grp->self, IPPROTO_TCP, &conf->metrics);
 		c->hfd = http_listen(&conf->metrics);
 		if (c->hfd < 0 || ctl_ep_add(c, c->hfd, CSRV_IDX_HTTP))
 			goto fail;

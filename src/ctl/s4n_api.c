@@ -48,6 +48,7 @@
 
 #include "ctl/ctl_proto.h"
 #include "ctl/s4n_api.h"
+#include "edge/edge.h"
 #include "host/fwd.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -377,7 +378,7 @@ char *s4n_reply_too_large(void)
 }
 
 /**
- * s4n_api_listen() - the API's listening socket
+ * s4n_api_listen() - the API's listening socket (its file mode 0600)
  * @path:	socket path (must not exist)
  *
  * #syscalls:setup socket bind listen
@@ -391,7 +392,7 @@ int s4n_api_listen(const char *path)
 
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+	if (fd < 0 || qsock_bind_private(fd, &sun)) {
 		err_perror("cannot create the API socket %s", path);
 		goto out;
 	}

@@ -174,13 +174,27 @@ int qsock_edge_init(struct edge *e, int kind, const char *path, int fd,
 enum { QSOCK_STREAM, QSOCK_DGRAM, QSOCK_FD };
 
 /**
- * qsock_listen() - a listening unix stream socket at @path, replacing a
- * stale socket file (one nobody serves); a served one is an error
+ * qsock_listen() - a listening unix stream socket at @path (mode 0600),
+ * replacing a stale socket file (one nobody serves); a served one, or a
+ * path that is not a socket, is an error
  * @path:	where
  *
  * Return: the socket, or -errno (logged)
  */
 int qsock_listen(const char *path);
+
+struct sockaddr_un;
+
+/**
+ * qsock_bind_private() - bind a unix socket whose file only our user may
+ * use (mode 0600: the umask is set around the bind)
+ * @fd:		socket
+ * @a:		address (a path)
+ *
+ * Context: start-up, main thread (the umask is the process's)
+ * Return: bind()'s result, errno kept
+ */
+int qsock_bind_private(int fd, const struct sockaddr_un *a);
 
 /**
  * qsock_path_dir() - open the directory of a file we made (a socket, the

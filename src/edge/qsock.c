@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -697,23 +698,26 @@ int qsock_path_dir(const char *path)
  * @path:	the socket file, as given
  *
  * A failure is only logged (debug): under --runas, the directory may not
- * be the new user's to write.
+ * be the new user's to write. What is there now is removed only if it is
+ * still a socket: somebody may have put a file of theirs in its place.
  *
- * #syscalls unlinkat close
+ * #syscalls unlinkat newfstatat close
  */
 void qsock_path_unlink(int dirfd, const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	int ret;
+	const char *name = dirfd >= 0 && slash ? slash + 1 : path;
+	int at = dirfd >= 0 ? dirfd : AT_FDCWD;
+	struct stat st;
 
-	if (dirfd >= 0) {
-		ret = unlinkat(dirfd, slash ? slash + 1 : path, 0);
-		close(dirfd);
-	} else {
-		ret = unlink(path);
-	}
-	if (ret)
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW))
 		debug("cannot remove %s: %s", path, strerror(errno));
+	else if (!S_ISSOCK(st.st_mode))
+		debug("not removing %s: no longer a socket", path);
+	else if (unlinkat(at, name, 0))
+		debug("cannot remove %s: %s", path, strerror(errno));
+	if (dirfd >= 0)
+		close(dirfd);
 }
 
 /**
@@ -751,38 +755,86 @@ static const struct edge_ops qsock_dgram_ops = {
 };
 
 /**
- * qsock_bind() - a unix socket bound at @path, replacing a stale file
+ * qsock_bind_private() - bind a unix socket whose file only our user may
+ * use (mode 0600)
+ * @fd:		socket
+ * @a:		address (a path)
+ *
+ * The file gets the mode the umask leaves of 0777, and fchmod() cannot
+ * reach a socket's file before it exists: the umask is set to 0177 for
+ * the bind and put back. The umask is the process's: this runs only at
+ * start-up, before any other thread exists (and the seccomp filter
+ * leaves umask out afterwards).
+ *
+ * Context: start-up, main thread
+ * #syscalls:setup umask
+ * #syscalls bind
+ * Return: bind()'s result, errno kept
+ */
+int qsock_bind_private(int fd, const struct sockaddr_un *a)
+{
+	mode_t old = umask(0177);
+	int ret = bind(fd, (const struct sockaddr *)a, sizeof(*a)), e = errno;
+
+	umask(old);
+	errno = e;
+	return ret;
+}
+
+/**
+ * qsock_bind() - a unix socket bound at @path, replacing a stale socket
  * @path:	where
  * @type:	SOCK_STREAM (listening) or SOCK_DGRAM
  *
- * A socket file nobody serves (left by a killed process) is replaced; one
- * that answers is somebody's: that is an error.
+ * Nothing but a socket is ever removed: a path that exists and is not a
+ * socket (a regular file, a symlink, a directory) is an error, as is a
+ * socket somebody serves. A socket file nobody serves (left by a killed
+ * process: connecting is refused) is replaced. The new file is mode 0600
+ * (qsock_bind_private()).
  *
  * #syscalls socket connect bind listen unlink close
+ * #syscalls:setup lstat newfstatat
  * Return: the socket, or -errno (logged)
  */
 static int qsock_bind(const char *path, int type)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct stat st, st2;
+	size_t len = strlen(path);
 	int fd, probe;
 
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
-	probe = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
-	if (probe >= 0) {
+	if (len >= sizeof(a.sun_path)) {
+		err("socket path too long (at most %zu bytes): %s",
+		    sizeof(a.sun_path) - 1, path);
+		return -ENAMETOOLONG;
+	}
+	memcpy(a.sun_path, path, len + 1);
+	if (!lstat(path, &st)) {
+		if (!S_ISSOCK(st.st_mode)) {
+			err("%s exists and is not a socket: not replacing it (remove it or choose another path)",
+			    path);
+			return -EEXIST;
+		}
+		probe = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+		if (probe < 0)
+			return -errno;
 		if (!connect(probe, (struct sockaddr *)&a, sizeof(a))) {
 			close(probe);
 			err("%s is in use by a running program: stop it or choose another path",
 			    path);
 			return -EADDRINUSE;
 		}
-		if (errno == ECONNREFUSED)
+		/* stale: remove it, if it is still the socket looked at */
+		if (errno == ECONNREFUSED && !lstat(path, &st2) &&
+		    S_ISSOCK(st2.st_mode) && st2.st_dev == st.st_dev &&
+		    st2.st_ino == st.st_ino)
 			unlink(path);
 		close(probe);
 	}
 	fd = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	if (qsock_bind_private(fd, &a) ||
 	    (type == SOCK_STREAM && listen(fd, 4))) {
 		int ret = -errno;
 

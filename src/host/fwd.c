@@ -43,6 +43,10 @@
  * then appear to the guest as the gateway's address of the port's family.
  * Ports added at run time are never spliced: loopback clients go through
  * the edge and the guest sees them as the gateway, as with slirp4netns.
+ *
+ * Every port is entered in the shards' table of slipway's own listening
+ * ports (selfport.c) before its socket is bound, and taken out when it is
+ * closed: the guest cannot reach it, and so cannot loop back into itself.
  */
 
 #define FWD_TABLE_MIN 16
@@ -213,16 +217,20 @@ static int fwd_open(struct shard *sh, const struct fwd_rule *r)
 		*t = nt;
 		*cap = ncap;
 	}
+	/* the guest is kept away from it from before the bind on */
+	selfport_add(&sh->grp->self, r->proto, r->host_port,
+		     selfport_class(r->host_family, &r->host_addr));
 	fd = fwd_listen(r->host_family, &r->host_addr, r->host_port, type);
 	if (fd < 0)
-		return fd;
+		goto out_self;
 	if (shard_ep_add(sh, fd, EPOLLIN,
 			 EP_DATA(type == SOCK_STREAM ? EP_LISTEN : EP_UDP_LISTEN,
 				 i))) {
 		int ret = -errno;
 
 		close(fd);
-		return ret;
+		fd = ret;
+		goto out_self;
 	}
 	l = &(*t)[i];
 	l->fd = fd;
@@ -233,6 +241,9 @@ static int fwd_open(struct shard *sh, const struct fwd_rule *r)
 	if (i == *n)
 		(*n)++;
 	return (int)l->rule.id;
+out_self:
+	selfport_sync(&sh->grp->self, r->proto, r->host_port, *t, *n);
+	return fd;
 }
 
 /**
@@ -359,6 +370,8 @@ int fwd_remove(struct shard *sh, unsigned id)
 				udp_pub_forget(&sh->core, l->fd);
 			close(l->fd);
 			l->fd = -1;
+			selfport_sync(&sh->grp->self, protos[k],
+				      l->rule.host_port, t, *n);
 			info("removed %s (id %u)",
 			     fwd_rule_str(&l->rule, buf, sizeof(buf)), id);
 			return 0;

@@ -16,6 +16,7 @@
 #include "edge/edge.h"
 #include "host/conf.h"
 #include "host/fwd.h"
+#include "host/selfport.h"
 
 /* epoll data: type in the high 32 bits, index in the low ones */
 enum ep_type {
@@ -176,6 +177,8 @@ struct mbox_ring {
  * @ctl_fd:	the control thread's eventfd (ctl.c), kicked by a shard
  *		that answered a struct flow_snap or struct shard_call; -1
  *		without a control thread
+ * @self:	slipway's own listening ports (selfport.c): guest flows
+ *		to them are refused
  */
 struct shard_group {
 	unsigned n;
@@ -185,6 +188,7 @@ struct shard_group {
 	unsigned rr;
 	uint8_t key[16];
 	int ctl_fd;
+	struct selfport self;
 };
 
 /* per-flow host-side state bits */

@@ -177,6 +177,9 @@ void sock_bind_out(const struct conf *c, int fd,
  * @it:	its FX_SOCK_CONNECT intent: where to connect (the socket's family
  *	follows that address, not the guest's side of the flow)
  *
+ * A connection that would reach one of slipway's own listening sockets
+ * is refused, as a closed port would be (selfport.c).
+ *
  * #syscalls socket connect epoll_ctl
  */
 static void sock_connect(struct shard *sh, struct tcp_flow *f,
@@ -187,6 +190,14 @@ static void sock_connect(struct shard *sh, struct tcp_flow *f,
 	uint32_t idx = tcp_flow_idx(&sh->core, f);
 	int fd;
 
+	if (selfport_reached(&sh->grp->self, IPPROTO_TCP, &sa)) {
+		CTR_INC(&sh->core, TCP_REFUSED_SELF);
+		debug("flow %u: refused: port %u is slipway's own", idx,
+		      it->port);
+		tcp_on_sock_connected(&sh->core, f, ECONNREFUSED, sh->now_ns,
+				      &sh->fx);
+		return;
+	}
 	fd = socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    0);
 	if (fd < 0) {

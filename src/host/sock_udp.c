@@ -26,6 +26,9 @@
  * @it:	its FX_DGRAM_OPEN intent: the address and port to talk to (an
  *	ICMPv6 ping socket for an IPv6 echo flow)
  *
+ * A UDP flow to one of slipway's own listening sockets (selfport.c) gets
+ * a port unreachable, as a closed port would, and no socket.
+ *
  * #syscalls socket connect epoll_ctl close
  * Return: 0, or -errno (the flow is then freed)
  */
@@ -41,6 +44,11 @@ static int sock_udp_open(struct shard *sh, struct udp_flow *f,
 	};
 	int fd, ret;
 
+	if (!icmp && selfport_reached(&sh->grp->self, IPPROTO_UDP, &sa)) {
+		CTR_INC(&sh->core, UDP_REFUSED_SELF);
+		udp_on_sock_error(&sh->core, f, ECONNREFUSED, &sh->fx);
+		return -ECONNREFUSED;
+	}
 	fd = socket(sa.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    !icmp ? 0 : v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
 	if (fd < 0) {

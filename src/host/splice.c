@@ -512,6 +512,39 @@ static int splice_ep(struct shard *sh, uint32_t idx, int side, int op)
 }
 
 /**
+ * splice_to_self() - would a -T connection reach one of slipway's own
+ * listening sockets on the host's loopback (selfport.c)?
+ * @sh:		shard
+ * @c:		the connection (SPF_OUT; SPF_V6 says the family tried)
+ *
+ * Counted once per connection: on its IPv4 attempt, the last one.
+ *
+ * Return: true if it must be refused
+ */
+static bool splice_to_self(struct shard *sh, const struct splice_conn *c)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+	bool v6 = c->flags & SPF_V6;
+
+	if (v6) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = in6addr_loopback;
+		s6->sin6_port = htons(c->port);
+	} else {
+		s4->sin_family = AF_INET;
+		s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		s4->sin_port = htons(c->port);
+	}
+	if (!selfport_reached(&sh->grp->self, IPPROTO_TCP, &ss))
+		return false;
+	if (!v6)
+		CTR_INC(&sh->core, TCP_REFUSED_SELF);
+	return true;
+}
+
+/**
  * splice_connect() - connect side 1 to its loopback: the guest's (-t) or
  *		      the host's (-T)
  * @sh:		shard
@@ -520,6 +553,8 @@ static int splice_ep(struct shard *sh, uint32_t idx, int side, int op)
  * An IPv6 socket that cannot connect to ::1 (refused or unreachable) is
  * replaced by an IPv4 one for 127.0.0.1: the server may listen on IPv4
  * only (a guest's server, for one, as everything the tap carries is IPv4).
+ * A -T port that is one of slipway's own listening sockets on the host
+ * (a published port: a loop; --metrics) is refused as a closed one.
  *
  * #syscalls connect close setsockopt epoll_ctl
  * Return: 0 if connected or in progress (state set, fd[1] in the epoll
@@ -541,11 +576,14 @@ static int splice_connect(struct shard *sh, uint32_t idx)
 		int ret;
 
 		setsockopt(c->fd[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (c->flags & SPF_V6)
-			ret = connect(c->fd[1], (struct sockaddr *)&s6, sizeof(s6));
+		if ((c->flags & SPF_OUT) && splice_to_self(sh, c))
+			e = ECONNREFUSED; /* slipway's own: as a closed port */
+		else if (c->flags & SPF_V6)
+			e = connect(c->fd[1], (struct sockaddr *)&s6,
+				    sizeof(s6)) ? errno : 0;
 		else
-			ret = connect(c->fd[1], (struct sockaddr *)&s4, sizeof(s4));
-		e = ret ? errno : 0;
+			e = connect(c->fd[1], (struct sockaddr *)&s4,
+				    sizeof(s4)) ? errno : 0;
 		if (!e || e == EINPROGRESS) {
 			ret = splice_ep(sh, idx, 1, EPOLL_CTL_ADD);
 			if (!ret)

@@ -107,6 +107,7 @@
 	X(TCP_FLOWS_RESET_BY_GUEST, "flows reset by the guest")             \
 	X(TCP_FLOWS_RESET_BY_HOST, "flows reset by the host side")          \
 	X(TCP_FLOWS_REFUSED, "host connects refused (RST to guest)")        \
+	X(TCP_REFUSED_SELF, "guest connections refused: to slipway's own listening sockets") \
 	X(TCP_FLOWS_UNREACH, "host connects unreachable (ICMP to guest)")   \
 	X(TCP_FLOWS_GIVEUP, "flows reset after retransmissions ran out")    \
 	X(TCP_FLOWS_TABLE_FULL, "flows refused: flow table full")           \
@@ -146,6 +147,7 @@
 	X(UDP_SOCK_FAIL, "datagrams dropped: no host socket")               \
 	X(UDP_SEND_ERRORS, "host UDP send failures")                        \
 	X(UDP_UNREACH_SENT, "port unreachable sent to the guest")           \
+	X(UDP_REFUSED_SELF, "of those, for slipway's own listening sockets") \
 	X(ICMP4_ECHO_OUT, "echo requests sent on host ping sockets")        \
 	X(ICMP4_ECHO_IN, "echo replies from host ping sockets")             \
 	X(ICMP4_PING_DENIED, "echo requests refused: ping sockets not allowed") \

@@ -63,6 +63,7 @@ PIDS+=($SW_PID)
 wait_for "the ready fd" 10 "[ -s $T/ready ]"
 [ "$(cat "$T/ready")" = 1 ] || fail "ready fd got '$(cat "$T/ready")', expected 1"
 [ -S "$API" ] || fail "no API socket after ready"
+[ "$(stat -c %a "$API")" = 600 ] || fail "API socket mode $(stat -c %a "$API"), expected 600"
 ip -n "$NS" -4 addr show tap0 | grep -q "inet 10.0.2.100/24" || fail "guest address: $(ip -n "$NS" addr)"
 ip -n "$NS" route | grep -q "default via 10.0.2.2" || fail "no default route via 10.0.2.2"
 g ip link set lo up
