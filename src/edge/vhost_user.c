@@ -68,7 +68,6 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -80,7 +79,8 @@
 #include "util/util.h"
 
 #define VU_PAYLOAD_MAX	512	/* the largest message we take (mem table) */
-#define VU_MAX_FDS	8
+#define VU_MAX_FDS	8	/* fds a message may bring, in all its pieces */
+#define VU_CTL_BATCH	64	/* messages handled per readable event */
 #define QVU_BACKLOG	(8U << 20) /* frames held per pair for a full ring */
 #define QVU_FULL	(1U << 20) /* held bytes that stop the shard producing */
 
@@ -191,8 +191,11 @@ struct vu_map {
  * @mem:	guest memory table
  * @maps:	mappings behind @mem
  * @pair:	queue pairs
- * @msg_fds:	fds received with the message being handled
+ * @msg_fds:	fds received with the message being received or handled
  * @nfds:	entries in @msg_fds
+ * @rbuf:	the message being received: header, then payload, gathered
+ *		over as many readable events as the frontend takes
+ * @rgot:	bytes of it in @rbuf
  */
 struct vu {
 	struct edge *e;
@@ -208,6 +211,8 @@ struct vu {
 	struct vu_pair pair[EDGE_MAX_QUEUES];
 	int msg_fds[VU_MAX_FDS];
 	unsigned nfds;
+	uint8_t rbuf[VU_HDR_LEN + VU_PAYLOAD_MAX];
+	uint32_t rgot;
 };
 
 /**
@@ -351,9 +356,27 @@ static void vu_reset(struct vu *vu)
 }
 
 /**
+ * vu_msg_fds_close() - close the fds received with the current message,
+ * and forget what was received of it
+ * @vu:	state
+ *
+ * #syscalls close
+ */
+static void vu_msg_fds_close(struct vu *vu)
+{
+	unsigned i;
+
+	for (i = 0; i < vu->nfds; i++)
+		close(vu->msg_fds[i]);
+	vu->nfds = 0;
+}
+
+/**
  * vu_drop() - close the frontend's connection
  * @vu:		state
  * @why:	reason, logged
+ *
+ * A message received in part goes with it, and the fds it brought.
  *
  * #syscalls close
  */
@@ -361,6 +384,8 @@ static void vu_drop(struct vu *vu, const char *why)
 {
 	if (vu->ctl < 0)
 		return;
+	vu_msg_fds_close(vu);
+	vu->rgot = 0;
 	info("vhost-user frontend gone (%s): its flows are reset; waiting for the next one",
 	     why);
 	VU_CTR(vu->e, 0, EDGE_DISCONNECTS);
@@ -713,80 +738,147 @@ static const struct vu_rule vu_rules[VU_REQ_NUM] = {
 };
 
 /**
- * vu_recv() - read one message and the fds that came with it
+ * vu_recv() - read what has come of the message being received, waiting
+ * for nothing
  * @vu:		state
- * @m:		message out
+ * @why:	out: the reason, on a violation
  *
- * #syscalls recvmsg recv close
- * Return: 1 with a message, 0 on end of stream, -1 on a malformed one
- * (@m->req says which, if known), -2 if nothing was waiting
+ * The header is read first, then exactly the payload it announces, so no
+ * read runs into the next message; what has come is kept in @vu->rbuf
+ * until the message is whole. Fds may come with any piece: they are kept
+ * in @vu->msg_fds, VU_MAX_FDS for the message at most.
+ *
+ * #syscalls recvmsg close
+ * Return: 1 when the message in @vu->rbuf is whole (@vu->rgot bytes), -2
+ * if it is not and nothing more is waiting, 0 on end of stream, -1 on a
+ * violation (@why)
  */
-static int vu_recv(struct vu *vu, struct vu_msg *m)
+static int vu_recv(struct vu *vu, const char **why)
 {
 	char cbuf[CMSG_SPACE(VU_MAX_FDS * sizeof(int))];
-	struct iovec iov = { .iov_base = m, .iov_len = VU_HDR_LEN };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *c;
+	bool over = false;
+	uint32_t size;
+	size_t want;
 	ssize_t n;
 
-	vu->nfds = 0;
-	n = recvmsg(vu->ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return -2;
-	if (n <= 0)
-		return 0;
-	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	for (;;) {
+		struct iovec iov;
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf) };
 
-			memcpy(vu->msg_fds + vu->nfds, CMSG_DATA(c),
-			       k * sizeof(int));
-			vu->nfds += (unsigned)k;
+		if (vu->rgot < VU_HDR_LEN) {
+			want = VU_HDR_LEN - vu->rgot;
+		} else {
+			memcpy(&size, vu->rbuf + 8, sizeof(size));
+			if (size > VU_PAYLOAD_MAX) {
+				*why = "an oversized message";
+				return -1;
+			}
+			want = VU_HDR_LEN + size - vu->rgot;
+			if (!want)
+				return 1;
 		}
-	}
-	if (mh.msg_flags & MSG_CTRUNC)
-		return -1;
-	if (n < VU_HDR_LEN) {
-		/* the rest of the header: the frontend sends whole messages,
-		 * the receive timeout bounds a stuck one */
-		if (recv(vu->ctl, (uint8_t *)m + n, VU_HDR_LEN - (size_t)n,
-			 MSG_WAITALL) != VU_HDR_LEN - n)
+		iov.iov_base = vu->rbuf + vu->rgot;
+		iov.iov_len = want;
+		n = recvmsg(vu->ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return -2;
+		if (n < 0)
+			return 0;
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			size_t k, nfd;
+
+			if (c->cmsg_level != SOL_SOCKET ||
+			    c->cmsg_type != SCM_RIGHTS)
+				continue;
+			nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (k = 0; k < nfd; k++) {
+				int fd;
+
+				memcpy(&fd, CMSG_DATA(c) + k * sizeof(int),
+				       sizeof(fd));
+				if (vu->nfds < VU_MAX_FDS) {
+					vu->msg_fds[vu->nfds++] = fd;
+				} else {
+					close(fd);
+					over = true;
+				}
+			}
+		}
+		/* truncated: the kernel closed the ones that did not fit */
+		if (over || (mh.msg_flags & MSG_CTRUNC)) {
+			*why = "more file descriptors than a message may bring";
 			return -1;
+		}
+		if (!n)
+			return 0;
+		vu->rgot += (uint32_t)n;
 	}
-	if (m->size > VU_PAYLOAD_MAX)
-		return -1;
-	if (m->size && recv(vu->ctl, m->raw, m->size, MSG_WAITALL) != m->size)
-		return -1;
-	return 1;
 }
 
 /**
- * vu_send_reply() - answer a message
+ * vu_msg_check() - does a whole message follow its request's rule?
+ * @vu:	state (the fds that came with it)
+ * @m:	message
+ *
+ * Return: NULL, or the reason it does not (a violation)
+ */
+static const char *vu_msg_check(const struct vu *vu, const struct vu_msg *m)
+{
+	if ((m->flags & VU_VERSION_MASK) != VU_VERSION)
+		return "a message of another protocol version";
+	if (m->req >= VU_REQ_NUM || !vu_rules[m->req].max)
+		return "a request we do not know";
+	if (m->size < vu_rules[m->req].min || m->size > vu_rules[m->req].max)
+		return "a payload of the wrong size";
+	if (vu->nfds > vu_rules[m->req].fds)
+		return "file descriptors where none belong";
+	return NULL;
+}
+
+/**
+ * vu_send_reply() - answer a message, waiting for nothing
  * @vu:		state
  * @m:		the request
  * @payload:	reply payload
  * @len:	its length
  *
+ * A frontend reads its replies; one that does not, and so has let our
+ * socket's send buffer fill (thousands of replies), is not waited for:
+ * a reply that cannot go whole at once is a violation.
+ *
  * #syscalls send
+ * Return: NULL, or the reason the frontend is sent away
  */
-static void vu_send_reply(struct vu *vu, const struct vu_msg *m,
-			  const void *payload, uint32_t len)
+static const char *vu_send_reply(struct vu *vu, const struct vu_msg *m,
+				 const void *payload, uint32_t len)
 {
 	struct vu_msg r = { .req = m->req,
 			    .flags = VU_VERSION | VU_FLAG_REPLY,
 			    .size = len };
+	ssize_t n;
 
 	memcpy(r.raw, payload, len);
-	if (send(vu->ctl, &r, VU_HDR_LEN + len, MSG_NOSIGNAL) !=
-	    (ssize_t)(VU_HDR_LEN + len))
-		debug("vhost-user reply: %s", strerror(errno));
+	n = send(vu->ctl, &r, VU_HDR_LEN + len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n == (ssize_t)(VU_HDR_LEN + len))
+		return NULL;
+	if (n >= 0 || errno == EAGAIN)
+		return "replies it does not read";
+	/* gone: the next read sees the end */
+	debug("vhost-user reply: %s", strerror(errno));
+	return NULL;
 }
 
 /**
  * vu_ctl() - the frontend's socket is readable: handle its messages
  * @e:	edge
+ *
+ * Messages are gathered piece by piece as they come (vu_recv()), and
+ * handled whole: a frontend sending part of one holds up nothing but
+ * itself. At most VU_CTL_BATCH are handled per call; the socket stays
+ * readable for the rest.
  *
  * Context: shard 0
  * Return: 0, or -ECONNRESET if the frontend went away (or was sent away)
@@ -798,35 +890,34 @@ static int vu_ctl(struct edge *e)
 	uint64_t reply = 0;
 	uint32_t rlen = 0;
 	const char *why;
-	unsigned i;
+	unsigned done;
 	int ret;
 
-	while (vu->ctl >= 0) {
-		memset(&m, 0, VU_HDR_LEN + 8);
-		ret = vu_recv(vu, &m);
+	for (done = 0; vu->ctl >= 0 && done < VU_CTL_BATCH; done++) {
+		why = NULL;
+		ret = vu_recv(vu, &why);
 		if (ret == -2)
 			return 0;
-		why = NULL;
 		if (!ret) {
 			vu_drop(vu, "end of connection");
 			return -ECONNRESET;
 		}
-		if (ret < 0)
-			why = "a malformed or oversized message";
-		else if ((m.flags & VU_VERSION_MASK) != VU_VERSION)
-			why = "a message of another protocol version";
-		else if (m.req >= VU_REQ_NUM || !vu_rules[m.req].max)
-			why = "a request we do not know";
-		else if (m.size < vu_rules[m.req].min ||
-			 m.size > vu_rules[m.req].max)
-			why = "a payload of the wrong size";
-		else if (vu->nfds > vu_rules[m.req].fds)
-			why = "file descriptors where none belong";
+		memset(&m, 0, VU_HDR_LEN + 8);
+		memcpy(&m, vu->rbuf, MIN(vu->rgot, sizeof(m)));
+		vu->rgot = 0;
+		if (ret > 0)
+			why = vu_msg_check(vu, &m);
 		if (!why)
 			why = vu_handle(vu, &m, &reply, &rlen);
-		for (i = 0; i < vu->nfds; i++)
-			close(vu->msg_fds[i]);
-		vu->nfds = 0;
+		vu_msg_fds_close(vu);
+		if (!why && rlen) {
+			why = vu_send_reply(vu, &m, &reply, rlen);
+		} else if (!why && (m.flags & VU_FLAG_NEED_REPLY) &&
+			   (vu->pfeatures & BIT(PF_REPLY_ACK))) {
+			uint64_t ok = 0;
+
+			why = vu_send_reply(vu, &m, &ok, 8);
+		}
 		if (why) {
 			char msg[96];
 
@@ -835,31 +926,26 @@ static int vu_ctl(struct edge *e)
 			return -ECONNRESET;
 		}
 		VU_CTR(e, 0, EDGE_VU_MESSAGES);
-		if (rlen) {
-			vu_send_reply(vu, &m, &reply, rlen);
-		} else if ((m.flags & VU_FLAG_NEED_REPLY) &&
-			   (vu->pfeatures & BIT(PF_REPLY_ACK))) {
-			uint64_t ok = 0;
-
-			vu_send_reply(vu, &m, &ok, 8);
-		}
 	}
-	return -ECONNRESET;
+	return vu->ctl >= 0 ? 0 : -ECONNRESET;
 }
 
 /**
  * vu_accept() - a frontend connects
  * @e:	edge
  *
- * #syscalls accept4 close setsockopt
+ * The connection is non-blocking: shard 0, which serves it, also serves
+ * queue pair 0, and waits for no frontend (see vu_ctl()).
+ *
+ * #syscalls accept4 close
  * Return: 2 if it is now served (poll @e->ctl_fd), 0 if refused or none,
  * -errno on failure
  */
 static int vu_accept(struct edge *e)
 {
 	struct vu *vu = e->priv;
-	struct timeval tv = { .tv_sec = 1 };
-	int fd = accept4(e->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	int fd = accept4(e->listen_fd, NULL, NULL,
+			 SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
 		return errno == EAGAIN || errno == EINTR ||
@@ -872,10 +958,8 @@ static int vu_accept(struct edge *e)
 		close(fd);
 		return 0;
 	}
-	/* blocking with a timeout: a message is read whole or not at all */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	vu->ctl = fd;
+	vu->rgot = 0;
 	e->ctl_fd = fd;
 	VU_CTR(e, 0, EDGE_CONNECTS);
 	info("vhost-user frontend connected to %s", vu->path);

@@ -24,7 +24,7 @@ expect_ctr EDGE_VU_RETURNS -eq 2
 expect_ctr EDGE_CONNECTS -eq 13
 expect_ctr EDGE_DISCONNECTS -eq 13
 expect_ctr EDGE_RX_ERRORS -eq 0
-for why in "a request we do not know" "malformed or oversized" "wrong size" \
+for why in "a request we do not know" "an oversized message" "wrong size" \
 	"file descriptors where none belong" "features we did not offer" \
 	"another protocol version" "regions and fds do not match" \
 	"a ring outside guest memory" "broke the virtqueue rules"; do
