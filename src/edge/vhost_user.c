@@ -68,6 +68,7 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -474,7 +475,7 @@ static int vu_take_fd(struct vu *vu, const struct vu_msg *m)
  * @reply:	out: the reply's payload, when the request has one
  * @rlen:	out: its length (0: no reply of its own)
  *
- * #syscalls mmap epoll_ctl close
+ * #syscalls mmap epoll_ctl close fstat
  * Return: 0, or a reason the message is refused (a protocol violation)
  */
 static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
@@ -547,6 +548,8 @@ static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
 		for (i = 0; i < n; i++) {
 			const uint8_t *rg = m->raw + 8 + 32 * i;
 			uint64_t gpa, size, uva, off;
+			const char *why;
+			struct stat st;
 			void *a;
 
 			memcpy(&gpa, rg, 8);
@@ -558,6 +561,19 @@ static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
 				for (unsigned k = 0; k < i; k++)
 					munmap(maps[k].addr, maps[k].len);
 				return "a memory region that wraps around";
+			}
+			/* mapping past the end of the file works, touching
+			 * it there is SIGBUS: the file must cover the region
+			 * (a frontend that shrinks it later still can) */
+			why = NULL;
+			if (fstat(vu->msg_fds[i], &st) || !S_ISREG(st.st_mode))
+				why = "a memory region whose fd is not a file";
+			else if (off + size > (uint64_t)st.st_size)
+				why = "a memory region past its file's end";
+			if (why) {
+				for (unsigned k = 0; k < i; k++)
+					munmap(maps[k].addr, maps[k].len);
+				return why;
 			}
 			a = mmap(NULL, off + size, PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_NORESERVE, vu->msg_fds[i], 0);
