@@ -43,11 +43,10 @@
  * no staging copy (EDGE_VU_PLACED). The pair stays locked from the
  * reservation to the end of the peek, so the memory table cannot change
  * under it; a ring stopped or a memory table replaced before the frame
- * is complete bumps the pair's epoch (or memory epoch), and the frame is
- * dropped (EDGE_VU_PLACE_STALE; TCP resends it; after a memory change the
- * ring goes on, and the reserved chains go back to the guest empty). A
- * new memory table re-points running rings where they are, every index
- * kept. Other frames (and payload when the guest takes no partial
+ * is complete bumps the pair's epoch, and the frame is dropped
+ * (EDGE_VU_PLACE_STALE; TCP resends it). A new memory table re-points
+ * running rings where they are, every index kept, and the reservations
+ * still waiting for their headers (vu_placed_remap()). Other frames (and payload when the guest takes no partial
  * checksums) are copied into the chains. Either
  * way MRG_RXBUF spreads a frame over as many chains as it needs
  * (num_buffers set), and the used entries are published and the guest
@@ -71,7 +70,7 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/time.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -83,7 +82,8 @@
 #include "util/util.h"
 
 #define VU_PAYLOAD_MAX	512	/* the largest message we take (mem table) */
-#define VU_MAX_FDS	8
+#define VU_MAX_FDS	8	/* fds a message may bring, in all its pieces */
+#define VU_CTL_BATCH	64	/* messages handled per readable event */
 #define QVU_BACKLOG	(8U << 20) /* frames held per pair for a full ring */
 #define QVU_FULL	(1U << 20) /* held bytes that stop the shard producing */
 /* bytes copied out of a one-buffer frame to find its TCP payload: room for
@@ -126,7 +126,6 @@ struct vu_ring {
  * @nhiov:	entries in @hiov
  * @hdr:	header bytes
  * @epoch:	the pair's epoch when reserved
- * @mem_epoch:	the pair's memory epoch when reserved
  */
 struct vu_placed {
 	uint16_t heads[EDGE_PLACE_IOV];
@@ -137,7 +136,6 @@ struct vu_placed {
 	unsigned nhiov;
 	size_t hdr;
 	unsigned epoch;
-	unsigned mem_epoch;
 };
 
 #define VU_PLACE_HDR_MAX 256 /* header bytes a placed frame may have */
@@ -157,10 +155,8 @@ struct vu_placed {
  * @bend:	end of the held bytes
  * @placed:	reservations by frame slot (EDGE_PLACE_SLOTS)
  * @epoch:	bumped when the receive ring stops: reservations made
- *		before are void, their chains gone with the ring
- * @mem_epoch:	bumped when the memory table changes: reservations made
- *		before point into the old mappings; their chains are given
- *		back empty
+ *		before are void, their chains gone with the ring (a new
+ *		memory table re-points them instead: vu_placed_remap())
  * @starved:	a reservation found the receive ring empty and asked for a
  *		kick: the shard produces nothing until the next wake-up
  * @rx_kicks:	receive kicks were asked for by a starved reservation
@@ -180,7 +176,6 @@ struct vu_pair {
 	size_t bstart, bend;
 	struct vu_placed *placed;
 	unsigned epoch;
-	unsigned mem_epoch;
 	bool starved;
 	bool rx_kicks;
 };
@@ -208,8 +203,11 @@ struct vu_map {
  * @mem:	guest memory table
  * @maps:	mappings behind @mem
  * @pair:	queue pairs
- * @msg_fds:	fds received with the message being handled
+ * @msg_fds:	fds received with the message being received or handled
  * @nfds:	entries in @msg_fds
+ * @rbuf:	the message being received: header, then payload, gathered
+ *		over as many readable events as the frontend takes
+ * @rgot:	bytes of it in @rbuf
  */
 struct vu {
 	struct edge *e;
@@ -225,6 +223,8 @@ struct vu {
 	struct vu_pair pair[EDGE_MAX_QUEUES];
 	int msg_fds[VU_MAX_FDS];
 	unsigned nfds;
+	uint8_t rbuf[VU_HDR_LEN + VU_PAYLOAD_MAX];
+	uint32_t rgot;
 };
 
 /**
@@ -350,8 +350,69 @@ static void vu_unmap(struct vu *vu)
 	for (i = 0; i < vu->mem.n; i++)
 		munmap(vu->maps[i].addr, vu->maps[i].len);
 	vu->mem.n = 0;
-	for (i = 0; i < vu->npairs; i++)
-		vu->pair[i].mem_epoch++;
+}
+
+/**
+ * vu_host_remap() - where a buffer in the old memory table is in the new
+ * @old:	the memory table it is in
+ * @new:	the one replacing it
+ * @iov:	the buffer, re-pointed on success
+ *
+ * Return: 0, or -1 if the new table does not hold its guest addresses
+ */
+static int vu_host_remap(const struct vu_mem *old, const struct vu_mem *new,
+			 struct iovec *iov)
+{
+	const uint8_t *b = iov->iov_base;
+	unsigned i;
+
+	for (i = 0; i < old->n; i++) {
+		const struct vu_region *r = &old->r[i];
+		uint64_t len = iov->iov_len;
+		uint8_t *h;
+
+		if (b < r->host || (uint64_t)(b - r->host) >= r->size)
+			continue;
+		h = vu_gpa_to_host(new, r->gpa + (uint64_t)(b - r->host), &len);
+		if (!h || len < iov->iov_len)
+			return -1;
+		iov->iov_base = h;
+		return 0;
+	}
+	return -1;
+}
+
+/**
+ * vu_placed_remap() - a new memory table: the reservations still waiting
+ * for their headers (placed frames not yet flushed) are re-pointed at
+ * where their chains are now (every lock held)
+ * @vu:		state, @vu->mem still the old table
+ * @new:	the new table
+ *
+ * Their payload is in the guest's memory already; only the headers are
+ * still to be written. One whose chains the new table does not hold is
+ * made stale (its frame is dropped at the flush, EDGE_VU_PLACE_STALE).
+ */
+static void vu_placed_remap(struct vu *vu, const struct vu_mem *new)
+{
+	unsigned i, s, k;
+
+	for (i = 0; i < vu->npairs; i++) {
+		struct vu_pair *p = &vu->pair[i];
+
+		for (s = 0; p->placed && s < EDGE_PLACE_SLOTS; s++) {
+			struct vu_placed *pl = &p->placed[s];
+
+			if (!pl->nb || pl->epoch != p->epoch)
+				continue;
+			for (k = 0; k < pl->nhiov; k++) {
+				if (vu_host_remap(&vu->mem, new, &pl->hiov[k])) {
+					pl->epoch = p->epoch - 1;
+					break;
+				}
+			}
+		}
+	}
 }
 
 /**
@@ -388,9 +449,27 @@ static void vu_reset(struct vu *vu)
 }
 
 /**
+ * vu_msg_fds_close() - close the fds received with the current message,
+ * and forget what was received of it
+ * @vu:	state
+ *
+ * #syscalls close
+ */
+static void vu_msg_fds_close(struct vu *vu)
+{
+	unsigned i;
+
+	for (i = 0; i < vu->nfds; i++)
+		close(vu->msg_fds[i]);
+	vu->nfds = 0;
+}
+
+/**
  * vu_drop() - close the frontend's connection
  * @vu:		state
  * @why:	reason, logged
+ *
+ * A message received in part goes with it, and the fds it brought.
  *
  * #syscalls close
  */
@@ -398,6 +477,8 @@ static void vu_drop(struct vu *vu, const char *why)
 {
 	if (vu->ctl < 0)
 		return;
+	vu_msg_fds_close(vu);
+	vu->rgot = 0;
 	info("vhost-user frontend gone (%s): its flows are reset; waiting for the next one",
 	     why);
 	VU_CTR(vu->e, 0, EDGE_DISCONNECTS);
@@ -504,7 +585,7 @@ static int vu_take_fd(struct vu *vu, const struct vu_msg *m)
  * @reply:	out: the reply's payload, when the request has one
  * @rlen:	out: its length (0: no reply of its own)
  *
- * #syscalls mmap epoll_ctl close
+ * #syscalls mmap epoll_ctl close fstat
  * Return: 0, or a reason the message is refused (a protocol violation)
  */
 static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
@@ -577,6 +658,8 @@ static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
 		for (i = 0; i < n; i++) {
 			const uint8_t *rg = m->raw + 8 + 32 * i;
 			uint64_t gpa, size, uva, off;
+			const char *why;
+			struct stat st;
 			void *a;
 
 			memcpy(&gpa, rg, 8);
@@ -588,6 +671,19 @@ static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
 				for (unsigned k = 0; k < i; k++)
 					munmap(maps[k].addr, maps[k].len);
 				return "a memory region that wraps around";
+			}
+			/* mapping past the end of the file works, touching
+			 * it there is SIGBUS: the file must cover the region
+			 * (a frontend that shrinks it later still can) */
+			why = NULL;
+			if (fstat(vu->msg_fds[i], &st) || !S_ISREG(st.st_mode))
+				why = "a memory region whose fd is not a file";
+			else if (off + size > (uint64_t)st.st_size)
+				why = "a memory region past its file's end";
+			if (why) {
+				for (unsigned k = 0; k < i; k++)
+					munmap(maps[k].addr, maps[k].len);
+				return why;
 			}
 			a = mmap(NULL, off + size, PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_NORESERVE, vu->msg_fds[i], 0);
@@ -615,6 +711,7 @@ static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
 			}
 		}
 		vu_lock_all(vu);
+		vu_placed_remap(vu, &mem);
 		vu_unmap(vu);
 		vu->mem = mem;
 		memcpy(vu->maps, maps, sizeof(maps));
@@ -769,80 +866,147 @@ static const struct vu_rule vu_rules[VU_REQ_NUM] = {
 };
 
 /**
- * vu_recv() - read one message and the fds that came with it
+ * vu_recv() - read what has come of the message being received, waiting
+ * for nothing
  * @vu:		state
- * @m:		message out
+ * @why:	out: the reason, on a violation
  *
- * #syscalls recvmsg recv close
- * Return: 1 with a message, 0 on end of stream, -1 on a malformed one
- * (@m->req says which, if known), -2 if nothing was waiting
+ * The header is read first, then exactly the payload it announces, so no
+ * read runs into the next message; what has come is kept in @vu->rbuf
+ * until the message is whole. Fds may come with any piece: they are kept
+ * in @vu->msg_fds, VU_MAX_FDS for the message at most.
+ *
+ * #syscalls recvmsg close
+ * Return: 1 when the message in @vu->rbuf is whole (@vu->rgot bytes), -2
+ * if it is not and nothing more is waiting, 0 on end of stream, -1 on a
+ * violation (@why)
  */
-static int vu_recv(struct vu *vu, struct vu_msg *m)
+static int vu_recv(struct vu *vu, const char **why)
 {
 	char cbuf[CMSG_SPACE(VU_MAX_FDS * sizeof(int))];
-	struct iovec iov = { .iov_base = m, .iov_len = VU_HDR_LEN };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *c;
+	bool over = false;
+	uint32_t size;
+	size_t want;
 	ssize_t n;
 
-	vu->nfds = 0;
-	n = recvmsg(vu->ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return -2;
-	if (n <= 0)
-		return 0;
-	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	for (;;) {
+		struct iovec iov;
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf) };
 
-			memcpy(vu->msg_fds + vu->nfds, CMSG_DATA(c),
-			       k * sizeof(int));
-			vu->nfds += (unsigned)k;
+		if (vu->rgot < VU_HDR_LEN) {
+			want = VU_HDR_LEN - vu->rgot;
+		} else {
+			memcpy(&size, vu->rbuf + 8, sizeof(size));
+			if (size > VU_PAYLOAD_MAX) {
+				*why = "an oversized message";
+				return -1;
+			}
+			want = VU_HDR_LEN + size - vu->rgot;
+			if (!want)
+				return 1;
 		}
-	}
-	if (mh.msg_flags & MSG_CTRUNC)
-		return -1;
-	if (n < VU_HDR_LEN) {
-		/* the rest of the header: the frontend sends whole messages,
-		 * the receive timeout bounds a stuck one */
-		if (recv(vu->ctl, (uint8_t *)m + n, VU_HDR_LEN - (size_t)n,
-			 MSG_WAITALL) != VU_HDR_LEN - n)
+		iov.iov_base = vu->rbuf + vu->rgot;
+		iov.iov_len = want;
+		n = recvmsg(vu->ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return -2;
+		if (n < 0)
+			return 0;
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			size_t k, nfd;
+
+			if (c->cmsg_level != SOL_SOCKET ||
+			    c->cmsg_type != SCM_RIGHTS)
+				continue;
+			nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (k = 0; k < nfd; k++) {
+				int fd;
+
+				memcpy(&fd, CMSG_DATA(c) + k * sizeof(int),
+				       sizeof(fd));
+				if (vu->nfds < VU_MAX_FDS) {
+					vu->msg_fds[vu->nfds++] = fd;
+				} else {
+					close(fd);
+					over = true;
+				}
+			}
+		}
+		/* truncated: the kernel closed the ones that did not fit */
+		if (over || (mh.msg_flags & MSG_CTRUNC)) {
+			*why = "more file descriptors than a message may bring";
 			return -1;
+		}
+		if (!n)
+			return 0;
+		vu->rgot += (uint32_t)n;
 	}
-	if (m->size > VU_PAYLOAD_MAX)
-		return -1;
-	if (m->size && recv(vu->ctl, m->raw, m->size, MSG_WAITALL) != m->size)
-		return -1;
-	return 1;
 }
 
 /**
- * vu_send_reply() - answer a message
+ * vu_msg_check() - does a whole message follow its request's rule?
+ * @vu:	state (the fds that came with it)
+ * @m:	message
+ *
+ * Return: NULL, or the reason it does not (a violation)
+ */
+static const char *vu_msg_check(const struct vu *vu, const struct vu_msg *m)
+{
+	if ((m->flags & VU_VERSION_MASK) != VU_VERSION)
+		return "a message of another protocol version";
+	if (m->req >= VU_REQ_NUM || !vu_rules[m->req].max)
+		return "a request we do not know";
+	if (m->size < vu_rules[m->req].min || m->size > vu_rules[m->req].max)
+		return "a payload of the wrong size";
+	if (vu->nfds > vu_rules[m->req].fds)
+		return "file descriptors where none belong";
+	return NULL;
+}
+
+/**
+ * vu_send_reply() - answer a message, waiting for nothing
  * @vu:		state
  * @m:		the request
  * @payload:	reply payload
  * @len:	its length
  *
+ * A frontend reads its replies; one that does not, and so has let our
+ * socket's send buffer fill (thousands of replies), is not waited for:
+ * a reply that cannot go whole at once is a violation.
+ *
  * #syscalls send
+ * Return: NULL, or the reason the frontend is sent away
  */
-static void vu_send_reply(struct vu *vu, const struct vu_msg *m,
-			  const void *payload, uint32_t len)
+static const char *vu_send_reply(struct vu *vu, const struct vu_msg *m,
+				 const void *payload, uint32_t len)
 {
 	struct vu_msg r = { .req = m->req,
 			    .flags = VU_VERSION | VU_FLAG_REPLY,
 			    .size = len };
+	ssize_t n;
 
 	memcpy(r.raw, payload, len);
-	if (send(vu->ctl, &r, VU_HDR_LEN + len, MSG_NOSIGNAL) !=
-	    (ssize_t)(VU_HDR_LEN + len))
-		debug("vhost-user reply: %s", strerror(errno));
+	n = send(vu->ctl, &r, VU_HDR_LEN + len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n == (ssize_t)(VU_HDR_LEN + len))
+		return NULL;
+	if (n >= 0 || errno == EAGAIN)
+		return "replies it does not read";
+	/* gone: the next read sees the end */
+	debug("vhost-user reply: %s", strerror(errno));
+	return NULL;
 }
 
 /**
  * vu_ctl() - the frontend's socket is readable: handle its messages
  * @e:	edge
+ *
+ * Messages are gathered piece by piece as they come (vu_recv()), and
+ * handled whole: a frontend sending part of one holds up nothing but
+ * itself. At most VU_CTL_BATCH are handled per call; the socket stays
+ * readable for the rest.
  *
  * Context: shard 0
  * Return: 0, or -ECONNRESET if the frontend went away (or was sent away)
@@ -854,35 +1018,34 @@ static int vu_ctl(struct edge *e)
 	uint64_t reply = 0;
 	uint32_t rlen = 0;
 	const char *why;
-	unsigned i;
+	unsigned done;
 	int ret;
 
-	while (vu->ctl >= 0) {
-		memset(&m, 0, VU_HDR_LEN + 8);
-		ret = vu_recv(vu, &m);
+	for (done = 0; vu->ctl >= 0 && done < VU_CTL_BATCH; done++) {
+		why = NULL;
+		ret = vu_recv(vu, &why);
 		if (ret == -2)
 			return 0;
-		why = NULL;
 		if (!ret) {
 			vu_drop(vu, "end of connection");
 			return -ECONNRESET;
 		}
-		if (ret < 0)
-			why = "a malformed or oversized message";
-		else if ((m.flags & VU_VERSION_MASK) != VU_VERSION)
-			why = "a message of another protocol version";
-		else if (m.req >= VU_REQ_NUM || !vu_rules[m.req].max)
-			why = "a request we do not know";
-		else if (m.size < vu_rules[m.req].min ||
-			 m.size > vu_rules[m.req].max)
-			why = "a payload of the wrong size";
-		else if (vu->nfds > vu_rules[m.req].fds)
-			why = "file descriptors where none belong";
+		memset(&m, 0, VU_HDR_LEN + 8);
+		memcpy(&m, vu->rbuf, MIN(vu->rgot, sizeof(m)));
+		vu->rgot = 0;
+		if (ret > 0)
+			why = vu_msg_check(vu, &m);
 		if (!why)
 			why = vu_handle(vu, &m, &reply, &rlen);
-		for (i = 0; i < vu->nfds; i++)
-			close(vu->msg_fds[i]);
-		vu->nfds = 0;
+		vu_msg_fds_close(vu);
+		if (!why && rlen) {
+			why = vu_send_reply(vu, &m, &reply, rlen);
+		} else if (!why && (m.flags & VU_FLAG_NEED_REPLY) &&
+			   (vu->pfeatures & BIT(PF_REPLY_ACK))) {
+			uint64_t ok = 0;
+
+			why = vu_send_reply(vu, &m, &ok, 8);
+		}
 		if (why) {
 			char msg[96];
 
@@ -891,31 +1054,26 @@ static int vu_ctl(struct edge *e)
 			return -ECONNRESET;
 		}
 		VU_CTR(e, 0, EDGE_VU_MESSAGES);
-		if (rlen) {
-			vu_send_reply(vu, &m, &reply, rlen);
-		} else if ((m.flags & VU_FLAG_NEED_REPLY) &&
-			   (vu->pfeatures & BIT(PF_REPLY_ACK))) {
-			uint64_t ok = 0;
-
-			vu_send_reply(vu, &m, &ok, 8);
-		}
 	}
-	return -ECONNRESET;
+	return vu->ctl >= 0 ? 0 : -ECONNRESET;
 }
 
 /**
  * vu_accept() - a frontend connects
  * @e:	edge
  *
- * #syscalls accept4 close setsockopt
+ * The connection is non-blocking: shard 0, which serves it, also serves
+ * queue pair 0, and waits for no frontend (see vu_ctl()).
+ *
+ * #syscalls accept4 close
  * Return: 2 if it is now served (poll @e->ctl_fd), 0 if refused or none,
  * -errno on failure
  */
 static int vu_accept(struct edge *e)
 {
 	struct vu *vu = e->priv;
-	struct timeval tv = { .tv_sec = 1 };
-	int fd = accept4(e->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	int fd = accept4(e->listen_fd, NULL, NULL,
+			 SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
 		return errno == EAGAIN || errno == EINTR ||
@@ -928,10 +1086,8 @@ static int vu_accept(struct edge *e)
 		close(fd);
 		return 0;
 	}
-	/* blocking with a timeout: a message is read whole or not at all */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	vu->ctl = fd;
+	vu->rgot = 0;
 	e->ctl_fd = fd;
 	VU_CTR(e, 0, EDGE_CONNECTS);
 	info("vhost-user frontend connected to %s", vu->path);
@@ -1446,7 +1602,6 @@ static int vu_reserve(struct edge *e, unsigned q, unsigned slot, size_t hdr,
 	pl->nb = pl->nhiov = 0;
 	pl->hdr = hdr;
 	pl->epoch = p->epoch;
-	pl->mem_epoch = p->mem_epoch;
 	while (got < want && n < iovmax && pl->nb < EDGE_PLACE_IOV &&
 	       (!pl->nb || mrg)) {
 		size_t cap = 0;
@@ -1556,9 +1711,8 @@ static void vu_reserve_end(struct edge *e, unsigned q, unsigned slot,
  * @frame:	the slot (headers first)
  * @len:	the whole frame's length
  *
- * Return: 0, or -EIO if the ring stopped or the memory changed since the
- * reservation (the frame is lost: EDGE_VU_PLACE_STALE; after a memory
- * change the ring goes on, and its chains go back to the guest empty)
+ * Return: 0, or -EIO if the ring stopped since the reservation (the frame
+ * is lost: EDGE_VU_PLACE_STALE)
  */
 static int vu_tx_placed(struct edge *e, unsigned q, unsigned slot,
 			const uint8_t *frame, size_t len)
@@ -1579,15 +1733,7 @@ static int vu_tx_placed(struct edge *e, unsigned q, unsigned slot,
 		hdr[11] = (uint8_t)(pl->nb >> 8);
 	}
 	pthread_mutex_lock(&p->lock);
-	if (pl->epoch != p->epoch || !vu_ring_ready(r) ||
-	    pl->mem_epoch != p->mem_epoch) {
-		if (pl->epoch == p->epoch && vu_ring_ready(r)) {
-			/* the ring runs on: the guest gets its buffers back
-			 * (a used length of 0 is no frame) */
-			for (i = 0; i < pl->nb; i++)
-				virtq_push(&r->vq, pl->heads[i], 0);
-			p->rx_dirty = true;
-		}
+	if (pl->epoch != p->epoch || !vu_ring_ready(r)) {
 		pthread_mutex_unlock(&p->lock);
 		pl->nb = 0;
 		VU_CTR(e, q, EDGE_VU_PLACE_STALE);

@@ -19,6 +19,16 @@ Usage: vupeer.py CASE SOCKET
   ringout      a ring outside guest memory
   loop         a transmit chain whose descriptor points at itself
   badhead      a transmit avail entry naming descriptor 999 of 8
+  shortmem     a memory table region running past the end of its memfd
+               (4 KiB for 1 MiB), then a kick: closed, not SIGBUS; the
+               next frontend is served
+  slowmsg      full set-up, then 5 bytes of a header, the rest 3 s later:
+               meanwhile ARP requests on the transmit ring are answered
+               within 0.5 s each (shard 0 does not wait for the message),
+               and the message, once whole, is answered
+  fdspam       SET_VRING_CALL with one fd on its header and eight more on
+               its payload, then a header with twelve: both closed, and
+               slipway holds no more fds than before
 Each bad case expects slipway to close the connection; exit status 0 if
 the case held, 1 with a message if not.
 """
@@ -183,12 +193,103 @@ def case_arp(path):
     f.s.close()
 
 
+def arp_round(f, k):
+    """ARP request k (from 0) on the transmit ring, a receive buffer for
+    its reply; return the seconds until the reply is in"""
+    s = k % NUM
+    f.desc(RX_DESC, s, RX_BUF + 2048 * s, 2048, DESC_F_WRITE)
+    f.avail(RX_AVAIL, s, s, k + 1)
+    frame = b"\x00" * 12 + arp_request()
+    f.m[TX_BUF + 2048 * s:TX_BUF + 2048 * s + len(frame)] = frame
+    f.desc(TX_DESC, s, TX_BUF + 2048 * s, len(frame), 0)
+    f.avail(TX_AVAIL, s, s, k + 1)
+    t0 = time.time()
+    os.eventfd_write(f.kick[1], 1)
+    while time.time() < t0 + TIMEOUT:
+        if f.used_idx(TX_USED) == k + 1 and f.used_idx(RX_USED) == k + 1:
+            return time.time() - t0
+        time.sleep(0.002)
+    fail("ARP %d: used indexes tx %d rx %d" % (k, f.used_idx(TX_USED),
+                                              f.used_idx(RX_USED)))
+
+
+def case_slowmsg(path):
+    f = Frontend(path)
+    f.setup()
+    hdr = struct.pack("<III", GET_FEATURES, VERSION, 0)
+    f.s.sendall(hdr[:5])
+    # three times the 1 s that a half message used to hold shard 0
+    for k in range(6):
+        time.sleep(0.5)
+        t = arp_round(f, k)
+        if t > 0.5:
+            fail("ARP %d answered in %.3f s with half a message pending"
+                 % (k, t))
+    f.s.sendall(hdr[5:])
+    if not struct.unpack("<Q", f.reply(GET_FEATURES))[0] & F_VERSION_1:
+        fail("GET_FEATURES, completed late, answered wrong")
+    f.s.close()
+
+
+def case_shortmem(path):
+    f = Frontend(path)
+    short = os.memfd_create("short")
+    os.ftruncate(short, 4096)
+    f.fd = short  # the region says 1 MiB
+    try:
+        f.setup()
+        os.eventfd_write(f.kick[1], 1)  # rings at 12 KiB and more
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # closed while we were still setting up: as expected
+    f.expect_closed()
+    g = Frontend(path)  # slipway is still there, and serves
+    g.send(GET_FEATURES)
+    g.reply(GET_FEATURES)
+
+
+def fd_count(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def case_fdspam(path):
+    probe = Frontend(path)
+    probe.send(GET_FEATURES)
+    probe.reply(GET_FEATURES)  # accepted: its connection is counted
+    pid = struct.unpack("3i", probe.s.getsockopt(
+        socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[0]
+    base = fd_count(pid) - 1
+    probe.s.close()
+    evs = [os.eventfd(0) for _ in range(12)]
+    hdr = struct.pack("<III", SET_VRING_CALL, VERSION, 8)
+    f = Frontend(path)
+    socket.send_fds(f.s, [hdr], evs[:1])
+    time.sleep(0.1)
+    socket.send_fds(f.s, [struct.pack("<Q", 0)], evs[1:9])
+    f.expect_closed()
+    f.s.close()
+    g = Frontend(path)
+    socket.send_fds(g.s, [hdr + struct.pack("<Q", 0)], evs)
+    g.expect_closed()
+    g.s.close()
+    deadline = time.time() + TIMEOUT
+    while fd_count(pid) != base and time.time() < deadline:
+        time.sleep(0.05)
+    if fd_count(pid) != base:
+        fail("slipway holds %d fds, %d before" % (fd_count(pid), base))
+
+
 def main():
     if len(sys.argv) != 3:
         fail(__doc__)
     case, path = sys.argv[1], sys.argv[2]
     if case == "arp":
         case_arp(path)
+    elif case == "slowmsg":
+        case_slowmsg(path)
+    elif case == "shortmem":
+        case_shortmem(path)
+    elif case == "fdspam":
+        case_fdspam(path)
     elif case == "refused":
         a = Frontend(path)
         a.send(GET_FEATURES)
