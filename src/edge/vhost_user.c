@@ -591,7 +591,7 @@ static int vu_take_fd(struct vu *vu, const struct vu_msg *m)
 static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
 			     uint32_t *rlen)
 {
-	struct vu_pair *p;
+	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
 	struct vu_ring *r;
 	unsigned i;
 	int fd;
