@@ -554,6 +554,28 @@ int fwd_opt_parse(const char *s, struct fwd_spec *out, unsigned max,
 }
 
 /**
+ * conf_has_auto() - does any -t, -u or -T option say "auto"?
+ * @c:		configuration
+ *
+ * Return: true if one does
+ */
+bool conf_has_auto(const struct conf *c)
+{
+	unsigned i;
+
+	for (i = 0; i < c->nfwd; i++)
+		if (c->fwd[i].flags & FWD_SPEC_AUTO)
+			return true;
+	for (i = 0; i < c->nufwd; i++)
+		if (c->ufwd[i].flags & FWD_SPEC_AUTO)
+			return true;
+	for (i = 0; i < c->nnsfwd; i++)
+		if (c->nsfwd[i].flags & FWD_SPEC_AUTO)
+			return true;
+	return false;
+}
+
+/**
  * conf_metrics_parse() - parse "PORT", "ADDR:PORT" or "[ADDR6]:PORT"
  * @s:		text
  * @ss:		result (loopback 127.0.0.1 without an address)

@@ -256,6 +256,16 @@ int fwd_spec_parse(const char *s, struct fwd_spec *f, const char **why);
 int fwd_opt_parse(const char *s, struct fwd_spec *out, unsigned max,
 		  unsigned *n, const char **why);
 
+struct conf;
+
+/**
+ * conf_has_auto() - does any -t, -u or -T option say "auto"?
+ * @c:		configuration
+ *
+ * Return: true if one does
+ */
+bool conf_has_auto(const struct conf *c);
+
 /**
  * conf_usage_verror() - report a bad command line and exit 2
  * @prog:	the name to say it as ("slipway", "slirp4netns")

@@ -18,8 +18,9 @@
  * rootless) and network namespaces, starts this helper before it execs the
  * command (create mode) or exits (--netns). The helper serves requests on a
  * SOCK_SEQPACKET socketpair, one message each way: struct nsh_req asks for
- * N unconnected TCP sockets of a family, or for one socket listening on
- * the namespace's loopback; struct nsh_rsp answers, with the sockets
+ * N unconnected TCP sockets of a family, for one socket listening on
+ * the namespace's loopback, or for a NETLINK_SOCK_DIAG socket (fwdauto.c
+ * lists the guest's listening sockets with it); struct nsh_rsp answers, with the sockets
  * attached (SCM_RIGHTS). The helper keeps nothing: every socket it sends
  * is closed on its side. slipway connects, reads and writes the sockets
  * in its own event loop.
@@ -32,6 +33,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -146,6 +149,13 @@ static int nsh_make(const struct nsh_req *req, long len, int *fds,
 			close(fd);
 			return e;
 		}
+		fds[(*nfds)++] = fd;
+		return 0;
+	case NSH_OP_DIAG:
+		fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+			    NETLINK_SOCK_DIAG);
+		if (fd < 0)
+			return errno;
 		fds[(*nfds)++] = fd;
 		return 0;
 	default:
