@@ -13,19 +13,23 @@
  * interface prefix applies to the host sockets. Ports appear within
  * FWDAUTO_SCAN_MS of being bound and go away as fast once unbound.
  *
- * How: the kernel sends no event when a socket starts listening, so the
- * bound ports are listed every FWDAUTO_SCAN_MS with a NETLINK_SOCK_DIAG
- * dump of the listening TCP sockets (state filter: LISTEN only, so the
+ * How: the kernel sends no event when a socket starts listening. Every
+ * FWDAUTO_SCAN_MS, slipway reads the counts of sockets in use of each
+ * namespace it follows (/proc/net/sockstat and sockstat6, "inuse": a
+ * listen() or a UDP bind() changes them; a few microseconds), and only
+ * when one changed, or at least every FWDAUTO_FULL_TICKS checks, lists the
+ * bound ports with a NETLINK_SOCK_DIAG dump of the listening TCP sockets (state filter: LISTEN only, so the
  * kernel walks its listening hash alone) and, for -u, of the unconnected
  * UDP ones, per address family, on a sock_diag socket of each namespace:
  * the host's, opened here at start-up, and the guest's, made by the
- * namespace socket helper (nsh.c) inside it. Both are opened before the
- * sandbox, which refuses new netlink sockets; afterwards only sendto() and
- * recvfrom() on them are needed. pasta reads /proc/net/tcp* and udp* once
+ * namespace socket helper (nsh.c) inside it, as are its sockstat files.
+ * All are opened before the sandbox, which refuses new netlink sockets and
+ * has no /proc; afterwards only sendto(), recvfrom() and pread() on them
+ * are needed. pasta reads /proc/net/tcp* and udp* once
  * a second instead: text, one line per socket of every state.
  * docs/experiments.md (X-auto) has the measured cost of a dump and the
- * alternatives tried; an idle slipway with -t auto -u auto stays far
- * below 0.1% of a core.
+ * alternatives tried: a dump costs 45-90 us however few sockets there
+ * are, a sockstat read about 2 us.
  *
  * State: per auto range, a bitmap of its host ports that are handled,
  * that is, open (a published port with the range's auto_tag, or a -T
@@ -41,6 +45,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
@@ -58,7 +63,8 @@
 #include "host/splice.h"
 #include "util/log.h"
 
-#define FWDAUTO_SCAN_MS 100
+#define FWDAUTO_SCAN_MS 100	/* the sockstat check: how fast ports follow */
+#define FWDAUTO_FULL_TICKS 10	/* a dump at least every this many checks */
 #define FWDAUTO_BUF_LEN 32768
 #define FWDAUTO_WORDS (65536 / 64)
 
@@ -83,6 +89,9 @@ struct fwdauto_range {
 /**
  * struct fwdauto - auto port following (shard 0)
  * @diag:	sock_diag sockets, by namespace (-1: not needed)
+ * @stat:	/proc/net/sockstat and sockstat6, by namespace (-1: none)
+ * @sig:	by namespace: the sockets in use when last dumped
+ * @quiet_ticks: checks since the last dump
  * @tfd:	the scan timer
  * @need:	which maps each scan fills, [namespace][protocol]
  * @bound:	bound ports, [namespace][protocol], one bit a port
@@ -93,6 +102,9 @@ struct fwdauto_range {
  */
 struct fwdauto {
 	int diag[FA_NS_NUM];
+	int stat[FA_NS_NUM][2];
+	uint64_t sig[FA_NS_NUM];
+	unsigned quiet_ticks;
 	int tfd;
 	bool need[FA_NS_NUM][FA_PROTO_NUM];
 	uint64_t bound[FA_NS_NUM][FA_PROTO_NUM][FWDAUTO_WORDS];
@@ -426,20 +438,74 @@ static void fwdauto_scan(struct shard *sh)
 }
 
 /**
- * fwdauto_event() - the scan timer fired
+ * fwdauto_sig() - the numbers of sockets in use in a namespace, in one
+ * value: what /proc/net/sockstat and sockstat6 say after "inuse"
+ * @fa:		state
+ * @ns:		FA_HOST or FA_GUEST
+ * @sig:	out
+ *
+ * A socket starting or stopping to listen, or binding a UDP port, changes
+ * a count: reading them (a few microseconds) tells whether a dump (tens
+ * of microseconds: it walks the kernel's whole hash tables) can find
+ * anything new. A listener closed and another opened between two checks
+ * leave the counts alone: the dump every FWDAUTO_FULL_TICKS finds them.
+ *
+ * #syscalls pread64
+ * Return: 0, or -1 (no count to read: dump every time)
+ */
+static int fwdauto_sig(struct fwdauto *fa, int ns, uint64_t *sig)
+{
+	char buf[512];
+	int f;
+
+	*sig = 0;
+	for (f = 0; f < 2; f++) {
+		const char *p = buf;
+		ssize_t n;
+
+		if (fa->stat[ns][f] < 0)
+			return -1;
+		n = pread(fa->stat[ns][f], buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			return -1;
+		buf[n] = '\0';
+		while ((p = strstr(p, "inuse "))) {
+			p += 6;
+			*sig = *sig * 1000003 + strtoull(p, NULL, 10);
+		}
+	}
+	return 0;
+}
+
+/**
+ * fwdauto_event() - the timer fired: if the sockets in use changed in a
+ * namespace we follow, or a while passed, list the bound ports and follow
+ * them
  * @sh:		shard 0
  *
  * #syscalls read
  */
 void fwdauto_event(struct shard *sh)
 {
-	uint64_t ticks;
+	struct fwdauto *fa = sh->fwdauto;
+	bool changed = false;
+	uint64_t ticks, sig;
+	int ns;
 
-	if (!sh->fwdauto)
+	if (!fa)
 		return;
-	if (read(sh->fwdauto->tfd, &ticks, sizeof(ticks)) < 0 &&
-	    errno == EAGAIN)
+	if (read(fa->tfd, &ticks, sizeof(ticks)) < 0 && errno == EAGAIN)
 		return;
+	for (ns = 0; ns < FA_NS_NUM; ns++) {
+		if (fa->diag[ns] < 0)
+			continue;
+		if (fwdauto_sig(fa, ns, &sig) || sig != fa->sig[ns])
+			changed = true;
+		fa->sig[ns] = sig;
+	}
+	if (!changed && ++fa->quiet_ticks < FWDAUTO_FULL_TICKS)
+		return;
+	fa->quiet_ticks = 0;
 	fwdauto_scan(sh);
 }
 
@@ -493,7 +559,7 @@ static int fwdauto_add_ranges(struct fwdauto *fa, const struct fwd_spec *specs,
  *
  * Context: start-up, before the sandbox (netlink sockets are refused
  * after it)
- * #syscalls:setup socket timerfd_create timerfd_settime close
+ * #syscalls:setup socket timerfd_create timerfd_settime openat close
  * Return: 0, or -errno (logged)
  */
 int fwdauto_init(struct shard *sh)
@@ -504,7 +570,7 @@ int fwdauto_init(struct shard *sh)
 	};
 	const struct conf *c = sh->conf;
 	struct fwdauto *fa;
-	int ret;
+	int ret, f, ns;
 
 	sh->fwdauto = NULL;
 	if (!conf_has_auto(c))
@@ -515,6 +581,8 @@ int fwdauto_init(struct shard *sh)
 		return -ENOMEM;
 	}
 	fa->diag[FA_HOST] = fa->diag[FA_GUEST] = fa->tfd = -1;
+	for (ns = 0; ns < FA_NS_NUM; ns++)
+		fa->stat[ns][0] = fa->stat[ns][1] = -1;
 	sh->fwdauto = fa;
 	if (fwdauto_add_ranges(fa, c->fwd, c->nfwd, FA_DIR_T) ||
 	    fwdauto_add_ranges(fa, c->ufwd, c->nufwd, FA_DIR_U) ||
@@ -540,6 +608,24 @@ int fwdauto_init(struct shard *sh)
 			goto out;
 		}
 		fa->diag[FA_GUEST] = ret;
+		for (f = 0; f < 2; f++) {
+			ret = splice_nsh_sockstat(sh, f ? AF_INET6 : AF_INET);
+			fa->stat[FA_GUEST][f] = ret < 0 ? -1 : ret;
+		}
+	}
+	if (fa->diag[FA_HOST] >= 0) {
+		fa->stat[FA_HOST][0] = open("/proc/net/sockstat",
+					    O_RDONLY | O_CLOEXEC);
+		fa->stat[FA_HOST][1] = open("/proc/net/sockstat6",
+					    O_RDONLY | O_CLOEXEC);
+	}
+	for (ns = 0; ns < FA_NS_NUM; ns++) {
+		if (fa->diag[ns] < 0)
+			continue;
+		if (fwdauto_sig(fa, ns, &fa->sig[ns]))
+			info("auto ports: no /proc/net/sockstat%s for the %s: dumping the sockets every %u ms",
+			     fa->stat[ns][0] < 0 ? "" : "6",
+			     ns == FA_HOST ? "host" : "guest", FWDAUTO_SCAN_MS);
 	}
 	fa->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (fa->tfd < 0 || timerfd_settime(fa->tfd, 0, &its, NULL) ||
@@ -569,9 +655,14 @@ void fwdauto_fini(struct shard *sh)
 
 	if (!fa)
 		return;
-	for (i = 0; i < FA_NS_NUM; i++)
+	for (i = 0; i < FA_NS_NUM; i++) {
 		if (fa->diag[i] >= 0)
 			close(fa->diag[i]);
+		if (fa->stat[i][0] >= 0)
+			close(fa->stat[i][0]);
+		if (fa->stat[i][1] >= 0)
+			close(fa->stat[i][1]);
+	}
 	if (fa->tfd >= 0)
 		close(fa->tfd);
 	for (i = 0; i < fa->nr; i++)

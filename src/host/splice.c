@@ -1191,6 +1191,24 @@ int splice_nsh_diag(struct shard *sh)
 }
 
 /**
+ * splice_nsh_sockstat() - the guest namespace's /proc/net/sockstat or
+ * sockstat6, opened by the helper inside it
+ * @sh:		shard 0
+ * @af:		AF_INET (sockstat) or AF_INET6 (sockstat6)
+ *
+ * Context: start-up (fwdauto.c)
+ * Return: the file, or -errno
+ */
+int splice_nsh_sockstat(struct shard *sh, int af)
+{
+	struct nsh_req req = { .op = NSH_OP_SOCKSTAT, .family = af };
+
+	if (!sh->splice)
+		return -ENOTCONN;
+	return splice_nsh_call(sh, &req);
+}
+
+/**
  * splice_tl_slot() - a free slot in the -T listeners, made if need be
  * @sp:		splice state
  *

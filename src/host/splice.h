@@ -79,6 +79,17 @@ void splice_resume(struct shard *sh);
 int splice_nsh_diag(struct shard *sh);
 
 /**
+ * splice_nsh_sockstat() - the guest namespace's /proc/net/sockstat or
+ * sockstat6, opened by the helper inside it
+ * @sh:		shard 0
+ * @af:		AF_INET (sockstat) or AF_INET6 (sockstat6)
+ *
+ * Context: start-up (fwdauto.c)
+ * Return: the file, or -errno
+ */
+int splice_nsh_sockstat(struct shard *sh, int af);
+
+/**
  * splice_tl_add() - listen on a guest loopback port for -T
  * @sh:		shard 0
  * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
