@@ -30,6 +30,7 @@
 #include "host/s4n.h"
 #include "host/sandbox.h"
 #include "host/shard.h"
+#include "host/fwdauto.h"
 #include "host/splice.h"
 #include "util/log.h"
 
@@ -498,7 +499,8 @@ int main(int argc, char **argv)
 	nc.queues = conf.shards;
 	nc.offloads = conf.offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0;
 	nc.vnet_hdr_len = 12;
-	nc.nsh = (conf.splice && conf.nfwd) || conf.nnsfwd;
+	nc.nsh = (conf.splice && conf.nfwd) || conf.nnsfwd ||
+		 conf_has_auto(&conf);
 	nc.ipv6 = conf.ipv6;
 	nc.userns_path = conf.userns_path;
 	nc.mac_set = conf.mac_set;
@@ -594,6 +596,8 @@ int main(int argc, char **argv)
 	if (fwd_init(sh))
 		return 1;
 	if (splice_init(sh, ns.nsh_fd))
+		return 1;
+	if (fwdauto_init(sh))
 		return 1;
 	if (conf.dns && dns_fwd_init(sh, conf.resolv_conf))
 		return 1;
@@ -701,6 +705,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < grp.n; i++)
 		shard_reset_flows(&shs[i]);
 	dump_stats(sh, &r);
+	fwdauto_fini(sh);
 	splice_fini(sh);
 	for (i = 0; i < grp.n; i++)
 		shard_fini(&shs[i]);

@@ -114,6 +114,14 @@ static int ctl_fwd_parse(json_t *j, struct ctl_req *r, char *why,
 		memset(&rule.host_addr, 0, 10);
 		rule.host_addr.s6_addr[10] = rule.host_addr.s6_addr[11] = 0xff;
 	}
+	memcpy(rule.ifname, f.ifname, sizeof(rule.ifname));
+	if (f.to_family != AF_UNSPEC) { /* PORT:TOADDR/GUESTPORT */
+		rule.guest_addr = f.to_addr;
+		if (f.to_family == AF_INET)
+			rule.guest_addr.s6_addr[10] =
+				rule.guest_addr.s6_addr[11] = 0xff;
+		rule.guest_set = true;
+	}
 	if (gav) {
 		const char *ga = json_string_value(gav);
 
@@ -529,6 +537,8 @@ json_t *ctl_reply_forwards(const struct fwd_rule *rules, size_t n,
 	for (i = 0; i < c->nnsfwd; i++) {
 		const struct fwd_spec *f = &c->nsfwd[i];
 
+		if (f->flags & FWD_SPEC_AUTO)
+			continue; /* followed at run time: not listed */
 		for (p = f->first; p <= f->last; p++)
 			json_array_append_new(t, json_pack("{s:i, s:i}",
 				"guest_port", (int)p, "host_port",

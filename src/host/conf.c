@@ -87,17 +87,24 @@ static const char usage_text[] =
 static const char usage_text2[] =
 "Published ports:\n"
 "  -t, --tcp-ports SPEC    publish host TCP ports to the guest; repeatable.\n"
-"                          SPEC is [ADDR/]PORT[-END][:GUESTPORT[-END]]:\n"
+"                          SPEC is none, auto, all, or [ADDR[%IFNAME]/]\n"
+"                          then a comma list of PORT[-END][:GUESTPORT[-END]]\n"
+"                          (GUESTPORT may follow GUESTADDR/), ~PORT[-END]\n"
+"                          (excluded) and auto:\n"
 "                            -t 8080            host 8080 -> guest 8080\n"
 "                            -t 8080:80         host 8080 -> guest 80\n"
 "                            -t 127.0.0.1/2222:22  loopback only\n"
-"                            -t 9000-9009       a range, one to one\n"
+"                            -t 9000-9009,~9005 a range, one to one, less 9005\n"
+"                            -t ~22             all non-ephemeral ports but 22\n"
+"                            -t auto            the ports the guest listens on,\n"
+"                                               followed as they change\n"
 "                          Without ADDR, all addresses (IPv4 and IPv6).\n"
-"  -u, --udp-ports SPEC    publish host UDP ports, same SPEC as -t\n"
+"  -u, --udp-ports SPEC    publish host UDP ports, same SPEC as -t (auto: the\n"
+"                          guest's bound UDP ports and its TCP listeners')\n"
 "  --no-splice             carry loopback clients of -t ports through the tap\n"
 "                          too (default: spliced to the guest's loopback)\n"
 "  -T, --tcp-ns-ports SPEC guest loopback TCP ports spliced to host loopback\n"
-"                          ports: PORT[-END][:HOSTPORT[-END]], no ADDR\n"
+"                          ports: as -t, no ADDR; auto: the host's listeners\n"
 "\n"
 "Limits and tuning:\n"
 "  --shards N              event-loop threads, one tap queue each, 1..8\n"
@@ -223,7 +230,163 @@ static int parse_port_range(char *s, uint16_t *first, uint16_t *last)
 }
 
 /**
- * fwd_spec_parse() - parse "[ADDR/]PORT[-END][:GUESTPORT[-END]]"
+ * fwd_ifname_ok() - is this a name an interface can have?
+ * @s:		name
+ *
+ * As the kernel's dev_valid_name(), and without the characters the spec
+ * syntax uses ('%', ',', '~').
+ *
+ * Return: true if it is
+ */
+static bool fwd_ifname_ok(const char *s)
+{
+	size_t i, len = strlen(s);
+
+	if (!len || len >= FWD_SPEC_IFNAMSIZ || !strcmp(s, ".") ||
+	    !strcmp(s, ".."))
+		return false;
+	for (i = 0; i < len; i++)
+		if (s[i] <= ' ' || s[i] > '~' || strchr("/:%,~", s[i]))
+			return false;
+	return true;
+}
+
+/**
+ * fwd_addr_parse() - parse an address, "[ADDR]" or "ADDR", IPv4 or IPv6
+ * @a:		text (modified: brackets cut)
+ * @family:	result: AF_INET or AF_INET6
+ * @addr:	result: IPv6, or IPv4 in bytes 12..15 and zeros before
+ *
+ * Return: 0, or -1
+ */
+static int fwd_addr_parse(char *a, int *family, struct in6_addr *addr)
+{
+	size_t al = strlen(a);
+
+	if (al >= 2 && a[0] == '[' && a[al - 1] == ']') {
+		a[al - 1] = '\0';
+		a++;
+	}
+	memset(addr, 0, sizeof(*addr));
+	if (inet_pton(AF_INET, a, &addr->s6_addr[12]) == 1) {
+		*family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, a, addr) == 1) {
+		*family = AF_INET6;
+		return 0;
+	}
+	memset(addr, 0, sizeof(*addr));
+	return -1;
+}
+
+/**
+ * fwd_prefix_split() - take the "ADDR[%IFNAME]/" prefix off a spec
+ * @buf:	text (modified: the prefix is cut off)
+ * @f:		@family, @addr and @ifname set from the prefix (left alone
+ *		without one)
+ * @why:	reason on failure
+ *
+ * The prefix is what comes before the first '/', if that is an address,
+ * an address with an interface, or an interface alone. Otherwise there is
+ * none, and the '/' belongs to a TOADDR (an IPv6 TOADDR right after the
+ * ':' reads as a prefix: it takes brackets then).
+ *
+ * Return: the text after the prefix, or NULL with a reason in @why
+ */
+static char *fwd_prefix_split(char *buf, struct fwd_spec *f, const char **why)
+{
+	char *slash = strchr(buf, '/'), *pct, *comma;
+	char tmp[128];
+
+	if (!slash)
+		return buf;
+	comma = strchr(buf, ',');
+	if (comma && comma < slash)
+		return buf; /* the '/' is in a later item's TOADDR */
+	if ((size_t)(slash - buf) >= sizeof(tmp)) {
+		*why = "the address is too long";
+		return NULL;
+	}
+	memcpy(tmp, buf, (size_t)(slash - buf));
+	tmp[slash - buf] = '\0';
+	pct = strchr(tmp, '%');
+	if (pct) {
+		*pct = '\0';
+		if (!fwd_ifname_ok(pct + 1)) {
+			*why = "bad interface name after '%' (1 to 15 characters)";
+			return NULL;
+		}
+	}
+	if (*tmp && fwd_addr_parse(tmp, &f->family, &f->addr)) {
+		/* "80:10.0.2.16/80": a TOADDR, not a prefix */
+		if (!pct && strchr(tmp, ':') &&
+		    tmp[strspn(tmp, "0123456789-")] == ':')
+			return buf;
+		*why = "the address is not an IPv4 or IPv6 address";
+		return NULL;
+	}
+	if (!*tmp && !pct) {
+		*why = "nothing before the '/': expected an address or %IFNAME";
+		return NULL;
+	}
+	if (pct)
+		strcpy(f->ifname, pct + 1);
+	return slash + 1;
+}
+
+/**
+ * fwd_range_parse() - parse "FIRST[-LAST][:[TOADDR/]TOFIRST[-TOLAST]]"
+ * @s:		text (modified)
+ * @f:		@first, @last, @guest_first, @to_family and @to_addr set
+ * @why:	reason on failure
+ *
+ * Return: 0, or -1 with a reason in @why
+ */
+static int fwd_range_parse(char *s, struct fwd_spec *f, const char **why)
+{
+	char *colon = strchr(s, ':'), *to;
+	uint16_t gfirst, glast;
+
+	if (colon)
+		*colon = '\0';
+	if (parse_port_range(s, &f->first, &f->last)) {
+		*why = "bad host port or range (1-65535, FIRST-LAST)";
+		return -1;
+	}
+	f->guest_first = f->first;
+	if (!colon)
+		return 0;
+	to = colon + 1;
+	if (strrchr(to, '/')) {
+		char *slash = strrchr(to, '/');
+
+		*slash = '\0';
+		if (fwd_addr_parse(to, &f->to_family, &f->to_addr)) {
+			*why = "the target address is not an IPv4 or IPv6 address";
+			return -1;
+		}
+		to = slash + 1;
+	}
+	if (parse_port_range(to, &gfirst, &glast)) {
+		*why = "bad guest port or range (1-65535, FIRST-LAST)";
+		return -1;
+	}
+	if (glast != gfirst && glast - gfirst != f->last - f->first) {
+		*why = "host and guest ranges differ in size";
+		return -1;
+	}
+	if (glast == gfirst && f->last != f->first) {
+		*why = "a host range needs a guest range of the same size";
+		return -1;
+	}
+	f->guest_first = gfirst;
+	return 0;
+}
+
+/**
+ * fwd_spec_parse() - parse one range:
+ * "[ADDR[%IFNAME]/]FIRST[-LAST][:[TOADDR/]TOFIRST[-TOLAST]]"
  * @s:		text
  * @f:		result
  * @why:	reason on failure
@@ -232,63 +395,184 @@ static int parse_port_range(char *s, uint16_t *first, uint16_t *last)
  */
 int fwd_spec_parse(const char *s, struct fwd_spec *f, const char **why)
 {
-	char buf[128], *ports, *slash, *colon;
-	uint16_t gfirst, glast;
+	char buf[128], *ports;
 
 	memset(f, 0, sizeof(*f));
 	f->family = AF_UNSPEC;
+	f->to_family = AF_UNSPEC;
 	if (strlen(s) >= sizeof(buf)) {
 		*why = "too long";
 		return -1;
 	}
 	strcpy(buf, s);
-	ports = buf;
-	slash = strrchr(buf, '/');
-	if (slash) {
-		char *a = buf;
-		size_t al;
-
-		*slash = '\0';
-		ports = slash + 1;
-		al = strlen(a);
-		if (al >= 2 && a[0] == '[' && a[al - 1] == ']') {
-			a[al - 1] = '\0';
-			a++;
-		}
-		if (inet_pton(AF_INET, a, &f->addr.s6_addr[12]) == 1) {
-			f->family = AF_INET;
-		} else if (inet_pton(AF_INET6, a, &f->addr) == 1) {
-			f->family = AF_INET6;
-		} else {
-			*why = "the address is not an IPv4 or IPv6 address";
-			return -1;
-		}
-	}
-	colon = strchr(ports, ':');
-	if (colon)
-		*colon = '\0';
-	if (parse_port_range(ports, &f->first, &f->last)) {
-		*why = "bad host port or range (1-65535, FIRST-LAST)";
+	ports = fwd_prefix_split(buf, f, why);
+	if (!ports)
+		return -1;
+	if (strchr(ports, ',')) {
+		*why = "one range only (no ',')";
 		return -1;
 	}
-	f->guest_first = f->first;
-	if (colon) {
-		if (parse_port_range(colon + 1, &gfirst, &glast)) {
-			*why = "bad guest port or range (1-65535, FIRST-LAST)";
+	return fwd_range_parse(ports, f, why);
+}
+
+#define FWD_OPT_MAX_EXCL 64
+
+/**
+ * fwd_opt_emit() - append a range, less the excluded ports
+ * @f:		the range
+ * @excl:	excluded ranges, [i][0] first, [i][1] last
+ * @k:		the first exclusion not yet applied to @f
+ * @nexcl:	entries in @excl
+ * @out:	output array
+ * @max:	room in @out
+ * @n:		entries in @out
+ *
+ * Return: 0, or -1 if @out is full
+ */
+static int fwd_opt_emit(const struct fwd_spec *f, uint16_t (*excl)[2],
+			unsigned k, unsigned nexcl, struct fwd_spec *out,
+			unsigned max, unsigned *n)
+{
+	for (; k < nexcl; k++) {
+		struct fwd_spec part = *f;
+
+		if (excl[k][1] < f->first || excl[k][0] > f->last)
+			continue;
+		if (excl[k][0] > f->first) {
+			part.last = (uint16_t)(excl[k][0] - 1);
+			if (fwd_opt_emit(&part, excl, k + 1, nexcl, out, max, n))
+				return -1;
+		}
+		if (excl[k][1] < f->last) {
+			part = *f;
+			part.first = (uint16_t)(excl[k][1] + 1);
+			part.guest_first = (uint16_t)(f->guest_first +
+						      (part.first - f->first));
+			if (fwd_opt_emit(&part, excl, k + 1, nexcl, out, max, n))
+				return -1;
+		}
+		return 0;
+	}
+	if (*n >= max)
+		return -1;
+	out[(*n)++] = *f;
+	return 0;
+}
+
+/**
+ * fwd_opt_parse() - parse the value of a -t, -u, -T or -U option
+ * @s:		text
+ * @out:	ranges are appended here, exclusions taken out
+ * @max:	room in @out
+ * @n:		in: entries already in @out; out: after the new ones
+ * @why:	reason on failure
+ *
+ * Return: 0, or -1 with a reason in @why
+ */
+int fwd_opt_parse(const char *s, struct fwd_spec *out, unsigned max,
+		  unsigned *n, const char **why)
+{
+	struct fwd_spec base = { .family = AF_UNSPEC, .to_family = AF_UNSPEC };
+	uint16_t excl[FWD_OPT_MAX_EXCL][2];
+	struct fwd_spec incl[FWD_OPT_MAX_EXCL];
+	unsigned nexcl = 0, nincl = 0, i;
+	char buf[256], *list, *item, *save = NULL;
+	bool is_auto = false;
+
+	if (strlen(s) >= sizeof(buf)) {
+		*why = "too long";
+		return -1;
+	}
+	if (!strcmp(s, "none"))
+		return 0;
+	strcpy(buf, s);
+	list = fwd_prefix_split(buf, &base, why);
+	if (!list)
+		return -1;
+	if (!*list || *list == ',' || list[strlen(list) - 1] == ',' ||
+	    strstr(list, ",,")) {
+		*why = "an empty item";
+		return -1;
+	}
+	for (item = strtok_r(list, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		struct fwd_spec f = base;
+
+		if (!strcmp(item, "auto")) {
+			is_auto = true;
+			continue;
+		}
+		if (*item == '~') {
+			if (nexcl == FWD_OPT_MAX_EXCL) {
+				*why = "too many exclusions";
+				return -1;
+			}
+			if (parse_port_range(item + 1, &excl[nexcl][0],
+					     &excl[nexcl][1])) {
+				*why = "bad excluded port or range (~FIRST[-LAST])";
+				return -1;
+			}
+			nexcl++;
+			continue;
+		}
+		if (nincl == FWD_OPT_MAX_EXCL) {
+			*why = "too many ranges";
 			return -1;
 		}
-		if (glast != gfirst &&
-		    glast - gfirst != f->last - f->first) {
-			*why = "host and guest ranges differ in size";
+		if (!strncmp(item, "all", 3) && (!item[3] || item[3] == ':')) {
+			f.first = f.guest_first = 1;
+			f.last = 65535;
+			f.flags = FWD_SPEC_ALL;
+			if (item[3] && fwd_addr_parse(item + 4, &f.to_family,
+						      &f.to_addr)) {
+				*why = "bad target address after 'all:'";
+				return -1;
+			}
+		} else if (fwd_range_parse(item, &f, why)) {
 			return -1;
 		}
-		if (glast == gfirst && f->last != f->first) {
-			*why = "a host range needs a guest range of the same size";
+		incl[nincl++] = f;
+	}
+	if (!nincl && (is_auto || nexcl)) {
+		/* "auto": every port; exclusions only: every other
+		 * non-ephemeral one */
+		incl[0] = base;
+		incl[0].first = incl[0].guest_first = 1;
+		incl[0].last = 65535;
+		incl[0].flags = is_auto ? 0 : FWD_SPEC_ALL;
+		nincl = 1;
+	}
+	for (i = 0; i < nincl; i++) {
+		if (is_auto)
+			incl[i].flags = FWD_SPEC_AUTO;
+		if (fwd_opt_emit(&incl[i], excl, 0, nexcl, out, max, n)) {
+			*why = "too many ranges";
 			return -1;
 		}
-		f->guest_first = gfirst;
 	}
 	return 0;
+}
+
+/**
+ * conf_has_auto() - does any -t, -u or -T option say "auto"?
+ * @c:		configuration
+ *
+ * Return: true if one does
+ */
+bool conf_has_auto(const struct conf *c)
+{
+	unsigned i;
+
+	for (i = 0; i < c->nfwd; i++)
+		if (c->fwd[i].flags & FWD_SPEC_AUTO)
+			return true;
+	for (i = 0; i < c->nufwd; i++)
+		if (c->ufwd[i].flags & FWD_SPEC_AUTO)
+			return true;
+	for (i = 0; i < c->nnsfwd; i++)
+		if (c->nsfwd[i].flags & FWD_SPEC_AUTO)
+			return true;
+	return false;
 }
 
 /**
@@ -672,38 +956,35 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			c->mtu = (uint32_t)v;
 			break;
 		case 't':
-			if (c->nfwd == CONF_MAX_FWD)
-				usage_error("too many -t options (at most %d)",
-					    CONF_MAX_FWD);
-			if (fwd_spec_parse(optarg, &c->fwd[c->nfwd], &why))
-				usage_error("bad -t '%s': %s; expected [ADDR/]PORT[-END][:GUESTPORT[-END]]",
+			if (fwd_opt_parse(optarg, c->fwd, CONF_MAX_FWD, &c->nfwd,
+					  &why))
+				usage_error("bad -t '%s': %s; expected none, auto, all or [ADDR[%%IFNAME]/]PORT[-END][:[GUESTADDR/]GUESTPORT[-END]][,~PORT[-END]][,auto]...",
 					    optarg, why);
-			c->nfwd++;
 			break;
 		case 'u':
-			if (c->nufwd == CONF_MAX_FWD)
-				usage_error("too many -u options (at most %d)",
-					    CONF_MAX_FWD);
-			if (fwd_spec_parse(optarg, &c->ufwd[c->nufwd], &why))
-				usage_error("bad -u '%s': %s; expected [ADDR/]PORT[-END][:GUESTPORT[-END]]",
+			if (fwd_opt_parse(optarg, c->ufwd, CONF_MAX_FWD, &c->nufwd,
+					  &why))
+				usage_error("bad -u '%s': %s; expected none, auto, all or [ADDR[%%IFNAME]/]PORT[-END][:[GUESTADDR/]GUESTPORT[-END]][,~PORT[-END]][,auto]...",
 					    optarg, why);
-			c->nufwd++;
 			break;
 		case OPT_NO_SPLICE:
 			c->splice = false;
 			break;
-		case 'T':
-			if (c->nnsfwd == CONF_MAX_FWD)
-				usage_error("too many -T options (at most %d)",
-					    CONF_MAX_FWD);
-			if (fwd_spec_parse(optarg, &c->nsfwd[c->nnsfwd], &why))
-				usage_error("bad -T '%s': %s; expected PORT[-END][:HOSTPORT[-END]]",
+		case 'T': {
+			unsigned k = c->nnsfwd;
+
+			if (fwd_opt_parse(optarg, c->nsfwd, CONF_MAX_FWD,
+					  &c->nnsfwd, &why))
+				usage_error("bad -T '%s': %s; expected none, auto or PORT[-END][:HOSTPORT[-END]][,~PORT[-END]][,auto]...",
 					    optarg, why);
-			if (c->nsfwd[c->nnsfwd].family != AF_UNSPEC)
-				usage_error("bad -T '%s': no address: the port is on the guest's loopback and goes to the host's; expected PORT[-END][:HOSTPORT[-END]]",
-					    optarg);
-			c->nnsfwd++;
+			for (; k < c->nnsfwd; k++)
+				if (c->nsfwd[k].family != AF_UNSPEC ||
+				    c->nsfwd[k].ifname[0] ||
+				    c->nsfwd[k].to_family != AF_UNSPEC)
+					usage_error("bad -T '%s': no address or interface: the port is on the guest's loopback and goes to the host's; expected PORT[-END][:HOSTPORT[-END]]",
+						    optarg);
 			break;
+		}
 		case OPT_NO_DHCP:
 			c->dhcp = false;
 			break;
@@ -859,6 +1140,10 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			usage_error("--netns serves a tap: it cannot be combined with --stream, --dgram, --fd or --vhost-user");
 		if (c->nnsfwd)
 			usage_error("-T needs a namespace: a VM has its own loopback");
+		for (v = 0; v < c->nfwd + c->nufwd; v++)
+			if ((v < c->nfwd ? c->fwd[v] : c->ufwd[v - c->nfwd]).flags &
+			    FWD_SPEC_AUTO)
+				usage_error("-t/-u auto needs a namespace: slipway cannot see a VM's sockets");
 		if (c->edge != CONF_EDGE_VU && shards_set && c->shards > 1)
 			usage_error("a socket edge has one queue: --shards must be 1 (got %u)",
 				    c->shards);

@@ -13,22 +13,38 @@
 #include "host/impair.h"
 
 #define SLIPWAY_VERSION "0.1.0"
-#define CONF_MAX_FWD 64
+#define CONF_MAX_FWD 256
 #define CONF_ACK_EVERY_MAX 1024
 
+/* fwd_spec flags */
+#define FWD_SPEC_AUTO 0x01	/* only the ports bound on the other side
+				 * ("auto"), followed while slipway runs */
+#define FWD_SPEC_ALL 0x02	/* "all", or exclusions only: ephemeral ports
+				 * and ports already in use are left out */
+#define FWD_SPEC_IFNAMSIZ 16	/* IFNAMSIZ */
+
 /**
- * struct fwd_spec - one -t option: host ports published to guest ports
+ * struct fwd_spec - one range of a -t, -u or -T option: host ports published
+ * to guest ports (-T: guest loopback ports spliced to host loopback ports)
  * @family:	AF_INET, AF_INET6, or AF_UNSPEC (all addresses, both families)
- * @addr:	bind address (with @family)
+ * @addr:	bind address (with @family; IPv4 in bytes 12..15, the rest 0)
+ * @ifname:	bind to this interface (SO_BINDTODEVICE), or "" (%IFNAME)
  * @first:	first host port
  * @last:	last host port
  * @guest_first: guest port for @first; the range maps one to one
+ * @to_family:	AF_UNSPEC, or the family of @to_addr (TOADDR/ given)
+ * @to_addr:	where connections go in the guest (as @addr is kept)
+ * @flags:	FWD_SPEC_*
  */
 struct fwd_spec {
 	int family;
 	struct in6_addr addr;
+	char ifname[FWD_SPEC_IFNAMSIZ];
 	uint16_t first, last;
 	uint16_t guest_first;
+	int to_family;
+	struct in6_addr to_addr;
+	unsigned flags;
 };
 
 #define SHARDS_MAX 8 /* --shards at most */
@@ -208,13 +224,47 @@ int conf_metrics_parse(const char *s, struct sockaddr_storage *ss);
 int conf_size_parse(const char *s, uint64_t *v);
 
 /**
- * fwd_spec_parse() - parse "[ADDR/]PORT[-END][:GUESTPORT[-END]]"
+ * fwd_spec_parse() - parse one range:
+ * "[ADDR[%IFNAME]/]FIRST[-LAST][:[TOADDR/]TOFIRST[-TOLAST]]"
  * @s:		text
  * @f:		result
+ * @why:	reason on failure
  *
+ * Pure: no system calls (fuzz_fwd_spec.c).
  * Return: 0, or -1 with a reason in @why
  */
 int fwd_spec_parse(const char *s, struct fwd_spec *f, const char **why);
+
+/**
+ * fwd_opt_parse() - parse the value of a -t, -u, -T or -U option, as pasta
+ * takes it: "none", "auto", "all[:TOADDR]", or
+ * "[ADDR[%IFNAME]/]ITEM[,ITEM...]" where an ITEM is a range as
+ * fwd_spec_parse() takes it (without the address prefix), "~FIRST[-LAST]"
+ * (excluded; exclusions only: every other non-ephemeral port), "auto"
+ * (only the ports of the other ITEMs, or of all, that are bound on the
+ * other side, followed while slipway runs) or "all"
+ * @s:		text
+ * @out:	ranges are appended here, exclusions taken out
+ * @max:	room in @out
+ * @n:		in: entries already in @out; out: after the new ones
+ * @why:	reason on failure
+ *
+ * Pure: no system calls (fuzz_fwd_spec.c). Ephemeral ports are left out
+ * when the ports are opened (FWD_SPEC_ALL), not here.
+ * Return: 0, or -1 with a reason in @why (@out and @n may have changed)
+ */
+int fwd_opt_parse(const char *s, struct fwd_spec *out, unsigned max,
+		  unsigned *n, const char **why);
+
+struct conf;
+
+/**
+ * conf_has_auto() - does any -t, -u or -T option say "auto"?
+ * @c:		configuration
+ *
+ * Return: true if one does
+ */
+bool conf_has_auto(const struct conf *c);
 
 /**
  * conf_usage_verror() - report a bad command line and exit 2

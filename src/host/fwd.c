@@ -58,12 +58,13 @@
  * @addr:	bind address (IPv4 v4-mapped); unused with AF_UNSPEC
  * @port:	host port
  * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @ifname:	interface to bind to (SO_BINDTODEVICE), or ""
  *
  * #syscalls socket setsockopt bind listen close
  * Return: socket, or -errno
  */
 static int fwd_listen(int family, const struct in6_addr *addr, uint16_t port,
-		      int type)
+		      int type, const char *ifname)
 {
 	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
 				   .sin6_port = htons(port) };
@@ -90,6 +91,12 @@ static int fwd_listen(int family, const struct in6_addr *addr, uint16_t port,
 	if (sfam == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY,
 			   family == AF_UNSPEC ? &zero : &one, sizeof(int));
+	if (*ifname && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ifname,
+				  (socklen_t)strlen(ifname))) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
 	if (bind(fd, sa, sl) || (type == SOCK_STREAM && listen(fd, 1024))) {
 		ret = -errno;
 		close(fd);
@@ -220,7 +227,8 @@ static int fwd_open(struct shard *sh, const struct fwd_rule *r)
 	/* the guest is kept away from it from before the bind on */
 	selfport_add(&sh->grp->self, r->proto, r->host_port,
 		     selfport_class(r->host_family, &r->host_addr));
-	fd = fwd_listen(r->host_family, &r->host_addr, r->host_port, type);
+	fd = fwd_listen(r->host_family, &r->host_addr, r->host_port, type,
+			r->ifname);
 	if (fd < 0)
 		goto out_self;
 	if (shard_ep_add(sh, fd, EPOLLIN,
@@ -247,39 +255,104 @@ out_self:
 }
 
 /**
+ * fwd_ephemeral() - the host's ephemeral port range, which "all" and
+ * exclusions-only specs leave out (as pasta does)
+ * @first:	out
+ * @last:	out
+ *
+ * #syscalls:setup openat read close fstat newfstatat
+ */
+static void fwd_ephemeral(unsigned *first, unsigned *last)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+
+	*first = 32768; /* the kernel's default */
+	*last = 60999;
+	if (!f)
+		return;
+	if (fscanf(f, "%u %u", first, last) != 2 || *first > *last ||
+	    *last > 65535) {
+		*first = 32768;
+		*last = 60999;
+	}
+	fclose(f);
+}
+
+/**
+ * fwd_rule_from() - the rule of one port of a range
+ * @sh:		shard 0
+ * @s:		the range
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @p:		host port, in @s
+ * @r:		out
+ */
+void fwd_rule_from(const struct shard *sh, const struct fwd_spec *s,
+		   int proto, unsigned p, struct fwd_rule *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->proto = proto;
+	r->host_family = s->family;
+	r->host_addr = s->addr;
+	if (s->family == AF_INET)
+		r->host_addr.s6_addr[10] = r->host_addr.s6_addr[11] = 0xff;
+	r->host_port = (uint16_t)p;
+	r->guest_port = (uint16_t)(s->guest_first + (p - s->first));
+	if (s->to_family != AF_UNSPEC) {
+		r->guest_set = true;
+		r->guest_addr = s->to_addr;
+		if (s->to_family == AF_INET)
+			r->guest_addr.s6_addr[10] =
+				r->guest_addr.s6_addr[11] = 0xff;
+	}
+	/* spliced clients reach the guest's loopback, not another address */
+	r->splice = proto == IPPROTO_TCP && sh->conf->splice && !r->guest_set;
+	memcpy(r->ifname, s->ifname, sizeof(r->ifname));
+}
+
+/**
  * fwd_open_all() - open the listening sockets of a list of port ranges
  * @sh:		shard 0
  * @specs:	ranges
  * @nspecs:	entries in @specs
  * @proto:	IPPROTO_TCP or IPPROTO_UDP
  *
+ * "auto" ranges are left to fwdauto.c. "all" ranges (and exclusions only)
+ * leave out the ephemeral ports and skip the ports other programs hold.
+ *
  * Return: 0, or -errno after logging which port failed and why
  */
 static int fwd_open_all(struct shard *sh, const struct fwd_spec *specs,
 			unsigned nspecs, int proto)
 {
-	unsigned i;
+	unsigned i, eph_first, eph_last, skipped = 0;
 
+	fwd_ephemeral(&eph_first, &eph_last);
 	for (i = 0; i < nspecs; i++) {
 		const struct fwd_spec *s = &specs[i];
-		struct fwd_rule r = {
-			.proto = proto,
-			.host_family = s->family,
-			.host_addr = s->addr,
-			.splice = proto == IPPROTO_TCP && sh->conf->splice,
-		};
+		bool all = s->flags & FWD_SPEC_ALL;
+		struct fwd_rule r;
 		unsigned p;
+		int ret;
 
-		if (s->family == AF_INET) {
-			memset(&r.host_addr, 0, 10);
-			r.host_addr.s6_addr[10] = r.host_addr.s6_addr[11] = 0xff;
+		if (s->flags & FWD_SPEC_AUTO)
+			continue;
+		fwd_rule_from(sh, s, proto, s->first, &r);
+		if (r.guest_set && fwd_check(sh, &r)) {
+			err("cannot publish %s ports %u-%u: the guest address is not one in the guest's network (nor the gateway's or DNS's)",
+			    proto == IPPROTO_TCP ? "TCP" : "UDP", s->first,
+			    s->last);
+			return -EINVAL;
 		}
 		for (p = s->first; p <= s->last; p++) {
-			int ret;
-
-			r.host_port = (uint16_t)p;
-			r.guest_port = (uint16_t)(s->guest_first + (p - s->first));
+			if (all && p >= eph_first && p <= eph_last)
+				continue;
+			fwd_rule_from(sh, s, proto, p, &r);
 			ret = fwd_open(sh, &r);
+			if (ret < 0 && all && (ret == -EADDRINUSE ||
+					       ret == -EACCES)) {
+				skipped++;
+				continue;
+			}
 			if (ret < 0) {
 				errno = -ret;
 				err_perror("cannot publish %s port %u%s",
@@ -288,11 +361,16 @@ static int fwd_open_all(struct shard *sh, const struct fwd_spec *specs,
 						   " (in use by another program; pick another port)" :
 					   ret == -EACCES ?
 						   " (ports below 1024 need root or net.ipv4.ip_unprivileged_port_start)" :
+					   ret == -ENODEV ?
+						   " (no such interface)" :
 						   "");
 				return ret;
 			}
 		}
 	}
+	if (skipped)
+		info("%u %s port(s) of 'all' left out: in use, or privileged",
+		     skipped, proto == IPPROTO_TCP ? "TCP" : "UDP");
 	return 0;
 }
 
@@ -339,6 +417,51 @@ int fwd_add(struct shard *sh, const struct fwd_rule *r)
 	}
 	info("published %s (id %d)", fwd_rule_str(&rr, buf, sizeof(buf)), ret);
 	return ret;
+}
+
+/**
+ * fwd_open_rule() - open a rule's socket as a start-up port is, quietly
+ * @sh:		shard 0
+ * @r:		the port
+ *
+ * Context: main thread (shard 0's loop)
+ * Return: the new port's id (> 0), or -errno
+ */
+int fwd_open_rule(struct shard *sh, const struct fwd_rule *r)
+{
+	char buf[128];
+	int ret;
+
+	ASSERT(!sh->id);
+	ret = fwd_open(sh, r);
+	if (ret > 0)
+		info("published %s (id %d, auto)",
+		     fwd_rule_str(r, buf, sizeof(buf)), ret);
+	return ret;
+}
+
+/**
+ * fwd_find_auto() - the id of the port "auto" opened for a range and port
+ * @sh:		shard 0
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @tag:	its fwd_rule.auto_tag
+ * @port:	its host port
+ *
+ * Return: the id, or 0
+ */
+unsigned fwd_find_auto(const struct shard *sh, int proto, unsigned tag,
+		       uint16_t port)
+{
+	const struct listener *t = proto == IPPROTO_UDP ? sh->ulisteners :
+							  sh->listeners;
+	unsigned n = proto == IPPROTO_UDP ? sh->nulisteners : sh->nlisteners;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].fd >= 0 && t[i].rule.auto_tag == tag &&
+		    t[i].rule.host_port == port)
+			return t[i].rule.id;
+	return 0;
 }
 
 /**

@@ -32,6 +32,9 @@ struct shard;
  *		(start-up -t ports; fwd_add() never sets it: its ports always
  *		go through the edge, so the guest sees clients as the
  *		gateway, as with slirp4netns)
+ * @ifname:	bind the socket to this interface (SO_BINDTODEVICE), or ""
+ * @auto_tag:	0; or, for a port "auto" opened (fwdauto.c), 1 + the index
+ *		of its range in the configuration
  */
 struct fwd_rule {
 	unsigned id;
@@ -43,6 +46,8 @@ struct fwd_rule {
 	struct in6_addr guest_addr;
 	uint16_t guest_port;
 	bool splice;
+	char ifname[16];
+	unsigned auto_tag;
 };
 
 /*
@@ -88,6 +93,29 @@ int fwd_remove(struct shard *sh, unsigned id);
  * Return: how many ports there are (may be more than @max)
  */
 unsigned fwd_list(const struct shard *sh, struct fwd_rule *out, unsigned max);
+
+/**
+ * fwd_open_rule() - open a rule's socket as a start-up port is (spliced
+ * loopback clients, no address checks but fwd_add()'s), quietly
+ * @sh:		shard 0
+ * @r:		the port (@id ignored)
+ *
+ * Context: main thread (shard 0's loop); fwdauto.c
+ * Return: the new port's id (> 0), or -errno
+ */
+int fwd_open_rule(struct shard *sh, const struct fwd_rule *r);
+
+/**
+ * fwd_find_auto() - the id of the port "auto" opened for a range and port
+ * @sh:		shard 0
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @tag:	its fwd_rule.auto_tag
+ * @port:	its host port
+ *
+ * Return: the id, or 0
+ */
+unsigned fwd_find_auto(const struct shard *sh, int proto, unsigned tag,
+		       uint16_t port);
 
 /**
  * fwd_rule_str() - "tcp 127.0.0.1:8080 -> 10.0.2.100:80", for messages

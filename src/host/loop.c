@@ -19,6 +19,7 @@
 #include "host/dns_fwd.h"
 #include "host/impair.h"
 #include "host/shard.h"
+#include "host/fwdauto.h"
 #include "host/splice.h"
 #include "util/log.h"
 
@@ -1031,6 +1032,9 @@ int shard_run(struct shard *sh,
 				break;
 			case EP_SPLICE:
 				splice_event(sh, EP_IDX(d), ev[i].events);
+				break;
+			case EP_FWD_AUTO:
+				fwdauto_event(sh);
 				break;
 			case EP_EDGE_LISTEN:
 				ret = shard_edge_accept(sh);

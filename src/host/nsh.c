@@ -18,8 +18,10 @@
  * rootless) and network namespaces, starts this helper before it execs the
  * command (create mode) or exits (--netns). The helper serves requests on a
  * SOCK_SEQPACKET socketpair, one message each way: struct nsh_req asks for
- * N unconnected TCP sockets of a family, or for one socket listening on
- * the namespace's loopback; struct nsh_rsp answers, with the sockets
+ * N unconnected TCP sockets of a family, for one socket listening on
+ * the namespace's loopback, or for a NETLINK_SOCK_DIAG socket (fwdauto.c
+ * lists the guest's listening sockets with it), or for its /proc/net/sockstat
+ * or sockstat6, opened there; struct nsh_rsp answers, with the sockets
  * attached (SCM_RIGHTS). The helper keeps nothing: every socket it sends
  * is closed on its side. slipway connects, reads and writes the sockets
  * in its own event loop.
@@ -32,6 +34,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -90,7 +94,7 @@ static int nsh_fds_reset(int sock)
  * @nfds:	how many were made
  *
  * Context: helper only
- * #syscalls:setup socket setsockopt bind listen close
+ * #syscalls:setup socket setsockopt bind listen close openat
  * Return: 0, or the positive errno of the first failure
  */
 static int nsh_make(const struct nsh_req *req, long len, int *fds,
@@ -146,6 +150,22 @@ static int nsh_make(const struct nsh_req *req, long len, int *fds,
 			close(fd);
 			return e;
 		}
+		fds[(*nfds)++] = fd;
+		return 0;
+	case NSH_OP_DIAG:
+		fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+			    NETLINK_SOCK_DIAG);
+		if (fd < 0)
+			return errno;
+		fds[(*nfds)++] = fd;
+		return 0;
+	case NSH_OP_SOCKSTAT:
+		/* /proc/self/net is the namespace of whoever opens it */
+		fd = open(req->family == AF_INET ? "/proc/self/net/sockstat" :
+						   "/proc/self/net/sockstat6",
+			  O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return errno;
 		fds[(*nfds)++] = fd;
 		return 0;
 	default:

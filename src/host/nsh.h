@@ -13,11 +13,17 @@
  * @NSH_OP_SOCKETS:	@count unconnected non-blocking TCP sockets of @family
  * @NSH_OP_LISTEN:	one non-blocking TCP socket of @family listening on the
  *			namespace's loopback address (127.0.0.1 or ::1), @port
+ * @NSH_OP_DIAG:	one NETLINK_SOCK_DIAG socket (its namespace is the
+ *			helper's: fwdauto.c lists the guest's sockets with it)
+ * @NSH_OP_SOCKSTAT:	the namespace's /proc/net/sockstat (@family AF_INET)
+ *			or sockstat6 (AF_INET6), open read-only
  * @NSH_OP_NUM:		number of operations
  */
 enum nsh_op {
 	NSH_OP_SOCKETS = 1,
 	NSH_OP_LISTEN,
+	NSH_OP_DIAG,
+	NSH_OP_SOCKSTAT,
 	NSH_OP_NUM
 };
 

@@ -36,6 +36,7 @@ enum ep_type {
 	EP_EDGE_CTL,	/* an edge's control connection (vhost-user) */
 	EP_CTL,		/* main thread's control fd: the slirp4netns exit
 			 * fd (the API socket is the control thread's) */
+	EP_FWD_AUTO,	/* fwdauto.c: the rescan timer */
 	EP_TYPE_NUM
 };
 
@@ -240,6 +241,7 @@ struct shard_group {
  * @kick:	bit mask of shards we put messages for since the last kick
  * @splice:	spliced loopback connections (splice.c), NULL when off and
  *		on every shard but 0
+ * @fwdauto:	"auto" port following (fwdauto.c), shard 0, or NULL
  * @edge_gen:	the edge's guest generation we last served
  * @edge_lost:	the edge's guest went away (the end for an edge that does
  *		not wait for the next one)
@@ -293,6 +295,7 @@ struct shard {
 	int mbox_fd;
 	uint32_t kick;
 	struct splice *splice;
+	struct fwdauto *fwdauto;
 	unsigned edge_gen;
 	bool edge_lost;
 	uint64_t edge_tick_ns;
@@ -369,6 +372,8 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx);
 
 /* fwd.c */
 int fwd_init(struct shard *sh);
+void fwd_rule_from(const struct shard *sh, const struct fwd_spec *s,
+		   int proto, unsigned p, struct fwd_rule *r);
 void fwd_accept(struct shard *sh, uint32_t idx);
 void fwd_resume(struct shard *sh);
 unsigned fwd_count(const struct shard *sh);

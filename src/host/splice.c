@@ -127,16 +127,20 @@ struct splice_conn {
 
 /**
  * struct splice_tl - a -T port: a socket listening on the guest's loopback
- * @fd:		the socket, made by the helper
+ * @fd:		the socket, made by the helper; -1: a free slot
  * @host_port:	the host loopback port its connections go to
+ * @guest_port:	the port it listens on
  * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
  * @paused:	out of fds: not armed until splice_resume()
+ * @tag:	0, or for a port "auto" opened, 1 + its range's index (-T)
  */
 struct splice_tl {
 	int fd;
 	uint16_t host_port;
+	uint16_t guest_port;
 	int af;
 	bool paused;
+	unsigned tag;
 };
 
 /**
@@ -155,7 +159,8 @@ struct splice_tl {
  * @warned_ns:	when a rate-limited warning was last printed
  * @lo_clients:	splice loopback clients of -t ports (not --no-splice)
  * @tl:		-T listeners
- * @ntl:	entries in @tl
+ * @ntl:	entries in @tl (free ones too)
+ * @tl_cap:	room in @tl
  */
 struct splice {
 	struct splice_conn *conns;
@@ -173,6 +178,7 @@ struct splice {
 	bool lo_clients;
 	struct splice_tl *tl;
 	unsigned ntl;
+	unsigned tl_cap;
 };
 
 /**
@@ -273,6 +279,54 @@ static void splice_nsh_request(struct shard *sh, int fam, unsigned count)
 }
 
 /**
+ * splice_nsh_take() - take a reply to a pool request: sockets for the pool
+ * @sh:		shard
+ * @rsp:	the reply
+ * @fds:	its sockets
+ * @n:		how many
+ *
+ * Ownership: takes @fds.
+ * #syscalls close
+ */
+static void splice_nsh_take(struct shard *sh, const struct nsh_rsp *rsp,
+			    const int *fds, int n)
+{
+	struct splice *sp = sh->splice;
+	int i, fam;
+
+	if (rsp->op != NSH_OP_SOCKETS) {
+		/* a late answer to a call that gave up waiting */
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+		return;
+	}
+	sp->req_out = false;
+	sp->req_late = false;
+	fam = rsp->family == AF_INET6 ? 1 : 0;
+	for (i = 0; i < n; i++) {
+		if (sp->npool[fam] < SPLICE_POOL_MAX)
+			sp->pool[fam][sp->npool[fam]++] = fds[i];
+		else
+			close(fds[i]);
+	}
+	if (!rsp->err) {
+		/* connections took more meanwhile: top it up again */
+		if (sp->npool[fam] < splice_pool_target[fam])
+			splice_nsh_request(sh, fam,
+					   splice_pool_target[fam] -
+						   sp->npool[fam]);
+		return;
+	}
+	if (fam && (rsp->err == EAFNOSUPPORT || rsp->err == EPROTONOSUPPORT)) {
+		info("no IPv6 in the guest's namespace: IPv6 loopback clients are spliced to 127.0.0.1");
+		sp->fam_off[1] = true;
+	} else if (splice_warn_ok(sh)) {
+		errno = rsp->err;
+		warn_perror("the namespace socket helper could not make sockets (raise its open-files limit?)");
+	}
+}
+
+/**
  * splice_nsh_input() - take the helper's replies: sockets for the pools
  * @sh:	shard
  *
@@ -284,7 +338,7 @@ static void splice_nsh_input(struct shard *sh)
 
 	while (sp->nsh_fd >= 0) {
 		struct nsh_rsp rsp;
-		int fds[NSH_MAX_FDS], n, i, fam;
+		int fds[NSH_MAX_FDS], n;
 
 		n = nsh_recv(sp->nsh_fd, &rsp, fds);
 		if (n == -EAGAIN)
@@ -300,31 +354,7 @@ static void splice_nsh_input(struct shard *sh)
 			splice_nsh_gone(sh);
 			return;
 		}
-		sp->req_out = false;
-		sp->req_late = false;
-		fam = rsp.family == AF_INET6 ? 1 : 0;
-		for (i = 0; i < n; i++) {
-			if (rsp.op == NSH_OP_SOCKETS &&
-			    sp->npool[fam] < SPLICE_POOL_MAX)
-				sp->pool[fam][sp->npool[fam]++] = fds[i];
-			else
-				close(fds[i]);
-		}
-		if (!rsp.err) {
-			/* connections took more meanwhile: top it up again */
-			if (sp->npool[fam] < splice_pool_target[fam])
-				splice_nsh_request(sh, fam,
-						   splice_pool_target[fam] -
-							   sp->npool[fam]);
-			continue;
-		}
-		if (fam && (rsp.err == EAFNOSUPPORT || rsp.err == EPROTONOSUPPORT)) {
-			info("no IPv6 in the guest's namespace: IPv6 loopback clients are spliced to 127.0.0.1");
-			sp->fam_off[1] = true;
-		} else if (splice_warn_ok(sh)) {
-			errno = rsp.err;
-			warn_perror("the namespace socket helper could not make sockets (raise its open-files limit?)");
-		}
+		splice_nsh_take(sh, &rsp, fds, n);
 	}
 }
 
@@ -1004,7 +1034,7 @@ void splice_resume(struct shard *sh)
 	unsigned k;
 
 	for (k = 0; sp && k < sp->ntl; k++) {
-		if (!sp->tl[k].paused)
+		if (!sp->tl[k].paused || sp->tl[k].fd < 0)
 			continue;
 		sp->tl[k].paused = false;
 		shard_listen_arm(sh, sp->tl[k].fd,
@@ -1036,6 +1066,7 @@ void splice_event(struct shard *sh, uint32_t idx, uint32_t events)
 	}
 	if (idx > SPLICE_IDX_NSH) {
 		if (idx - SPLICE_IDX_NSH - 1 < sp->ntl &&
+		    sp->tl[idx - SPLICE_IDX_NSH - 1].fd >= 0 &&
 		    !sp->tl[idx - SPLICE_IDX_NSH - 1].paused)
 			splice_tl_accept(sh, idx - SPLICE_IDX_NSH - 1);
 		return;
@@ -1078,26 +1109,27 @@ void splice_event(struct shard *sh, uint32_t idx, uint32_t events)
 }
 
 /**
- * splice_nsh_listen() - have the helper open a -T listening socket
+ * splice_nsh_call() - ask the helper for one socket and wait for it
  * @sh:		shard
- * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
- * @port:	port on the guest's loopback
+ * @req:	request (@seq is set here)
  *
- * Context: start-up, before any other request to the helper
+ * An answer to a pool request that arrives meanwhile fills the pool.
+ *
+ * Context: start-up, or "auto" (fwdauto.c) at run time
  * #syscalls sendto recvmsg poll close
  * Return: the socket, or -errno
  */
-static int splice_nsh_listen(struct shard *sh, int af, uint16_t port)
+static int splice_nsh_call(struct shard *sh, struct nsh_req *req)
 {
 	struct splice *sp = sh->splice;
-	struct nsh_req req = { .op = NSH_OP_LISTEN, .family = af, .port = port };
 	uint64_t end = now_mono_ns() + SPLICE_WAIT_MS * 1000000ULL;
 	int fds[NSH_MAX_FDS], n, i, ret;
 	struct nsh_rsp rsp;
 
-	ASSERT(!sp->req_out);
-	req.seq = ++sp->seq;
-	ret = nsh_send(sp->nsh_fd, &req);
+	if (sp->nsh_fd < 0)
+		return -EPIPE;
+	req->seq = ++sp->seq;
+	ret = nsh_send(sp->nsh_fd, req);
 	if (ret)
 		return ret;
 	for (;;) {
@@ -1114,14 +1146,184 @@ static int splice_nsh_listen(struct shard *sh, int af, uint16_t port)
 			continue;
 		if (n < 0)
 			return n;
-		if (rsp.seq == req.seq && rsp.op == NSH_OP_LISTEN &&
+		if (rsp.seq == req->seq && rsp.op == req->op &&
 		    !rsp.err && n == 1)
 			return fds[0];
+		if (rsp.seq != req->seq) {
+			splice_nsh_take(sh, &rsp, fds, n);
+			continue;
+		}
 		for (i = 0; i < n; i++)
 			close(fds[i]);
-		if (rsp.seq == req.seq)
-			return rsp.err ? -rsp.err : -EPROTO;
+		return rsp.err ? -rsp.err : -EPROTO;
 	}
+}
+
+/**
+ * splice_nsh_listen() - have the helper open a -T listening socket
+ * @sh:		shard
+ * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
+ * @port:	port on the guest's loopback
+ *
+ * Return: the socket, or -errno
+ */
+static int splice_nsh_listen(struct shard *sh, int af, uint16_t port)
+{
+	struct nsh_req req = { .op = NSH_OP_LISTEN, .family = af, .port = port };
+
+	return splice_nsh_call(sh, &req);
+}
+
+/**
+ * splice_nsh_diag() - a NETLINK_SOCK_DIAG socket of the guest's namespace
+ * @sh:		shard 0
+ *
+ * Context: start-up (fwdauto.c)
+ * Return: the socket, or -errno
+ */
+int splice_nsh_diag(struct shard *sh)
+{
+	struct nsh_req req = { .op = NSH_OP_DIAG, .family = AF_INET };
+
+	if (!sh->splice)
+		return -ENOTCONN;
+	return splice_nsh_call(sh, &req);
+}
+
+/**
+ * splice_nsh_sockstat() - the guest namespace's /proc/net/sockstat or
+ * sockstat6, opened by the helper inside it
+ * @sh:		shard 0
+ * @af:		AF_INET (sockstat) or AF_INET6 (sockstat6)
+ *
+ * Context: start-up (fwdauto.c)
+ * Return: the file, or -errno
+ */
+int splice_nsh_sockstat(struct shard *sh, int af)
+{
+	struct nsh_req req = { .op = NSH_OP_SOCKSTAT, .family = af };
+
+	if (!sh->splice)
+		return -ENOTCONN;
+	return splice_nsh_call(sh, &req);
+}
+
+/**
+ * splice_tl_slot() - a free slot in the -T listeners, made if need be
+ * @sp:		splice state
+ *
+ * Return: its index, or -ENOMEM
+ */
+static int splice_tl_slot(struct splice *sp)
+{
+	struct splice_tl *t;
+	unsigned i, cap;
+
+	for (i = 0; i < sp->ntl; i++)
+		if (sp->tl[i].fd < 0)
+			return (int)i;
+	if (sp->ntl < sp->tl_cap)
+		return (int)sp->ntl++;
+	cap = sp->tl_cap ? sp->tl_cap * 2 : 16;
+	t = realloc(sp->tl, cap * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	sp->tl = t;
+	sp->tl_cap = cap;
+	return (int)sp->ntl++;
+}
+
+/**
+ * splice_tl_add() - listen on a guest loopback port for -T
+ * @sh:		shard 0
+ * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
+ * @guest_port:	the port there
+ * @host_port:	the host loopback port its connections go to
+ * @tag:	0 (the command line) or the "auto" range's tag
+ *
+ * #syscalls epoll_ctl close
+ * Return: 0, or -errno
+ */
+int splice_tl_add(struct shard *sh, int af, uint16_t guest_port,
+		  uint16_t host_port, unsigned tag)
+{
+	struct splice *sp = sh->splice;
+	struct splice_tl *tl;
+	int k, fd;
+
+	if (!sp)
+		return -ENOTCONN;
+	k = splice_tl_slot(sp);
+	if (k < 0)
+		return k;
+	fd = splice_nsh_listen(sh, af, guest_port);
+	if (fd < 0) {
+		if ((unsigned)k == sp->ntl - 1)
+			sp->ntl--;
+		else
+			sp->tl[k].fd = -1;
+		return fd;
+	}
+	tl = &sp->tl[k];
+	memset(tl, 0, sizeof(*tl));
+	tl->fd = fd;
+	tl->af = af;
+	tl->guest_port = guest_port;
+	tl->host_port = host_port;
+	tl->tag = tag;
+	if (shard_ep_add(sh, fd, EPOLLIN,
+			 EP_DATA(EP_SPLICE, SPLICE_IDX_NSH + 1 + (unsigned)k))) {
+		close(fd);
+		tl->fd = -1;
+		return -EIO;
+	}
+	return 0;
+}
+
+/**
+ * splice_tl_remove() - stop listening on a guest loopback port "auto"
+ * opened (both families); connections it accepted go on
+ * @sh:		shard 0
+ * @guest_port:	the port
+ * @tag:	the "auto" range's tag
+ *
+ * #syscalls close
+ * Return: how many sockets were closed
+ */
+unsigned splice_tl_remove(struct shard *sh, uint16_t guest_port, unsigned tag)
+{
+	struct splice *sp = sh->splice;
+	unsigned k, n = 0;
+
+	for (k = 0; sp && k < sp->ntl; k++) {
+		struct splice_tl *tl = &sp->tl[k];
+
+		if (tl->fd < 0 || tl->tag != tag || tl->guest_port != guest_port)
+			continue;
+		close(tl->fd); /* leaves the epoll set: ours alone */
+		tl->fd = -1;
+		tl->paused = false;
+		n++;
+	}
+	return n;
+}
+
+/**
+ * splice_tl_port() - does slipway listen on this guest loopback port (-T)?
+ * @sh:		shard 0
+ * @guest_port:	the port
+ *
+ * Return: true if it does
+ */
+bool splice_tl_port(const struct shard *sh, uint16_t guest_port)
+{
+	const struct splice *sp = sh->splice;
+	unsigned k;
+
+	for (k = 0; sp && k < sp->ntl; k++)
+		if (sp->tl[k].fd >= 0 && sp->tl[k].guest_port == guest_port)
+			return true;
+	return false;
 }
 
 /**
@@ -1129,58 +1331,44 @@ static int splice_nsh_listen(struct shard *sh, int af, uint16_t port)
  * @sh:	shard
  *
  * Each port listens on 127.0.0.1 and, where the guest's namespace has
- * IPv6, on ::1.
+ * IPv6, on ::1. "auto" ranges are fwdauto.c's.
  *
- * #syscalls epoll_ctl close
  * Return: 0, or -errno after saying which port failed and why
  */
 static int splice_tl_open(struct shard *sh)
 {
-	struct splice *sp = sh->splice;
 	const struct conf *cf = sh->conf;
-	unsigned i, n = 0;
-	int af, fd;
+	unsigned i;
+	int af, ret;
 
-	for (i = 0; i < cf->nnsfwd; i++)
-		n += 2 * ((unsigned)(cf->nsfwd[i].last - cf->nsfwd[i].first) + 1);
-	if (!n)
-		return 0;
-	sp->tl = calloc(n, sizeof(*sp->tl));
-	if (!sp->tl) {
-		err("out of memory for the -T ports");
-		return -ENOMEM;
-	}
 	for (i = 0; i < cf->nnsfwd; i++) {
 		const struct fwd_spec *f = &cf->nsfwd[i];
 		unsigned p;
 
+		if (f->flags & FWD_SPEC_AUTO)
+			continue;
 		for (p = f->first; p <= f->last; p++) {
 			for (af = AF_INET; af; af = af == AF_INET ? AF_INET6 : 0) {
-				struct splice_tl *tl = &sp->tl[sp->ntl];
-
-				fd = splice_nsh_listen(sh, af, (uint16_t)p);
-				if (fd < 0 && af == AF_INET6 &&
-				    (fd == -EAFNOSUPPORT || fd == -EADDRNOTAVAIL))
+				ret = splice_tl_add(sh, af, (uint16_t)p,
+						    (uint16_t)(f->guest_first +
+							       (p - f->first)),
+						    0);
+				if (ret < 0 && af == AF_INET6 &&
+				    (ret == -EAFNOSUPPORT || ret == -EADDRNOTAVAIL))
 					continue; /* no IPv6 there */
-				if (fd < 0) {
-					errno = -fd;
+				if (ret == -ENOMEM) {
+					err("out of memory for the -T ports");
+					return ret;
+				}
+				if (ret < 0) {
+					errno = -ret;
 					err_perror("cannot listen on the guest's %s port %u for -T%s",
 						   af == AF_INET ? "127.0.0.1" : "::1", p,
-						   fd == -EADDRINUSE ?
+						   ret == -EADDRINUSE ?
 							   " (in use in the guest's namespace; pick another port)" :
 							   "");
-					return fd;
+					return ret;
 				}
-				tl->fd = fd;
-				tl->af = af;
-				tl->host_port = (uint16_t)(f->guest_first + (p - f->first));
-				if (shard_ep_add(sh, fd, EPOLLIN,
-						 EP_DATA(EP_SPLICE, SPLICE_IDX_NSH + 1 +
-								     sp->ntl))) {
-					close(fd);
-					return -EIO;
-				}
-				sp->ntl++;
 			}
 		}
 	}
@@ -1199,15 +1387,16 @@ static int splice_tl_open(struct shard *sh)
 int splice_init(struct shard *sh, int nsh_fd)
 {
 	const struct conf *cf = sh->conf;
+	bool need = cf->nnsfwd || conf_has_auto(cf);
 	struct splice *sp;
 	uint32_t i;
 	int ret;
 
 	sh->splice = NULL;
 	if (nsh_fd < 0) {
-		if (!cf->nnsfwd)
+		if (!need)
 			return 0;
-		err("-T needs the namespace socket helper, which did not start");
+		err("-T and auto need the namespace socket helper, which did not start");
 		return -EIO;
 	}
 	sp = calloc(1, sizeof(*sp));
@@ -1244,6 +1433,8 @@ int splice_init(struct shard *sh, int nsh_fd)
 		splice_fini(sh);
 		return ret;
 	}
+	if (need && sp->nsh_fd < 0)
+		goto off;
 	if (!sp->lo_clients)
 		return 0;
 	splice_pool_wait(sh, 0);
@@ -1254,8 +1445,8 @@ int splice_init(struct shard *sh, int nsh_fd)
 	      sp->npool[0], sp->npool[1]);
 	return 0;
 off:
-	if (cf->nnsfwd) {
-		err("no answer from the namespace socket helper: cannot open the -T ports");
+	if (need) {
+		err("no answer from the namespace socket helper: cannot open the -T ports or follow auto ports");
 		splice_fini(sh);
 		return -EIO;
 	}
@@ -1285,7 +1476,8 @@ void splice_fini(struct shard *sh)
 		while (sp->npool[f])
 			close(sp->pool[f][--sp->npool[f]]);
 	for (i = 0; i < sp->ntl; i++)
-		close(sp->tl[i].fd);
+		if (sp->tl[i].fd >= 0)
+			close(sp->tl[i].fd);
 	free(sp->tl);
 	if (sp->nsh_fd >= 0)
 		close(sp->nsh_fd);

@@ -68,4 +68,59 @@ void splice_event(struct shard *sh, uint32_t idx, uint32_t events);
  */
 void splice_resume(struct shard *sh);
 
+/**
+ * splice_nsh_diag() - a NETLINK_SOCK_DIAG socket of the guest's namespace,
+ * from the namespace socket helper
+ * @sh:		shard 0
+ *
+ * Context: start-up (fwdauto.c)
+ * Return: the socket, or -errno
+ */
+int splice_nsh_diag(struct shard *sh);
+
+/**
+ * splice_nsh_sockstat() - the guest namespace's /proc/net/sockstat or
+ * sockstat6, opened by the helper inside it
+ * @sh:		shard 0
+ * @af:		AF_INET (sockstat) or AF_INET6 (sockstat6)
+ *
+ * Context: start-up (fwdauto.c)
+ * Return: the file, or -errno
+ */
+int splice_nsh_sockstat(struct shard *sh, int af);
+
+/**
+ * splice_tl_add() - listen on a guest loopback port for -T
+ * @sh:		shard 0
+ * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
+ * @guest_port:	the port there
+ * @host_port:	the host loopback port its connections go to
+ * @tag:	0 (the command line) or the "auto" range's tag
+ *
+ * Context: main thread (shard 0's loop); waits for the helper's answer
+ * Return: 0, or -errno
+ */
+int splice_tl_add(struct shard *sh, int af, uint16_t guest_port,
+		  uint16_t host_port, unsigned tag);
+
+/**
+ * splice_tl_remove() - stop listening on a guest loopback port "auto"
+ * opened (both families); connections it accepted go on
+ * @sh:		shard 0
+ * @guest_port:	the port
+ * @tag:	the "auto" range's tag
+ *
+ * Return: how many sockets were closed
+ */
+unsigned splice_tl_remove(struct shard *sh, uint16_t guest_port, unsigned tag);
+
+/**
+ * splice_tl_port() - does slipway listen on this guest loopback port (-T)?
+ * @sh:		shard 0
+ * @guest_port:	the port
+ *
+ * Return: true if it does
+ */
+bool splice_tl_port(const struct shard *sh, uint16_t guest_port);
+
 #endif /* SLIPWAY_SPLICE_H */

@@ -204,6 +204,12 @@
 	X(SPLICE_ACTIVE, "spliced connections open now (gauge)")            \
 	X(SPLICE_NS_OPENED, "of SPLICE_OPENED, from the guest's loopback (-T)") \
 	X(SPLICE_NS_DROPPED, "-T connections reset: no slot, socket, pipe or fd") \
+	/* auto ports (-t/-u/-T auto): fwdauto.c */                         \
+	X(FWD_AUTO_SCANS, "auto ports: scans of the bound sockets")         \
+	X(FWD_AUTO_SCAN_ERRORS, "auto ports: scans that failed (sock_diag)") \
+	X(FWD_AUTO_ADDED, "auto ports opened: bound on the other side")     \
+	X(FWD_AUTO_REMOVED, "auto ports closed: unbound on the other side") \
+	X(FWD_AUTO_FAILED, "auto ports that could not be opened (in use)")  \
 	/* observability: --pcap, --ctl, --metrics */                       \
 	X(PCAP_FRAMES, "frames written to the --pcap file")                 \
 	X(PCAP_BYTES, "bytes of records for the --pcap file (headers included)") \
