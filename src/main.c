@@ -380,6 +380,7 @@ static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
 	sb->uid = c->runas_uid;
 	sb->gid = c->runas_gid;
 	sb->keep_fs = c->edge == CONF_EDGE_DGRAM;
+	sb->keep_net_bind = c->s4n;
 	sb->kill_pid = r->ns->cmd_pid > 0 ? r->ns->cmd_pid : 0;
 	if (r->stats_dirfd >= 0) {
 		sb->dirfd[sb->n_dirfd] = r->stats_dirfd;
@@ -504,6 +505,7 @@ int main(int argc, char **argv)
 	nc.ipv6 = conf.ipv6;
 	nc.userns_path = conf.userns_path;
 	nc.mac_set = conf.mac_set;
+	nc.route_beside = conf.s4n;
 	memcpy(nc.mac, conf.mac, 6);
 	memcpy(nc.addr6, &conf.guest6, 16);
 	nc.gw6[0] = 0xfe; /* fe80::1, the gateway's link-local address */
@@ -651,6 +653,9 @@ int main(int argc, char **argv)
 	sandbox_prepare(&sb, &conf, &r, &edge);
 	if (sandbox_enter(&sb))
 		return 1;
+	/* as the flows will bind: with the privileges left */
+	if (sock_out_check(&conf))
+		return 1;
 	/* the shards and the control thread wait for the seccomp filter */
 	pthread_barrier_init(&start_barrier, NULL,
 			     grp.n + (ctl_active(r.ctl) ? 1 : 0));
@@ -704,7 +709,9 @@ int main(int argc, char **argv)
 	/* flows cut off by our leaving: their host peers see resets */
 	for (i = 0; i < grp.n; i++)
 		shard_reset_flows(&shs[i]);
-	dump_stats(sh, &r);
+	/* slirp4netns mode: clients log our standard error; SIGUSR1 asks */
+	if (!conf.s4n || conf.stats_file)
+		dump_stats(sh, &r);
 	fwdauto_fini(sh);
 	splice_fini(sh);
 	for (i = 0; i < grp.n; i++)

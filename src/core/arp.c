@@ -29,9 +29,12 @@ void arp_input(struct core *c, struct pkt_view v, struct fx *fx)
 		CTR_INC(c, ARP_IGNORED);
 		return;
 	}
-	/* target == sender: gratuitous ARP; target == guest: DAD probe */
+	/* target == sender: gratuitous ARP; target == guest, or the
+	 * address DHCP hands out (slirp4netns mode: not the guest's
+	 * configured one): DAD probe */
 	if (!memcmp(a + 24, a + 14, 4) ||
-	    !memcmp(a + 24, &c->conf.guest4_be, 4)) {
+	    !memcmp(a + 24, &c->conf.guest4_be, 4) ||
+	    (c->conf.dhcp && !memcmp(a + 24, &c->conf.dhcp4.addr_be, 4))) {
 		CTR_INC(c, ARP_IGNORED);
 		return;
 	}

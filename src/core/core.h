@@ -154,6 +154,9 @@ struct vnet_hdr {
  * @gw4_be:		gateway IPv4 address
  * @mask4_be:		netmask of the guest network
  * @map_gw_to_loopback:	connections to @gw4_be go to the host's 127.0.0.1
+ * @gw_unreach:		with @map_gw_to_loopback off, TCP and UDP to the
+ *			gateway get ICMP net unreachable (ICMPv6 no route),
+ *			as from libslirp, instead of RST or port unreachable
  * @mtu:		guest MTU (IP packet size)
  * @vnet_hdr_len:	virtio-net header size on the edge (0, 10 or 12)
  * @csum_offload:	the edge honours NEEDS_CSUM toward the guest
@@ -232,6 +235,7 @@ struct core_conf {
 	uint32_t gw4_be;
 	uint32_t mask4_be;
 	bool map_gw_to_loopback;
+	bool gw_unreach;
 	uint32_t mtu;
 	unsigned vnet_hdr_len;
 	bool csum_offload;

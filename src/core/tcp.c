@@ -639,6 +639,53 @@ static int tcp_parse(const uint8_t *iph, struct pkt_view v, struct tcp_seg *s)
 }
 
 /**
+ * tcp_send_unreach() - answer a guest's SYN with destination unreachable
+ * @c:		core
+ * @gaddr:	the guest's address (ADDR_LEN bytes, v4-mapped for IPv4)
+ * @raddr:	the address it tried to reach (the same family)
+ * @gport:	the guest's port
+ * @rport:	the port it tried to reach
+ * @seq:	the SYN's sequence number
+ * @net:	no route (ICMP net unreachable, ICMPv6 no route) instead of
+ *		host (ICMPv6 address) unreachable
+ * @fx:		effects out
+ *
+ * The quoted packet is rebuilt from these: the SYN's headers need not be
+ * at hand.
+ */
+static void tcp_send_unreach(struct core *c, const uint8_t *gaddr,
+			     const uint8_t *raddr, uint16_t gport,
+			     uint16_t rport, uint32_t seq, bool net,
+			     struct fx *fx)
+{
+	if (!addr_is4(gaddr)) {
+		uint8_t orig[IP6_HLEN + 8];
+
+		ip6_build_hdr(orig, IPPROTO_TCP_, gaddr, raddr, TCP_HLEN, 64);
+		wr16(orig + IP6_HLEN, gport);
+		wr16(orig + IP6_HLEN + 2, rport);
+		wr32(orig + IP6_HLEN + 4, seq);
+		/* no route, or address unreachable (RFC 4443 3.1) */
+		icmp6_send_unreach(c, net ? 0 : 3, orig, sizeof(orig), fx);
+	} else {
+		uint8_t orig[28];
+		uint32_t g = addr_to4(gaddr), r = addr_to4(raddr);
+
+		memset(orig, 0, sizeof(orig));
+		orig[0] = 0x45;
+		wr16(orig + 2, 40);
+		orig[8] = 64;
+		orig[9] = IPPROTO_TCP_;
+		memcpy(orig + 12, &g, 4);
+		memcpy(orig + 16, &r, 4);
+		wr16(orig + 20, gport);
+		wr16(orig + 22, rport);
+		wr32(orig + 24, seq);
+		icmp4_send_unreach(c, net ? 0 : 1, orig, sizeof(orig), fx);
+	}
+}
+
+/**
  * tcp_new_from_guest() - the guest opens a connection
  * @c:		core
  * @iph:	IPv4 header of the SYN
@@ -657,6 +704,13 @@ static void tcp_new_from_guest(struct core *c, const uint8_t *iph,
 
 	addr_from_ip(iph, saddr, daddr);
 	if (!core_dst_map(c, daddr, target)) {
+		if (c->conf.gw_unreach) {
+			/* as libslirp: the host's loopback is no route */
+			tcp_send_unreach(c, saddr, daddr, s->sport, s->dport,
+					 s->seq, true, fx);
+			CTR_INC(c, TCP_FLOWS_UNREACH);
+			return;
+		}
 		tcp_send_rst_noflow(c, iph, s, fx);
 		CTR_INC(c, TCP_FLOWS_REFUSED);
 		return;
@@ -728,36 +782,10 @@ void tcp_on_sock_connected(struct core *c, struct tcp_flow *f, int err,
 		/* as the remote stack would: RST, ACK of the SYN */
 		tcp_send_ctl(c, f, fx, TH_RST | TH_ACK, 0);
 		CTR_INC(c, TCP_FLOWS_REFUSED);
-	} else if (tcp_flow_v6(f)) {
-		uint8_t orig[IP6_HLEN + 8];
-
-		/* rebuild the guest's SYN headers for the ICMPv6 payload */
-		ip6_build_hdr(orig, IPPROTO_TCP_, f->guest_addr, f->remote_addr,
-			      TCP_HLEN, 64);
-		wr16(orig + IP6_HLEN, f->guest_port);
-		wr16(orig + IP6_HLEN + 2, f->remote_port);
-		wr32(orig + IP6_HLEN + 4, f->rcv_nxt - 1);
-		/* no route, or address unreachable (RFC 4443 3.1) */
-		icmp6_send_unreach(c, err == ENETUNREACH ? 0 : 3, orig,
-				   sizeof(orig), fx);
-		CTR_INC(c, TCP_FLOWS_UNREACH);
 	} else {
-		uint8_t orig[28];
-		uint32_t g = addr_to4(f->guest_addr), r = addr_to4(f->remote_addr);
-
-		/* rebuild the guest's SYN headers for the ICMP payload */
-		memset(orig, 0, sizeof(orig));
-		orig[0] = 0x45;
-		wr16(orig + 2, 40);
-		orig[8] = 64;
-		orig[9] = IPPROTO_TCP_;
-		memcpy(orig + 12, &g, 4);
-		memcpy(orig + 16, &r, 4);
-		wr16(orig + 20, f->guest_port);
-		wr16(orig + 22, f->remote_port);
-		wr32(orig + 24, f->rcv_nxt - 1);
-		icmp4_send_unreach(c, err == ENETUNREACH ? 0 : 1, orig,
-				   sizeof(orig), fx);
+		tcp_send_unreach(c, f->guest_addr, f->remote_addr,
+				 f->guest_port, f->remote_port, f->rcv_nxt - 1,
+				 err == ENETUNREACH, fx);
 		CTR_INC(c, TCP_FLOWS_UNREACH);
 	}
 	tcp_flow_end(c, f, fx, FX_SOCK_CLOSE);

@@ -597,13 +597,15 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 		return;
 	}
 	if (!core_dst_map(c, daddr, target)) {
-		/* as for TCP: refused (the header and 8 bytes are contiguous
-		 * in the frame; IPv6 quotes what fits, RFC 4443 2.4) */
+		/* as for TCP: refused, port unreachable, or with
+		 * conf.gw_unreach no route (the header and 8 bytes are
+		 * contiguous in the frame; IPv6 quotes what fits, RFC 4443
+		 * 2.4) */
 		if (v6)
-			icmp6_send_unreach(c, 4, iph, (size_t)(v.p + v.len - iph),
-					   fx);
+			icmp6_send_unreach(c, c->conf.gw_unreach ? 0 : 4, iph,
+					   (size_t)(v.p + v.len - iph), fx);
 		else
-			icmp4_send_unreach(c, 3, iph,
+			icmp4_send_unreach(c, c->conf.gw_unreach ? 0 : 3, iph,
 					   (size_t)(uh + UDP_HLEN - iph), fx);
 		CTR_INC(c, UDP_UNREACH_SENT);
 		return;

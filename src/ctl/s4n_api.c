@@ -249,12 +249,16 @@ int s4n_req_parse(const char *req, size_t len, struct ctl_req *r, char *ga,
 	r->cmd = CTL_CMD_FORWARDS;
 	*ga = '\0';
 	*reply = NULL;
+	/* the errors about the request as a whole are slirp4netns's texts,
+	 * word for word */
 	root = json_loadb(req, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
-		err = s4n_err("bad request: cannot parse JSON: %s", je.text);
-	} else if (!json_is_object(root) ||
-		   !(cmd = json_string_value(json_object_get(root, "execute")))) {
-		err = s4n_err("bad request: expected {\"execute\": COMMAND, \"arguments\": {...}}");
+		err = s4n_err("bad request: cannot parse JSON");
+	} else if (!json_is_object(root)) {
+		err = s4n_err("bad request: json_object() failed");
+	} else if (!(cmd = json_string_value(json_object_get(root,
+							       "execute")))) {
+		err = s4n_err("bad request: no execute found");
 	} else if (!strcmp(cmd, "add_hostfwd")) {
 		err = s4n_parse_add(json_object_get(root, "arguments"), r, ga,
 				    galen, &run);
@@ -265,8 +269,7 @@ int s4n_req_parse(const char *req, size_t len, struct ctl_req *r, char *ga,
 		err = s4n_parse_remove(json_object_get(root, "arguments"), r,
 				       &run);
 	} else {
-		err = s4n_err("bad request: unknown execute \"%.64s\" (add_hostfwd, list_hostfwd, remove_hostfwd)",
-			      cmd);
+		err = s4n_err("bad request: unknown execute");
 	}
 	json_decref(root);
 	if (run)
@@ -373,8 +376,7 @@ char *s4n_reply(const struct ctl_req *r, const char *ga, int ret,
  */
 char *s4n_reply_too_large(void)
 {
-	return s4n_dump(s4n_err("bad request: request too large (at most %d bytes)",
-				S4N_API_REQ_MAX));
+	return s4n_dump(s4n_err("bad request: too large message"));
 }
 
 /**

@@ -56,6 +56,10 @@ static const char usage_text[] =
 "                          to it reach the host's 127.0.0.1\n"
 "  --cidr NET/PREFIX       guest network: guest .15, gateway .2\n"
 "                          (default: 10.0.2.0/24)\n"
+"  -o, --outbound ADDR     source address of outbound sockets (to hosts other\n"
+"                          than loopback); one IPv4 and one IPv6 at most\n"
+"  --outbound-if4 IFNAME   bind outbound IPv4 sockets to this interface\n"
+"  --outbound-if6 IFNAME   the same for IPv6\n"
 "  --no-map-gw, --no-map-host-loopback\n"
 "                          connections to the gateway address are refused\n"
 "                          instead of reaching host loopback (then the\n"
@@ -163,6 +167,7 @@ enum {
 	OPT_SHARDS, OPT_ACK_EVERY, OPT_NO_SPLICE, OPT_IPV6_PREFIX, OPT_NO_IPV6,
 	OPT_STREAM, OPT_DGRAM, OPT_FD, OPT_VHOST_USER, OPT_RUNAS, OPT_NO_SANDBOX,
 	OPT_SECCOMP_LOG, OPT_CTL, OPT_METRICS, OPT_PCAP, OPT_PCAP_MAX,
+	OPT_OUT_IF4, OPT_OUT_IF6,
 };
 
 void conf_usage_verror(const char *prog, const char *hint, const char *fmt,
@@ -687,6 +692,45 @@ static int parse_cidr4(const char *s, uint32_t *addr, uint8_t *prefix)
 	return inet_pton(AF_INET, buf, addr) == 1 ? 0 : -1;
 }
 
+int conf_outbound_addr(struct conf *c, const char *s, int family,
+		       const char **why)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	if (family != AF_INET6 && inet_pton(AF_INET, s, &a4) == 1) {
+		uint32_t h = ntohl(a4.s_addr);
+
+		if (!h || h == 0xffffffffU || (h >> 28) == 0xe) {
+			*why = "unspecified, broadcast or multicast";
+			return -1;
+		}
+		if (c->outbound4.s_addr) {
+			*why = "one IPv4 outbound address at most";
+			return -1;
+		}
+		c->outbound4 = a4;
+		return 0;
+	}
+	if (family != AF_INET && inet_pton(AF_INET6, s, &a6) == 1) {
+		if (IN6_IS_ADDR_UNSPECIFIED(&a6) || IN6_IS_ADDR_LOOPBACK(&a6) ||
+		    IN6_IS_ADDR_V4MAPPED(&a6) || IN6_IS_ADDR_MULTICAST(&a6)) {
+			*why = "unspecified, loopback, v4-mapped or multicast";
+			return -1;
+		}
+		if (!IN6_IS_ADDR_UNSPECIFIED(&c->outbound6)) {
+			*why = "one IPv6 outbound address at most";
+			return -1;
+		}
+		c->outbound6 = a6;
+		return 0;
+	}
+	*why = family == AF_INET  ? "not an IPv4 address" :
+	       family == AF_INET6 ? "not an IPv6 address" :
+				    "not an IPv4 or IPv6 address";
+	return -1;
+}
+
 /**
  * parse_prefix6() - parse "PREFIX/64" or "PREFIX" (meaning /64)
  * @s:		text
@@ -814,6 +858,9 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "address", required_argument, NULL, 'a' },
 		{ "gateway", required_argument, NULL, 'g' },
 		{ "cidr", required_argument, NULL, OPT_CIDR },
+		{ "outbound", required_argument, NULL, 'o' },
+		{ "outbound-if4", required_argument, NULL, OPT_OUT_IF4 },
+		{ "outbound-if6", required_argument, NULL, OPT_OUT_IF6 },
 		{ "no-map-gw", no_argument, NULL, OPT_NO_MAP_GW },
 		{ "no-map-host-loopback", no_argument, NULL, OPT_NO_MAP_GW },
 		{ "runas", required_argument, NULL, OPT_RUNAS },
@@ -884,7 +931,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	inet_pton(AF_INET6, CONF_PREFIX6_DEFAULT, &c->prefix6);
 
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "+:I:a:g:m:t:u:T:qdh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+:I:a:g:m:o:t:u:T:qdh", opts, NULL)) != -1) {
 		switch (o) {
 		case OPT_NETNS:
 			if (!*optarg)
@@ -945,6 +992,21 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			    !strchr(optarg, '/') || c->prefix_len > 29)
 				usage_error("bad --cidr '%s': expected NET/PREFIX, e.g. 10.0.2.0/24 (prefix 1-29)",
 					    optarg);
+			break;
+		case 'o':
+			if (conf_outbound_addr(c, optarg, AF_UNSPEC, &why))
+				usage_error("bad -o '%s': %s", optarg, why);
+			break;
+		case OPT_OUT_IF4:
+		case OPT_OUT_IF6:
+			if (!*optarg || strlen(optarg) >= 16 ||
+			    strchr(optarg, '/'))
+				usage_error("bad --outbound-if%c '%s': an interface name of 1 to 15 characters, no '/'",
+					    o == OPT_OUT_IF4 ? '4' : '6', optarg);
+			if (o == OPT_OUT_IF4)
+				c->outbound_if4 = optarg;
+			else
+				c->outbound_if6 = optarg;
 			break;
 		case OPT_NO_MAP_GW:
 			c->map_gw = false;

@@ -119,11 +119,20 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
  *			mode: --userns-path, or the target PID's), or NULL
  * @mac_set:		give the tap @mac (slirp4netns --macaddress)
  * @mac:		with @mac_set: the guest's MAC address
- * @out4_set:		bind outbound IPv4 sockets to @out4 (slirp4netns
- *			--outbound-addr); not for host loopback targets
- * @out4:		with @out4_set: the address, port 0
- * @out6_set:		bind outbound IPv6 sockets to @out6 (--outbound-addr6)
- * @out6:		with @out6_set: the address, port 0
+ * @outbound4:		-o, slirp4netns --outbound-addr: source address of
+ *			outbound IPv4 sockets (INADDR_ANY: none); not for
+ *			host loopback targets
+ * @outbound6:		-o, --outbound-addr6: the same for IPv6 (::: none)
+ * @outbound_if4:	--outbound-if4: bind outbound IPv4 sockets to this
+ *			interface (SO_BINDTODEVICE), or NULL
+ * @outbound_if6:	--outbound-if6: the same for IPv6, or NULL
+ * @gw_unreach:		with @map_gw off, the gateway answers TCP and UDP
+ *			with ICMP net unreachable, not RST or port
+ *			unreachable (slirp4netns --disable-host-loopback)
+ * @lease4:		the address DHCPv4 hands out (0: @guest4)
+ * @s4n:		slirp4netns mode: quiet counters at exit, default
+ *			routes added beside any the namespace has, and
+ *			CAP_NET_BIND_SERVICE kept in the sandbox
  * @sandbox:		enter the sandbox after set-up (--no-sandbox: false)
  * @seccomp_log:	--seccomp-log: calls off the allowlist are logged, not
  *			fatal
@@ -178,10 +187,12 @@ struct conf {
 	const char *userns_path;
 	bool mac_set;
 	uint8_t mac[6];
-	bool out4_set;
-	struct sockaddr_in out4;
-	bool out6_set;
-	struct sockaddr_in6 out6;
+	struct in_addr outbound4;
+	struct in6_addr outbound6;
+	const char *outbound_if4, *outbound_if6;
+	bool gw_unreach;
+	uint32_t lease4;
+	bool s4n;
 	bool sandbox;
 	bool seccomp_log;
 	bool runas;
@@ -265,6 +276,22 @@ struct conf;
  * Return: true if one does
  */
 bool conf_has_auto(const struct conf *c);
+
+/**
+ * conf_outbound_addr() - take an outbound source address: the IPv4 one or
+ * the IPv6 one (-o, --outbound; slirp4netns --outbound-addr[6])
+ * @c:		configuration (@outbound4 or @outbound6 set)
+ * @s:		text
+ * @family:	AF_INET or AF_INET6 to require that family, AF_UNSPEC: either
+ * @why:	out: the reason on failure
+ *
+ * Refused: unspecified, broadcast, multicast, IPv6 loopback and v4-mapped
+ * addresses, and a second address of a family.
+ *
+ * Return: 0, or -1
+ */
+int conf_outbound_addr(struct conf *c, const char *s, int family,
+		       const char **why);
 
 /**
  * conf_usage_verror() - report a bad command line and exit 2

@@ -447,7 +447,11 @@ static socklen_t dns_sa_len(const union dns_sa *a)
  * @idx:	enum dns_ep index for epoll
  *
  * Bound to port 0 of the wildcard address: the kernel picks a random free
- * port in the ephemeral range (net.ipv4.ip_local_port_range).
+ * port in the ephemeral range (net.ipv4.ip_local_port_range). Not to the
+ * outbound address or interface (-o, --outbound-if4/6): the queries are
+ * ours, to the host's own resolvers, which are often on host loopback
+ * (127.0.0.53) where no other interface leads, and they may change with
+ * resolv.conf while this socket lives.
  *
  * #syscalls socket setsockopt bind close
  * Return: socket, or -errno

@@ -255,6 +255,7 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	cc.mask4_be = conf->prefix_len ?
 			      htonl(~0U << (32 - conf->prefix_len)) : 0;
 	cc.map_gw_to_loopback = conf->map_gw;
+	cc.gw_unreach = conf->gw_unreach;
 	cc.mtu = conf->mtu;
 	cc.vnet_hdr_len = e->vnet_hdr_len;
 	cc.csum_offload = e->vnet_hdr_len != 0;
@@ -271,7 +272,7 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	cc.udp_idle_ns = (uint64_t)conf->udp_idle_s * 1000000000ULL;
 	cc.dns4_be = conf->dns ? conf->dns4 : 0;
 	cc.dhcp = conf->dhcp;
-	cc.dhcp4.addr_be = conf->guest4;
+	cc.dhcp4.addr_be = conf->lease4 ? conf->lease4 : conf->guest4;
 	cc.dhcp4.mask_be = cc.mask4_be;
 	cc.dhcp4.router_be = conf->gw4;
 	cc.dhcp4.server_be = conf->gw4;

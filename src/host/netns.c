@@ -573,6 +573,12 @@ static void netns_child_configure6(int sock, const struct netns_conf *c,
 				 "cannot add address %s/64 to %s: %s", addr,
 				 name, strerror(-ret));
 	ret = nl_route6_default(nl, ifindex, c->gw6);
+	if (ret == -EEXIST && c->route_beside) {
+		/* slirp4netns adds no IPv6 route: the namespace's stays */
+		fprintf(stderr, "slipway: warning: the namespace has an IPv6 default route already: kept, none added via %s\n",
+			gw);
+		return;
+	}
 	if (ret == -EEXIST)
 		netns_child_fail(sock, -ret,
 				 "cannot add IPv6 default route via %s: the namespace already has one; remove it, use --no-ipv6, or do not configure the tap",
@@ -644,7 +650,8 @@ static void netns_child_configure(int sock, const struct netns_conf *c,
 	}
 
 	if (c->gw_be) {
-		ret = nl_route4_default(nl, ifindex, c->gw_be);
+		ret = nl_route4_default(nl, ifindex, c->gw_be,
+					c->route_beside);
 		if (ret == -EEXIST)
 			netns_child_fail(sock, -ret,
 					 "cannot add default route via %s: the namespace already has one; remove it, or do not configure the tap",

@@ -39,6 +39,8 @@
  *		it is ours already; NULL: stay in ours
  * @mac_set:	give the tap @mac instead of the kernel's random address
  * @mac:	with @mac_set: the guest's MAC address
+ * @route_beside: slirp4netns mode: the IPv4 default route goes before one
+ *		the namespace has, and an IPv6 one there is kept (a warning)
  */
 struct netns_conf {
 	const char *netns_path;
@@ -61,6 +63,7 @@ struct netns_conf {
 	const char *userns_path;
 	bool mac_set;
 	uint8_t mac[6];
+	bool route_beside;
 };
 
 /**

@@ -250,17 +250,21 @@ int nl_addr4_add(int nl, unsigned ifindex, uint32_t addr_be, uint8_t prefix)
  * @nl:		socket from nl_open()
  * @ifindex:	output interface index
  * @gw_be:	gateway address, network order
+ * @beside:	without NLM_F_EXCL: the kernel puts it first among the
+ *		default routes of the same metric, and refuses only an
+ *		identical one
  *
  * #syscalls:setup sendto recvfrom
  * Return: 0, or negative errno from the kernel
  */
-int nl_route4_default(int nl, unsigned ifindex, uint32_t gw_be)
+int nl_route4_default(int nl, unsigned ifindex, uint32_t gw_be, bool beside)
 {
 	uint32_t oif = ifindex;
 	struct rtmsg *rtm;
 	union nl_req r;
 
-	rtm = nl_req_init(&r, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL,
+	rtm = nl_req_init(&r, RTM_NEWROUTE,
+			  NLM_F_CREATE | (beside ? 0 : NLM_F_EXCL),
 			  sizeof(*rtm));
 	rtm->rtm_family = AF_INET;
 	rtm->rtm_dst_len = 0;

@@ -3,6 +3,7 @@
 #ifndef SLIPWAY_NL_H
 #define SLIPWAY_NL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /**
@@ -45,12 +46,15 @@ int nl_addr4_add(int nl, unsigned ifindex, uint32_t addr_be, uint8_t prefix);
  * @nl:		socket from nl_open()
  * @ifindex:	output interface index
  * @gw_be:	gateway address, network order
+ * @beside:	add it before a default route the namespace has (as "ip
+ *		route prepend", or the SIOCADDRT ioctl) instead of failing
  *
  * #syscalls:setup sendto recvfrom
  * Return: 0, or negative errno from the kernel (-EEXIST: a default route
- * already exists; -ENETUNREACH: @gw_be is not on a link that is up)
+ * already exists, or with @beside this very one; -ENETUNREACH: @gw_be is
+ * not on a link that is up)
  */
-int nl_route4_default(int nl, unsigned ifindex, uint32_t gw_be);
+int nl_route4_default(int nl, unsigned ifindex, uint32_t gw_be, bool beside);
 
 /**
  * nl_addr6_add() - add an IPv6 address to a link, without DAD

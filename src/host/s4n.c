@@ -28,11 +28,22 @@
  * creates tap0 before it starts us, as a single-queue device, and a
  * multi-queue open of it fails.
  *
- * Deliberate differences: --enable-sandbox and --enable-seccomp are
- * accepted and do nothing yet; an MTU of 65521 (slirp4netns's maximum)
- * runs as 65520, slipway's; connections from host loopback to published
- * ports come through the tap from the gateway's address (no splice), as
- * with slirp4netns.
+ * What slirp4netns does that slipway's own options do not say is set in
+ * struct conf too (@s4n, @gw_unreach, @lease4): DHCP leases .15, libslirp's
+ * first pool address, while -c configures .100; with
+ * --disable-host-loopback the gateway answers ICMP net unreachable, as
+ * libslirp does, not a reset; -c adds its default route beside one the
+ * namespace already has (the SIOCADDRT ioctl slirp4netns uses does not
+ * refuse it); CAP_NET_BIND_SERVICE stays in the sandbox, for published
+ * ports below 1024; and the counters are not written to standard error at
+ * exit (clients log it), only on SIGUSR1. Error texts for a bad --cidr and
+ * the version output are slirp4netns's, which scripts read.
+ *
+ * Deliberate differences: slipway's sandbox and seccomp filter are on
+ * with or without --enable-sandbox and --enable-seccomp; an MTU of 65521
+ * (slirp4netns's maximum) runs as 65520, slipway's; connections from host
+ * loopback to published ports come through the tap from the gateway's
+ * address (no splice), as with slirp4netns.
  */
 
 #include <arpa/inet.h>
@@ -51,6 +62,11 @@
 #include "util/util.h"
 
 #define S4N_VERSION "1.2.0"
+/* the libslirp whose behaviour is matched, and its SlirpConfig version */
+#define S4N_LIBSLIRP_VERSION "4.7.0"
+#define S4N_SLIRP_CONFIG_VERSION_MAX 4
+#define S4N_DHCP_FIRST 15 /* libslirp's vdhcp_start: network + 15 */
+#define S4N_PREFIX_MAX 25
 #define S4N_MTU_MAX 65521
 #define S4N_GUEST_HOST 100
 
@@ -75,11 +91,12 @@ static const char s4n_usage[] =
 "--userns-path=PATH       specify user namespace path\n"
 "--enable-sandbox         create a new mount namespace (and drop all caps\n"
 "                         except CAP_NET_BIND_SERVICE if running as the root)\n"
-"                         [accepted; no effect in slipway yet]\n"
+"                         [slipway: its sandbox is always on, and keeps\n"
+"                         CAP_NET_BIND_SERVICE]\n"
 "--enable-seccomp         enable seccomp to limit syscalls\n"
-"                         [accepted; no effect in slipway yet]\n"
-"--outbound-addr=IPv4     sets outbound ipv4 address to bound to (experimental)\n"
-"--outbound-addr6=IPv6    sets outbound ipv6 address to bound to (experimental)\n"
+"                         [slipway: its seccomp filter is always on]\n"
+"--outbound-addr=IPv4|IFNAME  sets outbound ipv4 address to bound to\n"
+"--outbound-addr6=IPv6|IFNAME sets outbound ipv6 address to bound to\n"
 "--disable-dns            disables 10.0.2.3 (or configured internal ip) to\n"
 "                         host dns redirect (experimental)\n"
 "--macaddress=MAC         specify the MAC address of the TAP (only valid\n"
@@ -89,7 +106,7 @@ static const char s4n_usage[] =
 "-v, --version            show version and exit\n"
 "\n"
 "Addressing: gateway .2 of the network (host loopback unless\n"
-"--disable-host-loopback), DNS .3, guest .100.\n";
+"--disable-host-loopback), DNS .3, guest .100 (-c), DHCP lease .15.\n";
 
 enum {
 	S4N_CIDR = 256, S4N_NO_LOOPBACK, S4N_NETNS_TYPE, S4N_USERNS_PATH,
@@ -138,39 +155,50 @@ int s4n_invoked(int argc, char **argv)
  * s4n_outbound() - an --outbound-addr[6] value: an address or an interface
  * @arg:	the value
  * @family:	AF_INET or AF_INET6
- * @ss:		out: the address, port 0
+ * @out:	out: the address as text, INET6_ADDRSTRLEN bytes
  *
- * An interface name stands for its first address of @family. The address
+ * An interface name stands for its first address of @family (for IPv6 a
+ * global one before a link-local one, which needs a scope to bind), as
+ * slirp4netns takes it: an address, not SO_BINDTODEVICE. The address
  * must be one we can bind to (tried here, once).
  *
- * #syscalls socket bind close
- * Return: 0, or -1 with a message printed
+ * #syscalls:setup socket bind close
+ * Return: 0, or -1
  */
-static int s4n_outbound(const char *arg, int family,
-			struct sockaddr_storage *ss)
+static int s4n_outbound(const char *arg, int family, char *out)
 {
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_storage ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
 	bool found = false;
 	int fd, ok;
 
-	memset(ss, 0, sizeof(*ss));
-	ss->ss_family = (sa_family_t)family;
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = (sa_family_t)family;
 	if (inet_pton(family, arg,
 		      family == AF_INET ? (void *)&s4->sin_addr :
 					  (void *)&s6->sin6_addr) == 1) {
 		found = true;
 	} else {
 		struct ifaddrs *ifa, *i;
+		bool ll = false;
 
 		if (getifaddrs(&ifa))
 			return -1;
-		for (i = ifa; i && !found; i = i->ifa_next) {
+		for (i = ifa; i; i = i->ifa_next) {
+			const struct sockaddr_in6 *a6;
+
 			if (!i->ifa_addr || i->ifa_addr->sa_family != family ||
 			    strcmp(i->ifa_name, arg))
 				continue;
-			memcpy(ss, i->ifa_addr, family == AF_INET ?
+			a6 = (const struct sockaddr_in6 *)i->ifa_addr;
+			if (found && !(ll && family == AF_INET6 &&
+				       !IN6_IS_ADDR_LINKLOCAL(&a6->sin6_addr)))
+				continue;
+			memcpy(&ss, i->ifa_addr, family == AF_INET ?
 				   sizeof(*s4) : sizeof(*s6));
+			ll = family == AF_INET6 &&
+			     IN6_IS_ADDR_LINKLOCAL(&a6->sin6_addr);
 			found = true;
 		}
 		freeifaddrs(ifa);
@@ -182,11 +210,72 @@ static int s4n_outbound(const char *arg, int family,
 	else
 		s6->sin6_port = 0;
 	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	ok = fd >= 0 && !bind(fd, (struct sockaddr *)ss,
+	ok = fd >= 0 && !bind(fd, (struct sockaddr *)&ss,
 			      family == AF_INET ? sizeof(*s4) : sizeof(*s6));
 	if (fd >= 0)
 		close(fd);
+	inet_ntop(family, family == AF_INET ? (void *)&s4->sin_addr :
+					      (void *)&s6->sin6_addr,
+		  out, INET6_ADDRSTRLEN);
 	return ok ? 0 : -1;
+}
+
+/**
+ * s4n_cidr_fail() - a bad --cidr, as slirp4netns reports it: its message
+ * on standard error, exit status 1 (no usage text)
+ * @fmt:	printf format
+ */
+static _Noreturn void __attribute__((format(printf, 1, 2)))
+s4n_cidr_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/**
+ * s4n_cidr() - parse --cidr as slirp4netns does: four groups of one to
+ * three digits, '/', one or two digits; a prefix of 1 to 25; no host bits
+ * @arg:	the value
+ * @net:	out: the network (network order)
+ * @prefix:	out: the prefix length
+ *
+ * Exits 1 with slirp4netns's message on a bad value.
+ */
+static void s4n_cidr(const char *arg, uint32_t *net, unsigned *prefix)
+{
+	char buf[32];
+	const char *p = arg;
+	unsigned long v;
+	unsigned g, n;
+
+	/* ^(([0-9]{1,3}\.){3}[0-9]{1,3})/([0-9]{1,2})$ */
+	for (g = 0; g < 4; g++) {
+		for (n = 0; p[n] >= '0' && p[n] <= '9'; n++)
+			;
+		if (n < 1 || n > 3 || p[n] != (g < 3 ? '.' : '/'))
+			s4n_cidr_fail("invalid CIDR: %s", arg);
+		p += n + 1;
+	}
+	for (n = 0; p[n] >= '0' && p[n] <= '9'; n++)
+		;
+	if (n < 1 || n > 2 || p[n])
+		s4n_cidr_fail("invalid CIDR: %s", arg);
+	memcpy(buf, arg, (size_t)(p - 1 - arg));
+	buf[p - 1 - arg] = '\0';
+	if (inet_pton(AF_INET, buf, net) != 1)
+		s4n_cidr_fail("invalid network address: %s", buf);
+	v = strtoul(p, NULL, 10);
+	if (v < 1 || v > S4N_PREFIX_MAX)
+		s4n_cidr_fail("prefix length needs to be %d-%d", 1,
+			      S4N_PREFIX_MAX);
+	if (*net & ~htonl(~0U << (32 - v)))
+		s4n_cidr_fail("CIDR needs to be a network address like 10.0.2.0/24, not like 10.0.2.100/24");
+	*prefix = (unsigned)v;
 }
 
 /**
@@ -251,7 +340,8 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 	bool configure = false, ipv6 = false, no_lo = false, no_dns = false;
 	bool path_type = false, mac_set = false;
 	const char *out4 = NULL, *out6 = NULL, *userns = NULL, *target, *tap;
-	struct sockaddr_storage ss4, ss6;
+	const char *cidr = NULL, *why;
+	char out_s[INET6_ADDRSTRLEN];
 	unsigned long mtu = 1500, v;
 	uint32_t net = htonl(0x0a000200), mask, guest;
 	unsigned prefix = 24;
@@ -293,23 +383,10 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 						optarg, CONF_SOCK_PATH_MAX - 1);
 			s->api_path = optarg;
 			break;
-		case S4N_CIDR: {
-			char buf[32], *slash;
-
-			if (strlen(optarg) >= sizeof(buf))
-				s4n_usage_error("bad --cidr '%s'", optarg);
-			strcpy(buf, optarg);
-			slash = strchr(buf, '/');
-			if (!slash || conf_parse_uint(slash + 1, 0, 25, &v) || v < 1)
-				s4n_usage_error("bad --cidr '%s': expected NET/PREFIX with a prefix of 1 to 25 (the guest is .100), e.g. 10.0.2.0/24",
-						optarg);
-			*slash = '\0';
-			if (inet_pton(AF_INET, buf, &net) != 1)
-				s4n_usage_error("bad --cidr '%s': not an IPv4 network",
-						optarg);
-			prefix = (unsigned)v;
+		case S4N_CIDR:
+			cidr = optarg; /* checked after the options, as
+					* slirp4netns does */
 			break;
-		}
 		case S4N_NO_LOOPBACK:
 			no_lo = true;
 			break;
@@ -351,7 +428,13 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 			fputs(s4n_usage, stdout);
 			exit(0);
 		case 'v':
-			printf("slirp4netns version " S4N_VERSION " (slipway 0.1.0 compatibility mode)\n");
+			/* slirp4netns's lines (runc's format, read by scripts),
+			 * then ours */
+			printf("slirp4netns version " S4N_VERSION "\n"
+			       "libslirp: " S4N_LIBSLIRP_VERSION "\n"
+			       "SLIRP_CONFIG_VERSION_MAX: %d\n"
+			       "slipway: " SLIPWAY_VERSION "\n",
+			       S4N_SLIRP_CONFIG_VERSION_MAX);
 			exit(0);
 		case ':':
 			s4n_usage_error("option '%s' needs a value",
@@ -371,6 +454,8 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 	tap = optind + 1 < argc ? argv[optind + 1] : "tap0";
 	if (mac_set && !configure)
 		s4n_usage_error("--macaddress needs -c (--configure)");
+	if (cidr)
+		s4n_cidr(cidr, &net, &prefix);
 
 	if (path_type) {
 		if (!*target)
@@ -447,20 +532,17 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 		c->mac_set = true;
 		memcpy(c->mac, mac, 6);
 	}
-	if (out4) {
-		if (s4n_outbound(out4, AF_INET, &ss4))
-			s4n_usage_error("bad --outbound-addr '%s': not an IPv4 address or interface of this host we can bind to",
-					out4);
-		memcpy(&c->out4, &ss4, sizeof(c->out4));
-		c->out4_set = true;
-	}
-	if (out6) {
-		if (s4n_outbound(out6, AF_INET6, &ss6))
-			s4n_usage_error("bad --outbound-addr6 '%s': not an IPv6 address or interface of this host we can bind to",
-					out6);
-		memcpy(&c->out6, &ss6, sizeof(c->out6));
-		c->out6_set = true;
-	}
+	if (out4 && (s4n_outbound(out4, AF_INET, out_s) ||
+		     conf_outbound_addr(c, out_s, AF_INET, &why)))
+		s4n_usage_error("bad --outbound-addr '%s': not an IPv4 address or interface of this host we can bind to",
+				out4);
+	if (out6 && (s4n_outbound(out6, AF_INET6, out_s) ||
+		     conf_outbound_addr(c, out_s, AF_INET6, &why)))
+		s4n_usage_error("bad --outbound-addr6 '%s': not an IPv6 address or interface of this host we can bind to",
+				out6);
+	c->s4n = true;
+	c->gw_unreach = true; /* with --disable-host-loopback (no map_gw) */
+	c->lease4 = net | htonl(S4N_DHCP_FIRST);
 	if (mtu > 65520)
 		info("MTU %lu runs as 65520, slipway's largest", mtu);
 }

@@ -41,6 +41,9 @@
  * 2. --runas USER[:GROUP] as root: setgroups(0), setgid, setuid.
  * 3. Capabilities: the bounding and ambient sets are emptied (while we
  *    still have CAP_SETPCAP), then effective, permitted and inheritable.
+ *    In slirp4netns mode (@keep_net_bind) CAP_NET_BIND_SERVICE stays in
+ *    the bounding, permitted and effective sets if we had it, as with
+ *    slirp4netns --enable-sandbox: its API may publish ports below 1024.
  * 4. seccomp (sandbox_seccomp(), once the threads exist): the allowlist
  *    built from the #syscalls lines, with SECCOMP_FILTER_FLAG_TSYNC for
  *    every thread; a call off the list, or one whose arguments its rule
@@ -381,6 +384,7 @@ static int sandbox_landlock(const struct sandbox_conf *c, bool keep_proc)
 
 /**
  * sandbox_caps_bound() - empty the bounding and ambient capability sets
+ * @keep:	a capability to leave in the bounding set, or -1
  *
  * The bounding set needs CAP_SETPCAP to shrink: without it (an
  * unprivileged user outside a user namespace of its own) it stays as it
@@ -389,11 +393,13 @@ static int sandbox_landlock(const struct sandbox_conf *c, bool keep_proc)
  * #syscalls:setup prctl
  * Return: 0, or -1 with errno set
  */
-static int sandbox_caps_bound(void)
+static int sandbox_caps_bound(int keep)
 {
 	int cap;
 
 	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++) {
+		if (cap == keep)
+			continue;
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EPERM)
 			return -1;
 	}
@@ -405,19 +411,31 @@ static int sandbox_caps_bound(void)
 
 /**
  * sandbox_caps_clear() - empty the effective, permitted and inheritable sets
+ * @keep:	a capability (below 32) to leave in the effective and
+ *		permitted sets if it is in the permitted set now, or -1
+ * @kept:	out: whether @keep was kept
  *
- * #syscalls:setup capset
+ * #syscalls:setup capget capset
  * Return: 0, or -1 with errno set
  */
-static int sandbox_caps_clear(void)
+static int sandbox_caps_clear(int keep, bool *kept)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0,
 	};
 	struct __user_cap_data_struct data[2];
+	uint32_t bit = 0;
 
+	*kept = false;
+	if (keep >= 0 && keep < 32 && !syscall(SYS_capget, &hdr, data) &&
+	    (data[0].permitted & (1U << keep)))
+		bit = 1U << keep;
 	memset(data, 0, sizeof(data));
-	return (int)syscall(SYS_capset, &hdr, data);
+	data[0].effective = data[0].permitted = bit;
+	if (syscall(SYS_capset, &hdr, data))
+		return -1;
+	*kept = bit != 0;
+	return 0;
 }
 
 /**
@@ -437,8 +455,9 @@ static int sandbox_runas(const struct sandbox_conf *c)
 
 int sandbox_enter(const struct sandbox_conf *c)
 {
-	bool keep_proc = SANDBOX_ASAN;
-	const char *fs = "none";
+	int keep = c->keep_net_bind ? CAP_NET_BIND_SERVICE : -1;
+	bool keep_proc = SANDBOX_ASAN, kept;
+	const char *fs = "none", *caps;
 	char fsbuf[32];
 	int abi;
 
@@ -484,7 +503,7 @@ int sandbox_enter(const struct sandbox_conf *c)
 	}
 
 	/* the bounding set first, while we still have CAP_SETPCAP */
-	if (sandbox_caps_bound()) {
+	if (sandbox_caps_bound(keep)) {
 		err_perror("cannot drop capabilities");
 		return -EPERM;
 	}
@@ -493,20 +512,22 @@ int sandbox_enter(const struct sandbox_conf *c)
 			   (unsigned)c->gid);
 		return -EPERM;
 	}
-	if (sandbox_caps_clear()) {
+	if (sandbox_caps_clear(keep, &kept)) {
 		err_perror("cannot drop capabilities");
 		return -EPERM;
 	}
+	caps = kept ? "CAP_NET_BIND_SERVICE only" : "no capabilities";
 	/* setuid() and entering a user namespace clear it: the leak check's
 	 * ptrace needs it */
 	if (SANDBOX_ASAN)
 		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	if (c->who)
-		debug("sandbox of the %s: filesystem: %s; uid %u gid %u; no capabilities; no new privileges",
-		      c->who, fs, (unsigned)geteuid(), (unsigned)getegid());
+		debug("sandbox of the %s: filesystem: %s; uid %u gid %u; %s; no new privileges",
+		      c->who, fs, (unsigned)geteuid(), (unsigned)getegid(),
+		      caps);
 	else
-		info("sandbox: filesystem: %s; uid %u gid %u; no capabilities; no new privileges",
-		     fs, (unsigned)geteuid(), (unsigned)getegid());
+		info("sandbox: filesystem: %s; uid %u gid %u; %s; no new privileges",
+		     fs, (unsigned)geteuid(), (unsigned)getegid(), caps);
 	return 0;
 }
 

@@ -37,6 +37,9 @@ enum sandbox_access { SANDBOX_READ, SANDBOX_WRITE, SANDBOX_REMOVE };
  *			once seccomp is on (with SIGTERM), or 0
  * @who:		a helper process's name (its summary is logged at debug
  *			level, under that name), or NULL: the gateway
+ * @keep_net_bind:	keep CAP_NET_BIND_SERVICE if we have it (slirp4netns
+ *			mode: its API publishes ports below 1024, as
+ *			slirp4netns's sandbox allows)
  */
 struct sandbox_conf {
 	bool off;
@@ -52,6 +55,7 @@ struct sandbox_conf {
 	unsigned n_dirfd;
 	pid_t kill_pid;
 	const char *who;
+	bool keep_net_bind;
 };
 
 /**

@@ -356,8 +356,9 @@ void mbox_kick(struct shard *sh);
 void mbox_rx(struct shard *sh);
 
 /* sock_tcp.c */
-void sock_bind_out(const struct conf *c, int fd,
-		   const struct sockaddr_storage *dst);
+int sock_bind_out(const struct conf *c, int fd,
+		  const struct sockaddr_storage *dst);
+int sock_out_check(const struct conf *c);
 bool sock_tcp_peek_off_supported(void);
 void sock_tcp_intent(struct shard *sh, const struct fx_intent *it);
 void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events);

@@ -8,6 +8,7 @@
  * becomes the window advertised to the guest.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -143,31 +144,132 @@ static void sock_setup(struct shard *sh, int fd)
 
 /**
  * sock_bind_out() - bind an outbound socket to the configured source
- * address (slirp4netns --outbound-addr[6]), unless it goes to loopback
+ * address and interface (-o, --outbound-if4/6; slirp4netns
+ * --outbound-addr[6]), unless it goes to loopback
  * @c:		configuration
- * @fd:		new socket
- * @dst:	where it will connect (its family is the socket's)
+ * @fd:		new socket, not bound yet
+ * @dst:	where it will connect or send (its family is the socket's)
  *
- * A failure leaves the socket unbound: the address was tried at start-up.
+ * Host loopback (the gateway mapped there, a resolver on 127.0.0.53) is
+ * not reached through another interface, nor from another address.
+ * Both were tried at start-up (sock_out_check()); a failure here (the
+ * address or interface went away) fails the flow: its traffic must not
+ * leave unbound, through another interface.
  *
- * #syscalls bind
+ * #syscalls setsockopt bind
+ * Return: 0, or -errno
  */
-void sock_bind_out(const struct conf *c, int fd,
-		   const struct sockaddr_storage *dst)
+int sock_bind_out(const struct conf *c, int fd,
+		  const struct sockaddr_storage *dst)
 {
 	const struct sockaddr_in *d4 = (const struct sockaddr_in *)dst;
 	const struct sockaddr_in6 *d6 = (const struct sockaddr_in6 *)dst;
+	const char *ifname;
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in v4;
+		struct sockaddr_in6 v6;
+	} a;
+	socklen_t alen = 0;
 
-	if (dst->ss_family == AF_INET && c->out4_set &&
-	    (ntohl(d4->sin_addr.s_addr) >> 24) != 127) {
-		if (bind(fd, (const struct sockaddr *)&c->out4, sizeof(c->out4)))
-			debug("bind to --outbound-addr: %s", strerror(errno));
-	} else if (dst->ss_family == AF_INET6 && c->out6_set &&
-		   !IN6_IS_ADDR_LOOPBACK(&d6->sin6_addr) &&
-		   !IN6_IS_ADDR_V4MAPPED(&d6->sin6_addr)) {
-		if (bind(fd, (const struct sockaddr *)&c->out6, sizeof(c->out6)))
-			debug("bind to --outbound-addr6: %s", strerror(errno));
+	memset(&a, 0, sizeof(a));
+	if (dst->ss_family == AF_INET) {
+		if ((ntohl(d4->sin_addr.s_addr) >> 24) == 127)
+			return 0;
+		ifname = c->outbound_if4;
+		if (c->outbound4.s_addr) {
+			a.v4.sin_family = AF_INET;
+			a.v4.sin_addr = c->outbound4;
+			alen = sizeof(a.v4);
+		}
+	} else {
+		if (IN6_IS_ADDR_LOOPBACK(&d6->sin6_addr) ||
+		    IN6_IS_ADDR_V4MAPPED(&d6->sin6_addr))
+			return 0;
+		ifname = c->outbound_if6;
+		if (!IN6_IS_ADDR_UNSPECIFIED(&c->outbound6)) {
+			a.v6.sin6_family = AF_INET6;
+			a.v6.sin6_addr = c->outbound6;
+			alen = sizeof(a.v6);
+		}
 	}
+	if (ifname && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ifname,
+				 (socklen_t)strlen(ifname) + 1))
+		return -errno;
+	if (alen && bind(fd, &a.sa, alen))
+		return -errno;
+	return 0;
+}
+
+/**
+ * sock_out_check() - bind a socket of each configured family as outbound
+ * sockets will be, once, and say clearly why that fails
+ * @c:		configuration
+ *
+ * Called once privileges are dropped (sandbox_enter()), so that what
+ * works here works for the flows: SO_BINDTODEVICE needs CAP_NET_RAW before
+ * Linux 5.7.
+ *
+ * #syscalls:setup socket close
+ * Return: 0, or -1 with the reason logged
+ */
+int sock_out_check(const struct conf *c)
+{
+	static const uint8_t v6_probe[16] = { 0x20, 0x01, 0x0d, 0xb8 };
+	int fam;
+
+	for (fam = 0; fam < 2; fam++) {
+		const char *ifname = fam ? c->outbound_if6 : c->outbound_if4;
+		bool addr = fam ? !IN6_IS_ADDR_UNSPECIFIED(&c->outbound6) :
+				  c->outbound4.s_addr != 0;
+		char as[INET6_ADDRSTRLEN] = "";
+		struct sockaddr_storage dst;
+		int fd, ret;
+
+		if (!ifname && !addr)
+			continue;
+		/* any destination but loopback: 192.0.2.1, 2001:db8:: */
+		memset(&dst, 0, sizeof(dst));
+		dst.ss_family = fam ? AF_INET6 : AF_INET;
+		if (fam)
+			memcpy(&((struct sockaddr_in6 *)&dst)->sin6_addr,
+			       v6_probe, 16);
+		else
+			((struct sockaddr_in *)&dst)->sin_addr.s_addr =
+				htonl(0xc0000201);
+		fd = socket(dst.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			err_perror("cannot test the outbound IPv%c binding",
+				   fam ? '6' : '4');
+			return -1;
+		}
+		ret = sock_bind_out(c, fd, &dst);
+		close(fd);
+		if (!ret)
+			continue;
+		if (fam)
+			inet_ntop(AF_INET6, &c->outbound6, as, sizeof(as));
+		else
+			inet_ntop(AF_INET, &c->outbound4, as, sizeof(as));
+		if (ifname && (ret == -EPERM || ret == -EACCES))
+			err("cannot bind outbound IPv%c sockets to interface %s (--outbound-if%c): %s; before Linux 5.7, SO_BINDTODEVICE needs CAP_NET_RAW",
+			    fam ? '6' : '4', ifname, fam ? '6' : '4',
+			    strerror(-ret));
+		else if (ifname && ret == -ENODEV)
+			err("cannot bind outbound IPv%c sockets to interface %s (--outbound-if%c): no such interface",
+			    fam ? '6' : '4', ifname, fam ? '6' : '4');
+		else if (addr && ret == -EADDRNOTAVAIL)
+			err("cannot bind outbound IPv%c sockets to %s: not an address of this host%s%s",
+			    fam ? '6' : '4', as, ifname ? " or of " : "",
+			    ifname ? ifname : "");
+		else
+			err("cannot bind outbound IPv%c sockets%s%s%s%s: %s",
+			    fam ? '6' : '4', addr ? " to " : "", as,
+			    ifname ? " on interface " : "",
+			    ifname ? ifname : "", strerror(-ret));
+		return -1;
+	}
+	return 0;
 }
 
 /**
@@ -180,6 +282,11 @@ void sock_bind_out(const struct conf *c, int fd,
  * A connection that would reach one of slipway's own listening sockets
  * is refused, as a closed port would be (selfport.c).
  *
+ * A socket that cannot be bound to the outbound address or interface
+ * fails the flow (ICMP unreachable to the guest). Connections the core
+ * sent to the host's resolver (DNS over TCP to the forwarder's address)
+ * are not bound: the forwarder's queries are not (dns_fwd.c).
+ *
  * #syscalls socket connect epoll_ctl
  */
 static void sock_connect(struct shard *sh, struct tcp_flow *f,
@@ -188,7 +295,7 @@ static void sock_connect(struct shard *sh, struct tcp_flow *f,
 	struct sockaddr_storage sa;
 	socklen_t sl = sockaddr_from(&sa, it->addr, it->port);
 	uint32_t idx = tcp_flow_idx(&sh->core, f);
-	int fd;
+	int fd, ret;
 
 	if (selfport_reached(&sh->grp->self, IPPROTO_TCP, &sa)) {
 		CTR_INC(&sh->core, TCP_REFUSED_SELF);
@@ -211,7 +318,19 @@ static void sock_connect(struct shard *sh, struct tcp_flow *f,
 	f->sock = fd;
 	sh->hflags[idx] &= HF_TX_PENDING;
 	sock_setup(sh, fd);
-	sock_bind_out(sh->conf, fd, &sa);
+	/* DNS over TCP to the forwarder's address goes to the host's
+	 * resolver, as the forwarder's own queries do: unbound, like them */
+	ret = core_addr_is_dns(&sh->core, f->remote_addr) ? 0 :
+	      sock_bind_out(sh->conf, fd, &sa);
+	if (ret) {
+		/* the outbound address or interface is gone: unbound, the
+		 * connection would leave another way */
+		CTR_INC(&sh->core, TCP_FLOWS_BIND_FAIL);
+		warn_rl("cannot bind a guest's connection to the outbound address or interface: %s (TCP_FLOWS_BIND_FAIL)",
+			strerror(-ret));
+		tcp_on_sock_connected(&sh->core, f, -ret, sh->now_ns, &sh->fx);
+		return;
+	}
 	if (connect(fd, (struct sockaddr *)&sa, sl) == 0) {
 		sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
 		sock_space_update(sh, f, false);

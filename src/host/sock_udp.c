@@ -71,7 +71,15 @@ static int sock_udp_open(struct shard *sh, struct udp_flow *f,
 		}
 		return ret;
 	}
-	sock_bind_out(sh->conf, fd, &sa);
+	ret = sock_bind_out(sh->conf, fd, &sa);
+	if (ret) {
+		/* not unbound: the datagrams would leave another way */
+		CTR_INC(&sh->core, UDP_BIND_FAIL);
+		warn_rl("cannot bind a guest's %s flow to the outbound address or interface: %s (UDP_BIND_FAIL)",
+			icmp ? "ICMP echo" : "UDP", strerror(-ret));
+		close(fd);
+		return ret;
+	}
 	if (connect(fd, (struct sockaddr *)&sa, sl) ||
 	    epoll_ctl(sh->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		ret = -errno;

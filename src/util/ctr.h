@@ -112,6 +112,7 @@
 	X(TCP_FLOWS_GIVEUP, "flows reset after retransmissions ran out")    \
 	X(TCP_FLOWS_TABLE_FULL, "flows refused: flow table full")           \
 	X(TCP_FLOWS_SOCK_FAIL, "flows refused: no host socket (fd limit?)") \
+	X(TCP_FLOWS_BIND_FAIL, "flows refused: the outbound address or interface would not bind") \
 	X(TCP_FLOWS_GUEST_REFUSED, "published-port flows the guest refused") \
 	X(TCP_FLOWS_ACTIVE, "flows open now (gauge)")                       \
 	/* data */                                                          \
@@ -145,6 +146,7 @@
 	X(UDP_FLOWS_UNPUBLISHED, "UDP flows forgotten: their port was removed") \
 	X(UDP_FLOWS_TABLE_FULL, "datagrams dropped: UDP flow table full")   \
 	X(UDP_SOCK_FAIL, "datagrams dropped: no host socket")               \
+	X(UDP_BIND_FAIL, "datagrams dropped: the outbound address or interface would not bind") \
 	X(UDP_SEND_ERRORS, "host UDP send failures")                        \
 	X(UDP_UNREACH_SENT, "port unreachable sent to the guest")           \
 	X(UDP_REFUSED_SELF, "of those, for slipway's own listening sockets") \

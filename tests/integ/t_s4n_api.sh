@@ -41,6 +41,13 @@ expect_err() {
 	"$PY" -c 'import json,sys; d=json.loads(sys.argv[1]); sys.exit(0 if sys.argv[2].lower() in d["error"]["desc"].lower() and "return" not in d else 1)' \
 		"$r" "$2" || fail "request ${1:0:80}: expected an error about '$2', got $r"
 }
+# expect_desc JSON DESC: the reply is exactly slirp4netns's error DESC
+expect_desc() {
+	local r
+	r=$(api "$1") || fail "no reply to ${1:0:80}"
+	"$PY" -c 'import json,sys; d=json.loads(sys.argv[1]); sys.exit(0 if d == {"error": {"desc": sys.argv[2]}} else 1)' \
+		"$r" "$2" || fail "request ${1:0:80}: expected slirp4netns's error '$2', got $r"
+}
 # expect_id JSON: the reply is {"return":{"id":N}}; sets ID=N
 # (not in a subshell: fail's cleanup must run once, in the test's shell)
 expect_id() {
@@ -99,6 +106,12 @@ expect_err "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host
 kill "$holder"
 big="{\"execute\":\"list_hostfwd\",\"pad\":\"$(head -c 5000 /dev/zero | tr '\0' x)\"}"
 expect_err "$big" "too large"
+# slirp4netns's own words for requests it cannot run at all
+expect_desc 'not json at all' "bad request: cannot parse JSON"
+expect_desc '[1, 2]' "bad request: json_object() failed"
+expect_desc '{"arguments":{}}' "bad request: no execute found"
+expect_desc '{"execute":"frobnicate"}' "bad request: unknown execute"
+expect_desc "$big" "bad request: too large message"
 expect_err '{"execute":"remove_hostfwd","arguments":{"id":99}}' "no forward"
 expect_err '{"execute":"remove_hostfwd","arguments":{"id":"one"}}' "id"
 
@@ -210,6 +223,31 @@ wait "$STALL" || fail "the stalled client got no reply once it sent the rest"
 "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1]))["return"]["entries"]; sys.exit(0 if [e["id"] for e in d]==[2,3,4] else 1)' "$T/stalled.out" ||
 	fail "the stalled client's list: $(cat "$T/stalled.out")"
 
+# a port below 1024: slipway keeps CAP_NET_BIND_SERVICE in its sandbox, as
+# slirp4netns --enable-sandbox does (unless any port is unprivileged here)
+if [ "$(sysctl -n net.ipv4.ip_unprivileged_port_start)" -gt 600 ]; then
+	lowp=$("$PY" -c '
+import socket
+for p in range(1023, 600, -1):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p)); print(p); break
+    except OSError:
+        pass
+    finally:
+        s.close()')
+	expect_id "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_addr\":\"127.0.0.1\",\"host_port\":$lowp,\"guest_port\":8006}}"
+	ss -Hltn "sport = :$lowp" | grep -q LISTEN || fail "privileged port $lowp: not listening"
+	r=$(api "{\"execute\":\"remove_hostfwd\",\"arguments\":{\"id\":$ID}}")
+	[ "$r" = '{"return":{}}' ] || fail "remove_hostfwd of port $lowp replied $r"
+fi
+
+# the counters: on SIGUSR1 only (standard error, which podman and
+# rootlesskit log), not again at exit
+kill -USR1 "$SW_PID"
+wait_for "the counters on SIGUSR1" 10 "grep -q '\"counters\"' $T/slipway.log"
+grep '"counters"' "$T/slipway.log" | tail -1 >"$T/stats.json"
+
 # the exit fd: its writer goes, slipway exits 0 and removes its socket
 kill "$writer"
 for i in $(seq 60); do
@@ -221,11 +259,80 @@ wait "$SW_PID"
 rc=$?
 [ "$rc" = 0 ] || fail "slipway exited $rc"
 [ -e "$API" ] && fail "the API socket is still there"
-# the counters it wrote at exit (standard error): the integrity gates
-tail -1 "$T/slipway.log" >"$T/stats.json"
+n=$(grep -c '"counters"' "$T/slipway.log")
+[ "$n" = 1 ] || fail "counters written $n times, expected once (SIGUSR1), none at exit"
 check_gates
 expect_ctr TCP_FLOWS_OPENED_HOST -eq 3
 expect_ctr TCP_TX_BYTES -eq $((9 << 20))
 expect_ctr TCP_GUEST_BYTES -eq $((8 << 20))
 expect_ctr UDP_TO_GUEST -eq 1
-pass "slirp4netns API: add/list/remove with verified TCP and UDP transfers, explicit guest address, 11 error replies, served by slipway-ctl beside a stalled client, exit fd"
+
+# without -c, with --disable-host-loopback: DHCP leases .15 (libslirp's
+# first address; -c configures .100), and the gateway answers TCP and UDP
+# with ICMP net unreachable (ENETUNREACH), as libslirp does, not a reset
+NS2=${NS}b
+make_ns "$NS2"
+"$S4N" --disable-host-loopback --netns-type=path "/run/netns/$NS2" tap0 \
+	-r 4 4>"$T/ready2" >"$T/slipway.log" 2>&1 &
+SW2=$!
+PIDS+=($SW2)
+wait_for "the second ready fd" 10 "[ -s $T/ready2 ]"
+cat >"$T/udhcpc.sh" <<EOS
+#!/bin/sh
+case "\$1" in
+bound) ip addr add "\$ip/\$mask" dev "\$interface"; echo "\$ip" >"$T/lease" ;;
+esac
+exit 0
+EOS
+chmod 755 "$T/udhcpc.sh"
+ip netns exec "$NS2" ip link set lo up
+ip netns exec "$NS2" ip link set tap0 up
+ip netns exec "$NS2" busybox udhcpc -i tap0 -n -q -f -t 5 -T 1 -a \
+	-s "$T/udhcpc.sh" >"$T/udhcpc.log" 2>&1 ||
+	fail "udhcpc got no lease: $(cat "$T/udhcpc.log")"
+[ "$(cat "$T/lease")" = 10.0.2.15 ] || fail "DHCP leased $(cat "$T/lease"), expected 10.0.2.15"
+lp=$(free_port)
+got=$(ip netns exec "$NS2" "$PY" -c '
+import errno, socket, sys
+port = int(sys.argv[1])
+out = []
+try:
+    socket.create_connection(("10.0.2.2", port), timeout=5); out.append("connected")
+except OSError as e:
+    out.append(errno.errorcode.get(e.errno, str(e)))
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(5)
+u.setsockopt(socket.IPPROTO_IP, 11, 1)  # IP_RECVERR: net unreachable is no hard error
+u.connect(("10.0.2.2", port)); u.send(b"x")
+try:
+    u.recv(100); out.append("answered")
+except OSError as e:
+    out.append(errno.errorcode.get(e.errno, str(e)))
+print(" ".join(out))' "$lp")
+[ "$got" = "ENETUNREACH ENETUNREACH" ] ||
+	fail "--disable-host-loopback: TCP and UDP to 10.0.2.2 got '$got', expected ENETUNREACH ENETUNREACH"
+kill "$SW2"
+wait "$SW2"
+grep -q '"counters"' "$T/slipway.log" && fail "counters written to standard error at exit"
+
+# -c in a namespace that has a default route: slirp4netns's ioctl adds its
+# own beside it (first), where "ip route add" would refuse
+NS3=${NS}c
+make_ns "$NS3"
+ip -n "$NS3" link add d0 type veth peer name d0p || fail "veth in $NS3"
+ip -n "$NS3" addr add 192.168.77.1/24 dev d0
+ip -n "$NS3" link set d0 up
+ip -n "$NS3" link set d0p up
+ip -n "$NS3" route add default via 192.168.77.2 dev d0 || fail "default route in $NS3"
+"$S4N" -c --netns-type=path "/run/netns/$NS3" tap0 -r 4 4>"$T/ready3" \
+	>"$T/slipway.log" 2>&1 &
+SW3=$!
+PIDS+=($SW3)
+wait_for "the third ready fd (or its exit)" 10 "[ -s $T/ready3 ] || ! kill -0 $SW3 2>/dev/null"
+[ -s "$T/ready3" ] || fail "-c with a default route in the namespace: $(cat "$T/slipway.log")"
+ip -n "$NS3" route show default | head -1 | grep -q "default via 10.0.2.2 dev tap0" ||
+	fail "-c: default routes: $(ip -n "$NS3" route show default)"
+ip -n "$NS3" route show default | grep -q "via 192.168.77.2" ||
+	fail "-c: the namespace's own default route is gone"
+kill "$SW3"
+wait "$SW3"
+pass "slirp4netns API: add/list/remove with verified TCP and UDP transfers, explicit guest address, 16 error replies (5 in slirp4netns's words), a port below 1024, served by slipway-ctl beside a stalled client, exit fd, counters only on SIGUSR1; DHCP .15; ICMP net unreachable from the gateway with --disable-host-loopback; -c beside a default route"
