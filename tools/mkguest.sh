@@ -30,6 +30,9 @@
 #   SW_NET fail REASON | up        eth0 found and set up
 #   SW_MTU_FALLBACK want=N got=M   sw.mtu was refused; M is the largest taken
 #   SW_DHCP ok ip=A/P router=R dns=D | SW_DHCP fail       (sw.dhcp=1)
+#   SW_DHCP_NAMES host=H fqdn81=HEX  the server gave a host name (option 12,
+#                                  set as the guest's: H is hostname's
+#                                  output) or option 81 (its value in hex)
 #   SW_ADDR ok ip=A/P gw=G | SW_ADDR fail                 (sw.addr=, sw.gw=)
 #   SW_FEATURES 0xHEX              negotiated virtio features (bit n = feature n)
 #   SW_QUEUES rx=N tx=M            queues of eth0
@@ -49,6 +52,7 @@
 # deleted before the get).
 #
 # Other parameters: sw.mtu=N (default 65520), sw.dns=ADDR (static resolver),
+# sw.dhcp_fqdn=1 (udhcpc asks for option 81 too, -O 81),
 # sw.xfer_timeout=S (limit of each ping/put/get step, default 120),
 # sw.deadline=S (power off after S seconds whatever happens; 0: never),
 # sw.dmesg=1 (print the kernel log, each line prefixed "K: ", before SW_DONE).
@@ -232,10 +236,14 @@ echo "SW_NET up"
 
 if [ "${sw_dhcp:-0}" = 1 ]; then
 	rm -f /tmp/dhcp.env
-	timeout 60 udhcpc -i eth0 -q -n -t 5 -s /etc/udhcpc.sh
+	o81=
+	[ "${sw_dhcp_fqdn:-0}" = 1 ] && o81="-O 81"
+	timeout 60 udhcpc -i eth0 -q -n -t 5 $o81 -s /etc/udhcpc.sh
 	if [ -s /tmp/dhcp.env ]; then
 		. /tmp/dhcp.env
 		echo "SW_DHCP ok ip=$d_ip/$d_mask router=$d_router dns=$d_dns"
+		[ -n "$d_host$d_fqdn" ] &&
+			echo "SW_DHCP_NAMES host=$(hostname) fqdn81=$d_fqdn"
 	else
 		echo "SW_DHCP fail"
 	fi
@@ -326,8 +334,12 @@ bound | renew)
 		echo "nameserver $d" >>/etc/resolv.conf
 	done
 	[ -n "${domain:-}" ] && echo "search $domain" >>/etc/resolv.conf
+	# option 12 names the guest, as distributions' scripts do; option 81
+	# (unknown to udhcpc) comes as opt81, in hex
+	[ -n "${hostname:-}" ] && hostname "$hostname"
 	d=$(echo ${dns:-} | tr ' ' ,)
-	echo "d_ip=$ip d_mask=${mask:-32} d_router=$r d_dns=$d" >/tmp/dhcp.env
+	echo "d_ip=$ip d_mask=${mask:-32} d_router=$r d_dns=$d" \
+		"d_host=${hostname:-} d_fqdn=${opt81:-}" >/tmp/dhcp.env
 	;;
 leasefail | nak)
 	echo "udhcpc: $1 ${message:-}"

@@ -146,6 +146,10 @@ struct vnet_hdr {
 	uint16_t csum_offset;
 };
 
+/* a host name or FQDN: as text (no final dot), and in DNS wire format */
+#define DHCP_NAME_MAX 253
+#define DHCP_NAME_WIRE_MAX 255
+
 /**
  * struct core_conf - addresses and knobs (all addresses network order)
  * @our_mac:		gateway MAC address
@@ -214,6 +218,12 @@ struct vnet_hdr {
  * @mtu:	interface MTU (option 26), 0: none
  * @search:	domain search list, DNS wire format (RFC 3397), may be empty
  * @search_len:	bytes of @search
+ * @hostname:	the guest's host name (option 12), text, no terminator
+ * @hostname_len: bytes of @hostname, 0: none
+ * @fqdn:	the guest's fully qualified name, DNS wire format ending in
+ *		the root label: option 81 (RFC 4702) and DHCPv6 option 39
+ *		(RFC 4704), for clients that ask for it
+ * @fqdn_len:	bytes of @fqdn, 0: none
  */
 struct dhcp4_conf {
 	uint32_t addr_be;
@@ -226,6 +236,10 @@ struct dhcp4_conf {
 	uint16_t mtu;
 	uint8_t search[256];
 	size_t search_len;
+	uint8_t hostname[DHCP_NAME_MAX];
+	size_t hostname_len;
+	uint8_t fqdn[DHCP_NAME_WIRE_MAX];
+	size_t fqdn_len;
 };
 
 struct core_conf {

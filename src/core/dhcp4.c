@@ -37,7 +37,19 @@
  * when the client asks for it in its parameter request list (55): an MTU
  * of 65520 on an interface that cannot take it would cut the guest off.
  * Replies are kept within the client's maximum message size (option 57,
- * 576 bytes if absent) by leaving out the domain search list if needed.
+ * 576 bytes if absent) and the MTU: the host name (12), the client FQDN
+ * (81) and the domain search list (119), in this order, are each left out
+ * if they do not fit.
+ *
+ * Names: option 12 carries conf.dhcp4.hostname to every client, as passt
+ * does. Option 81 (RFC 4702) carries conf.dhcp4.fqdn only to a client that
+ * sent option 81 or lists 81 in its parameter request list: the option is
+ * the server's answer to the client's (passt sends it to every client). It
+ * is in the encoding the client used (E bit: wire format, or the
+ * deprecated ASCII form), wire format if the client sent none; RCODE1 and
+ * RCODE2 are 255 (section 2.2). This server updates no DNS, so S is 0, O
+ * is set when the client asked the server to update (its S), and N echoes
+ * the client's N.
  */
 
 #include "dhcp4.h"
@@ -46,7 +58,8 @@
 #define BOOTP_HLEN 236		/* op .. file: the fixed BOOTP header */
 #define BOOTP_MIN_LEN 300	/* RFC 1542 2.1: pad replies to this */
 #define DHCP4_COOKIE 0x63825363 /* 99.130.83.99 */
-#define DHCP4_REPLY_MAX 576	/* stack buffer: enough for every reply */
+#define DHCP4_REPLY_MAX 576	/* RFC 2131: every client takes this much */
+#define DHCP4_BUF_LEN 1100	/* stack buffer: the largest reply (1073) */
 #define DHCP4_IP_UDP_HLEN 28	/* IPv4 + UDP header bytes in option 57 */
 
 #define BOOTREQUEST 1
@@ -72,6 +85,7 @@
 #define OPT_SUBNET_MASK 1
 #define OPT_ROUTER 3
 #define OPT_DNS 6
+#define OPT_HOSTNAME 12
 #define OPT_MTU 26
 #define OPT_REQ_ADDR 50
 #define OPT_LEASE_TIME 51
@@ -82,6 +96,7 @@
 #define OPT_MAX_MSG_SIZE 57
 #define OPT_T1 58
 #define OPT_T2 59
+#define OPT_CLIENT_FQDN 81
 #define OPT_SEARCH 119
 #define OPT_END 255
 
@@ -95,6 +110,13 @@
 #define DHCPRELEASE 7
 #define DHCPINFORM 8
 #define DHCP_TYPE_MAX_ASSIGNED 20
+
+/* option 81 flags (RFC 4702 section 2.1) */
+#define FQDN_S 0x01	/* the server should update the A RR */
+#define FQDN_O 0x02	/* the server overrode the client's S */
+#define FQDN_E 0x04	/* the name is in DNS wire format, not ASCII */
+#define FQDN_N 0x08	/* the server should not update any RR */
+#define FQDN_RCODE_SERVER 255 /* RCODE1 and RCODE2 from a server */
 
 /**
  * enum dhcp4_verdict - dhcp4_parse() result, one-to-one with the counters
@@ -116,6 +138,9 @@ enum dhcp4_verdict { DHCP4_OK, DHCP4_BAD, DHCP4_IGNORED, DHCP4_VERDICT_NUM };
  * @has_req_addr:	option 50 present
  * @has_server_id:	option 54 present
  * @want_mtu:		option 55 lists option 26
+ * @want_fqdn:		option 55 lists option 81, or option 81 is present
+ * @has_fqdn:		option 81 present (@fqdn_flags valid)
+ * @fqdn_flags:		the flags of the client's option 81
  */
 struct dhcp4_msg {
 	const uint8_t *hdr;
@@ -126,6 +151,9 @@ struct dhcp4_msg {
 	bool has_req_addr;
 	bool has_server_id;
 	bool want_mtu;
+	bool want_fqdn;
+	bool has_fqdn;
+	uint8_t fqdn_flags;
 };
 
 /**
@@ -159,7 +187,9 @@ static enum dhcp4_verdict dhcp4_opt_addr(const uint8_t *val, size_t len,
  * have its length byte and value inside the view. Running out of bytes
  * without End is accepted, as most servers do. Options we read must have
  * their fixed length and appear once (53, 50, 54, 57); option 55 may be
- * split over several instances (RFC 3396), so each one is scanned.
+ * split over several instances (RFC 3396), so each one is scanned. Of
+ * option 81 only the flags of the first instance are read (an empty one
+ * counts as wire format asked for).
  *
  * Return: DHCP4_OK, or DHCP4_BAD
  */
@@ -209,8 +239,15 @@ static enum dhcp4_verdict dhcp4_parse_opts(struct pkt_view v,
 				(uint16_t)MAX(rd16(val), DHCP4_REPLY_MAX);
 			break;
 		case OPT_PARAM_REQ:
-			for (i = 0; i < len; i++)
+			for (i = 0; i < len; i++) {
 				m->want_mtu |= val[i] == OPT_MTU;
+				m->want_fqdn |= val[i] == OPT_CLIENT_FQDN;
+			}
+			break;
+		case OPT_CLIENT_FQDN:
+			if (!m->has_fqdn)
+				m->fqdn_flags = len ? val[0] : FQDN_E;
+			m->has_fqdn = m->want_fqdn = true;
 			break;
 		default: /* including OPT_OVERLOAD: see the DOC above */
 			break;
@@ -328,17 +365,90 @@ static size_t dhcp4_search_len(const struct dhcp4_conf *d)
 }
 
 /**
+ * dhcp4_fqdn_ascii() - does the client want option 81 in ASCII?
+ * @m:		the client's message
+ *
+ * Return: true if it sent option 81 with the E bit clear (RFC 4702 section
+ *	   4: the server answers in the client's encoding)
+ */
+static bool dhcp4_fqdn_ascii(const struct dhcp4_msg *m)
+{
+	return m->has_fqdn && !(m->fqdn_flags & FQDN_E);
+}
+
+/**
+ * dhcp4_fqdn_len() - bytes option 81 takes in a reply to this client
+ * @d:		DHCP configuration
+ * @m:		the client's message
+ *
+ * Return: option bytes (code, length, flags, RCODEs, name), 0 if there is
+ *	   no name, it is too long for the option or the client did not ask
+ *	   for it
+ */
+static size_t dhcp4_fqdn_len(const struct dhcp4_conf *d,
+			     const struct dhcp4_msg *m)
+{
+	size_t len = MIN(d->fqdn_len, sizeof(d->fqdn));
+
+	/* the flags and RCODEs leave 252 bytes of the 255 for the name */
+	if (len < 2 || len > 255 - 3 || !m->want_fqdn)
+		return 0;
+	/* ASCII: the labels without the first length byte and the root */
+	return 2 + 3 + (dhcp4_fqdn_ascii(m) ? len - 2 : len);
+}
+
+/**
+ * dhcp4_put_fqdn() - append option 81 (RFC 4702)
+ * @p:		where the option goes, dhcp4_fqdn_len() bytes
+ * @d:		DHCP configuration (the name, wire format)
+ * @m:		the client's message (its flags, the encoding it wants)
+ *
+ * Flags: E as the client's (set if it sent no option 81); S clear, as
+ * this server updates no DNS; O set if that overrides the client's S; N
+ * as the client's. RCODE1 and RCODE2 are 255. In ASCII, each label's
+ * length byte but the first becomes a dot and the root label goes.
+ *
+ * Return: bytes written
+ */
+static size_t dhcp4_put_fqdn(uint8_t *p, const struct dhcp4_conf *d,
+			     const struct dhcp4_msg *m)
+{
+	size_t len = dhcp4_fqdn_len(d, m), i, next;
+	uint8_t flags = m->has_fqdn ? m->fqdn_flags : FQDN_E;
+	uint8_t *name = p + 5;
+
+	p[0] = OPT_CLIENT_FQDN;
+	p[1] = (uint8_t)(len - 2);
+	p[2] = (uint8_t)((flags & (FQDN_E | FQDN_N)) |
+			 (flags & FQDN_S ? FQDN_O : 0));
+	p[3] = p[4] = FQDN_RCODE_SERVER;
+	if (!dhcp4_fqdn_ascii(m)) {
+		memcpy(name, d->fqdn, len - 5);
+		return len;
+	}
+	memcpy(name, d->fqdn + 1, len - 5);
+	/* labels were checked when configured: each length byte leads to
+	 * the next, and the name ends where the root label was */
+	for (i = d->fqdn[0]; i < len - 5; i = next) {
+		next = i + 1 + name[i];
+		name[i] = '.';
+	}
+	return len;
+}
+
+/**
  * dhcp4_build() - write a reply in the caller's buffer
  * @c:		core (conf.dhcp4: what to hand out)
  * @m:		the client's message
  * @type:	DHCPOFFER, DHCPACK or DHCPNAK
- * @buf:	DHCP4_REPLY_MAX bytes
+ * @buf:	DHCP4_BUF_LEN bytes
  *
  * The fields follow RFC 2131 table 3: xid, flags, giaddr and chaddr are
  * the client's; yiaddr is ours except for INFORM and NAK; ciaddr is echoed
  * in ACKs. A NAK carries only the message type and server identifier. An
  * INFORM's ACK has no lease times. The reply is padded to 300 bytes
- * (RFC 1542) and never exceeds the client's maximum message size.
+ * (RFC 1542) and never exceeds the client's maximum message size or the
+ * MTU: the host name, the FQDN and the search list go in only if they fit.
  *
  * Return: reply length
  */
@@ -346,14 +456,16 @@ static size_t dhcp4_build(const struct core *c, const struct dhcp4_msg *m,
 			  uint8_t type, uint8_t *buf)
 {
 	const struct dhcp4_conf *d = &c->conf.dhcp4;
-	size_t limit = MIN((size_t)m->max_msg_len - DHCP4_IP_UDP_HLEN,
-			   (size_t)DHCP4_REPLY_MAX);
+	size_t ip_max = MIN((size_t)m->max_msg_len,
+			    MAX((size_t)c->conf.mtu, (size_t)DHCP4_REPLY_MAX));
+	size_t limit = MIN(ip_max - DHCP4_IP_UDP_HLEN, (size_t)DHCP4_BUF_LEN);
+	size_t hlen = MIN(d->hostname_len, sizeof(d->hostname));
 	bool lease = type != DHCPNAK && m->type != DHCPINFORM;
 	uint8_t *p = buf + BOOTP_HLEN;
 	unsigned ndns = MIN(d->ndns, ARRAY_SIZE(d->dns_be));
 	size_t len;
 
-	memset(buf, 0, DHCP4_REPLY_MAX);
+	memset(buf, 0, DHCP4_BUF_LEN);
 	buf[BOOTP_OP] = BOOTREPLY;
 	buf[BOOTP_HTYPE] = 1;
 	buf[BOOTP_HLEN_OFF] = ETH_ALEN;
@@ -392,8 +504,13 @@ static size_t dhcp4_build(const struct core *c, const struct dhcp4_msg *m,
 		wr16(b, d->mtu);
 		p += dhcp4_opt_put(p, OPT_MTU, b, 2);
 	}
-	/* the search list is the only option that can make a reply large:
-	 * leave it out rather than exceed what the client takes */
+	/* names and the search list can make a reply large: leave them
+	 * out rather than exceed what the client takes (1 byte: End) */
+	if (hlen && (size_t)(p - buf) + 2 + hlen + 1 <= limit)
+		p += dhcp4_opt_put(p, OPT_HOSTNAME, d->hostname, hlen);
+	if (dhcp4_fqdn_len(d, m) &&
+	    (size_t)(p - buf) + dhcp4_fqdn_len(d, m) + 1 <= limit)
+		p += dhcp4_put_fqdn(p, d, m);
 	if (dhcp4_search_len(d) &&
 	    (size_t)(p - buf) + dhcp4_search_len(d) + 1 <= limit) {
 		size_t left = MIN(d->search_len, sizeof(d->search)), off = 0;
@@ -409,7 +526,7 @@ static size_t dhcp4_build(const struct core *c, const struct dhcp4_msg *m,
 end:
 	*p++ = OPT_END;
 	len = (size_t)(p - buf);
-	ASSERT(len <= DHCP4_REPLY_MAX);
+	ASSERT(len <= DHCP4_BUF_LEN);
 	return MAX(len, (size_t)BOOTP_MIN_LEN);
 }
 
@@ -429,7 +546,7 @@ static void dhcp4_reply(struct core *c, const struct dhcp4_msg *m,
 			uint8_t type, struct fx *fx)
 {
 	uint32_t dst_be = 0xffffffffU, ciaddr_be;
-	uint8_t buf[DHCP4_REPLY_MAX];
+	uint8_t buf[DHCP4_BUF_LEN];
 	size_t len;
 
 	memcpy(&ciaddr_be, m->hdr + BOOTP_CIADDR, 4);

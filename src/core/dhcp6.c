@@ -49,7 +49,12 @@
  * empty, whether the client's Option Request lists them or not (section
  * 18.3 lets a server return options it is configured to). The search list
  * must be in uncompressed wire format (RFC 3646, as for RFC 8106's DNSSL):
- * main.c writes it so.
+ * main.c writes it so. They also carry the Client FQDN option (39, RFC
+ * 4704) with conf.dhcp4.fqdn, but only to a client that sent one or lists
+ * 39 in its Option Request (passt sends it to every client): flags S and
+ * N clear, as this server updates no DNS, and O set if the client's S asked
+ * it to. It goes last and is left out if the reply would outgrow its
+ * buffer.
  *
  * Counting: each message given to dhcp6_input() moves exactly one
  * counter: the receipt counter of its type (DHCP6_SOLICIT, _REQUEST,
@@ -126,6 +131,11 @@
 #define OPT6_DOMAIN_LIST 24
 #define OPT6_IA_PD 25
 #define OPT6_IAPREFIX 26
+#define OPT6_CLIENT_FQDN 39
+
+/* Client FQDN flags (RFC 4704 section 4.1) */
+#define FQDN6_S 0x01	/* the server should update the AAAA RR */
+#define FQDN6_O 0x02	/* the server overrode the client's S */
 
 #define IA_NA_FIXED_LEN 12	/* IAID, T1, T2 (IA_PD: the same) */
 #define IA_TA_FIXED_LEN 4	/* IAID */
@@ -170,6 +180,10 @@ struct dhcp6_ia {
  * @has_client_id:	Client Identifier present
  * @has_server_id:	Server Identifier present
  * @rapid_commit:	Rapid Commit present
+ * @want_fqdn:		Client FQDN present, or listed in the Option
+ *			Request
+ * @fqdn_flags:		flags of the client's (first) Client FQDN, 0 if
+ *			none
  * @ia:			IA options, in message order
  * @nia:		entries in @ia
  * @first_na:		index of the first IA_NA in @ia, -1 if none
@@ -184,6 +198,8 @@ struct dhcp6_msg {
 	bool has_client_id;
 	bool has_server_id;
 	bool rapid_commit;
+	bool want_fqdn;
+	uint8_t fqdn_flags;
 	struct dhcp6_ia ia[DHCP6_MAX_IAS];
 	unsigned nia;
 	int first_na;
@@ -335,16 +351,18 @@ static void dhcp6_server_duid(const struct core *c, uint8_t *out)
  * length: identifiers 3 to 130 bytes and once each, IA_NA and IA_PD at
  * least 12 bytes, IA_TA 4, with their nested options fitting them (see
  * dhcp6_nested_ok()), an Option Request an even length, Elapsed Time 2
- * bytes, Rapid Commit none. Other options are skipped.
+ * bytes, Rapid Commit none. Other options are skipped; of a Client FQDN,
+ * only the flags are read, if there are any.
  *
  * Return: DHCP6_OK, or DHCP6_BAD
  */
 static enum dhcp6_verdict dhcp6_parse_opts(struct pkt_view v,
 					   struct dhcp6_msg *m, bool *too_many)
 {
+	bool seen_fqdn = false;
 	struct pkt_view val;
 	uint16_t code;
-	size_t fixed;
+	size_t fixed, i;
 
 	while (v.len) {
 		if (dhcp6_opt_pull(&v, &code, &val))
@@ -382,6 +400,14 @@ static enum dhcp6_verdict dhcp6_parse_opts(struct pkt_view v,
 		case OPT6_ORO:
 			if (val.len & 1)
 				return DHCP6_BAD;
+			for (i = 0; i < val.len; i += 2)
+				m->want_fqdn |= rd16(val.p + i) ==
+						OPT6_CLIENT_FQDN;
+			break;
+		case OPT6_CLIENT_FQDN:
+			if (!seen_fqdn && val.len)
+				m->fqdn_flags = val.p[0];
+			seen_fqdn = m->want_fqdn = true;
 			break;
 		case OPT6_ELAPSED_TIME:
 			if (val.len != 2)
@@ -501,7 +527,10 @@ static enum dhcp6_verdict dhcp6_parse(const struct core *c,
  * The reply buffer holds the largest reply: header, status (30), server
  * (14) and client (134) identifiers, Preference (5), DHCP6_MAX_IAS IAs
  * (the bound one 44 bytes plus 28 per zeroed address, each other one at
- * most 46), DNS (20) and the search list (260): 1057 bytes at most.
+ * most 46), DNS (20) and the search list (260): 1057 bytes at most. The
+ * Client FQDN (at most 260) comes last and only if it fits: the largest
+ * reply that has one, a RENEW with eight IAs and eight addresses zeroed,
+ * takes 1184 bytes with it.
  *
  * Return: where to write them
  */
@@ -718,6 +747,30 @@ static void dhcp6_put_config(const struct core *c, struct dhcp6_out *o)
 }
 
 /**
+ * dhcp6_put_fqdn() - append the Client FQDN option if the client asked
+ * @c:		core (conf.dhcp4.fqdn, DNS wire format)
+ * @o:		reply
+ * @m:		the client's message
+ *
+ * Left out without a name, for a client that neither sent the option nor
+ * listed it in its Option Request, and when the reply has no room left.
+ */
+static void dhcp6_put_fqdn(const struct core *c, struct dhcp6_out *o,
+			   const struct dhcp6_msg *m)
+{
+	const struct dhcp4_conf *d = &c->conf.dhcp4;
+	size_t len = MIN(d->fqdn_len, sizeof(d->fqdn));
+	uint8_t *p;
+
+	if (!len || !m->want_fqdn ||
+	    DHCP6_OPT_HLEN + 1 + len > sizeof(o->buf) - o->len)
+		return;
+	p = dhcp6_put(o, OPT6_CLIENT_FQDN, 1 + len);
+	p[0] = m->fqdn_flags & FQDN6_S ? FQDN6_O : 0;
+	memcpy(p + 1, d->fqdn, len);
+}
+
+/**
  * dhcp6_send() - put a reply in a frame slot behind IPv6 and UDP headers
  * @c:		core
  * @fx:		effects batch
@@ -842,8 +895,10 @@ static void dhcp6_reply(struct core *c, const struct dhcp6_msg *m,
 	for (i = 0; ias && i < m->nia; i++)
 		dhcp6_put_ia(c, &o, m, &m->ia[i], (int)i == m->first_na,
 			     &zeroed);
-	if (config)
+	if (config) {
 		dhcp6_put_config(c, &o);
+		dhcp6_put_fqdn(c, &o, m);
+	}
 
 	saddr = !memcmp(m->dst, c->conf.gw6, 16) ? c->conf.gw6 :
 						    c->conf.gw6_ll;

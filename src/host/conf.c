@@ -40,6 +40,8 @@ static const char usage_text[] =
 "  --vhost-user PATH       listen there for a vhost-user frontend (QEMU\n"
 "                          -netdev vhost-user): virtio-net with offloads,\n"
 "                          one queue pair per shard (--shards)\n"
+"  --print-capabilities    print the vhost-user backend's capabilities as\n"
+"                          JSON and exit\n"
 "\n"
 "Namespace:\n"
 "  --netns PATH|NAME       attach to an existing namespace: /run/netns/NAME,\n"
@@ -84,6 +86,9 @@ static const char usage_text[] =
 "  --no-dns                no DNS forwarder\n"
 "  --resolv-conf PATH      upstream resolvers (default: /etc/resolv.conf,\n"
 "                          re-read when it changes)\n"
+"  -H, --hostname NAME     host name for DHCP (option 12)\n"
+"  --fqdn NAME             fully qualified name for DHCP: option 81, DHCPv6\n"
+"                          option 39 (to clients that ask for it)\n"
 "\n"
 "";
 
@@ -168,6 +173,7 @@ enum {
 	OPT_STREAM, OPT_DGRAM, OPT_FD, OPT_VHOST_USER, OPT_RUNAS, OPT_NO_SANDBOX,
 	OPT_SECCOMP_LOG, OPT_CTL, OPT_METRICS, OPT_PCAP, OPT_PCAP_MAX,
 	OPT_OUT_IF4, OPT_OUT_IF6,
+	OPT_FQDN, OPT_PRINT_CAPS,
 };
 
 void conf_usage_verror(const char *prog, const char *hint, const char *fmt,
@@ -838,6 +844,108 @@ static int parse_runas(const char *s, uid_t *uid, gid_t *gid,
 }
 
 /**
+ * conf_dhcp_name_check() - is this a name DHCP can hand out?
+ * @s:		the name (--hostname, --fqdn)
+ * @fqdn:	a fully qualified name: may end in a dot (the root), at most
+ *		CONF_FQDN_MAX characters without it (DHCPv4 option 81 holds
+ *		no more)
+ * @why:	reason on failure
+ *
+ * Host names as RFC 952 and RFC 1123 have them: dot-separated labels of 1
+ * to 63 letters, digits and hyphens, no hyphen first or last; at most 253
+ * characters in all.
+ *
+ * Return: 0, or -1 with a reason in @why
+ */
+int conf_dhcp_name_check(const char *s, bool fqdn, const char **why)
+{
+	size_t len = strlen(s), label = 0, i;
+
+	if (fqdn && len > 1 && s[len - 1] == '.')
+		len--;
+	if (!len) {
+		*why = "empty";
+		return -1;
+	}
+	if (len > (fqdn ? CONF_FQDN_MAX : CONF_HOSTNAME_MAX)) {
+		*why = fqdn ? "longer than 250 characters" :
+			      "longer than 253 characters";
+		return -1;
+	}
+	for (i = 0; i <= len; i++) {
+		char ch = i < len ? s[i] : '.';
+
+		if (ch == '.') {
+			if (!label) {
+				*why = "an empty label (two dots, or a dot first)";
+				return -1;
+			}
+			if (s[i - 1] == '-') {
+				*why = "a label ends with '-'";
+				return -1;
+			}
+			label = 0;
+			continue;
+		}
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '-')) {
+			*why = "only letters, digits, '-' and '.' may appear";
+			return -1;
+		}
+		if (!label && ch == '-') {
+			*why = "a label starts with '-'";
+			return -1;
+		}
+		if (++label > 63) {
+			*why = "a label is longer than 63 characters";
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/**
+ * conf_dhcp_name_wire() - a checked name in DNS wire format (RFC 1035)
+ * @s:		the name, conf_dhcp_name_check() passed it as an FQDN
+ * @out:	CONF_FQDN_MAX + 2 bytes
+ *
+ * Return: bytes written, the root label's 0 included
+ */
+size_t conf_dhcp_name_wire(const char *s, uint8_t *out)
+{
+	size_t n = 0, at = 0;
+
+	out[0] = 0;
+	for (; *s && n <= CONF_FQDN_MAX; s++) {
+		if (*s == '.') {
+			if (!s[1])
+				break; /* the root, written below */
+			at = ++n;
+			out[at] = 0;
+			continue;
+		}
+		out[++n] = (uint8_t)*s;
+		out[at]++;
+	}
+	out[++n] = 0;
+	return n + 1;
+}
+
+/**
+ * conf_print_capabilities() - --print-capabilities: what the vhost-user
+ * "Backend program conventions" ask of a backend program
+ *
+ * A JSON object as QEMU's docs/interop/vhost-user.json describes it
+ * (VHostUserBackendCapabilities): a network backend has its type and no
+ * features. Goes to standard output; the program then exits 0.
+ */
+_Noreturn void conf_print_capabilities(void)
+{
+	fputs("{\n  \"type\": \"net\"\n}\n", stdout);
+	exit(fflush(stdout) ? 1 : 0);
+}
+
+/**
  * conf_parse() - parse the command line; exits 2 with a message on errors
  * @c:		configuration to fill
  * @argc:	argument count
@@ -892,6 +1000,9 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "pcap", required_argument, NULL, OPT_PCAP },
 		{ "pcap-max", required_argument, NULL, OPT_PCAP_MAX },
+		{ "hostname", required_argument, NULL, 'H' },
+		{ "fqdn", required_argument, NULL, OPT_FQDN },
+		{ "print-capabilities", no_argument, NULL, OPT_PRINT_CAPS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "trace", no_argument, NULL, OPT_TRACE },
@@ -905,6 +1016,12 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	unsigned long v;
 	const char *why;
 	int o;
+
+	/* the backend program conventions: other options are ignored */
+	for (o = 1; o < argc && strcmp(argv[o], "--"); o++) {
+		if (!strcmp(argv[o], "--print-capabilities"))
+			conf_print_capabilities();
+	}
 
 	memset(c, 0, sizeof(*c));
 	c->sock_fd = -1;
@@ -931,7 +1048,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	inet_pton(AF_INET6, CONF_PREFIX6_DEFAULT, &c->prefix6);
 
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "+:I:a:g:m:o:t:u:T:qdh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+:I:a:g:m:o:t:u:T:H:qdh", opts, NULL)) != -1) {
 		switch (o) {
 		case OPT_NETNS:
 			if (!*optarg)
@@ -1163,6 +1280,20 @@ void conf_parse(struct conf *c, int argc, char **argv)
 				usage_error("bad --pcap-max '%s': expected a size of at least 4096 bytes, e.g. 100M",
 					    optarg);
 			break;
+		case 'H':
+		case OPT_FQDN:
+			if (conf_dhcp_name_check(optarg, o == OPT_FQDN, &why))
+				usage_error("bad %s '%s': %s; expected a host name such as vm1%s",
+					    o == 'H' ? "--hostname" : "--fqdn",
+					    optarg, why,
+					    o == 'H' ? "" : ".example.org");
+			if (o == 'H')
+				c->hostname = optarg;
+			else
+				c->fqdn = optarg;
+			break;
+		case OPT_PRINT_CAPS: /* found before the loop */
+			conf_print_capabilities();
 		case 'q':
 			log_max_level = LOG_ERR;
 			break;

@@ -139,6 +139,10 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
  * @runas:		--runas given
  * @runas_uid:		the user to become (as root)
  * @runas_gid:		the group to become
+ * @hostname:		-H/--hostname: DHCP option 12, or NULL (checked with
+ *			conf_dhcp_name_check())
+ * @fqdn:		--fqdn: DHCP option 81 and DHCPv6 option 39, or NULL
+ *			(checked as an FQDN; may end in a dot)
  */
 struct conf {
 	const char *netns;
@@ -198,6 +202,8 @@ struct conf {
 	bool runas;
 	uid_t runas_uid;
 	gid_t runas_gid;
+	const char *hostname;
+	const char *fqdn;
 };
 
 /* --ipv6-prefix default: a unique local /64 (RFC 4193), fixed like 10.0.2.0 */
@@ -316,5 +322,34 @@ _Noreturn void conf_usage_verror(const char *prog, const char *hint,
  */
 int conf_parse_uint(const char *s, unsigned long min, unsigned long max,
 		    unsigned long *v);
+
+#define CONF_HOSTNAME_MAX 253 /* characters of --hostname */
+#define CONF_FQDN_MAX 250 /* of --fqdn, without a final dot: fits option 81 */
+
+/**
+ * conf_dhcp_name_check() - is this a name DHCP can hand out?
+ * @s:		the name (--hostname, --fqdn)
+ * @fqdn:	a fully qualified name: may end in a dot, at most
+ *		CONF_FQDN_MAX characters without it
+ * @why:	reason on failure
+ *
+ * Return: 0, or -1 with a reason in @why
+ */
+int conf_dhcp_name_check(const char *s, bool fqdn, const char **why);
+
+/**
+ * conf_dhcp_name_wire() - a checked name in DNS wire format (RFC 1035)
+ * @s:		the name, conf_dhcp_name_check() passed it as an FQDN
+ * @out:	CONF_FQDN_MAX + 2 bytes
+ *
+ * Return: bytes written, the root label's 0 included
+ */
+size_t conf_dhcp_name_wire(const char *s, uint8_t *out);
+
+/**
+ * conf_print_capabilities() - --print-capabilities: print the vhost-user
+ * backend's capabilities ({"type": "net"}) on standard output, exit 0
+ */
+_Noreturn void conf_print_capabilities(void);
 
 #endif /* SLIPWAY_CONF_H */

@@ -284,6 +284,15 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	cc.dhcp4.mtu = (uint16_t)MIN(conf->mtu, 65535U);
 	memcpy(cc.dhcp4.search, conf->search, conf->search_len);
 	cc.dhcp4.search_len = conf->search_len;
+	if (conf->hostname) {
+		cc.dhcp4.hostname_len = MIN(strlen(conf->hostname),
+					    sizeof(cc.dhcp4.hostname));
+		memcpy(cc.dhcp4.hostname, conf->hostname,
+		       cc.dhcp4.hostname_len);
+	}
+	if (conf->fqdn)
+		cc.dhcp4.fqdn_len = conf_dhcp_name_wire(conf->fqdn,
+							cc.dhcp4.fqdn);
 	if (conf->ipv6) {
 		cc.ipv6 = true;
 		memcpy(cc.prefix6, &conf->prefix6, 8);

@@ -6,9 +6,11 @@
  * virtio-net/Ethernet/IPv4/UDP frame from 0.0.0.0:68 and gives it to
  * core_input(), which reaches dhcp4_input() through ip4_input() and
  * udp_input(). Each input runs twice, on two configurations: a tap-like
- * one (12-byte vnet header, checksum offload, search list "example.test")
- * and a plain one (no vnet header, full checksums, three DNS servers, an
- * infinite lease and a 256-byte search list that needs two options).
+ * one (12-byte vnet header, checksum offload, search list "example.test",
+ * host name "vm1", FQDN "vm1.example.test") and a plain one (no vnet
+ * header, full checksums, three DNS servers, an infinite lease, a 256-byte
+ * search list that needs two options, and the longest host name and the
+ * longest FQDN option 81 holds).
  *
  * Checks: the message moved exactly one of the receipt or drop counters;
  * at most one frame is queued, it fits its slot and leaves the rest of it
@@ -16,7 +18,8 @@
  * 255.255.255.255, else to the guest; IPv4 header and checksum; UDP 67 ->
  * 68 with a right checksum or the NEEDS_CSUM contract; BOOTP reply with
  * the request's xid and chaddr; options well formed, ended, type OFFER,
- * ACK or NAK) that agrees with the reply counters; no intent is queued.
+ * ACK or NAK; no longer than the client's maximum message size, option
+ * 57, allows) that agrees with the reply counters; no intent is queued.
  * fz_check_frames() of fuzz_common.c knows only TCP, ICMP and ARP toward
  * the guest, hence the checker here.
  */
@@ -73,6 +76,10 @@ static const struct core_conf conf_tap = {
 		.mtu = MTU,
 		.search = "\x07" "example" "\x04" "test",
 		.search_len = 14,
+		.hostname = "vm1",
+		.hostname_len = 3,
+		.fqdn = "\x03" "vm1" "\x07" "example" "\x04" "test",
+		.fqdn_len = 18,
 	},
 };
 
@@ -98,6 +105,14 @@ static void conf_plain_init(void)
 	for (i = 0; i < sizeof(d->search); i++)
 		d->search[i] = (uint8_t)(i * 7 + 1);
 	d->search_len = sizeof(d->search);
+	memset(d->hostname, 'h', sizeof(d->hostname));
+	d->hostname_len = sizeof(d->hostname);
+	/* 63, 63, 63 and 60 bytes of labels: 252 bytes with the root */
+	memset(d->fqdn, 'f', sizeof(d->fqdn));
+	for (i = 0; i < 4; i++)
+		d->fqdn[i * 64] = i < 3 ? 63 : 60;
+	d->fqdn[251] = 0;
+	d->fqdn_len = 252;
 }
 
 /**
@@ -150,18 +165,45 @@ static void check_slot_tails(void)
 }
 
 /**
+ * req_max_len() - the most a reply to this request may take
+ * @req:	the client's message, which was answered (so well formed)
+ * @len:	its length
+ *
+ * Return: BOOTP bytes: the client's option 57 (576 if absent or lower),
+ *	   less the IPv4 and UDP headers
+ */
+static size_t req_max_len(const uint8_t *req, size_t len)
+{
+	size_t k = 240, max = 576;
+
+	while (k < len && req[k] != 255) {
+		if (!req[k]) {
+			k++;
+			continue;
+		}
+		if (k + 2 > len || k + 2 + req[k + 1] > len)
+			break;
+		if (req[k] == 57 && req[k + 1] == 2 && rd16(req + k + 2) > max)
+			max = rd16(req + k + 2);
+		k += 2 + req[k + 1];
+	}
+	return max - IP4_HLEN - UDP_HLEN;
+}
+
+/**
  * check_options() - the reply's options are well formed
  * @b:		BOOTP reply
  * @len:	its length
+ * @max:	the most it may take (req_max_len())
  *
  * Return: the message type (option 53)
  */
-static uint8_t check_options(const uint8_t *b, size_t len)
+static uint8_t check_options(const uint8_t *b, size_t len, size_t max)
 {
 	size_t k = 240;
 	int type = -1;
 
-	FZ_CHECK(len >= 300 && len <= 576);
+	FZ_CHECK(len >= 300 && len <= max);
 	FZ_CHECK(rd32(b + 236) == 0x63825363);
 	while (k < len && b[k] != 255) {
 		FZ_CHECK(b[k] != 0);
@@ -174,6 +216,13 @@ static uint8_t check_options(const uint8_t *b, size_t len)
 			FZ_CHECK(b[k + 1] == 4 &&
 				 !memcmp(b + k + 2, &core.conf.dhcp4.server_be,
 					 4));
+		if (b[k] == 12) /* our host name */
+			FZ_CHECK(b[k + 1] == core.conf.dhcp4.hostname_len &&
+				 !memcmp(b + k + 2, core.conf.dhcp4.hostname,
+					 b[k + 1]));
+		if (b[k] == 81) /* flags N, E, O only; RCODEs 255 */
+			FZ_CHECK(b[k + 1] >= 3 && !(b[k + 2] & ~0x0e) &&
+				 b[k + 3] == 255 && b[k + 4] == 255);
 		k += 2 + b[k + 1];
 	}
 	FZ_CHECK(k < len); /* End present */
@@ -195,7 +244,7 @@ static uint8_t check_reply(const uint8_t *req, size_t req_len)
 	size_t vl = core.conf.vnet_hdr_len, len = frame_len[0], l3len, ulen;
 	const uint8_t *s = slots, *eth = s + vl, *ip, *uh, *b;
 	uint32_t saddr, daddr, ciaddr, sum;
-	uint8_t l4[600];
+	uint8_t l4[1200];
 	uint8_t type;
 
 	FZ_CHECK(req_len >= 240);
@@ -245,7 +294,7 @@ static uint8_t check_reply(const uint8_t *req, size_t req_len)
 	FZ_CHECK(b[0] == 2 && b[1] == 1 && b[2] == 6 && b[3] == 0);
 	FZ_CHECK(!memcmp(b + 4, req + 4, 4));	/* xid */
 	FZ_CHECK(!memcmp(b + 28, req + 28, 16)); /* chaddr */
-	type = check_options(b, ulen - UDP_HLEN);
+	type = check_options(b, ulen - UDP_HLEN, req_max_len(req, req_len));
 	if (type == 6) /* NAK: broadcast, no address handed out */
 		FZ_CHECK(daddr == 0xffffffffU && rd32(b + 16) == 0);
 	return type;

@@ -10,8 +10,9 @@
  * IPv6/UDP frame from port 546 and gives it to core_input(), which reaches
  * dhcp6_input() through ip6_input(). Each input runs on two
  * configurations: a tap-like one (12-byte vnet header, checksum offload,
- * DNS address, search list "example.test") and a plain one (no vnet
- * header, full checksums, no DNS address, a 256-byte search list).
+ * DNS address, search list "example.test", FQDN "vm1.example.test") and
+ * a plain one (no vnet header, full checksums, no DNS address, a 256-byte
+ * search list, the longest FQDN).
  *
  * Checks: the message moved exactly one of the DHCPv6 receipt or drop
  * counters; at most one frame is queued, it fits its slot and leaves the
@@ -23,7 +24,8 @@
  * in it) with the request's transaction ID; options and options nested in
  * IAs within their containers; our Server Identifier exactly once; the
  * client's identifier echoed exactly when it sent one; the guest's
- * address, when given, only with our lifetimes; no more than 1232 bytes.
+ * address, when given, only with our lifetimes; a Client FQDN only with
+ * our name and no flag but O; no more than 1232 bytes.
  * The reply counters agree with the frame, and no intent is queued.
  */
 
@@ -87,6 +89,8 @@ static const struct core_conf conf_tap = {
 	.dhcp4 = {
 		.search = "\x07" "example" "\x04" "test",
 		.search_len = 14,
+		.fqdn = "\x03" "vm1" "\x07" "example" "\x04" "test",
+		.fqdn_len = 18,
 	},
 };
 
@@ -109,6 +113,12 @@ static void conf_plain_init(void)
 	for (i = 0; i < sizeof(d->search); i++)
 		d->search[i] = (uint8_t)(i * 7 + 1);
 	d->search_len = sizeof(d->search);
+	/* labels of 63, 63, 63 and 61 bytes: 255 with the root */
+	memset(d->fqdn, 'f', sizeof(d->fqdn));
+	for (i = 0; i < 4; i++)
+		d->fqdn[i * 64] = i < 3 ? 63 : 61;
+	d->fqdn[254] = 0;
+	d->fqdn_len = sizeof(d->fqdn);
 }
 
 /**
@@ -268,6 +278,13 @@ static void check_opts(const uint8_t *p, size_t len, int depth,
 		case 23: /* DNS servers */
 		case 24: /* domain list */
 			FZ_CHECK(depth == 0);
+			break;
+		case 39: /* Client FQDN: flags, then our name */
+			FZ_CHECK(depth == 0 &&
+				 olen == 1 + core.conf.dhcp4.fqdn_len);
+			FZ_CHECK(!(v[0] & ~2) &&
+				 !memcmp(v + 1, core.conf.dhcp4.fqdn,
+					 core.conf.dhcp4.fqdn_len));
 			break;
 		default:
 			FZ_CHECK(0);

@@ -16,6 +16,11 @@ Usage: qpeer.py CASE SOCKET [LOCAL]
   fd         SOCKET is slipway's binary: start it with --fd on one end of a
              socketpair (LOCAL: its --resolv-conf), ARP over the other,
              close it; slipway must exit with status 0
+  fd-flow    as fd, but as QEMU's -netdev passt and muvm hand it (--fd 3,
+             the socketpair's end on fd 3), and with a TCP connection to a
+             listener on the host's loopback open through the gateway when
+             the socket closes: slipway must exit with status 0 at once,
+             and the host side of the connection must end
 Exit status 0 if the case held, 1 (with a message) if not.
 """
 import os
@@ -95,6 +100,76 @@ def stream_arp(s, how="whole"):
         if time.time() > deadline:
             break
     fail("no ARP reply on the stream")
+
+
+def csum(b):
+    if len(b) & 1:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def tcp_frame(gw_mac, sport, dport, seq, ack, flags):
+    """an Ethernet/IPv4/TCP segment from the guest to the gateway"""
+    tcp = struct.pack("!HHIIBBHHH", sport, dport, seq, ack, 5 << 4, flags,
+                      65535, 0, 0)
+    pseudo = GUEST_IP + GW_IP + struct.pack("!BBH", 0, 6, len(tcp))
+    tcp = tcp[:16] + struct.pack("!H", csum(pseudo + tcp)) + tcp[18:]
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 1, 0x4000, 64,
+                     6, 0, GUEST_IP, GW_IP)
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return gw_mac + GUEST_MAC + b"\x08\x00" + ip + tcp
+
+
+def stream_send(s, f):
+    s.sendall(struct.pack("!I", len(f)) + f)
+
+
+def fd_flow(path, local):
+    """the fd-flow case"""
+    import subprocess
+    lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(1)
+    lst.settimeout(TIMEOUT)
+    port = lst.getsockname()[1]
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    # the shell puts our end on fd 3, as QEMU's launcher does
+    p = subprocess.Popen(["/bin/sh", "-c", 'exec "$0" --fd 3 --resolv-conf '
+                          '"$1" 3<&%d %d<&-' % (b.fileno(), b.fileno()),
+                          path, local], pass_fds=[b.fileno()])
+    b.close()
+    a.settimeout(TIMEOUT)
+    stream_arp(a)
+    stream_send(a, tcp_frame(b"\xff" * 6, 40000, port, 1000, 0, 0x02))
+    deadline = time.time() + TIMEOUT
+    for f in stream_frames(a):
+        if (len(f) >= 54 and f[12:14] == b"\x08\x00" and f[23] == 6 and
+                f[47] & 0x12 == 0x12):
+            (seq,) = struct.unpack("!I", f[38:42])
+            stream_send(a, tcp_frame(f[6:12], 40000, port, 1001, seq + 1,
+                                     0x10))
+            break
+        if time.time() > deadline:
+            fail("no SYN-ACK from the gateway")
+    try:
+        conn, _ = lst.accept()
+    except socket.timeout:
+        fail("slipway did not connect to the host's listener")
+    a.close()
+    t = time.time()
+    try:
+        rc = p.wait(TIMEOUT)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("slipway --fd 3 did not exit when its socket closed")
+    if rc != 0:
+        fail("slipway --fd 3 exited with %d" % rc)
+    if time.time() - t > 2:
+        fail("slipway --fd 3 took %.1f s to exit" % (time.time() - t))
+    expect_eof(conn)
 
 
 def expect_eof(s):
@@ -199,6 +274,8 @@ def main():
             fail("slipway --fd did not exit when its socket closed")
         if rc != 0:
             fail("slipway --fd exited with %d" % rc)
+    elif case == "fd-flow":
+        fd_flow(path, local)
     elif case in ("dgram", "vfkit", "dgram-bad"):
         d = dgram_sock(local)
         if case == "vfkit":

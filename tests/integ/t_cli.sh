@@ -110,6 +110,29 @@ bad "tcp or udp" ctl /tmp/x forwards add sctp 8080:80
 bad "forwards remove: ID" ctl /tmp/x forwards remove abc
 bad "forwards add tcp|udp" ctl /tmp/x forwards add tcp
 bad "unknown option" ctl /tmp/x stats --bogus
+# DHCP names: host name rules (RFC 952, 1123), an FQDN option 81 holds
+bad "bad --hostname" --hostname "vm_1"
+bad "bad --hostname" -H ""
+bad "bad --hostname" --hostname "vm1."
+bad "bad --hostname" --hostname "$(printf '%064d' 0)"
+bad "bad --fqdn" --fqdn "-vm.example.org"
+bad "bad --fqdn" --fqdn "vm-.example.org"
+bad "bad --fqdn" --fqdn "vm..example.org"
+bad "bad --fqdn" --fqdn "$(printf '%062d.%062d.%062d.%062d' 0 0 0 0)"
+bad "needs a value" --fqdn
+"$SLIPWAY" --fqdn "$(printf '%062d.%062d.%062d.%061d.' 0 0 0 0)" --bogus \
+	>/dev/null 2>"$T/err"
+grep -q "unknown option '--bogus'" "$T/err" ||
+	fail "a 250-character --fqdn with its final dot was refused: $(cat "$T/err")"
+# --print-capabilities: the vhost-user backend program conventions' JSON
+# on standard output, exit 0, whatever else is on the command line
+caps=$("$SLIPWAY" --bogus --mtu 1 --print-capabilities 2>"$T/err") ||
+	fail "--print-capabilities exited $?: $(cat "$T/err")"
+[ "$(printf '%s' "$caps" | python3 -c 'import json, sys; print(json.load(sys.stdin))')" = \
+	"{'type': 'net'}" ] || fail "--print-capabilities printed '$caps'"
+for o in --hostname --fqdn --print-capabilities; do
+	grep -q -- "$o" "$T/help" || fail "--help does not mention $o"
+done
 n_bad=$(grep -c '^bad ' "$0")
 for o in --vhost-user --stream --dgram --fd; do
 	"$SLIPWAY" --help | grep -q -- "$o " || fail "--help does not list $o"

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # t_dhcp.sh - an unconfigured guest (--no-config) gets its address, default
 # route, DNS server, MTU and search list from slipway's DHCP server with
-# busybox udhcpc (and ISC dhclient if installed), then fetches a file from
-# a host loopback HTTP server through 10.0.2.2
+# busybox udhcpc (and ISC dhclient if installed), with the host name
+# (option 12) and the FQDN (option 81, asked for) of --hostname and --fqdn,
+# then fetches a file from a host loopback HTTP server through 10.0.2.2
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -28,6 +29,7 @@ bound|renew)
 	echo "\$mtu" >"$T/mtu"
 	echo "\$search" >"$T/search"
 	echo "\$serverid \$lease \$subnet" >"$T/lease"
+	echo "\$hostname \${opt81:-}" >"$T/names"
 	;;
 esac
 exit 0
@@ -49,7 +51,8 @@ wait_listen "$port"
 # start_slipway() waits for an address, which --no-config never sets
 make_ns "$NS"
 "$SLIPWAY" --netns "$NS" --no-config --resolv-conf "$T/resolv.conf" \
-	--stats-file "$T/stats.json" >"$T/slipway.log" 2>&1 &
+	--stats-file "$T/stats.json" --hostname vm1 --fqdn vm1.example.test. \
+	>"$T/slipway.log" 2>&1 &
 SW_PID=$!
 PIDS+=("$SW_PID")
 wait_for "tap0 in the namespace" 10 "ip -n $NS link show dev tap0 >/dev/null 2>&1"
@@ -57,7 +60,7 @@ g ip -4 addr show dev tap0 | grep -q inet && fail "--no-config: tap0 has an addr
 g ip link set lo up
 g ip link set tap0 up
 
-g busybox udhcpc -i tap0 -n -q -f -t 5 -T 1 -O mtu -O search \
+g busybox udhcpc -i tap0 -n -q -f -t 5 -T 1 -O mtu -O search -O 81 \
 	-s "$T/udhcpc.sh" >"$T/udhcpc.log" 2>&1 ||
 	fail "udhcpc got no lease: $(cat "$T/udhcpc.log")"
 grep -qx bound "$T/udhcpc.events" || fail "udhcpc: no 'bound' event ($(cat "$T/udhcpc.events"))"
@@ -75,6 +78,10 @@ read -r sid lease subnet <"$T/lease"
 [ "$sid" = 10.0.2.2 ] || fail "server identifier: $sid"
 [ "$lease" -gt 0 ] || fail "lease time: $lease"
 [ "$subnet" = 255.255.255.0 ] || fail "subnet mask: $subnet"
+# option 81: flags E, RCODEs 255, "vm1.example.test" in wire format
+fqdn81=04ffff03766d31076578616d706c65047465737400
+[ "$(tr 'A-F' 'a-f' <"$T/names")" = "vm1 $fqdn81" ] ||
+	fail "host name and option 81 received: '$(cat "$T/names")'"
 
 g curl -sS -m 10 -o "$T/got" "http://10.0.2.2:$port/blob" || fail "curl through 10.0.2.2"
 cmp -s "$T/blob" "$T/got" || fail "fetched file differs"

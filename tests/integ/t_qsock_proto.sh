@@ -52,6 +52,10 @@ stop_slipway
 
 # --fd: a launcher's socketpair; slipway ends with it
 $QP fd "$SLIPWAY" "$T/resolv.conf" 2>"$T/fd.log" || { cat "$T/fd.log"; fail "--fd"; }
+# ...as QEMU's -netdev passt and muvm hand it (fd 3), with a TCP connection
+# to the host open when it closes: slipway exits 0 and the host side ends
+$QP fd-flow "$SLIPWAY" "$T/resolv.conf" 2>"$T/fd.log" ||
+	{ cat "$T/fd.log"; fail "--fd 3 with a flow open"; }
 
 # bad command lines
 "$SLIPWAY" --stream "$T/x" --dgram "$T/y" 2>/dev/null; [ $? = 2 ] || fail "two edges accepted"
@@ -60,4 +64,4 @@ $QP fd "$SLIPWAY" "$T/resolv.conf" 2>"$T/fd.log" || { cat "$T/fd.log"; fail "--f
 "$SLIPWAY" --fd 0 </dev/null 2>/dev/null; [ $? = 1 ] || fail "--fd of a non-socket accepted"
 "$SLIPWAY" --stream /nonexistent/dir/s.sock 2>"$T/err"; [ $? = 1 ] || fail "unbindable path"
 grep -q "cannot bind" "$T/err" || fail "no clear message for an unbindable path"
-pass "stream and datagram framing, malformed peers, takeover, vfkit greeting, --fd"
+pass "stream and datagram framing, malformed peers, takeover, vfkit greeting, --fd (also on fd 3 with a flow open)"

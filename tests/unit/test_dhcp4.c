@@ -1148,6 +1148,236 @@ static void test_long_search(void **state)
 }
 
 /**
+ * wire_name() - a dotted name in DNS wire format, as the host writes it
+ * @s:		the name
+ * @out:	at least strlen(@s) + 2 bytes
+ *
+ * Return: bytes written, the root label's 0 included
+ */
+static size_t wire_name(const char *s, uint8_t *out)
+{
+	size_t n = 0, at = 0;
+
+	out[0] = 0;
+	for (; *s; s++) {
+		if (*s == '.') {
+			at = ++n;
+			out[at] = 0;
+			continue;
+		}
+		out[++n] = (uint8_t)*s;
+		out[at]++;
+	}
+	out[++n] = 0;
+	return n + 1;
+}
+
+/**
+ * set_names() - configure the host name and the FQDN
+ * @d:		DHCP configuration
+ * @host:	option 12 text ("" for none)
+ * @fqdn:	dotted FQDN ("" for none)
+ */
+static void set_names(struct dhcp4_conf *d, const char *host,
+		      const char *fqdn)
+{
+	d->hostname_len = strlen(host);
+	memcpy(d->hostname, host, d->hostname_len);
+	d->fqdn_len = *fqdn ? wire_name(fqdn, d->fqdn) : 0;
+}
+
+/**
+ * assert_fqdn() - option 81 of a reply: flags, RCODEs 255, the name
+ * @r:		reply
+ * @flags:	expected flags
+ * @name:	expected name field
+ * @len:	its length
+ */
+static void assert_fqdn(const struct dreply *r, uint8_t flags,
+			const void *name, size_t len)
+{
+	assert_non_null(r->opt[81]);
+	assert_int_equal(r->optlen[81], 3 + len);
+	assert_int_equal(r->opt[81][0], flags);
+	assert_int_equal(r->opt[81][1], 255);
+	assert_int_equal(r->opt[81][2], 255);
+	assert_memory_equal(r->opt[81] + 3, name, len);
+}
+
+/**
+ * test_names() - option 12 goes to every client; option 81 only to a
+ * client that lists it in option 55 or sends one, in the client's
+ * encoding, with O set for a client's S and N echoed; a NAK has neither
+ * @state:	environment
+ */
+static void test_names(void **state)
+{
+	static const uint8_t prl_fqdn[] = { 1, 3, 6, 12, 81 };
+	/* flags S and E, RCODEs 0, a partial name "x" */
+	static const uint8_t fqdn_se[] = { 81, 6, 0x05, 0, 0, 1, 'x', 0 };
+	/* flags S, ASCII "x" */
+	static const uint8_t fqdn_s_ascii[] = { 81, 4, 0x01, 0, 0, 'x' };
+	/* flags N and E, no name */
+	static const uint8_t fqdn_ne[] = { 81, 3, 0x0c, 0, 0 };
+	static const char ascii[] = "vm1.example.test";
+	struct dreq q = { .type = 1, .prl = prl_no_mtu,
+			  .prl_len = sizeof(prl_no_mtu) };
+	struct env *e = *state;
+	struct dhcp4_conf *d = &e->c.conf.dhcp4;
+	uint8_t wire[64];
+	size_t wlen = wire_name(ascii, wire);
+	struct dreply r;
+
+	set_names(d, "vm1", ascii);
+	assert_int_equal(wlen, sizeof(ascii) + 1);
+
+	/* not asked for the FQDN: the host name only */
+	send_bcast(e, &q);
+	assert_int_equal(e->fx.nframes, 1);
+	parse_reply(e, 0, bcast_mac, &r);
+	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 12, 119, -1);
+	assert_int_equal(r.optlen[12], 3);
+	assert_memory_equal(r.opt[12], "vm1", 3);
+	env_clear(e);
+
+	/* 81 in the parameter request list: wire format, E alone */
+	q.prl = prl_fqdn;
+	q.prl_len = sizeof(prl_fqdn);
+	send_bcast(e, &q);
+	assert_int_equal(e->fx.nframes, 1);
+	parse_reply(e, 0, bcast_mac, &r);
+	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 12, 81, 119, -1);
+	assert_fqdn(&r, 0x04, wire, wlen);
+	env_clear(e);
+
+	/* the client's own option 81, no list: S asked, so O */
+	q.prl = NULL;
+	q.type = 3;
+	q.req_addr = GUEST4;
+	q.server_id = GW4;
+	q.extra = fqdn_se;
+	q.extra_len = sizeof(fqdn_se);
+	send_bcast(e, &q);
+	assert_int_equal(e->fx.nframes, 1);
+	parse_reply(e, 0, bcast_mac, &r);
+	assert_type(&r, 5);
+	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 12, 81, 119, -1);
+	assert_fqdn(&r, 0x06, wire, wlen);
+	env_clear(e);
+
+	/* in ASCII (E clear): the dotted name, no root */
+	q.extra = fqdn_s_ascii;
+	q.extra_len = sizeof(fqdn_s_ascii);
+	send_bcast(e, &q);
+	assert_int_equal(e->fx.nframes, 1);
+	parse_reply(e, 0, bcast_mac, &r);
+	assert_fqdn(&r, 0x02, ascii, sizeof(ascii) - 1);
+	env_clear(e);
+
+	/* N is echoed */
+	q.extra = fqdn_ne;
+	q.extra_len = sizeof(fqdn_ne);
+	send_bcast(e, &q);
+	assert_int_equal(e->fx.nframes, 1);
+	parse_reply(e, 0, bcast_mac, &r);
+	assert_fqdn(&r, 0x0c, wire, wlen);
+	env_clear(e);
+
+	/* INFORM: both too; NAK: neither */
+	q.type = 8;
+	q.req_addr = q.server_id = 0;
+	q.ciaddr = GUEST4;
+	send_unicast(e, &q);
+	assert_int_equal(e->fx.nframes, 1);
+	parse_reply(e, 0, NULL, &r);
+	assert_opts_exactly(&r, 54, 1, 3, 6, 12, 81, 119, -1);
+	env_clear(e);
+	q.type = 3;
+	q.ciaddr = 0;
+	q.req_addr = ip4(10, 0, 2, 16);
+	send_bcast(e, &q);
+	check_nak(e, 0);
+	env_clear(e);
+	assert_ctr_deltas(e, CTR_DHCP4_DISCOVER, 2, CTR_DHCP4_OFFER, 2,
+			  CTR_DHCP4_REQUEST, 4, CTR_DHCP4_ACK, 4,
+			  CTR_DHCP4_NAK, 1, CTR_DHCP4_INFORM, 1,
+			  CTR_UDP_TO_GUEST, 7, -1);
+}
+
+/**
+ * test_names_fit() - long names go in only as far as the client's
+ * maximum message size and the MTU allow, the host name first; an FQDN
+ * of more than 250 characters does not fit option 81 at all
+ * @state:	environment
+ */
+static void test_names_fit(void **state)
+{
+	static const uint8_t max1500[] = { 57, 2, 0x05, 0xdc };
+	static const uint8_t prl_fqdn[] = { 1, 3, 6, 12, 26, 81, 119 };
+	struct dreq q = { .type = 1, .prl = prl_fqdn,
+			  .prl_len = sizeof(prl_fqdn) };
+	struct env *e = *state;
+	struct dhcp4_conf *d = &e->c.conf.dhcp4;
+	char host[254], fqdn[254];
+	struct dreply r;
+	size_t i;
+
+	/* 63.63.63.61 characters: 253, the most a name has */
+	for (i = 0; i < 253; i++)
+		host[i] = (i % 64 == 63) ? '.' : (char)('a' + i % 26);
+	host[253] = '\0';
+	memcpy(fqdn, host, sizeof(fqdn));
+	fqdn[250] = '\0'; /* 250: the most option 81 holds */
+	set_names(d, host, fqdn);
+
+	/* no option 57: 548 bytes; 289 before the names, 255 for option
+	 * 12 and End fill 545, option 81 (257) does not fit, nor the
+	 * search list (16) */
+	send_bcast(e, &q);
+	assert_int_equal(e->fx.nframes, 1);
+	parse_reply(e, 0, bcast_mac, &r);
+	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 12, -1);
+	assert_int_equal(r.optlen[12], 253);
+	assert_memory_equal(r.opt[12], host, 253);
+	assert_int_equal(r.len, 545);
+	env_clear(e);
+
+	/* 1500 allowed: all of them */
+	q.extra = max1500;
+	q.extra_len = sizeof(max1500);
+	send_bcast(e, &q);
+	assert_int_equal(e->fx.nframes, 1);
+	parse_reply(e, 0, bcast_mac, &r);
+	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 12, 81, 119, -1);
+	assert_int_equal(r.optlen[81], 255);
+	assert_memory_equal(r.opt[81] + 3, d->fqdn, 252);
+	assert_int_equal(r.len, 545 + 257 + 16);
+	env_clear(e);
+
+	/* ...but not past the MTU */
+	e->c.conf.mtu = 576;
+	send_bcast(e, &q);
+	assert_int_equal(e->fx.nframes, 1);
+	parse_reply(e, 0, bcast_mac, &r);
+	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 12, -1);
+	env_clear(e);
+	e->c.conf.mtu = MTU;
+
+	/* 251 characters: 253 bytes of wire format, too many for option
+	 * 81; without a host name the search list fits again */
+	fqdn[250] = 'z';
+	fqdn[251] = '\0';
+	set_names(d, "", fqdn);
+	send_bcast(e, &q);
+	assert_int_equal(e->fx.nframes, 1);
+	parse_reply(e, 0, bcast_mac, &r);
+	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 119, -1);
+	env_clear(e);
+	assert_ctr_deltas(e, CTR_DHCP4_DISCOVER, 4, CTR_DHCP4_OFFER, 4,
+			  CTR_UDP_TO_GUEST, 4, -1);
+}
+
+/**
  * test_no_slot() - with every slot in use the reply is dropped and
  * counted, and no OFFER is counted
  * @state:	environment
@@ -1191,6 +1421,8 @@ int main(void)
 		BOTH(test_dhcp_off),
 		BOTH(test_conf_variants),
 		BOTH(test_long_search),
+		BOTH(test_names),
+		BOTH(test_names_fit),
 		BOTH(test_no_slot),
 	};
 

@@ -49,6 +49,7 @@
 #define O_DOMAINS 24
 #define O_IA_PD 25
 #define O_IAPREFIX 26
+#define O_FQDN 39
 #define O_MAX 64 /* option codes parse_reply() indexes */
 
 #define ST_SUCCESS 0
@@ -862,7 +863,8 @@ static void test_renew_rebind(void **state)
 /**
  * test_renew_many() - the largest reply: a 130-byte client identifier,
  * eight IAs, the first listing 12 other addresses (8 come back at
- * lifetime 0), every other one an address, and a 256-byte search list
+ * lifetime 0), every other one an address, a 256-byte search list and
+ * the longest FQDN (255 bytes)
  * @state:	unused (own environment)
  */
 static void test_renew_many(void **state)
@@ -881,12 +883,19 @@ static void test_renew_many(void **state)
 	for (i = 0; i < sizeof(cc.dhcp4.search); i++)
 		cc.dhcp4.search[i] = (uint8_t)(i + 1);
 	cc.dhcp4.search_len = sizeof(cc.dhcp4.search);
+	/* the longest name: four labels of 63, 63, 63 and 61 bytes */
+	memset(cc.dhcp4.fqdn, 'q', sizeof(cc.dhcp4.fqdn));
+	for (i = 0; i < 4; i++)
+		cc.dhcp4.fqdn[i * 64] = i < 3 ? 63 : 61;
+	cc.dhcp4.fqdn[254] = 0;
+	cc.dhcp4.fqdn_len = sizeof(cc.dhcp4.fqdn);
 	e = env_new(&cc);
 	env_mark(e);
 	memset(duid, 0x5a, sizeof(duid));
 	msg_begin(&m, RENEW);
 	opt(&m, O_CLIENTID, duid, sizeof(duid));
 	opt(&m, O_SERVERID, server_duid, sizeof(server_duid));
+	opt(&m, O_FQDN, NULL, 1);
 	memcpy(a, old6, 16);
 	for (i = 0; i < 8; i++) {
 		at = ia_open(&m, O_IA_NA, i);
@@ -914,7 +923,8 @@ static void test_renew_many(void **state)
 		assert_int_equal(ia.iaid, i);
 		assert_int_equal(ia.status, ST_NOBINDING);
 	}
-	assert_true(r.len <= 1232);
+	assert_int_equal(r.optlen[O_FQDN], 1 + 255);
+	assert_int_equal(r.len, 1184);
 	assert_ctr_deltas(e, CTR_DHCP6_RENEW, 1, CTR_DHCP6_REPLIES, 1,
 			  CTR_UDP_TO_GUEST, 1, -1);
 
@@ -1056,6 +1066,108 @@ static void test_info_request(void **state)
 	send_mc(e, &m);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_ctr_deltas(e, CTR_DHCP6_DROP_BAD, 1, -1);
+}
+
+/**
+ * wire_name() - a dotted name in DNS wire format
+ * @s:		the name
+ * @out:	at least strlen(@s) + 2 bytes
+ *
+ * Return: bytes written, the root label's 0 included
+ */
+static size_t wire_name(const char *s, uint8_t *out)
+{
+	size_t n = 0, at = 0;
+
+	out[0] = 0;
+	for (; *s; s++) {
+		if (*s == '.') {
+			at = ++n;
+			out[at] = 0;
+			continue;
+		}
+		out[++n] = (uint8_t)*s;
+		out[at]++;
+	}
+	out[++n] = 0;
+	return n + 1;
+}
+
+/**
+ * test_fqdn() - the Client FQDN option goes, last, to a client that lists
+ * it in its Option Request or sends one, in replies that configure:
+ * flags 0, or O when the client set S; not to other clients, nor in a
+ * RELEASE's REPLY
+ * @state:	environment
+ */
+static void test_fqdn(void **state)
+{
+	static const uint8_t oro[6] = { 0, O_DNS, 0, O_DOMAINS, 0, O_FQDN };
+	static const uint8_t fqdn_s[] = { 0x01, 1, 'x', 0 };
+	struct env *e = *state;
+	struct dhcp4_conf *d = &e->c.conf.dhcp4;
+	struct reply6 r;
+	struct msg6 m;
+
+	d->fqdn_len = wire_name("vm1.example.test", d->fqdn);
+
+	/* not asked for */
+	msg_begin(&m, SOLICIT);
+	msg_ids(&m, false);
+	ia_na(&m, 1, NULL);
+	send_mc(e, &m);
+	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
+	assert_int_equal(r.type, ADVERTISE);
+	assert_int_equal(r.cnt[O_FQDN], 0);
+
+	/* in the Option Request */
+	msg_begin(&m, SOLICIT);
+	opt(&m, O_CLIENTID, client_duid, sizeof(client_duid));
+	opt(&m, O_ORO, oro, sizeof(oro));
+	ia_na(&m, 1, NULL);
+	send_mc(e, &m);
+	parse_reply(e, 1, gw6_ll, guest6_ll, &r);
+	assert_int_equal(r.type, ADVERTISE);
+	assert_config(&r, true);
+	assert_int_equal(r.cnt[O_FQDN], 1);
+	assert_int_equal(r.order[r.nopts - 1], O_FQDN);
+	assert_int_equal(r.optlen[O_FQDN], 1 + d->fqdn_len);
+	assert_int_equal(r.opt[O_FQDN][0], 0);
+	assert_memory_equal(r.opt[O_FQDN] + 1, d->fqdn, d->fqdn_len);
+
+	/* the client's own, asking us to update: O */
+	msg_begin(&m, REQUEST);
+	msg_ids(&m, true);
+	opt(&m, O_FQDN, fqdn_s, sizeof(fqdn_s));
+	ia_na(&m, 1, NULL);
+	send_mc(e, &m);
+	parse_reply(e, 2, gw6_ll, guest6_ll, &r);
+	assert_int_equal(r.type, REPLY);
+	assert_int_equal(r.cnt[O_FQDN], 1);
+	assert_int_equal(r.opt[O_FQDN][0], 0x02);
+	assert_memory_equal(r.opt[O_FQDN] + 1, d->fqdn, d->fqdn_len);
+
+	/* INFORMATION-REQUEST too (an empty option: no flags); RELEASE
+	 * configures nothing */
+	msg_begin(&m, INFO_REQUEST);
+	msg_ids(&m, false);
+	opt(&m, O_FQDN, NULL, 0);
+	send_mc(e, &m);
+	parse_reply(e, 3, gw6_ll, guest6_ll, &r);
+	assert_int_equal(r.cnt[O_FQDN], 1);
+	assert_int_equal(r.opt[O_FQDN][0], 0);
+	msg_begin(&m, RELEASE);
+	msg_ids(&m, true);
+	opt(&m, O_FQDN, fqdn_s, sizeof(fqdn_s));
+	ia_na(&m, 1, guest6);
+	send_mc(e, &m);
+	parse_reply(e, 4, gw6_ll, guest6_ll, &r);
+	assert_int_equal(r.cnt[O_FQDN], 0);
+	assert_int_equal(e->fx.nframes, 5);
+	assert_ctr_deltas(e, CTR_DHCP6_SOLICIT, 2, CTR_DHCP6_ADVERTISE, 2,
+			  CTR_DHCP6_REQUEST, 1, CTR_DHCP6_INFO_REQUEST, 1,
+			  CTR_DHCP6_RELEASE, 1, CTR_DHCP6_REPLIES, 3,
+			  CTR_UDP_TO_GUEST, 5, -1);
 }
 
 /**
@@ -1461,6 +1573,7 @@ int main(void)
 		BOTH(test_confirm),
 		BOTH(test_release_decline),
 		BOTH(test_info_request),
+		BOTH(test_fqdn),
 		cmocka_unit_test(test_no_dns_no_search),
 		BOTH(test_wrong_server),
 		BOTH(test_malformed),
