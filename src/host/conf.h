@@ -139,7 +139,7 @@ enum conf_addr_model { CONF_ADDR_SLIRP, CONF_ADDR_HOST_COPY };
  * @host_lo_to_ns_lo:	spliced host loopback clients reach the guest's
  *			loopback (CONF_ADDR_HOST_COPY; slipway's model always
  *			does)
- * @tmpl_ifname:	the host interface addresses and routes are copied
+ * @template_if:		the host interface addresses and routes are copied
  *			from (NULL: the one with the default route)
  * @addr4_set:		the guest's IPv4 address was given (-a): not copied
  * @prefix4_set:	its prefix length was given (-n or -a ADDR/LEN)
@@ -222,7 +222,7 @@ struct conf {
 	const char *map_host_loopback;
 	const char *dns_forward;
 	bool host_lo_to_ns_lo;
-	const char *tmpl_ifname;
+	const char *template_if;
 	bool addr4_set, prefix4_set, gw4_set, addr6_set, gw6_set, ifname_set;
 	uint8_t prefix6_len;
 	struct in6_addr gw6_ll;

@@ -9,7 +9,7 @@
  * front end) gives the guest the host's own address, prefix length and
  * default gateway of each family, read here over rtnetlink from the host's
  * template interface: the one with the default route of lowest metric, or
- * the one named by @tmpl_ifname. Anything given explicitly (-a, -n, -g,
+ * the one named by @template_if. Anything given explicitly (-a, -n, -g,
  * -I) is kept for its family, as pasta does. The gateway is then a real
  * one: connections to it go to host loopback as slipway's do, but with
  * --no-map-gw they go out to the router itself instead of being refused.
@@ -213,11 +213,11 @@ static int conf_net_host(struct conf *c)
 	unsigned tmpl = 0, if4, if6;
 	int nl;
 
-	if (c->tmpl_ifname) {
-		tmpl = if_nametoindex(c->tmpl_ifname);
+	if (c->template_if) {
+		tmpl = if_nametoindex(c->template_if);
 		if (!tmpl) {
 			err("no such host interface '%s' to copy addresses from",
-			    c->tmpl_ifname);
+			    c->template_if);
 			return -ENODEV;
 		}
 	}
