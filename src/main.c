@@ -25,6 +25,7 @@
 #include "ctl/s4n_api.h"
 #include "edge/edge.h"
 #include "host/conf.h"
+#include "host/conf_net.h"
 #include "host/dns_fwd.h"
 #include "host/netns.h"
 #include "host/s4n.h"
@@ -476,6 +477,9 @@ int main(int argc, char **argv)
 		s4n_conf_parse(&conf, &r.s4n, argc - (how - 1), argv + (how - 1));
 	else
 		conf_parse(&conf, argc, argv);
+	ret = conf_net_setup(&conf);
+	if (ret)
+		return ret == -EINVAL ? 2 : 1;
 	search_list_load(&conf);
 
 	/* block before any child exists, so no SIGCHLD is lost */
@@ -508,14 +512,15 @@ int main(int argc, char **argv)
 	nc.route_beside = conf.s4n;
 	memcpy(nc.mac, conf.mac, 6);
 	memcpy(nc.addr6, &conf.guest6, 16);
-	nc.gw6[0] = 0xfe; /* fe80::1, the gateway's link-local address */
-	nc.gw6[1] = 0x80;
-	nc.gw6[15] = 1;
-	if (conf.dns && !conf.netns && conf.configure) {
+	nc.prefix6_len = conf.prefix6_len;
+	/* the default router: fe80::1, or the host's in pasta's model */
+	memcpy(nc.gw6, conf.addr_model == CONF_ADDR_HOST_COPY ?
+			       &conf.gw6 : &conf.gw6_ll, 16);
+	if (conf.dns && conf.dns4 && !conf.netns && conf.configure) {
 		char a6[INET6_ADDRSTRLEN + 16] = "";
 
 		inet_ntop(AF_INET, &conf.dns4, a, sizeof(a));
-		if (conf.ipv6) {
+		if (conf.ipv6 && !IN6_IS_ADDR_UNSPECIFIED(&conf.dns6)) {
 			memcpy(a6, "nameserver ", 11);
 			inet_ntop(AF_INET6, &conf.dns6, a6 + 11,
 				  INET6_ADDRSTRLEN);
@@ -640,11 +645,17 @@ int main(int argc, char **argv)
 	     fwd_count(sh), grp.n);
 	if (conf.ipv6) {
 		char a6[INET6_ADDRSTRLEN], g6[INET6_ADDRSTRLEN];
+		char l6[INET6_ADDRSTRLEN + 5] = " and ";
 
 		inet_ntop(AF_INET6, &conf.guest6, a6, sizeof(a6));
 		inet_ntop(AF_INET6, &conf.gw6, g6, sizeof(g6));
-		info("IPv6: guest %s/64, gateway %s and fe80::1%s", a6, g6,
-		     conf.map_gw ? " (= host ::1)" : "");
+		if (IN6_ARE_ADDR_EQUAL(&conf.gw6, &conf.gw6_ll))
+			l6[0] = '\0';
+		else
+			inet_ntop(AF_INET6, &conf.gw6_ll, l6 + 5,
+				  INET6_ADDRSTRLEN);
+		info("IPv6: guest %s/%u, gateway %s%s%s", a6, conf.prefix6_len,
+		     g6, l6, conf.map_gw ? " (= host ::1)" : "");
 	} else if (conf.mtu < 1280) {
 		info("IPv6 off: the MTU %u is below IPv6's minimum of 1280",
 		     conf.mtu);

@@ -328,28 +328,56 @@ bool core_pass_on(struct core *c, int to)
  * @daddr:	destination as the guest sees it
  * @target:	out: address to connect to
  *
+ * The explicit mappings (--map-host-loopback, --map-guest-addr) come
+ * first, then the gateway's.
+ *
  * Return: false if @daddr is the gateway and the mapping is off
  */
 bool core_dst_map(const struct core *c, const uint8_t *daddr,
 		  uint8_t *target)
 {
-	static const uint8_t lo6[ADDR_LEN] = { [15] = 1 };
+	static const uint8_t lo6[ADDR_LEN] = { [15] = 1 }, none6[ADDR_LEN];
 	bool v4 = addr_is4(daddr), gw;
 
-	if (v4)
-		gw = addr_to4(daddr) == c->conf.gw4_be;
-	else
+	if (v4) {
+		uint32_t a = addr_to4(daddr);
+
+		if (c->conf.map_lo4_be && a == c->conf.map_lo4_be)
+			goto loopback;
+		if (c->conf.map_guest4_be && a == c->conf.map_guest4_be) {
+			addr_from4(target, c->conf.host4_be);
+			return true;
+		}
+		gw = a == c->conf.gw4_be;
+	} else {
+		/* the gateway's two addresses go together */
+		if (!addr_eq(c->conf.map_lo6, none6) &&
+		    (addr_eq(daddr, c->conf.map_lo6) ||
+		     (addr_eq(c->conf.map_lo6, c->conf.gw6) &&
+		      addr_eq(daddr, c->conf.gw6_ll))))
+			goto loopback;
+		if (!addr_eq(c->conf.map_guest6, none6) &&
+		    addr_eq(daddr, c->conf.map_guest6)) {
+			memcpy(target, c->conf.host6, ADDR_LEN);
+			return true;
+		}
 		gw = c->conf.ipv6 && (addr_eq(daddr, c->conf.gw6) ||
 				      addr_eq(daddr, c->conf.gw6_ll));
-	if (!gw) {
+	}
+	if (!gw || (!c->conf.map_gw_to_loopback && c->conf.gw_real)) {
 		memcpy(target, daddr, ADDR_LEN);
 		return true;
 	}
+	if (!c->conf.map_gw_to_loopback) {
+		memcpy(target, daddr, ADDR_LEN);
+		return false;
+	}
+loopback:
 	if (v4)
 		addr_from4(target, __builtin_bswap32(0x7f000001));
 	else
 		memcpy(target, lo6, ADDR_LEN);
-	return c->conf.map_gw_to_loopback;
+	return true;
 }
 
 /**

@@ -205,6 +205,22 @@ struct vnet_hdr {
  *			every frame and never passes one on)
  * @ooo_slots:		guest TCP segments that may wait for a gap before
  *			them to be filled (0: none, they are dropped)
+ * @gw_real:		the gateway's addresses are a real router's (pasta's
+ *			model: the host's own gateway): without
+ *			@map_gw_to_loopback, connections to them go out to
+ *			them as named instead of being refused
+ * @map_lo4_be:		another IPv4 address whose connections go to the
+ *			host's 127.0.0.1, as the gateway's do (0: none)
+ * @map_lo6:		the same for IPv6, to the host's ::1 (:: for none)
+ * @map_guest4_be:	an IPv4 address whose connections go to @host4_be,
+ *			the host's own address (0: none)
+ * @map_guest6:		the same for IPv6, to @host6 (:: for none)
+ * @host4_be:		where @map_guest4_be leads
+ * @host6:		where @map_guest6 leads
+ * @ndp_proxy:		answer neighbour solicitations for any unicast
+ *			address but the guest's own and link-local ones
+ *			(pasta's model: the guest's /64 is the host's, whose
+ *			neighbours are reached through us)
  */
 /**
  * struct dhcp4_conf - what the DHCPv4 server offers (network order)
@@ -276,6 +292,14 @@ struct core_conf {
 	uint8_t shard_id;
 	uint8_t nshards;
 	uint32_t ooo_slots;
+	bool gw_real;
+	uint32_t map_lo4_be;
+	uint8_t map_lo6[16];
+	uint32_t map_guest4_be;
+	uint8_t map_guest6[16];
+	uint32_t host4_be;
+	uint8_t host6[16];
+	bool ndp_proxy;
 };
 
 /* Socket intents for the host layer */
@@ -679,11 +703,15 @@ uint64_t flow_tuple_hash(const uint8_t *key, const uint8_t *gaddr,
  * @c:		core
  * @daddr:	destination as the guest sees it (ADDR_LEN bytes)
  * @target:	out: the address to connect to: host loopback (127.0.0.1,
- *		or ::1 for IPv6) for the gateway's addresses (conf.gw4_be,
- *		conf.gw6, conf.gw6_ll), else @daddr
+ *		or ::1 for IPv6) for conf.map_lo4_be and conf.map_lo6, and
+ *		with conf.map_gw_to_loopback for the gateway's addresses
+ *		(conf.gw4_be, conf.gw6, conf.gw6_ll); the host's address
+ *		(conf.host4_be, conf.host6) for conf.map_guest4_be and
+ *		conf.map_guest6; else @daddr
  *
- * Return: false if @daddr is the gateway and conf.map_gw_to_loopback is
- *	   off (refuse), else true
+ * Return: false if @daddr is the gateway, conf.map_gw_to_loopback is off
+ *	   and the gateway is not a real one (conf.gw_real): refuse; else
+ *	   true
  */
 bool core_dst_map(const struct core *c, const uint8_t *daddr,
 		  uint8_t *target);

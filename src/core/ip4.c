@@ -38,14 +38,18 @@ void ip4_build_hdr(struct core *c, uint8_t *p, uint8_t proto,
  *
  * Return: true for 0.0.0.0/8, 127.0.0.0/8 (host loopback is reached only
  *	   through the gateway mapping, which --no-map-gw turns off),
- *	   multicast, broadcast and the subnet broadcast
+ *	   multicast, broadcast and the subnet broadcast (a /31 or /32, as
+ *	   pasta's model may copy from the host, has none)
  */
 static bool ip4_addr_unusable(const struct core *c, uint32_t a_be)
 {
 	const uint8_t *b = (const uint8_t *)&a_be;
+	const uint8_t *m = (const uint8_t *)&c->conf.mask4_be;
 
 	if (b[0] == 0 || b[0] == 127 || b[0] >= 224)
 		return true;
+	if (m[3] >= 0xfe) /* /31 and /32: no broadcast address */
+		return false;
 	return (a_be | c->conf.mask4_be) == 0xffffffffU;
 }
 

@@ -126,7 +126,8 @@ static bool ip6_is_ours(const struct core *c, const uint8_t *a)
  * which --no-map-gw turns off), not v4-mapped (that would be an IPv4
  * flow in disguise, and a way around the gateway rule), not multicast,
  * and not link-local unless it is the gateway's (fe80::/10 addresses of
- * the guest's link are nobody's but ours). The source must be unicast
+ * the guest's link are nobody's but ours, as are the mapped addresses of
+ * conf.map_lo6 and conf.map_guest6). The source must be unicast
  * and not ::, ::1 or v4-mapped either (a v4-mapped source would key an
  * IPv4 flow).
  *
@@ -140,7 +141,8 @@ static bool ip6_flow_addrs_bad(const struct core *c, const uint8_t *ip)
 	if (addr_eq(d, unspec) || addr_eq(d, lo) || addr_is4(d) ||
 	    d[0] == 0xff ||
 	    (d[0] == 0xfe && (d[1] & 0xc0) == 0x80 &&
-	     !addr_eq(d, c->conf.gw6_ll)))
+	     !addr_eq(d, c->conf.gw6_ll) && !addr_eq(d, c->conf.map_lo6) &&
+	     !addr_eq(d, c->conf.map_guest6)))
 		return true;
 	/* multicast sources were dropped by ip6_input() already */
 	return addr_eq(s, unspec) || addr_eq(s, lo) || addr_is4(s);

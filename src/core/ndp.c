@@ -30,7 +30,10 @@
  *   solicited and override flags and our link-layer address. Duplicate
  *   address detection probes (source ::) for those addresses are answered
  *   to all-nodes without the solicited flag (RFC 4861 7.2.4), which defends
- *   them; probes and solicitations for any other address get nothing.
+ *   them; probes and solicitations for any other address get nothing,
+ *   except with conf.ndp_proxy (pasta's model, where the guest's /64 is
+ *   the host's): solicitations (not probes) for any unicast address but
+ *   link-local ones and the guest's own are answered, as ARP does.
  * - Echo requests to our addresses get echo replies. Echo to other hosts
  *   never reaches this file: ip6.c sends it out on ICMPv6 ping sockets.
  *
@@ -113,7 +116,8 @@ static bool ip6_is_unspec(const uint8_t *a)
  * @c:	core
  * @a:	address, 16 bytes
  *
- * Return: our copy of the address (gateway link-local, gateway, DNS), or
+ * Return: our copy of the address (gateway link-local, gateway, DNS, the
+ *	   addresses mapped to the host: conf.map_lo6, conf.map_guest6), or
  *	   NULL if it is not ours
  */
 static const uint8_t *ndp_addr_ours(const struct core *c, const uint8_t *a)
@@ -124,7 +128,28 @@ static const uint8_t *ndp_addr_ours(const struct core *c, const uint8_t *a)
 		return c->conf.gw6;
 	if (!ip6_is_unspec(c->conf.dns6) && !memcmp(a, c->conf.dns6, 16))
 		return c->conf.dns6;
+	if (!ip6_is_unspec(c->conf.map_lo6) && !memcmp(a, c->conf.map_lo6, 16))
+		return c->conf.map_lo6;
+	if (!ip6_is_unspec(c->conf.map_guest6) &&
+	    !memcmp(a, c->conf.map_guest6, 16))
+		return c->conf.map_guest6;
 	return NULL;
+}
+
+/**
+ * ndp_addr_proxied() - with conf.ndp_proxy, is an address one we answer
+ * for on behalf of the host's neighbours?
+ * @c:	core
+ * @a:	target address, 16 bytes (not multicast)
+ *
+ * Return: true for unicast addresses other than ::, link-local ones (the
+ *	   guest's own link) and the guest's address
+ */
+static bool ndp_addr_proxied(const struct core *c, const uint8_t *a)
+{
+	return c->conf.ndp_proxy && !ip6_is_unspec(a) &&
+	       !(a[0] == 0xfe && (a[1] & 0xc0) == 0x80) &&
+	       memcmp(a, c->conf.guest6, 16);
 }
 
 /**
@@ -352,6 +377,10 @@ static void ndp_ns_input(struct core *c, const uint8_t *iph,
 		return;
 	}
 	ours = ndp_addr_ours(c, target);
+	if (!ours && !dad && ndp_addr_proxied(c, target)) {
+		ndp_send_na(c, target, src, true, fx);
+		return;
+	}
 	if (!ours)
 		return; /* another address, or DAD for one: not ours to say */
 	ndp_send_na(c, ours, dad ? ip6_all_nodes : src, !dad, fx);

@@ -92,6 +92,26 @@ static const char usage_text[] =
 "\n"
 "";
 
+/* pasta's addressing model and the address mappings (conf_net.c) */
+static const char usage_text_net[] =
+"Addressing model and mappings (pasta's):\n"
+"  --copy-host-addrs       give the guest the host's own address, prefix and\n"
+"                          default gateway of each family (from the default\n"
+"                          route's interface) and its name as the tap's,\n"
+"                          as pasta does; -a, -g, -I still override. No\n"
+"                          DNS forwarder unless --dns-forward\n"
+"  --map-host-loopback ADDR|none\n"
+"                          connections to ADDR reach the host's 127.0.0.1\n"
+"                          (::1); default the gateway; none: --no-map-gw\n"
+"  --map-guest-addr ADDR|none\n"
+"                          connections to ADDR reach the host's own address\n"
+"                          (e.g. 169.254.1.2 for host.containers.internal)\n"
+"  --dns-forward ADDR      the DNS forwarder's address (IPv4 or IPv6), e.g.\n"
+"                          169.254.1.1\n"
+"  --host-lo-to-ns-lo      with --copy-host-addrs: spliced loopback clients\n"
+"                          reach the guest's loopback, not its address\n"
+"\n";
+
 /* the second half: one string may not pass 4095 bytes in ISO C */
 static const char usage_text2[] =
 "Published ports:\n"
@@ -174,6 +194,8 @@ enum {
 	OPT_SECCOMP_LOG, OPT_CTL, OPT_METRICS, OPT_PCAP, OPT_PCAP_MAX,
 	OPT_OUT_IF4, OPT_OUT_IF6,
 	OPT_FQDN, OPT_PRINT_CAPS,
+	OPT_COPY_HOST_ADDRS, OPT_MAP_GUEST_ADDR, OPT_MAP_HOST_LOOPBACK,
+	OPT_DNS_FORWARD, OPT_HOST_LO_TO_NS_LO,
 };
 
 void conf_usage_verror(const char *prog, const char *hint, const char *fmt,
@@ -1008,6 +1030,12 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "trace", no_argument, NULL, OPT_TRACE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "copy-host-addrs", no_argument, NULL, OPT_COPY_HOST_ADDRS },
+		{ "map-guest-addr", required_argument, NULL, OPT_MAP_GUEST_ADDR },
+		{ "map-host-loopback", required_argument, NULL,
+		  OPT_MAP_HOST_LOOPBACK },
+		{ "dns-forward", required_argument, NULL, OPT_DNS_FORWARD },
+		{ "host-lo-to-ns-lo", no_argument, NULL, OPT_HOST_LO_TO_NS_LO },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool addr_set = false, gw_set = false, userns_set = false;
@@ -1082,6 +1110,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 				usage_error("bad interface name '%s': 1 to 15 characters, no '/'",
 					    optarg);
 			c->ifname = optarg;
+			c->ifname_set = true;
 			break;
 		case OPT_NO_CONFIG:
 			c->configure = false;
@@ -1280,6 +1309,21 @@ void conf_parse(struct conf *c, int argc, char **argv)
 				usage_error("bad --pcap-max '%s': expected a size of at least 4096 bytes, e.g. 100M",
 					    optarg);
 			break;
+		case OPT_COPY_HOST_ADDRS: /* conf_net.c does the rest */
+			c->addr_model = CONF_ADDR_HOST_COPY;
+			break;
+		case OPT_MAP_GUEST_ADDR:
+			c->map_guest_addr = optarg;
+			break;
+		case OPT_MAP_HOST_LOOPBACK:
+			c->map_host_loopback = optarg;
+			break;
+		case OPT_DNS_FORWARD:
+			c->dns_forward = optarg;
+			break;
+		case OPT_HOST_LO_TO_NS_LO:
+			c->host_lo_to_ns_lo = true;
+			break;
 		case 'H':
 		case OPT_FQDN:
 			if (conf_dhcp_name_check(optarg, o == OPT_FQDN, &why))
@@ -1305,6 +1349,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
+			fputs(usage_text_net, stdout);
 			fputs(usage_text2, stdout);
 			exit(0);
 		case OPT_VERSION:
@@ -1378,6 +1423,11 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	c->guest6.s6_addr[15] = CONF_GUEST6_HOST;
 	c->gw6.s6_addr[15] = CONF_GW6_HOST;
 	c->dns6.s6_addr[15] = CONF_DNS6_HOST;
+
+	/* for --copy-host-addrs: what was given is not copied (conf_net.c) */
+	c->config_net = c->configure;
+	c->addr4_set = c->prefix4_set = addr_set;
+	c->gw4_set = gw_set;
 
 	if (c->ctl_path && c->sock_path && !strcmp(c->ctl_path, c->sock_path))
 		usage_error("--ctl and the edge's socket cannot be the same path");

@@ -62,6 +62,16 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
 		 CONF_EDGE_VU };
 
 /**
+ * enum conf_addr_model - where the guest's addresses come from
+ * @CONF_ADDR_SLIRP:	slipway's own network: 10.0.2.15/24 behind gateway
+ *			10.0.2.2, fd00:5ee:d::15/64 behind fe80::1 (default)
+ * @CONF_ADDR_HOST_COPY: pasta's: the host's own address, prefix and
+ *			default gateway of each family, copied from its
+ *			template interface (--copy-host-addrs, pasta mode)
+ */
+enum conf_addr_model { CONF_ADDR_SLIRP, CONF_ADDR_HOST_COPY };
+
+/**
  * struct conf - everything the command line says
  * @netns:		--netns PATH|NAME, or NULL to create a namespace
  * @edge:		how the guest is attached
@@ -143,6 +153,41 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
  *			conf_dhcp_name_check())
  * @fqdn:		--fqdn: DHCP option 81 and DHCPv6 option 39, or NULL
  *			(checked as an FQDN; may end in a dot)
+ *
+ * pasta's addressing model and address mappings (conf_net.c): the pasta
+ * front end or slipway's options fill the first group, conf_net_setup()
+ * the resolved ones after it.
+ * @addr_model:		where the guest's addresses come from
+ * @config_net:		with CONF_ADDR_HOST_COPY: configure the namespace's
+ *			interface (pasta --config-net); sets @configure
+ * @map_guest_addr:	--map-guest-addr: "ADDR" or "none" (NULL: none)
+ * @map_host_loopback:	--map-host-loopback: "ADDR" or "none" (NULL: the
+ *			gateway, unless --no-map-gw)
+ * @dns_forward:	--dns-forward: the DNS forwarder's address, IPv4 or
+ *			IPv6 (NULL: the model's default)
+ * @host_lo_to_ns_lo:	spliced host loopback clients reach the guest's
+ *			loopback (CONF_ADDR_HOST_COPY; slipway's model always
+ *			does)
+ * @template_if:		the host interface addresses and routes are copied
+ *			from (NULL: the one with the default route)
+ * @addr4_set:		the guest's IPv4 address was given (-a): not copied
+ * @prefix4_set:	its prefix length was given (-n or -a ADDR/LEN)
+ * @gw4_set:		the IPv4 gateway was given (-g): not copied
+ * @addr6_set:		the guest's IPv6 address (@guest6) was given
+ * @gw6_set:		the IPv6 gateway (@gw6) was given (-g): not copied
+ * @ifname_set:		the tap name was given (-I): not the template's
+ * @prefix6_len:	the guest's IPv6 prefix length (64 in slipway's
+ *			model, the host's in pasta's)
+ * @gw6_ll:		the guest's IPv6 default router: fe80::1 in slipway's
+ *			model, the host's gateway in pasta's
+ * @map_lo4:		resolved: IPv4 address mapped to host 127.0.0.1
+ *			besides the gateway (0: none)
+ * @map_lo6:		resolved: the same for ::1 (:: for none)
+ * @map_guest4:		resolved: IPv4 address mapped to @host4 (0: none)
+ * @map_guest6:		resolved: IPv6 address mapped to @host6 (::: none)
+ * @host4:		the host's IPv4 address on the template interface
+ *			(0: unknown)
+ * @host6:		the host's global IPv6 address there (:: unknown)
  */
 struct conf {
 	const char *netns;
@@ -204,6 +249,18 @@ struct conf {
 	gid_t runas_gid;
 	const char *hostname;
 	const char *fqdn;
+	enum conf_addr_model addr_model;
+	bool config_net;
+	const char *map_guest_addr;
+	const char *map_host_loopback;
+	const char *dns_forward;
+	bool host_lo_to_ns_lo;
+	const char *template_if;
+	bool addr4_set, prefix4_set, gw4_set, addr6_set, gw6_set, ifname_set;
+	uint8_t prefix6_len;
+	struct in6_addr gw6_ll;
+	uint32_t map_lo4, map_guest4, host4;
+	struct in6_addr map_lo6, map_guest6, host6;
 };
 
 /* --ipv6-prefix default: a unique local /64 (RFC 4193), fixed like 10.0.2.0 */

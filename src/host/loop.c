@@ -271,12 +271,23 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	cc.nshards = (uint8_t)grp->n;
 	cc.udp_idle_ns = (uint64_t)conf->udp_idle_s * 1000000000ULL;
 	cc.dns4_be = conf->dns ? conf->dns4 : 0;
+	/* pasta's model (conf_net.c): a real gateway, mapped addresses */
+	cc.gw_real = conf->addr_model == CONF_ADDR_HOST_COPY;
+	cc.ndp_proxy = conf->addr_model == CONF_ADDR_HOST_COPY;
+	cc.map_lo4_be = conf->map_lo4;
+	cc.map_guest4_be = conf->map_guest4;
+	cc.host4_be = conf->host4;
+	if (conf->ipv6) {
+		memcpy(cc.map_lo6, &conf->map_lo6, 16);
+		memcpy(cc.map_guest6, &conf->map_guest6, 16);
+		memcpy(cc.host6, &conf->host6, 16);
+	}
 	cc.dhcp = conf->dhcp;
 	cc.dhcp4.addr_be = conf->lease4 ? conf->lease4 : conf->guest4;
 	cc.dhcp4.mask_be = cc.mask4_be;
 	cc.dhcp4.router_be = conf->gw4;
 	cc.dhcp4.server_be = conf->gw4;
-	if (conf->dns) {
+	if (conf->dns && conf->dns4) {
 		cc.dhcp4.dns_be[0] = conf->dns4;
 		cc.dhcp4.ndns = 1;
 	}
@@ -298,9 +309,13 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 		memcpy(cc.prefix6, &conf->prefix6, 8);
 		memcpy(cc.guest6, &conf->guest6, 16);
 		memcpy(cc.gw6, &conf->gw6, 16);
-		cc.gw6_ll[0] = 0xfe; /* fe80::1 */
-		cc.gw6_ll[1] = 0x80;
-		cc.gw6_ll[15] = 1;
+		if (IN6_IS_ADDR_UNSPECIFIED(&conf->gw6_ll)) {
+			cc.gw6_ll[0] = 0xfe; /* fe80::1 */
+			cc.gw6_ll[1] = 0x80;
+			cc.gw6_ll[15] = 1;
+		} else {
+			memcpy(cc.gw6_ll, &conf->gw6_ll, 16);
+		}
 		if (conf->dns)
 			memcpy(cc.dns6, &conf->dns6, 16);
 		cc.dhcp6 = conf->dhcp;

@@ -558,11 +558,12 @@ static void netns_child_configure6(int sock, const struct netns_conf *c,
 				   int nl, const char *name, unsigned ifindex)
 {
 	char addr[INET6_ADDRSTRLEN], gw[INET6_ADDRSTRLEN];
+	uint8_t plen = c->prefix6_len ? c->prefix6_len : 64;
 	int ret;
 
 	inet_ntop(AF_INET6, c->addr6, addr, sizeof(addr));
 	inet_ntop(AF_INET6, c->gw6, gw, sizeof(gw));
-	ret = nl_addr6_add(nl, ifindex, c->addr6, 64);
+	ret = nl_addr6_add(nl, ifindex, c->addr6, plen);
 	if (ret == -EAFNOSUPPORT || ret == -EACCES) {
 		fprintf(stderr, "slipway: warning: no IPv6 in the namespace (%s): IPv4 only; --no-ipv6 silences this\n",
 			strerror(-ret));
@@ -570,8 +571,8 @@ static void netns_child_configure6(int sock, const struct netns_conf *c,
 	}
 	if (ret)
 		netns_child_fail(sock, -ret,
-				 "cannot add address %s/64 to %s: %s", addr,
-				 name, strerror(-ret));
+				 "cannot add address %s/%u to %s: %s", addr,
+				 plen, name, strerror(-ret));
 	ret = nl_route6_default(nl, ifindex, c->gw6);
 	if (ret == -EEXIST && c->route_beside) {
 		/* slirp4netns adds no IPv6 route: the namespace's stays */

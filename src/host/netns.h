@@ -25,10 +25,11 @@
  * @queues:	number of tap queues (>1 uses IFF_MULTI_QUEUE)
  * @offloads:	TUN_F_* flags for TUNSETOFFLOAD (0: none)
  * @vnet_hdr_len:	virtio-net header size to set with TUNSETVNETHDRSZ (10 or 12)
- * @ipv6:	configure IPv6 too (with @configure): @addr6/64 without DAD,
+ * @ipv6:	configure IPv6 too (with @configure): @addr6/@prefix6_len without DAD,
  *		a default route via @gw6, and no DAD or SLAAC on the tap
  * @addr6:	guest IPv6 address
  * @gw6:	IPv6 default gateway (the gateway's link-local address)
+ * @prefix6_len: prefix length of @addr6 (0: 64)
  * @resolv_text:	create mode: contents for /etc/resolv.conf as the command
  *		sees it (bind-mounted in a private mount namespace), so that
  *		it uses the DNS forwarder and not a host-loopback resolver it
@@ -58,6 +59,7 @@ struct netns_conf {
 	bool ipv6;
 	uint8_t addr6[16];
 	uint8_t gw6[16];
+	uint8_t prefix6_len;
 	const char *resolv_text;
 	bool nsh;
 	const char *userns_path;

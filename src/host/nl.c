@@ -2,6 +2,7 @@
 /* nl.c - minimal rtnetlink requests: link up, addresses, default routes */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -342,4 +343,243 @@ int nl_route6_default(int nl, unsigned ifindex, const uint8_t *gw)
 	nl_attr_put(&r, RTA_OIF, &oif, sizeof(oif));
 
 	return nl_do(nl, &r);
+}
+
+/**
+ * nl_dump() - send a dump request and hand each reply message to a callback
+ * @nl:		socket from nl_open()
+ * @r:		request (NLM_F_DUMP set by the caller), built with
+ *		nl_req_init()
+ * @cb:		called with each message of the dump and @arg
+ * @arg:	passed to @cb
+ *
+ * #syscalls:setup sendto recvfrom
+ * Return: 0 at the end of the dump, or negative errno (-EPROTO for a
+ * malformed reply)
+ */
+static int nl_dump(int nl, union nl_req *r,
+		   void (*cb)(const struct nlmsghdr *h, void *arg), void *arg)
+{
+	static union {
+		struct nlmsghdr h;
+		char buf[32768];
+	} rsp;
+	ssize_t n;
+
+	r->h.nlmsg_seq = ++nl_seq;
+	do
+		n = send(nl, r->buf, r->h.nlmsg_len, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != r->h.nlmsg_len)
+		return -EIO;
+
+	for (;;) {
+		size_t off;
+
+		n = recv(nl, rsp.buf, sizeof(rsp.buf), 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EPROTO;
+		for (off = 0; off + sizeof(struct nlmsghdr) <= (size_t)n;) {
+			const struct nlmsghdr *h;
+
+			h = (const struct nlmsghdr *)(void *)(rsp.buf + off);
+			if (h->nlmsg_len < sizeof(*h) ||
+			    h->nlmsg_len > (size_t)n - off)
+				return -EPROTO;
+			off += NLMSG_ALIGN(h->nlmsg_len);
+			if (h->nlmsg_seq != r->h.nlmsg_seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+					return -EPROTO;
+				return e->error > 0 ? -EPROTO : e->error;
+			}
+			cb(h, arg);
+		}
+	}
+}
+
+/**
+ * struct nl_route_q - what nl_route_default() looks for and found
+ * @family:	AF_INET or AF_INET6
+ * @want_oif:	only routes through this interface (0: any)
+ * @found:	a default route was seen
+ * @metric:	its priority (lower wins)
+ * @oif:	its output interface
+ * @gw:		its gateway (zero if none: a device route)
+ */
+struct nl_route_q {
+	int family;
+	unsigned want_oif;
+	bool found;
+	uint32_t metric;
+	unsigned oif;
+	uint8_t gw[16];
+};
+
+/**
+ * nl_route_cb() - keep the best default route of a dump
+ * @h:		one RTM_NEWROUTE message
+ * @arg:	struct nl_route_q
+ */
+static void nl_route_cb(const struct nlmsghdr *h, void *arg)
+{
+	struct nl_route_q *q = arg;
+	const struct rtmsg *rtm = NLMSG_DATA(h);
+	const struct rtattr *rta;
+	uint8_t gw[16] = { 0 };
+	uint32_t metric = 0, oif = 0;
+	size_t alen = q->family == AF_INET ? 4 : 16;
+	int len;
+
+	if (h->nlmsg_type != RTM_NEWROUTE ||
+	    h->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)) ||
+	    rtm->rtm_family != q->family || rtm->rtm_dst_len ||
+	    rtm->rtm_table != RT_TABLE_MAIN || rtm->rtm_type != RTN_UNICAST)
+		return;
+	len = (int)RTM_PAYLOAD(h);
+	for (rta = RTM_RTA(rtm); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		if (rta->rta_type == RTA_OIF && RTA_PAYLOAD(rta) >= 4)
+			memcpy(&oif, RTA_DATA(rta), 4);
+		else if (rta->rta_type == RTA_PRIORITY && RTA_PAYLOAD(rta) >= 4)
+			memcpy(&metric, RTA_DATA(rta), 4);
+		else if (rta->rta_type == RTA_GATEWAY &&
+			 RTA_PAYLOAD(rta) >= alen)
+			memcpy(gw, RTA_DATA(rta), alen);
+	}
+	if (!oif || (q->want_oif && oif != q->want_oif) ||
+	    (q->found && metric >= q->metric))
+		return;
+	q->found = true;
+	q->metric = metric;
+	q->oif = oif;
+	memcpy(q->gw, gw, sizeof(gw));
+}
+
+/**
+ * nl_route_default() - the default route of a family with the lowest metric
+ * @nl:		socket from nl_open()
+ * @family:	AF_INET or AF_INET6
+ * @oif:	in: only routes through this interface (0: any); out: the
+ *		route's interface
+ * @gw:		out: its gateway (4 or 16 bytes; zero for a device route)
+ *
+ * #syscalls:setup sendto recvfrom
+ * Return: 0, -ENOENT if there is none, or negative errno
+ */
+int nl_route_default(int nl, int family, unsigned *oif, uint8_t *gw)
+{
+	struct nl_route_q q = { .family = family, .want_oif = *oif };
+	struct rtmsg *rtm;
+	union nl_req r;
+	int ret;
+
+	rtm = nl_req_init(&r, RTM_GETROUTE, NLM_F_DUMP, sizeof(*rtm));
+	rtm->rtm_family = (unsigned char)family;
+	ret = nl_dump(nl, &r, nl_route_cb, &q);
+	if (ret)
+		return ret;
+	if (!q.found)
+		return -ENOENT;
+	*oif = q.oif;
+	memcpy(gw, q.gw, family == AF_INET ? 4 : 16);
+	return 0;
+}
+
+/**
+ * struct nl_addr_q - what nl_addr_get() looks for and found
+ * @family:	AF_INET or AF_INET6
+ * @ifindex:	the interface
+ * @found:	an address was seen
+ * @addr:	the first usable one
+ * @prefix:	its prefix length
+ */
+struct nl_addr_q {
+	int family;
+	unsigned ifindex;
+	bool found;
+	uint8_t addr[16];
+	uint8_t prefix;
+};
+
+/**
+ * nl_addr_cb() - keep the first global address of an interface
+ * @h:		one RTM_NEWADDR message
+ * @arg:	struct nl_addr_q
+ *
+ * Tentative, deprecated and DAD-failed IPv6 addresses are skipped, and
+ * any address of link or host scope.
+ */
+static void nl_addr_cb(const struct nlmsghdr *h, void *arg)
+{
+	struct nl_addr_q *q = arg;
+	const struct ifaddrmsg *ifa = NLMSG_DATA(h);
+	const struct rtattr *rta;
+	const void *a = NULL;
+	size_t alen = q->family == AF_INET ? 4 : 16;
+	int len;
+
+	if (q->found || h->nlmsg_type != RTM_NEWADDR ||
+	    h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)) ||
+	    ifa->ifa_family != q->family || ifa->ifa_index != q->ifindex ||
+	    ifa->ifa_scope != RT_SCOPE_UNIVERSE ||
+	    (ifa->ifa_flags & (IFA_F_TENTATIVE | IFA_F_DEPRECATED |
+			       IFA_F_DADFAILED)))
+		return;
+	len = (int)IFA_PAYLOAD(h);
+	for (rta = IFA_RTA(ifa); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		if (RTA_PAYLOAD(rta) < alen)
+			continue;
+		/* IFA_LOCAL is the address itself where both are given */
+		if (rta->rta_type == IFA_LOCAL ||
+		    (rta->rta_type == IFA_ADDRESS && !a))
+			a = RTA_DATA(rta);
+	}
+	if (!a)
+		return;
+	q->found = true;
+	memcpy(q->addr, a, alen);
+	q->prefix = ifa->ifa_prefixlen;
+}
+
+/**
+ * nl_addr_get() - the first global address of an interface
+ * @nl:		socket from nl_open()
+ * @family:	AF_INET or AF_INET6
+ * @ifindex:	interface index
+ * @addr:	out: the address (4 or 16 bytes)
+ * @prefix:	out: its prefix length
+ *
+ * #syscalls:setup sendto recvfrom
+ * Return: 0, -ENOENT if it has none, or negative errno
+ */
+int nl_addr_get(int nl, int family, unsigned ifindex, uint8_t *addr,
+		uint8_t *prefix)
+{
+	struct nl_addr_q q = { .family = family, .ifindex = ifindex };
+	struct ifaddrmsg *ifa;
+	union nl_req r;
+	int ret;
+
+	ifa = nl_req_init(&r, RTM_GETADDR, NLM_F_DUMP, sizeof(*ifa));
+	ifa->ifa_family = (unsigned char)family;
+	ret = nl_dump(nl, &r, nl_addr_cb, &q);
+	if (ret)
+		return ret;
+	if (!q.found)
+		return -ENOENT;
+	memcpy(addr, q.addr, family == AF_INET ? 4 : 16);
+	*prefix = q.prefix;
+	return 0;
 }

@@ -85,4 +85,31 @@ int nl_addr6_add(int nl, unsigned ifindex, const uint8_t *addr,
  */
 int nl_route6_default(int nl, unsigned ifindex, const uint8_t *gw);
 
+/**
+ * nl_route_default() - the default route of a family with the lowest metric
+ * @nl:		socket from nl_open()
+ * @family:	AF_INET or AF_INET6
+ * @oif:	in: only routes through this interface (0: any); out: the
+ *		route's interface
+ * @gw:		out: its gateway (4 or 16 bytes; zero for a device route)
+ *
+ * #syscalls:setup sendto recvfrom
+ * Return: 0, -ENOENT if there is none, or negative errno
+ */
+int nl_route_default(int nl, int family, unsigned *oif, uint8_t *gw);
+
+/**
+ * nl_addr_get() - the first global address of an interface
+ * @nl:		socket from nl_open()
+ * @family:	AF_INET or AF_INET6
+ * @ifindex:	interface index
+ * @addr:	out: the address (4 or 16 bytes)
+ * @prefix:	out: its prefix length
+ *
+ * #syscalls:setup sendto recvfrom
+ * Return: 0, -ENOENT if it has none, or negative errno
+ */
+int nl_addr_get(int nl, int family, unsigned ifindex, uint8_t *addr,
+		uint8_t *prefix);
+
 #endif /* SLIPWAY_NL_H */

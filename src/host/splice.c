@@ -12,7 +12,11 @@
  * clients, then 127.0.0.1 if that is refused or unreachable) and moves the
  * bytes between the two sockets with splice() through one pipe per
  * direction. The guest's server sees the client as 127.0.0.1 (or ::1),
- * not as the gateway address. Clients from other addresses keep the tap
+ * not as the gateway address. In pasta's addressing model (conf_net.c)
+ * the namespace socket connects to the guest's own address instead, and
+ * the server sees the client there, as pasta does: services bound to the
+ * guest's loopback only are not published by accident; --host-lo-to-ns-lo
+ * restores the loopback. Clients from other addresses keep the tap
  * path, so the guest sees their real address; --no-splice sends everyone
  * through the tap.
  *
@@ -581,7 +585,8 @@ static bool splice_to_self(struct shard *sh, const struct splice_conn *c)
  * @idx:	entry index (fd[1] set, SPF_V6 says its family)
  *
  * An IPv6 socket that cannot connect to ::1 (refused or unreachable) is
- * replaced by an IPv4 one for 127.0.0.1: the server may listen on IPv4
+ * replaced by an IPv4 one for 127.0.0.1 (pasta's model: the guest's
+ * addresses instead of both): the server may listen on IPv4
  * only (a guest's server, for one, as everything the tap carries is IPv4).
  * A -T port that is one of slipway's own listening sockets on the host
  * (a published port: a loop; --metrics) is refused as a closed one.
@@ -604,6 +609,16 @@ static int splice_connect(struct shard *sh, uint32_t idx)
 					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
 					  .sin_port = htons(c->port) };
 		int ret;
+
+		/* pasta's model: the guest's public address, unless
+		 * --host-lo-to-ns-lo (services bound to the guest's loopback
+		 * only stay private, as with pasta) */
+		if (!(c->flags & SPF_OUT) &&
+		    sh->conf->addr_model == CONF_ADDR_HOST_COPY &&
+		    !sh->conf->host_lo_to_ns_lo) {
+			s4.sin_addr.s_addr = sh->conf->guest4;
+			s6.sin6_addr = sh->conf->guest6;
+		}
 
 		setsockopt(c->fd[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if ((c->flags & SPF_OUT) && splice_to_self(sh, c))

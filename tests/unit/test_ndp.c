@@ -669,6 +669,63 @@ static void test_dad(void **state)
 }
 
 /**
+ * test_ns_proxy() - pasta's model (conf.ndp_proxy): solicitations for any
+ * unicast address but link-local ones and the guest's own are answered as
+ * ours, DAD probes are not; a mapped address (conf.map_guest6) is ours in
+ * either model
+ * @state:	environment
+ */
+static void test_ns_proxy(void **state)
+{
+	static const uint8_t other_ll[16] = { 0xfe, 0x80, [15] = 0x99 };
+	static const uint8_t mapped_ll[16] = { 0xfe, 0x80, [15] = 0x77 };
+	struct env *e = *state;
+	uint8_t m[32], sn[16];
+	struct pkt6 p = {
+		.src = guest6_ll, .dst = sn, .dst_mac = all_nodes_mac,
+		.hop = 255, .last_nh = NH_ICMP6, .msg = m,
+	};
+
+	memcpy(e->c.conf.map_guest6, mapped_ll, 16);
+	sol_node(sn, mapped_ll);
+	p.len = ns_msg(m, mapped_ll, true);
+	input6(e, &p);
+	assert_int_equal(e->fx.nframes, 1);
+	check_na(e, 0, NULL, guest6_ll, mapped_ll, 0xe0);
+	env_clear(e);
+
+	e->c.conf.ndp_proxy = true;
+	memcpy(e->c.conf.guest6, guest6, 16);
+	sol_node(sn, other6);
+	p.len = ns_msg(m, other6, true);
+	input6(e, &p);
+	sol_node(sn, outside6);
+	p.len = ns_msg(m, outside6, true);
+	input6(e, &p);
+	assert_int_equal(e->fx.nframes, 2);
+	check_na(e, 0, NULL, guest6_ll, other6, 0xe0);
+	check_na(e, 1, NULL, guest6_ll, outside6, 0xe0);
+	env_clear(e);
+
+	/* not: the guest's own, another link-local, a DAD probe */
+	sol_node(sn, guest6);
+	p.len = ns_msg(m, guest6, true);
+	input6(e, &p);
+	sol_node(sn, other_ll);
+	p.len = ns_msg(m, other_ll, true);
+	input6(e, &p);
+	p.src = unspec6;
+	sol_node(sn, other6);
+	p.len = ns_msg(m, other6, false);
+	input6(e, &p);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_ctr_deltas(e, CTR_NDP_NA_SENT, 3, -1);
+	e->c.conf.ndp_proxy = false;
+	memset(e->c.conf.map_guest6, 0, 16);
+	memset(e->c.conf.guest6, 0, 16);
+}
+
+/**
  * echo_msg() - an echo request
  * @m:		out (8 + @len bytes)
  * @id:		identifier
@@ -1322,6 +1379,7 @@ int main(void)
 		BOTH(test_ns_na),
 		BOTH(test_ns_other),
 		BOTH(test_dad),
+		BOTH(test_ns_proxy),
 		BOTH(test_echo),
 		BOTH(test_ndp_hop_limit),
 		BOTH(test_ndp_malformed),
