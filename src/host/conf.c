@@ -158,13 +158,15 @@ enum {
 	OPT_SECCOMP_LOG, OPT_CTL, OPT_METRICS, OPT_PCAP, OPT_PCAP_MAX,
 };
 
+int conf_usage_status = 2;
+
 void conf_usage_verror(const char *prog, const char *hint, const char *fmt,
 		       va_list ap)
 {
 	fprintf(stderr, "%s: ", prog);
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n%s\n", hint);
-	exit(2);
+	exit(conf_usage_status);
 }
 
 /**

@@ -46,6 +46,16 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
 		 CONF_EDGE_VU };
 
 /**
+ * enum conf_pasta_mode - which program's command line slipway took
+ * @CONF_PASTA_NONE:	slipway's own (or slirp4netns's)
+ * @CONF_PASTA_PASTA:	pasta's: a tap in a namespace (pasta.c)
+ * @CONF_PASTA_PASST:	passt's: a VM on a socket (pasta.c)
+ * @CONF_PASTA_MODE_NUM: count
+ */
+enum conf_pasta_mode { CONF_PASTA_NONE, CONF_PASTA_PASTA, CONF_PASTA_PASST,
+		       CONF_PASTA_MODE_NUM };
+
+/**
  * struct conf - everything the command line says
  * @netns:		--netns PATH|NAME, or NULL to create a namespace
  * @edge:		how the guest is attached
@@ -114,6 +124,22 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
  * @runas:		--runas given
  * @runas_uid:		the user to become (as root)
  * @runas_gid:		the group to become
+ * @pasta_mode:		invoked as pasta or passt (pasta.c), else none
+ * @config_net:		pasta --config-net: configure the namespace as pasta
+ *			does (addresses and routes copied from the host)
+ * @map_guest_addr:	--map-guest-addr ADDR|none (text, checked), or NULL
+ * @map_host_loopback:	--map-host-loopback ADDR|none (text, checked), or NULL
+ * @dns_forward:	--dns-forward ADDR (text, checked), or NULL
+ * @host_lo_to_ns_lo:	--host-lo-to-ns-lo: host loopback clients appear
+ *			from the namespace's loopback
+ * @outbound4:		-o/--outbound with an IPv4 address (text), or NULL
+ * @outbound6:		-o/--outbound with an IPv6 address (text), or NULL
+ * @outbound_if4:	--outbound-if4 NAME, or NULL
+ * @outbound_if6:	--outbound-if6 NAME, or NULL
+ * @hostname:		-H/--hostname NAME (DHCP), or NULL
+ * @fqdn:		--fqdn NAME (DHCP), or NULL
+ * @template_if:	-i/--interface NAME: the host interface addresses and
+ *			routes are copied from, or NULL
  */
 struct conf {
 	const char *netns;
@@ -171,6 +197,16 @@ struct conf {
 	bool runas;
 	uid_t runas_uid;
 	gid_t runas_gid;
+	enum conf_pasta_mode pasta_mode;
+	bool config_net;
+	const char *map_guest_addr;
+	const char *map_host_loopback;
+	const char *dns_forward;
+	bool host_lo_to_ns_lo;
+	const char *outbound4, *outbound6;
+	const char *outbound_if4, *outbound_if6;
+	const char *hostname, *fqdn;
+	const char *template_if;
 };
 
 /* --ipv6-prefix default: a unique local /64 (RFC 4193), fixed like 10.0.2.0 */
@@ -216,8 +252,12 @@ int conf_size_parse(const char *s, uint64_t *v);
  */
 int fwd_spec_parse(const char *s, struct fwd_spec *f, const char **why);
 
+/* the exit status of a bad command line: 2, or 1 as pasta and passt */
+extern int conf_usage_status;
+
 /**
- * conf_usage_verror() - report a bad command line and exit 2
+ * conf_usage_verror() - report a bad command line and exit with
+ * conf_usage_status (2 unless changed)
  * @prog:	the name to say it as ("slipway", "slirp4netns")
  * @hint:	the line after the message (where the options are told)
  * @fmt:	printf format
