@@ -854,8 +854,14 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 			av[n++] = "--netns";
 			av[n++] = (char *)netns;
 		}
-		if (!config_net)
+		if (!config_net) {
+			/* the client configures the tap, and may have made it
+			 * (rootlesskit before 2.3 does): single-queue then,
+			 * and only one queue fits */
 			av[n++] = "--no-config";
+			av[n++] = "--shards";
+			av[n++] = "1";
+		}
 		if (ifname) {
 			av[n++] = "-I";
 			av[n++] = (char *)ifname;
