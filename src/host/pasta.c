@@ -291,6 +291,7 @@ static bool pasta_spec_supported(const char *spec)
  * pasta_sock_default() - passt's socket path when -s and -F are missing:
  * /tmp/passt_N.socket, the first N free
  *
+ * #syscalls:setup newfstatat lstat
  * Return: a static path
  */
 static const char *pasta_sock_default(void)
@@ -458,7 +459,8 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 	uint8_t ns_mac[6];
 	int prefix4 = -1, netmask = -1, o, n = 0, i;
 	unsigned long v;
-	char **av, **cmd = NULL;
+	static char **av; /* for good: struct conf points into it */
+	char **cmd = NULL;
 	struct in_addr a4;
 
 	pasta_prog = passt ? "passt" : "pasta";
