@@ -28,6 +28,7 @@
 #include "host/conf_net.h"
 #include "host/dns_fwd.h"
 #include "host/netns.h"
+#include "host/pasta.h"
 #include "host/s4n.h"
 #include "host/sandbox.h"
 #include "host/shard.h"
@@ -47,6 +48,8 @@
  * @inofd:	inotify fd watching @ns_dir, or -1
  * @ctl:	the control socket, metrics and API socket server (its thread)
  * @s4n:	slirp4netns mode: exit fd, ready fd, API socket path
+ * @pasta:	pasta and passt modes: foreground, one-off, PID file, the
+ *		fd to the waiting parent
  * @stats_dirfd: --stats-file's directory (O_PATH, opened before the
  *		sandbox took the filesystem away), or -1
  * @stats_name:	--stats-file's name in @stats_dirfd
@@ -62,6 +65,7 @@ struct run {
 	int inofd;
 	struct ctl *ctl;
 	struct s4n_conf s4n;
+	struct pasta_conf pasta;
 	int stats_dirfd;
 	const char *stats_name;
 };
@@ -467,16 +471,26 @@ int main(int argc, char **argv)
 	char a[INET_ADDRSTRLEN], g[INET_ADDRSTRLEN], resolv_text[600];
 	static struct pcap pcap = { .fd = -1 };
 	static struct pcap_buf pbufs[SHARDS_MAX];
+	enum conf_pasta_mode pmode = CONF_PASTA_NONE;
 	int ret, how;
 
 	if (argc > 1 && !strcmp(argv[1], "ctl"))
 		return ctl_client_main(argc - 1, argv + 1);
 	r.s4n.exit_fd = r.s4n.ready_fd = -1;
+	r.pasta = (struct pasta_conf){ .foreground = true, .netns_quit = true,
+				       .pid_fd = -1, .log_fd = -1,
+				       .null_fd = -1, .ready_fd = -1 };
 	how = s4n_invoked(argc, argv);
-	if (how)
+	if (how) {
 		s4n_conf_parse(&conf, &r.s4n, argc - (how - 1), argv + (how - 1));
-	else
+	} else if ((how = pasta_invoked(argc, argv, &pmode))) {
+		pasta_conf_parse(&conf, &r.pasta, pmode, argc - (how - 1),
+				 argv + (how - 1));
+		/* as pasta: set up in a child the parent waits for */
+		pasta_daemon_start(&r.pasta);
+	} else {
 		conf_parse(&conf, argc, argv);
+	}
 	ret = conf_net_setup(&conf);
 	if (ret)
 		return ret == -EINVAL ? 2 : 1;
@@ -569,7 +583,7 @@ int main(int argc, char **argv)
 			snprintf(where, sizeof(where), "%s socket %s",
 				 edge.ops->name, conf.sock_path);
 	} else {
-		if (conf.netns)
+		if (conf.netns && r.pasta.netns_quit)
 			ns_watch_start(&r, conf.netns);
 		if (netns_setup(&nc, &ns))
 			return 1;
@@ -579,6 +593,9 @@ int main(int argc, char **argv)
 		mac = ns.mac;
 		snprintf(where, sizeof(where), "%s", conf.ifname);
 	}
+	/* passt --one-off (or --fd): the first guest is the only one */
+	if (r.pasta.one_off)
+		edge.reconnect = false;
 	nofile_raise();
 	grp.ctl_fd = -1;
 	for (i = 0; i < grp.n; i++) {
@@ -630,7 +647,7 @@ int main(int argc, char **argv)
 		die_perror("signalfd");
 	if (r.inofd >= 0)
 		shard_ep_add(sh, r.inofd, EPOLLIN, EP_DATA(EP_NSWATCH, 0));
-	if (ns.watch_pid > 0) {
+	if (ns.watch_pid > 0 && r.pasta.netns_quit) {
 		int pfd = (int)syscall(SYS_pidfd_open, ns.watch_pid, 0);
 
 		if (pfd >= 0)
@@ -686,6 +703,7 @@ int main(int argc, char **argv)
 	if (ns.cmd_pid > 0 && netns_start_cmd(&ns))
 		die("cannot start the command");
 	s4n_ready(&r.s4n);
+	pasta_ready(&r.pasta);
 
 	ret = shard_run(sh, on_other, &r);
 	if (ret) {
@@ -720,8 +738,9 @@ int main(int argc, char **argv)
 	/* flows cut off by our leaving: their host peers see resets */
 	for (i = 0; i < grp.n; i++)
 		shard_reset_flows(&shs[i]);
-	/* slirp4netns mode: clients log our standard error; SIGUSR1 asks */
-	if (!conf.s4n || conf.stats_file)
+	/* slirp4netns, pasta and passt modes: clients log our standard
+	 * error, so counters only on request (SIGUSR1, --stats-file) */
+	if ((!conf.s4n && !conf.pasta_mode) || conf.stats_file)
 		dump_stats(sh, &r);
 	fwdauto_fini(sh);
 	splice_fini(sh);

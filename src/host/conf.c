@@ -198,13 +198,15 @@ enum {
 	OPT_DNS_FORWARD, OPT_HOST_LO_TO_NS_LO,
 };
 
+int conf_usage_status = 2;
+
 void conf_usage_verror(const char *prog, const char *hint, const char *fmt,
 		       va_list ap)
 {
 	fprintf(stderr, "%s: ", prog);
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n%s\n", hint);
-	exit(2);
+	exit(conf_usage_status);
 }
 
 /**

@@ -72,6 +72,16 @@ enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
 enum conf_addr_model { CONF_ADDR_SLIRP, CONF_ADDR_HOST_COPY };
 
 /**
+ * enum conf_pasta_mode - which program's command line slipway took
+ * @CONF_PASTA_NONE:	slipway's own (or slirp4netns's)
+ * @CONF_PASTA_PASTA:	pasta's: a tap in a namespace (pasta.c)
+ * @CONF_PASTA_PASST:	passt's: a VM on a socket (pasta.c)
+ * @CONF_PASTA_MODE_NUM: count
+ */
+enum conf_pasta_mode { CONF_PASTA_NONE, CONF_PASTA_PASTA, CONF_PASTA_PASST,
+		       CONF_PASTA_MODE_NUM };
+
+/**
  * struct conf - everything the command line says
  * @netns:		--netns PATH|NAME, or NULL to create a namespace
  * @edge:		how the guest is attached
@@ -149,6 +159,7 @@ enum conf_addr_model { CONF_ADDR_SLIRP, CONF_ADDR_HOST_COPY };
  * @runas:		--runas given
  * @runas_uid:		the user to become (as root)
  * @runas_gid:		the group to become
+ * @pasta_mode:		invoked as pasta or passt (pasta.c), else none
  * @hostname:		-H/--hostname: DHCP option 12, or NULL (checked with
  *			conf_dhcp_name_check())
  * @fqdn:		--fqdn: DHCP option 81 and DHCPv6 option 39, or NULL
@@ -249,6 +260,7 @@ struct conf {
 	gid_t runas_gid;
 	const char *hostname;
 	const char *fqdn;
+	enum conf_pasta_mode pasta_mode;
 	enum conf_addr_model addr_model;
 	bool config_net;
 	const char *map_guest_addr;
@@ -309,6 +321,9 @@ int conf_size_parse(const char *s, uint64_t *v);
  */
 int fwd_spec_parse(const char *s, struct fwd_spec *f, const char **why);
 
+/* the exit status of a bad command line: 2, or 1 as pasta and passt */
+extern int conf_usage_status;
+
 /**
  * fwd_opt_parse() - parse the value of a -t, -u, -T or -U option, as pasta
  * takes it: "none", "auto", "all[:TOADDR]", or
@@ -357,7 +372,8 @@ int conf_outbound_addr(struct conf *c, const char *s, int family,
 		       const char **why);
 
 /**
- * conf_usage_verror() - report a bad command line and exit 2
+ * conf_usage_verror() - report a bad command line and exit with
+ * conf_usage_status (2 unless changed)
  * @prog:	the name to say it as ("slipway", "slirp4netns")
  * @hint:	the line after the message (where the options are told)
  * @fmt:	printf format

@@ -723,13 +723,16 @@ static int shard_edge_accept(struct shard *sh)
  * @sh:	shard
  *
  * When the guest changed (a frontend set features or went away), the
- * other shards are woken to see it.
+ * other shards are woken to see it. A frontend gone from an edge that
+ * waits for no other (passt --one-off) is the end.
  */
 static void shard_edge_ctl(struct shard *sh)
 {
 	unsigned i, gen = sh->edge->gen;
 
-	sh->edge->ops->ctl(sh->edge);
+	if (sh->edge->ops->ctl(sh->edge) == -ECONNRESET &&
+	    !sh->edge->reconnect)
+		sh->edge_lost = true;
 	if (__atomic_load_n(&sh->edge->gen, __ATOMIC_ACQUIRE) == gen)
 		return;
 	for (i = 1; i < sh->grp->n; i++)
