@@ -363,6 +363,8 @@ static int fwd_open_all(struct shard *sh, const struct fwd_spec *specs,
 						   " (ports below 1024 need root or net.ipv4.ip_unprivileged_port_start)" :
 					   ret == -ENODEV ?
 						   " (no such interface)" :
+					   ret == -EMFILE || ret == -ENFILE ?
+						   " (one descriptor a port: raise the open files limit, ulimit -Hn, or publish fewer ports)" :
 						   "");
 				return ret;
 			}
