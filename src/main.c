@@ -461,7 +461,7 @@ int main(int argc, char **argv)
 	struct netns_conf nc = { 0 };
 	struct netns_state ns = { .nsh_fd = -1 };
 	struct conf conf;
-	struct edge edge = { 0 };
+	static struct edge edge; /* lives as long as the process, as its state does */
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	const uint8_t *mac = bcast;
 	char where[160];
