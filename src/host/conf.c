@@ -1089,6 +1089,22 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		case OPT_DGRAM:
 		case OPT_FD:
 		case OPT_VHOST_USER:
+			/* --vhost-user --fd N: vhost-user on the frontend's
+			 * connected socket N (QEMU 10.1 -netdev passt) */
+			if (o == OPT_VHOST_USER && !strncmp(optarg, "--fd", 4) &&
+			    c->edge == CONF_EDGE_TAP) {
+				optind--; /* no PATH: --fd is the next option */
+				c->edge = CONF_EDGE_VU;
+				break;
+			}
+			if (o == OPT_FD && c->edge == CONF_EDGE_VU &&
+			    !c->sock_path && c->sock_fd < 0) {
+				if (conf_parse_uint(optarg, 0, INT32_MAX, &v))
+					usage_error("bad --fd '%s': expected a file descriptor number",
+						    optarg);
+				c->sock_fd = (int)v;
+				break;
+			}
 			if (c->edge != CONF_EDGE_TAP)
 				usage_error("one edge only: --stream, --dgram, --fd and --vhost-user exclude each other");
 			if (o == OPT_FD) {
