@@ -213,7 +213,11 @@ def case_fd(argv):
     os.close(n)
     theirs.close()
     try:
-        case_arp(None, ours)  # closes our end when done
+        try:
+            case_arp(None, ours)  # closes our end when done
+        except OSError as e:
+            fail("the --fd frontend: %s (slipway's status: %s)"
+                 % (e, p.poll()))
         try:
             rc = p.wait(timeout=2)
         except subprocess.TimeoutExpired:
