@@ -548,8 +548,13 @@ int main(int argc, char **argv)
 	 * is configured must not be missed */
 	r.inofd = -1;
 	if (conf.edge == CONF_EDGE_VU) {
-		ret = vu_edge_init(&edge, conf.sock_path, conf.shards,
-				   conf.offload, conf.mtu);
+		if (conf.sock_path)
+			ret = vu_edge_init(&edge, conf.sock_path, conf.shards,
+					   conf.offload, conf.mtu);
+		else
+			ret = vu_edge_init_fd(&edge, conf.sock_fd, sh->ctr,
+					      conf.shards, conf.offload,
+					      conf.mtu);
 		if (ret == -ENOMEM)
 			die("out of memory");
 		if (ret) {
@@ -557,8 +562,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		grp.n = conf.shards;
-		snprintf(where, sizeof(where), "vhost-user socket %s (%u queue pair(s))",
-			 conf.sock_path, conf.shards);
+		if (conf.sock_path)
+			snprintf(where, sizeof(where), "vhost-user socket %s (%u queue pair(s))",
+				 conf.sock_path, conf.shards);
+		else
+			snprintf(where, sizeof(where), "vhost-user socket fd %d (%u queue pair(s))",
+				 conf.sock_fd, conf.shards);
 	} else if (conf.edge != CONF_EDGE_TAP) {
 		static const int kinds[] = {
 			[CONF_EDGE_STREAM] = QSOCK_STREAM,

@@ -225,6 +225,22 @@ void qsock_path_unlink(int dirfd, const char *path);
 int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
 		 bool offload, unsigned mtu);
 
+/**
+ * vu_edge_init_fd() - the vhost-user edge, its frontend already connected
+ * on @fd (QEMU 10.1 -netdev passt,vhost-user=on: passt --vhost-user --fd 3);
+ * no listening socket, no socket file, and the end when it leaves
+ * @e:		edge to fill
+ * @fd:		connected unix stream socket; on 0 the edge owns it
+ * @ctr:	counters of shard 0, which serves the control connection
+ * @npairs:	queue pairs to offer (one shard each)
+ * @offload:	offer checksum and segmentation offloads
+ * @mtu:	our MTU
+ *
+ * Return: 0, or -errno (logged)
+ */
+int vu_edge_init_fd(struct edge *e, int fd, uint64_t *ctr, unsigned npairs,
+		    bool offload, unsigned mtu);
+
 /* the largest frame on a socket edge: a 65535-byte packet and its
  * Ethernet header (there is no virtio-net header) */
 #define QSOCK_FRAME_MAX (65535 + 14)

@@ -479,8 +479,8 @@ static void vu_drop(struct vu *vu, const char *why)
 		return;
 	vu_msg_fds_close(vu);
 	vu->rgot = 0;
-	info("vhost-user frontend gone (%s): its flows are reset; waiting for the next one",
-	     why);
+	info("vhost-user frontend gone (%s): its flows are reset%s", why,
+	     vu->e->reconnect ? "; waiting for the next one" : "");
 	VU_CTR(vu->e, 0, EDGE_DISCONNECTS);
 	close(vu->ctl);
 	vu->ctl = -1;
@@ -1803,18 +1803,17 @@ static const struct edge_ops vu_ops = {
 };
 
 /**
- * vu_edge_init() - the vhost-user edge, listening at @path
+ * vu_edge_make() - the vhost-user edge, with no frontend and no socket yet
  * @e:		edge to fill
- * @path:	socket path
  * @npairs:	queue pairs to offer (one shard each)
  * @offload:	offer checksum and segmentation offloads
  * @mtu:	our MTU
  *
  * #syscalls:setup epoll_create1
- * Return: 0, or -errno (logged)
+ * Return: 0, or -ENOMEM
  */
-int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
-		 bool offload, unsigned mtu)
+static int vu_edge_make(struct edge *e, unsigned npairs, bool offload,
+			unsigned mtu)
 {
 	struct vu *vu = calloc(1, sizeof(*vu));
 	unsigned i;
@@ -1828,6 +1827,7 @@ int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
 	e->vnet_hdr_len = 12;
 	e->frame_max = 12 + 65536 + 64;
 	e->reconnect = true;
+	e->listen_fd = -1;
 	e->ctl_fd = -1;
 	e->path_dirfd = -1;
 	vu->e = e;
@@ -1849,11 +1849,83 @@ int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
 		if (p->epfd < 0 || !e->rxbuf[i] || !p->backlog || !p->placed)
 			return -ENOMEM;
 	}
+	return 0;
+}
+
+/**
+ * vu_edge_init() - the vhost-user edge, listening at @path
+ * @e:		edge to fill
+ * @path:	socket path
+ * @npairs:	queue pairs to offer (one shard each)
+ * @offload:	offer checksum and segmentation offloads
+ * @mtu:	our MTU
+ *
+ * Return: 0, or -errno (logged)
+ */
+int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
+		 bool offload, unsigned mtu)
+{
+	struct vu *vu;
+	int ret = vu_edge_make(e, npairs, offload, mtu);
+
+	if (ret)
+		return ret;
+	vu = e->priv;
 	e->listen_fd = qsock_listen(path);
 	if (e->listen_fd < 0)
 		return e->listen_fd;
 	/* ours to remove at exit only now */
 	snprintf(vu->path, sizeof(vu->path), "%s", path);
 	e->path_dirfd = qsock_path_dir(path);
+	return 0;
+}
+
+/**
+ * vu_edge_init_fd() - the vhost-user edge, its frontend already connected
+ * on @fd (QEMU 10.1 -netdev passt,vhost-user=on: passt --vhost-user --fd 3)
+ * @e:		edge to fill
+ * @fd:		connected unix stream socket; on 0 the edge owns it (vu_fini()
+ *		closes it), on error the caller still does
+ * @ctr:	counters of shard 0, which serves the control connection
+ * @npairs:	queue pairs to offer (one shard each)
+ * @offload:	offer checksum and segmentation offloads
+ * @mtu:	our MTU
+ *
+ * There is no listening socket and no socket file: when this frontend
+ * leaves, nobody else can come, so the edge does not wait for one
+ * (@e->reconnect is false) and the event loop ends.
+ *
+ * #syscalls:setup getsockopt fcntl
+ * Return: 0, or -errno (logged)
+ */
+int vu_edge_init_fd(struct edge *e, int fd, uint64_t *ctr, unsigned npairs,
+		    bool offload, unsigned mtu)
+{
+	int ret = vu_edge_make(e, npairs, offload, mtu), v = 0, fl;
+	socklen_t sl = sizeof(v);
+	struct vu *vu;
+
+	if (ret)
+		return ret;
+	vu = e->priv;
+	e->reconnect = false;
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &sl) || v != AF_UNIX ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &sl) || v != SOCK_STREAM) {
+		err("--vhost-user --fd %d: not a unix stream socket", fd);
+		return -ENOTSOCK;
+	}
+	/* non-blocking, as vu_accept() makes an accepted one */
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC)) {
+		ret = -errno;
+		err_perror("--vhost-user --fd %d", fd);
+		return ret;
+	}
+	vu->ctl = fd;
+	vu->rgot = 0;
+	e->ctl_fd = fd;
+	ctr_add(&ctr[CTR_EDGE_CONNECTS], 1);
+	info("vhost-user frontend connected on fd %d", fd);
 	return 0;
 }

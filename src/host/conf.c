@@ -22,7 +22,7 @@ static const char usage_text[] =
 "Usage: slipway [OPTIONS] [-- COMMAND [ARGS...]]\n"
 "       slipway [OPTIONS] --netns PATH|NAME\n"
 "       slipway [OPTIONS] --stream PATH | --dgram PATH | --fd N\n"
-"       slipway [OPTIONS] --vhost-user PATH\n"
+"       slipway [OPTIONS] --vhost-user PATH | --vhost-user --fd N\n"
 "\n"
 "A user-mode network gateway. Runs COMMAND (default: your shell) in a new\n"
 "network namespace whose only interface is a tap device served by slipway,\n"
@@ -40,6 +40,9 @@ static const char usage_text[] =
 "  --vhost-user PATH       listen there for a vhost-user frontend (QEMU\n"
 "                          -netdev vhost-user): virtio-net with offloads,\n"
 "                          one queue pair per shard (--shards)\n"
+"  --vhost-user --fd N     a vhost-user frontend connected on socket N\n"
+"                          (QEMU -netdev passt,vhost-user=on); exit when\n"
+"                          it leaves\n"
 "  --print-capabilities    print the vhost-user backend's capabilities as\n"
 "                          JSON and exit\n"
 "\n"
@@ -1089,6 +1092,22 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		case OPT_DGRAM:
 		case OPT_FD:
 		case OPT_VHOST_USER:
+			/* --vhost-user --fd N: vhost-user on the frontend's
+			 * connected socket N (QEMU 10.1 -netdev passt) */
+			if (o == OPT_VHOST_USER && !strncmp(optarg, "--fd", 4) &&
+			    c->edge == CONF_EDGE_TAP) {
+				optind--; /* no PATH: --fd is the next option */
+				c->edge = CONF_EDGE_VU;
+				break;
+			}
+			if (o == OPT_FD && c->edge == CONF_EDGE_VU &&
+			    !c->sock_path && c->sock_fd < 0) {
+				if (conf_parse_uint(optarg, 0, INT32_MAX, &v))
+					usage_error("bad --fd '%s': expected a file descriptor number",
+						    optarg);
+				c->sock_fd = (int)v;
+				break;
+			}
 			if (c->edge != CONF_EDGE_TAP)
 				usage_error("one edge only: --stream, --dgram, --fd and --vhost-user exclude each other");
 			if (o == OPT_FD) {

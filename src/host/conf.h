@@ -86,7 +86,8 @@ enum conf_pasta_mode { CONF_PASTA_NONE, CONF_PASTA_PASTA, CONF_PASTA_PASST,
  * @netns:		--netns PATH|NAME, or NULL to create a namespace
  * @edge:		how the guest is attached
  * @sock_path:		--stream, --dgram or --vhost-user socket path
- * @sock_fd:		--fd: the connected stream socket, else -1
+ * @sock_fd:		--fd: the connected stream socket (with --vhost-user and
+ *			no @sock_path: the vhost-user frontend's), else -1
  * @cmd:		command to run in a new namespace (NULL: shell)
  * @ifname:		tap name
  * @configure:		configure the namespace's interfaces

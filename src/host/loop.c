@@ -370,6 +370,9 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	     shard_ep_add(sh, e->ops->fd(e, sh->q), EPOLLIN, EP_DATA(EP_TAP, 0))) ||
 	    (e->listen_fd >= 0 && !id &&
 	     shard_ep_add(sh, e->listen_fd, EPOLLIN, EP_DATA(EP_EDGE_LISTEN, 0))) ||
+	    /* a control connection there from the start (--fd) */
+	    (e->ctl_fd >= 0 && !id &&
+	     shard_ep_add(sh, e->ctl_fd, EPOLLIN, EP_DATA(EP_EDGE_CTL, 0))) ||
 	    shard_ep_add(sh, sh->timerfd, EPOLLIN, EP_DATA(EP_TIMER, 0)))
 		return -errno;
 	sh->edge_gen = e->gen;

@@ -28,7 +28,8 @@
  * PATH|NAME a namespace file; a trailing command (or nothing) a new
  * namespace running it (or a shell), in the foreground. passt: -s PATH a
  * listening socket (QEMU -netdev stream), with --vhost-user a vhost-user
- * one, -F N a connected socket (which implies --one-off).
+ * one, -F N a connected socket (which implies --one-off; with --vhost-user
+ * the vhost-user frontend's, as QEMU 10.1's -netdev passt,vhost-user=on).
  *
  * Process model. Unless -f (or a command), the process forks at once
  * (pasta_daemon_start()): the child sets everything up while the parent
@@ -124,7 +125,7 @@ static const char pasta_usage_text[] =
 "  -s, --socket PATH        listen there (default: /tmp/passt_N.socket)\n"
 "  -F, --fd FD              serve this connected socket (implies -1)\n"
 "  -1, --one-off            exit when the guest leaves\n"
-"  --vhost-user             vhost-user on the -s socket\n"
+"  --vhost-user             vhost-user on the -s socket (or the --fd one)\n"
 "  --print-capabilities     vhost-user backend capabilities (JSON), exit\n"
 "  --repair-path none       (accepted: migration is not supported)\n";
 
@@ -814,9 +815,11 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 		if (optind < argc)
 			pasta_error("extra non-option argument: %s",
 				    argv[optind]);
-		if (fd && vhost_user)
-			pasta_error("--vhost-user with --fd: not supported (use -s PATH)");
 		if (fd) {
+			/* --vhost-user --fd N: QEMU 10.1 -netdev
+			 * passt,vhost-user=on; the frontend is on N */
+			if (vhost_user)
+				av[n++] = "--vhost-user";
 			av[n++] = "--fd";
 			av[n++] = (char *)fd;
 		} else {

@@ -133,7 +133,6 @@ bad "invalid MAC" "$PASTA" --ns-mac-addr 01:00:5e:00:00:01 --netns x
 bad "remap" "$PASTA" --map-guest-addr 127.0.0.1 --netns x
 bad "both --netns and PID" "$PASTA" --netns x 1
 bad "extra non-option" "$PASST" -s "$T/x.sock" foo
-bad "--fd" "$PASST" --vhost-user --fd 3
 # set-up failures come from the child: relayed, with its status
 bad "namespace" "$PASTA" --config-net --netns "$T/no-such-ns"
 wait_for "no process left by the failures" 5 "[ -z \"\$(ours)\" ]"
@@ -379,16 +378,19 @@ for spec in "127.0.0.1/$P1-$((P1 + 20)):$((P1 + 1000))-$((P1 + 1020)),~$((P1 + 1
 	fi
 done
 
-### 7. QEMU 10.1 -netdev passt: --fd 3, the PID file read after the
-### parent's exit 0; the stream's end is passt's end
+### 7. QEMU 10.1 -netdev passt: --fd 3 (a stream, or with vhost-user=on
+### the vhost-user frontend), the PID file read after the parent's exit 0;
+### the socket's end is passt's end
 cat >"$T/qemu.py" <<'EOF'
-import os, socket, subprocess, sys, time
+import os, socket, struct, subprocess, sys, time
 passt, pidfile = sys.argv[1], sys.argv[2]
+vhost_user = sys.argv[3:] == ["vhost-user"]
 sv = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
 open(pidfile, "w").close()          # g_file_open_tmp(): there, empty
 n = sv[1].fileno()                  # GLib's take_fd(): it becomes fd 3
 p = subprocess.Popen(["sh", "-c", 'exec "$0" "$@" 3<&%d %d<&-' % (n, n),
-                      passt, "--quiet", "--mtu", "1500", "--pid", pidfile,
+                      passt] + (["--vhost-user"] if vhost_user else []) +
+                     ["--quiet", "--mtu", "1500", "--pid", pidfile,
                       "--fd", "3"], pass_fds=(n,))
 sv[1].close()
 rc = p.wait(timeout=10)
@@ -398,6 +400,16 @@ pid = int(open(pidfile).read())
 if pid <= 0 or pid == p.pid:
     sys.exit("PID file %d (parent %d)" % (pid, p.pid))
 os.kill(pid, 0)
+if vhost_user:
+    # the chardev's first request: VHOST_USER_GET_FEATURES, answered
+    sv[0].settimeout(5)
+    sv[0].sendall(struct.pack("<III", 1, 1, 0))
+    r = sv[0].recv(20, socket.MSG_WAITALL)
+    if len(r) != 20:
+        sys.exit("no vhost-user reply on the --fd socket: %r" % r)
+    req, flags, size, feat = struct.unpack("<IIIQ", r)
+    if (req, flags & 4, size) != (1, 4, 8) or not feat & (1 << 32):
+        sys.exit("vhost-user reply %d %#x %d %#x" % (req, flags, size, feat))
 time.sleep(0.3)
 sv[0].close()                       # QEMU goes away
 for i in range(60):
@@ -412,6 +424,10 @@ else:
     sys.exit("passt %d still runs after its --fd socket closed" % pid)
 EOF
 "$PY" "$T/qemu.py" "$PASST" "$T/qemu.pid" || fail "QEMU 10.1 -netdev passt replay"
+# -netdev passt,vhost-user=on: passt --vhost-user ... --fd 3, the
+# vhost-user frontend on fd 3; its closing is passt's end
+"$PY" "$T/qemu.py" "$PASST" "$T/qemu.pid" vhost-user ||
+	fail "QEMU 10.1 -netdev passt,vhost-user=on replay"
 
 ### 8. muvm: passt -q -f --fd N, in the foreground, gone with the socket
 cat >"$T/muvm.py" <<'EOF'

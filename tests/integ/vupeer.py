@@ -5,6 +5,7 @@ edge: a guest memory in a memfd, two rings in it, and the messages a
 frontend sends, good and bad.
 
 Usage: vupeer.py CASE SOCKET
+       vupeer.py fd SLIPWAY [OPTIONS...]
   arp          full set-up; an ARP request on the transmit ring comes back
                as an ARP reply in a receive buffer; the transmit chain is
                returned (used index 1) and GET_VRING_BASE says 1
@@ -29,13 +30,19 @@ Usage: vupeer.py CASE SOCKET
   fdspam       SET_VRING_CALL with one fd on its header and eight more on
                its payload, then a header with twelve: both closed, and
                slipway holds no more fds than before
+  fd           runs SLIPWAY [OPTIONS...] --vhost-user --fd 3, fd 3 one
+               end of a socketpair (QEMU 10.1 -netdev passt,vhost-user=on);
+               the arp case over the other end, which is then closed:
+               slipway must exit 0 within 2 s
 Each bad case expects slipway to close the connection; exit status 0 if
 the case held, 1 with a message if not.
 """
+import fcntl
 import mmap
 import os
 import socket
 import struct
+import subprocess
 import sys
 import time
 
@@ -71,10 +78,12 @@ def fail(msg):
 class Frontend:
     """one connection to the backend, with its guest memory"""
 
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    def __init__(self, path, sock=None):
+        if sock is None:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.connect(path)
+        self.s = sock
         self.s.settimeout(TIMEOUT)
-        self.s.connect(path)
         self.fd = os.memfd_create("guest")
         os.ftruncate(self.fd, MEM)
         self.m = mmap.mmap(self.fd, MEM)
@@ -156,8 +165,8 @@ def arp_request():
     return eth + arp + GUEST_MAC + GUEST_IP + b"\x00" * 6 + GW_IP
 
 
-def case_arp(path):
-    f = Frontend(path)
+def case_arp(path, sock=None):
+    f = Frontend(path, sock)
     f.setup()
     # four receive buffers of 2 KiB
     for i in range(4):
@@ -191,6 +200,34 @@ def case_arp(path):
     if (idx, num) != (1, 1):
         fail("GET_VRING_BASE of the transmit ring: %d %d" % (idx, num))
     f.s.close()
+
+
+def case_fd(argv):
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    # the backend's end becomes its fd 3, as GLib's take_fd() does in
+    # QEMU: dup2() in the child, from a copy that cannot be 3 itself (our
+    # other fds are close-on-exec; pass_fds would close 3 again)
+    n = fcntl.fcntl(theirs.fileno(), fcntl.F_DUPFD_CLOEXEC, 10)
+    p = subprocess.Popen(argv + ["--vhost-user", "--fd", "3"],
+                         close_fds=False, preexec_fn=lambda: os.dup2(n, 3))
+    os.close(n)
+    theirs.close()
+    try:
+        try:
+            case_arp(None, ours)  # closes our end when done
+        except OSError as e:
+            fail("the --fd frontend: %s (slipway's status: %s)"
+                 % (e, p.poll()))
+        try:
+            rc = p.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            fail("slipway still runs 2 s after its --fd frontend closed")
+        if rc != 0:
+            fail("slipway exited %d when its --fd frontend closed" % rc)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
 
 
 def arp_round(f, k):
@@ -279,6 +316,10 @@ def case_fdspam(path):
 
 
 def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "fd":
+        case_fd(sys.argv[2:])
+        print("vupeer: ok fd")
+        return
     if len(sys.argv) != 3:
         fail(__doc__)
     case, path = sys.argv[1], sys.argv[2]
