@@ -34,6 +34,7 @@
 #include "host/shard.h"
 #include "host/fwdauto.h"
 #include "host/splice.h"
+#include "host/udpns.h"
 #include "util/log.h"
 
 /**
@@ -621,6 +622,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (splice_init(sh, ns.nsh_fd))
 		return 1;
+	if (udpns_init(sh))
+		return 1;
 	if (fwdauto_init(sh))
 		return 1;
 	if (conf.dns && dns_fwd_init(sh, conf.resolv_conf))
@@ -743,6 +746,7 @@ int main(int argc, char **argv)
 	if ((!conf.s4n && !conf.pasta_mode) || conf.stats_file)
 		dump_stats(sh, &r);
 	fwdauto_fini(sh);
+	udpns_fini(sh);
 	splice_fini(sh);
 	for (i = 0; i < grp.n; i++)
 		shard_fini(&shs[i]);
