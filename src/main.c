@@ -519,7 +519,7 @@ int main(int argc, char **argv)
 	nc.queues = conf.shards;
 	nc.offloads = conf.offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0;
 	nc.vnet_hdr_len = 12;
-	nc.nsh = (conf.splice && conf.nfwd) || conf.nnsfwd ||
+	nc.nsh = (conf.splice && conf.nfwd) || conf.nnsfwd || conf.nnsufwd ||
 		 conf_has_auto(&conf);
 	nc.ipv6 = conf.ipv6;
 	nc.userns_path = conf.userns_path;
