@@ -359,8 +359,8 @@ static void udpns_flow_input(struct shard *sh, uint32_t i)
 			return;
 		}
 		f->last_ns = sh->now_ns;
-		if (sendto(l->fd, u->buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL,
-			   &f->peer.sa,
+		if (sendto(l->fd, u->buf, (size_t)n,
+			   MSG_DONTWAIT | MSG_NOSIGNAL, &f->peer.sa,
 			   l->af == AF_INET6 ? sizeof(f->peer.v6) :
 					       sizeof(f->peer.v4)) < 0) {
 			CTR_INC(&sh->core, UDPNS_DROP_SEND);
@@ -477,7 +477,8 @@ int udpns_init(struct shard *sh)
 
 	sh->udpns = NULL;
 	for (i = 0; i < cf->nnsufwd; i++)
-		nports += (unsigned)(cf->nsufwd[i].last - cf->nsufwd[i].first) + 1;
+		nports += (unsigned)(cf->nsufwd[i].last -
+				     cf->nsufwd[i].first) + 1;
 	if (!nports)
 		return 0;
 	u = calloc(1, sizeof(*u));
@@ -522,17 +523,19 @@ int udpns_init(struct shard *sh)
 	for (i = 0; i < cf->nnsufwd; i++) {
 		const struct fwd_spec *f = &cf->nsufwd[i];
 
-		for (p = f->first; p <= f->last; p++)
+		for (p = f->first; p <= f->last; p++) {
+			uint16_t hp = (uint16_t)(f->guest_first +
+						 (p - f->first));
+
 			for (af = AF_INET; af;
 			     af = af == AF_INET ? AF_INET6 : 0) {
-				ret = udpns_lsn_open(sh, af, (uint16_t)p,
-						     (uint16_t)(f->guest_first +
-								(p - f->first)));
+				ret = udpns_lsn_open(sh, af, (uint16_t)p, hp);
 				if (ret < 0) {
 					udpns_fini(sh);
 					return ret;
 				}
 			}
+		}
 	}
 	debug("-U: %u sockets on the guest's loopback, %u flows at most",
 	      u->nlsn, u->max);

@@ -11,6 +11,12 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 
+# refused: auto, all, an address (the port is on the guest's loopback)
+for spec in auto all 127.0.0.1/53; do
+	"$SLIPWAY" -U "$spec" --version >/dev/null 2>"$T/err"
+	[ $? = 2 ] && grep -q "bad -U" "$T/err" || fail "-U $spec was not refused"
+done
+
 # slipway runs in a "host" namespace of our own: its loopback has ::1
 H="swh$$"
 make_ns "$H"
