@@ -34,6 +34,7 @@
 #include "host/shard.h"
 #include "host/fwdauto.h"
 #include "host/splice.h"
+#include "host/udpns.h"
 #include "util/log.h"
 
 /**
@@ -518,7 +519,7 @@ int main(int argc, char **argv)
 	nc.queues = conf.shards;
 	nc.offloads = conf.offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0;
 	nc.vnet_hdr_len = 12;
-	nc.nsh = (conf.splice && conf.nfwd) || conf.nnsfwd ||
+	nc.nsh = (conf.splice && conf.nfwd) || conf.nnsfwd || conf.nnsufwd ||
 		 conf_has_auto(&conf);
 	nc.ipv6 = conf.ipv6;
 	nc.userns_path = conf.userns_path;
@@ -629,6 +630,8 @@ int main(int argc, char **argv)
 	if (fwd_init(sh))
 		return 1;
 	if (splice_init(sh, ns.nsh_fd))
+		return 1;
+	if (udpns_init(sh))
 		return 1;
 	if (fwdauto_init(sh))
 		return 1;
@@ -752,6 +755,7 @@ int main(int argc, char **argv)
 	if ((!conf.s4n && !conf.pasta_mode) || conf.stats_file)
 		dump_stats(sh, &r);
 	fwdauto_fini(sh);
+	udpns_fini(sh);
 	splice_fini(sh);
 	for (i = 0; i < grp.n; i++)
 		shard_fini(&shs[i]);

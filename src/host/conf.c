@@ -137,6 +137,10 @@ static const char usage_text2[] =
 "                          too (default: spliced to the guest's loopback)\n"
 "  -T, --tcp-ns-ports SPEC guest loopback TCP ports spliced to host loopback\n"
 "                          ports: as -t, no ADDR; auto: the host's listeners\n"
+"  -U, --udp-ns-ports SPEC guest loopback UDP ports forwarded to host loopback\n"
+"                          ports: as -T, no auto\n";
+
+static const char usage_text3[] =
 "\n"
 "Limits and tuning:\n"
 "  --shards N              event-loop threads, one tap queue each, 1..8\n"
@@ -1006,6 +1010,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		{ "udp-ports", required_argument, NULL, 'u' },
 		{ "no-splice", no_argument, NULL, OPT_NO_SPLICE },
 		{ "tcp-ns-ports", required_argument, NULL, 'T' },
+		{ "udp-ns-ports", required_argument, NULL, 'U' },
 		{ "no-dhcp", no_argument, NULL, OPT_NO_DHCP },
 		{ "no-dns", no_argument, NULL, OPT_NO_DNS },
 		{ "dns-addr", required_argument, NULL, OPT_DNS_ADDR },
@@ -1081,7 +1086,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	inet_pton(AF_INET6, CONF_PREFIX6_DEFAULT, &c->prefix6);
 
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "+:I:a:g:m:o:t:u:T:H:qdh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+:I:a:g:m:o:t:u:T:U:H:qdh", opts, NULL)) != -1) {
 		switch (o) {
 		case OPT_NETNS:
 			if (!*optarg)
@@ -1212,6 +1217,26 @@ void conf_parse(struct conf *c, int argc, char **argv)
 				    c->nsfwd[k].to_family != AF_UNSPEC)
 					usage_error("bad -T '%s': no address or interface: the port is on the guest's loopback and goes to the host's; expected PORT[-END][:HOSTPORT[-END]]",
 						    optarg);
+			break;
+		}
+		case 'U': {
+			unsigned k = c->nnsufwd;
+
+			if (fwd_opt_parse(optarg, c->nsufwd, CONF_MAX_FWD,
+					  &c->nnsufwd, &why))
+				usage_error("bad -U '%s': %s; expected none or PORT[-END][:HOSTPORT[-END]][,~PORT[-END]]...",
+					    optarg, why);
+			for (; k < c->nnsufwd; k++) {
+				if (c->nsufwd[k].family != AF_UNSPEC ||
+				    c->nsufwd[k].ifname[0] ||
+				    c->nsufwd[k].to_family != AF_UNSPEC)
+					usage_error("bad -U '%s': no address or interface: the port is on the guest's loopback and goes to the host's; expected PORT[-END][:HOSTPORT[-END]]",
+						    optarg);
+				if (c->nsufwd[k].flags &
+				    (FWD_SPEC_AUTO | FWD_SPEC_ALL))
+					usage_error("bad -U '%s': auto and all are not supported for -U; give the ports",
+						    optarg);
+			}
 			break;
 		}
 		case OPT_NO_DHCP:
@@ -1372,6 +1397,7 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			fputs(usage_text, stdout);
 			fputs(usage_text_net, stdout);
 			fputs(usage_text2, stdout);
+			fputs(usage_text3, stdout);
 			exit(0);
 		case OPT_VERSION:
 			printf("slipway %s\n", SLIPWAY_VERSION);
@@ -1399,6 +1425,8 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			usage_error("--netns serves a tap: it cannot be combined with --stream, --dgram, --fd or --vhost-user");
 		if (c->nnsfwd)
 			usage_error("-T needs a namespace: a VM has its own loopback");
+		if (c->nnsufwd)
+			usage_error("-U needs a namespace: a VM has its own loopback");
 		for (v = 0; v < c->nfwd + c->nufwd; v++)
 			if ((v < c->nfwd ? c->fwd[v] : c->ufwd[v - c->nfwd]).flags &
 			    FWD_SPEC_AUTO)

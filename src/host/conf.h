@@ -126,6 +126,9 @@ enum conf_pasta_mode { CONF_PASTA_NONE, CONF_PASTA_PASTA, CONF_PASTA_PASST,
  *			loopback; @first..@last are the guest's ports and
  *			@guest_first the host port of @first (no address)
  * @nnsfwd:		entries in @nsfwd
+ * @nsufwd:		-U: UDP ports on the guest's loopback forwarded to the
+ *			host's loopback (udpns.c); laid out as @nsfwd
+ * @nnsufwd:		entries in @nsufwd
  * @ipv6:		carry IPv6 (default; --no-ipv6 turns it off)
  * @prefix6:		the guest network's /64 (--ipv6-prefix), host bits 0
  * @guest6:		the guest's IPv6 address: @prefix6::15
@@ -238,6 +241,8 @@ struct conf {
 	bool splice;
 	struct fwd_spec nsfwd[CONF_MAX_FWD];
 	unsigned nnsfwd;
+	struct fwd_spec nsufwd[CONF_MAX_FWD];
+	unsigned nnsufwd;
 	bool ipv6;
 	struct in6_addr prefix6, guest6, gw6, dns6;
 	const char *ctl_path;

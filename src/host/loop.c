@@ -21,6 +21,7 @@
 #include "host/shard.h"
 #include "host/fwdauto.h"
 #include "host/splice.h"
+#include "host/udpns.h"
 #include "util/log.h"
 
 #define FX_SLOTS 64
@@ -1066,6 +1067,9 @@ int shard_run(struct shard *sh,
 				break;
 			case EP_FWD_AUTO:
 				fwdauto_event(sh);
+				break;
+			case EP_UDPNS:
+				udpns_event(sh, EP_IDX(d), ev[i].events);
 				break;
 			case EP_EDGE_LISTEN:
 				ret = shard_edge_accept(sh);

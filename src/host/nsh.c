@@ -152,6 +152,33 @@ static int nsh_make(const struct nsh_req *req, long len, int *fds,
 		}
 		fds[(*nfds)++] = fd;
 		return 0;
+	case NSH_OP_UDP:
+		if (!req->port)
+			return EINVAL;
+		fd = socket(req->family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			    0);
+		if (fd < 0)
+			return errno;
+		s4.sin_port = s6.sin6_port = htons(req->port);
+		/* the guest may bring lo up later (--no-config) */
+		if (req->family == AF_INET6) {
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+				   sizeof(one));
+			setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &one,
+				   sizeof(one));
+		} else {
+			setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one,
+				   sizeof(one));
+		}
+		if (req->family == AF_INET ?
+			    bind(fd, (struct sockaddr *)&s4, sizeof(s4)) :
+			    bind(fd, (struct sockaddr *)&s6, sizeof(s6))) {
+			e = errno;
+			close(fd);
+			return e;
+		}
+		fds[(*nfds)++] = fd;
+		return 0;
 	case NSH_OP_DIAG:
 		fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 			    NETLINK_SOCK_DIAG);

@@ -17,6 +17,8 @@
  *			helper's: fwdauto.c lists the guest's sockets with it)
  * @NSH_OP_SOCKSTAT:	the namespace's /proc/net/sockstat (@family AF_INET)
  *			or sockstat6 (AF_INET6), open read-only
+ * @NSH_OP_UDP:		one non-blocking UDP socket of @family bound to the
+ *			namespace's loopback address, @port (-U, udpns.c)
  * @NSH_OP_NUM:		number of operations
  */
 enum nsh_op {
@@ -24,6 +26,7 @@ enum nsh_op {
 	NSH_OP_LISTEN,
 	NSH_OP_DIAG,
 	NSH_OP_SOCKSTAT,
+	NSH_OP_UDP,
 	NSH_OP_NUM
 };
 
@@ -32,7 +35,7 @@ enum nsh_op {
  * @op:		enum nsh_op
  * @family:	AF_INET or AF_INET6
  * @count:	NSH_OP_SOCKETS: 1 to NSH_MAX_FDS
- * @port:	NSH_OP_LISTEN: port to bind, host order
+ * @port:	NSH_OP_LISTEN, NSH_OP_UDP: port to bind, host order
  * @pad:	zero
  * @seq:	echoed in the reply
  */

@@ -113,7 +113,7 @@ static const char pasta_usage_text[] =
 "  -I, --ns-ifname NAME     tap name in the namespace (default: tap0)\n"
 "  --ns-mac-addr ADDR       the tap's MAC address\n"
 "  -T, --tcp-ns SPEC        namespace loopback TCP ports to the host's\n"
-"  -U, --udp-ns SPEC        (none or auto only)\n"
+"  -U, --udp-ns SPEC        namespace loopback UDP ports to the host's\n"
 "  --userns PATH            user namespace to join first\n"
 "  --netns PATH|NAME        target namespace (NAME: /run/netns/NAME)\n"
 "  --netns-only             do not join the target's user namespace\n"
@@ -712,10 +712,12 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 			if (o == 'U') {
 				if (*m == FWDM_AUTO)
 					break; /* as pasta's default: below */
-				pasta_error("-U %s: slipway forwards no UDP from the namespace to the host (only -U none or auto)",
-					    optarg);
+				if (*m == FWDM_ALL || strstr(optarg, "auto"))
+					pasta_error("-U %s: slipway forwards explicit UDP ports from the namespace only (-U PORT[:HOSTPORT], none or auto)",
+						    optarg);
 			}
-			av[n++] = o == 't' ? "-t" : o == 'u' ? "-u" : "-T";
+			av[n++] = o == 't' ? "-t" : o == 'u' ? "-u" :
+				  o == 'T' ? "-T" : "-U";
 			av[n++] = optarg;
 			break;
 		}

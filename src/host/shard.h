@@ -37,6 +37,7 @@ enum ep_type {
 	EP_CTL,		/* main thread's control fd: the slirp4netns exit
 			 * fd (the API socket is the control thread's) */
 	EP_FWD_AUTO,	/* fwdauto.c: the rescan timer */
+	EP_UDPNS,	/* udpns.c: -U sockets and the expiry timer */
 	EP_TYPE_NUM
 };
 
@@ -242,6 +243,8 @@ struct shard_group {
  * @splice:	spliced loopback connections (splice.c), NULL when off and
  *		on every shard but 0
  * @fwdauto:	"auto" port following (fwdauto.c), shard 0, or NULL
+ * @udpns:	-U: guest loopback UDP ports forwarded to the host (udpns.c),
+ *		shard 0, or NULL
  * @edge_gen:	the edge's guest generation we last served
  * @edge_lost:	the edge's guest went away (the end for an edge that does
  *		not wait for the next one)
@@ -296,6 +299,7 @@ struct shard {
 	uint32_t kick;
 	struct splice *splice;
 	struct fwdauto *fwdauto;
+	struct udpns *udpns;
 	unsigned edge_gen;
 	bool edge_lost;
 	uint64_t edge_tick_ns;

@@ -1224,6 +1224,25 @@ int splice_nsh_sockstat(struct shard *sh, int af)
 }
 
 /**
+ * splice_nsh_udp() - a UDP socket bound on the guest's loopback, from the
+ * namespace socket helper (-U)
+ * @sh:		shard 0
+ * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
+ * @port:	port on the guest's loopback
+ *
+ * Context: start-up (udpns.c)
+ * Return: the socket, or -errno
+ */
+int splice_nsh_udp(struct shard *sh, int af, uint16_t port)
+{
+	struct nsh_req req = { .op = NSH_OP_UDP, .family = af, .port = port };
+
+	if (!sh->splice)
+		return -ENOTCONN;
+	return splice_nsh_call(sh, &req);
+}
+
+/**
  * splice_tl_slot() - a free slot in the -T listeners, made if need be
  * @sp:		splice state
  *
@@ -1402,7 +1421,7 @@ static int splice_tl_open(struct shard *sh)
 int splice_init(struct shard *sh, int nsh_fd)
 {
 	const struct conf *cf = sh->conf;
-	bool need = cf->nnsfwd || conf_has_auto(cf);
+	bool need = cf->nnsfwd || cf->nnsufwd || conf_has_auto(cf);
 	struct splice *sp;
 	uint32_t i;
 	int ret;
@@ -1411,7 +1430,7 @@ int splice_init(struct shard *sh, int nsh_fd)
 	if (nsh_fd < 0) {
 		if (!need)
 			return 0;
-		err("-T and auto need the namespace socket helper, which did not start");
+		err("-T, -U and auto need the namespace socket helper, which did not start");
 		return -EIO;
 	}
 	sp = calloc(1, sizeof(*sp));
@@ -1461,7 +1480,7 @@ int splice_init(struct shard *sh, int nsh_fd)
 	return 0;
 off:
 	if (need) {
-		err("no answer from the namespace socket helper: cannot open the -T ports or follow auto ports");
+		err("no answer from the namespace socket helper: cannot open the -T or -U ports or follow auto ports");
 		splice_fini(sh);
 		return -EIO;
 	}

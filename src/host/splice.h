@@ -90,6 +90,18 @@ int splice_nsh_diag(struct shard *sh);
 int splice_nsh_sockstat(struct shard *sh, int af);
 
 /**
+ * splice_nsh_udp() - a UDP socket bound on the guest's loopback, from the
+ * namespace socket helper (-U)
+ * @sh:		shard 0
+ * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
+ * @port:	port on the guest's loopback
+ *
+ * Context: start-up (udpns.c)
+ * Return: the socket, or -errno
+ */
+int splice_nsh_udp(struct shard *sh, int af, uint16_t port);
+
+/**
  * splice_tl_add() - listen on a guest loopback port for -T
  * @sh:		shard 0
  * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)

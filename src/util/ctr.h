@@ -212,6 +212,14 @@
 	X(FWD_AUTO_ADDED, "auto ports opened: bound on the other side")     \
 	X(FWD_AUTO_REMOVED, "auto ports closed: unbound on the other side") \
 	X(FWD_AUTO_FAILED, "auto ports that could not be opened (in use)")  \
+	/* -U: guest loopback UDP ports forwarded to the host: udpns.c */     \
+	X(UDPNS_FROM_NS, "-U datagrams from the guest's loopback sent to the host") \
+	X(UDPNS_TO_NS, "-U replies from the host sent back to the guest") \
+	X(UDPNS_FLOWS_OPENED, "-U flows opened (a host socket per guest peer)") \
+	X(UDPNS_FLOWS_EXPIRED, "-U flows closed after --udp-timeout idle") \
+	X(UDPNS_DROP_FULL, "-U datagrams dropped: flow table full")         \
+	X(UDPNS_DROP_SOCK, "-U datagrams dropped: no host socket (fds)")    \
+	X(UDPNS_DROP_SEND, "-U datagrams dropped: a send failed")           \
 	/* observability: --pcap, --ctl, --metrics */                       \
 	X(PCAP_FRAMES, "frames written to the --pcap file")                 \
 	X(PCAP_BYTES, "bytes of records for the --pcap file (headers included)") \
