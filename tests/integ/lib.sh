@@ -75,13 +75,50 @@ g() {
 	ip netns exec "$NS" "$@"
 }
 
+# make_host_client ADDR_H ADDR_C: a "host" namespace H and a client
+# namespace C (sets $H and $C; unique names), both with lo up, joined by a
+# veth (hv0 in H, cv0 in C) carrying ADDR_H and ADDR_C (address/prefix)
+make_host_client() {
+	H="swh$$"
+	C="swc$$"
+	make_ns "$H"
+	make_ns "$C"
+	ip -n "$H" link set lo up
+	ip -n "$C" link set lo up
+	ip -n "$H" link add hv0 type veth peer name cv0 netns "$C"
+	ip -n "$H" addr add "$1" dev hv0
+	ip -n "$C" addr add "$2" dev cv0
+	ip -n "$H" link set hv0 up
+	ip -n "$C" link set cv0 up
+}
+
 # start_slipway [OPTIONS...]: serve a new guest namespace $NS with slipway;
 # sets SW_PID, waits until the guest is configured
 start_slipway() {
+	start_slipway_in "" "$@"
+}
+
+# start_slipway_in HOSTNS [OPTIONS...]: start_slipway, with slipway run in
+# the namespace HOSTNS (the test's "host"; "" for this one)
+start_slipway_in() {
 	make_ns "$NS"
 	# a resolver list of our own: no test query may leave the machine
 	[ -e "$T/resolv.conf" ] || echo "nameserver 127.0.0.1" >"$T/resolv.conf"
-	"$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" \
+	launch_slipway "$@"
+	g ip link set lo up
+}
+
+# launch_slipway HOSTNS [OPTIONS...]: slipway, run in the namespace HOSTNS
+# ("" for this one), serving the existing guest namespace $NS with
+# $T/resolv.conf; sets SW_PID, waits for the guest address and start-up
+launch_slipway() {
+	local wrap=()
+	if [ -n "$1" ]; then
+		wrap=(ip netns exec "$1")
+	fi
+	shift
+	rm -f "$T/stats.json"
+	"${wrap[@]}" "$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" \
 		--resolv-conf "$T/resolv.conf" "$@" \
 		>"$T/slipway.log" 2>&1 &
 	SW_PID=$!
@@ -89,7 +126,6 @@ start_slipway() {
 	wait_for "guest address" 10 \
 		"ip -n $NS -4 addr show dev tap0 2>/dev/null | grep -q inet"
 	wait_started
-	g ip link set lo up
 }
 
 # wait_started: the namespace is configured before slipway has made its

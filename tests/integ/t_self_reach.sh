@@ -16,18 +16,8 @@
 # as in t_exposure.sh; slipway runs in H and serves the guest namespace $NS.
 . "$(dirname "$0")/lib.sh"
 require_root
-H="swh$$"
-C="swc$$"
-make_ns "$H"
-make_ns "$C"
-ip -n "$H" link set lo up
-ip -n "$C" link set lo up
-ip -n "$H" link add hv0 type veth peer name cv0 netns "$C"
-ip -n "$H" addr add 10.78.0.1/24 dev hv0
+make_host_client 10.78.0.1/24 10.78.0.2/24
 ip -n "$H" addr add fd78::1/64 dev hv0 nodad
-ip -n "$C" addr add 10.78.0.2/24 dev cv0
-ip -n "$H" link set hv0 up
-ip -n "$C" link set cv0 up
 echo "nameserver 127.0.0.1" >"$T/resolv.conf"
 CTL=$T/ctl.sock
 
@@ -120,14 +110,7 @@ wait_for "host servers" 10 "[ -e $T/hready ]"
 # run_sw OPTIONS...: slipway in H serving a fresh $NS, with a guest TCP
 # server on 80 and a UDP one on 5353 (logging to $T/udp.log)
 run_sw() {
-	make_ns "$NS"
-	ip netns exec "$H" "$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" \
-		--resolv-conf "$T/resolv.conf" "$@" >"$T/slipway.log" 2>&1 &
-	SW_PID=$!
-	PIDS+=("$SW_PID")
-	wait_for "guest address" 10 "ip -n $NS -4 addr show dev tap0 2>/dev/null | grep -q inet"
-	wait_started
-	g ip link set lo up
+	start_slipway_in "$H" "$@"
 	wait_for "guest IPv6 address" 10 "ip -n $NS -6 addr show dev tap0 | grep -q fd00"
 	rm -f "$T/gready" "$T/udp.log"
 	bg ip netns exec "$NS" "$PY" "$T/srv.py" "$T/gready" "t,0.0.0.0,80,guest-80" \

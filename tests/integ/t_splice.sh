@@ -32,14 +32,7 @@ h() { ip netns exec "$H" "$@"; }
 
 # sw_start OPTS...: slipway in H serving $NS
 sw_start() {
-	rm -f "$T/stats.json"
-	ip netns exec "$H" "$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" \
-		--resolv-conf "$T/resolv.conf" "$@" >"$T/slipway.log" 2>&1 &
-	SW_PID=$!
-	PIDS+=("$SW_PID")
-	wait_for "guest address" 10 \
-		"ip -n $NS -4 addr show dev tap0 2>/dev/null | grep -q inet"
-	wait_started
+	launch_slipway "$H" "$@"
 }
 
 # nsh_pids: the namespace socket helpers living in the guest's namespace

@@ -14,17 +14,7 @@
 require_root
 RACE_SECONDS=${RACE_SECONDS:-8}
 RACE_KINDS=${RACE_KINDS:-0123}
-H="swh$$"
-C="swc$$"
-make_ns "$H"
-make_ns "$C"
-ip -n "$H" link set lo up
-ip -n "$C" link set lo up
-ip link add "vh$$" netns "$H" type veth peer name "vc$$" netns "$C"
-ip -n "$H" addr add 10.1.2.254/24 dev "vh$$"
-ip -n "$C" addr add 10.1.2.1/24 dev "vc$$"
-ip -n "$H" link set "vh$$" up
-ip -n "$C" link set "vc$$" up
+make_host_client 10.1.2.254/24 10.1.2.1/24
 
 P=5353
 cat >"$T/sink.py" <<'EOS'
