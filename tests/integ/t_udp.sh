@@ -32,14 +32,7 @@ while True:
 ' "$echo_port" &
 PIDS+=($!)
 
-make_ns "$NS"
-ip netns exec "$H" "$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" --udp-timeout 2 \
-	-u "127.0.0.1/9999:5353" >"$T/slipway.log" 2>&1 &
-SW_PID=$!
-PIDS+=($SW_PID)
-wait_for "guest address" 10 "ip -n $NS -4 addr show dev tap0 2>/dev/null | grep -q inet"
-wait_started
-g ip link set lo up
+start_slipway_in "$H" --udp-timeout 2 -u "127.0.0.1/9999:5353"
 fd0=$(sw_fds)
 
 # 1. request/response, sizes up to 60000, every byte compared

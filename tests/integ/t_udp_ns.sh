@@ -41,14 +41,7 @@ while True:
 EOS
 PIDS+=($!)
 
-make_ns "$NS"
-ip netns exec "$H" "$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" --udp-timeout 1 \
-	-U "$P" -U "$G:$P" >"$T/slipway.log" 2>&1 &
-SW_PID=$!
-PIDS+=($SW_PID)
-wait_for "guest address" 10 "ip -n $NS -4 addr show dev tap0 2>/dev/null | grep -q inet"
-wait_started
-g ip link set lo up
+start_slipway_in "$H" --udp-timeout 1 -U "$P" -U "$G:$P"
 fd0=$(sw_fds)
 
 # the client: PEERS sockets per (address, port), every datagram's echo
