@@ -124,20 +124,24 @@ static void nl_attr_put(union nl_req *r, uint16_t type, const void *data,
 }
 
 /**
- * nl_do() - send a request and wait for its acknowledgement
+ * nl_xfer() - send a request, then read replies until its answer
  * @nl:		socket from nl_open()
  * @r:		request, built with nl_req_init() and nl_attr_put()
+ * @buf:	receive buffer, aligned for struct nlmsghdr
+ * @size:	size of @buf
+ * @cb:		NULL to wait for the acknowledgement (NLMSG_ERROR) only; else
+ *		called with each message of a dump, which ends at NLMSG_DONE
+ * @arg:	passed to @cb
+ *
+ * Messages with another sequence number are skipped.
  *
  * #syscalls:setup sendto recvfrom
- * Return: 0, or negative errno (from the NLMSG_ERROR reply, or from the
- * socket; -EPROTO for a malformed reply)
+ * Return: 0 (acknowledged, or the end of the dump), or negative errno (from
+ * the NLMSG_ERROR reply, or from the socket; -EPROTO for a malformed reply)
  */
-static int nl_do(int nl, union nl_req *r)
+static int nl_xfer(int nl, union nl_req *r, char *buf, size_t size,
+		   void (*cb)(const struct nlmsghdr *h, void *arg), void *arg)
 {
-	union {
-		struct nlmsghdr h;
-		char buf[NL_ACK_BUF_LEN];
-	} ack;
 	ssize_t n;
 
 	r->h.nlmsg_seq = ++nl_seq;
@@ -153,7 +157,7 @@ static int nl_do(int nl, union nl_req *r)
 	for (;;) {
 		size_t off;
 
-		n = recv(nl, ack.buf, sizeof(ack.buf), 0);
+		n = recv(nl, buf, size, 0);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -164,25 +168,48 @@ static int nl_do(int nl, union nl_req *r)
 
 		for (off = 0; off + sizeof(struct nlmsghdr) <= (size_t)n;) {
 			const struct nlmsghdr *h;
-			const struct nlmsgerr *e;
 
-			h = (const struct nlmsghdr *)(void *)(ack.buf + off);
+			h = (const struct nlmsghdr *)(void *)(buf + off);
 			if (h->nlmsg_len < sizeof(*h) ||
 			    h->nlmsg_len > (size_t)n - off)
 				return -EPROTO;
+			off += NLMSG_ALIGN(h->nlmsg_len);
+			if (h->nlmsg_seq != r->h.nlmsg_seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
 
-			if (h->nlmsg_seq == r->h.nlmsg_seq &&
-			    h->nlmsg_type == NLMSG_ERROR) {
 				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
 					return -EPROTO;
-				e = NLMSG_DATA(h);
 				/* 0 is the acknowledgement, else -errno */
 				return e->error > 0 ? -EPROTO : e->error;
 			}
-
-			off += NLMSG_ALIGN(h->nlmsg_len);
+			if (!cb)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			cb(h, arg);
 		}
 	}
+}
+
+/**
+ * nl_do() - send a request and wait for its acknowledgement
+ * @nl:		socket from nl_open()
+ * @r:		request, built with nl_req_init() and nl_attr_put()
+ *
+ * #syscalls:setup sendto recvfrom
+ * Return: 0, or negative errno (from the NLMSG_ERROR reply, or from the
+ * socket; -EPROTO for a malformed reply)
+ */
+static int nl_do(int nl, union nl_req *r)
+{
+	union {
+		struct nlmsghdr h;
+		char buf[NL_ACK_BUF_LEN];
+	} ack;
+
+	return nl_xfer(nl, r, ack.buf, sizeof(ack.buf), NULL, NULL);
 }
 
 /**
@@ -364,50 +391,8 @@ static int nl_dump(int nl, union nl_req *r,
 		struct nlmsghdr h;
 		char buf[32768];
 	} rsp;
-	ssize_t n;
 
-	r->h.nlmsg_seq = ++nl_seq;
-	do
-		n = send(nl, r->buf, r->h.nlmsg_len, 0);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n != r->h.nlmsg_len)
-		return -EIO;
-
-	for (;;) {
-		size_t off;
-
-		n = recv(nl, rsp.buf, sizeof(rsp.buf), 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EPROTO;
-		for (off = 0; off + sizeof(struct nlmsghdr) <= (size_t)n;) {
-			const struct nlmsghdr *h;
-
-			h = (const struct nlmsghdr *)(void *)(rsp.buf + off);
-			if (h->nlmsg_len < sizeof(*h) ||
-			    h->nlmsg_len > (size_t)n - off)
-				return -EPROTO;
-			off += NLMSG_ALIGN(h->nlmsg_len);
-			if (h->nlmsg_seq != r->h.nlmsg_seq)
-				continue;
-			if (h->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(h);
-
-				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
-					return -EPROTO;
-				return e->error > 0 ? -EPROTO : e->error;
-			}
-			cb(h, arg);
-		}
-	}
+	return nl_xfer(nl, r, rsp.buf, sizeof(rsp.buf), cb, arg);
 }
 
 /**
