@@ -54,18 +54,20 @@
 /**
  * nsh_fds_reset() - keep only stdio and the socket to slipway
  * @sock:	the socket to slipway
+ * @fd:		where the socket moves to (above standard error)
  *
  * Standard input and output become /dev/null (the helper must not hold a
  * pipe that someone waits on), standard error stays for messages, the
- * socket moves to NSH_FD and everything else is closed.
+ * socket moves to @fd and everything else is closed. Shared by the helper
+ * processes (this one and resolvh.c's).
  *
  * Context: helper only
  * #syscalls:setup openat dup2 close close_range
  * Return: 0, or -1 if the socket could not be kept
  */
-static int nsh_fds_reset(int sock)
+int nsh_fds_reset(int sock, int fd)
 {
-	int nul = open("/dev/null", O_RDWR | O_CLOEXEC), fd;
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC), i;
 
 	if (nul >= 0) {
 		if (sock != STDIN_FILENO)
@@ -73,15 +75,15 @@ static int nsh_fds_reset(int sock)
 		if (sock != STDOUT_FILENO)
 			dup2(nul, STDOUT_FILENO);
 	}
-	if (sock != NSH_FD && dup2(sock, NSH_FD) != NSH_FD)
+	if (sock != fd && dup2(sock, fd) != fd)
 		return -1;
-	if (syscall(SYS_close_range, NSH_FD + 1, ~0U, 0)) {
+	if (syscall(SYS_close_range, fd + 1, ~0U, 0)) {
 		long max = sysconf(_SC_OPEN_MAX);
 
 		if (max < 0 || max > 65536)
 			max = 65536;
-		for (fd = NSH_FD + 1; fd < max; fd++)
-			close(fd);
+		for (i = fd + 1; i < max; i++)
+			close(i);
 	}
 	return 0;
 }
@@ -282,7 +284,7 @@ void nsh_spawn(int sock)
 			_exit(pid < 0);
 		prctl(PR_SET_NAME, "slipway-nsh");
 		signal(SIGPIPE, SIG_IGN);
-		if (nsh_fds_reset(sock))
+		if (nsh_fds_reset(sock, NSH_FD))
 			_exit(1);
 		nsh_serve();
 	}

@@ -66,6 +66,17 @@ struct nsh_rsp {
 };
 
 /**
+ * nsh_fds_reset() - keep only stdio and @sock (moved to @fd) in a helper
+ * @sock:	the helper's socket to slipway
+ * @fd:		where the socket moves to (above standard error)
+ *
+ * Context: a helper process (nsh.c, resolvh.c), before it serves
+ * #syscalls:setup openat dup2 close close_range
+ * Return: 0, or -1 if the socket could not be kept
+ */
+int nsh_fds_reset(int sock, int fd);
+
+/**
  * nsh_spawn() - start the helper in the calling process's namespaces
  * @sock:	the helper's end of a SOCK_SEQPACKET socketpair to slipway
  *

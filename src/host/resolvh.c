@@ -52,12 +52,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "host/nsh.h"
 #include "host/resolvh.h"
 #include "host/sandbox.h"
 #include "util/log.h"
 #include "util/util.h"
 
-#define RESOLVH_FD 3		/* the helper's socket, after resolvh_fds_reset() */
+#define RESOLVH_FD 3		/* the helper's socket, after nsh_fds_reset() */
 #define RESOLVH_DELAY_MS 100	/* from the first event of an update to the read */
 #define RESOLVH_START_MS 5000	/* how long resolvh_start() waits for the first read */
 
@@ -135,40 +136,6 @@ static void resolvh_sandbox_conf(struct sandbox_conf *sb, const struct conf *c,
 		sb->ro_dir[sb->n_ro++] = dirs[0];
 		sb->ro_dir[sb->n_ro++] = dirs[1];
 	}
-}
-
-/**
- * resolvh_fds_reset() - keep only stdio and the socket to the gateway
- * @sock:	the socket to the gateway
- *
- * Standard input and output become /dev/null, standard error stays for
- * messages, the socket moves to RESOLVH_FD and everything else is closed.
- *
- * Context: helper only
- * #syscalls:setup openat dup2 close close_range
- * Return: 0, or -1 if the socket could not be kept
- */
-static int resolvh_fds_reset(int sock)
-{
-	int nul = open("/dev/null", O_RDWR | O_CLOEXEC), fd;
-
-	if (nul >= 0) {
-		if (sock != STDIN_FILENO)
-			dup2(nul, STDIN_FILENO);
-		if (sock != STDOUT_FILENO)
-			dup2(nul, STDOUT_FILENO);
-	}
-	if (sock != RESOLVH_FD && dup2(sock, RESOLVH_FD) != RESOLVH_FD)
-		return -1;
-	if (syscall(SYS_close_range, RESOLVH_FD + 1, ~0U, 0)) {
-		long max = sysconf(_SC_OPEN_MAX);
-
-		if (max < 0 || max > 65536)
-			max = 65536;
-		for (fd = RESOLVH_FD + 1; fd < max; fd++)
-			close(fd);
-	}
-	return 0;
 }
 
 /**
@@ -400,7 +367,7 @@ int resolvh_start(const char *path, const struct conf *c)
 		prctl(PR_SET_NAME, "slipway-resolv");
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (resolvh_fds_reset(sv[1]))
+		if (nsh_fds_reset(sv[1], RESOLVH_FD))
 			_exit(1);
 		resolvh_run(path, &sb);
 	}
