@@ -89,6 +89,36 @@ int nsh_fds_reset(int sock, int fd)
 }
 
 /**
+ * nsh_bind_lo() - bind a socket to the loopback address, even with lo down
+ * @fd:		the socket
+ * @family:	its family, AF_INET or AF_INET6 (then made IPv6-only)
+ * @port:	port, host order
+ *
+ * Freebind, as the guest may bring lo up later (--no-config).
+ *
+ * Context: helper only
+ * #syscalls:setup setsockopt bind
+ * Return: 0, or -1 with errno set (by bind())
+ */
+static int nsh_bind_lo(int fd, int family, uint16_t port)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in s4 = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int one = 1;
+
+	s4.sin_port = s6.sin6_port = htons(port);
+	if (family == AF_INET6) {
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &one, sizeof(one));
+		return bind(fd, (struct sockaddr *)&s6, sizeof(s6));
+	}
+	setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one, sizeof(one));
+	return bind(fd, (struct sockaddr *)&s4, sizeof(s4));
+}
+
+/**
  * nsh_make() - carry out one request
  * @req:	the request, as received
  * @len:	bytes received
@@ -102,10 +132,6 @@ int nsh_fds_reset(int sock, int fd)
 static int nsh_make(const struct nsh_req *req, long len, int *fds,
 		    unsigned *nfds)
 {
-	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
-				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
-	struct sockaddr_in s4 = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int one = 1, fd, e;
 	unsigned i;
 
@@ -133,20 +159,7 @@ static int nsh_make(const struct nsh_req *req, long len, int *fds,
 		if (fd < 0)
 			return errno;
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		s4.sin_port = s6.sin6_port = htons(req->port);
-		/* the guest may bring lo up later (--no-config) */
-		if (req->family == AF_INET6) {
-			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
-				   sizeof(one));
-			setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &one,
-				   sizeof(one));
-		} else {
-			setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one,
-				   sizeof(one));
-		}
-		if ((req->family == AF_INET ?
-			     bind(fd, (struct sockaddr *)&s4, sizeof(s4)) :
-			     bind(fd, (struct sockaddr *)&s6, sizeof(s6))) ||
+		if (nsh_bind_lo(fd, req->family, req->port) ||
 		    listen(fd, 1024)) {
 			e = errno;
 			close(fd);
@@ -161,20 +174,7 @@ static int nsh_make(const struct nsh_req *req, long len, int *fds,
 			    0);
 		if (fd < 0)
 			return errno;
-		s4.sin_port = s6.sin6_port = htons(req->port);
-		/* the guest may bring lo up later (--no-config) */
-		if (req->family == AF_INET6) {
-			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
-				   sizeof(one));
-			setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &one,
-				   sizeof(one));
-		} else {
-			setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one,
-				   sizeof(one));
-		}
-		if (req->family == AF_INET ?
-			    bind(fd, (struct sockaddr *)&s4, sizeof(s4)) :
-			    bind(fd, (struct sockaddr *)&s6, sizeof(s6))) {
+		if (nsh_bind_lo(fd, req->family, req->port)) {
 			e = errno;
 			close(fd);
 			return e;
