@@ -11,9 +11,14 @@
  * test checks with assert_ctr_deltas() that only the expected counters
  * moved.
  */
+#include "host/conf.h"
+#include "util/log.h"
 #include "helpers.h"
 #include "core/dhcp4.h"
 #include "core/udp.h"
+
+/* conf.c, linked for conf_dhcp_name_wire(), logs through this */
+enum log_level log_max_level = LOG_ERR;
 
 #define XID 0x3903f326U
 #define DNS4 ip4(10, 0, 2, 3)
@@ -1148,31 +1153,6 @@ static void test_long_search(void **state)
 }
 
 /**
- * wire_name() - a dotted name in DNS wire format, as the host writes it
- * @s:		the name
- * @out:	at least strlen(@s) + 2 bytes
- *
- * Return: bytes written, the root label's 0 included
- */
-static size_t wire_name(const char *s, uint8_t *out)
-{
-	size_t n = 0, at = 0;
-
-	out[0] = 0;
-	for (; *s; s++) {
-		if (*s == '.') {
-			at = ++n;
-			out[at] = 0;
-			continue;
-		}
-		out[++n] = (uint8_t)*s;
-		out[at]++;
-	}
-	out[++n] = 0;
-	return n + 1;
-}
-
-/**
  * set_names() - configure the host name and the FQDN
  * @d:		DHCP configuration
  * @host:	option 12 text ("" for none)
@@ -1183,7 +1163,7 @@ static void set_names(struct dhcp4_conf *d, const char *host,
 {
 	d->hostname_len = strlen(host);
 	memcpy(d->hostname, host, d->hostname_len);
-	d->fqdn_len = *fqdn ? wire_name(fqdn, d->fqdn) : 0;
+	d->fqdn_len = *fqdn ? conf_dhcp_name_wire(fqdn, d->fqdn) : 0;
 }
 
 /**
@@ -1225,7 +1205,7 @@ static void test_names(void **state)
 	struct env *e = *state;
 	struct dhcp4_conf *d = &e->c.conf.dhcp4;
 	uint8_t wire[64];
-	size_t wlen = wire_name(ascii, wire);
+	size_t wlen = conf_dhcp_name_wire(ascii, wire);
 	struct dreply r;
 
 	set_names(d, "vm1", ascii);

@@ -16,8 +16,13 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "host/conf.h"
+#include "util/log.h"
 #include "helpers.h"
 #include "core/dhcp6.h"
+
+/* conf.c, linked for conf_dhcp_name_wire(), logs through this */
+enum log_level log_max_level = LOG_ERR;
 
 #define NH_UDP 17
 #define XID 0x00a1b2c3U
@@ -1069,31 +1074,6 @@ static void test_info_request(void **state)
 }
 
 /**
- * wire_name() - a dotted name in DNS wire format
- * @s:		the name
- * @out:	at least strlen(@s) + 2 bytes
- *
- * Return: bytes written, the root label's 0 included
- */
-static size_t wire_name(const char *s, uint8_t *out)
-{
-	size_t n = 0, at = 0;
-
-	out[0] = 0;
-	for (; *s; s++) {
-		if (*s == '.') {
-			at = ++n;
-			out[at] = 0;
-			continue;
-		}
-		out[++n] = (uint8_t)*s;
-		out[at]++;
-	}
-	out[++n] = 0;
-	return n + 1;
-}
-
-/**
  * test_fqdn() - the Client FQDN option goes, last, to a client that lists
  * it in its Option Request or sends one, in replies that configure:
  * flags 0, or O when the client set S; not to other clients, nor in a
@@ -1109,7 +1089,7 @@ static void test_fqdn(void **state)
 	struct reply6 r;
 	struct msg6 m;
 
-	d->fqdn_len = wire_name("vm1.example.test", d->fqdn);
+	d->fqdn_len = conf_dhcp_name_wire("vm1.example.test", d->fqdn);
 
 	/* not asked for */
 	msg_begin(&m, SOLICIT);
