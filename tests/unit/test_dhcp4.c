@@ -403,6 +403,20 @@ static void parse_reply(const struct env *e, unsigned i,
 }
 
 /**
+ * bcast_reply() - broadcast a message, expect exactly one reply, decode it
+ * @e:	environment
+ * @q:	message, sent as send_bcast() does
+ * @r:	out: the reply (frame 0, to the broadcast MAC), as parse_reply()
+ */
+static void bcast_reply(struct env *e, const struct dreq *q,
+			struct dreply *r)
+{
+	send_bcast(e, q);
+	assert_int_equal(e->fx.nframes, 1);
+	parse_reply(e, 0, bcast_mac, r);
+}
+
+/**
  * assert_opts_exactly() - the reply holds exactly these options
  * @r:		reply
  * @...:	(int) option codes, ended by -1 (53 and End are implied)
@@ -574,9 +588,7 @@ static void test_discover_offer(void **state)
 	env_mark(e);
 	q.flags = 0x8000;
 	q.giaddr = ip4(192, 0, 2, 1);
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_int_equal(rd16(r.b + 10), 0x8000);
 	assert_addr_field(&r, 24, ip4(192, 0, 2, 1));
 	assert_int_equal(r.daddr, 0xffffffffU);
@@ -1061,18 +1073,14 @@ static void test_conf_variants(void **state)
 	d->lease_s = UINT32_MAX;
 	d->router_be = 0;
 	d->ndns = 0;
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_opts_exactly(&r, 54, 51, 1, 119, -1);
 	assert_opt_u32(&r, 51, UINT32_MAX);
 	env_clear(e);
 
 	memcpy(d->dns_be, dns3, sizeof(dns3));
 	d->ndns = 3;
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_opts_exactly(&r, 54, 51, 1, 6, 119, -1);
 	assert_int_equal(r.optlen[6], 12);
 	assert_memory_equal(r.opt[6], dns3, 12);
@@ -1103,9 +1111,7 @@ static void test_long_search(void **state)
 	for (i = 0; i < sizeof(d->search); i++)
 		d->search[i] = (uint8_t)(i * 13 + 5);
 	d->search_len = sizeof(d->search);
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 119, -1);
 	assert_int_equal(r.nsearch, 2);
 	assert_int_equal(r.search_len, 256);
@@ -1116,18 +1122,14 @@ static void test_long_search(void **state)
 	/* no option 57: 576 bytes of IP, 548 of DHCP; 550 needed */
 	q.extra = NULL;
 	q.extra_len = 0;
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, -1);
 	env_clear(e);
 
 	/* option 57 below 576 counts as 576 */
 	q.extra = max300;
 	q.extra_len = sizeof(max300);
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, -1);
 	env_clear(e);
 
@@ -1135,17 +1137,13 @@ static void test_long_search(void **state)
 	 * and End make exactly 548, 249 do not fit */
 	d->ndns = 3;
 	d->search_len = 248;
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 119, -1);
 	assert_int_equal(r.nsearch, 1);
 	assert_int_equal(r.len, 548);
 	env_clear(e);
 	d->search_len = 249;
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, -1);
 	env_clear(e);
 	assert_ctr_deltas(e, CTR_DHCP4_DISCOVER, 5, CTR_DHCP4_OFFER, 5,
@@ -1212,9 +1210,7 @@ static void test_names(void **state)
 	assert_int_equal(wlen, sizeof(ascii) + 1);
 
 	/* not asked for the FQDN: the host name only */
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 12, 119, -1);
 	assert_int_equal(r.optlen[12], 3);
 	assert_memory_equal(r.opt[12], "vm1", 3);
@@ -1223,9 +1219,7 @@ static void test_names(void **state)
 	/* 81 in the parameter request list: wire format, E alone */
 	q.prl = prl_fqdn;
 	q.prl_len = sizeof(prl_fqdn);
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 12, 81, 119, -1);
 	assert_fqdn(&r, 0x04, wire, wlen);
 	env_clear(e);
@@ -1237,9 +1231,7 @@ static void test_names(void **state)
 	q.server_id = GW4;
 	q.extra = fqdn_se;
 	q.extra_len = sizeof(fqdn_se);
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_type(&r, 5);
 	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 12, 81, 119, -1);
 	assert_fqdn(&r, 0x06, wire, wlen);
@@ -1248,18 +1240,14 @@ static void test_names(void **state)
 	/* in ASCII (E clear): the dotted name, no root */
 	q.extra = fqdn_s_ascii;
 	q.extra_len = sizeof(fqdn_s_ascii);
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_fqdn(&r, 0x02, ascii, sizeof(ascii) - 1);
 	env_clear(e);
 
 	/* N is echoed */
 	q.extra = fqdn_ne;
 	q.extra_len = sizeof(fqdn_ne);
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_fqdn(&r, 0x0c, wire, wlen);
 	env_clear(e);
 
@@ -1313,9 +1301,7 @@ static void test_names_fit(void **state)
 	/* no option 57: 548 bytes; 289 before the names, 255 for option
 	 * 12 and End fill 545, option 81 (257) does not fit, nor the
 	 * search list (16) */
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 12, -1);
 	assert_int_equal(r.optlen[12], 253);
 	assert_memory_equal(r.opt[12], host, 253);
@@ -1325,9 +1311,7 @@ static void test_names_fit(void **state)
 	/* 1500 allowed: all of them */
 	q.extra = max1500;
 	q.extra_len = sizeof(max1500);
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 12, 81, 119, -1);
 	assert_int_equal(r.optlen[81], 255);
 	assert_memory_equal(r.opt[81] + 3, d->fqdn, 252);
@@ -1336,9 +1320,7 @@ static void test_names_fit(void **state)
 
 	/* ...but not past the MTU */
 	e->c.conf.mtu = 576;
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 12, -1);
 	env_clear(e);
 	e->c.conf.mtu = MTU;
@@ -1348,9 +1330,7 @@ static void test_names_fit(void **state)
 	fqdn[250] = 'z';
 	fqdn[251] = '\0';
 	set_names(d, "", fqdn);
-	send_bcast(e, &q);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, bcast_mac, &r);
+	bcast_reply(e, &q, &r);
 	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 119, -1);
 	env_clear(e);
 	assert_ctr_deltas(e, CTR_DHCP4_DISCOVER, 4, CTR_DHCP4_OFFER, 4,
