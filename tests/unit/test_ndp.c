@@ -314,6 +314,24 @@ static void sol_node(uint8_t *out, const uint8_t *target)
 }
 
 /**
+ * send_ns() - a neighbour solicitation for @target to its solicited-node
+ * group, from the guest
+ * @e:		environment
+ * @p:		packet: its @dst is @sn and its @msg is @m; @len is set
+ * @sn:		16 bytes out: @target's solicited-node address
+ * @m:		32 bytes out: the message
+ * @target:	target address
+ * @slla:	add a source link-layer address option
+ */
+static void send_ns(struct env *e, struct pkt6 *p, uint8_t *sn, uint8_t *m,
+		    const uint8_t *target, bool slla)
+{
+	sol_node(sn, target);
+	p->len = ns_msg(m, target, slla);
+	input6(e, p);
+}
+
+/**
  * check_ra_full() - frame @i is exactly our router advertisement
  * @e:		environment
  * @i:		frame index
@@ -620,16 +638,10 @@ static void test_ns_other(void **state)
 		.hop = 255, .last_nh = NH_ICMP6, .msg = m,
 	};
 
-	sol_node(sn, other6);
-	p.len = ns_msg(m, other6, true);
-	input6(e, &p);
-	sol_node(sn, outside6);
-	p.len = ns_msg(m, outside6, true);
-	input6(e, &p);
+	send_ns(e, &p, sn, m, other6, true);
+	send_ns(e, &p, sn, m, outside6, true);
 	/* the guest's own address, as other guests would ask for it */
-	sol_node(sn, guest6);
-	p.len = ns_msg(m, guest6, true);
-	input6(e, &p);
+	send_ns(e, &p, sn, m, guest6, true);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_ctr_deltas(e, -1);
 }
@@ -687,37 +699,25 @@ static void test_ns_proxy(void **state)
 	};
 
 	memcpy(e->c.conf.map_guest6, mapped_ll, 16);
-	sol_node(sn, mapped_ll);
-	p.len = ns_msg(m, mapped_ll, true);
-	input6(e, &p);
+	send_ns(e, &p, sn, m, mapped_ll, true);
 	assert_int_equal(e->fx.nframes, 1);
 	check_na(e, 0, NULL, guest6_ll, mapped_ll, 0xe0);
 	env_clear(e);
 
 	e->c.conf.ndp_proxy = true;
 	memcpy(e->c.conf.guest6, guest6, 16);
-	sol_node(sn, other6);
-	p.len = ns_msg(m, other6, true);
-	input6(e, &p);
-	sol_node(sn, outside6);
-	p.len = ns_msg(m, outside6, true);
-	input6(e, &p);
+	send_ns(e, &p, sn, m, other6, true);
+	send_ns(e, &p, sn, m, outside6, true);
 	assert_int_equal(e->fx.nframes, 2);
 	check_na(e, 0, NULL, guest6_ll, other6, 0xe0);
 	check_na(e, 1, NULL, guest6_ll, outside6, 0xe0);
 	env_clear(e);
 
 	/* not: the guest's own, another link-local, a DAD probe */
-	sol_node(sn, guest6);
-	p.len = ns_msg(m, guest6, true);
-	input6(e, &p);
-	sol_node(sn, other_ll);
-	p.len = ns_msg(m, other_ll, true);
-	input6(e, &p);
+	send_ns(e, &p, sn, m, guest6, true);
+	send_ns(e, &p, sn, m, other_ll, true);
 	p.src = unspec6;
-	sol_node(sn, other6);
-	p.len = ns_msg(m, other6, false);
-	input6(e, &p);
+	send_ns(e, &p, sn, m, other6, false);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_ctr_deltas(e, CTR_NDP_NA_SENT, 3, -1);
 	e->c.conf.ndp_proxy = false;
