@@ -1361,6 +1361,34 @@ bool splice_tl_port(const struct shard *sh, uint16_t guest_port)
 }
 
 /**
+ * splice_ns_port_fail() - judge a port the guest's namespace would not give
+ * @ret:	-errno of opening it (through the namespace socket helper)
+ * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
+ * @port:	the port on the guest's loopback
+ * @udp:	a -U port (bound), else a -T one (listening)
+ *
+ * A namespace without IPv6 is no error: that family is skipped. Anything
+ * else is said, with a hint when the port is in use there.
+ *
+ * Context: start-up
+ * Return: 1 if the namespace has no IPv6, else @ret (logged)
+ */
+int splice_ns_port_fail(int ret, int af, unsigned port, bool udp)
+{
+	if (af == AF_INET6 && (ret == -EAFNOSUPPORT || ret == -EADDRNOTAVAIL))
+		return 1;
+	errno = -ret;
+	err_perror("cannot %s the guest's %s %sport %u for -%c%s",
+		   udp ? "bind" : "listen on",
+		   af == AF_INET ? "127.0.0.1" : "::1", udp ? "UDP " : "", port,
+		   udp ? 'U' : 'T',
+		   ret == -EADDRINUSE ?
+			   " (in use in the guest's namespace; pick another port)" :
+			   "");
+	return ret;
+}
+
+/**
  * splice_tl_open() - open the -T ports on the guest's loopback
  * @sh:	shard
  *
@@ -1387,22 +1415,15 @@ static int splice_tl_open(struct shard *sh)
 						    (uint16_t)(f->guest_first +
 							       (p - f->first)),
 						    0);
-				if (ret < 0 && af == AF_INET6 &&
-				    (ret == -EAFNOSUPPORT || ret == -EADDRNOTAVAIL))
-					continue; /* no IPv6 there */
 				if (ret == -ENOMEM) {
 					err("out of memory for the -T ports");
 					return ret;
 				}
-				if (ret < 0) {
-					errno = -ret;
-					err_perror("cannot listen on the guest's %s port %u for -T%s",
-						   af == AF_INET ? "127.0.0.1" : "::1", p,
-						   ret == -EADDRINUSE ?
-							   " (in use in the guest's namespace; pick another port)" :
-							   "");
+				if (ret < 0 && splice_ns_port_fail(ret, af, p,
+								   false) > 0)
+					continue; /* no IPv6 there */
+				if (ret < 0)
 					return ret;
-				}
 			}
 		}
 	}

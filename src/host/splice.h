@@ -90,6 +90,21 @@ int splice_nsh_diag(struct shard *sh);
 int splice_nsh_sockstat(struct shard *sh, int af);
 
 /**
+ * splice_ns_port_fail() - judge a port the guest's namespace would not give
+ * @ret:	-errno of opening it (through the namespace socket helper)
+ * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
+ * @port:	the port on the guest's loopback
+ * @udp:	a -U port (bound), else a -T one (listening)
+ *
+ * A namespace without IPv6 is no error: that family is skipped. Anything
+ * else is said, with a hint when the port is in use there.
+ *
+ * Context: start-up
+ * Return: 1 if the namespace has no IPv6, else @ret (logged)
+ */
+int splice_ns_port_fail(int ret, int af, unsigned port, bool udp);
+
+/**
  * splice_nsh_udp() - a UDP socket bound on the guest's loopback, from the
  * namespace socket helper (-U)
  * @sh:		shard 0

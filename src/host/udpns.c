@@ -436,18 +436,8 @@ static int udpns_lsn_open(struct shard *sh, int af, uint16_t port,
 	struct udpns_lsn *l = &u->lsn[u->nlsn];
 	int fd = splice_nsh_udp(sh, af, port);
 
-	if (fd < 0 && af == AF_INET6 &&
-	    (fd == -EAFNOSUPPORT || fd == -EADDRNOTAVAIL))
-		return 1; /* no IPv6 there */
-	if (fd < 0) {
-		errno = -fd;
-		err_perror("cannot bind the guest's %s UDP port %u for -U%s",
-			   af == AF_INET ? "127.0.0.1" : "::1", port,
-			   fd == -EADDRINUSE ?
-				   " (in use in the guest's namespace; pick another port)" :
-				   "");
-		return fd;
-	}
+	if (fd < 0)
+		return splice_ns_port_fail(fd, af, port, true); /* 1: no IPv6 */
 	if (shard_ep_add(sh, fd, EPOLLIN, EP_DATA(EP_UDPNS, u->nlsn))) {
 		close(fd);
 		err("-U: cannot add a socket to the epoll set");
