@@ -22,13 +22,7 @@ bg h "$PY" "$(dirname "$0")/dnsfake.py" "$UP" "$ALT" "$T/ports.log"
 wait_for "fake upstream" 10 "h ss -Hlun 'sport = :53' | grep -q $UP"
 
 echo "nameserver $UP" >"$T/resolv.conf"
-make_ns "$NS"
-ip netns exec "$H" "$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" \
-	--resolv-conf "$T/resolv.conf" >"$T/slipway.log" 2>&1 &
-SW_PID=$!
-PIDS+=("$SW_PID")
-wait_for "guest address" 10 "ip -n $NS -4 addr show dev tap0 2>/dev/null | grep -q inet"
-g ip link set lo up
+start_slipway_in "$H"
 
 # ask N NAME...: the guest asks 10.0.2.3 for each NAME, N times in turn,
 # each after the previous answer; prints one "rcode address" line per
