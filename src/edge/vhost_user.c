@@ -1539,15 +1539,20 @@ static int vu_flush(struct edge *e, unsigned q)
  * @e:	edge
  * @q:	queue pair
  *
- * Context: the pair's shard, which alone changes the backlog
+ * Context: the pair's shard. It changes the backlog, and so does the
+ * control path when the frontend goes away (vu_reset()): read under the
+ * pair's lock (uncontended but for that moment)
  * Return: true if so
  */
 static bool vu_tx_full(const struct edge *e, unsigned q)
 {
-	const struct vu *vu = e->priv;
+	struct vu_pair *p = &((struct vu *)e->priv)->pair[q];
+	bool full;
 
-	return vu->pair[q].bend - vu->pair[q].bstart > QVU_FULL ||
-	       vu->pair[q].starved;
+	pthread_mutex_lock(&p->lock);
+	full = p->bend - p->bstart > QVU_FULL || p->starved;
+	pthread_mutex_unlock(&p->lock);
+	return full;
 }
 
 /**
