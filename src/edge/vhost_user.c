@@ -257,6 +257,20 @@ struct vu_msg {
 } __attribute__((packed));
 
 /**
+ * vu_features() - the virtio features the frontend set
+ * @vu:	state
+ *
+ * Written under every pair's lock by the control thread, read by shards
+ * with or without their pair's lock: always through this relaxed load.
+ *
+ * Return: the features
+ */
+static inline uint64_t vu_features(const struct vu *vu)
+{
+	return __atomic_load_n(&vu->features, __ATOMIC_RELAXED);
+}
+
+/**
  * vu_offered() - the virtio features we offer
  * @vu:	state
  *
@@ -534,7 +548,7 @@ static int vu_ring_try_start(struct vu *vu, struct vu_ring *r)
 	if (!d || !a || !u)
 		return -EINVAL;
 	if (virtq_init(&r->vq, r->num, d, a, u, r->base,
-		       !!(vu->features & BIT(F_EVENT_IDX))))
+		       !!(vu_features(vu) & BIT(F_EVENT_IDX))))
 		return -EINVAL;
 	r->started = true;
 	return 0;
@@ -1117,7 +1131,7 @@ static void vu_guest_offloads(const struct edge *e, unsigned *hdr_len,
 {
 	const struct vu *vu = e->priv;
 	/* no lock: see VU_SET_FEATURES */
-	uint64_t f = __atomic_load_n(&vu->features, __ATOMIC_RELAXED);
+	uint64_t f = vu_features(vu);
 
 	*hdr_len = vu_hdr_len(f);
 	*csum = !!(f & BIT(F_GUEST_CSUM));
@@ -1305,8 +1319,7 @@ static int vu_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 		}
 		p->loan_heads[p->nloans++] = el.head;
 		v[n] = vu_rx_view(e, q, n, &el,
-				  vu_hdr_len(__atomic_load_n(&vu->features,
-							     __ATOMIC_RELAXED)));
+				  vu_hdr_len(vu_features(vu)));
 		n++;
 	}
 	if (n == max)
@@ -1357,7 +1370,8 @@ static int vu_place(struct vu *vu, struct vu_pair *p, unsigned q,
 		    const uint8_t *src, size_t len)
 {
 	struct vu_ring *r = &p->ring[0];
-	bool mrg = vu->features & BIT(F_MRG_RXBUF);
+	uint64_t f = vu_features(vu);
+	bool mrg = f & BIT(F_MRG_RXBUF);
 	uint16_t heads[VIRTQ_MAX_IOV];
 	uint32_t lens[VIRTQ_MAX_IOV];
 	uint8_t *nbuf = NULL;
@@ -1393,7 +1407,7 @@ static int vu_place(struct vu *vu, struct vu_pair *p, unsigned q,
 		lens[nb++] = (uint32_t)put;
 	}
 	/* num_buffers: the header's last two bytes, in the first buffer */
-	if (mrg && vu_hdr_len(vu->features) == 12) {
+	if (mrg && vu_hdr_len(f) == 12) {
 		if (!nbuf)
 			goto nobuf;
 		nbuf[10] = (uint8_t)nb;
@@ -1584,7 +1598,8 @@ static int vu_reserve(struct edge *e, unsigned q, unsigned slot, size_t hdr,
 	struct vu *vu = e->priv;
 	struct vu_pair *p = &vu->pair[q];
 	struct vu_ring *r = &p->ring[0];
-	bool mrg = vu->features & BIT(F_MRG_RXBUF);
+	uint64_t f = vu_features(vu);
+	bool mrg = f & BIT(F_MRG_RXBUF);
 	struct vu_placed *pl;
 	size_t want = hdr + max, got = 0;
 	struct virtq_elem el;
@@ -1727,13 +1742,15 @@ static int vu_tx_placed(struct edge *e, unsigned q, unsigned slot,
 	struct vu_ring *r = &p->ring[0];
 	struct vu_placed *pl = &p->placed[slot];
 	uint8_t hdr[VU_PLACE_HDR_MAX];
+	uint64_t f;
 	size_t off = 0;
 	unsigned i;
 
 	ASSERT(slot < EDGE_PLACE_SLOTS && pl->nb && len >= pl->hdr);
 	memcpy(hdr, frame, pl->hdr);
 	/* num_buffers: the header's last two bytes */
-	if ((vu->features & BIT(F_MRG_RXBUF)) && vu_hdr_len(vu->features) == 12) {
+	f = vu_features(vu);
+	if ((f & BIT(F_MRG_RXBUF)) && vu_hdr_len(f) == 12) {
 		hdr[10] = (uint8_t)pl->nb;
 		hdr[11] = (uint8_t)(pl->nb >> 8);
 	}
