@@ -252,6 +252,7 @@ void core_input(struct core *c, struct pkt_view frame, uint64_t now_ns,
 	uint16_t type;
 
 	c->pass_to = -1;
+	c->give = NULL;
 	c->now_ns = now_ns;
 	/* a loaned tail is TCP payload, and the bytes we parse end where it
 	 * starts (struct pkt_view): anything else is an edge's mistake */

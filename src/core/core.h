@@ -423,6 +423,10 @@ struct udp_flow;
  *		passed this frame on already
  * @pass_to:	set by core_input(): the shard the frame belongs to, or -1
  *		if it was handled here (see core_pass_on())
+ * @give:	set by core_input(): a flow of ours whose handshake reply
+ *		landed on another shard, to be handed there (tcp_give()), or
+ *		NULL; the frame was not handled
+ * @give_to:	with @give, the shard the frame came from
  * @ended:	TCP flows that ended here lately (flow_ended_here()): a
  *		tuple hash and the time it ended, in ms of @now_ns
  * @now_ns:	the time of the input or timer being handled
@@ -452,6 +456,8 @@ struct core {
 	uint32_t ra_cnt;
 	uint8_t in_hop;
 	int pass_to;
+	struct tcp_flow *give;
+	int give_to;
 	struct {
 		uint32_t h;
 		uint32_t ms;

@@ -870,6 +870,66 @@ struct tcp_flow *tcp_host_accepted_at(struct core *c, const uint8_t *gaddr,
 }
 
 /**
+ * tcp_give() - forget a flow that moves to another shard (core_input() set
+ * @c->give): no segment, no intent; its socket is the caller's now
+ * @c:		core
+ * @f:		the flow, in TCPS_SYN_SENT
+ * @h:		out: what the other shard needs to go on with it
+ */
+void tcp_give(struct core *c, struct tcp_flow *f, struct tcp_handover *h)
+{
+	ASSERT(f->state == TCPS_SYN_SENT);
+	memcpy(h->guest_addr, f->guest_addr, ADDR_LEN);
+	memcpy(h->remote_addr, f->remote_addr, ADDR_LEN);
+	h->guest_port = f->guest_port;
+	h->remote_port = f->remote_port;
+	h->iss = f->iss;
+	h->opened_ns = f->opened_ns;
+	f->sock = -1;
+	flow_free(c, f);
+}
+
+/**
+ * tcp_adopt() - take over a flow another shard gave (tcp_give()): it is in
+ * TCPS_SYN_SENT, our SYN sent with @h->iss, and the frame that made it move
+ * (the guest's SYN-ACK) is the next input
+ * @c:		core
+ * @h:		the flow as the giver had it
+ * @sock:	its socket
+ * @now_ns:	monotonic time
+ *
+ * Return: the flow, or NULL if the table is full (counted) or the tuple is
+ *	   in use; the caller then resets @sock
+ */
+struct tcp_flow *tcp_adopt(struct core *c, const struct tcp_handover *h,
+			   int32_t sock, uint64_t now_ns)
+{
+	struct tcp_flow *f;
+
+	if (flow_lookup(c, h->guest_addr, h->guest_port, h->remote_addr,
+			h->remote_port)) {
+		CTR_INC(c, TCP_DROP_STATE);
+		return NULL;
+	}
+	f = flow_alloc(c, h->guest_addr, h->guest_port, h->remote_addr,
+		       h->remote_port);
+	if (!f)
+		return NULL;
+	f->state = TCPS_SYN_SENT;
+	f->sock = sock;
+	f->opened_ns = h->opened_ns;
+	f->mss = TCP_DEFAULT_MSS;
+	f->iss = h->iss;
+	f->snd_una = f->iss;
+	f->snd_nxt = f->snd_max = f->iss + 1;
+	f->host_space = TCP_INITIAL_SPACE;
+	f->rto_ns = c->conf.rto_min_ns;
+	tcp_arm(c, f, now_ns + f->rto_ns);
+	CTR_INC(c, TCP_FLOWS_ADOPTED);
+	return f;
+}
+
+/**
  * tcp_maybe_close() - end the flow once both FINs are acknowledged
  * @c:	core
  * @f:	flow
@@ -1198,6 +1258,15 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 			CTR_INC(c, TCP_DROP_STATE);
 			if (s.flags & TH_ACK)
 				tcp_send_rst_noflow(c, iph, &s, fx);
+			return;
+		}
+		if (c->in_hop && c->conf.nshards > 1) {
+			/* the guest's queue for this flow is another
+			 * shard's: the flow moves there (tcp_give()) */
+			c->give = f;
+			c->give_to = (int)((c->conf.shard_id +
+					    c->conf.nshards - c->in_hop) %
+					   c->conf.nshards);
 			return;
 		}
 		f->rcv_nxt = s.seq + 1;

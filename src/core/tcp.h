@@ -289,6 +289,29 @@ struct tcp_flow *tcp_host_accepted_at(struct core *c, const uint8_t *gaddr,
 				      uint64_t now_ns, struct fx *fx);
 
 /**
+ * struct tcp_handover - a flow moving between shards (tcp_give(),
+ * tcp_adopt())
+ * @guest_addr:		guest address (ADDR_LEN bytes)
+ * @remote_addr:	remote address as the guest sees it
+ * @guest_port:		guest port
+ * @remote_port:	remote port
+ * @iss:		our initial sequence number (the SYN we sent)
+ * @opened_ns:		when the flow was opened
+ */
+struct tcp_handover {
+	uint8_t guest_addr[ADDR_LEN];
+	uint8_t remote_addr[ADDR_LEN];
+	uint16_t guest_port;
+	uint16_t remote_port;
+	uint32_t iss;
+	uint64_t opened_ns;
+};
+
+void tcp_give(struct core *c, struct tcp_flow *f, struct tcp_handover *h);
+struct tcp_flow *tcp_adopt(struct core *c, const struct tcp_handover *h,
+			   int32_t sock, uint64_t now_ns);
+
+/**
  * tcp_guest_gone() - end every flow: the guest went away with its state
  * @c:		core
  * @fx:		effects out (FX_SOCK_RESET for each flow with a socket)

@@ -638,6 +638,12 @@ void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop)
 	shard_room(sh);
 	sh->core.in_hop = hop;
 	core_input(&sh->core, v, sh->now_ns, &sh->fx);
+	if (sh->core.give &&
+	    !mbox_put_adopt(sh, (unsigned)sh->core.give_to, sh->core.give, v)) {
+		/* no room to move it: it stays, and the frame is ours */
+		sh->core.in_hop = 0;
+		core_input(&sh->core, v, sh->now_ns, &sh->fx);
+	}
 	shard_drain(sh);
 	if (sh->core.pass_to >= 0)
 		mbox_put_frame(sh, (unsigned)sh->core.pass_to, v,

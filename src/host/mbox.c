@@ -15,7 +15,14 @@
  *
  * This is the slow path by design: tun's automatic flow steering sends a
  * flow's frames to the queue its shard last wrote to, so only the odd frame
- * crosses (DESIGN law 5).
+ * crosses (DESIGN law 5). Under connection churn tun's flow table (4096
+ * flows, kept 3 s) is full and a new flow's frames go by the kernel's hash
+ * instead, to a queue no shard can predict. A flow the guest opens is owned
+ * where its SYN lands, so that is its queue. A published port's connection
+ * gets its owner before the guest has sent anything; if the guest's
+ * SYN-ACK lands on another shard, the frame is passed to the owner, which
+ * hands the flow there (MBOX_ADOPT: socket, sequence numbers, the frame),
+ * and its later frames land where it now lives.
  */
 
 #include <errno.h>
@@ -31,6 +38,7 @@
 enum mbox_kind {
 	MBOX_FRAME,
 	MBOX_ACCEPT,
+	MBOX_ADOPT,	/* a flow in its handshake, and the frame for it */
 	MBOX_WRAP,	/* the rest of the ring is unused: go on at its start */
 };
 
@@ -44,6 +52,7 @@ enum mbox_kind {
  * @sa:		MBOX_ACCEPT: the client's address
  * @gaddr_set:	MBOX_ACCEPT: the port has a guest address of its own
  * @gaddr:	MBOX_ACCEPT: with @gaddr_set, that address (ADDR_LEN bytes)
+ * @ho:		MBOX_ADOPT: the flow (@fd its socket, @len the frame's bytes)
  */
 struct mbox_msg {
 	uint8_t kind;
@@ -54,6 +63,7 @@ struct mbox_msg {
 	struct sockaddr_storage sa;
 	bool gaddr_set;
 	uint8_t gaddr[ADDR_LEN];
+	struct tcp_handover ho;
 };
 
 #define MBOX_ALIGN 64
@@ -144,7 +154,8 @@ static struct mbox_msg *mbox_at(const struct mbox_ring *r, uint64_t t)
  */
 static uint64_t mbox_size(const struct mbox_msg *m, uint64_t t)
 {
-	size_t len = MBOX_HDR + (m && m->kind == MBOX_FRAME ? m->len : 0);
+	size_t len = MBOX_HDR + (m && (m->kind == MBOX_FRAME ||
+				      m->kind == MBOX_ADOPT) ? m->len : 0);
 
 	if (!m)
 		return MBOX_BYTES - t % MBOX_BYTES;
@@ -167,7 +178,8 @@ void mbox_fini(struct shard *sh)
 		for (t = atomic_load(&r->tail); r->buf && t != h;
 		     t += mbox_size(m, t)) {
 			m = mbox_at(r, t);
-			if (m && m->kind == MBOX_ACCEPT)
+			if (m && (m->kind == MBOX_ACCEPT ||
+				  m->kind == MBOX_ADOPT))
 				close(m->fd);
 		}
 		free(r->buf);
@@ -298,6 +310,50 @@ bool mbox_put_accept(struct shard *sh, unsigned to, int fd, const void *sa,
 }
 
 /**
+ * mbox_put_adopt() - move a flow in its handshake to the shard its guest
+ * frames land on, with the frame that landed there (core_input() set
+ * @c->give)
+ * @sh:		sending shard, the flow's owner
+ * @to:		receiving shard
+ * @f:		the flow: freed here if queued, its socket out of our epoll
+ * @v:		the frame
+ *
+ * tun steers a flow's frames to the queue its owner last wrote from while
+ * its flow table has room; under connection churn it is full and frames go
+ * by the kernel's hash. A connection a published port accepted was given
+ * its owner before the guest's first frame, and its every frame would
+ * cross; moved at the handshake, none but this one does.
+ *
+ * #syscalls epoll_ctl
+ * Return: true if queued, false if the ring was full (the flow stays)
+ */
+bool mbox_put_adopt(struct shard *sh, unsigned to, struct tcp_flow *f,
+		    struct pkt_view v)
+{
+	size_t len = pkt_len(&v);
+	struct mbox_msg *m;
+
+	if (len > sh->edge->frame_max)
+		return false;
+	m = mbox_reserve(sh, to, len);
+	if (!m)
+		return false;
+	m->kind = MBOX_ADOPT;
+	m->len = (uint32_t)len;
+	m->fd = f->sock;
+	if (epoll_ctl(sh->epfd, EPOLL_CTL_DEL, f->sock, NULL))
+		warn_perror_rl("epoll_ctl on flow socket %d", f->sock);
+	sh->hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;
+	tcp_give(&sh->core, f, &m->ho);
+	memcpy((uint8_t *)m + MBOX_HDR, v.p, v.len);
+	if (v.tail_len)
+		memcpy((uint8_t *)m + MBOX_HDR + v.len, v.tail, v.tail_len);
+	mbox_publish(sh, to, m);
+	CTR_INC(&sh->core, SHARD_FLOWS_GIVEN);
+	return true;
+}
+
+/**
  * mbox_kick() - wake every shard we queued messages for since the last kick
  * @sh:	sending shard
  *
@@ -354,6 +410,14 @@ void mbox_rx(struct shard *sh)
 
 				CTR_INC(&sh->core, SHARD_FRAMES_TAKEN);
 				shard_input(sh, v, m->hop);
+			} else if (m->kind == MBOX_ADOPT) {
+				struct pkt_view v = {
+					.p = (uint8_t *)m + MBOX_HDR,
+					.len = m->len,
+				};
+
+				sock_tcp_adopt(sh, m->fd, &m->ho);
+				shard_input(sh, v, 0);
 			} else {
 				sock_tcp_accepted(sh, m->fd, &m->sa,
 						  m->guest_port,

@@ -356,6 +356,8 @@ bool mbox_put_frame(struct shard *sh, unsigned to, struct pkt_view v,
 		    uint8_t hop);
 bool mbox_put_accept(struct shard *sh, unsigned to, int fd, const void *sa,
 		     uint16_t guest_port, const uint8_t *gaddr);
+bool mbox_put_adopt(struct shard *sh, unsigned to, struct tcp_flow *f,
+		    struct pkt_view v);
 void mbox_kick(struct shard *sh);
 void mbox_rx(struct shard *sh);
 
@@ -369,6 +371,7 @@ void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events);
 void sock_tcp_tx_pending(struct shard *sh);
 void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
 		       uint16_t guest_port, const uint8_t *gaddr);
+void sock_tcp_adopt(struct shard *sh, int fd, const struct tcp_handover *h);
 
 /* sock_udp.c */
 void sock_udp_intent(struct shard *sh, const struct fx_intent *it);

@@ -506,6 +506,31 @@ void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
 }
 
 /**
+ * sock_tcp_adopt() - take over a flow another shard gave (mbox_put_adopt())
+ * @sh:		shard
+ * @fd:		its socket, set up already
+ * @h:		the flow
+ *
+ * If the flow cannot be had here (table full), its client is reset.
+ *
+ * #syscalls setsockopt close
+ */
+void sock_tcp_adopt(struct shard *sh, int fd, const struct tcp_handover *h)
+{
+	struct linger l = { .l_onoff = 1, .l_linger = 0 };
+	struct tcp_flow *f = tcp_adopt(&sh->core, h, fd, sh->now_ns);
+
+	if (!f) {
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		close(fd);
+		return;
+	}
+	sh->hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;
+	sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
+	sock_space_update(sh, f, false);
+}
+
+/**
  * sock_tcp_event() - epoll event on a flow socket
  * @sh:		shard
  * @idx:	flow index

@@ -51,6 +51,7 @@
 	X(SHARD_FRAMES_PASSED, "frames passed on to another shard")         \
 	X(SHARD_FRAMES_TAKEN, "frames taken from another shard's mailbox")  \
 	X(SHARD_ACCEPTS_PASSED, "accepted connections handed to a shard")   \
+	X(SHARD_FLOWS_GIVEN, "flows moved to the shard their frames land on") \
 	X(SHARD_MBOX_FULL, "messages refused by a full mailbox")            \
 	/* out of file descriptors: listeners refuse and pause, not spin */ \
 	X(SHARD_ACCEPT_NOFD, "clients refused: out of fds (published and -T ports, socket edges)") \
@@ -102,6 +103,7 @@
 	/* flows */                                                         \
 	X(TCP_FLOWS_OPENED_GUEST, "flows opened by the guest")              \
 	X(TCP_FLOWS_OPENED_HOST, "flows opened through published ports")    \
+	X(TCP_FLOWS_ADOPTED, "flows taken over from another shard")       \
 	X(TCP_FLOWS_OPENED6, "of the flows opened, IPv6 ones")              \
 	X(TCP_FLOWS_CLOSED, "flows closed cleanly")                         \
 	X(TCP_FLOWS_RESET_BY_GUEST, "flows reset by the guest")             \
