@@ -901,7 +901,6 @@ static void tcp_rewind(struct core *c, struct tcp_flow *f, struct fx *fx)
 	f->flags &= (uint16_t)~TCPF_RECOVER;
 	if (f->snd_nxt == f->snd_una)
 		return;
-	CTR_ADD(c, TCP_RETRANS_BYTES, f->snd_nxt - f->snd_una);
 	f->snd_nxt = f->snd_una;
 	f->dupacks = 0;
 	tcp_intent(c, fx, FX_SOCK_REWIND, f);
@@ -1307,6 +1306,12 @@ void tcp_build_data(struct core *c, struct tcp_flow *f, struct fx *fx,
 	if (tcp_write_frame(c, f, fx, TH_ACK | TH_PSH, f->snd_nxt, NULL, 0,
 			    len))
 		return;
+	/* what lies below snd_max went out before: count what is resent,
+	 * not what a rewind skipped back over (fast recovery resends only
+	 * the holes) */
+	if (SEQ_LT(f->snd_nxt, f->snd_max))
+		CTR_ADD(c, TCP_RETRANS_BYTES,
+			MIN(len, f->snd_max - f->snd_nxt));
 	f->snd_nxt += len;
 	if (SEQ_GT(f->snd_nxt, f->snd_max))
 		f->snd_max = f->snd_nxt;
