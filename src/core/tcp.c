@@ -45,6 +45,8 @@
  * the new peek offset, which may lie ahead), so every hole the guest
  * reported goes out in the same round trip, and nothing it holds again.
  * What lies beyond the last SACKed byte counts as in flight, not lost.
+ * After a timeout everything is resent but what the guest SACKed; a second
+ * timeout in a row forgets the scoreboard, in case the guest reneged.
  * The kernel's peek offset is always snd_nxt - snd_una: it moves forward
  * with each peek and back with each FX_SOCK_CONSUME, and an
  * FX_SOCK_REWIND sets it.
@@ -66,8 +68,7 @@
  *
  * Limits: no timestamps, no urgent data. SACK blocks ride on pure ACKs
  * only: data frames toward the guest have their payload placed right after
- * a fixed-size header. A retransmission timeout forgets the scoreboard
- * (RFC 2018 section 8: the guest may have reneged).
+ * a fixed-size header.
  */
 
 #include <errno.h>
@@ -1241,15 +1242,17 @@ static uint32_t tcp_sack_above(const struct tcp_flow *f, uint32_t seq)
 }
 
 /**
- * tcp_sack_skip() - in fast recovery, move snd_nxt past what the guest
+ * tcp_sack_skip() - when resending, move snd_nxt past what the guest
  * SACKed
  * @c:	core
  * @f:	flow
  * @fx:	effects out (FX_SOCK_REWIND with the new peek offset, which lies
  *	ahead; FX_TX_WANTED)
  *
- * The ranges are in order and apart, so one pass finds where snd_nxt
- * lands; it never passes snd_max.
+ * Below snd_max (fast recovery, or after a timeout) nothing the guest
+ * holds is sent again. The ranges are in order and apart, so one pass
+ * finds where snd_nxt lands; it never passes snd_max, and at snd_max
+ * (sending new data) it never moves.
  */
 static void tcp_sack_skip(struct core *c, struct tcp_flow *f, struct fx *fx)
 {
@@ -1257,8 +1260,6 @@ static void tcp_sack_skip(struct core *c, struct tcp_flow *f, struct fx *fx)
 	struct fx_intent *it;
 	unsigned i;
 
-	if (!(f->flags & TCPF_RECOVER))
-		return;
 	for (i = 0; i < f->nsack; i++)
 		if (SEQ_LE(f->sack[i].start, to) && SEQ_LT(to, f->sack[i].end))
 			to = f->sack[i].end;
@@ -1686,6 +1687,13 @@ uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 		    tcp_sack_above(f, f->snd_nxt + hole) <= 2 * f->mss)
 			hole = 0;
 		room = MIN(room, hole);
+	} else if (f->nsack) {
+		/* resending after a timeout: all but what the guest SACKed
+		 * (tcp_sack_skip() jumps over it) */
+		uint32_t hole = tcp_sack_hole(f);
+
+		if (hole)
+			room = MIN(room, hole);
 	} else if (f->flags & TCPF_RECOVER) {
 		/* one hole at a time: a segment from snd_una, then wait for
 		 * the ACK it brings */
@@ -1723,7 +1731,7 @@ void tcp_build_data(struct core *c, struct tcp_flow *f, struct fx *fx,
 		uint32_t again = MIN(len, f->snd_max - f->snd_nxt);
 
 		CTR_ADD(c, TCP_RETRANS_BYTES, again);
-		if ((f->flags & TCPF_RECOVER) && f->nsack)
+		if (f->nsack)
 			CTR_ADD(c, TCP_SACK_RESENT, again);
 	}
 	f->snd_nxt += len;
@@ -1863,8 +1871,13 @@ void tcp_timer(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 		return;
 	}
 	CTR_INC(c, TCP_RTO_FIRED);
-	f->nsack = 0; /* the guest may have reneged (RFC 2018 section 8) */
+	/* the first timeout resends only what the guest did not SACK; a
+	 * second one in a row forgets the scoreboard: the guest may have
+	 * reneged (RFC 2018 section 8, RFC 6675 section 5.1) */
+	if (f->retries > 1)
+		f->nsack = 0;
 	tcp_rewind(c, f, fx);
+	tcp_sack_skip(c, f, fx);
 	f->rto_ns = MIN(f->rto_ns * 2, TCP_RTO_MAX_NS);
 	tcp_arm(c, f, now_ns + f->rto_ns);
 }

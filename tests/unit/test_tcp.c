@@ -446,11 +446,11 @@ static void host_tx(struct env *e, struct conn *k, const uint8_t *data,
 	check_seg(e, i, k, T_ACK | T_PSH, seq, k->f->rcv_nxt, len, &o);
 	assert_memory_equal(o.data, data, len);
 	if (k->f->snd_nxt != seq + len) {
-		/* SACK recovery jumped over what the guest holds, and moved
-		 * the peek offset there */
+		/* resending, it jumped over what the guest SACKed, and
+		 * moved the peek offset there */
 		const struct fx_intent *it = fx_find(e, FX_SOCK_REWIND);
 
-		assert_true(k->f->flags & TCPF_RECOVER);
+		assert_true(k->f->nsack);
 		assert_true(SEQ_GT(k->f->snd_nxt, seq + len));
 		assert_non_null(it);
 		assert_int_equal(it->len, k->f->snd_nxt - k->f->snd_una);
@@ -2483,7 +2483,8 @@ static void test_sack_blocks_sent(void **state)
 /**
  * test_sack_recovery() - with SACK, fast recovery resends every hole the
  * guest showed in one round trip, skipping what it holds (the peek offset
- * jumps ahead); a hole with little SACKed beyond it waits for more news
+ * jumps ahead); a hole with little SACKed beyond it waits for more news;
+ * a timeout resends all but what the guest SACKed
  * @state:	environment
  */
 static void test_sack_recovery(void **state)
@@ -2566,6 +2567,33 @@ static void test_sack_recovery(void **state)
 	assert_int_equal(k.f->nsack, 0);
 	assert_int_equal(k.f->deadline_ns, 0);
 	env_clear(e);
+
+	/* a timeout with 2 SACKed: 0..1 and 3 go again, not 2 */
+	una0 = k.f->snd_una;
+	for (i = 0; i < 4; i++)
+		host_tx(e, &k, pat + i * 1460, 1460);
+	b[0] = SEG(2), b[1] = SEG(3);
+	gsend_sack(e, &k, b, 1);
+	env_clear(e);
+	env_mark(e);
+	e->now = k.f->deadline_ns;
+	core_timer(&e->c, e->now, &e->fx);
+	assert_intents(e, FX_SOCK_REWIND, FX_TX_WANTED, -1);
+	env_clear(e);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss),
+			 2 * 1460);
+	host_tx(e, &k, pat, 1460);
+	host_tx(e, &k, pat + 1460, 1460);
+	assert_int_equal(k.f->snd_nxt, SEG(3));
+	env_clear(e);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss),
+			 k.f->guest_wnd - 3 * 1460);
+	host_tx(e, &k, pat + 3 * 1460, 1460);
+	assert_int_equal(k.f->snd_nxt, k.f->snd_max);
+	assert_int_equal(env_delta(e, CTR_TCP_RETRANS_BYTES), 3 * 1460);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_RESENT), 3 * 1460);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_SKIPPED), 1460);
+	env_clear(e);
 	rst_conn(e, &k);
 #undef SEG
 }
@@ -2575,7 +2603,7 @@ static void test_sack_recovery(void **state)
  * reaching back before snd_una, of a bad length or on a flow without SACK
  * are counted and ignored; good ones merge, the scoreboard keeps the
  * lowest four; an ACK into a SACKed range cannot move snd_nxt past
- * snd_max; a timeout forgets the scoreboard
+ * snd_max; a second timeout in a row forgets the scoreboard
  * @state:	environment
  */
 static void test_sack_hostile(void **state)
@@ -2653,7 +2681,17 @@ static void test_sack_hostile(void **state)
 	assert_int_equal(k.f->snd_max, u + 4000);
 	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 0);
 	env_clear(e);
-	/* a timeout goes back to snd_una and forgets the scoreboard */
+	/* a timeout goes back to snd_una, and over what the guest SACKed
+	 * again; a second one forgets the scoreboard: it may have reneged */
+	e->now = k.f->deadline_ns;
+	core_timer(&e->c, e->now, &e->fx);
+	assert_intents(e, FX_SOCK_REWIND, FX_TX_WANTED, FX_SOCK_REWIND,
+		       FX_TX_WANTED, -1);
+	assert_int_equal(e->fx.intents[0].len, 0);
+	assert_int_equal(e->fx.intents[2].len, 2800);
+	assert_int_equal(k.f->nsack, 1);
+	assert_int_equal(k.f->snd_nxt, u + 4000);
+	env_clear(e);
 	e->now = k.f->deadline_ns;
 	core_timer(&e->c, e->now, &e->fx);
 	assert_intents(e, FX_SOCK_REWIND, FX_TX_WANTED, -1);
