@@ -307,7 +307,7 @@ enum fx_intent_type {
 	FX_SOCK_CONNECT,  /* open a host socket, connect to @addr:@port */
 	FX_SOCK_SEND,	  /* write @data/@len, report with tcp_on_sock_sent() */
 	FX_SOCK_CONSUME,  /* discard @len acknowledged bytes from the socket */
-	FX_SOCK_REWIND,	  /* set the peek offset back to the first unacked byte */
+	FX_SOCK_REWIND,	  /* set the peek offset to @len past snd_una */
 	FX_SOCK_SHUT_WR,  /* shutdown(SHUT_WR): the guest sent FIN */
 	FX_SOCK_CLOSE,	  /* close the socket: flow ended cleanly */
 	FX_SOCK_RESET,	  /* close with RST (SO_LINGER 0): flow reset */
@@ -325,7 +325,9 @@ enum fx_intent_type {
  * @fin:	FX_SOCK_SEND: the segment also carried FIN
  * @flow:	flow index
  * @sock:	FX_SOCK_CLOSE/RESET: the socket the flow had (the flow is gone)
- * @len:	bytes (SEND, CONSUME)
+ * @len:	bytes (SEND, CONSUME); REWIND: the new peek offset, past the
+ *		first unacknowledged byte (0: back to it; more: ahead, over
+ *		bytes the guest SACKed)
  * @data:	FX_SOCK_SEND, FX_DGRAM_SEND, FX_DNS_QUERY: payload, a loan into
  *		the rx batch
  * @port:	FX_SOCK_CONNECT, FX_DGRAM_OPEN: the port to connect to;

@@ -13,8 +13,11 @@
  * much the socket took (tcp_on_sock_sent()). Only that much is
  * acknowledged, and the window we advertise is the socket's free send space
  * (reported with tcp_set_host_space()), so the guest never has more in
- * flight than the socket can hold. Out-of-order segments are dropped with a
- * duplicate ACK; the guest's stack retransmits.
+ * flight than the socket can hold. A segment beyond a gap gets a duplicate
+ * ACK at once, and is held (tcp_ooo_hold()) if a slot is free until the
+ * gap is filled; when the guest offered SACK, our ACKs carry SACK blocks
+ * describing what is held (tcp_sack_build()), so the guest resends only
+ * the holes.
  *
  * ACKs toward the guest are coalesced (DESIGN law 6): whatever makes one due
  * (accepted data, a window update, a duplicate) marks the flow TCPF_ACK_DUE
@@ -34,6 +37,19 @@
  * FX_SOCK_CONSUME intents (discard from the socket); a retransmission
  * timeout or three duplicate ACKs rewind snd_nxt to snd_una
  * (FX_SOCK_REWIND: the peek offset goes back) and the data is peeked again.
+ * Three duplicate ACKs start fast recovery (RFC 6582, NewReno): the hole
+ * at snd_una is resent and nothing more until an ACK comes. With SACK
+ * (RFC 2018), the ranges the guest reports holding are kept in a
+ * scoreboard of TCP_SACK_RANGES in the flow, and recovery walks the holes
+ * between them: snd_nxt jumps over each SACKed range (FX_SOCK_REWIND with
+ * the new peek offset, which may lie ahead), so every hole the guest
+ * reported goes out in the same round trip, and nothing it holds again.
+ * What lies beyond the last SACKed byte counts as in flight, not lost.
+ * After a timeout everything is resent but what the guest SACKed; a second
+ * timeout in a row forgets the scoreboard, in case the guest reneged.
+ * The kernel's peek offset is always snd_nxt - snd_una: it moves forward
+ * with each peek and back with each FX_SOCK_CONSUME, and an
+ * FX_SOCK_REWIND sets it.
  *
  * States: see enum tcp_state. Half-close is tracked with flags: the guest's
  * FIN shuts the host socket's write side; the host socket's end of stream
@@ -50,7 +66,9 @@
  * address it connects to, which may differ from the guest's: DNS over TCP
  * to the IPv6 DNS address goes to an IPv4 resolver.
  *
- * Limits: no SACK, no timestamps, no urgent data.
+ * Limits: no timestamps, no urgent data. SACK blocks ride on pure ACKs
+ * only: data frames toward the guest have their payload placed right after
+ * a fixed-size header.
  */
 
 #include <errno.h>
@@ -92,6 +110,10 @@ _Static_assert(ARRAY_SIZE(tcp_state_str) == TCPS_STATE_NUM,
  * @wnd:	window field, unscaled
  * @mss:	MSS option (0: absent)
  * @ws:		window scale option (-1: absent)
+ * @sack_ok:	SACK-permitted option
+ * @nsack:	SACK blocks in @sack (the first SACK option's)
+ * @sack_bad:	a SACK option of a length no block count makes
+ * @sack:	SACK blocks, as sent (not validated)
  * @data:	payload
  * @len:	payload length
  */
@@ -102,6 +124,10 @@ struct tcp_seg {
 	uint16_t wnd;
 	uint16_t mss;
 	int ws;
+	bool sack_ok;
+	uint8_t nsack;
+	bool sack_bad;
+	struct tcp_sack_range sack[TCP_SACK_RANGES];
 	const uint8_t *data;
 	uint32_t len;
 };
@@ -272,6 +298,128 @@ static int tcp_write_frame(struct core *c, struct tcp_flow *f, struct fx *fx,
 }
 
 /**
+ * tcp_ooo_sackable() - may a held segment go into a SACK block?
+ * @o:		ooo slot
+ * @idx:	flow index + 1
+ * @rcv_nxt:	the flow's rcv_nxt
+ *
+ * A segment reaching rcv_nxt is being written to the host socket; only
+ * what lies wholly beyond it is held.
+ *
+ * Return: true if @o holds data of the flow beyond rcv_nxt
+ */
+static bool tcp_ooo_sackable(const struct tcp_ooo *o, uint32_t idx,
+			     uint32_t rcv_nxt)
+{
+	return o->flow == idx && o->len && SEQ_GT(o->seq, rcv_nxt);
+}
+
+/**
+ * tcp_sack_grow() - widen a range to the contiguous held data around it
+ * @c:		core
+ * @f:		flow
+ * @r:		in: a held segment's range; out: with every held segment
+ *		overlapping or touching it, and theirs, merged in
+ *
+ * Each round that changes anything takes in one slot at least, so the
+ * loop ends within conf.ooo_slots rounds.
+ */
+static void tcp_sack_grow(const struct core *c, const struct tcp_flow *f,
+			  struct tcp_sack_range *r)
+{
+	uint32_t idx = tcp_flow_idx(c, f) + 1, i, rounds = 0;
+	bool grew = true;
+
+	while (grew && rounds++ < c->conf.ooo_slots) {
+		grew = false;
+		for (i = 0; i < c->conf.ooo_slots; i++) {
+			const struct tcp_ooo *o = &c->ooo[i];
+
+			if (!tcp_ooo_sackable(o, idx, f->rcv_nxt) ||
+			    SEQ_GT(o->seq, r->end) ||
+			    SEQ_LT(o->seq + o->len, r->start))
+				continue;
+			if (SEQ_LT(o->seq, r->start)) {
+				r->start = o->seq;
+				grew = true;
+			}
+			if (SEQ_GT(o->seq + o->len, r->end)) {
+				r->end = o->seq + o->len;
+				grew = true;
+			}
+		}
+	}
+}
+
+/**
+ * tcp_sack_build() - SACK option describing the guest data we hold
+ * @c:		core
+ * @f:		flow (TCPF_SACK_OK)
+ * @opts:	out: NOP, NOP, the option (4 + 8 * blocks bytes)
+ *
+ * RFC 2018 section 4: the first block holds the segment that came last,
+ * the others follow, as many as fit (4 without timestamps). We do not
+ * keep the order in which the others came; a higher sequence usually
+ * came later, so they go highest first. Blocks are maximal: every held
+ * byte beyond rcv_nxt lies in exactly one.
+ *
+ * Return: bytes of @opts used (0: nothing held, no option)
+ */
+static size_t tcp_sack_build(struct core *c, const struct tcp_flow *f,
+			     uint8_t *opts)
+{
+	struct tcp_sack_range b[TCP_SACK_RANGES];
+	uint32_t idx = tcp_flow_idx(c, f) + 1, i, n = 0, k;
+
+	for (i = 0; i < c->conf.ooo_slots; i++) {
+		const struct tcp_ooo *o = &c->ooo[i];
+
+		if (o->newest && tcp_ooo_sackable(o, idx, f->rcv_nxt)) {
+			b[n].start = o->seq;
+			b[n].end = o->seq + o->len;
+			tcp_sack_grow(c, f, &b[n++]);
+			break;
+		}
+	}
+	while (n < TCP_SACK_RANGES) {
+		uint32_t best = UINT32_MAX;
+
+		for (i = 0; i < c->conf.ooo_slots; i++) {
+			const struct tcp_ooo *o = &c->ooo[i];
+
+			if (!tcp_ooo_sackable(o, idx, f->rcv_nxt))
+				continue;
+			for (k = 0; k < n; k++)
+				if (SEQ_GE(o->seq, b[k].start) &&
+				    SEQ_LE(o->seq + o->len, b[k].end))
+					break;
+			if (k < n)
+				continue; /* in a block already */
+			if (best == UINT32_MAX ||
+			    SEQ_GT(o->seq, c->ooo[best].seq))
+				best = i;
+		}
+		if (best == UINT32_MAX)
+			break;
+		b[n].start = c->ooo[best].seq;
+		b[n].end = c->ooo[best].seq + c->ooo[best].len;
+		tcp_sack_grow(c, f, &b[n++]);
+	}
+	if (!n)
+		return 0;
+	opts[0] = 1; /* NOP */
+	opts[1] = 1;
+	opts[2] = 5;
+	opts[3] = (uint8_t)(2 + 8 * n);
+	for (k = 0; k < n; k++) {
+		wr32(opts + 4 + 8 * k, b[k].start);
+		wr32(opts + 8 + 8 * k, b[k].end);
+	}
+	CTR_ADD(c, TCP_SACK_BLOCKS_SENT, n);
+	return 4 + 8 * n;
+}
+
+/**
  * tcp_send_ctl() - send a segment without payload
  * @c:		core
  * @f:		flow
@@ -279,13 +427,14 @@ static int tcp_write_frame(struct core *c, struct tcp_flow *f, struct fx *fx,
  * @flags:	TH_* flags
  * @seq:	sequence number
  *
- * SYN segments carry MSS and, if the guest offered it (or we open), window
- * scale options.
+ * SYN segments carry MSS and, if the guest offered them (or we open),
+ * window scale and SACK-permitted options. Other segments with ACK carry
+ * SACK blocks for the data we hold beyond a gap, if the guest does SACK.
  */
 static void tcp_send_ctl(struct core *c, struct tcp_flow *f, struct fx *fx,
 			 uint8_t flags, uint32_t seq)
 {
-	uint8_t opts[8];
+	uint8_t opts[40];
 	size_t optlen = 0;
 
 	if (flags & TH_SYN) {
@@ -296,12 +445,21 @@ static void tcp_send_ctl(struct core *c, struct tcp_flow *f, struct fx *fx,
 		wr16(opts + 2, (uint16_t)MIN(mss, 65535U));
 		optlen = 4;
 		if ((f->flags & TCPF_GUEST_WS) || f->state == TCPS_SYN_SENT) {
-			opts[4] = 1; /* NOP */
-			opts[5] = 3;
-			opts[6] = 3;
-			opts[7] = c->conf.ws_shift;
-			optlen = 8;
+			opts[optlen++] = 1; /* NOP */
+			opts[optlen++] = 3;
+			opts[optlen++] = 3;
+			opts[optlen++] = c->conf.ws_shift;
 		}
+		if ((f->flags & TCPF_SACK_OK) || f->state == TCPS_SYN_SENT) {
+			opts[optlen++] = 1; /* NOP */
+			opts[optlen++] = 1;
+			opts[optlen++] = 4;
+			opts[optlen++] = 2;
+		}
+	} else if ((flags & TH_ACK) && !(flags & TH_RST) &&
+		   (f->flags & (TCPF_SACK_OK | TCPF_OOO)) ==
+			   (TCPF_SACK_OK | TCPF_OOO)) {
+		optlen = tcp_sack_build(c, f, opts);
 	}
 	if (flags & TH_RST)
 		f->flags |= TCPF_RESET_HERE; /* see flow_ended_here() */
@@ -414,6 +572,7 @@ static void tcp_ooo_hold(struct core *c, struct tcp_flow *f,
 			 const struct tcp_seg *s)
 {
 	uint32_t idx = tcp_flow_idx(c, f) + 1, i, free_slot = UINT32_MAX;
+	uint32_t have = UINT32_MAX;
 
 	if (!c->conf.ooo_slots || s->len > TCP_OOO_SLOT ||
 	    SEQ_GT(s->seq + s->len, f->adv_wnd_end))
@@ -426,16 +585,25 @@ static void tcp_ooo_hold(struct core *c, struct tcp_flow *f,
 				free_slot = i;
 		} else if (o->flow == idx && o->seq == s->seq &&
 			   o->len >= s->len) {
-			return; /* we have it */
+			have = i;
 		}
 	}
-	if (free_slot == UINT32_MAX) {
+	if (have == UINT32_MAX && free_slot == UINT32_MAX) {
 		CTR_INC(c, TCP_OOO_FULL);
 		return;
 	}
+	/* the newest: the first block of our next SACK option holds it */
+	for (i = 0; i < c->conf.ooo_slots; i++)
+		if (c->ooo[i].flow == idx)
+			c->ooo[i].newest = false;
+	if (have != UINT32_MAX) {
+		c->ooo[have].newest = true;
+		return; /* we have it */
+	}
 	c->ooo[free_slot] = (struct tcp_ooo){ .flow = idx, .seq = s->seq,
 					      .len = s->len,
-					      .fin = !!(s->flags & TH_FIN) };
+					      .fin = !!(s->flags & TH_FIN),
+					      .newest = true };
 	memcpy(c->ooo_data + (size_t)free_slot * TCP_OOO_SLOT, s->data, s->len);
 	f->flags |= TCPF_OOO;
 	CTR_INC(c, TCP_OOO_HELD);
@@ -575,6 +743,36 @@ bool tcp_guest_gone(struct core *c, struct fx *fx)
 }
 
 /**
+ * tcp_parse_sack() - decode a SACK option's blocks
+ * @s:		segment being decoded
+ * @opt:	the option (kind, length, blocks), within the header
+ * @len:	its length byte
+ *
+ * Each byte is read once, here; the blocks are checked against the flow
+ * when the ACK is processed (tcp_sack_input()). Only the first SACK option
+ * counts.
+ */
+static void tcp_parse_sack(struct tcp_seg *s, const uint8_t *opt,
+			   uint8_t len)
+{
+	unsigned i, n;
+
+	if (s->nsack || s->sack_bad)
+		return;
+	if (len < 10 || (len - 2) % 8) {
+		s->sack_bad = true;
+		return;
+	}
+	/* 40 bytes of options hold 4 blocks at most */
+	n = MIN((unsigned)(len - 2) / 8, (unsigned)TCP_SACK_RANGES);
+	for (i = 0; i < n; i++) {
+		s->sack[i].start = rd32(opt + 2 + 8 * i);
+		s->sack[i].end = rd32(opt + 6 + 8 * i);
+	}
+	s->nsack = (uint8_t)n;
+}
+
+/**
  * tcp_parse() - validate a segment and decode its header and options
  * @iph:	IP header (for the pseudo-header; not checked)
  * @v:		segment
@@ -601,6 +799,9 @@ static int tcp_parse(const uint8_t *iph, struct pkt_view v, struct tcp_seg *s)
 	s->wnd = rd16(th + 14);
 	s->mss = 0;
 	s->ws = -1;
+	s->sack_ok = false;
+	s->nsack = 0;
+	s->sack_bad = false;
 	s->data = th + doff;
 	s->len = (uint32_t)(v.len - doff);
 	if (v.tail_len) {
@@ -633,6 +834,10 @@ static int tcp_parse(const uint8_t *iph, struct pkt_view v, struct tcp_seg *s)
 			s->mss = rd16(o + i + 2);
 		else if (kind == 3 && len == 3)
 			s->ws = MIN(o[i + 2], 14);
+		else if (kind == 4 && len == 2)
+			s->sack_ok = true;
+		else if (kind == 5)
+			tcp_parse_sack(s, o + i, len);
 		i += len;
 	}
 	return 0;
@@ -743,6 +948,10 @@ static void tcp_new_from_guest(struct core *c, const uint8_t *iph,
 	if (s->ws >= 0) {
 		f->flags |= TCPF_GUEST_WS;
 		f->ws_guest = (uint8_t)s->ws;
+	}
+	if (s->sack_ok) {
+		f->flags |= TCPF_SACK_OK;
+		CTR_INC(c, TCP_SACK_FLOWS);
 	}
 	f->iss = (uint32_t)flow_tuple_hash(c->key, saddr, s->sport, daddr,
 					   s->dport, 0) +
@@ -951,6 +1160,179 @@ static bool tcp_maybe_close(struct core *c, struct tcp_flow *f, struct fx *fx)
 }
 
 /**
+ * tcp_sack_trim() - drop from the scoreboard what snd_una has passed
+ * @f:	flow
+ */
+static void tcp_sack_trim(struct tcp_flow *f)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < f->nsack; i++) {
+		struct tcp_sack_range r = f->sack[i];
+
+		if (SEQ_LE(r.end, f->snd_una))
+			continue;
+		if (SEQ_LT(r.start, f->snd_una))
+			r.start = f->snd_una; /* the guest ACKed into it */
+		f->sack[n++] = r;
+	}
+	f->nsack = (uint8_t)n;
+}
+
+/**
+ * tcp_sack_add() - take a range the guest SACKed into the scoreboard
+ * @f:		flow
+ * @start:	first byte, after snd_una
+ * @end:	after the last byte, at most snd_max, after @start
+ *
+ * Ranges that overlap or touch it merge with it. With more than
+ * TCP_SACK_RANGES, the highest is forgotten: holes are resent lowest
+ * first, so it is the one needed last.
+ *
+ * Return: true if the scoreboard holds more than before
+ */
+static bool tcp_sack_add(struct tcp_flow *f, uint32_t start, uint32_t end)
+{
+	struct tcp_sack_range *sb = f->sack;
+	unsigned i, n = 0, at;
+
+	for (i = 0; i < f->nsack; i++)
+		if (SEQ_LE(sb[i].start, start) && SEQ_GE(sb[i].end, end))
+			return false; /* known */
+	for (i = 0; i < f->nsack; i++) {
+		if (SEQ_LT(sb[i].end, start) || SEQ_GT(sb[i].start, end)) {
+			sb[n++] = sb[i];
+			continue;
+		}
+		if (SEQ_LT(sb[i].start, start))
+			start = sb[i].start;
+		if (SEQ_GT(sb[i].end, end))
+			end = sb[i].end;
+	}
+	for (at = 0; at < n && SEQ_LT(sb[at].start, start); at++)
+		;
+	if (at == TCP_SACK_RANGES)
+		return false; /* nothing merged, and above all we keep */
+	if (n == TCP_SACK_RANGES)
+		n--;
+	memmove(sb + at + 1, sb + at, (n - at) * sizeof(*sb));
+	sb[at].start = start;
+	sb[at].end = end;
+	f->nsack = (uint8_t)(n + 1);
+	return true;
+}
+
+/**
+ * tcp_sack_input() - check the SACK blocks of a guest's ACK and keep the
+ * good ones
+ * @c:	core
+ * @f:	flow
+ * @s:	segment (its ACK processed: snd_una is up to date)
+ *
+ * The guest is not trusted: a block must lie within what we sent, after
+ * what it acknowledged (RFC 2018 section 3), and start before it ends;
+ * anything else is counted and ignored. A block wholly at or below
+ * snd_una is old news or a D-SACK (RFC 2883), ignored without a count.
+ *
+ * Return: true if the scoreboard learned something
+ */
+static bool tcp_sack_input(struct core *c, struct tcp_flow *f,
+			   const struct tcp_seg *s)
+{
+	bool learned = false;
+	unsigned i;
+
+	if (s->sack_bad)
+		CTR_INC(c, TCP_SACK_BAD);
+	for (i = 0; i < s->nsack; i++) {
+		uint32_t start = s->sack[i].start, end = s->sack[i].end;
+
+		if ((f->flags & TCPF_SACK_OK) && SEQ_LT(start, end) &&
+		    SEQ_LE(end, f->snd_una))
+			continue;
+		if (!(f->flags & TCPF_SACK_OK) || !SEQ_LT(start, end) ||
+		    !SEQ_GT(start, f->snd_una) || SEQ_GT(end, f->snd_max)) {
+			CTR_INC(c, TCP_SACK_BAD);
+			continue;
+		}
+		CTR_INC(c, TCP_SACK_BLOCKS_RECV);
+		learned |= tcp_sack_add(f, start, end);
+	}
+	return learned;
+}
+
+/**
+ * tcp_sack_hole() - bytes from snd_nxt to the next range the guest SACKed
+ * @f:	flow
+ *
+ * Return: the hole's length; 0 if no range lies beyond snd_nxt (what
+ *	   follows the last one is in flight, not known lost), or if
+ *	   snd_nxt is within one
+ */
+static uint32_t tcp_sack_hole(const struct tcp_flow *f)
+{
+	unsigned i;
+
+	for (i = 0; i < f->nsack; i++) {
+		if (SEQ_LE(f->sack[i].end, f->snd_nxt))
+			continue;
+		if (SEQ_LE(f->sack[i].start, f->snd_nxt))
+			return 0;
+		return f->sack[i].start - f->snd_nxt;
+	}
+	return 0;
+}
+
+/**
+ * tcp_sack_above() - bytes the guest SACKed beyond a sequence number
+ * @f:		flow
+ * @seq:	sequence number (at a range's start or between ranges)
+ *
+ * Return: bytes
+ */
+static uint32_t tcp_sack_above(const struct tcp_flow *f, uint32_t seq)
+{
+	uint32_t sum = 0;
+	unsigned i;
+
+	for (i = 0; i < f->nsack; i++)
+		if (SEQ_GE(f->sack[i].start, seq))
+			sum += f->sack[i].end - f->sack[i].start;
+	return sum;
+}
+
+/**
+ * tcp_sack_skip() - when resending, move snd_nxt past what the guest
+ * SACKed
+ * @c:	core
+ * @f:	flow
+ * @fx:	effects out (FX_SOCK_REWIND with the new peek offset, which lies
+ *	ahead; FX_TX_WANTED)
+ *
+ * Below snd_max (fast recovery, or after a timeout) nothing the guest
+ * holds is sent again. The ranges are in order and apart, so one pass
+ * finds where snd_nxt lands; it never passes snd_max, and at snd_max
+ * (sending new data) it never moves.
+ */
+static void tcp_sack_skip(struct core *c, struct tcp_flow *f, struct fx *fx)
+{
+	uint32_t to = f->snd_nxt;
+	struct fx_intent *it;
+	unsigned i;
+
+	for (i = 0; i < f->nsack; i++)
+		if (SEQ_LE(f->sack[i].start, to) && SEQ_LT(to, f->sack[i].end))
+			to = f->sack[i].end;
+	if (to == f->snd_nxt)
+		return;
+	CTR_ADD(c, TCP_SACK_SKIPPED, to - f->snd_nxt);
+	f->snd_nxt = to;
+	it = tcp_intent(c, fx, FX_SOCK_REWIND, f);
+	it->len = to - f->snd_una;
+	tcp_intent(c, fx, FX_TX_WANTED, f);
+}
+
+/**
  * tcp_rewind() - go back to the first unacknowledged byte to resend
  * @c:	core
  * @f:	flow
@@ -961,7 +1343,6 @@ static void tcp_rewind(struct core *c, struct tcp_flow *f, struct fx *fx)
 	f->flags &= (uint16_t)~TCPF_RECOVER;
 	if (f->snd_nxt == f->snd_una)
 		return;
-	CTR_ADD(c, TCP_RETRANS_BYTES, f->snd_nxt - f->snd_una);
 	f->snd_nxt = f->snd_una;
 	f->dupacks = 0;
 	tcp_intent(c, fx, FX_SOCK_REWIND, f);
@@ -1014,27 +1395,41 @@ static int tcp_process_ack(struct core *c, struct tcp_flow *f,
 		f->snd_una = s->ack;
 		if (SEQ_LT(f->snd_nxt, s->ack))
 			f->snd_nxt = s->ack;
+		tcp_sack_trim(f);
 		/* all that was out when recovery began is in: back to normal;
 		 * short of it (a partial ACK), the next hole goes out */
 		if ((f->flags & TCPF_RECOVER) && SEQ_GE(s->ack, f->recover))
 			f->flags &= (uint16_t)~TCPF_RECOVER;
+		tcp_sack_input(c, f, s);
+		tcp_sack_skip(c, f, fx);
 		f->retries = 0;
 		f->dupacks = 0;
 		f->rto_ns = c->conf.rto_min_ns;
 		f->flags &= (uint16_t)~TCPF_PERSIST;
 		tcp_arm(c, f, f->snd_una == f->snd_nxt ? 0 : now_ns + f->rto_ns);
 		tcp_intent(c, fx, FX_TX_WANTED, f);
-	} else if (s->ack == f->snd_una && !s->len && f->guest_wnd == old_wnd &&
-		   !(s->flags & (TH_SYN | TH_FIN)) && f->snd_nxt != f->snd_una) {
-		if (++f->dupacks == 3 && !(f->flags & TCPF_RECOVER)) {
+	} else {
+		/* in recovery, news of what the guest holds moves snd_nxt
+		 * past it, or lets the next hole go */
+		if (tcp_sack_input(c, f, s) && (f->flags & TCPF_RECOVER)) {
+			tcp_sack_skip(c, f, fx);
+			tcp_intent(c, fx, FX_TX_WANTED, f);
+		}
+		if (s->ack == f->snd_una && !s->len &&
+		    f->guest_wnd == old_wnd &&
+		    !(s->flags & (TH_SYN | TH_FIN)) &&
+		    f->snd_nxt != f->snd_una && ++f->dupacks == 3 &&
+		    !(f->flags & TCPF_RECOVER)) {
 			/* fast recovery (RFC 6582, NewReno): the guest keeps
 			 * what came after the hole, so only the hole is sent
 			 * again, one segment per ACK, until an ACK covers all
-			 * that was out (f->recover): see tcp_tx_room() */
+			 * that was out (f->recover); with SACK, each hole the
+			 * guest showed: see tcp_tx_room() */
 			CTR_INC(c, TCP_FAST_RETRANS);
 			tcp_rewind(c, f, fx);
 			f->recover = f->snd_max;
 			f->flags |= TCPF_RECOVER;
+			tcp_sack_skip(c, f, fx);
 		}
 	}
 	if (f->guest_wnd > old_wnd) {
@@ -1279,6 +1674,10 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 			f->flags |= TCPF_GUEST_WS;
 			f->ws_guest = (uint8_t)s.ws;
 		}
+		if (s.sack_ok) {
+			f->flags |= TCPF_SACK_OK;
+			CTR_INC(c, TCP_SACK_FLOWS);
+		}
 		f->guest_wnd = s.wnd; /* never scaled in a SYN */
 		f->snd_una = f->iss + 1;
 		f->state = TCPS_ESTABLISHED;
@@ -1346,7 +1745,25 @@ uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 	if (c->conf.max_inflight)
 		room = MIN(room, c->conf.max_inflight > inflight ?
 					 c->conf.max_inflight - inflight : 0);
-	if (f->flags & TCPF_RECOVER) {
+	if ((f->flags & TCPF_RECOVER) && f->nsack) {
+		/* the hole up to the next range the guest SACKed: the first
+		 * one at once (three duplicate ACKs or a partial ACK said it
+		 * is lost), the next ones when the guest SACKed more than
+		 * (DupThresh - 1) * SMSS beyond them (RFC 6675 IsLost()) */
+		uint32_t hole = tcp_sack_hole(f);
+
+		if (hole && inflight &&
+		    tcp_sack_above(f, f->snd_nxt + hole) <= 2 * f->mss)
+			hole = 0;
+		room = MIN(room, hole);
+	} else if (f->nsack) {
+		/* resending after a timeout: all but what the guest SACKed
+		 * (tcp_sack_skip() jumps over it) */
+		uint32_t hole = tcp_sack_hole(f);
+
+		if (hole)
+			room = MIN(room, hole);
+	} else if (f->flags & TCPF_RECOVER) {
 		/* one hole at a time: a segment from snd_una, then wait for
 		 * the ACK it brings */
 		room = inflight ? 0 : MIN(room, MIN(f->mss, f->recover - f->snd_una));
@@ -1376,9 +1793,21 @@ void tcp_build_data(struct core *c, struct tcp_flow *f, struct fx *fx,
 	if (tcp_write_frame(c, f, fx, TH_ACK | TH_PSH, f->snd_nxt, NULL, 0,
 			    len))
 		return;
+	/* what lies below snd_max went out before: count what is resent,
+	 * not what a rewind skipped back over (fast recovery resends only
+	 * the holes) */
+	if (SEQ_LT(f->snd_nxt, f->snd_max)) {
+		uint32_t again = MIN(len, f->snd_max - f->snd_nxt);
+
+		CTR_ADD(c, TCP_RETRANS_BYTES, again);
+		if (f->nsack)
+			CTR_ADD(c, TCP_SACK_RESENT, again);
+	}
 	f->snd_nxt += len;
 	if (SEQ_GT(f->snd_nxt, f->snd_max))
 		f->snd_max = f->snd_nxt;
+	/* a hole ends where a SACKed range starts: on to the next hole */
+	tcp_sack_skip(c, f, fx);
 	CTR_INC(c, TCP_TX_SEGS);
 	CTR_ADD(c, TCP_TX_BYTES, len);
 	if (!f->deadline_ns || (f->flags & TCPF_PERSIST)) {
@@ -1511,7 +1940,13 @@ void tcp_timer(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 		return;
 	}
 	CTR_INC(c, TCP_RTO_FIRED);
+	/* the first timeout resends only what the guest did not SACK; a
+	 * second one in a row forgets the scoreboard: the guest may have
+	 * reneged (RFC 2018 section 8, RFC 6675 section 5.1) */
+	if (f->retries > 1)
+		f->nsack = 0;
 	tcp_rewind(c, f, fx);
+	tcp_sack_skip(c, f, fx);
 	f->rto_ns = MIN(f->rto_ns * 2, TCP_RTO_MAX_NS);
 	tcp_arm(c, f, now_ns + f->rto_ns);
 }

@@ -38,9 +38,21 @@ extern const char *const tcp_state_str[TCPS_STATE_NUM];
 #define TCPF_ACK_LISTED 0x100	/* on the core's ack list */
 #define TCPF_RESET_HERE 0x200	/* we reset the guest: its tail may follow */
 #define TCPF_OOO 0x400		/* segments of it wait in the core's ooo slots */
-#define TCPF_RECOVER 0x800	/* fast recovery: resend holes one at a time */
+#define TCPF_RECOVER 0x800	/* fast recovery: resend the holes */
+#define TCPF_SACK_OK 0x1000	/* both sides offered SACK (RFC 2018) */
 
 #define TCP_OOO_SLOT 65536	/* payload bytes an ooo slot holds */
+#define TCP_SACK_RANGES 4	/* ranges the guest SACKed that a flow keeps */
+
+/**
+ * struct tcp_sack_range - bytes the guest said it holds beyond snd_una
+ * @start:	sequence number of the first byte
+ * @end:	sequence number after the last byte
+ */
+struct tcp_sack_range {
+	uint32_t start;
+	uint32_t end;
+};
 
 /**
  * struct tcp_ooo - a guest segment held until the gap before it is filled
@@ -48,12 +60,15 @@ extern const char *const tcp_state_str[TCPS_STATE_NUM];
  * @seq:	sequence number of its first byte
  * @len:	payload bytes (in the core's ooo_data, slot index * TCP_OOO_SLOT)
  * @fin:	it carried FIN
+ * @newest:	the flow's segment held last (the first SACK block we send
+ *		describes the data around it, RFC 2018 section 4)
  */
 struct tcp_ooo {
 	uint32_t flow;
 	uint32_t seq;
 	uint32_t len;
 	bool fin;
+	bool newest;
 };
 
 /**
@@ -67,6 +82,7 @@ struct tcp_ooo {
  * @retries:	consecutive timeouts without progress
  * @dupacks:	duplicate ACK count
  * @ws_guest:	the guest's window scale
+ * @nsack:	ranges in @sack
  * @sock:	host socket; owned by the host layer, never read by core
  * @next:	hash chain / free list link (index + 1, 0 = end)
  * @mss:	largest segment payload toward the guest
@@ -82,6 +98,10 @@ struct tcp_ooo {
  * @guest_wnd:	the guest's receive window, in bytes
  * @host_space:	bytes the host socket can take now (reported by host)
  * @adv_wnd_end: right edge of the window last advertised to the guest
+ * @sack:	the scoreboard: ranges the guest SACKed, within
+ *		(@snd_una, @snd_max], in order, apart (neither overlapping
+ *		nor touching); fast recovery resends only what lies between
+ *		them (with TCPF_SACK_OK)
  * @rto_ns:	current retransmission timeout
  * @deadline_ns: timer deadline (0: none)
  * @opened_ns:	creation time
@@ -91,8 +111,8 @@ struct tcp_ooo {
  * The address the host socket connects to (the remote address, or host
  * loopback for the gateway) is not kept: it travels in the
  * FX_SOCK_CONNECT intent, the only place it is needed. Fields are ordered
- * by size, so the 16-byte addresses cost 32 bytes and no padding (136
- * bytes, against 120 with 4-byte IPv4 addresses and a target address).
+ * by size, so the 16-byte addresses cost 32 bytes and no padding (176
+ * bytes; 144 before the SACK scoreboard).
  */
 struct tcp_flow {
 	uint8_t guest_addr[ADDR_LEN];
@@ -104,6 +124,7 @@ struct tcp_flow {
 	uint8_t retries;
 	uint8_t dupacks;
 	uint8_t ws_guest;
+	uint8_t nsack;
 	int32_t sock;
 	uint32_t next;
 	uint32_t mss;
@@ -118,6 +139,7 @@ struct tcp_flow {
 	uint32_t guest_wnd;
 	uint32_t host_space;
 	uint32_t adv_wnd_end;
+	struct tcp_sack_range sack[TCP_SACK_RANGES];
 	uint64_t rto_ns;
 	uint64_t deadline_ns;
 	uint64_t opened_ns;
@@ -125,7 +147,7 @@ struct tcp_flow {
 	uint64_t bytes_to_guest;
 };
 
-_Static_assert(sizeof(struct tcp_flow) <= 144, "keep a flow small");
+_Static_assert(sizeof(struct tcp_flow) <= 176, "keep a flow small");
 
 /**
  * tcp_flow_v6() - is a flow an IPv6 one?

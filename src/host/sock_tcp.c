@@ -430,10 +430,10 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
 		return;
 	case FX_SOCK_REWIND:
 		if (sh->peek_off) {
-			int zero = 0;
+			int off = (int)it->len;
 
-			setsockopt(it->sock, SOL_SOCKET, SO_PEEK_OFF, &zero,
-				   sizeof(zero));
+			setsockopt(it->sock, SOL_SOCKET, SO_PEEK_OFF, &off,
+				   sizeof(off));
 		}
 		return;
 	case FX_SOCK_SHUT_WR:

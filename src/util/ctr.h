@@ -132,6 +132,12 @@
 	X(TCP_WND_UPDATES, "window updates sent on host send space")        \
 	X(TCP_RTO_FIRED, "retransmission timeouts")                         \
 	X(TCP_FAST_RETRANS, "fast retransmissions on duplicate ACKs")       \
+	X(TCP_SACK_FLOWS, "flows where the guest and slipway both do SACK") \
+	X(TCP_SACK_BLOCKS_SENT, "SACK blocks sent to the guest for held segments") \
+	X(TCP_SACK_BLOCKS_RECV, "SACK blocks from the guest taken in")      \
+	X(TCP_SACK_BAD, "SACK blocks or options from the guest rejected")   \
+	X(TCP_SACK_RESENT, "bytes resent in holes the guest's SACKs showed") \
+	X(TCP_SACK_SKIPPED, "bytes fast recovery did not resend: SACKed")   \
 	X(TCP_ZW_PROBES, "zero-window probes sent")                         \
 	X(TCP_PEEK_ERRORS, "host socket peek errors")                       \
 	X(TCP_ACCEPT_ERRORS, "accept() failures on published ports")        \

@@ -445,7 +445,16 @@ static void host_tx(struct env *e, struct conn *k, const uint8_t *data,
 	assert_int_equal(e->fx.nframes, i + 1);
 	check_seg(e, i, k, T_ACK | T_PSH, seq, k->f->rcv_nxt, len, &o);
 	assert_memory_equal(o.data, data, len);
-	assert_int_equal(k->f->snd_nxt, seq + len);
+	if (k->f->snd_nxt != seq + len) {
+		/* resending, it jumped over what the guest SACKed, and
+		 * moved the peek offset there */
+		const struct fx_intent *it = fx_find(e, FX_SOCK_REWIND);
+
+		assert_true(k->f->nsack);
+		assert_true(SEQ_GT(k->f->snd_nxt, seq + len));
+		assert_non_null(it);
+		assert_int_equal(it->len, k->f->snd_nxt - k->f->snd_una);
+	}
 }
 
 /* ---- handshake ---------------------------------------------------------- */
@@ -2115,15 +2124,17 @@ static void test_fast_retransmit(void **state)
 	assert_int_equal(k.f->snd_nxt, k.f->snd_una);
 	assert_int_equal(k.f->snd_una, k.iss + 1 + 1460);
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 3, CTR_TCP_FAST_RETRANS, 1,
-			  CTR_TCP_RETRANS_BYTES, 3 * 1460, -1);
+			  -1);
 	env_clear(e);
 
 	/* the host peeks again from the first unacknowledged byte: the hole,
-	 * one segment, and no more until an ACK comes */
+	 * one segment, and no more until an ACK comes; only what goes out
+	 * again counts as resent */
 	assert_true(k.f->flags & TCPF_RECOVER);
 	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 1460);
 	assert_int_equal(off, 0);
 	host_tx(e, &k, pat + 1460, 1460);
+	assert_int_equal(env_delta(e, CTR_TCP_RETRANS_BYTES), 1460);
 	assert_int_equal(k.f->snd_max, k.iss + 1 + 4 * 1460);
 	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 0);
 	env_clear(e);
@@ -2152,12 +2163,14 @@ static void test_fast_retransmit(void **state)
 	assert_int_equal(k.f->snd_nxt, k.gack);
 	assert_int_equal(k.f->deadline_ns, 0);
 	assert_false(k.f->flags & TCPF_RECOVER);
+	assert_int_equal(env_delta(e, CTR_TCP_RETRANS_BYTES), 1460); /* hole 2 */
 	env_clear(e);
 
 	/* data with the same ACK is not a duplicate ACK; a window change
-	 * neither */
+	 * neither; new data is not resent data */
 	env_mark(e);
 	host_tx(e, &k, pat, 100);
+	assert_int_equal(env_delta(e, CTR_TCP_RETRANS_BYTES), 0);
 	env_clear(e);
 	for (i = 0; i < 3; i++) {
 		gsend(e, &k, T_ACK, pat, 10);
@@ -2170,6 +2183,535 @@ static void test_fast_retransmit(void **state)
 	assert_int_equal(env_delta(e, CTR_TCP_FAST_RETRANS), 0);
 	env_clear(e);
 	rst_conn(e, &k);
+}
+
+/* ---- SACK (RFC 2018) ------------------------------------------------------ */
+
+/**
+ * frame_opts() - the TCP options of a frame to the guest
+ * @e:		environment
+ * @i:		frame index
+ * @optlen:	out: their length
+ *
+ * Return: pointer to the options in the slot
+ */
+static const uint8_t *frame_opts(const struct env *e, unsigned i,
+				 size_t *optlen)
+{
+	size_t l4len;
+	const uint8_t *th = parse_ip4(e, i, IPPROTO_TCP_, &l4len);
+
+	*optlen = (size_t)(th[12] >> 4) * 4 - TCP_HLEN;
+	return th + TCP_HLEN;
+}
+
+/**
+ * open_sack() - a full handshake opened by a guest that offers MSS 1460,
+ * window scaling (GUEST_WS) and SACK-permitted; check our SYN-ACK offers
+ * SACK back
+ * @e:		environment
+ * @k:		connection out
+ * @gport:	guest port
+ * @gisn:	guest's initial sequence number
+ */
+static void open_sack(struct env *e, struct conn *k, uint16_t gport,
+		      uint32_t gisn)
+{
+	static const uint8_t opts[] = { 2, 4, 0x05, 0xb4, 1, 3, 3, GUEST_WS,
+					1, 1, 4, 2 };
+	static const uint8_t sack_ok[] = { 1, 1, 4, 2 };
+	const uint8_t *op;
+	size_t optlen;
+	struct otcp o;
+	struct seg s;
+
+	memset(k, 0, sizeof(*k));
+	k->raddr = GW4;
+	k->gport = gport;
+	k->rport = 80;
+	k->gwnd = 64240;
+	k->ws = true;
+	s = cseg(k, gisn, T_SYN, NULL, 0);
+	s.opts = opts;
+	s.optlen = sizeof(opts);
+	env_clear(e);
+	env_send(e, &s);
+	k->gseq = gisn + 1;
+	k->idx = fx_find(e, FX_SOCK_CONNECT)->flow;
+	k->f = tcp_flow_get(&e->c, k->idx);
+	assert_non_null(k->f);
+	assert_true(k->f->flags & TCPF_SACK_OK);
+	k->f->sock = (int32_t)(SOCK_BASE + k->idx);
+	env_clear(e);
+	tcp_on_sock_connected(&e->c, k->f, 0, e->now, &e->fx);
+	assert_int_equal(e->fx.nframes, 1);
+	check_seg(e, 0, k, T_SYN | T_ACK, k->f->iss, k->gseq, 0, &o);
+	assert_int_equal(o.mss, OUR_MSS);
+	assert_int_equal(o.ws, 9);
+	op = frame_opts(e, 0, &optlen);
+	assert_int_equal(optlen, 12);
+	assert_memory_equal(op + 8, sack_ok, sizeof(sack_ok));
+	k->iss = o.seq;
+	k->gack = k->iss + 1;
+	env_clear(e);
+	k->gwnd = 502;
+	gsend(e, k, T_ACK, NULL, 0);
+	assert_int_equal(k->f->state, TCPS_ESTABLISHED);
+	env_clear(e);
+}
+
+/**
+ * gsend_sack() - the guest sends a pure ACK with a SACK option
+ * @e:		environment
+ * @k:		connection (its gseq, gack, gwnd)
+ * @b:		blocks, as start/end sequence pairs
+ * @n:		number of blocks (at most 4)
+ */
+static void gsend_sack(struct env *e, const struct conn *k, const uint32_t *b,
+		       unsigned n)
+{
+	uint8_t opts[40];
+	size_t ol = 0;
+	struct seg s;
+	unsigned i;
+
+	opts[ol++] = 1;
+	opts[ol++] = 1;
+	opts[ol++] = 5;
+	opts[ol++] = (uint8_t)(2 + 8 * n);
+	for (i = 0; i < 2 * n; i++, ol += 4)
+		wr32(opts + ol, b[i]);
+	s = cseg(k, k->gseq, T_ACK, NULL, 0);
+	s.opts = opts;
+	s.optlen = ol;
+	env_send(e, &s);
+}
+
+/**
+ * sack_of() - frame @i is a pure ACK of @k; its SACK blocks
+ * @e:		environment
+ * @i:		frame index
+ * @k:		connection
+ * @ack:	acknowledgement number
+ * @b:		out: blocks as start/end pairs relative to @ack (8 entries)
+ *
+ * Return: the number of blocks (0: no SACK option, nor any other)
+ */
+static unsigned sack_of(const struct env *e, unsigned i, const struct conn *k,
+			uint32_t ack, uint32_t *b)
+{
+	const uint8_t *op;
+	size_t optlen;
+	struct otcp o;
+	unsigned n, j;
+
+	parse_tcp(e, i, &o);
+	check_tuple(&o, k);
+	assert_int_equal(o.flags, T_ACK);
+	assert_int_equal(o.ack, ack);
+	assert_int_equal(o.len, 0);
+	op = frame_opts(e, i, &optlen);
+	if (!optlen)
+		return 0;
+	assert_int_equal(op[0], 1);
+	assert_int_equal(op[1], 1);
+	assert_int_equal(op[2], 5);
+	n = (op[3] - 2U) / 8;
+	assert_int_equal(op[3], 2 + 8 * n);
+	assert_int_equal(optlen, 4 + 8 * n);
+	assert_true(n >= 1 && n <= 4);
+	for (j = 0; j < 2 * n; j++)
+		b[j] = rd32(op + 4 + 4 * j) - ack;
+	return n;
+}
+
+static void host_accept(struct env *e, struct conn *k, uint32_t src,
+			uint16_t sport, uint16_t gport);
+
+/**
+ * test_sack_negotiate() - SACK-permitted is answered only when offered;
+ * our SYN to a published port offers it, and the guest's SYN-ACK decides
+ * @state:	environment
+ */
+static void test_sack_negotiate(void **state)
+{
+	struct env *e = *state;
+	struct conn k;
+	struct seg s;
+	int i;
+
+	env_mark(e);
+	open_sack(e, &k, 41000, 100);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_FLOWS), 1);
+	rst_conn(e, &k);
+	/* without the offer: no SACK-permitted back (host_connected()
+	 * checks the options are MSS and window scale only) */
+	open_conn(e, &k, GW4, 41001, 80, 200, true);
+	assert_false(k.f->flags & TCPF_SACK_OK);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_FLOWS), 1);
+	rst_conn(e, &k);
+
+	/* published ports: our SYN offers it (host_accept() checks); the
+	 * SYN-ACK with and without */
+	for (i = 0; i < 2; i++) {
+		static const uint8_t syn_opts[] = { 2, 4, 0x05, 0xb4, 1, 1,
+						    4, 2 };
+
+		host_accept(e, &k, ip4(192, 168, 1, 20), (uint16_t)(33000 + i),
+			    8080);
+		k.gseq = 5000;
+		k.gwnd = 29200;
+		s = cseg(&k, k.gseq, T_SYN | T_ACK, NULL, 0);
+		if (i == 0) {
+			s.opts = syn_opts;
+			s.optlen = sizeof(syn_opts);
+		} else {
+			s.mss = 1460;
+		}
+		env_send(e, &s);
+		k.gseq++;
+		assert_int_equal(k.f->state, TCPS_ESTABLISHED);
+		assert_int_equal(!!(k.f->flags & TCPF_SACK_OK), i == 0);
+		env_clear(e);
+		core_flush(&e->c, e->now, &e->fx);
+		env_clear(e);
+		rst_conn(e, &k);
+	}
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_FLOWS), 2);
+}
+
+/**
+ * test_sack_blocks_sent() - while we hold the guest's segments beyond a
+ * gap, our ACKs describe them: the newest first, then highest first, 4 at
+ * most, contiguous segments as one block; none once the gap is filled
+ * @state:	unused
+ */
+static void test_sack_blocks_sent(void **state)
+{
+	struct core_conf cc;
+	uint32_t start, b[8];
+	struct env *e;
+	struct conn k;
+
+	(void)state;
+	env_conf(&cc, true);
+	cc.ooo_slots = 8;
+	e = env_new(&cc);
+	open_sack(e, &k, 41002, 3000);
+	start = k.gseq;
+	env_mark(e);
+
+	gsend_at(e, &k, start + 1000, T_ACK, pat + 1000, 100);
+	assert_int_equal(e->fx.nframes, 1);
+	assert_int_equal(sack_of(e, 0, &k, start, b), 1);
+	assert_int_equal(b[0], 1000);
+	assert_int_equal(b[1], 1100);
+	env_clear(e);
+	/* the newest first */
+	gsend_at(e, &k, start + 300, T_ACK, pat + 300, 100);
+	assert_int_equal(sack_of(e, 0, &k, start, b), 2);
+	assert_int_equal(b[0], 300);
+	assert_int_equal(b[1], 400);
+	assert_int_equal(b[2], 1000);
+	assert_int_equal(b[3], 1100);
+	env_clear(e);
+	/* touching segments make one block */
+	gsend_at(e, &k, start + 400, T_ACK, pat + 400, 100);
+	assert_int_equal(sack_of(e, 0, &k, start, b), 2);
+	assert_int_equal(b[0], 300);
+	assert_int_equal(b[1], 500);
+	assert_int_equal(b[2], 1000);
+	env_clear(e);
+	/* a copy of a held one is the newest again */
+	gsend_at(e, &k, start + 1000, T_ACK, pat + 1000, 100);
+	assert_int_equal(sack_of(e, 0, &k, start, b), 2);
+	assert_int_equal(b[0], 1000);
+	assert_int_equal(b[1], 1100);
+	assert_int_equal(b[2], 300);
+	assert_int_equal(b[3], 500);
+	env_clear(e);
+	/* five blocks held: four fit, the lowest old one is left out */
+	gsend_at(e, &k, start + 2000, T_ACK, pat + 2000, 10);
+	env_clear(e);
+	gsend_at(e, &k, start + 4000, T_ACK, pat + 4000, 10);
+	env_clear(e);
+	gsend_at(e, &k, start + 3000, T_ACK, pat + 3000, 10);
+	assert_int_equal(sack_of(e, 0, &k, start, b), 4);
+	assert_int_equal(b[0], 3000);
+	assert_int_equal(b[2], 4000);
+	assert_int_equal(b[4], 2000);
+	assert_int_equal(b[6], 1000);
+	assert_int_equal(b[7], 1100);
+	env_clear(e);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_BLOCKS_SENT),
+			 1 + 2 + 2 + 2 + 3 + 4 + 4);
+	assert_int_equal(env_delta(e, CTR_TCP_DUPACKS), 7);
+
+	/* the gap is filled: 0..500 written; the ACK of it describes the
+	 * rest */
+	gsend_at(e, &k, start, T_ACK | T_PSH, pat, 300);
+	host_sends(e, &k, 300);
+	assert_int_equal(fx_find(e, FX_SOCK_SEND)->len, 100);
+	host_sends(e, &k, 100);
+	assert_int_equal(fx_find(e, FX_SOCK_SEND)->len, 100);
+	host_sends(e, &k, 100);
+	assert_int_equal(k.f->rcv_nxt, start + 500);
+	env_clear(e);
+	core_flush(&e->c, e->now, &e->fx);
+	assert_int_equal(e->fx.nframes, 1);
+	assert_int_equal(sack_of(e, 0, &k, start + 500, b), 4);
+	assert_int_equal(b[0], 3000 - 500);
+	assert_int_equal(b[2], 4000 - 500);
+	assert_int_equal(b[4], 2000 - 500);
+	assert_int_equal(b[6], 1000 - 500);
+	env_clear(e);
+	/* all of it: no SACK option */
+	gsend_at(e, &k, start + 500, T_ACK, pat + 500, 4010 - 500);
+	host_sends(e, &k, 4010 - 500);
+	assert_int_equal(e->fx.nintents, 0);
+	assert_int_equal(k.f->rcv_nxt, start + 4010);
+	core_flush(&e->c, e->now, &e->fx);
+	assert_int_equal(e->fx.nframes, 1);
+	assert_int_equal(sack_of(e, 0, &k, start + 4010, b), 0);
+	assert_false(k.f->flags & TCPF_OOO);
+	env_clear(e);
+	rst_conn(e, &k);
+	env_assert_quiet(e);
+	env_free(e);
+}
+
+/**
+ * test_sack_recovery() - with SACK, fast recovery resends every hole the
+ * guest showed in one round trip, skipping what it holds (the peek offset
+ * jumps ahead); a hole with little SACKed beyond it waits for more news;
+ * a timeout resends all but what the guest SACKed
+ * @state:	environment
+ */
+static void test_sack_recovery(void **state)
+{
+	struct env *e = *state;
+	uint32_t una0, off, mss, b[4];
+	struct conn k;
+	int i;
+
+#define SEG(j) (una0 + (j) * 1460U)
+	open_sack(e, &k, 41003, 9000);
+	una0 = k.f->snd_una;
+	for (i = 0; i < 8; i++)
+		host_tx(e, &k, pat + i * 1460, 1460);
+	env_clear(e);
+	/* segments 1 and 4 are lost */
+	k.gack = SEG(1);
+	gsend(e, &k, T_ACK, NULL, 0);
+	env_clear(e);
+	env_mark(e);
+	b[0] = SEG(2), b[1] = SEG(3);
+	gsend_sack(e, &k, b, 1);
+	assert_int_equal(e->fx.nframes + e->fx.nintents, 0);
+	b[1] = SEG(4);
+	gsend_sack(e, &k, b, 1);
+	assert_int_equal(e->fx.nframes + e->fx.nintents, 0);
+	b[2] = SEG(5), b[3] = SEG(6);
+	gsend_sack(e, &k, b, 2);
+	assert_intents(e, FX_SOCK_REWIND, FX_TX_WANTED, -1);
+	assert_int_equal(e->fx.intents[0].len, 0);
+	assert_true(k.f->flags & TCPF_RECOVER);
+	assert_int_equal(k.f->nsack, 2);
+	env_clear(e);
+
+	/* the first hole; then the peek offset jumps over 2..3 */
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 1460);
+	assert_int_equal(off, 0);
+	host_tx(e, &k, pat + 1460, 1460);
+	assert_intents(e, FX_SOCK_REWIND, FX_TX_WANTED, -1);
+	assert_int_equal(e->fx.intents[0].len, SEG(4) - SEG(1));
+	assert_int_equal(k.f->snd_nxt, SEG(4));
+	env_clear(e);
+	/* hole 4 has only one segment SACKed beyond it: maybe reordered */
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 0);
+	/* the guest holds 5..7: hole 4 is lost */
+	b[3] = SEG(8);
+	gsend_sack(e, &k, b, 2);
+	assert_intents(e, FX_TX_WANTED, -1);
+	env_clear(e);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 1460);
+	assert_int_equal(off, SEG(4) - SEG(1));
+	host_tx(e, &k, pat + 4 * 1460, 1460);
+	/* up to snd_max: nothing more to send */
+	assert_intents(e, FX_SOCK_REWIND, FX_TX_WANTED, -1);
+	assert_int_equal(e->fx.intents[0].len, SEG(8) - SEG(1));
+	assert_int_equal(k.f->snd_nxt, k.f->snd_max);
+	env_clear(e);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 0);
+	assert_int_equal(env_delta(e, CTR_TCP_RETRANS_BYTES), 2 * 1460);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_RESENT), 2 * 1460);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_SKIPPED), 5 * 1460);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_BLOCKS_RECV), 6);
+	assert_int_equal(env_delta(e, CTR_TCP_FAST_RETRANS), 1);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_BAD), 0);
+
+	/* a partial ACK changes nothing: both holes are on their way */
+	k.gack = SEG(4);
+	gsend_sack(e, &k, b + 2, 1);
+	assert_intents(e, FX_SOCK_CONSUME, FX_TX_WANTED, -1);
+	assert_int_equal(e->fx.intents[0].len, 3 * 1460);
+	assert_int_equal(k.f->nsack, 1);
+	env_clear(e);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 0);
+	/* all of it: recovery ends, the scoreboard empties */
+	k.gack = SEG(8);
+	gsend(e, &k, T_ACK, NULL, 0);
+	assert_intents(e, FX_SOCK_CONSUME, FX_TX_WANTED, -1);
+	assert_int_equal(e->fx.intents[0].len, 4 * 1460);
+	assert_false(k.f->flags & TCPF_RECOVER);
+	assert_int_equal(k.f->nsack, 0);
+	assert_int_equal(k.f->deadline_ns, 0);
+	env_clear(e);
+
+	/* a timeout with 2 SACKed: 0..1 and 3 go again, not 2 */
+	una0 = k.f->snd_una;
+	for (i = 0; i < 4; i++)
+		host_tx(e, &k, pat + i * 1460, 1460);
+	b[0] = SEG(2), b[1] = SEG(3);
+	gsend_sack(e, &k, b, 1);
+	env_clear(e);
+	env_mark(e);
+	e->now = k.f->deadline_ns;
+	core_timer(&e->c, e->now, &e->fx);
+	assert_intents(e, FX_SOCK_REWIND, FX_TX_WANTED, -1);
+	env_clear(e);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss),
+			 2 * 1460);
+	host_tx(e, &k, pat, 1460);
+	host_tx(e, &k, pat + 1460, 1460);
+	assert_int_equal(k.f->snd_nxt, SEG(3));
+	env_clear(e);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss),
+			 k.f->guest_wnd - 3 * 1460);
+	host_tx(e, &k, pat + 3 * 1460, 1460);
+	assert_int_equal(k.f->snd_nxt, k.f->snd_max);
+	assert_int_equal(env_delta(e, CTR_TCP_RETRANS_BYTES), 3 * 1460);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_RESENT), 3 * 1460);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_SKIPPED), 1460);
+	env_clear(e);
+	rst_conn(e, &k);
+#undef SEG
+}
+
+/**
+ * test_sack_hostile() - SACK blocks outside what was sent, inverted,
+ * reaching back before snd_una, of a bad length or on a flow without SACK
+ * are counted and ignored; good ones merge, the scoreboard keeps the
+ * lowest four; an ACK into a SACKed range cannot move snd_nxt past
+ * snd_max; a second timeout in a row forgets the scoreboard
+ * @state:	environment
+ */
+static void test_sack_hostile(void **state)
+{
+	static const uint8_t bad_len[] = { 5, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					   0 };
+	struct env *e = *state;
+	uint32_t u, b[8], off, mss;
+	struct conn k, plain;
+	struct seg s;
+	int i;
+
+	open_sack(e, &k, 41004, 12000);
+	u = k.f->snd_una;
+	for (i = 0; i < 4; i++)
+		host_tx(e, &k, pat + i * 1000, 1000);
+	env_clear(e);
+	env_mark(e);
+	/* (each with another window: no duplicate ACKs yet) */
+	b[0] = u + 3000, b[1] = u + 2000;	/* inverted */
+	b[2] = u + 1000, b[3] = u + 5000;	/* beyond snd_max */
+	b[4] = u, b[5] = u + 1000;		/* at snd_una */
+	b[6] = u - 500, b[7] = u + 500;		/* across snd_una */
+	gsend_sack(e, &k, b, 4);
+	b[0] = u - 2000, b[1] = u - 1000;	/* a D-SACK: not bad */
+	b[2] = u + 1000, b[3] = u + 1000;	/* empty */
+	b[4] = u + 0x80000000U, b[5] = u + 1000; /* half the space away */
+	k.gwnd--;
+	gsend_sack(e, &k, b, 3);
+	k.gwnd--;
+	s = cseg(&k, k.gseq, T_ACK, NULL, 0);
+	s.opts = bad_len;
+	s.optlen = sizeof(bad_len);
+	env_send(e, &s);
+	assert_int_equal(k.f->nsack, 0);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_BAD), 4 + 2 + 1);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_BLOCKS_RECV), 0);
+	assert_int_equal(env_delta(e, CTR_TCP_FAST_RETRANS), 0);
+	env_clear(e);
+
+	/* good ones: overlapping and touching merge, in order */
+	b[0] = u + 2000, b[1] = u + 2500;
+	b[2] = u + 1000, b[3] = u + 1500;
+	b[4] = u + 1400, b[5] = u + 2000;
+	gsend_sack(e, &k, b, 3);
+	assert_int_equal(k.f->nsack, 1);
+	assert_int_equal(k.f->sack[0].start, u + 1000);
+	assert_int_equal(k.f->sack[0].end, u + 2500);
+	/* five apart: the highest is dropped */
+	b[0] = u + 3900, b[1] = u + 4000;
+	b[2] = u + 3000, b[3] = u + 3100;
+	b[4] = u + 100, b[5] = u + 200;
+	b[6] = u + 3500, b[7] = u + 3600;
+	gsend_sack(e, &k, b, 4);
+	assert_int_equal(k.f->nsack, 4);
+	assert_int_equal(k.f->sack[0].start, u + 100);
+	assert_int_equal(k.f->sack[1].start, u + 1000);
+	assert_int_equal(k.f->sack[2].start, u + 3000);
+	assert_int_equal(k.f->sack[3].start, u + 3500);
+	assert_int_equal(k.f->sack[3].end, u + 3600);
+	/* the third duplicate ACK: recovery */
+	gsend_sack(e, &k, b, 4);
+	assert_true(k.f->flags & TCPF_RECOVER);
+	assert_int_equal(k.f->nsack, 4);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_BAD), 7);
+	env_clear(e);
+
+	/* an ACK into a SACKed range, and a block joining the rest: snd_nxt
+	 * goes past it all, not past snd_max */
+	k.gack = u + 1200;
+	b[0] = u + 2500, b[1] = u + 4000;
+	gsend_sack(e, &k, b, 1);
+	assert_int_equal(k.f->nsack, 1);
+	assert_int_equal(k.f->snd_nxt, u + 4000);
+	assert_int_equal(k.f->snd_max, u + 4000);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 0);
+	env_clear(e);
+	/* a timeout goes back to snd_una, and over what the guest SACKed
+	 * again; a second one forgets the scoreboard: it may have reneged */
+	e->now = k.f->deadline_ns;
+	core_timer(&e->c, e->now, &e->fx);
+	assert_intents(e, FX_SOCK_REWIND, FX_TX_WANTED, FX_SOCK_REWIND,
+		       FX_TX_WANTED, -1);
+	assert_int_equal(e->fx.intents[0].len, 0);
+	assert_int_equal(e->fx.intents[2].len, 2800);
+	assert_int_equal(k.f->nsack, 1);
+	assert_int_equal(k.f->snd_nxt, u + 4000);
+	env_clear(e);
+	e->now = k.f->deadline_ns;
+	core_timer(&e->c, e->now, &e->fx);
+	assert_intents(e, FX_SOCK_REWIND, FX_TX_WANTED, -1);
+	assert_int_equal(e->fx.intents[0].len, 0);
+	assert_int_equal(k.f->nsack, 0);
+	assert_int_equal(k.f->snd_nxt, u + 1200);
+	env_clear(e);
+	rst_conn(e, &k);
+
+	/* blocks on a flow that did not negotiate SACK */
+	open_conn(e, &plain, GW4, 41005, 80, 500, true);
+	host_tx(e, &plain, pat, 1000);
+	env_clear(e);
+	env_mark(e);
+	b[0] = plain.f->snd_una + 100, b[1] = plain.f->snd_una + 200;
+	gsend_sack(e, &plain, b, 1);
+	assert_int_equal(plain.f->nsack, 0);
+	assert_int_equal(env_delta(e, CTR_TCP_SACK_BAD), 1);
+	env_clear(e);
+	rst_conn(e, &plain);
 }
 
 /**
@@ -2741,6 +3283,9 @@ static void test_no_flow(void **state)
 static void host_accept(struct env *e, struct conn *k, uint32_t src,
 			uint16_t sport, uint16_t gport)
 {
+	static const uint8_t sack_ok[] = { 1, 1, 4, 2 };
+	const uint8_t *op;
+	size_t optlen;
 	struct otcp o;
 
 	memset(k, 0, sizeof(*k));
@@ -2760,6 +3305,10 @@ static void host_accept(struct env *e, struct conn *k, uint32_t src,
 	assert_int_equal(o.mss, OUR_MSS);
 	assert_int_equal(o.ws, 9);
 	assert_int_equal(o.wnd, 65535);
+	/* MSS, NOP + window scale, NOP NOP + SACK-permitted */
+	op = frame_opts(e, 0, &optlen);
+	assert_int_equal(optlen, 12);
+	assert_memory_equal(op + 8, sack_ok, sizeof(sack_ok));
 	k->iss = o.seq;
 	k->gack = k->iss + 1;
 	assert_int_equal(k->f->deadline_ns, e->now + RTO_NS);
@@ -3494,6 +4043,10 @@ int main(void)
 		T(test_host_data_window_limits),
 		T(test_guest_ooo_held),
 		T(test_fast_retransmit),
+		T(test_sack_negotiate),
+		TP(test_sack_blocks_sent),
+		T(test_sack_recovery),
+		T(test_sack_hostile),
 		T(test_rto),
 		T(test_rto_progress_resets),
 		T(test_timer_slots),
