@@ -90,6 +90,8 @@
 
 #define SPLICE_PIPE_MAX (1 << 20)	/* pipes grow to this when busy */
 #define SPLICE_BUDGET (4 * SPLICE_PIPE_MAX) /* bytes per direction per event */
+#define SPLICE_PIPE_MIN 65536	/* smaller pipes: the tap path is faster */
+#define SPLICE_TIGHT_NS (10ULL * 1000 * 1000 * 1000) /* then, tap for 10 s */
 #define SPLICE_WAIT_MS 1000		/* longest wait for the helper */
 #define SPLICE_POOL_MAX 8
 #define SPLICE_IDX_NSH (1U << 31)	/* EP_IDX of the helper socket */
@@ -161,6 +163,8 @@ struct splice_tl {
  * @req_late:	... and a wait for it timed out: do not wait again
  * @seq:	sequence number of the last request
  * @warned_ns:	when a rate-limited warning was last printed
+ * @tight_ns:	when a pipe last could not grow (this user's pipe memory,
+ *		fs.pipe-user-pages-soft, is used up), or 0
  * @lo_clients:	splice loopback clients of -t ports (not --no-splice)
  * @tl:		-T listeners
  * @ntl:	entries in @tl (free ones too)
@@ -179,6 +183,7 @@ struct splice {
 	bool req_late;
 	uint32_t seq;
 	uint64_t warned_ns;
+	uint64_t tight_ns;
 	bool lo_clients;
 	struct splice_tl *tl;
 	unsigned ntl;
@@ -457,12 +462,18 @@ static int splice_side1_sock(struct shard *sh, bool out, int fam)
 
 /**
  * splice_pipes() - make the two pipes of an entry
- * @c:	entry (pipe descriptors -1)
+ * @c:		entry (pipe descriptors -1)
+ * @small_ok:	keep pipes smaller than SPLICE_PIPE_MIN (no other path)
+ *
+ * Over fs.pipe-user-pages-soft, an unprivileged user's new pipes get two
+ * pages: spliced in 8 KiB steps, a connection costs several times the CPU
+ * of the tap path (docs/experiments.md X23).
  *
  * #syscalls pipe2 fcntl close
- * Return: 0, or -errno with nothing left open
+ * Return: 0, -ENOBUFS if the pipes came out small, or -errno; nothing left
+ *	   open on failure
  */
-static int splice_pipes(struct splice_conn *c)
+static int splice_pipes(struct splice_conn *c, bool small_ok)
 {
 	int d, p[2], ret;
 
@@ -473,6 +484,10 @@ static int splice_pipes(struct splice_conn *c)
 		c->pipe_w[d] = p[1];
 		ret = fcntl(p[1], F_GETPIPE_SZ);
 		c->pipe_len[d] = ret > 0 ? (uint32_t)ret : 4096;
+		if (c->pipe_len[d] < SPLICE_PIPE_MIN && !small_ok) {
+			errno = ENOBUFS;
+			goto fail;
+		}
 	}
 	return 0;
 fail:
@@ -651,22 +666,31 @@ static int splice_connect(struct shard *sh, uint32_t idx)
 
 /**
  * splice_grow() - grow a busy pipe once
+ * @sh:	shard
  * @c:	entry
  * @d:	direction
  *
+ * A pipe that cannot grow (this user's pipe memory is used up) keeps its
+ * connection at several times the CPU per byte; new loopback clients go
+ * through the tap for SPLICE_TIGHT_NS (splice_accept()).
+ *
  * #syscalls fcntl
  */
-static void splice_grow(struct splice_conn *c, int d)
+static void splice_grow(struct shard *sh, struct splice_conn *c, int d)
 {
 	int ret;
 
 	c->flags |= (uint8_t)SPF_GROWN(d);
 	ret = fcntl(c->pipe_w[d], F_SETPIPE_SZ, SPLICE_PIPE_MAX);
-	if (ret > 0)
+	if (ret > 0) {
 		c->pipe_len[d] = (uint32_t)ret;
-	else
-		trace("splice: pipe stays at %u bytes: %s", c->pipe_len[d],
-		      strerror(errno));
+		return;
+	}
+	CTR_INC(&sh->core, SPLICE_PIPE_SMALL);
+	sh->splice->tight_ns = sh->now_ns ? sh->now_ns : 1;
+	if (splice_warn_ok(sh))
+		warn_perror("splice: a pipe cannot grow to %u bytes, this connection moves %u at a time at about twice the CPU, and loopback clients go through the tap for 10 s; raise fs.pipe-user-pages-soft or use --no-splice",
+			    SPLICE_PIPE_MAX, c->pipe_len[d]);
 }
 
 /**
@@ -697,7 +721,7 @@ static int splice_dir(struct shard *sh, struct splice_conn *c, int d)
 				progress = true;
 				if (!(c->flags & SPF_GROWN(d)) &&
 				    c->pending[d] * 2 >= c->pipe_len[d])
-					splice_grow(c, d);
+					splice_grow(sh, c, d);
 			} else if (n == 0) {
 				c->flags |= (uint8_t)SPF_EOF(d);
 			} else if (errno == EINTR) {
@@ -895,7 +919,9 @@ static int splice_start(struct shard *sh, int fd, int s1, uint16_t port,
 	c->fd[1] = s1;
 	c->port = port;
 	c->flags = flags;
-	ret = splice_pipes(c);
+	ret = splice_pipes(c, flags & SPF_OUT);
+	if (ret == -ENOBUFS)
+		sp->tight_ns = sh->now_ns ? sh->now_ns : 1;
 	if (ret) {
 		c->fd[0] = -1; /* the caller keeps it */
 		if (!(flags & SPF_OUT) && sp->npool[fam] < SPLICE_POOL_MAX) {
@@ -905,6 +931,8 @@ static int splice_start(struct shard *sh, int fd, int s1, uint16_t port,
 		splice_end(sh, idx, false);
 		*why = ret == -EMFILE || ret == -ENFILE ?
 			       "no file descriptors for pipes (ulimit -n)" :
+		       ret == -ENOBUFS ?
+			       "this user's pipe memory is used up (fs.pipe-user-pages-soft): small pipes are slower than the tap" :
 			       "cannot create pipes";
 		return 0;
 	}
@@ -964,6 +992,11 @@ bool splice_accept(struct shard *sh, int fd, const void *sa,
 		return false;
 	if (!sp->nfree) {
 		splice_fallback(sh, guest_port, "splice table full (--max-flows)");
+		return false;
+	}
+	if (sp->tight_ns && sh->now_ns - sp->tight_ns < SPLICE_TIGHT_NS) {
+		splice_fallback(sh, guest_port,
+				"pipes cannot grow lately (fs.pipe-user-pages-soft): the tap is faster");
 		return false;
 	}
 	fam = sp->fam_off[1] ? 0 : cfam;

@@ -208,6 +208,7 @@
 	X(SPLICE_RESET, "spliced connections ended by a reset or error") \
 	X(SPLICE_REFUSED, "spliced connections the guest refused (client reset)") \
 	X(SPLICE_FALLBACKS, "loopback clients sent through the tap: no socket, pipe or slot") \
+	X(SPLICE_PIPE_SMALL, "spliced pipes that could not grow to 1 MiB")  \
 	X(SPLICE_POOL_WAITS, "accepts that waited for the namespace helper") \
 	X(SPLICE_TO_GUEST_BYTES, "bytes spliced from host clients to the guest") \
 	X(SPLICE_FROM_GUEST_BYTES, "bytes spliced from the guest to host clients") \
