@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,12 +60,14 @@
  * @port:	host port
  * @type:	SOCK_STREAM or SOCK_DGRAM
  * @ifname:	interface to bind to (SO_BINDTODEVICE), or ""
+ * @peek_off:	the shards peek with SO_PEEK_OFF (struct shard): TCP
+ *		listeners set it, so that accepted sockets have it
  *
  * #syscalls socket setsockopt bind listen close
  * Return: socket, or -errno
  */
 static int fwd_listen(int family, const struct in6_addr *addr, uint16_t port,
-		      int type, const char *ifname)
+		      int type, const char *ifname, bool peek_off)
 {
 	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
 				   .sin6_port = htons(port) };
@@ -86,8 +89,15 @@ static int fwd_listen(int family, const struct in6_addr *addr, uint16_t port,
 	if (fd < 0)
 		return -errno;
 	/* TCP: no wait for TIME_WAIT; UDP: never (it would share the port) */
-	if (type == SOCK_STREAM)
+	if (type == SOCK_STREAM) {
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		/* what every flow socket gets (sock_setup()), set once here:
+		 * accepted sockets inherit both */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (peek_off)
+			setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &zero,
+				   sizeof(zero));
+	}
 	if (sfam == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY,
 			   family == AF_UNSPEC ? &zero : &one, sizeof(int));
@@ -228,7 +238,7 @@ static int fwd_open(struct shard *sh, const struct fwd_rule *r)
 	selfport_add(&sh->grp->self, r->proto, r->host_port,
 		     selfport_class(r->host_family, &r->host_addr));
 	fd = fwd_listen(r->host_family, &r->host_addr, r->host_port, type,
-			r->ifname);
+			r->ifname, sh->peek_off);
 	if (fd < 0)
 		goto out_self;
 	if (shard_ep_add(sh, fd, EPOLLIN,

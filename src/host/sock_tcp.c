@@ -500,9 +500,10 @@ void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
 		return;
 	}
 	sh->hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;
-	sock_setup(sh, fd);
+	/* TCP_NODELAY and SO_PEEK_OFF came from the listener (fwd_listen());
+	 * the socket's space is read after the first write: until then the
+	 * guest has the initial window */
 	sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
-	sock_space_update(sh, f, false);
 }
 
 /**
@@ -527,7 +528,6 @@ void sock_tcp_adopt(struct shard *sh, int fd, const struct tcp_handover *h)
 	}
 	sh->hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;
 	sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
-	sock_space_update(sh, f, false);
 }
 
 /**
