@@ -970,7 +970,8 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
             g = [c.get("gbps") for c in v.get("client_report", []) if "gbps" in c]
             L.append(f"- {label(v['path'])} {DIRS[v['dir']]}: "
                      f"{'verified' if v['server_rc'] == 0 and v['client_rc'] == 0 else 'FAILED'}"
-                     f"{', %.1f Gbit/s' % g[-1] if g else ''}")
+                     f"{', %.1f Gbit/s' % g[-1] if g else ''}"
+                     f"{' (echo: the client sends, the guest returns; see Notes)' if v.get('client_mode') == 'echo' else ''}")
         L.append("")
     if notes:
         L.append("## Notes")
