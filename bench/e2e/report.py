@@ -46,15 +46,23 @@ LABEL = {
     "slipway-vu-copy": "slipway vhost-user, --no-place (swvu)",
     "slipway-vu-base": "slipway vhost-user, --baseline build (swvu)",
     "passt-vu": "passt vhost-user (swvu)",
+    "veth-remote": "veth remote (kernel)",
+    "slipway-remote": "slipway remote (tap)",
+    "pasta-remote": "pasta remote (tap)",
 }
 GATEWAYS = ("slipway", "slipway-splice", "pasta", "pasta-splice", "slirp4netns",
-            "slipway-stream", "slipway-dgram", "passt-stream", "slipway-vu", "slipway-vu-copy", "slipway-vu-base", "passt-vu")
+            "slipway-stream", "slipway-dgram", "passt-stream", "slipway-vu", "slipway-vu-copy", "slipway-vu-base",
+            "passt-vu", "slipway-remote", "pasta-remote")
 SLIPWAYS = ("slipway", "slipway-splice", "slipway-stream", "slipway-dgram", "slipway-vu", "slipway-vu-copy",
-            "slipway-vu-base")
+            "slipway-vu-base", "slipway-remote")
+# the remote topology: the client in its own namespace C behind a veth to H
+REMOTE = ("veth-remote", "slipway-remote", "pasta-remote")
 # ratio columns: medians against these paths, measured in the same run
-REFS = ("veth", "pasta", "pasta-splice", "passt-stream", "passt-vu")
+# (veth-remote: the kernel's reference for the remote paths, same hops)
+REFS = ("veth", "pasta", "pasta-splice", "passt-stream", "passt-vu", "veth-remote", "pasta-remote")
 REF_LABEL = {"veth": "vs veth", "pasta": "vs pasta", "pasta-splice": "vs pasta splice",
-             "passt-stream": "vs passt stream", "passt-vu": "vs passt vhost-user"}
+             "passt-stream": "vs passt stream", "passt-vu": "vs passt vhost-user",
+             "veth-remote": "vs veth remote", "pasta-remote": "vs pasta remote"}
 # the issue's target for the mem leg (10,000 idle flows)
 MEM_TARGET_MIB = 32
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
@@ -193,11 +201,15 @@ def cmd_manifest(a):
                 if l.startswith("model name")), "?")
     paths = {}
     for line in read(os.path.join(d, "paths.tsv"), "").splitlines():
-        p, ns, addr, port, vlisten, vport, gw, ifs, gns, sns, rev, caddr, rport, cport = line.split("\t")
+        f = line.split("\t")
+        p, ns, addr, port, vlisten, vport, gw, ifs, gns, sns, rev, caddr, rport, cport = f[:14]
+        # the conn client's namespace: H, or C for the remote paths (older
+        # runs wrote 14 columns: always H)
+        cns = f[14] if len(f) > 14 else a.host_ns
         info = {"client_ns": ns, "guest_ns": gns, "server_ns": sns, "server_addr_from_client": addr,
                 "client_on_host_side": rev == "1", "iperf3_port": int(port),
                 "verify_listen": f"{vlisten}:{vport}", "swrr_port": int(rport),
-                "conn_target_from_host": f"{caddr}:{cport}",
+                "conn_target_from_host": f"{caddr}:{cport}", "conn_client_ns": cns,
                 "gateway_pid": int(gw) if gw else None, "interfaces": {}}
         if gw:
             info["gateway_cmdline"] = (read(f"/proc/{gw}/cmdline", "") or "").replace("\0", " ").strip()
@@ -695,6 +707,12 @@ def cmd_report(a):
                     why.append(f"TCP_ACKED_BYTES={c.get('TCP_ACKED_BYTES')} != TCP_HOST_READ_BYTES={c.get('TCP_HOST_READ_BYTES')}")
                 if c.get("TCP_FLOWS_ACTIVE", 0) != 0:
                     why.append(f"TCP_FLOWS_ACTIVE={c['TCP_FLOWS_ACTIVE']} at exit")
+                # the remote path's clients are not on H's loopback: all
+                # through the tap, nothing spliced
+                if ins["name"] == "slipway-remote" and (c.get("SPLICE_OPENED", 0) != 0 or (
+                        not c.get("TCP_FLOWS_OPENED_HOST") and {"tput", "lat", "conn"} & set(legs))):
+                    why.append(f"remote path: SPLICE_OPENED={c.get('SPLICE_OPENED')} (want 0), "
+                               f"TCP_FLOWS_OPENED_HOST={c.get('TCP_FLOWS_OPENED_HOST')} (want > 0)")
             if why:
                 why_all.append(f"{ins['name']}: " + ", ".join(why))
             else:
@@ -702,10 +720,11 @@ def cmd_report(a):
                 dets.append(f"{ins['name']}: exit 0; acked = read = {c['TCP_ACKED_BYTES']} B; guest bytes "
                             f"{c.get('TCP_GUEST_BYTES')}; {len(SW_ZERO)} error/malformed counters 0; retrans "
                             f"{c.get('TCP_RETRANS_BYTES')} B; flows {c.get('TCP_FLOWS_OPENED_GUEST')} opened by the "
-                            f"guest, {c.get('TCP_FLOWS_CLOSED')} closed, "
+                            f"guest, {c.get('TCP_FLOWS_OPENED_HOST')} through published ports "
+                            f"({c.get('SPLICE_OPENED', 0)} spliced), {c.get('TCP_FLOWS_CLOSED')} closed, "
                             f"{c.get('TCP_FLOWS_RESET_BY_GUEST', 0) + c.get('TCP_FLOWS_RESET_BY_HOST', 0)} reset")
         gate("slipway counters at exit, every slipway process (edge errors, malformed frames, acked == read, "
-             "no flow left)", not why_all, "; ".join(why_all) or "; ".join(dets))
+             "no flow left; slipway remote: nothing spliced)", not why_all, "; ".join(why_all) or "; ".join(dets))
     if "tput" in legs:
         want = {(p, dr) for p in lp.get("tput", paths) for dr in ("up", "down")}
         got = {(v["path"], v["dir"]): v for v in verify}
@@ -751,6 +770,7 @@ def text_chart(rows, paths, st):
     """Bars in text, one block per stream count and direction."""
     top = max([r["max"] for r in rows if r["max"] is not None] or [1])
     width = 40
+    lw = max([18] + [len(label(p)) for p in paths])
     out = []
     for n in st["streams"]:
         for dr in ("up", "down"):
@@ -758,10 +778,10 @@ def text_chart(rows, paths, st):
             for p in paths:
                 r = next((r for r in rows if (r["streams"], r["dir"], r["path"]) == (n, dr, p)), None)
                 if not r or r["median"] is None:
-                    out.append(f"  {label(p):18} (no result)")
+                    out.append(f"  {label(p):{lw}} (no result)")
                     continue
                 k = int(round(r["median"] / top * width))
-                out.append(f"  {label(p):18} {'█' * k}{' ' * (width - k)} {r['median']:5.1f} ({r['min']:.1f}–{r['max']:.1f})")
+                out.append(f"  {label(p):{lw}} {'█' * k}{' ' * (width - k)} {r['median']:5.1f} ({r['min']:.1f}–{r['max']:.1f})")
             out.append("")
     return "\n".join(out).rstrip() + "\n"
 
@@ -786,6 +806,18 @@ def ref_hdr(first=""):
 
 def ref_sep():
     return "---:|" * len(REFS_SHOWN)
+
+
+def remote_note(paths):
+    """The throughput notes' sentence on the remote paths, when they ran."""
+    if not any(p in REMOTE for p in paths):
+        return ""
+    return (" Remote paths: the client is in its own namespace C behind a veth pair to H (10.201.0.2 ↔ "
+            "10.201.0.1, MTU 65520) and the servers in the guest; slipway remote and pasta remote publish the "
+            "ports on H's 10.201.0.1 (not loopback: neither can splice, both take the tap), veth remote is H's "
+            "kernel forwarding between that veth and a second one to the guest (10.202.0.1 ↔ 10.202.0.2): the "
+            "same hops, the kernel's reference (vs veth remote). As for slipway splice, -R where needed so that "
+            "guest→host means the guest's server sends to C.")
 
 
 def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_rows, mem_rows, targets, notes):
@@ -845,7 +877,7 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
                  "of all CPUs (/proc/stat, everything on the machine: iperf3 both ends, kernel, gateway) per GB. "
                  "For loopback the \"guest\" is the client in H; for slipway splice the iperf3 client is in H "
                  "(127.0.0.1, a port slipway publishes) and the server in the guest, with -R where needed so that "
-                 "guest→host still means the guest sends.")
+                 "guest→host still means the guest sends." + remote_note(paths))
         L.append("")
         L.append("```")
         L.append(text_chart(rows, paths, st).rstrip())
@@ -888,7 +920,10 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
                  "a server in H; slipway (`-t`), slipway splice (`-t`), pasta splice (`-t`) and slirp4netns "
                  "(API `add_hostfwd`) H's 127.0.0.1; pasta tap H's template address 10.88.0.1 (pasta splices "
                  "connections from loopback, so a non-loopback source takes its tap path). The server in the "
-                 "guest closes after the reply.")
+                 "guest closes after the reply." +
+                 (" The remote paths' client is in C instead: slipway remote and pasta remote to H's 10.201.0.1 "
+                  "(`-t 10.201.0.1/PORT`), veth remote to the guest's 10.202.0.2 through H."
+                  if any(r["path"] in REMOTE for r in conn_rows) else ""))
         L.append("")
     if mem_rows:
         L.append(f"## Memory with {st.get('mem_flows')} idle flows (guest → H, a fresh gateway per trial)")
@@ -935,7 +970,8 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
             g = [c.get("gbps") for c in v.get("client_report", []) if "gbps" in c]
             L.append(f"- {label(v['path'])} {DIRS[v['dir']]}: "
                      f"{'verified' if v['server_rc'] == 0 and v['client_rc'] == 0 else 'FAILED'}"
-                     f"{', %.1f Gbit/s' % g[-1] if g else ''}")
+                     f"{', %.1f Gbit/s' % g[-1] if g else ''}"
+                     f"{' (echo: the client sends, the guest returns; see Notes)' if v.get('client_mode') == 'echo' else ''}")
         L.append("")
     if notes:
         L.append("## Notes")

@@ -8,11 +8,12 @@
 #
 # Everything runs inside namespaces this script creates: a "host" namespace
 # H (lo up; the servers on the host side and every gateway process run
-# there) and one guest namespace per path. Traffic goes only to loopback or
-# to addresses inside those namespaces. Every leg is interleaved path by
-# path (A B C D A B C D ...), and every kind of leg once per trial, so all
-# paths and legs see the same machine state. Every process is started by
-# this script and stopped by PID, every namespace deleted, on any exit.
+# there), one guest namespace per path, and a client namespace C for the
+# remote paths. Traffic goes only to loopback or to addresses inside those
+# namespaces. Every leg is interleaved path by path (A B C D A B C D ...),
+# and every kind of leg once per trial, so all paths and legs see the same
+# machine state. Every process is started by this script and stopped by
+# PID, every namespace deleted, on any exit.
 #
 # Paths (client in the guest namespace, server in H, unless noted):
 #   veth            guest on a veth pair to H (10.200.0.2 -> 10.200.0.1),
@@ -50,6 +51,23 @@
 #   passt-vu        passt --vhost-user -s SOCK (--passt-vu BIN: Debian 12's
 #                   passt has no vhost-user) through the same swvu
 #
+# The remote paths: a client that is not on H's loopback, so neither
+# gateway can splice. The client sits in its own namespace C on a veth pair
+# to H (C 10.201.0.2/24 <-> H 10.201.0.1/24, MTU 65520; shared by these
+# paths); the servers are in the path's guest namespace, and C connects to
+# H's 10.201.0.1:PORT, a port the gateway publishes there (tap paths):
+#   veth-remote     the kernel's reference with the same hops: C -> H ->
+#                   guest, routed by H (forwarding turned on for H's two
+#                   veth ends only); the guest on a second veth pair to H
+#                   (10.202.0.2 <-> 10.202.0.1, MTU 65520); C connects to
+#                   10.202.0.2
+#   slipway-remote  slipway --netns GUEST -t 10.201.0.1/PORT for each leg's
+#                   port, in H (no --no-splice: it must not splice anyway)
+#   pasta-remote    pasta -t 10.201.0.1/PORT,... -T none on a guest namespace
+# As for slipway-splice, the client is on the host side: "guest->host" is
+# still the guest's server sending to the client in C (iperf3 -R), and the
+# conn leg's client runs in C too.
+#
 # Legs (--legs), each once per trial and path:
 #   tput  iperf3 -c -t SECONDS -P N [-R] -J, both directions; the gateway's
 #         CPU time (utime+stime from /proc/PID/stat) and whole-system busy
@@ -57,8 +75,9 @@
 #         transfer per path and direction with tools/swverify
 #   lat   tools/swrr: --rr-count round trips of --rr-size bytes on one
 #         TCP_NODELAY connection, every echoed byte verified; p50/p99/mean
-#   conn  tools/swconn client in H -> a port published into the guest
-#         (veth: the guest's address; loopback: H's own), --conn-seconds
+#   conn  tools/swconn client in H (C for the remote paths) -> a port
+#         published into the guest (veth, veth-remote: the guest's address;
+#         loopback: H's own), --conn-seconds
 #         with --conn-parallel in flight, every reply and EOF verified
 #   mem   a fresh gateway per trial (--mem-gateways: slipway, pasta; and
 #         slirp4netns on request); its VmRSS before and while tools/swconn
@@ -77,7 +96,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
 PY=/usr/bin/python3
-ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns slipway-stream slipway-dgram passt-stream slipway-vu slipway-vu-copy slipway-vu-base passt-vu"
+ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns slipway-stream slipway-dgram passt-stream slipway-vu slipway-vu-copy slipway-vu-base passt-vu veth-remote slipway-remote pasta-remote"
 # the default: the socket edges have their own comparison (--paths)
 DEF_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns"
 ALL_LEGS="tput lat conn mem"
@@ -117,7 +136,11 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
                    fewer than 3 is marked a smoke run)
   -P "N ..."       iperf3 parallel streams to measure (default "$STREAMS")
   --paths "LIST"   paths, in trial order (default "$DEF_PATHS";
-                   also slipway-stream slipway-dgram passt-stream)
+                   also slipway-stream slipway-dgram passt-stream slipway-vu
+                   slipway-vu-copy slipway-vu-base passt-vu, and the remote
+                   paths veth-remote slipway-remote pasta-remote: the client
+                   in a namespace C behind a veth to H, reaching the guest
+                   through H's 10.201.0.1, so no gateway can splice)
   --passt BIN      passt binary for passt-stream (default: passt)
   --passt-vu BIN   passt binary with --vhost-user, for passt-vu
   --baseline BIN   another slipway binary for slipway-vu-base (same window)
@@ -324,9 +347,12 @@ listening() { ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q LI
 # from there, SNS server namespace (H, or the guest for slipway-splice),
 # GNS the guest namespace (conn servers), REV 1 when the client is on the
 # host side (so iperf3 -R means guest->host), CADDR the address a client in
-# H uses for the conn leg, GW the gateway PID, IFS_ the interfaces whose
-# counters are gated, SWSTATS slipway's --stats-file.
-declare -A NS ADDR PORT VLISTEN VPORT RPORT CPORT GW IFS_ SNS GNS REV CADDR SWSTATS BRIDGE
+# H uses for the conn leg, CNS the namespace of that conn client (H; C for
+# the remote paths), GW the gateway PID, IFS_ the interfaces whose counters
+# are gated, SWSTATS slipway's --stats-file.
+# VUP_ECHO: 1 when the guest->host payload check must be an echo (see
+# setup_pasta).
+declare -A NS ADDR PORT VLISTEN VPORT RPORT CPORT GW IFS_ SNS GNS REV CADDR CNS SWSTATS BRIDGE VUP_ECHO
 skip() {
 	printf '%s\t%s\n' "$1" "$2" >>"$OUT/skipped.tsv"
 	note "SKIP $1: $2"
@@ -364,7 +390,7 @@ for p in $PATHS; do
 	VPORT[$p]=$((5301 + i))
 	RPORT[$p]=$((5401 + i))
 	CPORT[$p]=$((5501 + i))
-	SNS[$p]=$H REV[$p]=0
+	SNS[$p]=$H REV[$p]=0 CNS[$p]=$H
 	i=$((i + 1))
 done
 MPORT=5601
@@ -386,8 +412,51 @@ setup_loopback() {
 	NS[loopback]=$H GNS[loopback]=$H ADDR[loopback]=127.0.0.1 VLISTEN[loopback]=127.0.0.1
 	CADDR[loopback]=127.0.0.1 GW[loopback]="" IFS_[loopback]="$H:lo"
 }
-# setup_slipway PATH: slipway (guest -> host through the tap) or
+# the remote paths: C's namespace and its veth pair to H (once, for all)
+C=swbC$TAG
+RADDR=10.201.0.1
+setup_remote_client() {
+	ip -n "$C" link show vc >/dev/null 2>&1 && return 0
+	make_ns "$C" || return 1
+	run ip -n "$H" link add hc type veth peer name vc netns "$C" &&
+		run ip -n "$H" link set hc mtu 65520 &&
+		run ip -n "$C" link set vc mtu 65520 &&
+		run ip -n "$H" addr add $RADDR/24 dev hc &&
+		run ip -n "$C" addr add 10.201.0.2/24 dev vc &&
+		run ip -n "$H" link set hc up &&
+		run ip -n "$C" link set vc up
+}
+# remote_path PATH GUEST-NS: the client side of a remote path: tput, lat,
+# verify and conn clients in C, servers in the guest (REV=1, as for
+# slipway-splice: the client is on the host side)
+remote_path() {
+	NS[$1]=$C CNS[$1]=$C SNS[$1]=$2 GNS[$1]=$2 REV[$1]=1 VLISTEN[$1]=0.0.0.0
+}
+# setup_veth_remote: C -> H -> guest by H's kernel routing: a second veth
+# pair H hr 10.202.0.1 <-> guest vr 10.202.0.2; forwarding turned on for
+# H's two ends only (net.ipv4.conf.IF.forwarding), not for the others
+setup_veth_remote() {
+	local g=swbR$TAG
+	setup_remote_client || { skip veth-remote "client namespace setup failed"; return 1; }
+	make_ns $g || return 1
+	run ip -n "$H" link add hr type veth peer name vr netns $g &&
+		run ip -n "$H" link set hr mtu 65520 &&
+		run ip -n $g link set vr mtu 65520 &&
+		run ip -n "$H" addr add 10.202.0.1/24 dev hr &&
+		run ip -n $g addr add 10.202.0.2/24 dev vr &&
+		run ip -n "$H" link set hr up &&
+		run ip -n $g link set vr up &&
+		run ip -n $g route add default via 10.202.0.1 dev vr &&
+		run ip -n "$C" route add 10.202.0.0/24 via $RADDR dev vc &&
+		run ip netns exec "$H" sysctl -q -w net.ipv4.conf.hc.forwarding=1 net.ipv4.conf.hr.forwarding=1 ||
+		{ skip veth-remote "veth setup failed"; return 1; }
+	remote_path veth-remote $g
+	ADDR[veth-remote]=10.202.0.2 CADDR[veth-remote]=10.202.0.2 GW[veth-remote]=""
+	IFS_[veth-remote]="$C:vc $H:hc $H:hr $g:vr"
+}
+# setup_slipway PATH: slipway (guest -> host through the tap),
 # slipway-splice (host loopback -> ports slipway publishes into the guest)
+# or slipway-remote (C -> ports published on H's 10.201.0.1 -> the guest)
 setup_slipway() {
 	local path=$1 g pub=() stats
 	if [ "$path" = slipway ]; then
@@ -403,10 +472,17 @@ setup_slipway() {
 		read -r -a vo <<<"${VOPTS[$path]}"
 		pub+=("${vo[@]}")
 	else
-		g=swbX$TAG stats=$OUT/slipway/stats-$path.json
-		leg tput && pub+=(-t "${PORT[$path]}" -t "${VPORT[$path]}")
-		leg lat && pub+=(-t "${RPORT[$path]}")
-		leg conn && pub+=(-t "${CPORT[$path]}")
+		local a=""
+		if [ "$path" = slipway-remote ]; then
+			setup_remote_client || { skip "$path" "client namespace setup failed"; return 1; }
+			a=$RADDR/ g=swbY$TAG
+		else
+			g=swbX$TAG
+		fi
+		stats=$OUT/slipway/stats-$path.json
+		leg tput && pub+=(-t "$a${PORT[$path]}" -t "$a${VPORT[$path]}")
+		leg lat && pub+=(-t "$a${RPORT[$path]}")
+		leg conn && pub+=(-t "$a${CPORT[$path]}")
 	fi
 	make_ns $g || return 1
 	spawn "$OUT/logs/$path.log" ip netns exec "$H" "$SW" --netns $g "${pub[@]}" \
@@ -417,7 +493,10 @@ setup_slipway() {
 		return 1
 	fi
 	GNS[$path]=$g IFS_[$path]="$g:tap0" CADDR[$path]=127.0.0.1
-	if [ "$path" != slipway-splice ]; then
+	if [ "$path" = slipway-remote ]; then
+		remote_path "$path" $g
+		ADDR[$path]=$RADDR CADDR[$path]=$RADDR IFS_[$path]="$g:tap0 $C:vc $H:hc"
+	elif [ "$path" != slipway-splice ]; then
 		NS[$path]=$g ADDR[$path]=10.0.2.2 VLISTEN[$path]=127.0.0.1
 	else
 		NS[$path]=$H ADDR[$path]=127.0.0.1 VLISTEN[$path]=0.0.0.0
@@ -443,7 +522,8 @@ start_pasta() {
 	"${sp[@]}" "$2" ip netns exec "$H" pasta -f -q --runas 0 -I tap0 \
 		-t "$4" -u none -T "$5" -U none --config-net -P "$3" --netns "/run/netns/$1"
 }
-# setup_pasta PATH: pasta (tap path) or pasta-splice (-T for our ports)
+# setup_pasta PATH: pasta (tap path), pasta-splice (-T for our ports) or
+# pasta-remote (-t 10.201.0.1/PORT,... for every leg's port, client in C)
 setup_pasta() {
 	local path=$1 g tports=none inports=none
 	if ! command -v pasta >/dev/null; then
@@ -453,11 +533,22 @@ setup_pasta() {
 	pasta_template || { skip "$path" "template interface setup in H failed"; return 1; }
 	if [ "$path" = pasta ]; then
 		g=swbP$TAG
+	elif [ "$path" = pasta-remote ]; then
+		g=swbZ$TAG
 	else
 		g=swbQ$TAG
 		tports=${PORT[$path]},${VPORT[$path]},${RPORT[$path]}
 	fi
-	leg conn && inports=${CPORT[$path]}
+	if [ "$path" = pasta-remote ]; then
+		setup_remote_client || { skip "$path" "client namespace setup failed"; return 1; }
+		local l=()
+		leg tput && l+=("${PORT[$path]}" "${VPORT[$path]}")
+		leg lat && l+=("${RPORT[$path]}")
+		leg conn && l+=("${CPORT[$path]}")
+		inports=$RADDR/$(IFS=,; echo "${l[*]}")
+	else
+		leg conn && inports=${CPORT[$path]}
+	fi
 	make_ns $g || return 1
 	start_pasta spawn $g "$OUT/logs/$path.log" "$OUT/logs/$path.pid" "$inports" "$tports"
 	GW[$path]=$LASTPID
@@ -472,6 +563,16 @@ setup_pasta() {
 		# a connection from H's loopback to a -t port is spliced by
 		# pasta; from the template address it takes the tap path
 		CADDR[$path]=10.88.0.1
+	elif [ "$path" = pasta-remote ]; then
+		remote_path "$path" $g
+		ADDR[$path]=$RADDR CADDR[$path]=$RADDR IFS_[$path]="$g:tap0 $C:vc $H:hc"
+		# pasta does not answer the guest's SYN-ACK of a connection to
+		# a -t port until the client sends: a transfer in which only
+		# the guest's server sends never starts (Debian 12's pasta)
+		if leg tput && [ "$VBYTES" != 0 ]; then
+			VUP_ECHO[$path]=1
+			remark "$path" "guest→host payload check as an echo (the client in C sends --verify-bytes, the guest's server returns them, both ways verified): this pasta completes an inbound tap connection's handshake with the guest only once the client sends data, so a transfer where only the guest's server sends stalls at 0 bytes"
+		fi
 	else
 		ADDR[$path]=127.0.0.1 CADDR[$path]=127.0.0.1
 		if ! wait_for 10 "listening $g ${PORT[$path]}"; then
@@ -585,15 +686,17 @@ ACTIVE=()
 for p in $PATHS; do
 	case $p in
 	veth) setup_veth ;;
+	veth-remote) setup_veth_remote ;;
 	loopback) setup_loopback ;;
-	slipway | slipway-splice | slipway+*) setup_slipway "$p" ;;
-	pasta | pasta-splice) setup_pasta "$p" ;;
+	slipway | slipway-splice | slipway-remote | slipway+*) setup_slipway "$p" ;;
+	pasta | pasta-splice | pasta-remote) setup_pasta "$p" ;;
 	slirp4netns) setup_slirp4netns ;;
 	slipway-stream | slipway-dgram | passt-stream | slipway-vu | slipway-vu-copy | slipway-vu-base | passt-vu) setup_bridge "$p" ;;
 	esac && ACTIVE+=("$p")
 done
 # servers: per path, iperf3 and swrr where the server side is (H, or the
-# guest for slipway-splice, on all addresses), swconn in the guest
+# guest for slipway-splice and the remote paths, on all addresses), swconn
+# in the guest
 for p in "${ACTIVE[@]}"; do
 	leg tput && spawn "$OUT/logs/iperf3-server-$p.log" ip netns exec "${SNS[$p]}" iperf3 -s -p "${PORT[$p]}"
 	leg lat && spawn "$OUT/logs/swrr-server-$p.log" ip netns exec "${SNS[$p]}" "$SWRR" server "${RPORT[$p]}"
@@ -763,11 +866,12 @@ lat_trial() {
 	tool_leg lat "$1" "$2" "${3:-trial}" ip netns exec "${NS[$1]}" timeout -k 5 120 \
 		"$SWRR" client "${ADDR[$1]}" "${RPORT[$1]}" --count $n --size "$RR_SIZE" --warmup $w
 }
-# conn_trial PATH TRIAL [warmup]: swconn from H to the published port
+# conn_trial PATH TRIAL [warmup]: swconn from H (C for the remote paths)
+# to the published port
 conn_trial() {
 	local s=$CONN_SECS
 	[ "${3:-trial}" = warmup ] && s=1
-	tool_leg conn "$1" "$2" "${3:-trial}" ip netns exec "$H" timeout -k 5 $((s + 60)) \
+	tool_leg conn "$1" "$2" "${3:-trial}" ip netns exec "${CNS[$1]}" timeout -k 5 $((s + 60)) \
 		"$SWCONN" client "${CADDR[$1]}" "${CPORT[$1]}" --seconds $s --parallel "$CONN_PAR"
 }
 
@@ -920,9 +1024,9 @@ printf '%s\n' "${RUNNING[@]}" >"$OUT/paths.txt"
 	leg mem && printf 'mem\t%s\n' "${MEM_PATHS[*]}"
 } >"$OUT/legs.tsv"
 for p in "${RUNNING[@]}"; do
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "${NS[$p]}" "${ADDR[$p]}" "${PORT[$p]}" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "${NS[$p]}" "${ADDR[$p]}" "${PORT[$p]}" \
 		"${VLISTEN[$p]}" "${VPORT[$p]}" "${GW[$p]:-}" "${IFS_[$p]}" "${GNS[$p]}" "${SNS[$p]}" \
-		"${REV[$p]}" "${CADDR[$p]}" "${RPORT[$p]}" "${CPORT[$p]}"
+		"${REV[$p]}" "${CADDR[$p]}" "${RPORT[$p]}" "${CPORT[$p]}" "${CNS[$p]}"
 done >"$OUT/paths.tsv"
 "$PY" "$ROOT/bench/e2e/report.py" manifest "$OUT" --host-ns "$H" --secs "$SECS" \
 	--trials "$TRIALS" --streams "$STREAMS" --paths "$PATHS" --verify-bytes "$VBYTES" \
@@ -971,7 +1075,9 @@ done
 verify_leg() {
 	local p=$1 dir=$2 sm cm gpid=${GW[$1]:-} b=$OUT/verify/$1-$2
 	# the guest's side sends up (guest->host), the host's side down
-	if { [ "$dir" = up ] && [ "${REV[$p]}" = 0 ]; } || { [ "$dir" = down ] && [ "${REV[$p]}" = 1 ]; }; then
+	if [ "$dir" = up ] && [ -n "${VUP_ECHO[$p]:-}" ]; then
+		sm=echo cm=echo
+	elif { [ "$dir" = up ] && [ "${REV[$p]}" = 0 ]; } || { [ "$dir" = down ] && [ "${REV[$p]}" = 1 ]; }; then
 		sm=recv cm=send
 	else
 		sm=send cm=recv
@@ -997,8 +1103,8 @@ verify_leg() {
 	wait "$spid"
 	src=$?
 	forget "$spid"
-	printf '{"path":"%s","dir":"%s","bytes":"%s","server_rc":%d,"client_rc":%d,"t0":%s,"t1":%s,"gw_ticks":%s,"server_out":"verify/%s-%s.server.json","client_out":"verify/%s-%s.client.json","cmd":"%s"}\n' \
-		"$p" "$dir" "$VBYTES" $src $crc "$t0" "$t1" \
+	printf '{"path":"%s","dir":"%s","bytes":"%s","client_mode":"%s","server_rc":%d,"client_rc":%d,"t0":%s,"t1":%s,"gw_ticks":%s,"server_out":"verify/%s-%s.server.json","client_out":"verify/%s-%s.client.json","cmd":"%s"}\n' \
+		"$p" "$dir" "$VBYTES" $cm $src $crc "$t0" "$t1" \
 		"$([ "$pt0" -ge 0 ] && [ "$pt1" -ge 0 ] && echo $((pt1 - pt0)) || echo null)" \
 		"$p" "$dir" "$p" "$dir" "${cmd[*]}" >>"$OUT/verify.jsonl"
 	printf 'verify %-14s %-4s server=%d client=%d\n' "$p" "$dir" $src $crc >&2
