@@ -393,10 +393,15 @@ def add_loss(res, rcv=None):
     res["lost_mb_per_gb"] = dl[data + "_drop_bytes"] / 1e6 / (got / 1e9)
     if res.get("sender_retransmits") is not None:
         res["retrans_segs_per_gb"] = res["sender_retransmits"] / (got / 1e9)
+    wire = dl[data + "_seen_bytes"] - HDR * n
+    res["wire_payload_bytes"] = wire
     if rcv:
-        wire = dl[data + "_seen_bytes"] - HDR * n
-        res["wire_payload_bytes"] = wire
         res["resent_mb_per_gb"] = (wire - rcv) / 1e6 / (rcv / 1e9)
+    elif res.get("bytes_sent"):
+        # a tput trial: the unique payload that crossed is at least what
+        # the receiver counted and at most what the sender wrote
+        res["resent_lo_mb_per_gb"] = max(0, wire - res["bytes_sent"]) / 1e6 / (got / 1e9)
+        res["resent_hi_mb_per_gb"] = (wire - got) / 1e6 / (got / 1e9)
 
 
 def load_json_lines(path):
@@ -598,6 +603,7 @@ def cmd_report(a):
                     "retrans": med([t["sender_retransmits"] for t in ok if t.get("sender_retransmits") is not None]),
                 })
                 for k in ("retrans_segs_per_gb", "lost_mb_per_gb", "loss_data_pct", "loss_acks_pct",
+                          "resent_lo_mb_per_gb", "resent_hi_mb_per_gb",
                           "sw_tcp_retrans_bytes_mb_per_gb", "sw_tcp_sack_resent_mb_per_gb"):
                     rows[-1][k] = med([t[k] for t in ok if t.get(k) is not None])
     byk = {(r["streams"], r["dir"], r["path"]): r for r in rows}
@@ -889,8 +895,8 @@ def loss_table(rows, st, verify):
     """The --loss tables: what was lost and what was resent, per GB."""
     L = [f"## Loss {st['loss_pct']:g}% each way: throughput, losses and resends per GB received", "",
          "| P | direction | path | median Gbit/s | min–max | lost data % | lost ACKs % | lost data MB/GB "
-         "| sender retrans segs/GB | slipway resent MB/GB | of which SACK holes MB/GB |",
-         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+         "| resent MB/GB (wire, bounds) | sender retrans segs/GB | slipway resent MB/GB | of which SACK holes MB/GB |",
+         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
         # the iperf3 sender faces the loss: a kernel path, or the guest sends
@@ -898,12 +904,17 @@ def loss_table(rows, st, verify):
         sw = is_sw(r["path"]) and r["dir"] == "down"
         L.append(f"| {r['streams']} | {DIRS[r['dir']]} | {label(r['path'])}{note} | {fmt(r['median'], 2)} | "
                  f"{mm(r['min'], r['max'], 2)} | {fmt(r['loss_data_pct'], 2)} | {fmt(r['loss_acks_pct'], 2)} | "
-                 f"{fmt(r['lost_mb_per_gb'], 1)} | {fmt(r['retrans_segs_per_gb'], 0) if own else '–'} | "
+                 f"{fmt(r['lost_mb_per_gb'], 1)} | {mm(r['resent_lo_mb_per_gb'], r['resent_hi_mb_per_gb'])} | "
+                 f"{fmt(r['retrans_segs_per_gb'], 0) if own else '–'} | "
                  f"{fmt(r['sw_tcp_retrans_bytes_mb_per_gb'], 1) if sw else '–'} | "
                  f"{fmt(r['sw_tcp_sack_resent_mb_per_gb'], 1) if sw else '–'} |")
     L += ["", "Medians over trials, per GB (10^9 bytes) the iperf3 receiver got. Lost: the share of the packets "
           "the swloss rules lost in the trial in the payload's direction (data) and the other (ACKs), and the "
-          "data direction's lost IP bytes (the least a sender has to resend), from the table's counters. Sender "
+          "data direction's lost IP bytes (the least a sender has to resend), from the table's counters. Resent "
+          f"(wire, bounds): the data direction's IP bytes at the guest interface, the lost included, less {HDR} "
+          "bytes a packet, minus at most what iperf3's sender wrote and at least what its receiver counted "
+          "(the unique payload that crossed lies between): the same measure for every path, wide when much was "
+          "in flight at the end. Sender "
           "retrans segs/GB: iperf3's end.sum_sent.retransmits (the sending socket's kernel count, also with -R), "
           "where that socket faces the loss (the kernel paths both ways; guest→host through a gateway: the "
           "guest's kernel); host→guest through a gateway the gateway resends, not iperf3's sender (–). slipway "
