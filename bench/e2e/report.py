@@ -200,6 +200,7 @@ def cmd_manifest(a):
     cpu = next((l.split(":", 1)[1].strip() for l in read("/proc/cpuinfo").splitlines()
                 if l.startswith("model name")), "?")
     paths = {}
+    lossif = dict(l.split("\t", 1) for l in (read(os.path.join(d, "loss.tsv"), "") or "").splitlines() if l)
     for line in read(os.path.join(d, "paths.tsv"), "").splitlines():
         f = line.split("\t")
         p, ns, addr, port, vlisten, vport, gw, ifs, gns, sns, rev, caddr, rport, cport = f[:14]
@@ -222,6 +223,10 @@ def cmd_manifest(a):
                 "qdisc": sh(["tc", "-n", ins, "qdisc", "show", "dev", ifn]),
             }
         info["guest_routes"] = sh(["ip", "-n", gns, "-4", "route"])
+        if p in lossif:
+            lns = lossif[p].split(":", 1)[0]
+            info["loss_interface"] = lossif[p]
+            info["loss_ruleset"] = sh(["nft", "list", "table", "netdev", "swloss"], lns)
         paths[p] = info
     dpkg = {}
     for pkg in ("passt", "slirp4netns", "libslirp0", "iperf3", "linux-image-amd64", "python3-matplotlib"):
@@ -248,6 +253,8 @@ def cmd_manifest(a):
                      "slipway_has_no_splice": "--no-splice" in a.slipway_options.split(),
                      "slipway_mem_options": a.slipway_mem_options.split(),
                      "nofile_run_sh": list(resource.getrlimit(resource.RLIMIT_NOFILE)),
+                     "loss_pct": float(a.loss) if a.loss else None,
+                     "loss_per_mille": a.loss_per_mille or None,
                      "order": "for trial: tput (for streams: for direction (up, down): for path), "
                               "then lat (for path), conn (for path), mem (for gateway); paths in --paths order"},
         "commit": sh(["git", "rev-parse", "HEAD"]),
@@ -349,7 +356,52 @@ def load_trial(d, t):
     res["wall_s"] = t["t1"] - t["t0"]
     res["sys_s_per_gb"] = res["sys_cpu_s"] / gb if gb else None
     res["gw_s_per_gb"] = res["gw_cpu_s"] / gb if gb and res["gw_cpu_s"] is not None else None
+    add_loss(res)
     return res
+
+
+# the swloss counters run.sh reads: [rx_seen packets, bytes, rx_drop
+# packets, bytes, tx_seen ..., tx_drop ...] (rx: what the guest receives)
+LOSS_FIELDS = ("rx_seen_pkts", "rx_seen_bytes", "rx_drop_pkts", "rx_drop_bytes",
+               "tx_seen_pkts", "tx_seen_bytes", "tx_drop_pkts", "tx_drop_bytes")
+# IPv4 + TCP headers without options: per packet, out of the wire bytes
+HDR = 40
+
+
+def add_loss(res, rcv=None):
+    """Under --loss, for a tput trial or a verify leg: the swloss counter
+    deltas; the share of the packets lost each way (data: the direction the
+    payload goes, acks: the other); the data bytes lost per GB received
+    (IP bytes, the least a sender must resend); the mean size of a data
+    packet; and, given rcv (the payload's exact size: a verify leg), the
+    bytes resent per GB: what crossed the guest interface in the data
+    direction (the lost included, less HDR bytes a packet) minus rcv."""
+    b, a = res.get("loss_before"), res.get("loss_after")
+    if not b or not a or len(b) != len(a):
+        return
+    dl = dict(zip(LOSS_FIELDS, (y - x for x, y in zip(b, a))))
+    res["loss_delta"] = dl
+    data, ack = ("tx", "rx") if res.get("dir") == "up" else ("rx", "tx")
+    for k, w in (("data", data), ("acks", ack)):
+        n = dl[w + "_seen_pkts"]
+        res[f"loss_{k}_pct"] = 100 * dl[w + "_drop_pkts"] / n if n else None
+    n = dl[data + "_seen_pkts"]
+    res["data_pkt_bytes"] = dl[data + "_seen_bytes"] / n if n else None
+    got = rcv or res.get("bytes_received")
+    if not got:
+        return
+    res["lost_mb_per_gb"] = dl[data + "_drop_bytes"] / 1e6 / (got / 1e9)
+    if res.get("sender_retransmits") is not None:
+        res["retrans_segs_per_gb"] = res["sender_retransmits"] / (got / 1e9)
+    wire = dl[data + "_seen_bytes"] - HDR * n
+    res["wire_payload_bytes"] = wire
+    if rcv:
+        res["resent_mb_per_gb"] = (wire - rcv) / 1e6 / (rcv / 1e9)
+    elif res.get("bytes_sent"):
+        # a tput trial: the unique payload that crossed is at least what
+        # the receiver counted and at most what the sender wrote
+        res["resent_lo_mb_per_gb"] = max(0, wire - res["bytes_sent"]) / 1e6 / (got / 1e9)
+        res["resent_hi_mb_per_gb"] = (wire - got) / 1e6 / (got / 1e9)
 
 
 def load_json_lines(path):
@@ -475,6 +527,16 @@ def cmd_report(a):
         v["server_report"] = load_json_lines(os.path.join(d, v["server_out"]))
         if v.get("gw_ticks") is not None:
             v["gw_cpu_s"] = v["gw_ticks"] / CLK_TCK
+        if v.get("client_mode") != "echo" and v["server_rc"] == 0 and v["client_rc"] == 0:
+            nb = parse_size(v["bytes"])
+            add_loss(v, nb)
+            try:
+                c0, c1 = (json.load(open(os.path.join(d, v[k])))["counters"]
+                          for k in ("slipway_before", "slipway_after"))
+                for k in ("TCP_RETRANS_BYTES", "TCP_SACK_RESENT"):
+                    v["sw_" + k.lower() + "_mb_per_gb"] = (c1.get(k, 0) - c0.get(k, 0)) / 1e6 / (nb / 1e9)
+            except (OSError, ValueError, KeyError, TypeError):
+                pass
     iffinal = {r["path"]: r["if"] for r in jsonl(os.path.join(d, "ifstats-final.jsonl"))}
     gwexit = dict(l.split() for l in read(os.path.join(d, "gw-exit.txt"), "").splitlines() if l.strip())
 
@@ -514,6 +576,11 @@ def cmd_report(a):
             t["slipway_delta"] = {k: v - pv.get(k, 0) for k, v in cur.items()
                                   if v - pv.get(k, 0) and k != "TCP_FLOWS_ACTIVE"}
         prev[t["path"]] = cur
+    for t in trials:
+        dlt, rcv = t.get("slipway_delta"), t.get("bytes_received")
+        if dlt is not None and rcv:
+            for k in ("TCP_RETRANS_BYTES", "TCP_SACK_RESENT"):
+                t["sw_" + k.lower() + "_mb_per_gb"] = dlt.get(k, 0) / 1e6 / (rcv / 1e9)
 
     # ---- throughput rows -----------------------------------------------------
     measured = [t for t in trials if t["kind"] == "trial"]
@@ -535,6 +602,10 @@ def cmd_report(a):
                     "gw_cpus": med([t["gw_cpu_s"] / t["wall_s"] for t in ok if t["gw_cpu_s"] is not None]),
                     "retrans": med([t["sender_retransmits"] for t in ok if t.get("sender_retransmits") is not None]),
                 })
+                for k in ("retrans_segs_per_gb", "lost_mb_per_gb", "loss_data_pct", "loss_acks_pct",
+                          "resent_lo_mb_per_gb", "resent_hi_mb_per_gb",
+                          "sw_tcp_retrans_bytes_mb_per_gb", "sw_tcp_sack_resent_mb_per_gb"):
+                    rows[-1][k] = med([t[k] for t in ok if t.get(k) is not None])
     byk = {(r["streams"], r["dir"], r["path"]): r for r in rows}
     for r in rows:
         for ref in REFS:
@@ -820,6 +891,63 @@ def remote_note(paths):
             "guest→host means the guest's server sends to C.")
 
 
+def loss_table(rows, st, verify):
+    """The --loss tables: what was lost and what was resent, per GB."""
+    L = [f"## Loss {st['loss_pct']:g}% each way: throughput, losses and resends per GB received", "",
+         "| P | direction | path | median Gbit/s | min–max | lost data % | lost ACKs % | lost data MB/GB "
+         "| resent MB/GB (wire, bounds) | sender retrans segs/GB | slipway resent MB/GB | of which SACK holes MB/GB |",
+         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        note = "" if r["ok"] == r["trials"] else f" ({r['ok']}/{r['trials']} ok)"
+        # the iperf3 sender faces the loss: a kernel path, or the guest sends
+        own = not is_gw(r["path"]) or r["dir"] == "up"
+        sw = is_sw(r["path"]) and r["dir"] == "down"
+        L.append(f"| {r['streams']} | {DIRS[r['dir']]} | {label(r['path'])}{note} | {fmt(r['median'], 2)} | "
+                 f"{mm(r['min'], r['max'], 2)} | {fmt(r['loss_data_pct'], 2)} | {fmt(r['loss_acks_pct'], 2)} | "
+                 f"{fmt(r['lost_mb_per_gb'], 1)} | {mm(r['resent_lo_mb_per_gb'], r['resent_hi_mb_per_gb'])} | "
+                 f"{fmt(r['retrans_segs_per_gb'], 0) if own else '–'} | "
+                 f"{fmt(r['sw_tcp_retrans_bytes_mb_per_gb'], 1) if sw else '–'} | "
+                 f"{fmt(r['sw_tcp_sack_resent_mb_per_gb'], 1) if sw else '–'} |")
+    L += ["", "Medians over trials, per GB (10^9 bytes) the iperf3 receiver got. Lost: the share of the packets "
+          "the swloss rules lost in the trial in the payload's direction (data) and the other (ACKs), and the "
+          "data direction's lost IP bytes (the least a sender has to resend), from the table's counters. Resent "
+          f"(wire, bounds): the data direction's IP bytes at the guest interface, the lost included, less {HDR} "
+          "bytes a packet, minus at most what iperf3's sender wrote and at least what its receiver counted "
+          "(the unique payload that crossed lies between): the same measure for every path, wide when much was "
+          "in flight at the end. Sender "
+          "retrans segs/GB: iperf3's end.sum_sent.retransmits (the sending socket's kernel count, also with -R), "
+          "where that socket faces the loss (the kernel paths both ways; guest→host through a gateway: the "
+          "guest's kernel); host→guest through a gateway the gateway resends, not iperf3's sender (–). slipway "
+          "resent: the delta of its TCP_RETRANS_BYTES over the trial (SIGUSR1 snapshots), of which "
+          "TCP_SACK_RESENT: resent into holes its SACK scoreboard showed. Resent bytes for every path: the "
+          "next table.", ""]
+    vs = [v for v in verify if v.get("client_mode") != "echo"]
+    if vs:
+        L += [f"### Resent bytes, every path: the payload-verified transfers ({st.get('verify_bytes')} each, "
+              "swverify, once per path and direction)", "",
+              "| direction | path | Gbit/s | lost data % | lost ACKs % | data packet B | lost data MB/GB "
+              "| resent MB/GB (wire) | slipway resent MB/GB | of which SACK holes MB/GB |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for v in sorted(vs, key=lambda v: (v["dir"] != "up", v["path"])):
+            g = [c.get("gbps") for c in v.get("client_report", []) if "gbps" in c]
+            ok = v["server_rc"] == 0 and v["client_rc"] == 0
+            sw = is_sw(v["path"]) and v["dir"] == "down"
+            L.append(f"| {DIRS[v['dir']]} | {label(v['path'])}{'' if ok else ' (FAILED)'} | "
+                     f"{fmt(g[-1] if g else None, 2)} | {fmt(v.get('loss_data_pct'), 2)} | "
+                     f"{fmt(v.get('loss_acks_pct'), 2)} | {fmt(v.get('data_pkt_bytes'), 0)} | "
+                     f"{fmt(v.get('lost_mb_per_gb'), 1)} | {fmt(v.get('resent_mb_per_gb'), 1)} | "
+                     f"{fmt(v.get('sw_tcp_retrans_bytes_mb_per_gb'), 1) if sw else '–'} | "
+                     f"{fmt(v.get('sw_tcp_sack_resent_mb_per_gb'), 1) if sw else '–'} |")
+        L += ["", "One transfer of exactly the verified size per row, so the unique payload is known: resent "
+              "(wire) = the IP bytes that crossed the guest interface in the payload's direction, the lost "
+              f"ones included, less {HDR} bytes of headers a packet (TCP options not counted: at most 0.2 MB/GB "
+              "with 64 KiB packets), minus that size; the same measure for every path and the sender's own "
+              "count for none. It is at least the lost data; above it are spurious resends. slipway resent: "
+              "its TCP_RETRANS_BYTES over the same transfer (SIGUSR1 snapshots), a cross-check of the wire "
+              "number. A failed transfer has no numbers.", ""]
+    return L
+
+
 def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_rows, mem_rows, targets, notes):
     st = man["settings"]
     legs = st.get("legs", ["tput"])
@@ -846,6 +974,14 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
              f"rmem_max {s['net.core.rmem_max']}, wmem_max {s['net.core.wmem_max']}; "
              f"{man['versions']['iperf3']}; passt {man['versions']['dpkg'].get('passt')}; "
              f"slirp4netns {man['versions']['dpkg'].get('slirp4netns')} (libslirp {man['versions']['dpkg'].get('libslirp0')}).")
+    if st.get("loss_pct"):
+        lif = ", ".join(f"{label(p)} {i['loss_interface'].split(':', 1)[1]}"
+                        for p, i in man.get("paths", {}).items() if i.get("loss_interface"))
+        L.append("")
+        L.append(f"**Loss: {st['loss_pct']:g}% of the IP packets lost each way on every path's guest interface** "
+                 f"(nftables in the guest namespace, table `netdev swloss` on {lif}: `numgen random mod 1000 < "
+                 f"{st['loss_per_mille']}` dropped at the ingress hook, and at the egress hook stolen with "
+                 f"`fwd to` a sink veth whose peer is down, so that the guest's stack sees them sent).")
     if "slipway-splice" in man.get("paths", {}):
         L.append("")
         if st.get("slipway_has_no_splice"):
@@ -883,6 +1019,8 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
         L.append(text_chart(rows, paths, st).rstrip())
         L.append("```")
         L.append("")
+    if rows and st.get("loss_pct"):
+        L += loss_table(rows, st, verify)
     if lat_rows:
         L.append(f"## Request/response latency (swrr: {st.get('rr_count')} round trips of {st.get('rr_size')} "
                  "bytes per trial, one TCP_NODELAY connection)")
@@ -1181,6 +1319,8 @@ def main():
     m.add_argument("--mem-gateways", default="")
     m.add_argument("--slipway-options", default="")
     m.add_argument("--slipway-mem-options", default="")
+    m.add_argument("--loss", default="")
+    m.add_argument("--loss-per-mille", type=int, default=0)
     r = sub.add_parser("report")
     r.add_argument("dir")
     a = ap.parse_args()

@@ -83,6 +83,19 @@
 #         slirp4netns on request); its VmRSS before and while tools/swconn
 #         holds --mem-flows idle verified connections from the guest to a
 #         server in H
+# Loss (--loss PCT): an nftables table `netdev swloss` in each guest
+# namespace loses PCT% of the IPv4/IPv6 packets on the guest's interface
+# (veth: vg, veth-remote: vr, the gateways: tap0), both ways, chosen by
+# `numgen random mod 1000`, the same for every path: at the ingress hook
+# what the guest receives is dropped; at the egress hook what it sends is
+# forwarded (`fwd to`) into a sink, a veth swlz0 whose peer is down. Not a
+# drop at egress (nor at inet output/postrouting): the guest's TCP would
+# get the error back and resend at once, with no loss seen, where a
+# stolen packet is lost on the wire as on a link. Named counters count
+# what is seen there and what is lost, read around every leg. Paths with
+# no guest interface in the data path (loopback, slipway-splice,
+# pasta-splice) are skipped; the mem leg's fresh namespaces get no loss.
+# These are not drops of the gated interfaces: the drop/error gate stays.
 # Around every leg: the guest interface's drop/error counters. Then
 # report.py writes manifest.json, raw.json, table.md and a plot, checks the
 # gates, and its exit status is ours: 0 all gates held, 1 a gate failed,
@@ -92,6 +105,7 @@
 #                    [--legs "tput lat conn mem"] [-o DIR] [--verify-bytes SIZE]
 #                    [--rr-count N] [--rr-size BYTES] [--conn-seconds S]
 #                    [--conn-parallel K] [--mem-flows N] [--mem-gateways "LIST"]
+#                    [--loss PCT]
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
@@ -123,6 +137,7 @@ SWVU=${SWVU:-$ROOT/build/tools/swvu}
 PASST=${PASST:-passt}
 PASST_VU=${PASST_VU:-}
 SW_BASE=${SLIPWAY_BASE:-}
+LOSS=""
 ARGV=("$@")
 
 usage() {
@@ -131,6 +146,7 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
                         [--legs "LIST"] [-o DIR] [--verify-bytes SIZE]
                         [--rr-count N] [--rr-size BYTES] [--conn-seconds S]
                         [--conn-parallel K] [--mem-flows N] [--mem-gateways "LIST"]
+                        [--loss PCT]
   -t SECONDS       iperf3 duration per trial (default $SECS)
   -n TRIALS        interleaved trials per path and leg (default $TRIALS;
                    fewer than 3 is marked a smoke run)
@@ -164,6 +180,13 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
   --variant NAME="OPTIONS"  one more path, slipway+NAME: the slipway tap path
                    with OPTIONS added (e.g. --variant shards1="--shards 1");
                    repeatable; add it to --paths to run it
+  --loss PCT       lose PCT% (0.1 to 99.9, one decimal) of the packets each
+                   way on every path's guest interface (veth: vg; gateways:
+                   tap0), with nftables in the guest namespace (a netdev
+                   table: ingress drop, egress fwd to a sink); paths with
+                   no guest interface in the data path (loopback,
+                   slipway-splice, pasta-splice) are skipped, the mem leg
+                   runs without loss; needs nft
 Environment: SLIPWAY, SWVERIFY, SWRR, SWCONN, SWBRIDGE, SWVU (binaries; default
 build/src/slipway, build/tools/swverify, build/tools/swrr, build/tools/swconn,
 build/tools/swbridge).
@@ -189,6 +212,7 @@ while [ $# -gt 0 ]; do
 	--passt) PASST=${2:?}; shift 2 ;;
 	--passt-vu) PASST_VU=${2:?}; shift 2 ;;
 	--baseline) SW_BASE=${2:?}; shift 2 ;;
+	--loss) LOSS=${2:?}; shift 2 ;;
 	--variant)
 		[[ ${2:-} =~ ^([a-z0-9]+)=(.*)$ ]] ||
 			{ echo "run.sh: --variant wants NAME=\"OPTIONS\" (NAME: a-z, 0-9)" >&2; exit 2; }
@@ -217,6 +241,14 @@ for l in $LEGS; do
 	[[ " $ALL_LEGS " == *" $l "* ]] || { echo "run.sh: unknown leg '$l' (known: $ALL_LEGS)" >&2; exit 2; }
 done
 [ -n "$LEGS" ] || { echo "run.sh: --legs is empty" >&2; exit 2; }
+# --loss PCT: LOSS_PM, the per-mille threshold of the nft rule
+LOSS_PM=0
+if [ -n "$LOSS" ]; then
+	[[ $LOSS =~ ^([0-9]{1,2})(\.([0-9]))?$ ]] && LOSS_PM=$((10#${BASH_REMATCH[1]} * 10 + 10#${BASH_REMATCH[3]:-0})) &&
+		[ $LOSS_PM -gt 0 ] ||
+		{ echo "run.sh: --loss wants a percentage from 0.1 to 99.9 (one decimal), got '$LOSS'" >&2; exit 2; }
+	command -v nft >/dev/null || { echo "run.sh: --loss needs nft (apt-get install -y nftables)" >&2; exit 2; }
+fi
 for l in $MEM_GATEWAYS; do
 	[[ " $ALL_MEM_GATEWAYS " == *" $l "* ]] || { echo "run.sh: unknown mem gateway '$l' (known: $ALL_MEM_GATEWAYS)" >&2; exit 2; }
 done
@@ -682,6 +714,49 @@ if "return" not in r:
 EOF
 }
 
+# loss_setup PATH NS IF: the table netdev swloss in NS, losing LOSS_PM per
+# mille of the IP packets IF receives (ingress: dropped) and sends (egress:
+# stolen into the sink swlz0, a veth with its peer down, so the sender's
+# stack sees a packet sent); named counters count all and the lost
+loss_setup() {
+	local rs
+	rs=$(cat <<EOF
+table netdev swloss {
+	counter rx_seen { }
+	counter rx_drop { }
+	counter tx_seen { }
+	counter tx_drop { }
+	chain rx {
+		type filter hook ingress device "$3" priority 0; policy accept;
+		meta protocol { ip, ip6 } counter name "rx_seen"
+		meta protocol { ip, ip6 } numgen random mod 1000 < $LOSS_PM counter name "rx_drop" drop
+	}
+	chain tx {
+		type filter hook egress device "$3" priority 0; policy accept;
+		meta protocol { ip, ip6 } counter name "tx_seen"
+		meta protocol { ip, ip6 } numgen random mod 1000 < $LOSS_PM counter name "tx_drop" fwd to "swlz0"
+	}
+}
+EOF
+)
+	run ip -n "$2" link add swlz0 type veth peer name swlz1 &&
+		run ip -n "$2" link set swlz0 up || return 1
+	printf 'ip netns exec %s nft -f - <<EOF\n%s\nEOF\n' "$2" "$rs" >>"$OUT/commands.txt"
+	ip netns exec "$2" nft -f - <<<"$rs" || return 1
+	LOSSIF[$1]=$2:$3
+	printf '%s\t%s:%s\n' "$1" "$2" "$3" >>"$OUT/loss.tsv"
+}
+# lossnap PATH: LJ = the path's swloss counters now, [rx_seen packets,
+# bytes, rx_drop packets, bytes, tx_seen ..., tx_drop ...], or null
+lossnap() {
+	local e=${LOSSIF[$1]:-} v
+	LJ=null
+	[ -n "$e" ] || return 0
+	v=$(ip netns exec "${e%%:*}" nft list counters table netdev swloss 2>/dev/null |
+		awk '$1 == "packets" {printf "%s%s,%s", n++ ? "," : "", $2, $4}')
+	[ -n "$v" ] && LJ="[$v]"
+}
+declare -A LOSSIF
 ACTIVE=()
 for p in $PATHS; do
 	case $p in
@@ -694,6 +769,29 @@ for p in $PATHS; do
 	slipway-stream | slipway-dgram | passt-stream | slipway-vu | slipway-vu-copy | slipway-vu-base | passt-vu) setup_bridge "$p" ;;
 	esac && ACTIVE+=("$p")
 done
+# --loss: on the guest's own interface of every path; a path whose data
+# does not cross one cannot have the same loss, so it is skipped
+if [ $LOSS_PM -gt 0 ]; then
+	: >"$OUT/loss.tsv"
+	LACTIVE=()
+	for p in "${ACTIVE[@]}"; do
+		case $p in
+		loopback | slipway-splice | pasta-splice)
+			skip "$p" "--loss: no guest interface in its data path (loopback or splice), so no equal loss"
+			continue ;;
+		veth) lif=vg ;;
+		veth-remote) lif=vr ;;
+		*) lif=tap0 ;;
+		esac
+		if loss_setup "$p" "${GNS[$p]}" $lif; then
+			LACTIVE+=("$p")
+		else
+			skip "$p" "--loss: nft table in ${GNS[$p]} failed"
+		fi
+	done
+	ACTIVE=("${LACTIVE[@]}")
+	leg mem && remark mem "--loss $LOSS does not apply to the mem leg (a fresh gateway and namespace per trial, no loss)"
+fi
 # servers: per path, iperf3 and swrr where the server side is (H, or the
 # guest for slipway-splice and the remote paths, on all addresses), swconn
 # in the guest
@@ -781,7 +879,7 @@ SEQ=0
 # trial PATH STREAMS DIR(up|down) TRIAL [warmup]
 trial() {
 	local p=$1 n=$2 dir=$3 t=$4 kind=${5:-trial} rc alive=1 gpid=${GW[$1]:-}
-	local jf ef ifb ifa t0 t1 sb0 st0 pt0 rev=0
+	local jf ef ifb ifa lb la t0 t1 sb0 st0 pt0 rev=0
 	SEQ=$((SEQ + 1))
 	jf=iperf/$(printf '%04d' $SEQ)-$p-P$n-$dir.json
 	ef=${jf%.json}.err
@@ -794,6 +892,8 @@ trial() {
 	[ "$dir" = down ] && rev=1
 	[ "$rev" != "${REV[$p]}" ] && cmd+=(-R)
 	printf '%s\n' "${cmd[*]}" >>"$OUT/commands.txt"
+	lossnap "$p"
+	lb=$LJ
 	ifsnap "$p"
 	ifb=$IFJ
 	sys_ticks
@@ -812,25 +912,29 @@ trial() {
 	local sb1=$SB st1=$ST
 	ifsnap "$p"
 	ifa=$IFJ
+	lossnap "$p"
+	la=$LJ
 	[ -n "$gpid" ] && ! kill -0 "$gpid" 2>/dev/null && alive=0
 	SNAP=null
 	is_slipway "$p" && [ "$alive" = 1 ] && sw_snapshot "$p" $SEQ
 	[ -s "$OUT/$ef" ] || rm -f "$OUT/$ef"
-	printf '{"seq":%d,"kind":"%s","trial":%d,"path":"%s","streams":%d,"dir":"%s","rc":%d,"iperf_json":"%s","t0":%s,"t1":%s,"sys_busy_ticks":%d,"sys_all_ticks":%d,"gw_pid":%s,"gw_ticks":%s,"gw_alive":%s,"if_before":%s,"if_after":%s,"slipway_snapshot":%s,"cmd":"%s"}\n' \
+	printf '{"seq":%d,"kind":"%s","trial":%d,"path":"%s","streams":%d,"dir":"%s","rc":%d,"iperf_json":"%s","t0":%s,"t1":%s,"sys_busy_ticks":%d,"sys_all_ticks":%d,"gw_pid":%s,"gw_ticks":%s,"gw_alive":%s,"if_before":%s,"if_after":%s,"loss_before":%s,"loss_after":%s,"slipway_snapshot":%s,"cmd":"%s"}\n' \
 		$SEQ "$kind" "$t" "$p" "$n" "$dir" $rc "$jf" "$t0" "$t1" $((sb1 - sb0)) $((st1 - st0)) \
 		"${gpid:-null}" "$([ "$pt0" -ge 0 ] && [ "$pt1" -ge 0 ] && echo $((pt1 - pt0)) || echo null)" \
-		"$([ $alive = 1 ] && echo true || echo false)" "$ifb" "$ifa" "$SNAP" "${cmd[*]}" >>"$OUT/trials.jsonl"
+		"$([ $alive = 1 ] && echo true || echo false)" "$ifb" "$ifa" "$lb" "$la" "$SNAP" "${cmd[*]}" >>"$OUT/trials.jsonl"
 	TRC=$rc
 }
 
 # tool_leg LEG PATH TRIAL KIND CMD...: run a lat or conn client (its JSON
 # line goes to LEG/SEQ-PATH.json), with the same bookkeeping as trial()
 tool_leg() {
-	local lg=$1 p=$2 t=$3 kind=$4 rc alive=1 gpid=${GW[$2]:-} of ifb ifa t0 t1 pt0 pt1 sb0 sb1
+	local lg=$1 p=$2 t=$3 kind=$4 rc alive=1 gpid=${GW[$2]:-} of ifb ifa lb la t0 t1 pt0 pt1 sb0 sb1
 	shift 4
 	SEQ=$((SEQ + 1))
 	of=$lg/$(printf '%04d' $SEQ)-$p.json
 	printf '%s\n' "$*" >>"$OUT/commands.txt"
+	lossnap "$p"
+	lb=$LJ
 	ifsnap "$p"
 	ifb=$IFJ
 	sys_ticks
@@ -848,14 +952,16 @@ tool_leg() {
 	sb1=$SB
 	ifsnap "$p"
 	ifa=$IFJ
+	lossnap "$p"
+	la=$LJ
 	[ -n "$gpid" ] && ! kill -0 "$gpid" 2>/dev/null && alive=0
 	SNAP=null
 	is_slipway "$p" && [ "$alive" = 1 ] && sw_snapshot "$p" $SEQ
 	[ -s "$OUT/${of%.json}.err" ] || rm -f "$OUT/${of%.json}.err"
-	printf '{"seq":%d,"kind":"%s","trial":%d,"path":"%s","rc":%d,"out":"%s","t0":%s,"t1":%s,"sys_busy_ticks":%d,"gw_pid":%s,"gw_ticks":%s,"gw_alive":%s,"if_before":%s,"if_after":%s,"slipway_snapshot":%s,"cmd":"%s"}\n' \
+	printf '{"seq":%d,"kind":"%s","trial":%d,"path":"%s","rc":%d,"out":"%s","t0":%s,"t1":%s,"sys_busy_ticks":%d,"gw_pid":%s,"gw_ticks":%s,"gw_alive":%s,"if_before":%s,"if_after":%s,"loss_before":%s,"loss_after":%s,"slipway_snapshot":%s,"cmd":"%s"}\n' \
 		$SEQ "$kind" "$t" "$p" $rc "$of" "$t0" "$t1" $((sb1 - sb0)) "${gpid:-null}" \
 		"$([ "$pt0" -ge 0 ] && [ "$pt1" -ge 0 ] && echo $((pt1 - pt0)) || echo null)" \
-		"$([ $alive = 1 ] && echo true || echo false)" "$ifb" "$ifa" "$SNAP" "$*" >>"$OUT/$lg.jsonl"
+		"$([ $alive = 1 ] && echo true || echo false)" "$ifb" "$ifa" "$lb" "$la" "$SNAP" "$*" >>"$OUT/$lg.jsonl"
 	TRC=$rc
 	LASTOUT=$of
 }
@@ -1033,7 +1139,8 @@ done >"$OUT/paths.tsv"
 	--slipway "$SW" --swverify "$SWV" --swrr "$SWRR" --swconn "$SWCONN" --legs "$LEGS" \
 	--rr-count "$RR_COUNT" --rr-size "$RR_SIZE" --conn-seconds "$CONN_SECS" \
 	--conn-parallel "$CONN_PAR" --mem-flows "$MEM_FLOWS" --mem-port "$MPORT" --mem-gateways "$MEM_GATEWAYS" \
-	--slipway-options="${SW_NOSPLICE[*]}" --slipway-mem-options="${SW_MEMOPTS[*]}" || exit 1
+	--slipway-options="${SW_NOSPLICE[*]}" --slipway-mem-options="${SW_MEMOPTS[*]}" \
+	--loss "$LOSS" --loss-per-mille $LOSS_PM || exit 1
 [ ${#RUNNING[@]} -gt 0 ] || { note "run.sh: no path to measure"; exit 1; }
 note "measuring: ${RUNNING[*]} (legs: $LEGS)"
 [ -s "$OUT/skipped.tsv" ] && note "skipped: $(cut -f1 "$OUT/skipped.tsv" | paste -sd' ' -)"
@@ -1090,6 +1197,14 @@ verify_leg() {
 	local cmd=(ip netns exec "${NS[$p]}" "$SWV" client --connect "${ADDR[$p]}:${VPORT[$p]}"
 		--mode "$cm" --bytes "$VBYTES" --timeout 600)
 	printf '%s\n' "${cmd[*]}" >>"$OUT/commands.txt"
+	# under --loss: the swloss counters and slipway's around the transfer
+	local lb la s0=null s1=null
+	lossnap "$p"
+	lb=$LJ
+	if [ $LOSS_PM -gt 0 ] && is_slipway "$p"; then
+		sw_snapshot "$p" verify-$dir-0
+		s0=$SNAP
+	fi
 	proc_ticks "$gpid"
 	pt0=$PT
 	t0=$EPOCHREALTIME
@@ -1103,10 +1218,16 @@ verify_leg() {
 	wait "$spid"
 	src=$?
 	forget "$spid"
-	printf '{"path":"%s","dir":"%s","bytes":"%s","client_mode":"%s","server_rc":%d,"client_rc":%d,"t0":%s,"t1":%s,"gw_ticks":%s,"server_out":"verify/%s-%s.server.json","client_out":"verify/%s-%s.client.json","cmd":"%s"}\n' \
+	lossnap "$p"
+	la=$LJ
+	if [ $LOSS_PM -gt 0 ] && is_slipway "$p" && kill -0 "$gpid" 2>/dev/null; then
+		sw_snapshot "$p" verify-$dir-1
+		s1=$SNAP
+	fi
+	printf '{"path":"%s","dir":"%s","bytes":"%s","client_mode":"%s","server_rc":%d,"client_rc":%d,"t0":%s,"t1":%s,"gw_ticks":%s,"loss_before":%s,"loss_after":%s,"slipway_before":%s,"slipway_after":%s,"server_out":"verify/%s-%s.server.json","client_out":"verify/%s-%s.client.json","cmd":"%s"}\n' \
 		"$p" "$dir" "$VBYTES" $cm $src $crc "$t0" "$t1" \
 		"$([ "$pt0" -ge 0 ] && [ "$pt1" -ge 0 ] && echo $((pt1 - pt0)) || echo null)" \
-		"$p" "$dir" "$p" "$dir" "${cmd[*]}" >>"$OUT/verify.jsonl"
+		"$lb" "$la" "$s0" "$s1" "$p" "$dir" "$p" "$dir" "${cmd[*]}" >>"$OUT/verify.jsonl"
 	printf 'verify %-14s %-4s server=%d client=%d\n' "$p" "$dir" $src $crc >&2
 }
 if leg tput && [ "$VBYTES" != 0 ]; then
