@@ -44,7 +44,7 @@ TSAN_TESTS=${TSAN_TESTS-integ-shards integ-parallel-200 integ-qemu-vu-mq integ-v
 if [ -n "$TSAN_TESTS" ]; then
 	# shellcheck disable=SC2086
 	TSAN_OPTIONS=halt_on_error=0:exitcode=66:second_deadlock_stack=1:suppressions=$top/tests/tsan.supp \
-		meson test -C build-tsan --print-errorlogs --num-processes 2 $TSAN_TESTS || rc=1
+		SW_SHARDS=2 meson test -C build-tsan --print-errorlogs --num-processes 2 $TSAN_TESTS || rc=1
 fi
 
 extra_pass=0

@@ -118,8 +118,13 @@ launch_slipway() {
 	fi
 	shift
 	rm -f "$T/stats.json"
+	# SW_SHARDS: a shard count for tests that leave it to the default
+	# (which is one on two CPUs; run-tests.sh's TSan runs ask for two)
+	local sh=()
+	[[ -n "${SW_SHARDS:-}" && " $* " != *" --shards "* ]] &&
+		sh=(--shards "$SW_SHARDS")
 	"${wrap[@]}" "$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" \
-		--resolv-conf "$T/resolv.conf" "$@" \
+		--resolv-conf "$T/resolv.conf" "${sh[@]}" "$@" \
 		>"$T/slipway.log" 2>&1 &
 	SW_PID=$!
 	PIDS+=("$SW_PID")
