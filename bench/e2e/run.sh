@@ -427,16 +427,22 @@ for p in $PATHS; do
 done
 MPORT=5601
 
+# veth_pair IF ADDR NS2 IF2 ADDR2: a veth pair, IF in H and IF2 in NS2, MTU
+# 65520, the /24 addresses given, both up
+veth_pair() {
+	run ip -n "$H" link add "$1" type veth peer name "$4" netns "$3" &&
+		run ip -n "$H" link set "$1" mtu 65520 &&
+		run ip -n "$3" link set "$4" mtu 65520 &&
+		run ip -n "$H" addr add "$2/24" dev "$1" &&
+		run ip -n "$3" addr add "$5/24" dev "$4" &&
+		run ip -n "$H" link set "$1" up &&
+		run ip -n "$3" link set "$4" up
+}
 setup_veth() {
 	local g=swbV$TAG
 	make_ns $g || return 1
-	run ip -n "$H" link add vh type veth peer name vg netns $g &&
-		run ip -n "$H" link set vh mtu 65520 &&
-		run ip -n $g link set vg mtu 65520 &&
-		run ip -n "$H" addr add 10.200.0.1/24 dev vh &&
-		run ip -n $g addr add 10.200.0.2/24 dev vg &&
-		run ip -n "$H" link set vh up &&
-		run ip -n $g link set vg up || { skip veth "veth setup failed"; return 1; }
+	veth_pair vh 10.200.0.1 $g vg 10.200.0.2 ||
+		{ skip veth "veth setup failed"; return 1; }
 	NS[veth]=$g GNS[veth]=$g ADDR[veth]=10.200.0.1 VLISTEN[veth]=10.200.0.1
 	CADDR[veth]=10.200.0.2 GW[veth]="" IFS_[veth]="$g:vg $H:vh"
 }
@@ -450,13 +456,7 @@ RADDR=10.201.0.1
 setup_remote_client() {
 	ip -n "$C" link show vc >/dev/null 2>&1 && return 0
 	make_ns "$C" || return 1
-	run ip -n "$H" link add hc type veth peer name vc netns "$C" &&
-		run ip -n "$H" link set hc mtu 65520 &&
-		run ip -n "$C" link set vc mtu 65520 &&
-		run ip -n "$H" addr add $RADDR/24 dev hc &&
-		run ip -n "$C" addr add 10.201.0.2/24 dev vc &&
-		run ip -n "$H" link set hc up &&
-		run ip -n "$C" link set vc up
+	veth_pair hc $RADDR "$C" vc 10.201.0.2
 }
 # remote_path PATH GUEST-NS: the client side of a remote path: tput, lat,
 # verify and conn clients in C, servers in the guest (REV=1, as for
@@ -471,13 +471,7 @@ setup_veth_remote() {
 	local g=swbR$TAG
 	setup_remote_client || { skip veth-remote "client namespace setup failed"; return 1; }
 	make_ns $g || return 1
-	run ip -n "$H" link add hr type veth peer name vr netns $g &&
-		run ip -n "$H" link set hr mtu 65520 &&
-		run ip -n $g link set vr mtu 65520 &&
-		run ip -n "$H" addr add 10.202.0.1/24 dev hr &&
-		run ip -n $g addr add 10.202.0.2/24 dev vr &&
-		run ip -n "$H" link set hr up &&
-		run ip -n $g link set vr up &&
+	veth_pair hr 10.202.0.1 $g vr 10.202.0.2 &&
 		run ip -n $g route add default via 10.202.0.1 dev vr &&
 		run ip -n "$C" route add 10.202.0.0/24 via $RADDR dev vc &&
 		run ip netns exec "$H" sysctl -q -w net.ipv4.conf.hc.forwarding=1 net.ipv4.conf.hr.forwarding=1 ||
