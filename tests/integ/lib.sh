@@ -75,6 +75,23 @@ g() {
 	ip netns exec "$NS" "$@"
 }
 
+# make_host_ns PREFIX: a "host" namespace H of the test's own for slipway
+# to run in (its loopback up: its ports, ephemeral range and listeners are
+# the test's alone), the guest namespace $NS, and a resolver list that
+# sends no query off the machine
+make_host_ns() {
+	H="$1$$"
+	make_ns "$H"
+	ip -n "$H" link set lo up
+	make_ns "$NS"
+	echo "nameserver 127.0.0.1" >"$T/resolv.conf"
+}
+
+# h CMD...: run a command in the host namespace H (make_host_ns)
+h() {
+	ip netns exec "$H" "$@"
+}
+
 # make_host_client ADDR_H ADDR_C: a "host" namespace H and a client
 # namespace C (sets $H and $C; unique names), both with lo up, joined by a
 # veth (hv0 in H, cv0 in C) carrying ADDR_H and ADDR_C (address/prefix)

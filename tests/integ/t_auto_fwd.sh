@@ -12,14 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 
-# slipway runs in a "host" namespace H of our own: its ports, its
-# ephemeral range and its listeners are the test's alone
-H="swah$$"
-make_ns "$H"
-ip -n "$H" link set lo up
-make_ns "$NS"
-echo "nameserver 127.0.0.1" >"$T/resolv.conf"
-h() { ip netns exec "$H" "$@"; }
+make_host_ns swah
 
 # sw_start OPTS...: slipway in H serving $NS
 sw_start() {

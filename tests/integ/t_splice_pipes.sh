@@ -14,12 +14,7 @@ soft=$(cat /proc/sys/fs/pipe-user-pages-soft)
 restore() { echo "$soft" >/proc/sys/fs/pipe-user-pages-soft; }
 trap 'restore; cleanup' EXIT
 
-H="swh$$"
-make_ns "$H"
-ip -n "$H" link set lo up
-make_ns "$NS"
-echo "nameserver 127.0.0.1" >"$T/resolv.conf"
-h() { ip netns exec "$H" "$@"; }
+make_host_ns swh
 
 # transfer PORT: 16 MiB from H's loopback to the guest's verifier
 transfer() {
