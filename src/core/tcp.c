@@ -1614,6 +1614,18 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 	     !flow_ended_here(c, saddr, s.sport, daddr, s.dport)) &&
 	    core_pass_on(c, -1))
 		return;
+	/* the reply to our SYN came in on another shard's queue: the flow
+	 * moves there with it (tcp_give()), and is handled, and counted,
+	 * there */
+	if (f && f->state == TCPS_SYN_SENT && c->in_hop &&
+	    c->conf.nshards > 1 &&
+	    (s.flags & (TH_SYN | TH_ACK | TH_RST)) == (TH_SYN | TH_ACK) &&
+	    s.ack == f->iss + 1) {
+		c->give = f;
+		c->give_to = (int)((c->conf.shard_id + c->conf.nshards -
+				    c->in_hop) % c->conf.nshards);
+		return;
+	}
 	CTR_INC(c, TCP_GUEST_SEGS);
 	if (!f) {
 		if ((s.flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN)
@@ -1653,15 +1665,6 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 			CTR_INC(c, TCP_DROP_STATE);
 			if (s.flags & TH_ACK)
 				tcp_send_rst_noflow(c, iph, &s, fx);
-			return;
-		}
-		if (c->in_hop && c->conf.nshards > 1) {
-			/* the guest's queue for this flow is another
-			 * shard's: the flow moves there (tcp_give()) */
-			c->give = f;
-			c->give_to = (int)((c->conf.shard_id +
-					    c->conf.nshards - c->in_hop) %
-					   c->conf.nshards);
 			return;
 		}
 		f->rcv_nxt = s.seq + 1;

@@ -248,6 +248,19 @@ static void mbox_publish(struct shard *sh, unsigned to,
 }
 
 /**
+ * mbox_copy_frame() - copy a frame, its loaned tail too, behind a message's
+ * header (mbox_reserve() made room for pkt_len() bytes)
+ * @m:	message
+ * @v:	frame
+ */
+static void mbox_copy_frame(struct mbox_msg *m, struct pkt_view v)
+{
+	memcpy((uint8_t *)m + MBOX_HDR, v.p, v.len);
+	if (v.tail_len)
+		memcpy((uint8_t *)m + MBOX_HDR + v.len, v.tail, v.tail_len);
+}
+
+/**
  * mbox_put_frame() - pass a guest frame to the shard that owns its flow
  * @sh:		sending shard
  * @to:		receiving shard
@@ -270,9 +283,7 @@ bool mbox_put_frame(struct shard *sh, unsigned to, struct pkt_view v,
 		return false;
 	m->kind = MBOX_FRAME;
 	m->hop = hop;
-	memcpy((uint8_t *)m + MBOX_HDR, v.p, v.len);
-	if (v.tail_len)
-		memcpy((uint8_t *)m + MBOX_HDR + v.len, v.tail, v.tail_len);
+	mbox_copy_frame(m, v);
 	mbox_publish(sh, to, m);
 	CTR_INC(&sh->core, SHARD_FRAMES_PASSED);
 	return true;
@@ -339,15 +350,12 @@ bool mbox_put_adopt(struct shard *sh, unsigned to, struct tcp_flow *f,
 	if (!m)
 		return false;
 	m->kind = MBOX_ADOPT;
-	m->len = (uint32_t)len;
 	m->fd = f->sock;
 	if (epoll_ctl(sh->epfd, EPOLL_CTL_DEL, f->sock, NULL))
 		warn_perror_rl("epoll_ctl on flow socket %d", f->sock);
 	sh->hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;
 	tcp_give(&sh->core, f, &m->ho);
-	memcpy((uint8_t *)m + MBOX_HDR, v.p, v.len);
-	if (v.tail_len)
-		memcpy((uint8_t *)m + MBOX_HDR + v.len, v.tail, v.tail_len);
+	mbox_copy_frame(m, v);
 	mbox_publish(sh, to, m);
 	CTR_INC(&sh->core, SHARD_FLOWS_GIVEN);
 	return true;

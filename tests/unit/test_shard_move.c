@@ -80,6 +80,8 @@ static void test_move_at_handshake(void **state)
 	assert_int_equal(a->fx.nframes, 0);
 	assert_int_equal(a->fx.nintents, 0);
 	assert_int_equal(f->state, TCPS_SYN_SENT);
+	/* counted where it is handled, not here */
+	assert_int_equal(env_delta(a, CTR_TCP_GUEST_SEGS), 0);
 	tcp_give(&a->c, f, &h);
 	assert_int_equal(env_delta(a, CTR_TCP_FLOWS_ACTIVE), -1);
 	assert_int_equal(h.iss, iss);
@@ -101,6 +103,7 @@ static void test_move_at_handshake(void **state)
 	assert_null(tcp_adopt(&b->c, &h, 43, b->now));
 	b->c.in_hop = 0;
 	env_send(b, &s);
+	assert_int_equal(env_delta(b, CTR_TCP_GUEST_SEGS), 1);
 	assert_null(b->c.give);
 	assert_int_equal(g->state, TCPS_ESTABLISHED);
 	assert_int_equal(g->snd_una, iss + 1);
