@@ -378,11 +378,27 @@ static ssize_t sock_discard(int fd, size_t len)
 }
 
 /**
+ * sock_close() - close a flow's socket (which also leaves the epoll set)
+ * @fd:		socket
+ * @rst:	reset the peer (SO_LINGER 0) instead of a FIN
+ *
+ * #syscalls setsockopt close
+ */
+static void sock_close(int fd, bool rst)
+{
+	struct linger l = { .l_onoff = 1, .l_linger = 0 };
+
+	if (rst)
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	close(fd);
+}
+
+/**
  * sock_tcp_intent() - carry out one intent of the core
  * @sh:	shard
  * @it:	intent
  *
- * #syscalls send recvfrom setsockopt shutdown close
+ * #syscalls send recvfrom setsockopt shutdown
  */
 void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
 {
@@ -393,15 +409,8 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
 	switch (it->type) {
 	case FX_SOCK_CLOSE:
 	case FX_SOCK_RESET:
-		if (it->sock < 0)
-			return;
-		if (it->type == FX_SOCK_RESET) {
-			struct linger l = { .l_onoff = 1, .l_linger = 0 };
-
-			setsockopt(it->sock, SOL_SOCKET, SO_LINGER, &l,
-				   sizeof(l));
-		}
-		close(it->sock); /* also leaves the epoll set */
+		if (it->sock >= 0)
+			sock_close(it->sock, it->type == FX_SOCK_RESET);
 		return;
 	default:
 		break;
@@ -513,17 +522,13 @@ void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
  * @h:		the flow
  *
  * If the flow cannot be had here (table full), its client is reset.
- *
- * #syscalls setsockopt close
  */
 void sock_tcp_adopt(struct shard *sh, int fd, const struct tcp_handover *h)
 {
-	struct linger l = { .l_onoff = 1, .l_linger = 0 };
 	struct tcp_flow *f = tcp_adopt(&sh->core, h, fd, sh->now_ns);
 
 	if (!f) {
-		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
-		close(fd);
+		sock_close(fd, true);
 		return;
 	}
 	sh->hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;

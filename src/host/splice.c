@@ -665,6 +665,16 @@ static int splice_connect(struct shard *sh, uint32_t idx)
 }
 
 /**
+ * splice_tight() - pipes came out small or could not grow: loopback
+ * clients go through the tap for SPLICE_TIGHT_NS from now
+ * @sh:	shard
+ */
+static void splice_tight(struct shard *sh)
+{
+	sh->splice->tight_ns = sh->now_ns ? sh->now_ns : 1;
+}
+
+/**
  * splice_grow() - grow a busy pipe once
  * @sh:	shard
  * @c:	entry
@@ -687,7 +697,7 @@ static void splice_grow(struct shard *sh, struct splice_conn *c, int d)
 		return;
 	}
 	CTR_INC(&sh->core, SPLICE_PIPE_SMALL);
-	sh->splice->tight_ns = sh->now_ns ? sh->now_ns : 1;
+	splice_tight(sh);
 	if (splice_warn_ok(sh))
 		warn_perror("splice: a pipe cannot grow to %u bytes, this connection moves %u at a time at about twice the CPU, and loopback clients go through the tap for 10 s; raise fs.pipe-user-pages-soft or use --no-splice",
 			    SPLICE_PIPE_MAX, c->pipe_len[d]);
@@ -921,7 +931,7 @@ static int splice_start(struct shard *sh, int fd, int s1, uint16_t port,
 	c->flags = flags;
 	ret = splice_pipes(c, flags & SPF_OUT);
 	if (ret == -ENOBUFS)
-		sp->tight_ns = sh->now_ns ? sh->now_ns : 1;
+		splice_tight(sh);
 	if (ret) {
 		c->fd[0] = -1; /* the caller keeps it */
 		if (!(flags & SPF_OUT) && sp->npool[fam] < SPLICE_POOL_MAX) {
