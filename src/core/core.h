@@ -19,9 +19,7 @@
 #include "pkt.h"
 
 /* core/ and util/ sources are built with -DSLIPWAY_CORE_BUILD: poison */
-#ifdef SLIPWAY_CORE_BUILD
-#pragma GCC poison malloc free calloc realloc socket send recv clock_gettime
-#endif
+#include "../util/pure.h"
 
 #define ETH_HLEN 14
 #define ETH_ALEN 6

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "csum.h"
+#include "../util/pure.h"
 
 /**
  * csum_partial() - add bytes to a running one's complement sum

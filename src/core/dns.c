@@ -40,6 +40,7 @@
 
 #include "../util/util.h"
 #include "dns.h"
+#include "../util/pure.h"
 
 static const char *const dns_err_names[] = {
 	[DNS_OK] = "ok",

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "siphash.h"
+#include "pure.h"
 
 #define ROTL64(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
 

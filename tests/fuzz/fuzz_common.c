@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_common.c - what every fuzz target links: assert_fail(), a failure
- * reporter, and a checker for the frames the core queues toward the guest
+ * reporter, the set-up of a core and its effects batch, an input reader,
+ * and a checker for the frames the core queues toward the guest
  *
- * The targets declare what they use from here themselves (no header: this
- * directory holds only fuzz_*.c, replay.c and meson.build).
+ * fuzz_common.h declares it all.
  */
 
 #include <stdio.h>
@@ -41,6 +41,152 @@ _Noreturn void fz_fail(const char *expr, const char *file, int line)
 	fprintf(stderr, "%s:%d: fuzz invariant failed: %s\n", file, line, expr);
 	fflush(stderr);
 	__builtin_trap();
+}
+
+/**
+ * fz_alloc() - memory for a harness buffer, or abort
+ * @size:	bytes (0 is taken as 1)
+ *
+ * Return: the buffer, never NULL
+ */
+void *fz_alloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+/**
+ * fz_dup() - an exactly sized heap copy of an input
+ * @data:	input
+ * @size:	its length
+ *
+ * Return: the copy, for free()
+ */
+uint8_t *fz_dup(const uint8_t *data, size_t size)
+{
+	uint8_t *p = fz_alloc(size);
+
+	memcpy(p, data, size);
+	return p;
+}
+
+/**
+ * fz_core_init() - a fresh core over zeroed memory and zeroed counters
+ * @c:		core to set up
+ * @conf:	its configuration
+ * @mem:	memory for core_init()
+ * @mem_size:	its size, checked against core_mem_size()
+ * @ctr:	CTR_NUM counters
+ * @key:	16-byte secret
+ */
+void fz_core_init(struct core *c, const struct core_conf *conf, void *mem,
+		  size_t mem_size, uint64_t *ctr, const uint8_t *key)
+{
+	FZ_CHECK(core_mem_size(conf) <= mem_size);
+	memset(mem, 0, mem_size);
+	memset(ctr, 0, CTR_NUM * sizeof(*ctr));
+	FZ_CHECK(core_init(c, conf, mem, ctr, key) == 0);
+}
+
+/**
+ * fz_fx_init() - an empty effects batch over @nslots slots full of FZ_CANARY
+ * @fx:		batch to set up
+ * @slots:	@nslots * @slot_size bytes
+ * @slot_size:	bytes per slot
+ * @nslots:	slot count
+ * @frame_len:	@nslots frame lengths
+ */
+void fz_fx_init(struct fx *fx, uint8_t *slots, size_t slot_size,
+		unsigned nslots, uint32_t *frame_len)
+{
+	memset(slots, FZ_CANARY, (size_t)nslots * slot_size);
+	memset(fx, 0, sizeof(*fx));
+	fx->slots = slots;
+	fx->slot_size = slot_size;
+	fx->nslots = nslots;
+	fx->frame_len = frame_len;
+}
+
+/**
+ * fz_check_slot_tails() - nothing was written past the end of a queued frame
+ * @fx:		batch set up by fz_fx_init()
+ */
+void fz_check_slot_tails(const struct fx *fx)
+{
+	unsigned i;
+
+	for (i = 0; i < fx->nframes; i++) {
+		const uint8_t *s = fx->slots + (size_t)i * fx->slot_size;
+		size_t j;
+
+		for (j = fx->frame_len[i]; j < fx->slot_size; j++)
+			FZ_CHECK(s[j] == FZ_CANARY);
+	}
+}
+
+/* the input fz_u8() reads: where it is and what is left */
+static const uint8_t *fz_in_p;
+static size_t fz_in_n;
+
+/**
+ * fz_in_set() - start reading an input byte by byte
+ * @data:	input
+ * @size:	its length
+ */
+void fz_in_set(const uint8_t *data, size_t size)
+{
+	fz_in_p = data;
+	fz_in_n = size;
+}
+
+/**
+ * fz_in_left() - bytes of the input not read yet
+ *
+ * Return: count
+ */
+size_t fz_in_left(void)
+{
+	return fz_in_n;
+}
+
+/**
+ * fz_u8() - the next input byte
+ *
+ * Return: the byte, 0 once the input is used up
+ */
+uint8_t fz_u8(void)
+{
+	if (!fz_in_n)
+		return 0;
+	fz_in_n--;
+	return *fz_in_p++;
+}
+
+/**
+ * fz_u16() - the next two input bytes, little-endian
+ *
+ * Return: value (zero bytes past the end)
+ */
+uint16_t fz_u16(void)
+{
+	uint16_t v = fz_u8();
+
+	return (uint16_t)(v | (fz_u8() << 8));
+}
+
+/**
+ * fz_u32() - the next four input bytes, little-endian
+ *
+ * Return: value (zero bytes past the end)
+ */
+uint32_t fz_u32(void)
+{
+	uint32_t v = fz_u16();
+
+	return v | ((uint32_t)fz_u16() << 16);
 }
 
 /* scratch copy of an L4 segment for checksum verification */

@@ -24,6 +24,91 @@ _Noreturn void fz_fail(const char *expr, const char *file, int line);
  */
 void fz_check_frames(const struct core *c, const struct fx *fx, unsigned from);
 
+/* what fz_fx_init() writes over the slots, to see writes past a frame */
+#define FZ_CANARY 0xa5
+
+/**
+ * fz_alloc() - memory for a harness buffer, or abort
+ * @size:	bytes (0 is taken as 1)
+ *
+ * Return: the buffer, never NULL
+ */
+void *fz_alloc(size_t size);
+
+/**
+ * fz_dup() - an exactly sized heap copy of an input, so ASan sees any read
+ *	      past its end
+ * @data:	input
+ * @size:	its length
+ *
+ * Return: the copy, for free()
+ */
+uint8_t *fz_dup(const uint8_t *data, size_t size);
+
+/**
+ * fz_core_init() - a fresh core over zeroed memory and zeroed counters
+ * @c:		core to set up
+ * @conf:	its configuration
+ * @mem:	memory for core_init()
+ * @mem_size:	its size, checked against core_mem_size()
+ * @ctr:	CTR_NUM counters
+ * @key:	16-byte secret
+ */
+void fz_core_init(struct core *c, const struct core_conf *conf, void *mem,
+		  size_t mem_size, uint64_t *ctr, const uint8_t *key);
+
+/**
+ * fz_fx_init() - an empty effects batch over @nslots slots full of FZ_CANARY
+ * @fx:		batch to set up
+ * @slots:	@nslots * @slot_size bytes
+ * @slot_size:	bytes per slot
+ * @nslots:	slot count
+ * @frame_len:	@nslots frame lengths
+ */
+void fz_fx_init(struct fx *fx, uint8_t *slots, size_t slot_size,
+		unsigned nslots, uint32_t *frame_len);
+
+/**
+ * fz_check_slot_tails() - nothing was written past the end of a queued frame
+ * @fx:		batch set up by fz_fx_init()
+ */
+void fz_check_slot_tails(const struct fx *fx);
+
+/**
+ * fz_in_set() - start reading an input byte by byte
+ * @data:	input
+ * @size:	its length
+ */
+void fz_in_set(const uint8_t *data, size_t size);
+
+/**
+ * fz_in_left() - bytes of the input not read yet
+ *
+ * Return: count
+ */
+size_t fz_in_left(void);
+
+/**
+ * fz_u8() - the next input byte
+ *
+ * Return: the byte, 0 once the input is used up
+ */
+uint8_t fz_u8(void);
+
+/**
+ * fz_u16() - the next two input bytes, little-endian
+ *
+ * Return: value (zero bytes past the end)
+ */
+uint16_t fz_u16(void);
+
+/**
+ * fz_u32() - the next four input bytes, little-endian
+ *
+ * Return: value (zero bytes past the end)
+ */
+uint32_t fz_u32(void);
+
 #define FZ_CHECK(e)                                    \
 	do {                                           \
 		if (!(e))                              \

@@ -165,31 +165,6 @@ static size_t flow_iphlen(const struct tcp_flow *f)
 
 /* --- input --- */
 
-static const uint8_t *in_p;
-static size_t in_n;
-
-static uint8_t u8(void)
-{
-	if (!in_n)
-		return 0;
-	in_n--;
-	return *in_p++;
-}
-
-static uint16_t u16(void)
-{
-	uint16_t v = u8();
-
-	return (uint16_t)(v | (u8() << 8));
-}
-
-static uint32_t u32(void)
-{
-	uint32_t v = u16();
-
-	return v | ((uint32_t)u16() << 16);
-}
-
 /* payload byte at guest sequence @seq, and at host stream offset @off */
 static uint8_t pat_guest(uint32_t seq)
 {
@@ -287,7 +262,7 @@ static void do_connect(struct tcp_flow *f)
 	static const int errs[] = { 0, 0, 0, -1, ECONNRESET, ECONNREFUSED,
 				    ENETUNREACH, EHOSTUNREACH };
 	uint32_t idx = tcp_flow_idx(&H.c, f);
-	uint8_t d = u8() % 8;
+	uint8_t d = fz_u8() % 8;
 	int32_t fd;
 
 	FZ_CHECK(f->state == TCPS_HOST_CONNECTING);
@@ -318,7 +293,7 @@ static void do_send(struct tcp_flow *f, struct hsock *hs,
 	bool held = it->data >= H.c.ooo_data &&
 		    it->data < H.c.ooo_data + (size_t)OOO_SLOTS * TCP_OOO_SLOT;
 	uint32_t idx = it->flow, i;
-	uint8_t d = u8();
+	uint8_t d = fz_u8();
 	long n;
 
 	FZ_CHECK(!hs->shut_wr);
@@ -340,7 +315,7 @@ static void do_send(struct tcp_flow *f, struct hsock *hs,
 
 	switch (d & 7) {
 	case 2:
-		n = (long)(u16() % (it->len + 1));
+		n = (long)(fz_u16() % (it->len + 1));
 		break;
 	case 3:
 		n = 0;
@@ -672,10 +647,10 @@ static void op_segment(void)
 	};
 	static const uint16_t mss_tab[8] = { 1460, 536, 1, 65535, 0, 64,
 					     8960, 100 };
-	unsigned t = u8() % NTUPLES;
-	uint8_t fsel = u8(), ssel = u8(), asel = u8(), osel = u8();
-	uint16_t wnd = u16(), psel = u16();
-	uint32_t d = u8(), seq, ack = 0, len, i;
+	unsigned t = fz_u8() % NTUPLES;
+	uint8_t fsel = fz_u8(), ssel = fz_u8(), asel = fz_u8(), osel = fz_u8();
+	uint16_t wnd = fz_u16(), psel = fz_u16();
+	uint32_t d = fz_u8(), seq, ack = 0, len, i;
 	struct tcp_flow *f = tuple_flow(t);
 	uint8_t flags, opts[40], *b, *th;
 	size_t optlen = 0, flen, maxlen;
@@ -695,10 +670,10 @@ static void op_segment(void)
 	}
 	if ((osel & 0x0e) == 0x0e) {
 		/* raw option bytes */
-		uint8_t k = u8() % 16;
+		uint8_t k = fz_u8() % 16;
 
 		for (i = 0; i < k && optlen < sizeof(opts); i++)
-			opts[optlen++] = u8();
+			opts[optlen++] = fz_u8();
 	}
 	while (optlen % 4)
 		opts[optlen++] = 0;
@@ -726,7 +701,7 @@ static void op_segment(void)
 			seq = f->rcv_nxt - 1;
 			break;
 		case 5:
-			seq = u32();
+			seq = fz_u32();
 			break;
 		case 6:
 			seq = f->rcv_nxt + (d << 12);
@@ -755,7 +730,7 @@ static void op_segment(void)
 			ack = f->iss + 1;
 			break;
 		case 6:
-			ack = u32();
+			ack = fz_u32();
 			break;
 		default:
 			ack = f->snd_una - 1 - d;
@@ -765,7 +740,7 @@ static void op_segment(void)
 		if (flags & TH_SYN)
 			H.guest_iss[t] += 0x10000;
 		if (asel & 1)
-			ack = u32();
+			ack = fz_u32();
 	}
 
 	b = build_ip_tcp(t, TCP_HLEN + optlen + len, &th, &flen);
@@ -785,24 +760,24 @@ static void op_segment(void)
 /* raw bytes: a whole frame, or a TCP segment for a tuple */
 static void op_raw(void)
 {
-	uint8_t mode = u8();
-	size_t len = u16() % 2048, flen, i;
+	uint8_t mode = fz_u8();
+	size_t len = fz_u16() % 2048, flen, i;
 	unsigned t = (mode >> 2) % NTUPLES;
 	uint8_t *b, *th;
 
-	len = MIN(len, in_n);
+	len = MIN(len, fz_in_left());
 	if (!(mode & 1)) {
 		b = malloc(len ? len : 1);
 		if (!b)
 			abort();
 		for (i = 0; i < len; i++)
-			b[i] = u8();
+			b[i] = fz_u8();
 		guest_input(b, len, false);
 		return;
 	}
 	b = build_ip_tcp(t, len, &th, &flen);
 	for (i = 0; i < len; i++)
-		th[i] = u8();
+		th[i] = fz_u8();
 	if ((mode & 2) && len >= 4) {
 		wr16(th, t_gport[t]);
 		wr16(th + 2, t_rport[t]);
@@ -821,7 +796,7 @@ static void op_raw(void)
 static struct tcp_flow *pick_flow(bool with_sock)
 {
 	uint32_t idx[MAX_FLOWS_CAP], n = 0, i;
-	uint8_t k = u8();
+	uint8_t k = fz_u8();
 
 	for (i = 0; i < H.c.conf.max_flows; i++) {
 		struct tcp_flow *f = tcp_flow_get(&H.c, i);
@@ -834,7 +809,7 @@ static struct tcp_flow *pick_flow(bool with_sock)
 
 static void op_time(void)
 {
-	uint8_t sel = u8();
+	uint8_t sel = fz_u8();
 	uint64_t dt = 0, nd = H.c.next_deadline_ns;
 
 	switch (sel & 7) {
@@ -842,10 +817,10 @@ static void op_time(void)
 		dt = (uint64_t)(sel >> 3) * MS;
 		break;
 	case 1:
-		dt = (uint64_t)u8() * 10 * MS;
+		dt = (uint64_t)fz_u8() * 10 * MS;
 		break;
 	case 2:
-		dt = (uint64_t)u16() * MS;
+		dt = (uint64_t)fz_u16() * MS;
 		break;
 	case 3:
 		if (nd != UINT64_MAX && nd > H.now)
@@ -856,13 +831,13 @@ static void op_time(void)
 			dt = nd - H.now - 1;
 		break;
 	case 5:
-		dt = (uint64_t)u8() * SEC;
+		dt = (uint64_t)fz_u8() * SEC;
 		break;
 	case 6:
-		dt = u32();
+		dt = fz_u32();
 		break;
 	default:
-		dt = (uint64_t)u16() * 100 * MS;
+		dt = (uint64_t)fz_u16() * 100 * MS;
 	}
 	if (H.now + dt < NOW_MAX)
 		H.now += dt;
@@ -875,7 +850,7 @@ static void op_connect_done(void)
 	static const int errs[] = { 0, ECONNREFUSED, ETIMEDOUT, EHOSTUNREACH,
 				    ENETUNREACH, ECONNRESET };
 	struct tcp_flow *f = pick_flow(true);
-	int err = errs[u8() % ARRAY_SIZE(errs)];
+	int err = errs[fz_u8() % ARRAY_SIZE(errs)];
 	struct hsock *hs;
 
 	if (!f)
@@ -895,7 +870,7 @@ static void op_connect_done(void)
 /* a published port accepts a connection */
 static void op_accept(void)
 {
-	unsigned t = u8() % NTUPLES;
+	unsigned t = fz_u8() % NTUPLES;
 	struct tcp_flow *f;
 	int32_t fd = fd_alloc(UINT32_MAX);
 	uint8_t ra[16];
@@ -919,7 +894,7 @@ static void op_accept(void)
 static void op_host_data(void)
 {
 	struct tcp_flow *f = pick_flow(true);
-	uint32_t n = u16();
+	uint32_t n = fz_u16();
 	struct hsock *hs;
 
 	if (!f)
@@ -934,7 +909,7 @@ static void op_host_data(void)
 static void op_tx(void)
 {
 	struct tcp_flow *f = pick_flow(true);
-	uint16_t lim = u16();
+	uint16_t lim = fz_u16();
 
 	if (!f || fd_get(f->sock)->connecting)
 		return;
@@ -967,8 +942,8 @@ static void op_sock_error(void)
 static void op_space(void)
 {
 	struct tcp_flow *f = pick_flow(true);
-	uint16_t v = u16();
-	uint8_t sh = u8() & 7;
+	uint16_t v = fz_u16();
+	uint8_t sh = fz_u8() & 7;
 
 	if (!f)
 		return;
@@ -1080,7 +1055,7 @@ static void setup(void)
 	static const uint32_t infl_tab[4] = { 0, 4096, 65536, 1 };
 	static const uint64_t rto_tab[4] = { 0, MS, 1, SEC };
 	static const uint32_t ack_tab[4] = { 0, 2, 1, 3 };
-	uint8_t b0 = u8(), b1 = u8(), b2 = u8();
+	uint8_t b0 = fz_u8(), b1 = fz_u8(), b2 = fz_u8();
 	struct core_conf cc = { 0 };
 	unsigned i;
 
@@ -1118,13 +1093,9 @@ static void setup(void)
 		memcpy(cc.gw6_ll, gw6_ll, 16);
 	}
 
-	memset(core_mem, 0, sizeof(core_mem));
-	FZ_CHECK(core_mem_size(&cc) <= sizeof(core_mem));
-	FZ_CHECK(core_init(&H.c, &cc, core_mem, H.ctr, key) == 0);
-	H.fx.slots = slots;
-	H.fx.slot_size = cc.vnet_hdr_len + ETH_HLEN + cc.mtu;
-	H.fx.nslots = slots_tab[b1 & 3];
-	H.fx.frame_len = H.frame_len;
+	fz_core_init(&H.c, &cc, core_mem, sizeof(core_mem), H.ctr, key);
+	fz_fx_init(&H.fx, slots, cc.vnet_hdr_len + ETH_HLEN + cc.mtu,
+		   slots_tab[b1 & 3], H.frame_len);
 	H.low_water = lw_tab[(b1 >> 2) & 3];
 	if (H.low_water != NO_FLUSH && H.low_water + 1 >= H.fx.nslots)
 		H.low_water = H.fx.nslots / 2;
@@ -1180,16 +1151,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned ops = 0;
 
-	if (!slots) {
-		slots = malloc((size_t)NSLOTS_CAP * SLOT_CAP);
-		if (!slots)
-			abort();
-	}
-	in_p = data;
-	in_n = size;
+	if (!slots)
+		slots = fz_alloc((size_t)NSLOTS_CAP * SLOT_CAP);
+	fz_in_set(data, size);
 	setup();
-	while (in_n && ops++ < MAX_OPS) {
-		unsigned op = u8() % 16;
+	while (fz_in_left() && ops++ < MAX_OPS) {
+		unsigned op = fz_u8() % 16;
 
 		trace_op(op);
 		switch (op) {

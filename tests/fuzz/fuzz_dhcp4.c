@@ -38,7 +38,6 @@
 #define NSLOTS 2
 #define SLOT_SIZE (VNET_LEN + ETH_HLEN + MTU)
 #define MAX_FLOWS 4
-#define CANARY 0xa5
 #define HDRS (VNET_LEN + ETH_HLEN + IP4_HLEN + UDP_HLEN)
 #define MAX_PAYLOAD (65535 - IP4_HLEN - UDP_HLEN)
 
@@ -146,22 +145,6 @@ static size_t build_frame(const struct core *c, const uint8_t *data,
 	wr16(uh + 6, 0); /* no checksum: allowed over IPv4 */
 	memcpy(uh + UDP_HLEN, data, len);
 	return vl + ETH_HLEN + IP4_HLEN + UDP_HLEN + len;
-}
-
-/**
- * check_slot_tails() - nothing was written past the end of a queued frame
- */
-static void check_slot_tails(void)
-{
-	unsigned i;
-
-	for (i = 0; i < fx.nframes; i++) {
-		const uint8_t *s = slots + (size_t)i * SLOT_SIZE;
-		size_t j;
-
-		for (j = frame_len[i]; j < SLOT_SIZE; j++)
-			FZ_CHECK(s[j] == CANARY);
-	}
 }
 
 /**
@@ -312,16 +295,8 @@ static void run(const struct core_conf *conf, const uint8_t *data,
 	struct pkt_view v = { 0 };
 	uint64_t in;
 
-	FZ_CHECK(core_mem_size(conf) <= sizeof(core_mem));
-	memset(core_mem, 0, sizeof(core_mem));
-	memset(ctr, 0, sizeof(ctr));
-	FZ_CHECK(core_init(&core, conf, core_mem, ctr, key) == 0);
-	memset(slots, CANARY, (size_t)NSLOTS * SLOT_SIZE);
-	memset(&fx, 0, sizeof(fx));
-	fx.slots = slots;
-	fx.slot_size = SLOT_SIZE;
-	fx.nslots = NSLOTS;
-	fx.frame_len = frame_len;
+	fz_core_init(&core, conf, core_mem, sizeof(core_mem), ctr, key);
+	fz_fx_init(&fx, slots, SLOT_SIZE, NSLOTS, frame_len);
 
 	v.p = frame;
 	v.len = build_frame(&core, data, size);
@@ -344,7 +319,7 @@ static void run(const struct core_conf *conf, const uint8_t *data,
 					 CTR_DHCP4_NAK] == 1);
 		FZ_CHECK(type != 2 || ctr[CTR_DHCP4_DISCOVER] == 1);
 	}
-	check_slot_tails();
+	fz_check_slot_tails(&fx);
 }
 
 /**
@@ -357,10 +332,8 @@ static void run(const struct core_conf *conf, const uint8_t *data,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!slots) {
-		slots = malloc((size_t)NSLOTS * SLOT_SIZE);
-		frame = malloc(HDRS + MAX_PAYLOAD);
-		if (!slots || !frame)
-			abort();
+		slots = fz_alloc((size_t)NSLOTS * SLOT_SIZE);
+		frame = fz_alloc(HDRS + MAX_PAYLOAD);
 		conf_plain_init();
 	}
 	if (size > MAX_PAYLOAD)

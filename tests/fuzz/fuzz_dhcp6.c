@@ -43,7 +43,6 @@
 #define NSLOTS 2
 #define SLOT_SIZE (VNET_LEN + ETH_HLEN + MTU)
 #define MAX_FLOWS 4
-#define CANARY 0xa5
 #define HDRS (VNET_LEN + ETH_HLEN + IP6_HLEN + UDP_HLEN)
 #define MAX_PAYLOAD (MTU - IP6_HLEN - UDP_HLEN)
 #define REPLY_MAX 1232
@@ -177,22 +176,6 @@ static size_t build_frame(const struct core *c, uint8_t sel,
 	sum = csum_pseudo6(*src, *dst, IPPROTO_UDP_, (uint32_t)l4);
 	wr16(uh + 6, (uint16_t)~csum_fold(csum_partial(uh, l4, sum)));
 	return vl + ETH_HLEN + IP6_HLEN + l4;
-}
-
-/**
- * check_slot_tails() - nothing was written past the end of a queued frame
- */
-static void check_slot_tails(void)
-{
-	unsigned i;
-
-	for (i = 0; i < fx.nframes; i++) {
-		const uint8_t *s = slots + (size_t)i * SLOT_SIZE;
-		size_t j;
-
-		for (j = frame_len[i]; j < SLOT_SIZE; j++)
-			FZ_CHECK(s[j] == CANARY);
-	}
 }
 
 /**
@@ -388,16 +371,8 @@ static void run(const struct core_conf *conf, uint8_t sel, const uint8_t *data,
 	struct pkt_view v = { 0 };
 	uint64_t in;
 
-	FZ_CHECK(core_mem_size(conf) <= sizeof(core_mem));
-	memset(core_mem, 0, sizeof(core_mem));
-	memset(ctr, 0, sizeof(ctr));
-	FZ_CHECK(core_init(&core, conf, core_mem, ctr, key) == 0);
-	memset(slots, CANARY, (size_t)NSLOTS * SLOT_SIZE);
-	memset(&fx, 0, sizeof(fx));
-	fx.slots = slots;
-	fx.slot_size = SLOT_SIZE;
-	fx.nslots = NSLOTS;
-	fx.frame_len = frame_len;
+	fz_core_init(&core, conf, core_mem, sizeof(core_mem), ctr, key);
+	fz_fx_init(&fx, slots, SLOT_SIZE, NSLOTS, frame_len);
 
 	v.p = frame;
 	v.len = build_frame(&core, sel, data, size, &src, &dst);
@@ -420,7 +395,7 @@ static void run(const struct core_conf *conf, uint8_t sel, const uint8_t *data,
 		FZ_CHECK(ctr[type == 2 ? CTR_DHCP6_ADVERTISE :
 					 CTR_DHCP6_REPLIES] == 1);
 	}
-	check_slot_tails();
+	fz_check_slot_tails(&fx);
 }
 
 /**
@@ -436,10 +411,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t sel;
 
 	if (!slots) {
-		slots = malloc((size_t)NSLOTS * SLOT_SIZE);
-		frame = malloc(HDRS + MAX_PAYLOAD);
-		if (!slots || !frame)
-			abort();
+		slots = fz_alloc((size_t)NSLOTS * SLOT_SIZE);
+		frame = fz_alloc(HDRS + MAX_PAYLOAD);
 		conf_plain_init();
 	}
 	if (!size)
@@ -451,10 +424,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size = MAX_PAYLOAD;
 	/* an exactly sized copy of the payload: the checks read the request
 	 * from it, and ASan sees any read past its end */
-	payload = malloc(size ? size : 1);
-	if (!payload)
-		abort();
-	memcpy(payload, data, size);
+	payload = fz_dup(data, size);
 	run(&conf_tap, sel, payload, size);
 	run(&conf_plain, sel, payload, size);
 	free(payload);

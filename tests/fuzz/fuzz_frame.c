@@ -31,7 +31,6 @@
 #define SLOT_SIZE (VNET_LEN + ETH_HLEN + MTU)
 #define MAX_FLOWS 16
 #define MAX_UDP_FLOWS 4
-#define CANARY 0xa5
 #define PFX6 0xfd, 0x00, 0x05, 0xee, 0x00, 0x0d, 0x00, 0x00
 
 static _Alignas(64) uint8_t core_mem[16384];
@@ -67,22 +66,6 @@ static const uint8_t *in_data;
 static size_t in_size;
 
 static const uint8_t key[16] = "slipway-fuzz-key";
-
-/**
- * check_slot_tails() - nothing was written past the end of a queued frame
- */
-static void check_slot_tails(void)
-{
-	unsigned i;
-
-	for (i = 0; i < fx.nframes; i++) {
-		const uint8_t *s = slots + (size_t)i * SLOT_SIZE;
-		size_t j;
-
-		for (j = frame_len[i]; j < SLOT_SIZE; j++)
-			FZ_CHECK(s[j] == CANARY);
-	}
-}
 
 /**
  * check_intents() - a fresh core can only open flows and forward queries
@@ -139,21 +122,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		v.p = copy;
 	}
 
-	if (!slots) {
-		slots = malloc((size_t)NSLOTS * SLOT_SIZE);
-		if (!slots)
-			abort();
-	}
-	FZ_CHECK(core_mem_size(&conf) <= sizeof(core_mem));
-	memset(core_mem, 0, sizeof(core_mem));
-	memset(ctr, 0, sizeof(ctr));
-	FZ_CHECK(core_init(&core, &conf, core_mem, ctr, key) == 0);
-	memset(slots, CANARY, (size_t)NSLOTS * SLOT_SIZE);
-	memset(&fx, 0, sizeof(fx));
-	fx.slots = slots;
-	fx.slot_size = SLOT_SIZE;
-	fx.nslots = NSLOTS;
-	fx.frame_len = frame_len;
+	if (!slots)
+		slots = fz_alloc((size_t)NSLOTS * SLOT_SIZE);
+	fz_core_init(&core, &conf, core_mem, sizeof(core_mem), ctr, key);
+	fz_fx_init(&fx, slots, SLOT_SIZE, NSLOTS, frame_len);
 	in_data = data;
 	in_size = size;
 
@@ -166,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	core_flush(&core, 1000000000ULL, &fx);
 	fz_check_frames(&core, &fx, before);
 	FZ_CHECK(fx.nintents == 0);
-	check_slot_tails();
+	fz_check_slot_tails(&fx);
 
 	for (i = 0; i < MAX_FLOWS; i++)
 		if (core.flows[i].state != TCPS_FREE)

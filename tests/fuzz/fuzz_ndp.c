@@ -30,7 +30,6 @@
 #define NSLOTS 2
 #define SLOT_SIZE (VNET_LEN + ETH_HLEN + MTU)
 #define MAX_FLOWS 16
-#define CANARY 0xa5
 
 static _Alignas(64) uint8_t core_mem[16384];
 static uint64_t ctr[CTR_NUM];
@@ -131,7 +130,7 @@ static void check_frame6(unsigned i)
 		FZ_CHECK(0);
 	}
 	for (k = len; k < SLOT_SIZE; k++)
-		FZ_CHECK(s[k] == CANARY);
+		FZ_CHECK(s[k] == FZ_CANARY);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -140,31 +139,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned i;
 	uint8_t *in;
 
-	if (!slots) {
-		slots = malloc((size_t)NSLOTS * SLOT_SIZE);
-		if (!slots)
-			abort();
-	}
+	if (!slots)
+		slots = fz_alloc((size_t)NSLOTS * SLOT_SIZE);
 	/* an exactly sized copy: ASan sees any read past the frame */
-	in = malloc(size ? size : 1);
-	if (!in)
-		abort();
-	memcpy(in, data, size);
+	in = fz_dup(data, size);
 	v.p = in;
 	v.len = size;
 	if (size >= VNET_LEN + ETH_HLEN)
 		wr16(in + VNET_LEN + 12, ETHERTYPE_IP6);
 
-	FZ_CHECK(core_mem_size(&conf) <= sizeof(core_mem));
-	memset(core_mem, 0, sizeof(core_mem));
-	memset(ctr, 0, sizeof(ctr));
-	FZ_CHECK(core_init(&core, &conf, core_mem, ctr, key) == 0);
-	memset(slots, CANARY, (size_t)NSLOTS * SLOT_SIZE);
-	memset(&fx, 0, sizeof(fx));
-	fx.slots = slots;
-	fx.slot_size = SLOT_SIZE;
-	fx.nslots = NSLOTS;
-	fx.frame_len = frame_len;
+	fz_core_init(&core, &conf, core_mem, sizeof(core_mem), ctr, key);
+	fz_fx_init(&fx, slots, SLOT_SIZE, NSLOTS, frame_len);
 
 	core_input(&core, v, 1000000000ULL, &fx);
 	core_flush(&core, 1000000000ULL, &fx);

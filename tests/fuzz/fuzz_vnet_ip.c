@@ -56,31 +56,6 @@ static const uint8_t key[16] = "slipway-fuzz-key";
 #define GUEST4 0x0f02000aU /* 10.0.2.15 (network order in memory) */
 #define GW4 0x0202000aU	   /* 10.0.2.2 */
 
-static const uint8_t *in_p;
-static size_t in_n;
-
-static uint8_t u8(void)
-{
-	if (!in_n)
-		return 0;
-	in_n--;
-	return *in_p++;
-}
-
-static uint16_t u16(void)
-{
-	uint16_t v = u8();
-
-	return (uint16_t)(v | (u8() << 8));
-}
-
-static uint32_t u32(void)
-{
-	uint32_t v = u16();
-
-	return v | ((uint32_t)u16() << 16);
-}
-
 static void flush_frames(void)
 {
 	fx.nframes = 0;
@@ -120,7 +95,7 @@ static void drain(const uint8_t *frame, size_t flen)
 			continue;
 		switch (it.type) {
 		case FX_SOCK_CONNECT:
-			switch (u8() % 5) {
+			switch (fz_u8() % 5) {
 			case 1:
 				f->sock = 100 + (int32_t)it.flow;
 				tcp_on_sock_connected(&core, f, ECONNREFUSED,
@@ -173,7 +148,7 @@ static uint32_t pick_dst(uint8_t sel)
 
 	if (sel < 0xf0)
 		return tab[sel % ARRAY_SIZE(tab)];
-	return u32();
+	return fz_u32();
 }
 
 /**
@@ -184,23 +159,23 @@ static uint32_t pick_dst(uint8_t sel)
  */
 static size_t tcp_options(uint8_t *p)
 {
-	unsigned n = u8() % 7, i;
+	unsigned n = fz_u8() % 7, i;
 	size_t len = 0;
 
 	for (i = 0; i < n && len < 36; i++) {
-		uint8_t k = u8();
+		uint8_t k = fz_u8();
 
 		switch (k % 10) {
 		case 0: /* MSS */
 			p[len++] = 2;
 			p[len++] = 4;
-			wr16(p + len, u16());
+			wr16(p + len, fz_u16());
 			len += 2;
 			break;
 		case 1: /* window scale */
 			p[len++] = 3;
 			p[len++] = 3;
-			p[len++] = u8();
+			p[len++] = fz_u8();
 			break;
 		case 2:
 			p[len++] = 1;
@@ -215,7 +190,7 @@ static size_t tcp_options(uint8_t *p)
 		case 5: /* timestamps, maybe cut short */
 			p[len++] = 8;
 			p[len++] = 10;
-			wr32(p + len, u32());
+			wr32(p + len, fz_u32());
 			len += 4;
 			if (len + 4 <= 40) {
 				wr32(p + len, 0);
@@ -235,7 +210,7 @@ static size_t tcp_options(uint8_t *p)
 			p[len++] = (uint8_t)(3 + (k >> 4) % 4);
 			break;
 		default:
-			p[len++] = u8();
+			p[len++] = fz_u8();
 		}
 	}
 	while (len % 4)
@@ -257,13 +232,13 @@ static size_t build_tcp(uint8_t *p, size_t room, uint32_t daddr)
 		TH_SYN, TH_ACK, TH_ACK | TH_PSH, TH_FIN | TH_ACK,
 		TH_RST, TH_SYN | TH_ACK, TH_RST | TH_ACK, 0,
 	};
-	uint8_t ps = u8(), fs = u8(), ss = u8(), dm = u8();
+	uint8_t ps = fz_u8(), fs = fz_u8(), ss = fz_u8(), dm = fz_u8();
 	uint16_t sport, dport, plen;
 	struct tcp_flow *f;
 	size_t optlen, i;
 	uint32_t seq, ack;
 
-	sport = (ps & 3) == 3 ? u16() : (uint16_t)(40000 + (ps & 3));
+	sport = (ps & 3) == 3 ? fz_u16() : (uint16_t)(40000 + (ps & 3));
 	switch ((ps >> 2) & 3) {
 	case 0:
 		dport = 80;
@@ -275,7 +250,7 @@ static size_t build_tcp(uint8_t *p, size_t room, uint32_t daddr)
 		dport = 0;
 		break;
 	default:
-		dport = u16();
+		dport = fz_u16();
 	}
 	if (ps & 0x10)
 		sport = 0;
@@ -287,26 +262,26 @@ static size_t build_tcp(uint8_t *p, size_t room, uint32_t daddr)
 		f = flow_lookup(&core, ga, sport, da, dport);
 	}
 	/* seq/ack: the flow's expected values unless the input says */
-	seq = (ss & 1) || !f ? u32() : f->rcv_nxt;
-	ack = (ss & 2) || !f ? u32() : f->snd_nxt;
+	seq = (ss & 1) || !f ? fz_u32() : f->rcv_nxt;
+	ack = (ss & 2) || !f ? fz_u32() : f->snd_nxt;
 	if (f && (ss & 4))
 		ack = f->snd_una;
 	if (f && (ss & 8))
-		seq += (uint32_t)(int8_t)u8();
+		seq += (uint32_t)(int8_t)fz_u8();
 
 	wr16(p, sport);
 	wr16(p + 2, dport);
 	wr32(p + 4, seq);
 	wr32(p + 8, ack);
 	p[13] = fs < 0xc0 ? flag_tab[fs % 8] : (fs & 0x3f);
-	wr16(p + 14, u16());
+	wr16(p + 14, fz_u16());
 	p[16] = p[17] = 0;
-	wr16(p + 18, (ss & 0x10) ? u16() : 0);
+	wr16(p + 18, (ss & 0x10) ? fz_u16() : 0);
 	optlen = (ss & 0x20) ? tcp_options(p + TCP_HLEN) : 0;
 	p[12] = (uint8_t)(((TCP_HLEN + optlen) / 4) << 4);
 	if (dm & 1) /* data offset wrong on purpose */
 		p[12] = (uint8_t)(dm & 0xf0);
-	plen = (ss & 0x40) ? u16() : u8();
+	plen = (ss & 0x40) ? fz_u16() : fz_u8();
 	if (!(ss & 0x80))
 		plen %= 64;
 	plen = (uint16_t)MIN(plen, room - TCP_HLEN - optlen);
@@ -325,17 +300,17 @@ static size_t build_tcp(uint8_t *p, size_t room, uint32_t daddr)
 static size_t build_icmp(uint8_t *p, size_t room)
 {
 	static const uint8_t type_tab[4] = { 8, 0, 3, 13 };
-	uint8_t ts = u8();
-	uint16_t plen = (ts & 0x80) ? u16() : u8() % 64;
+	uint8_t ts = fz_u8();
+	uint16_t plen = (ts & 0x80) ? fz_u16() : fz_u8() % 64;
 	size_t len, i;
 
-	p[0] = (ts & 0x40) ? u8() : type_tab[ts & 3];
-	p[1] = (ts & 0x20) ? u8() : 0;
+	p[0] = (ts & 0x40) ? fz_u8() : type_tab[ts & 3];
+	p[1] = (ts & 0x20) ? fz_u8() : 0;
 	p[2] = p[3] = 0;
-	wr32(p + 4, u32());
+	wr32(p + 4, fz_u32());
 	len = MIN((size_t)8 + plen, room);
 	if (ts & 0x10)
-		len = u8() % 8; /* too short */
+		len = fz_u8() % 8; /* too short */
 	for (i = 8; i < len; i++)
 		p[i] = (uint8_t)i;
 	if (len >= 8)
@@ -354,13 +329,13 @@ static size_t build_icmp(uint8_t *p, size_t room)
  */
 static size_t build_ip4(uint8_t *p, size_t room, unsigned kind, bool mut)
 {
-	uint8_t m = mut ? u8() : 0, ds = u8();
+	uint8_t m = mut ? fz_u8() : 0, ds = fz_u8();
 	uint32_t saddr = GUEST4, daddr = pick_dst(ds);
 	size_t ihl = IP4_HLEN + (size_t)(m & 7) * 4, l4len, tot, i;
 
 	p[0] = (uint8_t)(0x40 | (ihl / 4));
 	p[1] = 0;
-	wr16(p + 4, u16());
+	wr16(p + 4, fz_u16());
 	switch ((m >> 5) & 3) {
 	case 0:
 		wr16(p + 6, 0x4000);
@@ -372,11 +347,11 @@ static size_t build_ip4(uint8_t *p, size_t room, unsigned kind, bool mut)
 		wr16(p + 6, 0x2000); /* MF */
 		break;
 	default:
-		wr16(p + 6, u16());
+		wr16(p + 6, fz_u16());
 	}
 	p[8] = 64;
 	if (ds & 0x80 && mut)
-		saddr = u32();
+		saddr = fz_u32();
 	memcpy(p + 12, &saddr, 4);
 	memcpy(p + 16, &daddr, 4);
 	for (i = IP4_HLEN; i < ihl; i++)
@@ -391,8 +366,8 @@ static size_t build_ip4(uint8_t *p, size_t room, unsigned kind, bool mut)
 		l4len = build_icmp(p + ihl, room - ihl);
 		break;
 	default:
-		p[9] = u8();
-		l4len = u8();
+		p[9] = fz_u8();
+		l4len = fz_u8();
 		memset(p + ihl, 0, l4len);
 	}
 	tot = ihl + l4len;
@@ -401,16 +376,16 @@ static size_t build_ip4(uint8_t *p, size_t room, unsigned kind, bool mut)
 		wr16(p + 2, (uint16_t)tot);
 		break;
 	case 1:
-		wr16(p + 2, (uint16_t)(tot - u8()));
+		wr16(p + 2, (uint16_t)(tot - fz_u8()));
 		break;
 	case 2:
-		wr16(p + 2, (uint16_t)(tot + u8()));
+		wr16(p + 2, (uint16_t)(tot + fz_u8()));
 		break;
 	default:
-		wr16(p + 2, u16());
+		wr16(p + 2, fz_u16());
 	}
 	if (m & 0x80)
-		p[0] = u8();
+		p[0] = fz_u8();
 	p[10] = p[11] = 0;
 	wr16(p + 10, (uint16_t)~csum_fold(csum_partial(p, IP4_HLEN, 0)));
 	return tot;
@@ -424,13 +399,13 @@ static size_t build_ip4(uint8_t *p, size_t room, unsigned kind, bool mut)
  */
 static size_t build_arp(uint8_t *p)
 {
-	uint8_t s = u8();
+	uint8_t s = fz_u8();
 	uint32_t spa = GUEST4, tpa;
 
-	wr16(p, (s & 1) ? u16() : 1);
-	wr16(p + 2, (s & 2) ? u16() : ETHERTYPE_IP4);
-	p[4] = (s & 4) ? u8() : 6;
-	p[5] = (s & 4) ? u8() : 4;
+	wr16(p, (s & 1) ? fz_u16() : 1);
+	wr16(p + 2, (s & 2) ? fz_u16() : ETHERTYPE_IP4);
+	p[4] = (s & 4) ? fz_u8() : 6;
+	p[5] = (s & 4) ? fz_u8() : 4;
 	switch ((s >> 3) & 3) {
 	case 0:
 		wr16(p + 6, 1);
@@ -442,7 +417,7 @@ static size_t build_arp(uint8_t *p)
 		wr16(p + 6, 3);
 		break;
 	default:
-		wr16(p + 6, u16());
+		wr16(p + 6, fz_u16());
 	}
 	memcpy(p + 8, guest_mac, 6);
 	memcpy(p + 14, &spa, 4);
@@ -458,11 +433,11 @@ static size_t build_arp(uint8_t *p)
 		tpa = spa; /* gratuitous */
 		break;
 	default:
-		tpa = u32();
+		tpa = fz_u32();
 	}
 	memcpy(p + 24, &tpa, 4);
 	if (s & 0x20)
-		return u8() % 28; /* cut short */
+		return fz_u8() % 28; /* cut short */
 	return 28;
 }
 
@@ -470,7 +445,7 @@ static size_t build_arp(uint8_t *p)
 static void one_frame(void)
 {
 	static const uint8_t gso_tab[8] = { 0, 1, 3, 4, 0x81, 2, 5, 0xff };
-	uint8_t ctl = u8(), *eth, *b;
+	uint8_t ctl = fz_u8(), *eth, *b;
 	size_t hl = core.conf.vnet_hdr_len, len, l3len = 0;
 	unsigned kind = ctl & 3, sub = (ctl >> 2) & 3;
 	struct pkt_view v = { 0 };
@@ -481,7 +456,7 @@ static void one_frame(void)
 		uint64_t next;
 		unsigned k;
 
-		now += (uint64_t)u16() * 1000000ULL;
+		now += (uint64_t)fz_u16() * 1000000ULL;
 		for (k = 0;; k++) {
 			FZ_CHECK(k < 1000);
 			next = core_timer(&core, now, &fx);
@@ -495,18 +470,18 @@ static void one_frame(void)
 
 	memset(fb, 0, hl);
 	if (hl && (ctl & 0x10)) {
-		fb[0] = u8();
-		fb[1] = gso_tab[u8() % 8];
-		wr16(fb + 2, u16());
-		wr16(fb + 4, u16());
-		wr16(fb + 6, u16());
-		wr16(fb + 8, u16());
+		fb[0] = fz_u8();
+		fb[1] = gso_tab[fz_u8() % 8];
+		wr16(fb + 2, fz_u16());
+		wr16(fb + 4, fz_u16());
+		wr16(fb + 6, fz_u16());
+		wr16(fb + 8, fz_u16());
 	}
 	eth = fb + hl;
 	memcpy(eth, our_mac, 6);
 	memcpy(eth + 6, guest_mac, 6);
 	if (ctl & 0x20) {
-		uint8_t ds = u8();
+		uint8_t ds = fz_u8();
 		static const uint8_t bcast[6] = { 0xff, 0xff, 0xff,
 						  0xff, 0xff, 0xff };
 		static const uint8_t mcast[6] = { 0x33, 0x33, 0, 0, 0, 1 };
@@ -521,7 +496,7 @@ static void one_frame(void)
 			break;
 		case 3:
 			for (i = 0; i < 6; i++)
-				eth[i] = u8();
+				eth[i] = fz_u8();
 			break;
 		default:
 			break;
@@ -529,7 +504,7 @@ static void one_frame(void)
 		switch ((ds >> 2) & 3) {
 		case 1:
 			for (i = 6; i < 12; i++)
-				eth[i] = u8();
+				eth[i] = fz_u8();
 			break;
 		case 2:
 			eth[6] |= 1; /* multicast source: not learned */
@@ -560,30 +535,27 @@ static void one_frame(void)
 					  ctl & 0x40);
 		} else if (sub == 1) {
 			type = ETHERTYPE_IP6;
-			l3len = u8();
+			l3len = fz_u8();
 			memset(eth + ETH_HLEN, 0x60, l3len);
 		} else {
-			type = u16();
-			l3len = u8();
+			type = fz_u16();
+			l3len = fz_u8();
 			memset(eth + ETH_HLEN, 0, l3len);
 		}
 	}
 	wr16(eth + 12, type);
 	len = hl + ETH_HLEN + l3len;
 	if (ctl & 0x80) {
-		size_t pad = u8() % 64;
+		size_t pad = fz_u8() % 64;
 
 		memset(fb + len, 0, pad); /* Ethernet padding */
 		len += pad;
 	}
 	if (ctl & 0x80 && ctl & 0x08)
-		len = MIN(len, (size_t)u8()); /* truncated on the way */
+		len = MIN(len, (size_t)fz_u8()); /* truncated on the way */
 
 	/* exact-size copy: reads past the frame are caught */
-	b = malloc(len ? len : 1);
-	if (!b)
-		abort();
-	memcpy(b, fb, len);
+	b = fz_dup(fb, len);
 	v.p = b;
 	v.len = len;
 	core_input(&core, v, now, &fx);
@@ -600,14 +572,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned nf = 0;
 	uint8_t b0;
 
-	if (!slots) {
-		slots = malloc((size_t)NSLOTS * SLOT_CAP);
-		if (!slots)
-			abort();
-	}
-	in_p = data;
-	in_n = size;
-	b0 = u8();
+	if (!slots)
+		slots = fz_alloc((size_t)NSLOTS * SLOT_CAP);
+	fz_in_set(data, size);
+	b0 = fz_u8();
 	memcpy(cc.our_mac, our_mac, 6);
 	memcpy(cc.guest_mac, guest_mac, 6);
 	cc.guest4_be = GUEST4;
@@ -619,19 +587,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cc.mtu = mtu_tab[(b0 >> 4) & 3];
 	cc.ws_shift = 7;
 	cc.max_flows = MAX_FLOWS;
-	memset(core_mem, 0, sizeof(core_mem));
-	memset(ctr, 0, sizeof(ctr));
-	FZ_CHECK(core_mem_size(&cc) <= sizeof(core_mem));
-	FZ_CHECK(core_init(&core, &cc, core_mem, ctr, key) == 0);
-	memset(&fx, 0, sizeof(fx));
-	fx.slots = slots;
-	fx.slot_size = cc.vnet_hdr_len + ETH_HLEN + cc.mtu;
-	fx.nslots = NSLOTS;
-	fx.frame_len = frame_len;
+	fz_core_init(&core, &cc, core_mem, sizeof(core_mem), ctr, key);
+	fz_fx_init(&fx, slots, cc.vnet_hdr_len + ETH_HLEN + cc.mtu, NSLOTS,
+		   frame_len);
 	checked = 0;
 	now = 1000 * SEC;
 
-	while (in_n && nf++ < MAX_FRAMES)
+	while (fz_in_left() && nf++ < MAX_FRAMES)
 		one_frame();
 	core_flush(&core, now, &fx);
 	fz_check_frames(&core, &fx, checked);

@@ -298,6 +298,29 @@ sw_stats() {
 	wait_for "counters" 10 "[ -s $T/stats.json ]"
 }
 
+# host_server PORT READY ARGS...: a swverify server for one connection on
+# the host's 127.0.0.1:PORT, with ARGS (--mode, --bytes), in the background;
+# returns once it listens (it creates the file READY); its pid in LASTPID
+host_server() {
+	local port=$1 ready=$2
+	shift 2
+	bg "$SWVERIFY" server --listen "127.0.0.1:$port" "$@" --once \
+		--ready-file "$ready"
+	wait_for "host server on $port" 10 "[ -e $ready ]"
+}
+
+# guest_client ADDR:PORT ARGS...: a swverify client in the guest namespace
+# connecting to ADDR:PORT, with ARGS, in the background and its output
+# dropped; its pid (swverify's own: ip netns exec execs it) in LASTPID
+guest_client() {
+	local to=$1
+	shift
+	ip netns exec "$NS" "$SWVERIFY" client --connect "$to" "$@" \
+		>/dev/null 2>&1 &
+	PIDS+=($!)
+	LASTPID=$!
+}
+
 # xfer_guest_send ADDR SIZE: the guest sends SIZE bytes to a server on the
 # host's 127.0.0.1 (ADDR from the guest, e.g. 10.0.2.2), which verifies them;
 # XFER_PORT is the server's port
@@ -305,9 +328,7 @@ xfer_guest_send() {
 	local p
 	p=$(free_port)
 	XFER_PORT=$p
-	bg "$SWVERIFY" server --listen "127.0.0.1:$p" --mode recv --bytes "$2" --once \
-		--ready-file "$T/xr$p"
-	wait_for "host server" 10 "[ -e $T/xr$p ]"
+	host_server "$p" "$T/xr$p" --mode recv --bytes "$2"
 	g "$SWVERIFY" client --connect "$1:$p" --mode send --bytes "$2" \
 		--timeout 120 >"$T/xc$p.json" || fail "guest->host send: $(cat "$T/xc$p.json")"
 	wait "$LASTPID" || fail "host server did not verify guest->host bytes"
@@ -320,9 +341,7 @@ xfer_guest_recv() {
 	local p
 	p=$(free_port)
 	XFER_PORT=$p
-	bg "$SWVERIFY" server --listen "127.0.0.1:$p" --mode send --bytes "$2" --once \
-		--ready-file "$T/xr$p"
-	wait_for "host server" 10 "[ -e $T/xr$p ]"
+	host_server "$p" "$T/xr$p" --mode send --bytes "$2"
 	g "$SWVERIFY" client --connect "$1:$p" --mode recv --bytes "$2" \
 		--timeout 120 >"$T/xc$p.json" || fail "host->guest recv: $(cat "$T/xc$p.json")"
 	wait "$LASTPID" || fail "host sender failed"

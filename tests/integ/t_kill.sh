@@ -35,10 +35,8 @@ c.close()
 
 	# 2. host sender killed mid-transfer: the guest sees a short stream
 	p=$(free_port)
-	bg "$SWVERIFY" server --listen "127.0.0.1:$p" --mode send --bytes 4G --once \
-		--ready-file "$T/s$r"
+	host_server "$p" "$T/s$r" --mode send --bytes 4G
 	spid=$LASTPID
-	wait_for "host sender" 10 "[ -e $T/s$r ]"
 	g timeout 30 "$SWVERIFY" client --connect "10.0.2.2:$p" --mode recv \
 		--bytes 4G --timeout 25 >"$T/k2" 2>"$T/k2.err" &
 	cpid=$!
@@ -50,14 +48,10 @@ c.close()
 
 	# 3. guest receiver killed mid-transfer: the host sender sees a reset
 	p=$(free_port)
-	bg "$SWVERIFY" server --listen "127.0.0.1:$p" --mode send --bytes 4G --once \
-		--ready-file "$T/g$r"
+	host_server "$p" "$T/g$r" --mode send --bytes 4G
 	spid=$LASTPID
-	wait_for "host sender" 10 "[ -e $T/g$r ]"
-	ip netns exec "$NS" "$SWVERIFY" client --connect "10.0.2.2:$p" --mode recv \
-		--bytes 4G --timeout 25 >/dev/null 2>&1 &
-	cpid=$!
-	PIDS+=($cpid)
+	guest_client "10.0.2.2:$p" --mode recv --bytes 4G --timeout 25
+	cpid=$LASTPID
 	sleep 0.3
 	kill -KILL "$cpid"
 	wait "$spid" && fail "host sender succeeded although the guest died"

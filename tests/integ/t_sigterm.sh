@@ -8,20 +8,12 @@ require_root
 start_slipway
 p1=$(free_port)
 p2=$(free_port)
-bg "$SWVERIFY" server --listen "127.0.0.1:$p1" --mode recv --once --ready-file "$T/r1"
+host_server "$p1" "$T/r1" --mode recv
 s1=$LASTPID
-bg "$SWVERIFY" server --listen "127.0.0.1:$p2" --mode send --bytes 100G --once \
-	--ready-file "$T/r2"
+host_server "$p2" "$T/r2" --mode send --bytes 100G
 s2=$LASTPID
-wait_for "servers" 10 "[ -e $T/r1 ] && [ -e $T/r2 ]"
-ip netns exec "$NS" "$SWVERIFY" client --connect "10.0.2.2:$p1" --mode send \
-	--bytes 100G --timeout 30 >/dev/null 2>&1 &
-c1=$!
-PIDS+=($c1)
-ip netns exec "$NS" "$SWVERIFY" client --connect "10.0.2.2:$p2" --mode recv \
-	--bytes 100G --timeout 30 >/dev/null 2>&1 &
-c2=$!
-PIDS+=($c2)
+guest_client "10.0.2.2:$p1" --mode send --bytes 100G --timeout 30
+guest_client "10.0.2.2:$p2" --mode recv --bytes 100G --timeout 30
 sleep 1
 kill -TERM "$SW_PID"
 t0=$(date +%s%N)

@@ -9,19 +9,12 @@ require_root
 start_slipway
 p1=$(free_port)
 p2=$(free_port)
-bg "$SWVERIFY" server --listen "127.0.0.1:$p1" --mode recv --bytes 64G --once \
-	--ready-file "$T/r1"
+host_server "$p1" "$T/r1" --mode recv --bytes 64G
 s1=$LASTPID
-bg "$SWVERIFY" server --listen "127.0.0.1:$p2" --mode send --bytes 64G --once \
-	--ready-file "$T/r2"
+host_server "$p2" "$T/r2" --mode send --bytes 64G
 s2=$LASTPID
-wait_for "servers" 10 "[ -e $T/r1 ] && [ -e $T/r2 ]"
-ip netns exec "$NS" "$SWVERIFY" client --connect "10.0.2.2:$p1" --mode send \
-	--bytes 64G --timeout 60 >/dev/null 2>&1 &
-PIDS+=($!)
-ip netns exec "$NS" "$SWVERIFY" client --connect "10.0.2.2:$p2" --mode recv \
-	--bytes 64G --timeout 60 >/dev/null 2>&1 &
-PIDS+=($!)
+guest_client "10.0.2.2:$p1" --mode send --bytes 64G --timeout 60
+guest_client "10.0.2.2:$p2" --mode recv --bytes 64G --timeout 60
 wait_for "both flows" 10 "sw_stats; [ \$(ctr TCP_FLOWS_ACTIVE) = 2 ]"
 sleep 0.3
 g ip link del tap0

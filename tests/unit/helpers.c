@@ -705,3 +705,59 @@ void parse_tcp(const struct env *e, unsigned i, struct otcp *o)
 					    th, len), 0xffff);
 	}
 }
+
+/**
+ * env_setup() - cmocka set-up: a fresh environment on @cc, counters marked
+ * @state:	out: the environment
+ * @cc:		configuration
+ *
+ * Return: 0
+ */
+int env_setup(void **state, const struct core_conf *cc)
+{
+	*state = env_new(cc);
+	env_mark(*state);
+	return 0;
+}
+
+/**
+ * env_setup_offload() - cmocka set-up: the default core as on tap, with a
+ * 12-byte vnet header and checksum offload
+ * @state:	out: the environment
+ *
+ * Return: 0
+ */
+int env_setup_offload(void **state)
+{
+	*state = env_new_default(true);
+	env_mark(*state);
+	return 0;
+}
+
+/**
+ * env_setup_plain() - cmocka set-up: the default core without vnet header,
+ * full checksums
+ * @state:	out: the environment
+ *
+ * Return: 0
+ */
+int env_setup_plain(void **state)
+{
+	*state = env_new_default(false);
+	env_mark(*state);
+	return 0;
+}
+
+/**
+ * env_teardown() - cmocka tear-down: the test ended quiet (no flow,
+ * nothing due, no timer); free the environment
+ * @state:	the environment
+ *
+ * Return: 0
+ */
+int env_teardown(void **state)
+{
+	env_assert_quiet(*state);
+	env_free(*state);
+	return 0;
+}

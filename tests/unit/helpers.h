@@ -215,4 +215,16 @@ void parse_tcp(const struct env *e, unsigned i, struct otcp *o);
 uint32_t l4_csum_ok(uint32_t saddr, uint32_t daddr, uint8_t proto,
 		    const uint8_t *l4, size_t len);
 
+/* cmocka fixtures: a fresh environment per test, checked quiet at the end */
+int env_setup(void **state, const struct core_conf *cc);
+int env_setup_offload(void **state);
+int env_setup_plain(void **state);
+int env_teardown(void **state);
+
+/* ENV_BOTH() - a test run twice: on a core as on tap (vnet header and
+ * checksum offload) and on a plain one, each with its own set-up */
+#define ENV_BOTH(t, setup_offload, setup_plain, teardown)              \
+	cmocka_unit_test_setup_teardown(t, setup_offload, teardown),   \
+	cmocka_unit_test_setup_teardown(t, setup_plain, teardown)
+
 #endif /* SLIPWAY_TEST_HELPERS_H */

@@ -8,45 +8,6 @@
 #include "helpers.h"
 
 /**
- * setup_offload() - a core as on tap: 12-byte vnet header, offload on
- * @state:	out: the environment
- *
- * Return: 0
- */
-static int setup_offload(void **state)
-{
-	*state = env_new_default(true);
-	env_mark(*state);
-	return 0;
-}
-
-/**
- * setup_plain() - a core without vnet header or offload
- * @state:	out: the environment
- *
- * Return: 0
- */
-static int setup_plain(void **state)
-{
-	*state = env_new_default(false);
-	env_mark(*state);
-	return 0;
-}
-
-/**
- * teardown() - check end-of-test invariants and free the environment
- * @state:	the environment
- *
- * Return: 0
- */
-static int teardown(void **state)
-{
-	env_assert_quiet(*state);
-	env_free(*state);
-	return 0;
-}
-
-/**
  * check_arp_reply() - frame 0 is our ARP reply for @spa to the requester
  * @e:		environment
  * @tha:	requester's MAC (Ethernet destination and target MAC)
@@ -655,9 +616,8 @@ static void test_no_slot(void **state)
  */
 int main(void)
 {
-#define BOTH(t)                                                          \
-	cmocka_unit_test_setup_teardown(t, setup_offload, teardown),     \
-	cmocka_unit_test_setup_teardown(t, setup_plain, teardown)
+#define BOTH(t) \
+	ENV_BOTH(t, env_setup_offload, env_setup_plain, env_teardown)
 	const struct CMUnitTest tests[] = {
 		BOTH(test_arp_gw),
 		BOTH(test_arp_other_address),

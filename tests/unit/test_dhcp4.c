@@ -127,9 +127,7 @@ static int setup_offload(void **state)
 	struct core_conf cc;
 
 	dhcp_conf(&cc, true);
-	*state = env_new(&cc);
-	env_mark(*state);
-	return 0;
+	return env_setup(state, &cc);
 }
 
 /**
@@ -143,22 +141,7 @@ static int setup_plain(void **state)
 	struct core_conf cc;
 
 	dhcp_conf(&cc, false);
-	*state = env_new(&cc);
-	env_mark(*state);
-	return 0;
-}
-
-/**
- * teardown() - check end-of-test invariants and free the environment
- * @state:	the environment
- *
- * Return: 0
- */
-static int teardown(void **state)
-{
-	env_assert_quiet(*state);
-	env_free(*state);
-	return 0;
+	return env_setup(state, &cc);
 }
 
 /**
@@ -1361,9 +1344,7 @@ static void test_no_slot(void **state)
  */
 int main(void)
 {
-#define BOTH(t)                                                          \
-	cmocka_unit_test_setup_teardown(t, setup_offload, teardown),     \
-	cmocka_unit_test_setup_teardown(t, setup_plain, teardown)
+#define BOTH(t) ENV_BOTH(t, setup_offload, setup_plain, env_teardown)
 	const struct CMUnitTest tests[] = {
 		BOTH(test_discover_offer),
 		BOTH(test_discover_no_mtu),

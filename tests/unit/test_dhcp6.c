@@ -181,9 +181,7 @@ static int setup_offload(void **state)
 	struct core_conf cc;
 
 	conf_dhcp6(&cc, true);
-	*state = env_new(&cc);
-	env_mark(*state);
-	return 0;
+	return env_setup(state, &cc);
 }
 
 /**
@@ -197,9 +195,7 @@ static int setup_plain(void **state)
 	struct core_conf cc;
 
 	conf_dhcp6(&cc, false);
-	*state = env_new(&cc);
-	env_mark(*state);
-	return 0;
+	return env_setup(state, &cc);
 }
 
 /**
@@ -1540,9 +1536,7 @@ static void test_conf(void **state)
  */
 int main(void)
 {
-#define BOTH(t)                                                          \
-	cmocka_unit_test_setup_teardown(t, setup_offload, teardown),     \
-	cmocka_unit_test_setup_teardown(t, setup_plain, teardown)
+#define BOTH(t) ENV_BOTH(t, setup_offload, setup_plain, teardown)
 	const struct CMUnitTest tests[] = {
 		BOTH(test_solicit_advertise),
 		BOTH(test_solicit_rapid_commit),

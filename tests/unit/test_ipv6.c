@@ -65,9 +65,7 @@ static int setup(void **state)
 	struct core_conf cc;
 
 	conf6(&cc, true);
-	*state = env_new(&cc);
-	env_mark(*state);
-	return 0;
+	return env_setup(state, &cc);
 }
 
 /**
@@ -81,9 +79,7 @@ static int setup_plain(void **state)
 	struct core_conf cc;
 
 	conf6(&cc, false);
-	*state = env_new(&cc);
-	env_mark(*state);
-	return 0;
+	return env_setup(state, &cc);
 }
 
 /**
@@ -99,9 +95,7 @@ static int setup_gso(void **state)
 
 	conf6(&cc, true);
 	cc.gso_max = 65535 - IP4_HLEN - TCP_HLEN;
-	*state = env_new(&cc);
-	env_mark(*state);
-	return 0;
+	return env_setup(state, &cc);
 }
 
 /**
@@ -1460,9 +1454,7 @@ static void test_shards6(void **state)
 	e->c.conf.shard_id = 0;
 }
 
-#define BOTH(t)                                                      \
-	cmocka_unit_test_setup_teardown(t, setup, teardown),         \
-	cmocka_unit_test_setup_teardown(t, setup_plain, teardown)
+#define BOTH(t) ENV_BOTH(t, setup, setup_plain, teardown)
 
 int main(void)
 {

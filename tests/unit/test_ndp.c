@@ -72,9 +72,7 @@ static int setup_offload(void **state)
 	struct core_conf cc;
 
 	conf6(&cc, true);
-	*state = env_new(&cc);
-	env_mark(*state);
-	return 0;
+	return env_setup(state, &cc);
 }
 
 /**
@@ -88,22 +86,7 @@ static int setup_plain(void **state)
 	struct core_conf cc;
 
 	conf6(&cc, false);
-	*state = env_new(&cc);
-	env_mark(*state);
-	return 0;
-}
-
-/**
- * setup_off() - the default configuration: IPv6 off
- * @state:	out: the environment
- *
- * Return: 0
- */
-static int setup_off(void **state)
-{
-	*state = env_new_default(true);
-	env_mark(*state);
-	return 0;
+	return env_setup(state, &cc);
 }
 
 static void assert_quiet6(struct env *e);
@@ -1369,9 +1352,7 @@ static void test_ra_dhcp6_dnssl(void **state)
  */
 int main(void)
 {
-#define BOTH(t)                                                          \
-	cmocka_unit_test_setup_teardown(t, setup_offload, teardown),     \
-	cmocka_unit_test_setup_teardown(t, setup_plain, teardown)
+#define BOTH(t) ENV_BOTH(t, setup_offload, setup_plain, teardown)
 	const struct CMUnitTest tests[] = {
 		BOTH(test_rs_ra),
 		cmocka_unit_test(test_ra_lifetime_no_dns),
@@ -1387,7 +1368,7 @@ int main(void)
 		BOTH(test_frag_proto),
 		BOTH(test_ip6_bad_hdr),
 		BOTH(test_no_slot),
-		cmocka_unit_test_setup_teardown(test_ipv6_off, setup_off,
+		cmocka_unit_test_setup_teardown(test_ipv6_off, env_setup_offload,
 						teardown),
 		BOTH(test_ra_periodic),
 		BOTH(test_ra_periodic_no_slot),

@@ -50,45 +50,6 @@ struct conn {
 };
 
 /**
- * setup() - a core as on tap: vnet header, checksum offload
- * @state:	out: environment
- *
- * Return: 0
- */
-static int setup(void **state)
-{
-	*state = env_new_default(true);
-	env_mark(*state);
-	return 0;
-}
-
-/**
- * setup_plain() - a core without vnet header: full TCP checksums
- * @state:	out: environment
- *
- * Return: 0
- */
-static int setup_plain(void **state)
-{
-	*state = env_new_default(false);
-	env_mark(*state);
-	return 0;
-}
-
-/**
- * teardown() - every test ends with no flow, nothing due, no timer
- * @state:	environment
- *
- * Return: 0
- */
-static int teardown(void **state)
-{
-	env_assert_quiet(*state);
-	env_free(*state);
-	return 0;
-}
-
-/**
  * group_setup() - fill the payload pattern
  * @state:	unused
  *
@@ -3996,8 +3957,10 @@ static void test_shard_pass_on(void **state)
  */
 int main(void)
 {
-#define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
-#define TP(t) cmocka_unit_test_setup_teardown(t, setup_plain, teardown)
+#define T(t) \
+	cmocka_unit_test_setup_teardown(t, env_setup_offload, env_teardown)
+#define TP(t) \
+	cmocka_unit_test_setup_teardown(t, env_setup_plain, env_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_handshake_gw),
 		TP(test_handshake_gw),
