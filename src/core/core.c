@@ -42,6 +42,38 @@ size_t core_mem_size(const struct core_conf *conf)
 }
 
 /**
+ * core_conf_default() - the configuration every core starts from
+ * @cc:		configuration out
+ */
+void core_conf_default(struct core_conf *cc)
+{
+	static const uint8_t gw_mac[ETH_ALEN] = CORE_GW_MAC;
+	static const uint8_t net4[4] = CORE_NET4_DEFAULT;
+	uint8_t a[4];
+	unsigned i;
+
+	memset(cc, 0, sizeof(*cc));
+	memcpy(cc->our_mac, gw_mac, ETH_ALEN);
+	memcpy(a, net4, 4);
+	a[3] = CORE_GUEST4_HOST;
+	memcpy(&cc->guest4_be, a, 4);
+	a[3] = CORE_GW4_HOST;
+	memcpy(&cc->gw4_be, a, 4);
+	for (i = 0; i < 4; i++) /* the prefix's bits, in network order */
+		a[i] = (uint8_t)(CORE_NET4_PREFIX_DEFAULT >= 8 * (i + 1) ? 0xff :
+				 CORE_NET4_PREFIX_DEFAULT <= 8 * i ? 0 :
+				 0xff << (8 - (CORE_NET4_PREFIX_DEFAULT - 8 * i)));
+	memcpy(&cc->mask4_be, a, 4);
+	cc->map_gw_to_loopback = true;
+	cc->mtu = CORE_MTU_DEFAULT;
+	cc->ws_shift = CORE_WS_SHIFT_DEFAULT;
+	cc->gw6_ll[0] = 0xfe; /* fe80::1 */
+	cc->gw6_ll[1] = 0x80;
+	cc->gw6_ll[15] = 1;
+	cc->dhcp4.lease_s = CORE_DHCP4_LEASE_S;
+}
+
+/**
  * core_conf6_bad() - check the IPv6 part of a configuration
  * @conf:	configuration with ipv6 on
  *

@@ -300,6 +300,32 @@ struct core_conf {
 	bool ndp_proxy;
 };
 
+/* core_conf_default(): the gateway's fixed identity and slipway's network */
+#define CORE_GW_MAC { 0x52, 0x56, 0x00, 0x00, 0x00, 0x02 } /* local, unicast */
+#define CORE_NET4_DEFAULT { 10, 0, 2, 0 }	/* 10.0.2.0/24, as slirp */
+#define CORE_NET4_PREFIX_DEFAULT 24
+#define CORE_GUEST4_HOST 15			/* 10.0.2.15 */
+#define CORE_GW4_HOST 2				/* 10.0.2.2 */
+#define CORE_MTU_DEFAULT 65520
+#define CORE_WS_SHIFT_DEFAULT 9			/* windows up to 32 MiB */
+#define CORE_DHCP4_LEASE_S 86400		/* a day */
+#define CORE_RA_LIFETIME_MAX_S 65535		/* the longest RFC 4861 has */
+
+/**
+ * core_conf_default() - the configuration every core starts from
+ * @cc:		configuration out
+ *
+ * All zero but the gateway's MAC address (CORE_GW_MAC) and link-local
+ * address (fe80::1), slipway's default network (guest 10.0.2.15/24,
+ * gateway 10.0.2.2, connections to the gateway mapped to host loopback),
+ * an MTU of CORE_MTU_DEFAULT, a window scale of CORE_WS_SHIFT_DEFAULT and
+ * a DHCPv4 lease of CORE_DHCP4_LEASE_S (with @dhcp still off). IPv6, DHCP,
+ * DNS, offloads and the flow tables stay off or empty: the caller sets
+ * what its edge and command line say (shard_init(), the tests' env_conf(),
+ * the fuzz targets).
+ */
+void core_conf_default(struct core_conf *cc);
+
 /* Socket intents for the host layer */
 enum fx_intent_type {
 	FX_SOCK_CONNECT,  /* open a host socket, connect to @addr:@port */

@@ -205,6 +205,9 @@ enum {
 	OPT_DNS_FORWARD, OPT_HOST_LO_TO_NS_LO,
 };
 
+#define CONF_STR_(x) #x
+#define CONF_STR(x) CONF_STR_(x) /* a number macro's digits */
+
 int conf_usage_status = 2;
 
 void conf_usage_verror(const char *prog, const char *hint, const char *fmt,
@@ -977,89 +980,592 @@ _Noreturn void conf_print_capabilities(void)
 }
 
 /**
- * conf_parse() - parse the command line; exits 2 with a message on errors
- * @c:		configuration to fill
+ * conf_cmdline_run() - read the options of a command line, each in order as
+ * its row says
+ * @cl:		the command line's description
  * @argc:	argument count
  * @argv:	arguments
+ * @st:		handed to the rows' handlers
+ * @fields:	the fields the rows' @off point into
+ *
+ * getopt_long() takes the long options in table order (an abbreviation
+ * that fits two options is ambiguous unless they share an id) and the
+ * short ones in the order they first appear.
+ *
+ * Return: optind: the first argument that is not an option
  */
-void conf_parse(struct conf *c, int argc, char **argv)
+int conf_cmdline_run(const struct conf_cmdline *cl, int argc, char **argv,
+		     void *st, void *fields)
 {
-	static const struct option opts[] = {
-		{ "netns", required_argument, NULL, OPT_NETNS },
-		{ "stream", required_argument, NULL, OPT_STREAM },
-		{ "dgram", required_argument, NULL, OPT_DGRAM },
-		{ "fd", required_argument, NULL, OPT_FD },
-		{ "vhost-user", required_argument, NULL, OPT_VHOST_USER },
-		{ "ifname", required_argument, NULL, 'I' },
-		{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
-		{ "userns", no_argument, NULL, OPT_USERNS },
-		{ "no-userns", no_argument, NULL, OPT_NO_USERNS },
-		{ "address", required_argument, NULL, 'a' },
-		{ "gateway", required_argument, NULL, 'g' },
-		{ "cidr", required_argument, NULL, OPT_CIDR },
-		{ "outbound", required_argument, NULL, 'o' },
-		{ "outbound-if4", required_argument, NULL, OPT_OUT_IF4 },
-		{ "outbound-if6", required_argument, NULL, OPT_OUT_IF6 },
-		{ "no-map-gw", no_argument, NULL, OPT_NO_MAP_GW },
-		{ "no-map-host-loopback", no_argument, NULL, OPT_NO_MAP_GW },
-		{ "runas", required_argument, NULL, OPT_RUNAS },
-		{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
-		{ "seccomp-log", no_argument, NULL, OPT_SECCOMP_LOG },
-		{ "mtu", required_argument, NULL, 'm' },
-		{ "tcp-ports", required_argument, NULL, 't' },
-		{ "udp-ports", required_argument, NULL, 'u' },
-		{ "no-splice", no_argument, NULL, OPT_NO_SPLICE },
-		{ "tcp-ns-ports", required_argument, NULL, 'T' },
-		{ "udp-ns-ports", required_argument, NULL, 'U' },
-		{ "no-dhcp", no_argument, NULL, OPT_NO_DHCP },
-		{ "no-dns", no_argument, NULL, OPT_NO_DNS },
-		{ "dns-addr", required_argument, NULL, OPT_DNS_ADDR },
-		{ "ipv6-prefix", required_argument, NULL, OPT_IPV6_PREFIX },
-		{ "no-ipv6", no_argument, NULL, OPT_NO_IPV6 },
-		{ "resolv-conf", required_argument, NULL, OPT_RESOLV_CONF },
-		{ "max-udp-flows", required_argument, NULL, OPT_MAX_UDP_FLOWS },
-		{ "udp-timeout", required_argument, NULL, OPT_UDP_TIMEOUT },
-		{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
-		{ "shards", required_argument, NULL, OPT_SHARDS },
-		{ "no-offload", no_argument, NULL, OPT_NO_OFFLOAD },
-		{ "ack-every", required_argument, NULL, OPT_ACK_EVERY },
-		{ "no-peek-offset", no_argument, NULL, OPT_NO_PEEK_OFF },
-		{ "no-place", no_argument, NULL, OPT_NO_PLACE },
-		{ "impair", required_argument, NULL, OPT_IMPAIR },
-		{ "impair-seed", required_argument, NULL, OPT_IMPAIR_SEED },
-		{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
-		{ "ctl", required_argument, NULL, OPT_CTL },
-		{ "metrics", required_argument, NULL, OPT_METRICS },
-		{ "pcap", required_argument, NULL, OPT_PCAP },
-		{ "pcap-max", required_argument, NULL, OPT_PCAP_MAX },
-		{ "hostname", required_argument, NULL, 'H' },
-		{ "fqdn", required_argument, NULL, OPT_FQDN },
-		{ "print-capabilities", no_argument, NULL, OPT_PRINT_CAPS },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "debug", no_argument, NULL, 'd' },
-		{ "trace", no_argument, NULL, OPT_TRACE },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "copy-host-addrs", no_argument, NULL, OPT_COPY_HOST_ADDRS },
-		{ "map-guest-addr", required_argument, NULL, OPT_MAP_GUEST_ADDR },
-		{ "map-host-loopback", required_argument, NULL,
-		  OPT_MAP_HOST_LOOPBACK },
-		{ "dns-forward", required_argument, NULL, OPT_DNS_FORWARD },
-		{ "host-lo-to-ns-lo", no_argument, NULL, OPT_HOST_LO_TO_NS_LO },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool addr_set = false, gw_set = false, userns_set = false;
-	bool dns_set = false, prefix6_set = false, shards_set = false;
-	uint32_t net = htonl(0x0a000200);
+	struct option lo[CONF_OPTS_MAX + 1];
+	char so[8 + 2 * CONF_OPTS_MAX + 1];
+	const struct conf_opt *r;
+	size_t n = 0, sl;
 	unsigned long v;
-	const char *why;
 	int o;
 
-	/* the backend program conventions: other options are ignored */
-	for (o = 1; o < argc && strcmp(argv[o], "--"); o++) {
-		if (!strcmp(argv[o], "--print-capabilities"))
-			conf_print_capabilities();
+	ASSERT(strlen(cl->flags) < 8);
+	strcpy(so, cl->flags);
+	sl = strlen(so);
+	for (r = cl->opts; r->name; r++, n++) {
+		ASSERT(n < CONF_OPTS_MAX);
+		lo[n] = (struct option){ r->name, r->has_arg, NULL, r->id };
+		if (r->id >= 256 || memchr(so, r->id, sl))
+			continue;
+		so[sl++] = (char)r->id;
+		if (r->has_arg)
+			so[sl++] = ':';
+		so[sl] = '\0';
 	}
+	lo[n] = (struct option){ NULL, 0, NULL, 0 };
+
+	while ((o = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		for (r = cl->opts; r->name && r->id != o; r++)
+			;
+		if (!r->name) { /* '?' or ':' */
+			if (cl->bad)
+				cl->bad(st, o, argv[optind - 1]);
+			if (o == ':')
+				cl->error("option '%s' needs a value",
+					  argv[optind - 1]);
+			if (optopt && optopt < 256)
+				cl->error("unknown option '-%c'", optopt);
+			cl->error("unknown option '%s'", argv[optind - 1]);
+		}
+		switch (r->kind) {
+		case CONF_OPT_CALL:
+			r->fn(st, r, optarg);
+			break;
+		case CONF_OPT_TRUE:
+		case CONF_OPT_FALSE:
+			*(bool *)((char *)fields + r->off) =
+				r->kind == CONF_OPT_TRUE;
+			break;
+		case CONF_OPT_STR:
+			*(const char **)((char *)fields + r->off) = optarg;
+			break;
+		case CONF_OPT_U32:
+			if (conf_parse_uint(optarg, r->min, r->max, &v))
+				cl->error("bad %s '%s': expected %s", r->label,
+					  optarg, r->expect);
+			*(uint32_t *)((char *)fields + r->off) = (uint32_t)v;
+			break;
+		case CONF_OPT_NOP:
+			break;
+		}
+	}
+	return optind;
+}
+
+_Noreturn void conf_opt_print_caps(void *st, const struct conf_opt *o,
+				   char *arg)
+{
+	conf_print_capabilities();
+}
+
+/**
+ * struct conf_parse_st - what conf_parse() keeps while it reads options
+ * @c:		the configuration being filled
+ * @net:	--cidr's network (network order)
+ * @addr_set:	-a given
+ * @gw_set:	-g given
+ * @userns_set:	--userns or --no-userns given
+ * @dns_set:	--dns-addr given
+ * @prefix6_set: --ipv6-prefix given
+ * @shards_set:	--shards given
+ */
+struct conf_parse_st {
+	struct conf *c;
+	uint32_t net;
+	bool addr_set, gw_set, userns_set, dns_set, prefix6_set, shards_set;
+};
+
+/**
+ * opt_netns() - --netns PATH|NAME
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_netns(void *st, const struct conf_opt *o, char *arg)
+{
+	if (!*arg)
+		usage_error("--netns needs a path or a name");
+	((struct conf_parse_st *)st)->c->netns = arg;
+}
+
+/**
+ * opt_edge() - --stream PATH, --dgram PATH, --fd N, --vhost-user PATH, and
+ * --vhost-user --fd N: vhost-user on the frontend's connected socket N
+ * (QEMU 10.1 -netdev passt)
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_edge(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf *c = ((struct conf_parse_st *)st)->c;
+	unsigned long v;
+
+	if (o->id == OPT_VHOST_USER && !strncmp(arg, "--fd", 4) &&
+	    c->edge == CONF_EDGE_TAP) {
+		optind--; /* no PATH: --fd is the next option */
+		c->edge = CONF_EDGE_VU;
+		return;
+	}
+	if (o->id == OPT_FD && c->edge == CONF_EDGE_VU && !c->sock_path &&
+	    c->sock_fd < 0) {
+		if (conf_parse_uint(arg, 0, INT32_MAX, &v))
+			usage_error("bad --fd '%s': expected a file descriptor number",
+				    arg);
+		c->sock_fd = (int)v;
+		return;
+	}
+	if (c->edge != CONF_EDGE_TAP)
+		usage_error("one edge only: --stream, --dgram, --fd and --vhost-user exclude each other");
+	if (o->id == OPT_FD) {
+		if (conf_parse_uint(arg, 0, INT32_MAX, &v))
+			usage_error("bad --fd '%s': expected a file descriptor number",
+				    arg);
+		c->sock_fd = (int)v;
+		c->edge = CONF_EDGE_FD;
+		return;
+	}
+	if (!*arg || strlen(arg) >= CONF_SOCK_PATH_MAX)
+		usage_error("bad socket path '%s': 1 to %d characters", arg,
+			    CONF_SOCK_PATH_MAX - 1);
+	c->sock_path = arg;
+	c->edge = o->id == OPT_STREAM ? CONF_EDGE_STREAM :
+		  o->id == OPT_DGRAM  ? CONF_EDGE_DGRAM :
+					CONF_EDGE_VU;
+}
+
+/**
+ * opt_ifname() - -I, --ifname NAME
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_ifname(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf *c = ((struct conf_parse_st *)st)->c;
+
+	if (!*arg || strlen(arg) >= 16 || strchr(arg, '/'))
+		usage_error("bad interface name '%s': 1 to 15 characters, no '/'",
+			    arg);
+	c->ifname = arg;
+	c->ifname_set = true;
+}
+
+/**
+ * opt_userns() - --userns, --no-userns
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	NULL
+ */
+static void opt_userns(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf_parse_st *p = st;
+
+	p->c->userns = o->id == OPT_USERNS;
+	p->userns_set = true;
+}
+
+/**
+ * opt_addr4() - -a, --address ADDR[/PREFIX]; -g, --gateway ADDR; --cidr
+ * NET/PREFIX
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_addr4(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf_parse_st *p = st;
+	struct conf *c = p->c;
+
+	if (o->id == 'a') {
+		if (parse_cidr4(arg, &c->guest4, &c->prefix_len))
+			usage_error("bad address '%s': expected an IPv4 address, optionally /PREFIX (1-30)",
+				    arg);
+		p->addr_set = true;
+	} else if (o->id == 'g') {
+		if (parse_cidr4(arg, &c->gw4, &c->prefix_len) ||
+		    strchr(arg, '/'))
+			usage_error("bad gateway '%s': expected an IPv4 address",
+				    arg);
+		p->gw_set = true;
+	} else if (parse_cidr4(arg, &p->net, &c->prefix_len) ||
+		   !strchr(arg, '/') || c->prefix_len > 29) {
+		usage_error("bad --cidr '%s': expected NET/PREFIX, e.g. 10.0.2.0/24 (prefix 1-29)",
+			    arg);
+	}
+}
+
+/**
+ * opt_outbound() - -o, --outbound ADDR; --outbound-if4 and --outbound-if6
+ * IFNAME
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_outbound(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf *c = ((struct conf_parse_st *)st)->c;
+	const char *why;
+
+	if (o->id == 'o') {
+		if (conf_outbound_addr(c, arg, AF_UNSPEC, &why))
+			usage_error("bad -o '%s': %s", arg, why);
+		return;
+	}
+	if (!*arg || strlen(arg) >= 16 || strchr(arg, '/'))
+		usage_error("bad --outbound-if%c '%s': an interface name of 1 to 15 characters, no '/'",
+			    o->id == OPT_OUT_IF4 ? '4' : '6', arg);
+	if (o->id == OPT_OUT_IF4)
+		c->outbound_if4 = arg;
+	else
+		c->outbound_if6 = arg;
+}
+
+/**
+ * opt_fwd() - -t, --tcp-ports SPEC; -u, --udp-ports SPEC
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_fwd(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf *c = ((struct conf_parse_st *)st)->c;
+	const char *why;
+
+	if (fwd_opt_parse(arg, o->id == 't' ? c->fwd : c->ufwd, CONF_MAX_FWD,
+			  o->id == 't' ? &c->nfwd : &c->nufwd, &why))
+		usage_error("bad -%c '%s': %s; expected none, auto, all or [ADDR[%%IFNAME]/]PORT[-END][:[GUESTADDR/]GUESTPORT[-END]][,~PORT[-END]][,auto]...",
+			    o->id, arg, why);
+}
+
+/**
+ * opt_ns_fwd() - -T, --tcp-ns-ports SPEC; -U, --udp-ns-ports SPEC: ports
+ * on the guest's loopback, so no address or interface (and for -U no auto
+ * or all)
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_ns_fwd(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf *c = ((struct conf_parse_st *)st)->c;
+	bool udp = o->id == 'U';
+	struct fwd_spec *f = udp ? c->nsufwd : c->nsfwd;
+	unsigned *n = udp ? &c->nnsufwd : &c->nnsfwd, k = *n;
+	const char *why;
+
+	if (fwd_opt_parse(arg, f, CONF_MAX_FWD, n, &why))
+		usage_error(udp ? "bad -U '%s': %s; expected none or PORT[-END][:HOSTPORT[-END]][,~PORT[-END]]..." :
+				  "bad -T '%s': %s; expected none, auto or PORT[-END][:HOSTPORT[-END]][,~PORT[-END]][,auto]...",
+			    arg, why);
+	for (; k < *n; k++) {
+		if (f[k].family != AF_UNSPEC || f[k].ifname[0] ||
+		    f[k].to_family != AF_UNSPEC)
+			usage_error("bad -%c '%s': no address or interface: the port is on the guest's loopback and goes to the host's; expected PORT[-END][:HOSTPORT[-END]]",
+				    o->id, arg);
+		if (udp && (f[k].flags & (FWD_SPEC_AUTO | FWD_SPEC_ALL)))
+			usage_error("bad -U '%s': auto and all are not supported for -U; give the ports",
+				    arg);
+	}
+}
+
+/**
+ * opt_dns_addr() - --dns-addr ADDR
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_dns_addr(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf_parse_st *p = st;
+
+	if (inet_pton(AF_INET, arg, &p->c->dns4) != 1)
+		usage_error("bad --dns-addr '%s': expected an IPv4 address",
+			    arg);
+	p->dns_set = true;
+}
+
+/**
+ * opt_ipv6_prefix() - --ipv6-prefix PREFIX/64
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_ipv6_prefix(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf_parse_st *p = st;
+	const char *why;
+
+	if (parse_prefix6(arg, &p->c->prefix6, &why))
+		usage_error("bad --ipv6-prefix '%s': %s; expected PREFIX/64, e.g. fd00:5ee:d::/64",
+			    arg, why);
+	p->prefix6_set = true;
+}
+
+/**
+ * opt_shards() - --shards N
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_shards(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf_parse_st *p = st;
+	unsigned long v;
+
+	if (conf_parse_uint(arg, 1, SHARDS_MAX, &v))
+		usage_error("bad --shards '%s': expected 1 to %d", arg,
+			    SHARDS_MAX);
+	p->c->shards = (unsigned)v;
+	p->shards_set = true;
+}
+
+/**
+ * opt_impair() - --impair DIR:KIND=V[,...]; --impair-seed N
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_impair(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf *c = ((struct conf_parse_st *)st)->c;
+	unsigned long v;
+
+	if (o->id == OPT_IMPAIR) {
+		if (impair_parse(&c->impair, arg))
+			usage_error("bad --impair '%s': expected up|down:KIND=VALUE[,...] with KIND drop, dup, reorder, corrupt (a percentage, e.g. 1%%) or delay (e.g. 10ms)",
+				    arg);
+		return;
+	}
+	if (conf_parse_uint(arg, 0, UINT32_MAX, &v))
+		usage_error("bad --impair-seed '%s': expected a number", arg);
+	c->impair.seed = v;
+}
+
+/**
+ * opt_path() - --stats-file PATH, --ctl PATH, --pcap FILE: a path that
+ * may not be empty (a socket's: no longer than sun_path takes)
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_path(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf *c = ((struct conf_parse_st *)st)->c;
+
+	if (o->id == OPT_CTL) {
+		if (!*arg || strlen(arg) >= CONF_SOCK_PATH_MAX)
+			usage_error("bad --ctl '%s': a socket path of 1 to %d characters",
+				    arg, CONF_SOCK_PATH_MAX - 1);
+		c->ctl_path = arg;
+	} else if (o->id == OPT_PCAP) {
+		if (!*arg)
+			usage_error("--pcap needs a file name");
+		c->pcap_path = arg;
+	} else {
+		if (!*arg)
+			usage_error("--stats-file needs a path");
+		c->stats_file = arg;
+	}
+}
+
+/**
+ * opt_output() - --metrics [ADDR:]PORT; --pcap-max BYTES
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_output(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf *c = ((struct conf_parse_st *)st)->c;
+
+	if (o->id == OPT_METRICS) {
+		if (conf_metrics_parse(arg, &c->metrics))
+			usage_error("bad --metrics '%s': expected PORT, ADDR:PORT or [ADDR6]:PORT (port 1-65535)",
+				    arg);
+		c->metrics_set = true;
+		return;
+	}
+	if (conf_size_parse(arg, &c->pcap_max) || c->pcap_max < 4096)
+		usage_error("bad --pcap-max '%s': expected a size of at least 4096 bytes, e.g. 100M",
+			    arg);
+}
+
+/**
+ * opt_runas() - --runas USER[:GROUP]
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_runas(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf *c = ((struct conf_parse_st *)st)->c;
+	const char *why;
+
+	if (parse_runas(arg, &c->runas_uid, &c->runas_gid, &why))
+		usage_error("bad --runas '%s': %s; expected USER[:GROUP], names or numbers",
+			    arg, why);
+	c->runas = true;
+}
+
+/**
+ * opt_dhcp_name() - -H, --hostname NAME; --fqdn NAME
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_dhcp_name(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf *c = ((struct conf_parse_st *)st)->c;
+	bool fqdn = o->id == OPT_FQDN;
+	const char *why;
+
+	if (conf_dhcp_name_check(arg, fqdn, &why))
+		usage_error("bad %s '%s': %s; expected a host name such as vm1%s",
+			    fqdn ? "--fqdn" : "--hostname", arg, why,
+			    fqdn ? ".example.org" : "");
+	if (fqdn)
+		c->fqdn = arg;
+	else
+		c->hostname = arg;
+}
+
+/**
+ * opt_copy_host_addrs() - --copy-host-addrs (conf_net.c does the rest)
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	NULL
+ */
+static void opt_copy_host_addrs(void *st, const struct conf_opt *o, char *arg)
+{
+	((struct conf_parse_st *)st)->c->addr_model = CONF_ADDR_HOST_COPY;
+}
+
+/**
+ * opt_log() - -q, --quiet; -d, --debug; --trace
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	NULL
+ */
+static void opt_log(void *st, const struct conf_opt *o, char *arg)
+{
+	log_max_level = o->id == 'q' ? LOG_ERR :
+			o->id == 'd' ? LOG_DEBUG : LOG_TRACE;
+}
+
+/**
+ * opt_help() - -h, --help; --version: print, exit 0
+ * @st:		struct conf_parse_st
+ * @o:		the row
+ * @arg:	NULL
+ */
+static _Noreturn void opt_help(void *st, const struct conf_opt *o, char *arg)
+{
+	if (o->id == 'h') {
+		fputs(usage_text, stdout);
+		fputs(usage_text_net, stdout);
+		fputs(usage_text2, stdout);
+		fputs(usage_text3, stdout);
+	} else {
+		printf("slipway %s\n", SLIPWAY_VERSION);
+	}
+	exit(0);
+}
+
+#define P struct conf
+/* slipway's options; the order is getopt_long()'s for abbreviations */
+static const struct conf_opt conf_opts[] = {
+	CONF_OPT_ROW_CALL("netns", OPT_NETNS, 1, opt_netns),
+	CONF_OPT_ROW_CALL("stream", OPT_STREAM, 1, opt_edge),
+	CONF_OPT_ROW_CALL("dgram", OPT_DGRAM, 1, opt_edge),
+	CONF_OPT_ROW_CALL("fd", OPT_FD, 1, opt_edge),
+	CONF_OPT_ROW_CALL("vhost-user", OPT_VHOST_USER, 1, opt_edge),
+	CONF_OPT_ROW_CALL("ifname", 'I', 1, opt_ifname),
+	CONF_OPT_ROW_FALSE("no-config", OPT_NO_CONFIG, P, configure),
+	CONF_OPT_ROW_CALL("userns", OPT_USERNS, 0, opt_userns),
+	CONF_OPT_ROW_CALL("no-userns", OPT_NO_USERNS, 0, opt_userns),
+	CONF_OPT_ROW_CALL("address", 'a', 1, opt_addr4),
+	CONF_OPT_ROW_CALL("gateway", 'g', 1, opt_addr4),
+	CONF_OPT_ROW_CALL("cidr", OPT_CIDR, 1, opt_addr4),
+	CONF_OPT_ROW_CALL("outbound", 'o', 1, opt_outbound),
+	CONF_OPT_ROW_CALL("outbound-if4", OPT_OUT_IF4, 1, opt_outbound),
+	CONF_OPT_ROW_CALL("outbound-if6", OPT_OUT_IF6, 1, opt_outbound),
+	CONF_OPT_ROW_FALSE("no-map-gw", OPT_NO_MAP_GW, P, map_gw),
+	CONF_OPT_ROW_FALSE("no-map-host-loopback", OPT_NO_MAP_GW, P, map_gw),
+	CONF_OPT_ROW_CALL("runas", OPT_RUNAS, 1, opt_runas),
+	CONF_OPT_ROW_FALSE("no-sandbox", OPT_NO_SANDBOX, P, sandbox),
+	CONF_OPT_ROW_TRUE("seccomp-log", OPT_SECCOMP_LOG, P, seccomp_log),
+	CONF_OPT_ROW_U32("mtu", 'm', P, mtu, 576, 65520, "MTU",
+			 "576 to 65520"),
+	CONF_OPT_ROW_CALL("tcp-ports", 't', 1, opt_fwd),
+	CONF_OPT_ROW_CALL("udp-ports", 'u', 1, opt_fwd),
+	CONF_OPT_ROW_FALSE("no-splice", OPT_NO_SPLICE, P, splice),
+	CONF_OPT_ROW_CALL("tcp-ns-ports", 'T', 1, opt_ns_fwd),
+	CONF_OPT_ROW_CALL("udp-ns-ports", 'U', 1, opt_ns_fwd),
+	CONF_OPT_ROW_FALSE("no-dhcp", OPT_NO_DHCP, P, dhcp),
+	CONF_OPT_ROW_FALSE("no-dns", OPT_NO_DNS, P, dns),
+	CONF_OPT_ROW_CALL("dns-addr", OPT_DNS_ADDR, 1, opt_dns_addr),
+	CONF_OPT_ROW_CALL("ipv6-prefix", OPT_IPV6_PREFIX, 1, opt_ipv6_prefix),
+	CONF_OPT_ROW_FALSE("no-ipv6", OPT_NO_IPV6, P, ipv6),
+	CONF_OPT_ROW_STR("resolv-conf", OPT_RESOLV_CONF, P, resolv_conf),
+	CONF_OPT_ROW_U32("max-udp-flows", OPT_MAX_UDP_FLOWS, P, max_udp_flows,
+			 16, 1U << 22, "--max-udp-flows", "16 to 4194304"),
+	CONF_OPT_ROW_U32("udp-timeout", OPT_UDP_TIMEOUT, P, udp_idle_s, 1,
+			 86400, "--udp-timeout", "1 to 86400 seconds"),
+	CONF_OPT_ROW_U32("max-flows", OPT_MAX_FLOWS, P, max_flows, 16,
+			 1U << 22, "--max-flows", "16 to 4194304"),
+	CONF_OPT_ROW_CALL("shards", OPT_SHARDS, 1, opt_shards),
+	CONF_OPT_ROW_FALSE("no-offload", OPT_NO_OFFLOAD, P, offload),
+	CONF_OPT_ROW_U32("ack-every", OPT_ACK_EVERY, P, ack_every, 0,
+			 CONF_ACK_EVERY_MAX, "--ack-every",
+			 "0 (only at the end of each batch) to "
+			 CONF_STR(CONF_ACK_EVERY_MAX) " segments"),
+	CONF_OPT_ROW_TRUE("no-peek-offset", OPT_NO_PEEK_OFF, P, no_peek_off),
+	CONF_OPT_ROW_TRUE("no-place", OPT_NO_PLACE, P, no_place),
+	CONF_OPT_ROW_CALL("impair", OPT_IMPAIR, 1, opt_impair),
+	CONF_OPT_ROW_CALL("impair-seed", OPT_IMPAIR_SEED, 1, opt_impair),
+	CONF_OPT_ROW_CALL("stats-file", OPT_STATS_FILE, 1, opt_path),
+	CONF_OPT_ROW_CALL("ctl", OPT_CTL, 1, opt_path),
+	CONF_OPT_ROW_CALL("metrics", OPT_METRICS, 1, opt_output),
+	CONF_OPT_ROW_CALL("pcap", OPT_PCAP, 1, opt_path),
+	CONF_OPT_ROW_CALL("pcap-max", OPT_PCAP_MAX, 1, opt_output),
+	CONF_OPT_ROW_CALL("hostname", 'H', 1, opt_dhcp_name),
+	CONF_OPT_ROW_CALL("fqdn", OPT_FQDN, 1, opt_dhcp_name),
+	CONF_OPT_ROW_PRINT_CAPS(OPT_PRINT_CAPS),
+	CONF_OPT_ROW_CALL("quiet", 'q', 0, opt_log),
+	CONF_OPT_ROW_CALL("debug", 'd', 0, opt_log),
+	CONF_OPT_ROW_CALL("trace", OPT_TRACE, 0, opt_log),
+	CONF_OPT_ROW_CALL("help", 'h', 0, opt_help),
+	CONF_OPT_ROW_CALL("version", OPT_VERSION, 0, opt_help),
+	CONF_OPT_ROW_CALL("copy-host-addrs", OPT_COPY_HOST_ADDRS, 0,
+			  opt_copy_host_addrs),
+	CONF_OPT_ROW_STR("map-guest-addr", OPT_MAP_GUEST_ADDR, P,
+			 map_guest_addr),
+	CONF_OPT_ROW_STR("map-host-loopback", OPT_MAP_HOST_LOOPBACK, P,
+			 map_host_loopback),
+	CONF_OPT_ROW_STR("dns-forward", OPT_DNS_FORWARD, P, dns_forward),
+	CONF_OPT_ROW_TRUE("host-lo-to-ns-lo", OPT_HOST_LO_TO_NS_LO, P,
+			  host_lo_to_ns_lo),
+	CONF_OPT_ROW_END,
+};
+#undef P
+
+static const struct conf_cmdline conf_cmdline = {
+	.opts = conf_opts, .flags = "+:", .error = usage_error,
+};
+
+/**
+ * conf_defaults() - slipway's configuration before its options
+ * @c:		configuration to fill
+ */
+static void conf_defaults(struct conf *c)
+{
+	unsigned long v;
 
 	memset(c, 0, sizeof(*c));
 	c->sock_fd = -1;
@@ -1086,386 +1592,68 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	c->ipv6 = true;
 	c->pcap_max = 100ULL << 20;
 	inet_pton(AF_INET6, CONF_PREFIX6_DEFAULT, &c->prefix6);
+}
 
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, "+:I:a:g:m:o:t:u:T:U:H:qdh", opts, NULL)) != -1) {
-		switch (o) {
-		case OPT_NETNS:
-			if (!*optarg)
-				usage_error("--netns needs a path or a name");
-			c->netns = optarg;
-			break;
-		case OPT_STREAM:
-		case OPT_DGRAM:
-		case OPT_FD:
-		case OPT_VHOST_USER:
-			/* --vhost-user --fd N: vhost-user on the frontend's
-			 * connected socket N (QEMU 10.1 -netdev passt) */
-			if (o == OPT_VHOST_USER && !strncmp(optarg, "--fd", 4) &&
-			    c->edge == CONF_EDGE_TAP) {
-				optind--; /* no PATH: --fd is the next option */
-				c->edge = CONF_EDGE_VU;
-				break;
-			}
-			if (o == OPT_FD && c->edge == CONF_EDGE_VU &&
-			    !c->sock_path && c->sock_fd < 0) {
-				if (conf_parse_uint(optarg, 0, INT32_MAX, &v))
-					usage_error("bad --fd '%s': expected a file descriptor number",
-						    optarg);
-				c->sock_fd = (int)v;
-				break;
-			}
-			if (c->edge != CONF_EDGE_TAP)
-				usage_error("one edge only: --stream, --dgram, --fd and --vhost-user exclude each other");
-			if (o == OPT_FD) {
-				if (conf_parse_uint(optarg, 0, INT32_MAX, &v))
-					usage_error("bad --fd '%s': expected a file descriptor number",
-						    optarg);
-				c->sock_fd = (int)v;
-				c->edge = CONF_EDGE_FD;
-				break;
-			}
-			if (!*optarg || strlen(optarg) >= CONF_SOCK_PATH_MAX)
-				usage_error("bad socket path '%s': 1 to %d characters",
-					    optarg, CONF_SOCK_PATH_MAX - 1);
-			c->sock_path = optarg;
-			c->edge = o == OPT_STREAM ? CONF_EDGE_STREAM :
-				  o == OPT_DGRAM  ? CONF_EDGE_DGRAM :
-						    CONF_EDGE_VU;
-			break;
-		case 'I':
-			if (!*optarg || strlen(optarg) >= 16 || strchr(optarg, '/'))
-				usage_error("bad interface name '%s': 1 to 15 characters, no '/'",
-					    optarg);
-			c->ifname = optarg;
-			c->ifname_set = true;
-			break;
-		case OPT_NO_CONFIG:
-			c->configure = false;
-			break;
-		case OPT_USERNS:
-		case OPT_NO_USERNS:
-			c->userns = (o == OPT_USERNS);
-			userns_set = true;
-			break;
-		case 'a':
-			if (parse_cidr4(optarg, &c->guest4, &c->prefix_len))
-				usage_error("bad address '%s': expected an IPv4 address, optionally /PREFIX (1-30)",
-					    optarg);
-			addr_set = true;
-			break;
-		case 'g':
-			if (parse_cidr4(optarg, &c->gw4, &c->prefix_len) ||
-			    strchr(optarg, '/'))
-				usage_error("bad gateway '%s': expected an IPv4 address",
-					    optarg);
-			gw_set = true;
-			break;
-		case OPT_CIDR:
-			if (parse_cidr4(optarg, &net, &c->prefix_len) ||
-			    !strchr(optarg, '/') || c->prefix_len > 29)
-				usage_error("bad --cidr '%s': expected NET/PREFIX, e.g. 10.0.2.0/24 (prefix 1-29)",
-					    optarg);
-			break;
-		case 'o':
-			if (conf_outbound_addr(c, optarg, AF_UNSPEC, &why))
-				usage_error("bad -o '%s': %s", optarg, why);
-			break;
-		case OPT_OUT_IF4:
-		case OPT_OUT_IF6:
-			if (!*optarg || strlen(optarg) >= 16 ||
-			    strchr(optarg, '/'))
-				usage_error("bad --outbound-if%c '%s': an interface name of 1 to 15 characters, no '/'",
-					    o == OPT_OUT_IF4 ? '4' : '6', optarg);
-			if (o == OPT_OUT_IF4)
-				c->outbound_if4 = optarg;
-			else
-				c->outbound_if6 = optarg;
-			break;
-		case OPT_NO_MAP_GW:
-			c->map_gw = false;
-			break;
-		case 'm':
-			if (conf_parse_uint(optarg, 576, 65520, &v))
-				usage_error("bad MTU '%s': expected 576 to 65520",
-					    optarg);
-			c->mtu = (uint32_t)v;
-			break;
-		case 't':
-			if (fwd_opt_parse(optarg, c->fwd, CONF_MAX_FWD, &c->nfwd,
-					  &why))
-				usage_error("bad -t '%s': %s; expected none, auto, all or [ADDR[%%IFNAME]/]PORT[-END][:[GUESTADDR/]GUESTPORT[-END]][,~PORT[-END]][,auto]...",
-					    optarg, why);
-			break;
-		case 'u':
-			if (fwd_opt_parse(optarg, c->ufwd, CONF_MAX_FWD, &c->nufwd,
-					  &why))
-				usage_error("bad -u '%s': %s; expected none, auto, all or [ADDR[%%IFNAME]/]PORT[-END][:[GUESTADDR/]GUESTPORT[-END]][,~PORT[-END]][,auto]...",
-					    optarg, why);
-			break;
-		case OPT_NO_SPLICE:
-			c->splice = false;
-			break;
-		case 'T': {
-			unsigned k = c->nnsfwd;
+/**
+ * conf_check_edge() - what a socket edge excludes: a COMMAND, --netns, -T,
+ * -U, auto forwarding, more than one shard but for vhost-user
+ * @c:		configuration
+ * @st:		what the options said
+ */
+static void conf_check_edge(struct conf *c, const struct conf_parse_st *st)
+{
+	unsigned i;
 
-			if (fwd_opt_parse(optarg, c->nsfwd, CONF_MAX_FWD,
-					  &c->nnsfwd, &why))
-				usage_error("bad -T '%s': %s; expected none, auto or PORT[-END][:HOSTPORT[-END]][,~PORT[-END]][,auto]...",
-					    optarg, why);
-			for (; k < c->nnsfwd; k++)
-				if (c->nsfwd[k].family != AF_UNSPEC ||
-				    c->nsfwd[k].ifname[0] ||
-				    c->nsfwd[k].to_family != AF_UNSPEC)
-					usage_error("bad -T '%s': no address or interface: the port is on the guest's loopback and goes to the host's; expected PORT[-END][:HOSTPORT[-END]]",
-						    optarg);
-			break;
-		}
-		case 'U': {
-			unsigned k = c->nnsufwd;
+	if (c->edge == CONF_EDGE_TAP)
+		return;
+	if (c->netns)
+		usage_error("--netns serves a tap: it cannot be combined with --stream, --dgram, --fd or --vhost-user");
+	if (c->nnsfwd)
+		usage_error("-T needs a namespace: a VM has its own loopback");
+	if (c->nnsufwd)
+		usage_error("-U needs a namespace: a VM has its own loopback");
+	for (i = 0; i < c->nfwd + c->nufwd; i++)
+		if ((i < c->nfwd ? c->fwd[i] : c->ufwd[i - c->nfwd]).flags &
+		    FWD_SPEC_AUTO)
+			usage_error("-t/-u auto needs a namespace: slipway cannot see a VM's sockets");
+	if (c->edge != CONF_EDGE_VU && st->shards_set && c->shards > 1)
+		usage_error("a socket edge has one queue: --shards must be 1 (got %u)",
+			    c->shards);
+	if (c->edge != CONF_EDGE_VU)
+		c->shards = 1;
+	c->splice = false; /* no namespace to splice into */
+}
 
-			if (fwd_opt_parse(optarg, c->nsufwd, CONF_MAX_FWD,
-					  &c->nnsufwd, &why))
-				usage_error("bad -U '%s': %s; expected none or PORT[-END][:HOSTPORT[-END]][,~PORT[-END]]...",
-					    optarg, why);
-			for (; k < c->nnsufwd; k++) {
-				if (c->nsufwd[k].family != AF_UNSPEC ||
-				    c->nsufwd[k].ifname[0] ||
-				    c->nsufwd[k].to_family != AF_UNSPEC)
-					usage_error("bad -U '%s': no address or interface: the port is on the guest's loopback and goes to the host's; expected PORT[-END][:HOSTPORT[-END]]",
-						    optarg);
-				if (c->nsufwd[k].flags &
-				    (FWD_SPEC_AUTO | FWD_SPEC_ALL))
-					usage_error("bad -U '%s': auto and all are not supported for -U; give the ports",
-						    optarg);
-			}
-			break;
-		}
-		case OPT_NO_DHCP:
-			c->dhcp = false;
-			break;
-		case OPT_NO_DNS:
-			c->dns = false;
-			break;
-		case OPT_DNS_ADDR:
-			if (inet_pton(AF_INET, optarg, &c->dns4) != 1)
-				usage_error("bad --dns-addr '%s': expected an IPv4 address",
-					    optarg);
-			dns_set = true;
-			break;
-		case OPT_IPV6_PREFIX:
-			if (parse_prefix6(optarg, &c->prefix6, &why))
-				usage_error("bad --ipv6-prefix '%s': %s; expected PREFIX/64, e.g. fd00:5ee:d::/64",
-					    optarg, why);
-			prefix6_set = true;
-			break;
-		case OPT_NO_IPV6:
-			c->ipv6 = false;
-			break;
-		case OPT_RESOLV_CONF:
-			c->resolv_conf = optarg;
-			break;
-		case OPT_MAX_UDP_FLOWS:
-			if (conf_parse_uint(optarg, 16, 1U << 22, &v))
-				usage_error("bad --max-udp-flows '%s': expected 16 to 4194304",
-					    optarg);
-			c->max_udp_flows = (uint32_t)v;
-			break;
-		case OPT_UDP_TIMEOUT:
-			if (conf_parse_uint(optarg, 1, 86400, &v))
-				usage_error("bad --udp-timeout '%s': expected 1 to 86400 seconds",
-					    optarg);
-			c->udp_idle_s = (uint32_t)v;
-			break;
-		case OPT_SHARDS:
-			if (conf_parse_uint(optarg, 1, SHARDS_MAX, &v))
-				usage_error("bad --shards '%s': expected 1 to %d",
-					    optarg, SHARDS_MAX);
-			c->shards = (unsigned)v;
-			shards_set = true;
-			break;
-		case OPT_MAX_FLOWS:
-			if (conf_parse_uint(optarg, 16, 1U << 22, &v))
-				usage_error("bad --max-flows '%s': expected 16 to 4194304",
-					    optarg);
-			c->max_flows = (uint32_t)v;
-			break;
-		case OPT_NO_OFFLOAD:
-			c->offload = false;
-			break;
-		case OPT_ACK_EVERY:
-			if (conf_parse_uint(optarg, 0, CONF_ACK_EVERY_MAX, &v))
-				usage_error("bad --ack-every '%s': expected 0 (only at the end of each batch) to %d segments",
-					    optarg, CONF_ACK_EVERY_MAX);
-			c->ack_every = (uint32_t)v;
-			break;
-		case OPT_NO_PLACE:
-			c->no_place = true;
-			break;
-		case OPT_IMPAIR:
-			if (impair_parse(&c->impair, optarg))
-				usage_error("bad --impair '%s': expected up|down:KIND=VALUE[,...] with KIND drop, dup, reorder, corrupt (a percentage, e.g. 1%%) or delay (e.g. 10ms)",
-					    optarg);
-			break;
-		case OPT_IMPAIR_SEED:
-			if (conf_parse_uint(optarg, 0, UINT32_MAX, &v))
-				usage_error("bad --impair-seed '%s': expected a number",
-					    optarg);
-			c->impair.seed = v;
-			break;
-		case OPT_NO_PEEK_OFF:
-			c->no_peek_off = true;
-			break;
-		case OPT_STATS_FILE:
-			if (!*optarg)
-				usage_error("--stats-file needs a path");
-			c->stats_file = optarg;
-			break;
-		case OPT_RUNAS:
-			if (parse_runas(optarg, &c->runas_uid, &c->runas_gid,
-					&why))
-				usage_error("bad --runas '%s': %s; expected USER[:GROUP], names or numbers",
-					    optarg, why);
-			c->runas = true;
-			break;
-		case OPT_NO_SANDBOX:
-			c->sandbox = false;
-			break;
-		case OPT_SECCOMP_LOG:
-			c->seccomp_log = true;
-			break;
-		case OPT_CTL:
-			if (!*optarg || strlen(optarg) >= CONF_SOCK_PATH_MAX)
-				usage_error("bad --ctl '%s': a socket path of 1 to %d characters",
-					    optarg, CONF_SOCK_PATH_MAX - 1);
-			c->ctl_path = optarg;
-			break;
-		case OPT_METRICS:
-			if (conf_metrics_parse(optarg, &c->metrics))
-				usage_error("bad --metrics '%s': expected PORT, ADDR:PORT or [ADDR6]:PORT (port 1-65535)",
-					    optarg);
-			c->metrics_set = true;
-			break;
-		case OPT_PCAP:
-			if (!*optarg)
-				usage_error("--pcap needs a file name");
-			c->pcap_path = optarg;
-			break;
-		case OPT_PCAP_MAX:
-			if (conf_size_parse(optarg, &c->pcap_max) ||
-			    c->pcap_max < 4096)
-				usage_error("bad --pcap-max '%s': expected a size of at least 4096 bytes, e.g. 100M",
-					    optarg);
-			break;
-		case OPT_COPY_HOST_ADDRS: /* conf_net.c does the rest */
-			c->addr_model = CONF_ADDR_HOST_COPY;
-			break;
-		case OPT_MAP_GUEST_ADDR:
-			c->map_guest_addr = optarg;
-			break;
-		case OPT_MAP_HOST_LOOPBACK:
-			c->map_host_loopback = optarg;
-			break;
-		case OPT_DNS_FORWARD:
-			c->dns_forward = optarg;
-			break;
-		case OPT_HOST_LO_TO_NS_LO:
-			c->host_lo_to_ns_lo = true;
-			break;
-		case 'H':
-		case OPT_FQDN:
-			if (conf_dhcp_name_check(optarg, o == OPT_FQDN, &why))
-				usage_error("bad %s '%s': %s; expected a host name such as vm1%s",
-					    o == 'H' ? "--hostname" : "--fqdn",
-					    optarg, why,
-					    o == 'H' ? "" : ".example.org");
-			if (o == 'H')
-				c->hostname = optarg;
-			else
-				c->fqdn = optarg;
-			break;
-		case OPT_PRINT_CAPS: /* found before the loop */
-			conf_print_capabilities();
-		case 'q':
-			log_max_level = LOG_ERR;
-			break;
-		case 'd':
-			log_max_level = LOG_DEBUG;
-			break;
-		case OPT_TRACE:
-			log_max_level = LOG_TRACE;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			fputs(usage_text_net, stdout);
-			fputs(usage_text2, stdout);
-			fputs(usage_text3, stdout);
-			exit(0);
-		case OPT_VERSION:
-			printf("slipway %s\n", SLIPWAY_VERSION);
-			exit(0);
-		case ':':
-			usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt && optopt < 256)
-				usage_error("unknown option '-%c'", optopt);
-			usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc) {
-		if (c->edge != CONF_EDGE_TAP)
-			usage_error("a COMMAND cannot be combined with a socket edge (got '%s')",
-				    argv[optind]);
-		if (c->netns)
-			usage_error("a COMMAND cannot be combined with --netns (got '%s')",
-				    argv[optind]);
-		c->cmd = &argv[optind];
-	}
+/**
+ * conf_addrs() - derive the guest's, gateway's and DNS addresses not given
+ * from the network, and check them; IPv6's from the /64
+ * @c:		configuration
+ * @st:		what the options said
+ */
+static void conf_addrs(struct conf *c, const struct conf_parse_st *st)
+{
+	uint32_t mask = c->prefix_len ? htonl(~0U << (32 - c->prefix_len)) : 0;
 
-	if (c->edge != CONF_EDGE_TAP) {
-		if (c->netns)
-			usage_error("--netns serves a tap: it cannot be combined with --stream, --dgram, --fd or --vhost-user");
-		if (c->nnsfwd)
-			usage_error("-T needs a namespace: a VM has its own loopback");
-		if (c->nnsufwd)
-			usage_error("-U needs a namespace: a VM has its own loopback");
-		for (v = 0; v < c->nfwd + c->nufwd; v++)
-			if ((v < c->nfwd ? c->fwd[v] : c->ufwd[v - c->nfwd]).flags &
-			    FWD_SPEC_AUTO)
-				usage_error("-t/-u auto needs a namespace: slipway cannot see a VM's sockets");
-		if (c->edge != CONF_EDGE_VU && shards_set && c->shards > 1)
-			usage_error("a socket edge has one queue: --shards must be 1 (got %u)",
-				    c->shards);
-		if (c->edge != CONF_EDGE_VU)
-			c->shards = 1;
-		c->splice = false; /* no namespace to splice into */
-	}
-
-	/* derive guest and gateway from the network unless given */
-	{
-		uint32_t mask = c->prefix_len ? htonl(~0U << (32 - c->prefix_len)) : 0;
-
-		if (!addr_set)
-			c->guest4 = (net & mask) | htonl(15);
-		if (!gw_set)
-			c->gw4 = (c->guest4 & mask) | htonl(2);
-		if ((c->guest4 & mask) != (c->gw4 & mask))
-			usage_error("the gateway is not in the guest's network /%u",
-				    c->prefix_len);
-		if (c->guest4 == c->gw4)
-			usage_error("the guest and gateway addresses are the same");
-		if ((c->guest4 & ~mask) == 0 || (c->guest4 | mask) == 0xffffffffU)
-			usage_error("the guest address is the network or broadcast address");
-		if (!dns_set)
-			c->dns4 = (c->guest4 & mask) | htonl(3);
-		if (c->dns && (c->dns4 == c->guest4 || c->dns4 == c->gw4 ||
-			       (c->dns4 & mask) != (c->guest4 & mask)))
-			usage_error("the DNS address must be in the guest's network and differ from the guest and gateway addresses (or use --no-dns)");
-	}
+	if (!st->addr_set)
+		c->guest4 = (st->net & mask) | htonl(15);
+	if (!st->gw_set)
+		c->gw4 = (c->guest4 & mask) | htonl(2);
+	if ((c->guest4 & mask) != (c->gw4 & mask))
+		usage_error("the gateway is not in the guest's network /%u",
+			    c->prefix_len);
+	if (c->guest4 == c->gw4)
+		usage_error("the guest and gateway addresses are the same");
+	if ((c->guest4 & ~mask) == 0 || (c->guest4 | mask) == 0xffffffffU)
+		usage_error("the guest address is the network or broadcast address");
+	if (!st->dns_set)
+		c->dns4 = (c->guest4 & mask) | htonl(3);
+	if (c->dns && (c->dns4 == c->guest4 || c->dns4 == c->gw4 ||
+		       (c->dns4 & mask) != (c->guest4 & mask)))
+		usage_error("the DNS address must be in the guest's network and differ from the guest and gateway addresses (or use --no-dns)");
 
 	/* IPv6: the /64's hosts as IPv4's; the MTU must be IPv6's minimum */
 	if (c->ipv6 && c->mtu < 1280) {
-		if (prefix6_set)
+		if (st->prefix6_set)
 			usage_error("IPv6 needs an MTU of at least 1280 (got %u): raise --mtu or drop --ipv6-prefix",
 				    c->mtu);
 		c->ipv6 = false; /* logged at start */
@@ -1477,13 +1665,46 @@ void conf_parse(struct conf *c, int argc, char **argv)
 
 	/* for --copy-host-addrs: what was given is not copied (conf_net.c) */
 	c->config_net = c->configure;
-	c->addr4_set = c->prefix4_set = addr_set;
-	c->gw4_set = gw_set;
+	c->addr4_set = c->prefix4_set = st->addr_set;
+	c->gw4_set = st->gw_set;
+}
+
+/**
+ * conf_parse() - parse the command line; exits 2 with a message on errors
+ * @c:		configuration to fill
+ * @argc:	argument count
+ * @argv:	arguments
+ */
+void conf_parse(struct conf *c, int argc, char **argv)
+{
+	struct conf_parse_st st = { .c = c, .net = htonl(0x0a000200) };
+	int o;
+
+	/* the backend program conventions: other options are ignored */
+	for (o = 1; o < argc && strcmp(argv[o], "--"); o++) {
+		if (!strcmp(argv[o], "--print-capabilities"))
+			conf_print_capabilities();
+	}
+
+	conf_defaults(c);
+	opterr = 0;
+	o = conf_cmdline_run(&conf_cmdline, argc, argv, &st, c);
+	if (o < argc) {
+		if (c->edge != CONF_EDGE_TAP)
+			usage_error("a COMMAND cannot be combined with a socket edge (got '%s')",
+				    argv[o]);
+		if (c->netns)
+			usage_error("a COMMAND cannot be combined with --netns (got '%s')",
+				    argv[o]);
+		c->cmd = &argv[o];
+	}
+	conf_check_edge(c, &st);
+	conf_addrs(c, &st);
 
 	if (c->ctl_path && c->sock_path && !strcmp(c->ctl_path, c->sock_path))
 		usage_error("--ctl and the edge's socket cannot be the same path");
 
-	if (!userns_set)
+	if (!st.userns_set)
 		c->userns = !c->netns && geteuid() != 0;
 	if (c->seccomp_log && !c->sandbox)
 		usage_error("--seccomp-log needs the sandbox: it cannot be combined with --no-sandbox");

@@ -4,6 +4,7 @@
 #define SLIPWAY_CONF_H
 
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <sys/socket.h>
 #include <stdbool.h>
@@ -401,6 +402,126 @@ _Noreturn void conf_usage_verror(const char *prog, const char *hint,
  */
 int conf_parse_uint(const char *s, unsigned long min, unsigned long max,
 		    unsigned long *v);
+
+/**
+ * enum conf_opt_kind - what a row of an option table does with its option
+ * @CONF_OPT_CALL:	call the row's @fn with the value
+ * @CONF_OPT_TRUE:	set the bool at @off
+ * @CONF_OPT_FALSE:	clear the bool at @off
+ * @CONF_OPT_STR:	store the value (const char *) at @off
+ * @CONF_OPT_U32:	a decimal @min..@max into the uint32_t at @off, or
+ *			"bad @label 'VALUE': expected @expect"
+ * @CONF_OPT_NOP:	accepted, no effect
+ */
+enum conf_opt_kind { CONF_OPT_CALL, CONF_OPT_TRUE, CONF_OPT_FALSE,
+		     CONF_OPT_STR, CONF_OPT_U32, CONF_OPT_NOP };
+
+struct conf_opt;
+
+/* a row's handler: @st the parse state, @o the row, @arg the value or NULL */
+typedef void (*conf_opt_fn)(void *st, const struct conf_opt *o, char *arg);
+
+/**
+ * struct conf_opt - one option of a command line: a row of its table
+ * @name:	long name, without "--"; NULL ends the table
+ * @id:		the short option's letter, or a number from 256 (long only);
+ *		rows that share an id are spellings of one option
+ * @has_arg:	no_argument or required_argument, as getopt_long() takes it
+ * @kind:	what the option does
+ * @off:	CONF_OPT_TRUE, _FALSE, _STR, _U32: the field's offset in the
+ *		fields the command line fills
+ * @fn:		CONF_OPT_CALL: the handler
+ * @min:	CONF_OPT_U32: the smallest value
+ * @max:	CONF_OPT_U32: the largest value
+ * @label:	CONF_OPT_U32: the option's name in messages ("MTU"); with a
+ *		handler: the handler's own (pasta: the slipway option it
+ *		becomes)
+ * @expect:	CONF_OPT_U32: what the message says is expected
+ */
+struct conf_opt {
+	const char *name;
+	int id;
+	int has_arg;
+	enum conf_opt_kind kind;
+	size_t off;
+	conf_opt_fn fn;
+	unsigned long min, max;
+	const char *label;
+	const char *expect;
+};
+
+/* rows: T is the type of the fields the command line fills */
+#define CONF_OPT_ROW_CALL(name, id, has_arg, fn)			\
+	{ name, id, has_arg, CONF_OPT_CALL, 0, fn, 0, 0, NULL, NULL }
+#define CONF_OPT_ROW_PASS(name, id, has_arg, fn, to)			\
+	{ name, id, has_arg, CONF_OPT_CALL, 0, fn, 0, 0, to, NULL }
+#define CONF_OPT_ROW_TRUE(name, id, T, field)				\
+	{ name, id, 0, CONF_OPT_TRUE, offsetof(T, field), NULL, 0, 0,	\
+	  NULL, NULL }
+#define CONF_OPT_ROW_FALSE(name, id, T, field)				\
+	{ name, id, 0, CONF_OPT_FALSE, offsetof(T, field), NULL, 0, 0,	\
+	  NULL, NULL }
+#define CONF_OPT_ROW_STR(name, id, T, field)				\
+	{ name, id, 1, CONF_OPT_STR, offsetof(T, field), NULL, 0, 0,	\
+	  NULL, NULL }
+#define CONF_OPT_ROW_U32(name, id, T, field, min, max, label, expect)	\
+	{ name, id, 1, CONF_OPT_U32, offsetof(T, field), NULL, min, max,	\
+	  label, expect }
+#define CONF_OPT_ROW_NOP(name, id, has_arg)				\
+	{ name, id, has_arg, CONF_OPT_NOP, 0, NULL, 0, 0, NULL, NULL }
+#define CONF_OPT_ROW_END { NULL, 0, 0, CONF_OPT_NOP, 0, NULL, 0, 0, NULL, NULL }
+
+/* the table rows of options every command line spells and means alike */
+#define CONF_OPT_ROW_PRINT_CAPS(id)					\
+	CONF_OPT_ROW_CALL("print-capabilities", id, 0, conf_opt_print_caps)
+
+#define CONF_OPTS_MAX 96 /* rows in a table at most */
+
+/**
+ * struct conf_cmdline - one program's command line (slipway's,
+ * slirp4netns's, pasta's and passt's)
+ * @opts:	its options, a table ending in CONF_OPT_ROW_END
+ * @flags:	what getopt's option string starts with ("+": stop at the
+ *		first argument that is not an option; ":" a missing value
+ *		is reported as such)
+ * @error:	report a bad command line and exit (printf format)
+ * @bad:	an unknown option or a missing value (getopt's '?' or ':'),
+ *		with the argument it was in; NULL: @error says "unknown
+ *		option '-x'" or "option '--x' needs a value"
+ */
+struct conf_cmdline {
+	const struct conf_opt *opts;
+	const char *flags;
+	void (*error)(const char *fmt, ...)
+		__attribute__((format(printf, 1, 2), noreturn));
+	void (*bad)(void *st, int o, const char *arg)
+		__attribute__((noreturn));
+};
+
+/**
+ * conf_cmdline_run() - read the options of a command line from getopt's
+ * optind on, each in order as its row says
+ * @cl:		the command line's description
+ * @argc:	argument count
+ * @argv:	arguments
+ * @st:		handed to the rows' handlers
+ * @fields:	the fields the rows' @off point into
+ *
+ * getopt's opterr and optind are the caller's to set.
+ *
+ * Return: optind: the first argument that is not an option
+ */
+int conf_cmdline_run(const struct conf_cmdline *cl, int argc, char **argv,
+		     void *st, void *fields);
+
+/**
+ * conf_opt_print_caps() - the handler of --print-capabilities
+ * @st:		unused
+ * @o:		unused
+ * @arg:	unused
+ */
+_Noreturn void conf_opt_print_caps(void *st, const struct conf_opt *o,
+				   char *arg);
 
 #define CONF_HOSTNAME_MAX 253 /* characters of --hostname */
 #define CONF_FQDN_MAX 250 /* of --fqdn, without a final dot: fits option 81 */

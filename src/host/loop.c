@@ -229,7 +229,7 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	       const uint8_t guest_mac[6], struct shard_group *grp,
 	       unsigned id)
 {
-	struct core_conf cc = { 0 };
+	struct core_conf cc;
 	uint32_t max_udp;
 	void *mem;
 	int ret;
@@ -247,9 +247,7 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	sh->listen_resume_ns = UINT64_MAX;
 	sh->reserve_fd = -1;
 
-	cc.our_mac[0] = 0x52; /* locally administered, unicast */
-	cc.our_mac[1] = 0x56;
-	cc.our_mac[5] = 0x02;
+	core_conf_default(&cc);
 	memcpy(cc.guest_mac, guest_mac, 6);
 	cc.guest4_be = conf->guest4;
 	cc.gw4_be = conf->gw4;
@@ -265,7 +263,6 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	e->qctr[id] = sh->ctr;
 	cc.ack_every = conf->ack_every;
 	cc.ooo_slots = SHARD_OOO_SLOTS;
-	cc.ws_shift = 9; /* windows up to 32 MiB */
 	cc.max_flows = sh->max_flows;
 	cc.max_udp_flows = max_udp;
 	cc.shard_id = (uint8_t)id;
@@ -292,7 +289,6 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 		cc.dhcp4.dns_be[0] = conf->dns4;
 		cc.dhcp4.ndns = 1;
 	}
-	cc.dhcp4.lease_s = 86400;
 	cc.dhcp4.mtu = (uint16_t)MIN(conf->mtu, 65535U);
 	memcpy(cc.dhcp4.search, conf->search, conf->search_len);
 	cc.dhcp4.search_len = conf->search_len;
@@ -310,20 +306,15 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 		memcpy(cc.prefix6, &conf->prefix6, 8);
 		memcpy(cc.guest6, &conf->guest6, 16);
 		memcpy(cc.gw6, &conf->gw6, 16);
-		if (IN6_IS_ADDR_UNSPECIFIED(&conf->gw6_ll)) {
-			cc.gw6_ll[0] = 0xfe; /* fe80::1 */
-			cc.gw6_ll[1] = 0x80;
-			cc.gw6_ll[15] = 1;
-		} else {
+		if (!IN6_IS_ADDR_UNSPECIFIED(&conf->gw6_ll))
 			memcpy(cc.gw6_ll, &conf->gw6_ll, 16);
-		}
 		if (conf->dns)
 			memcpy(cc.dns6, &conf->dns6, 16);
 		cc.dhcp6 = conf->dhcp;
 		/* SLAAC guests may route through us now that TCP and UDP
 		 * over IPv6 work; the longest lifetime there is, as answers
 		 * to solicitations are all a guest gets of advertisements */
-		cc.ra_router_lifetime_s = 65535;
+		cc.ra_router_lifetime_s = CORE_RA_LIFETIME_MAX_S;
 	}
 
 	/* probed (and warned about) once: shard 0 is set up first */

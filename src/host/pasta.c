@@ -11,9 +11,10 @@
  * and behaves as it does for the clients that start it: Podman and Buildah,
  * RootlessKit, libvirt, QEMU's -netdev passt, muvm.
  *
- * Command line. Options are read with getopt_long() and pasta's option
- * string, so "--opt value", "--opt=value" and bundled short options work
- * as with pasta, and an option slipway does not take is reported by glibc
+ * Command line. Options are the rows of pasta_opts[], read in order by
+ * conf_cmdline_run() with getopt_long() and pasta's option string, so
+ * "--opt value", "--opt=value" and bundled short options work as with
+ * pasta, and an option slipway does not take is reported by glibc
  * itself ("unrecognized option '--foo'", exit status 1): Podman retries
  * without --map-guest-addr on exactly that text. Every option is handled
  * in order, so "--version" after an unknown option fails (RootlessKit
@@ -359,6 +360,584 @@ static int pasta_file_open(const char *path, const char *what)
 }
 
 /**
+ * struct pasta_args - a pasta or passt command line's options, as read
+ * @argv:	the arguments (for the option as spelt)
+ * @av:		slipway's own options, built up: a few per pasta option
+ * @n:		entries in @av
+ * @passt:	passt mode
+ * @foreground:	-f
+ * @one_off:	-1, -F
+ * @netns_quit:	not --no-netns-quit
+ * @fm_t:	-t's forwarding mode so far (@fm_u, @fm_T, @fm_U: the others)
+ * @fm_u:	-u's
+ * @fm_T:	-T's
+ * @fm_U:	-U's
+ * @ipv4_only:	-4
+ * @no_dhcp:	--no-dhcp
+ * @no_dns:	-D none
+ * @no_map_gw:	--no-map-gw, --map-host-loopback none
+ * @no_splice:	--no-splice
+ * @netns_only:	--netns-only
+ * @config_net:	--config-net
+ * @ns_mac_set:	--ns-mac-addr given
+ * @guest6_set:	-a gave an IPv6 address
+ * @gw6_set:	-g gave an IPv6 address
+ * @addr4_set:	-a gave an IPv4 address
+ * @addr_has_len: with a prefix length
+ * @host_lo:	--host-lo-to-ns-lo
+ * @netns:	--netns, or NULL
+ * @userns:	--userns, or NULL
+ * @sock:	-s, or NULL
+ * @fd:		-F, or NULL
+ * @ifname:	-I, or NULL
+ * @mtu:	-m, or NULL
+ * @gw4:	-g's IPv4 address, or NULL
+ * @pcap:	-p, or NULL
+ * @runas:	--runas, or NULL
+ * @pid_path:	-P, or NULL
+ * @log_path:	-l, or NULL
+ * @map_guest:	--map-guest-addr, or NULL
+ * @map_host_lo: --map-host-loopback, or NULL
+ * @dns_fwd:	--dns-forward, or NULL
+ * @out4:	-o's IPv4 address, or NULL
+ * @out6:	-o's IPv6 address, or NULL
+ * @out_if4:	--outbound-if4, or NULL
+ * @out_if6:	--outbound-if6, or NULL
+ * @hostname:	-H, or NULL
+ * @fqdn:	--fqdn, or NULL
+ * @template_if: -i, or NULL
+ * @guest6:	-a's IPv6 address
+ * @gw6:	-g's IPv6 address
+ * @ns_mac:	--ns-mac-addr's value
+ * @prefix4:	-a's IPv4 prefix length (given or the class's), or -1
+ * @netmask:	-n, or -1
+ * @addr4_s:	-a's IPv4 address as text, "/LEN" appended later
+ */
+struct pasta_args {
+	char **argv;
+	char **av;
+	int n;
+	bool passt, foreground, one_off, netns_quit;
+	enum pasta_fwd_mode fm_t, fm_u, fm_T, fm_U;
+	bool ipv4_only, no_dhcp, no_dns, no_map_gw, no_splice, netns_only;
+	bool config_net, ns_mac_set, guest6_set, gw6_set, addr4_set;
+	bool addr_has_len, host_lo;
+	const char *netns, *userns, *sock, *fd, *ifname, *mtu, *gw4, *pcap;
+	const char *runas, *pid_path, *log_path, *map_guest, *map_host_lo;
+	const char *dns_fwd, *out4, *out6, *out_if4, *out_if6, *hostname;
+	const char *fqdn, *template_if;
+	struct in6_addr guest6, gw6;
+	uint8_t ns_mac[6];
+	int prefix4, netmask;
+	char addr4_s[64];
+};
+
+#define PASTA_ONLY(a, name)						\
+	do {								\
+		if ((a)->passt)						\
+			pasta_error("%s is for pasta mode only", name);	\
+	} while (0)
+#define PASST_ONLY(a, name)						\
+	do {								\
+		if (!(a)->passt)					\
+			pasta_error("%s is for passt mode only", name);	\
+	} while (0)
+
+/**
+ * pasta_opt_pass() - an option that is slipway's own: passed on in order
+ * @st:		struct pasta_args
+ * @o:		the row (@label: slipway's option)
+ * @arg:	NULL
+ */
+static void pasta_opt_pass(void *st, const struct conf_opt *o, char *arg)
+{
+	struct pasta_args *a = st;
+
+	a->av[a->n++] = (char *)o->label;
+}
+
+/**
+ * pasta_opt_nop() - accepted, no effect (slipway(1) says why), in one mode
+ * or both; -M checks its MAC address
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	the value, or NULL
+ */
+static void pasta_opt_nop(void *st, const struct conf_opt *o, char *arg)
+{
+	struct pasta_args *a = st;
+	uint8_t mac[6];
+
+	if (o->id == PO_DHCP_DNS || o->id == PO_DHCP_SEARCH ||
+	    o->id == PO_NO_COPY_ROUTES || o->id == PO_NO_COPY_ADDRS)
+		PASTA_ONLY(a, a->argv[optind - 1]);
+	if (o->id == PO_NO_DHCP_DNS || o->id == PO_NO_DHCP_SEARCH)
+		PASST_ONLY(a, a->argv[optind - 1]);
+	if (o->id == 'M' && pasta_mac(arg, mac))
+		pasta_error("invalid MAC address: %s", arg);
+}
+
+/**
+ * pasta_opt_help() - -h, --help; --version: print, exit 0
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	NULL
+ */
+static _Noreturn void pasta_opt_help(void *st, const struct conf_opt *o,
+				     char *arg)
+{
+	if (o->id == 'h') {
+		fputs(pasta_usage_text, stdout);
+		exit(0);
+	}
+	printf("%s (slipway) %s\n"
+	       "slipway %s in %s compatibility mode: see slipway(1), PASTA AND PASST COMPATIBILITY\n"
+	       "GNU General Public License, version 2 or later\n",
+	       pasta_prog, SLIPWAY_VERSION, SLIPWAY_VERSION, pasta_prog);
+	exit(0);
+}
+
+/**
+ * pasta_opt_sock() - passt's -s, --socket PATH; -F, --fd FD (implies -1);
+ * -1, --one-off
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	the value, or NULL
+ */
+static void pasta_opt_sock(void *st, const struct conf_opt *o, char *arg)
+{
+	struct pasta_args *a = st;
+	unsigned long v;
+
+	if (o->id == 's') {
+		PASST_ONLY(a, "-s");
+		if (!*arg || strlen(arg) >= CONF_SOCK_PATH_MAX)
+			pasta_error("invalid socket path: %s", arg);
+		a->sock = arg;
+		a->fd = NULL;
+		return;
+	}
+	if (o->id == '1') {
+		PASST_ONLY(a, "--one-off");
+		a->one_off = true;
+		return;
+	}
+	PASST_ONLY(a, "--fd");
+	if (conf_parse_uint(arg, 0, INT32_MAX, &v) || (v >= 1 && v <= 2))
+		pasta_error("invalid --fd: %s", arg);
+	a->fd = arg;
+	a->sock = NULL;
+	a->one_off = true;
+}
+
+/**
+ * pasta_opt_pasta() - pasta's own: -I, --userns, --netns, --netns-only,
+ * --no-netns-quit, --config-net, --host-lo-to-ns-lo, --ns-mac-addr
+ * @st:		struct pasta_args
+ * @o:		the row (@label: the name passt mode refuses it by)
+ * @arg:	the value, or NULL
+ */
+static void pasta_opt_pasta(void *st, const struct conf_opt *o, char *arg)
+{
+	struct pasta_args *a = st;
+
+	PASTA_ONLY(a, o->label);
+	switch (o->id) {
+	case 'I':
+		a->ifname = arg;
+		break;
+	case PO_USERNS:
+		if (!*arg)
+			pasta_error("invalid userns: %s", arg);
+		a->userns = arg;
+		a->netns_only = false;
+		break;
+	case PO_NETNS:
+		if (!*arg)
+			pasta_error("invalid netns: %s", arg);
+		a->netns = arg;
+		break;
+	case PO_NETNS_ONLY:
+		a->netns_only = true;
+		a->userns = NULL;
+		break;
+	case PO_NO_NETNS_QUIT:
+		a->netns_quit = false;
+		break;
+	case PO_CONFIG_NET:
+		a->config_net = true;
+		break;
+	case PO_HOST_LO_TO_NS_LO:
+		a->host_lo = true;
+		break;
+	case PO_NS_MAC:
+		if (pasta_mac(arg, a->ns_mac))
+			pasta_error("invalid MAC address: %s", arg);
+		a->ns_mac_set = true;
+		break;
+	}
+}
+
+/**
+ * pasta_opt_pid() - -P, --pid FILE
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void pasta_opt_pid(void *st, const struct conf_opt *o, char *arg)
+{
+	if (!*arg)
+		pasta_error("invalid PID file: %s", arg);
+	((struct pasta_args *)st)->pid_path = arg;
+}
+
+/**
+ * pasta_opt_address() - -a, --address ADDR[/LEN]: IPv4 or IPv6
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void pasta_opt_address(void *st, const struct conf_opt *o, char *arg)
+{
+	char buf[INET6_ADDRSTRLEN + 8], *slash;
+	struct pasta_args *a = st;
+	struct in6_addr a6;
+	struct in_addr a4;
+	unsigned long v;
+	int fam, len = -1;
+
+	if (strlen(arg) >= sizeof(buf))
+		pasta_error("invalid address: %s", arg);
+	strcpy(buf, arg);
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash = '\0';
+		if (conf_parse_uint(slash + 1, 0, 128, &v))
+			pasta_error("invalid address: %s", arg);
+		len = (int)v;
+	}
+	fam = pasta_addr(buf, &a6);
+	if (!fam)
+		pasta_error("invalid address: %s", arg);
+	if (fam == AF_INET6) {
+		a->guest6 = a6;
+		a->guest6_set = true;
+		return;
+	}
+	if (len >= 0 && a->netmask >= 0)
+		pasta_error("redundant prefix length specification");
+	a->addr_has_len = len >= 0;
+	memcpy(&a4, &a6.s6_addr[12], 4);
+	inet_ntop(AF_INET, &a4, a->addr4_s, sizeof(a->addr4_s));
+	a->addr4_set = true;
+	if (len > 32)
+		pasta_error("invalid address: %s", arg);
+	if (len < 0) {
+		/* pasta's default: the address's class */
+		uint32_t h = ntohl(a4.s_addr);
+
+		len = !(h >> 31) ? 8 : (h >> 30) == 2 ? 16 : 24;
+	}
+	a->prefix4 = len;
+}
+
+/**
+ * pasta_opt_netmask() - -n, --netmask MASK: a length or a dotted mask
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void pasta_opt_netmask(void *st, const struct conf_opt *o, char *arg)
+{
+	struct pasta_args *a = st;
+
+	if (a->addr_has_len)
+		pasta_error("redundant prefix length specification");
+	a->netmask = pasta_prefix4(arg);
+	if (a->netmask < 0)
+		pasta_error("invalid prefix length: %s", arg);
+}
+
+/**
+ * pasta_opt_gateway() - -g, --gateway ADDR: IPv4 or IPv6
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void pasta_opt_gateway(void *st, const struct conf_opt *o, char *arg)
+{
+	struct pasta_args *a = st;
+	struct in6_addr a6;
+	int fam = pasta_addr(arg, &a6);
+
+	if (!fam)
+		pasta_error("invalid gateway address: %s", arg);
+	if (fam == AF_INET6) {
+		a->gw6 = a6;
+		a->gw6_set = true;
+	} else {
+		a->gw4 = arg;
+	}
+}
+
+/**
+ * pasta_opt_if() - -i, --interface NAME; --outbound-if4 and
+ * --outbound-if6 NAME
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void pasta_opt_if(void *st, const struct conf_opt *o, char *arg)
+{
+	struct pasta_args *a = st;
+
+	if (o->id == 'i') {
+		if (!*arg || strlen(arg) >= 16)
+			pasta_error("invalid interface name %s", arg);
+		a->template_if = arg;
+		return;
+	}
+	if (!*arg || strlen(arg) >= 16)
+		pasta_error("invalid interface name: %s", arg);
+	if (o->id == PO_OUT_IF4)
+		a->out_if4 = arg;
+	else
+		a->out_if6 = arg;
+}
+
+/**
+ * pasta_opt_outbound() - -o, --outbound ADDR: IPv4 or IPv6
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void pasta_opt_outbound(void *st, const struct conf_opt *o, char *arg)
+{
+	struct pasta_args *a = st;
+	struct in6_addr a6;
+	int fam = pasta_addr(arg, &a6);
+
+	if (!fam)
+		pasta_error("invalid or redundant outbound address: %s", arg);
+	if (fam == AF_INET)
+		a->out4 = arg;
+	else
+		a->out6 = arg;
+}
+
+/**
+ * pasta_opt_dns() - -D, --dns ADDR|none; --dns-forward ADDR; --dns-host
+ * ADDR
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void pasta_opt_dns(void *st, const struct conf_opt *o, char *arg)
+{
+	struct pasta_args *a = st;
+	struct in6_addr a6;
+
+	if (o->id == PO_DNS_FORWARD) {
+		if (!pasta_addr(arg, &a6))
+			pasta_error("invalid DNS forwarding address: %s", arg);
+		a->dns_fwd = arg;
+	} else if (o->id == PO_DNS_HOST) {
+		if (!pasta_addr(arg, &a6))
+			pasta_error("invalid host nameserver address: %s",
+				    arg);
+		warn("--dns-host %s: ignored: DNS goes to the resolvers in the host's resolv.conf",
+		     arg);
+	} else if (!strcmp(arg, "none")) {
+		a->no_dns = true;
+	} else {
+		if (!pasta_addr(arg, &a6))
+			pasta_error("cannot use DNS address %s", arg);
+		a->no_dns = false;
+		warn("-D %s: ignored: the guest is told slipway's DNS forwarder",
+		     arg);
+	}
+}
+
+/**
+ * pasta_opt_name() - -H, --hostname NAME; --fqdn NAME
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void pasta_opt_name(void *st, const struct conf_opt *o, char *arg)
+{
+	struct pasta_args *a = st;
+
+	if (!*arg || strlen(arg) > 253)
+		pasta_error("invalid %s: %s", o->id == 'H' ? "hostname" : "FQDN",
+			    arg);
+	if (o->id == 'H')
+		a->hostname = arg;
+	else
+		a->fqdn = arg;
+}
+
+/**
+ * pasta_opt_fwd() - -t, -u, -T, -U SPEC: checked against the direction's
+ * mode so far, passed on in order
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void pasta_opt_fwd(void *st, const struct conf_opt *o, char *arg)
+{
+	struct pasta_args *a = st;
+	enum pasta_fwd_mode *m = o->id == 't' ? &a->fm_t :
+				 o->id == 'u' ? &a->fm_u :
+				 o->id == 'T' ? &a->fm_T : &a->fm_U;
+
+	if (o->id == 'T' || o->id == 'U')
+		PASTA_ONLY(a, o->id == 'T' ? "-T" : "-U");
+	if (!pasta_fwd_mode_set(m, o->id, arg, a->passt))
+		return;
+	if (o->id == 'U') {
+		if (*m == FWDM_AUTO)
+			return; /* as pasta's default: below */
+		if (*m == FWDM_ALL || strstr(arg, "auto"))
+			pasta_error("-U %s: slipway forwards explicit UDP ports from the namespace only (-U PORT[:HOSTPORT], none or auto)",
+				    arg);
+	}
+	a->av[a->n++] = (char *)o->label;
+	a->av[a->n++] = arg;
+}
+
+/**
+ * pasta_opt_map() - --map-host-loopback ADDR|none; --map-guest-addr
+ * ADDR|none
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void pasta_opt_map(void *st, const struct conf_opt *o, char *arg)
+{
+	struct pasta_args *a = st;
+	struct in6_addr a6;
+
+	if (strcmp(arg, "none") && !pasta_addr(arg, &a6))
+		pasta_error("invalid address to remap to host: %s", arg);
+	if (o->id == PO_MAP_GUEST) {
+		a->map_guest = arg;
+	} else {
+		a->map_host_lo = arg;
+		if (!strcmp(arg, "none"))
+			a->no_map_gw = true;
+	}
+}
+
+/**
+ * pasta_opt_repair() - --repair-path none: migration is not supported
+ * @st:		struct pasta_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void pasta_opt_repair(void *st, const struct conf_opt *o, char *arg)
+{
+	if (strcmp(arg, "none"))
+		pasta_error("--repair-path %s: migration is not supported (only none)",
+			    arg);
+}
+
+/**
+ * pasta_bad() - an unknown option or a missing value: glibc has said
+ * which, as pasta's; point to the help and exit 1
+ * @st:		struct pasta_args
+ * @o:		getopt's '?'
+ * @arg:	the argument
+ */
+static _Noreturn void pasta_bad(void *st, int o, const char *arg)
+{
+	fprintf(stderr, "Try '%s --help'.\n", pasta_prog);
+	exit(1);
+}
+
+#define A struct pasta_args
+#define CALL CONF_OPT_ROW_CALL
+/* pasta's and passt's options (less -6 and -c); the order is
+ * getopt_long()'s for abbreviations */
+static const struct conf_opt pasta_opts[] = {
+	CONF_OPT_ROW_PASS("debug", 'd', 0, pasta_opt_pass, "--debug"),
+	CONF_OPT_ROW_PASS("quiet", 'q', 0, pasta_opt_pass, "--quiet"),
+	CONF_OPT_ROW_TRUE("foreground", 'f', A, foreground),
+	CONF_OPT_ROW_NOP("stderr", 'e', 0),
+	CONF_OPT_ROW_STR("log-file", 'l', A, log_path),
+	CALL("help", 'h', 0, pasta_opt_help),
+	CALL("socket", 's', 1, pasta_opt_sock),
+	CALL("socket-path", 's', 1, pasta_opt_sock),
+	CALL("fd", 'F', 1, pasta_opt_sock),
+	CONF_OPT_ROW_PASS("ns-ifname", 'I', 1, pasta_opt_pasta, "-I"),
+	CONF_OPT_ROW_STR("pcap", 'p', A, pcap),
+	CALL("pid", 'P', 1, pasta_opt_pid),
+	CONF_OPT_ROW_STR("mtu", 'm', A, mtu),
+	CALL("address", 'a', 1, pasta_opt_address),
+	CALL("netmask", 'n', 1, pasta_opt_netmask),
+	CALL("mac-addr", 'M', 1, pasta_opt_nop),
+	CALL("gateway", 'g', 1, pasta_opt_gateway),
+	CALL("interface", 'i', 1, pasta_opt_if),
+	CALL("outbound", 'o', 1, pasta_opt_outbound),
+	CALL("dns", 'D', 1, pasta_opt_dns),
+	CONF_OPT_ROW_NOP("search", 'S', 1), /* the host's list is used */
+	CALL("hostname", 'H', 1, pasta_opt_name),
+	CONF_OPT_ROW_TRUE("no-dhcp", PO_NO_DHCP, A, no_dhcp),
+	CONF_OPT_ROW_NOP("no-dhcpv6", PO_NO_DHCPV6, 0),
+	CONF_OPT_ROW_NOP("no-ndp", PO_NO_NDP, 0),
+	CONF_OPT_ROW_NOP("no-ra", PO_NO_RA, 0),
+	CONF_OPT_ROW_TRUE("no-splice", PO_NO_SPLICE, A, no_splice),
+	CONF_OPT_ROW_NOP("freebind", PO_FREEBIND, 0),
+	CONF_OPT_ROW_TRUE("no-map-gw", PO_NO_MAP_GW, A, no_map_gw),
+	CONF_OPT_ROW_TRUE("ipv4-only", '4', A, ipv4_only),
+	CALL("one-off", '1', 0, pasta_opt_sock),
+	CONF_OPT_ROW_PASS("tcp-ports", 't', 1, pasta_opt_fwd, "-t"),
+	CONF_OPT_ROW_PASS("udp-ports", 'u', 1, pasta_opt_fwd, "-u"),
+	CONF_OPT_ROW_PASS("tcp-ns", 'T', 1, pasta_opt_fwd, "-T"),
+	CONF_OPT_ROW_PASS("udp-ns", 'U', 1, pasta_opt_fwd, "-U"),
+	CONF_OPT_ROW_PASS("userns", PO_USERNS, 1, pasta_opt_pasta, "--userns"),
+	CONF_OPT_ROW_PASS("netns", PO_NETNS, 1, pasta_opt_pasta, "--netns"),
+	CONF_OPT_ROW_PASS("ns-mac-addr", PO_NS_MAC, 1, pasta_opt_pasta,
+			  "--ns-mac-addr"),
+	CALL("dhcp-dns", PO_DHCP_DNS, 0, pasta_opt_nop),
+	CALL("no-dhcp-dns", PO_NO_DHCP_DNS, 0, pasta_opt_nop),
+	CALL("dhcp-search", PO_DHCP_SEARCH, 0, pasta_opt_nop),
+	CALL("no-dhcp-search", PO_NO_DHCP_SEARCH, 0, pasta_opt_nop),
+	CALL("dns-forward", PO_DNS_FORWARD, 1, pasta_opt_dns),
+	CONF_OPT_ROW_PASS("no-netns-quit", PO_NO_NETNS_QUIT, 0,
+			  pasta_opt_pasta, "--no-netns-quit"),
+	CONF_OPT_ROW_PASS("trace", PO_TRACE, 0, pasta_opt_pass, "--trace"),
+	CONF_OPT_ROW_STR("runas", PO_RUNAS, A, runas),
+	CONF_OPT_ROW_NOP("log-size", PO_LOG_SIZE, 1),
+	CALL("version", PO_VERSION, 0, pasta_opt_help),
+	CALL("outbound-if4", PO_OUT_IF4, 1, pasta_opt_if),
+	CALL("outbound-if6", PO_OUT_IF6, 1, pasta_opt_if),
+	CONF_OPT_ROW_PASS("config-net", PO_CONFIG_NET, 0, pasta_opt_pasta,
+			  "--config-net"),
+	CALL("no-copy-routes", PO_NO_COPY_ROUTES, 0, pasta_opt_nop),
+	CALL("no-copy-addrs", PO_NO_COPY_ADDRS, 0, pasta_opt_nop),
+	CONF_OPT_ROW_PASS("netns-only", PO_NETNS_ONLY, 0, pasta_opt_pasta,
+			  "--netns-only"),
+	CALL("map-host-loopback", PO_MAP_HOST_LO, 1, pasta_opt_map),
+	CALL("map-guest-addr", PO_MAP_GUEST, 1, pasta_opt_map),
+	CONF_OPT_ROW_PASS("host-lo-to-ns-lo", PO_HOST_LO_TO_NS_LO, 0,
+			  pasta_opt_pasta, "--host-lo-to-ns-lo"),
+	CALL("dns-host", PO_DNS_HOST, 1, pasta_opt_dns),
+	CONF_OPT_ROW_NOP("vhost-user", PO_VHOST_USER, 0), /* seen first */
+	CONF_OPT_ROW_PRINT_CAPS(PO_PRINT_CAPS),
+	CALL("fqdn", PO_FQDN, 1, pasta_opt_name),
+	CALL("repair-path", PO_REPAIR_PATH, 1, pasta_opt_repair),
+	CONF_OPT_ROW_END,
+};
+#undef CALL
+#undef A
+
+static const struct conf_cmdline pasta_cmdline = {
+	.opts = pasta_opts, .flags = "+", .error = pasta_error,
+	.bad = pasta_bad,
+};
+
+/**
  * pasta_conf_parse() - translate a pasta or passt command line into
  * slipway's configuration
  * @c:		configuration to fill
@@ -373,611 +952,211 @@ static int pasta_file_open(const char *path, const char *what)
 void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 		      enum conf_pasta_mode mode, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "debug", no_argument, NULL, 'd' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "stderr", no_argument, NULL, 'e' },
-		{ "log-file", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "socket-path", required_argument, NULL, 's' },
-		{ "fd", required_argument, NULL, 'F' },
-		{ "ns-ifname", required_argument, NULL, 'I' },
-		{ "pcap", required_argument, NULL, 'p' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "mtu", required_argument, NULL, 'm' },
-		{ "address", required_argument, NULL, 'a' },
-		{ "netmask", required_argument, NULL, 'n' },
-		{ "mac-addr", required_argument, NULL, 'M' },
-		{ "gateway", required_argument, NULL, 'g' },
-		{ "interface", required_argument, NULL, 'i' },
-		{ "outbound", required_argument, NULL, 'o' },
-		{ "dns", required_argument, NULL, 'D' },
-		{ "search", required_argument, NULL, 'S' },
-		{ "hostname", required_argument, NULL, 'H' },
-		{ "no-dhcp", no_argument, NULL, PO_NO_DHCP },
-		{ "no-dhcpv6", no_argument, NULL, PO_NO_DHCPV6 },
-		{ "no-ndp", no_argument, NULL, PO_NO_NDP },
-		{ "no-ra", no_argument, NULL, PO_NO_RA },
-		{ "no-splice", no_argument, NULL, PO_NO_SPLICE },
-		{ "freebind", no_argument, NULL, PO_FREEBIND },
-		{ "no-map-gw", no_argument, NULL, PO_NO_MAP_GW },
-		{ "ipv4-only", no_argument, NULL, '4' },
-		{ "one-off", no_argument, NULL, '1' },
-		{ "tcp-ports", required_argument, NULL, 't' },
-		{ "udp-ports", required_argument, NULL, 'u' },
-		{ "tcp-ns", required_argument, NULL, 'T' },
-		{ "udp-ns", required_argument, NULL, 'U' },
-		{ "userns", required_argument, NULL, PO_USERNS },
-		{ "netns", required_argument, NULL, PO_NETNS },
-		{ "ns-mac-addr", required_argument, NULL, PO_NS_MAC },
-		{ "dhcp-dns", no_argument, NULL, PO_DHCP_DNS },
-		{ "no-dhcp-dns", no_argument, NULL, PO_NO_DHCP_DNS },
-		{ "dhcp-search", no_argument, NULL, PO_DHCP_SEARCH },
-		{ "no-dhcp-search", no_argument, NULL, PO_NO_DHCP_SEARCH },
-		{ "dns-forward", required_argument, NULL, PO_DNS_FORWARD },
-		{ "no-netns-quit", no_argument, NULL, PO_NO_NETNS_QUIT },
-		{ "trace", no_argument, NULL, PO_TRACE },
-		{ "runas", required_argument, NULL, PO_RUNAS },
-		{ "log-size", required_argument, NULL, PO_LOG_SIZE },
-		{ "version", no_argument, NULL, PO_VERSION },
-		{ "outbound-if4", required_argument, NULL, PO_OUT_IF4 },
-		{ "outbound-if6", required_argument, NULL, PO_OUT_IF6 },
-		{ "config-net", no_argument, NULL, PO_CONFIG_NET },
-		{ "no-copy-routes", no_argument, NULL, PO_NO_COPY_ROUTES },
-		{ "no-copy-addrs", no_argument, NULL, PO_NO_COPY_ADDRS },
-		{ "netns-only", no_argument, NULL, PO_NETNS_ONLY },
-		{ "map-host-loopback", required_argument, NULL, PO_MAP_HOST_LO },
-		{ "map-guest-addr", required_argument, NULL, PO_MAP_GUEST },
-		{ "host-lo-to-ns-lo", no_argument, NULL, PO_HOST_LO_TO_NS_LO },
-		{ "dns-host", required_argument, NULL, PO_DNS_HOST },
-		{ "vhost-user", no_argument, NULL, PO_VHOST_USER },
-		{ "print-capabilities", no_argument, NULL, PO_PRINT_CAPS },
-		{ "fqdn", required_argument, NULL, PO_FQDN },
-		{ "repair-path", required_argument, NULL, PO_REPAIR_PATH },
-		{ NULL, 0, NULL, 0 },
-	};
-	/* pasta's, less -6 (IPv4 cannot be turned off here) and -c */
-	static const char optstring[] =
-		"+dqfel:hs:F:I:p:P:m:a:n:M:g:i:o:D:S:H:41t:u:T:U:";
-	static char netns_s[4096], userns_s[64], addr4_s[64], prefix6_s[64];
-	enum pasta_fwd_mode fm_t = FWDM_UNSET, fm_u = FWDM_UNSET;
-	enum pasta_fwd_mode fm_T = FWDM_UNSET, fm_U = FWDM_UNSET;
-	bool passt = mode == CONF_PASTA_PASST, vhost_user = false;
-	bool ipv4_only = false, no_dhcp = false, no_dns = false;
-	bool no_map_gw = false, no_splice = false, netns_only = false;
-	bool config_net = false, ns_mac_set = false, guest6_set = false;
-	bool gw6_set = false, addr4_set = false, addr_has_len = false;
-	bool host_lo = false;
-	const char *netns = NULL, *userns = NULL, *sock = NULL, *fd = NULL;
-	const char *ifname = NULL, *mtu = NULL, *gw4 = NULL, *pcap = NULL;
-	const char *runas = NULL, *pid_path = NULL, *log_path = NULL;
-	const char *map_guest = NULL, *map_host_lo = NULL, *dns_fwd = NULL;
-	const char *out4 = NULL, *out6 = NULL, *out_if4 = NULL;
-	const char *out_if6 = NULL, *hostname = NULL, *fqdn = NULL;
-	const char *template_if = NULL, *why = NULL;
-	struct in6_addr a6, guest6 = IN6ADDR_ANY_INIT, gw6 = IN6ADDR_ANY_INIT;
-	uint8_t ns_mac[6];
-	int prefix4 = -1, netmask = -1, o, n = 0, i;
-	unsigned long v;
-	static char **av; /* for good: struct conf points into it */
+	static char netns_s[4096], userns_s[64], prefix6_s[64];
+	static struct pasta_args a; /* for good: struct conf points into it */
+	struct in6_addr a6;
+	bool vhost_user = false;
+	const char *why = NULL;
 	char **cmd = NULL;
-	struct in_addr a4;
+	unsigned long v;
+	int first, i;
 
-	pasta_prog = passt ? "passt" : "pasta";
+	a = (struct pasta_args){ .argv = argv, .netns_quit = true,
+				 .passt = mode == CONF_PASTA_PASST,
+				 .prefix4 = -1, .netmask = -1 };
+	pasta_prog = a.passt ? "passt" : "pasta";
 	conf_usage_status = 1;
-	p->foreground = false;
-	p->one_off = false;
-	p->netns_quit = true;
 	p->pid_fd = p->log_fd = p->null_fd = p->ready_fd = -1;
 
 	/* passt: --vhost-user anywhere chooses the mode, as conf_mode() */
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--vhost-user")) {
 			vhost_user = true;
-			passt = true;
+			a.passt = true;
 		}
 	if (vhost_user)
 		pasta_prog = "passt";
 
 	/* slipway's own options; a few per pasta option at most */
-	av = calloc((size_t)argc * 2 + 48, sizeof(*av));
-	if (!av)
+	a.av = calloc((size_t)argc * 2 + 48, sizeof(*a.av));
+	if (!a.av)
 		die("out of memory");
-	av[n++] = argv[0];
-
-#define PASTA_ONLY(name)						\
-	do {								\
-		if (passt)						\
-			pasta_error("%s is for pasta mode only", name);	\
-	} while (0)
-#define PASST_ONLY(name)						\
-	do {								\
-		if (!passt)						\
-			pasta_error("%s is for passt mode only", name);	\
-	} while (0)
+	a.av[a.n++] = argv[0];
 
 	optind = 0; /* glibc: start afresh */
 	opterr = 1; /* glibc's own "unrecognized option" text, as pasta */
-	while ((o = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		switch (o) {
-		case 'd':
-			av[n++] = "--debug";
-			break;
-		case PO_TRACE:
-			av[n++] = "--trace";
-			break;
-		case 'q':
-			av[n++] = "--quiet";
-			break;
-		case 'f':
-			p->foreground = true;
-			break;
-		case 'e':
-		case PO_LOG_SIZE:
-		case PO_FREEBIND:
-		case PO_NO_DHCPV6:
-		case PO_NO_NDP:
-		case PO_NO_RA:
-		case PO_DHCP_DNS:
-		case PO_DHCP_SEARCH:
-		case PO_NO_DHCP_DNS:
-		case PO_NO_DHCP_SEARCH:
-		case PO_NO_COPY_ROUTES:
-		case PO_NO_COPY_ADDRS:
-		case 'M':
-			/* accepted, no effect (slipway(1) says why) */
-			if (o == PO_DHCP_DNS || o == PO_DHCP_SEARCH ||
-			    o == PO_NO_COPY_ROUTES || o == PO_NO_COPY_ADDRS)
-				PASTA_ONLY(argv[optind - 1]);
-			if (o == PO_NO_DHCP_DNS || o == PO_NO_DHCP_SEARCH)
-				PASST_ONLY(argv[optind - 1]);
-			if (o == 'M' && pasta_mac(optarg, ns_mac))
-				pasta_error("invalid MAC address: %s", optarg);
-			break;
-		case 'l':
-			log_path = optarg;
-			break;
-		case 'h':
-			fputs(pasta_usage_text, stdout);
-			exit(0);
-		case 's':
-			PASST_ONLY("-s");
-			if (!*optarg || strlen(optarg) >= CONF_SOCK_PATH_MAX)
-				pasta_error("invalid socket path: %s", optarg);
-			sock = optarg;
-			fd = NULL;
-			break;
-		case 'F':
-			PASST_ONLY("--fd");
-			if (conf_parse_uint(optarg, 0, INT32_MAX, &v) ||
-			    (v >= 1 && v <= 2))
-				pasta_error("invalid --fd: %s", optarg);
-			fd = optarg;
-			sock = NULL;
-			p->one_off = true;
-			break;
-		case 'I':
-			PASTA_ONLY("-I");
-			ifname = optarg;
-			break;
-		case 'p':
-			pcap = optarg;
-			break;
-		case 'P':
-			if (!*optarg)
-				pasta_error("invalid PID file: %s", optarg);
-			pid_path = optarg;
-			break;
-		case 'm':
-			mtu = optarg;
-			break;
-		case 'a': {
-			char buf[INET6_ADDRSTRLEN + 8], *slash;
-			int fam, len = -1;
-
-			if (strlen(optarg) >= sizeof(buf))
-				pasta_error("invalid address: %s", optarg);
-			strcpy(buf, optarg);
-			slash = strchr(buf, '/');
-			if (slash) {
-				*slash = '\0';
-				if (conf_parse_uint(slash + 1, 0, 128, &v))
-					pasta_error("invalid address: %s",
-						    optarg);
-				len = (int)v;
-			}
-			fam = pasta_addr(buf, &a6);
-			if (!fam)
-				pasta_error("invalid address: %s", optarg);
-			if (fam == AF_INET6) {
-				guest6 = a6;
-				guest6_set = true;
-				break;
-			}
-			if (len >= 0 && netmask >= 0)
-				pasta_error("redundant prefix length specification");
-			addr_has_len = len >= 0;
-			memcpy(&a4, &a6.s6_addr[12], 4);
-			inet_ntop(AF_INET, &a4, addr4_s, sizeof(addr4_s));
-			addr4_set = true;
-			if (len > 32)
-				pasta_error("invalid address: %s", optarg);
-			if (len < 0) {
-				/* pasta's default: the address's class */
-				uint32_t h = ntohl(a4.s_addr);
-
-				len = !(h >> 31) ? 8 : (h >> 30) == 2 ? 16 :
-								       24;
-			}
-			prefix4 = len;
-			break;
-		}
-		case 'n':
-			if (addr_has_len)
-				pasta_error("redundant prefix length specification");
-			netmask = pasta_prefix4(optarg);
-			if (netmask < 0)
-				pasta_error("invalid prefix length: %s", optarg);
-			break;
-		case 'g':
-			i = pasta_addr(optarg, &a6);
-			if (!i)
-				pasta_error("invalid gateway address: %s",
-					    optarg);
-			if (i == AF_INET6) {
-				gw6 = a6;
-				gw6_set = true;
-			} else {
-				gw4 = optarg;
-			}
-			break;
-		case 'i':
-			if (!*optarg || strlen(optarg) >= 16)
-				pasta_error("invalid interface name %s", optarg);
-			template_if = optarg;
-			break;
-		case 'o':
-			i = pasta_addr(optarg, &a6);
-			if (!i)
-				pasta_error("invalid or redundant outbound address: %s",
-					    optarg);
-			if (i == AF_INET)
-				out4 = optarg;
-			else
-				out6 = optarg;
-			break;
-		case PO_OUT_IF4:
-		case PO_OUT_IF6:
-			if (!*optarg || strlen(optarg) >= 16)
-				pasta_error("invalid interface name: %s",
-					    optarg);
-			if (o == PO_OUT_IF4)
-				out_if4 = optarg;
-			else
-				out_if6 = optarg;
-			break;
-		case 'D':
-			if (!strcmp(optarg, "none")) {
-				no_dns = true;
-				break;
-			}
-			if (!pasta_addr(optarg, &a6))
-				pasta_error("cannot use DNS address %s", optarg);
-			no_dns = false;
-			warn("-D %s: ignored: the guest is told slipway's DNS forwarder",
-			     optarg);
-			break;
-		case 'S':
-			break; /* the host's search list is used */
-		case 'H':
-		case PO_FQDN:
-			if (!*optarg || strlen(optarg) > 253)
-				pasta_error("invalid %s: %s", o == 'H' ?
-					    "hostname" : "FQDN", optarg);
-			if (o == 'H')
-				hostname = optarg;
-			else
-				fqdn = optarg;
-			break;
-		case PO_NO_DHCP:
-			no_dhcp = true;
-			break;
-		case PO_NO_SPLICE:
-			no_splice = true;
-			break;
-		case PO_NO_MAP_GW:
-			no_map_gw = true;
-			break;
-		case '4':
-			ipv4_only = true;
-			break;
-		case '1':
-			PASST_ONLY("--one-off");
-			p->one_off = true;
-			break;
-		case 't':
-		case 'u':
-		case 'T':
-		case 'U': {
-			enum pasta_fwd_mode *m = o == 't' ? &fm_t :
-						 o == 'u' ? &fm_u :
-						 o == 'T' ? &fm_T : &fm_U;
-
-			if (o == 'T' || o == 'U')
-				PASTA_ONLY(o == 'T' ? "-T" : "-U");
-			if (!pasta_fwd_mode_set(m, o, optarg, passt))
-				break;
-			if (o == 'U') {
-				if (*m == FWDM_AUTO)
-					break; /* as pasta's default: below */
-				if (*m == FWDM_ALL || strstr(optarg, "auto"))
-					pasta_error("-U %s: slipway forwards explicit UDP ports from the namespace only (-U PORT[:HOSTPORT], none or auto)",
-						    optarg);
-			}
-			av[n++] = o == 't' ? "-t" : o == 'u' ? "-u" :
-				  o == 'T' ? "-T" : "-U";
-			av[n++] = optarg;
-			break;
-		}
-		case PO_USERNS:
-			PASTA_ONLY("--userns");
-			if (!*optarg)
-				pasta_error("invalid userns: %s", optarg);
-			userns = optarg;
-			netns_only = false;
-			break;
-		case PO_NETNS:
-			PASTA_ONLY("--netns");
-			if (!*optarg)
-				pasta_error("invalid netns: %s", optarg);
-			netns = optarg;
-			break;
-		case PO_NETNS_ONLY:
-			PASTA_ONLY("--netns-only");
-			netns_only = true;
-			userns = NULL;
-			break;
-		case PO_NS_MAC:
-			PASTA_ONLY("--ns-mac-addr");
-			if (pasta_mac(optarg, ns_mac))
-				pasta_error("invalid MAC address: %s", optarg);
-			ns_mac_set = true;
-			break;
-		case PO_DNS_FORWARD:
-			if (!pasta_addr(optarg, &a6))
-				pasta_error("invalid DNS forwarding address: %s",
-					    optarg);
-			dns_fwd = optarg;
-			break;
-		case PO_DNS_HOST:
-			if (!pasta_addr(optarg, &a6))
-				pasta_error("invalid host nameserver address: %s",
-					    optarg);
-			warn("--dns-host %s: ignored: DNS goes to the resolvers in the host's resolv.conf",
-			     optarg);
-			break;
-		case PO_NO_NETNS_QUIT:
-			PASTA_ONLY("--no-netns-quit");
-			p->netns_quit = false;
-			break;
-		case PO_RUNAS:
-			runas = optarg;
-			break;
-		case PO_VERSION:
-			printf("%s (slipway) %s\n"
-			       "slipway %s in %s compatibility mode: see slipway(1), PASTA AND PASST COMPATIBILITY\n"
-			       "GNU General Public License, version 2 or later\n",
-			       pasta_prog, SLIPWAY_VERSION, SLIPWAY_VERSION,
-			       pasta_prog);
-			exit(0);
-		case PO_CONFIG_NET:
-			PASTA_ONLY("--config-net");
-			config_net = true;
-			break;
-		case PO_MAP_HOST_LO:
-		case PO_MAP_GUEST:
-			if (strcmp(optarg, "none") && !pasta_addr(optarg, &a6))
-				pasta_error("invalid address to remap to host: %s",
-					    optarg);
-			if (o == PO_MAP_GUEST) {
-				map_guest = optarg;
-			} else {
-				map_host_lo = optarg;
-				if (!strcmp(optarg, "none"))
-					no_map_gw = true;
-			}
-			break;
-		case PO_HOST_LO_TO_NS_LO:
-			PASTA_ONLY("--host-lo-to-ns-lo");
-			host_lo = true;
-			break;
-		case PO_VHOST_USER:
-			break; /* seen above */
-		case PO_PRINT_CAPS:
-			/* the vhost-user backend program convention */
-			fputs("{\n  \"type\": \"net\"\n}\n", stdout);
-			exit(0);
-		case PO_REPAIR_PATH:
-			if (strcmp(optarg, "none"))
-				pasta_error("--repair-path %s: migration is not supported (only none)",
-					    optarg);
-			break;
-		default: /* glibc said what */
-			fprintf(stderr, "Try '%s --help'.\n", pasta_prog);
-			exit(1);
-		}
-	}
-#undef PASTA_ONLY
-#undef PASST_ONLY
+	first = conf_cmdline_run(&pasta_cmdline, argc, argv, &a, &a);
+	p->foreground = a.foreground;
+	p->one_off = a.one_off;
+	p->netns_quit = a.netns_quit;
 
 	/* the target */
-	if (passt) {
-		if (optind < argc)
+	if (a.passt) {
+		if (first < argc)
 			pasta_error("extra non-option argument: %s",
-				    argv[optind]);
-		if (fd) {
+				    argv[first]);
+		if (a.fd) {
 			/* --vhost-user --fd N: QEMU 10.1 -netdev
 			 * passt,vhost-user=on; the frontend is on N */
 			if (vhost_user)
-				av[n++] = "--vhost-user";
-			av[n++] = "--fd";
-			av[n++] = (char *)fd;
+				a.av[a.n++] = "--vhost-user";
+			a.av[a.n++] = "--fd";
+			a.av[a.n++] = (char *)a.fd;
 		} else {
-			av[n++] = vhost_user ? "--vhost-user" : "--stream";
-			av[n++] = (char *)(sock ? sock : pasta_sock_default());
+			a.av[a.n++] = vhost_user ? "--vhost-user" : "--stream";
+			a.av[a.n++] = (char *)(a.sock ? a.sock :
+						       pasta_sock_default());
 		}
-	} else if (optind < argc && !conf_parse_uint(argv[optind], 1,
+	} else if (first < argc && !conf_parse_uint(argv[first], 1,
 						       INT32_MAX, &v)) {
-		if (netns)
+		if (a.netns)
 			pasta_error("both --netns and PID given");
-		if (optind + 1 < argc)
+		if (first + 1 < argc)
 			pasta_error("extra argument after the PID: %s",
-				    argv[optind + 1]);
+				    argv[first + 1]);
 		snprintf(netns_s, sizeof(netns_s), "/proc/%lu/ns/net", v);
-		netns = netns_s;
-		if (!userns && !netns_only && geteuid() != 0) {
+		a.netns = netns_s;
+		if (!a.userns && !a.netns_only && geteuid() != 0) {
 			/* unprivileged: the way into the target's network
 			 * namespace is through its user namespace */
 			snprintf(userns_s, sizeof(userns_s),
 				 "/proc/%lu/ns/user", v);
-			userns = userns_s;
+			a.userns = userns_s;
 		}
-	} else if (netns) {
-		if (optind < argc)
+	} else if (a.netns) {
+		if (first < argc)
 			pasta_error("both --netns and a command given (%s)",
-				    argv[optind]);
+				    argv[first]);
 	} else {
 		/* a command (or a shell) in a namespace of its own: in the
 		 * foreground, configured, gone with the command */
-		cmd = optind < argc ? &argv[optind] : NULL;
+		cmd = first < argc ? &argv[first] : NULL;
 		p->foreground = true;
-		config_net = true;
-		if (userns)
+		a.config_net = true;
+		if (a.userns)
 			pasta_error("--userns needs a PID or --netns target");
 	}
-	if (!passt) {
-		if (netns) {
-			av[n++] = "--netns";
-			av[n++] = (char *)netns;
+	if (!a.passt) {
+		if (a.netns) {
+			a.av[a.n++] = "--netns";
+			a.av[a.n++] = (char *)a.netns;
 		}
-		if (!config_net) {
+		if (!a.config_net) {
 			/* the client configures the tap, and may have made it
 			 * (rootlesskit before 2.3 does): single-queue then,
 			 * and only one queue fits */
-			av[n++] = "--no-config";
-			av[n++] = "--shards";
-			av[n++] = "1";
+			a.av[a.n++] = "--no-config";
+			a.av[a.n++] = "--shards";
+			a.av[a.n++] = "1";
 		}
-		if (ifname) {
-			av[n++] = "-I";
-			av[n++] = (char *)ifname;
+		if (a.ifname) {
+			a.av[a.n++] = "-I";
+			a.av[a.n++] = (char *)a.ifname;
 		}
-		if (no_splice)
-			av[n++] = "--no-splice";
+		if (a.no_splice)
+			a.av[a.n++] = "--no-splice";
 		/* pasta's default for a direction not given: auto, as far
 		 * as the port parser knows it */
-		if (fm_t == FWDM_UNSET && pasta_spec_supported("auto")) {
-			av[n++] = "-t";
-			av[n++] = "auto";
+		if (a.fm_t == FWDM_UNSET && pasta_spec_supported("auto")) {
+			a.av[a.n++] = "-t";
+			a.av[a.n++] = "auto";
 		}
-		if (fm_u == FWDM_UNSET && pasta_spec_supported("auto")) {
-			av[n++] = "-u";
-			av[n++] = "auto";
+		if (a.fm_u == FWDM_UNSET && pasta_spec_supported("auto")) {
+			a.av[a.n++] = "-u";
+			a.av[a.n++] = "auto";
 		}
-		if (fm_T == FWDM_UNSET && pasta_spec_supported("auto")) {
-			av[n++] = "-T";
-			av[n++] = "auto";
+		if (a.fm_T == FWDM_UNSET && pasta_spec_supported("auto")) {
+			a.av[a.n++] = "-T";
+			a.av[a.n++] = "auto";
 		}
 	}
-	if (mtu) {
-		av[n++] = "--mtu";
-		av[n++] = (char *)mtu;
+	if (a.mtu) {
+		a.av[a.n++] = "--mtu";
+		a.av[a.n++] = (char *)a.mtu;
 	}
-	if (addr4_set || netmask >= 0) {
-		if (!addr4_set)
-			strcpy(addr4_s, "10.0.2.15");
-		snprintf(addr4_s + strlen(addr4_s),
-			 sizeof(addr4_s) - strlen(addr4_s), "/%d",
-			 netmask >= 0 ? netmask : prefix4);
-		av[n++] = "--address";
-		av[n++] = addr4_s;
+	if (a.addr4_set || a.netmask >= 0) {
+		if (!a.addr4_set)
+			strcpy(a.addr4_s, "10.0.2.15");
+		snprintf(a.addr4_s + strlen(a.addr4_s),
+			 sizeof(a.addr4_s) - strlen(a.addr4_s), "/%d",
+			 a.netmask >= 0 ? a.netmask : a.prefix4);
+		a.av[a.n++] = "--address";
+		a.av[a.n++] = a.addr4_s;
 	}
-	if (gw4) {
-		av[n++] = "--gateway";
-		av[n++] = (char *)gw4;
+	if (a.gw4) {
+		a.av[a.n++] = "--gateway";
+		a.av[a.n++] = (char *)a.gw4;
 	}
-	if (guest6_set) {
-		memcpy(&a6, &guest6, 16);
+	if (a.guest6_set) {
+		memcpy(&a6, &a.guest6, 16);
 		memset(&a6.s6_addr[8], 0, 8);
 		inet_ntop(AF_INET6, &a6, prefix6_s, sizeof(prefix6_s));
 		strcat(prefix6_s, "/64");
-		av[n++] = "--ipv6-prefix";
-		av[n++] = prefix6_s;
+		a.av[a.n++] = "--ipv6-prefix";
+		a.av[a.n++] = prefix6_s;
 	}
-	if (ipv4_only)
-		av[n++] = "--no-ipv6";
-	if (no_dhcp)
-		av[n++] = "--no-dhcp";
-	if (no_dns)
-		av[n++] = "--no-dns";
-	if (no_map_gw)
-		av[n++] = "--no-map-gw";
-	if (pcap) {
-		av[n++] = "--pcap";
-		av[n++] = (char *)pcap;
+	if (a.ipv4_only)
+		a.av[a.n++] = "--no-ipv6";
+	if (a.no_dhcp)
+		a.av[a.n++] = "--no-dhcp";
+	if (a.no_dns)
+		a.av[a.n++] = "--no-dns";
+	if (a.no_map_gw)
+		a.av[a.n++] = "--no-map-gw";
+	if (a.pcap) {
+		a.av[a.n++] = "--pcap";
+		a.av[a.n++] = (char *)a.pcap;
 	}
-	if (runas) {
-		av[n++] = "--runas";
-		av[n++] = (char *)runas;
+	if (a.runas) {
+		a.av[a.n++] = "--runas";
+		a.av[a.n++] = (char *)a.runas;
 	}
 	if (cmd) {
-		av[n++] = "--";
+		a.av[a.n++] = "--";
 		while (*cmd)
-			av[n++] = *cmd++;
+			a.av[a.n++] = *cmd++;
 	}
-	av[n] = NULL;
+	a.av[a.n] = NULL;
 	optind = 0;
 	opterr = 0;
-	conf_parse(c, n, av);
+	conf_parse(c, a.n, a.av);
 
-	c->pasta_mode = passt ? CONF_PASTA_PASST : CONF_PASTA_PASTA;
+	c->pasta_mode = a.passt ? CONF_PASTA_PASST : CONF_PASTA_PASTA;
 	/* pasta's and passt's addressing: the host's own (conf_net.c) */
 	c->addr_model = CONF_ADDR_HOST_COPY;
-	c->config_net = config_net && !passt;
-	c->map_guest_addr = map_guest;
-	c->map_host_loopback = map_host_lo;
-	c->dns_forward = dns_fwd;
-	c->host_lo_to_ns_lo = host_lo;
-	if (out4 && conf_outbound_addr(c, out4, AF_INET, &why))
-		pasta_error("-o %s: %s", out4, why);
-	if (out6 && conf_outbound_addr(c, out6, AF_INET6, &why))
-		pasta_error("-o %s: %s", out6, why);
-	c->outbound_if4 = out_if4;
-	c->outbound_if6 = out_if6;
-	c->hostname = hostname;
-	c->fqdn = fqdn;
-	c->template_if = template_if;
-	if (netns)
-		c->userns_path = userns;
-	if (ns_mac_set) {
+	c->config_net = a.config_net && !a.passt;
+	c->map_guest_addr = a.map_guest;
+	c->map_host_loopback = a.map_host_lo;
+	c->dns_forward = a.dns_fwd;
+	c->host_lo_to_ns_lo = a.host_lo;
+	if (a.out4 && conf_outbound_addr(c, a.out4, AF_INET, &why))
+		pasta_error("-o %s: %s", a.out4, why);
+	if (a.out6 && conf_outbound_addr(c, a.out6, AF_INET6, &why))
+		pasta_error("-o %s: %s", a.out6, why);
+	c->outbound_if4 = a.out_if4;
+	c->outbound_if6 = a.out_if6;
+	c->hostname = a.hostname;
+	c->fqdn = a.fqdn;
+	c->template_if = a.template_if;
+	if (a.netns)
+		c->userns_path = a.userns;
+	if (a.ns_mac_set) {
 		c->mac_set = true;
-		memcpy(c->mac, ns_mac, 6);
+		memcpy(c->mac, a.ns_mac, 6);
 	}
-	if (guest6_set && c->ipv6) {
-		c->guest6 = guest6;
+	if (a.guest6_set && c->ipv6) {
+		c->guest6 = a.guest6;
 		c->addr6_set = true;
 	}
-	if (gw6_set && c->ipv6) {
-		c->gw6 = gw6;
+	if (a.gw6_set && c->ipv6) {
+		c->gw6 = a.gw6;
 		c->gw6_set = true;
 	}
 
-	if (pid_path)
-		p->pid_fd = pasta_file_open(pid_path, "PID file");
-	if (log_path)
-		p->log_fd = pasta_file_open(log_path, "log file");
+	if (a.pid_path)
+		p->pid_fd = pasta_file_open(a.pid_path, "PID file");
+	if (a.log_path)
+		p->log_fd = pasta_file_open(a.log_path, "log file");
 }
 
 /**

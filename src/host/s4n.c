@@ -300,6 +300,181 @@ static int s4n_mac(const char *s, uint8_t *mac)
 }
 
 /**
+ * struct s4n_args - a slirp4netns command line's options, as read
+ * @s:		the extras to fill (@exit_fd, @ready_fd, @api_path)
+ * @configure:	-c
+ * @ipv6:	-6
+ * @no_lo:	--disable-host-loopback
+ * @no_dns:	--disable-dns
+ * @path_type:	--netns-type=path
+ * @mac_set:	--macaddress given
+ * @mac:	its value
+ * @mtu:	-m
+ * @out4:	--outbound-addr, or NULL
+ * @out6:	--outbound-addr6, or NULL
+ * @userns:	--userns-path, or NULL
+ * @cidr:	--cidr, checked after the options as slirp4netns does, or NULL
+ */
+struct s4n_args {
+	struct s4n_conf *s;
+	bool configure, ipv6, no_lo, no_dns, path_type, mac_set;
+	uint8_t mac[6];
+	unsigned long mtu;
+	const char *out4, *out6, *userns, *cidr;
+};
+
+/**
+ * s4n_opt_fd() - -e, --exit-fd FD; -r, --ready-fd FD
+ * @st:		struct s4n_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void s4n_opt_fd(void *st, const struct conf_opt *o, char *arg)
+{
+	struct s4n_conf *s = ((struct s4n_args *)st)->s;
+	unsigned long v;
+
+	if (conf_parse_uint(arg, 0, INT32_MAX, &v))
+		s4n_usage_error("bad %s '%s': expected a file descriptor number",
+				o->id == 'e' ? "--exit-fd" : "--ready-fd", arg);
+	if (o->id == 'e')
+		s->exit_fd = (int)v;
+	else
+		s->ready_fd = (int)v;
+}
+
+/**
+ * s4n_opt_mtu() - -m, --mtu MTU: up to slirp4netns's 65521
+ * @st:		struct s4n_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void s4n_opt_mtu(void *st, const struct conf_opt *o, char *arg)
+{
+	struct s4n_args *a = st;
+
+	if (conf_parse_uint(arg, 0, S4N_MTU_MAX, &a->mtu) || a->mtu < 576)
+		s4n_usage_error("bad MTU '%s': expected 576 to %d", arg,
+				S4N_MTU_MAX);
+}
+
+/**
+ * s4n_opt_api() - -a, --api-socket PATH
+ * @st:		struct s4n_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void s4n_opt_api(void *st, const struct conf_opt *o, char *arg)
+{
+	if (!*arg || strlen(arg) >= CONF_SOCK_PATH_MAX)
+		s4n_usage_error("bad --api-socket '%s': 1 to %d characters",
+				arg, CONF_SOCK_PATH_MAX - 1);
+	((struct s4n_args *)st)->s->api_path = arg;
+}
+
+/**
+ * s4n_opt_type() - --netns-type=pid|path; --target-type=netns
+ * @st:		struct s4n_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void s4n_opt_type(void *st, const struct conf_opt *o, char *arg)
+{
+	if (o->id == S4N_TARGET_TYPE) {
+		if (strcmp(arg, "netns"))
+			s4n_usage_error("bad --target-type '%s': only netns is supported",
+					arg);
+		return;
+	}
+	if (strcmp(arg, "pid") && strcmp(arg, "path"))
+		s4n_usage_error("bad --netns-type '%s': expected pid or path",
+				arg);
+	((struct s4n_args *)st)->path_type = !strcmp(arg, "path");
+}
+
+/**
+ * s4n_opt_userns() - --userns-path=PATH
+ * @st:		struct s4n_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void s4n_opt_userns(void *st, const struct conf_opt *o, char *arg)
+{
+	if (!*arg)
+		s4n_usage_error("--userns-path needs a path");
+	((struct s4n_args *)st)->userns = arg;
+}
+
+/**
+ * s4n_opt_mac() - --macaddress=MAC
+ * @st:		struct s4n_args
+ * @o:		the row
+ * @arg:	the value
+ */
+static void s4n_opt_mac(void *st, const struct conf_opt *o, char *arg)
+{
+	struct s4n_args *a = st;
+
+	if (s4n_mac(arg, a->mac))
+		s4n_usage_error("bad --macaddress '%s': expected a unicast xx:xx:xx:xx:xx:xx",
+				arg);
+	a->mac_set = true;
+}
+
+/**
+ * s4n_opt_help() - -h, --help; -v, --version: print, exit 0
+ * @st:		struct s4n_args
+ * @o:		the row
+ * @arg:	NULL
+ */
+static _Noreturn void s4n_opt_help(void *st, const struct conf_opt *o,
+				   char *arg)
+{
+	if (o->id == 'h') {
+		fputs(s4n_usage, stdout);
+		exit(0);
+	}
+	/* slirp4netns's lines (runc's format, read by scripts), then ours */
+	printf("slirp4netns version " S4N_VERSION "\n"
+	       "libslirp: " S4N_LIBSLIRP_VERSION "\n"
+	       "SLIRP_CONFIG_VERSION_MAX: %d\n"
+	       "slipway: " SLIPWAY_VERSION "\n",
+	       S4N_SLIRP_CONFIG_VERSION_MAX);
+	exit(0);
+}
+
+#define A struct s4n_args
+/* slirp4netns's options; the order is getopt_long()'s for abbreviations */
+static const struct conf_opt s4n_opts[] = {
+	CONF_OPT_ROW_TRUE("configure", 'c', A, configure),
+	CONF_OPT_ROW_CALL("exit-fd", 'e', 1, s4n_opt_fd),
+	CONF_OPT_ROW_CALL("ready-fd", 'r', 1, s4n_opt_fd),
+	CONF_OPT_ROW_CALL("mtu", 'm', 1, s4n_opt_mtu),
+	CONF_OPT_ROW_TRUE("enable-ipv6", '6', A, ipv6),
+	CONF_OPT_ROW_CALL("api-socket", 'a', 1, s4n_opt_api),
+	CONF_OPT_ROW_STR("cidr", S4N_CIDR, A, cidr),
+	CONF_OPT_ROW_TRUE("disable-host-loopback", S4N_NO_LOOPBACK, A, no_lo),
+	CONF_OPT_ROW_CALL("netns-type", S4N_NETNS_TYPE, 1, s4n_opt_type),
+	CONF_OPT_ROW_CALL("userns-path", S4N_USERNS_PATH, 1, s4n_opt_userns),
+	/* accepted: slipway's sandbox and filter are always on (man page) */
+	CONF_OPT_ROW_NOP("enable-sandbox", S4N_SANDBOX, 0),
+	CONF_OPT_ROW_NOP("enable-seccomp", S4N_SECCOMP, 0),
+	CONF_OPT_ROW_STR("outbound-addr", S4N_OUT4, A, out4),
+	CONF_OPT_ROW_STR("outbound-addr6", S4N_OUT6, A, out6),
+	CONF_OPT_ROW_TRUE("disable-dns", S4N_NO_DNS, A, no_dns),
+	CONF_OPT_ROW_CALL("macaddress", S4N_MAC, 1, s4n_opt_mac),
+	CONF_OPT_ROW_CALL("target-type", S4N_TARGET_TYPE, 1, s4n_opt_type),
+	CONF_OPT_ROW_CALL("help", 'h', 0, s4n_opt_help),
+	CONF_OPT_ROW_CALL("version", 'v', 0, s4n_opt_help),
+	CONF_OPT_ROW_END,
+};
+#undef A
+
+static const struct conf_cmdline s4n_cmdline = {
+	.opts = s4n_opts, .flags = ":", .error = s4n_usage_error,
+};
+
+/**
  * s4n_conf_parse() - translate a slirp4netns command line into slipway's
  * configuration
  * @c:		configuration to fill
@@ -312,152 +487,36 @@ static int s4n_mac(const char *s, uint8_t *mac)
  */
 void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "configure", no_argument, NULL, 'c' },
-		{ "exit-fd", required_argument, NULL, 'e' },
-		{ "ready-fd", required_argument, NULL, 'r' },
-		{ "mtu", required_argument, NULL, 'm' },
-		{ "enable-ipv6", no_argument, NULL, '6' },
-		{ "api-socket", required_argument, NULL, 'a' },
-		{ "cidr", required_argument, NULL, S4N_CIDR },
-		{ "disable-host-loopback", no_argument, NULL, S4N_NO_LOOPBACK },
-		{ "netns-type", required_argument, NULL, S4N_NETNS_TYPE },
-		{ "userns-path", required_argument, NULL, S4N_USERNS_PATH },
-		{ "enable-sandbox", no_argument, NULL, S4N_SANDBOX },
-		{ "enable-seccomp", no_argument, NULL, S4N_SECCOMP },
-		{ "outbound-addr", required_argument, NULL, S4N_OUT4 },
-		{ "outbound-addr6", required_argument, NULL, S4N_OUT6 },
-		{ "disable-dns", no_argument, NULL, S4N_NO_DNS },
-		{ "macaddress", required_argument, NULL, S4N_MAC },
-		{ "target-type", required_argument, NULL, S4N_TARGET_TYPE },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static char mtu_s[16], cidr_s[32], addr_s[32], netns_s[4096];
 	static char userns_s[64];
 	static char *av[40];
-	bool configure = false, ipv6 = false, no_lo = false, no_dns = false;
-	bool path_type = false, mac_set = false;
-	const char *out4 = NULL, *out6 = NULL, *userns = NULL, *target, *tap;
-	const char *cidr = NULL, *why;
+	struct s4n_args a = { .s = s, .mtu = 1500 };
+	const char *target, *tap, *why;
 	char out_s[INET6_ADDRSTRLEN];
-	unsigned long mtu = 1500, v;
+	unsigned long v;
 	uint32_t net = htonl(0x0a000200), mask, guest;
 	unsigned prefix = 24;
-	uint8_t mac[6];
-	int o, n = 0;
+	int optind_end, n = 0;
 
 	s->exit_fd = -1;
 	s->ready_fd = -1;
 	s->api_path = NULL;
 	optind = 1;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":ce:r:m:6a:hv", opts, NULL)) != -1) {
-		switch (o) {
-		case 'c':
-			configure = true;
-			break;
-		case 'e':
-		case 'r':
-			if (conf_parse_uint(optarg, 0, INT32_MAX, &v))
-				s4n_usage_error("bad %s '%s': expected a file descriptor number",
-						o == 'e' ? "--exit-fd" : "--ready-fd",
-						optarg);
-			if (o == 'e')
-				s->exit_fd = (int)v;
-			else
-				s->ready_fd = (int)v;
-			break;
-		case 'm':
-			if (conf_parse_uint(optarg, 0, S4N_MTU_MAX, &mtu) || mtu < 576)
-				s4n_usage_error("bad MTU '%s': expected 576 to %d",
-						optarg, S4N_MTU_MAX);
-			break;
-		case '6':
-			ipv6 = true;
-			break;
-		case 'a':
-			if (!*optarg || strlen(optarg) >= CONF_SOCK_PATH_MAX)
-				s4n_usage_error("bad --api-socket '%s': 1 to %d characters",
-						optarg, CONF_SOCK_PATH_MAX - 1);
-			s->api_path = optarg;
-			break;
-		case S4N_CIDR:
-			cidr = optarg; /* checked after the options, as
-					* slirp4netns does */
-			break;
-		case S4N_NO_LOOPBACK:
-			no_lo = true;
-			break;
-		case S4N_NETNS_TYPE:
-			if (strcmp(optarg, "pid") && strcmp(optarg, "path"))
-				s4n_usage_error("bad --netns-type '%s': expected pid or path",
-						optarg);
-			path_type = !strcmp(optarg, "path");
-			break;
-		case S4N_USERNS_PATH:
-			if (!*optarg)
-				s4n_usage_error("--userns-path needs a path");
-			userns = optarg;
-			break;
-		case S4N_SANDBOX:
-		case S4N_SECCOMP:
-			break; /* accepted: no effect yet (man page) */
-		case S4N_OUT4:
-			out4 = optarg;
-			break;
-		case S4N_OUT6:
-			out6 = optarg;
-			break;
-		case S4N_NO_DNS:
-			no_dns = true;
-			break;
-		case S4N_MAC:
-			if (s4n_mac(optarg, mac))
-				s4n_usage_error("bad --macaddress '%s': expected a unicast xx:xx:xx:xx:xx:xx",
-						optarg);
-			mac_set = true;
-			break;
-		case S4N_TARGET_TYPE:
-			if (strcmp(optarg, "netns"))
-				s4n_usage_error("bad --target-type '%s': only netns is supported",
-						optarg);
-			break;
-		case 'h':
-			fputs(s4n_usage, stdout);
-			exit(0);
-		case 'v':
-			/* slirp4netns's lines (runc's format, read by scripts),
-			 * then ours */
-			printf("slirp4netns version " S4N_VERSION "\n"
-			       "libslirp: " S4N_LIBSLIRP_VERSION "\n"
-			       "SLIRP_CONFIG_VERSION_MAX: %d\n"
-			       "slipway: " SLIPWAY_VERSION "\n",
-			       S4N_SLIRP_CONFIG_VERSION_MAX);
-			exit(0);
-		case ':':
-			s4n_usage_error("option '%s' needs a value",
-					argv[optind - 1]);
-		default:
-			if (optopt && optopt < 256)
-				s4n_usage_error("unknown option '-%c'", optopt);
-			s4n_usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
+	optind_end = conf_cmdline_run(&s4n_cmdline, argc, argv, &a, &a);
+	if (optind_end >= argc)
 		s4n_usage_error("missing PID or PATH of the network namespace");
-	if (argc - optind > 2)
+	if (argc - optind_end > 2)
 		s4n_usage_error("too many arguments (from '%s'): expected PID|PATH [TAPNAME]",
-				argv[optind + 2]);
-	target = argv[optind];
-	tap = optind + 1 < argc ? argv[optind + 1] : "tap0";
-	if (mac_set && !configure)
+				argv[optind_end + 2]);
+	target = argv[optind_end];
+	tap = optind_end + 1 < argc ? argv[optind_end + 1] : "tap0";
+	if (a.mac_set && !a.configure)
 		s4n_usage_error("--macaddress needs -c (--configure)");
-	if (cidr)
-		s4n_cidr(cidr, &net, &prefix);
+	if (a.cidr)
+		s4n_cidr(a.cidr, &net, &prefix);
 
-	if (path_type) {
+	if (a.path_type) {
 		if (!*target)
 			s4n_usage_error("empty namespace path");
 		/* slipway takes a bare NAME as /run/netns/NAME: keep a path */
@@ -468,21 +527,21 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 			s4n_usage_error("bad PID '%s' (use --netns-type=path for a namespace file)",
 					target);
 		snprintf(netns_s, sizeof(netns_s), "/proc/%lu/ns/net", v);
-		if (!userns && geteuid() != 0) {
+		if (!a.userns && geteuid() != 0) {
 			/* unprivileged: the way into the target's network
 			 * namespace is through its user namespace */
 			snprintf(userns_s, sizeof(userns_s),
 				 "/proc/%lu/ns/user", v);
-			userns = userns_s;
+			a.userns = userns_s;
 		}
 	}
-	if (path_type && userns && geteuid() != 0)
-		debug("joining user namespace %s first", userns);
+	if (a.path_type && a.userns && geteuid() != 0)
+		debug("joining user namespace %s first", a.userns);
 
 	mask = htonl(~0U << (32 - prefix));
 	net &= mask;
 	guest = net | htonl(S4N_GUEST_HOST);
-	snprintf(mtu_s, sizeof(mtu_s), "%lu", MIN(mtu, 65520UL));
+	snprintf(mtu_s, sizeof(mtu_s), "%lu", MIN(a.mtu, 65520UL));
 	inet_ntop(AF_INET, &net, cidr_s, 16);
 	snprintf(cidr_s + strlen(cidr_s), sizeof(cidr_s) - strlen(cidr_s),
 		 "/%u", prefix);
@@ -506,13 +565,13 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 	 * IFF_MULTI_QUEUE (rootlesskit does), and then only one fits */
 	av[n++] = "--shards";
 	av[n++] = "1";
-	if (!configure)
+	if (!a.configure)
 		av[n++] = "--no-config";
-	if (no_lo)
+	if (a.no_lo)
 		av[n++] = "--no-map-gw";
-	if (no_dns)
+	if (a.no_dns)
 		av[n++] = "--no-dns";
-	if (ipv6) {
+	if (a.ipv6) {
 		av[n++] = "--ipv6-prefix";
 		av[n++] = "fd00::/64";
 	} else {
@@ -522,29 +581,29 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 	optind = 0; /* glibc: start getopt afresh */
 	conf_parse(c, n, av);
 
-	c->userns_path = userns;
-	if (ipv6) {
+	c->userns_path = a.userns;
+	if (a.ipv6) {
 		/* slirp4netns's guest is fd00::100 (gateway ::2, DNS ::3) */
 		c->guest6.s6_addr[14] = 0x01;
 		c->guest6.s6_addr[15] = 0x00;
 	}
-	if (mac_set) {
+	if (a.mac_set) {
 		c->mac_set = true;
-		memcpy(c->mac, mac, 6);
+		memcpy(c->mac, a.mac, 6);
 	}
-	if (out4 && (s4n_outbound(out4, AF_INET, out_s) ||
-		     conf_outbound_addr(c, out_s, AF_INET, &why)))
+	if (a.out4 && (s4n_outbound(a.out4, AF_INET, out_s) ||
+		       conf_outbound_addr(c, out_s, AF_INET, &why)))
 		s4n_usage_error("bad --outbound-addr '%s': not an IPv4 address or interface of this host we can bind to",
-				out4);
-	if (out6 && (s4n_outbound(out6, AF_INET6, out_s) ||
-		     conf_outbound_addr(c, out_s, AF_INET6, &why)))
+				a.out4);
+	if (a.out6 && (s4n_outbound(a.out6, AF_INET6, out_s) ||
+		       conf_outbound_addr(c, out_s, AF_INET6, &why)))
 		s4n_usage_error("bad --outbound-addr6 '%s': not an IPv6 address or interface of this host we can bind to",
-				out6);
+				a.out6);
 	c->s4n = true;
 	c->gw_unreach = true; /* with --disable-host-loopback (no map_gw) */
 	c->lease4 = net | htonl(S4N_DHCP_FIRST);
-	if (mtu > 65520)
-		info("MTU %lu runs as 65520, slipway's largest", mtu);
+	if (a.mtu > 65520)
+		info("MTU %lu runs as 65520, slipway's largest", a.mtu);
 }
 
 /**

@@ -1056,15 +1056,12 @@ static void setup(void)
 	static const uint64_t rto_tab[4] = { 0, MS, 1, SEC };
 	static const uint32_t ack_tab[4] = { 0, 2, 1, 3 };
 	uint8_t b0 = fz_u8(), b1 = fz_u8(), b2 = fz_u8();
-	struct core_conf cc = { 0 };
+	struct core_conf cc;
 	unsigned i;
 
 	memset(&H, 0, sizeof(H));
-	memcpy(cc.our_mac, our_mac, 6);
+	core_conf_default(&cc); /* our_mac, 10.0.2.15/24 via .2 */
 	memcpy(cc.guest_mac, guest_mac, 6);
-	cc.guest4_be = GUEST4;
-	cc.gw4_be = GW4;
-	cc.mask4_be = 0x00ffffffU;
 	cc.vnet_hdr_len = vnet_tab[b0 & 3];
 	cc.csum_offload = cc.vnet_hdr_len && !(b0 & 4);
 	cc.map_gw_to_loopback = !(b0 & 8);

@@ -51,49 +51,55 @@ static uint32_t frame_len[NSLOTS];
 
 static const uint8_t bcast[ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
-static const struct core_conf conf_tap = {
-	.our_mac = { 0x52, 0x56, 0x00, 0x00, 0x00, 0x02 },
-	.guest_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
-	.guest4_be = 0x0f02000a, /* 10.0.2.15, stored in network order */
-	.gw4_be = 0x0202000a,	 /* 10.0.2.2 */
-	.mask4_be = 0x00ffffff,	 /* /24 */
-	.map_gw_to_loopback = true,
-	.mtu = MTU,
-	.vnet_hdr_len = VNET_LEN,
-	.csum_offload = true,
-	.ws_shift = 9,
-	.max_flows = MAX_FLOWS,
-	.dhcp = true,
-	.dhcp4 = {
-		.addr_be = 0x0f02000a,
-		.mask_be = 0x00ffffff,
-		.router_be = 0x0202000a,
-		.server_be = 0x0202000a,
-		.dns_be = { 0x0302000a },
-		.ndns = 1,
-		.lease_s = 3600,
-		.mtu = MTU,
-		.search = "\x07" "example" "\x04" "test",
-		.search_len = 14,
-		.hostname = "vm1",
-		.hostname_len = 3,
-		.fqdn = "\x03" "vm1" "\x07" "example" "\x04" "test",
-		.fqdn_len = 18,
-	},
-};
+static struct core_conf conf_tap;
+
+/**
+ * conf_tap_init() - the first configuration: core_conf_default()
+ * (10.0.2.15/24 via .2) serving DHCP, with a vnet header
+ */
+static void conf_tap_init(void)
+{
+	static const uint8_t guest_mac[ETH_ALEN] = { 0x52, 0x54, 0x00,
+						     0x12, 0x34, 0x56 };
+	struct dhcp4_conf *d = &conf_tap.dhcp4;
+
+	core_conf_default(&conf_tap);
+	memcpy(conf_tap.guest_mac, guest_mac, ETH_ALEN);
+	conf_tap.mtu = MTU;
+	conf_tap.vnet_hdr_len = VNET_LEN;
+	conf_tap.csum_offload = true;
+	conf_tap.max_flows = MAX_FLOWS;
+	conf_tap.dhcp = true;
+	d->addr_be = conf_tap.guest4_be;
+	d->mask_be = conf_tap.mask4_be;
+	d->router_be = conf_tap.gw4_be;
+	d->server_be = conf_tap.gw4_be;
+	d->dns_be[0] = 0x0302000a; /* 10.0.2.3, stored in network order */
+	d->ndns = 1;
+	d->lease_s = 3600;
+	d->mtu = MTU;
+	memcpy(d->search, "\x07" "example" "\x04" "test", 14);
+	d->search_len = 14;
+	memcpy(d->hostname, "vm1", 3);
+	d->hostname_len = 3;
+	memcpy(d->fqdn, "\x03" "vm1" "\x07" "example" "\x04" "test", 18);
+	d->fqdn_len = 18;
+}
 
 static struct core_conf conf_plain;
 
 static const uint8_t key[16] = "slipway-fuzz-key";
 
 /**
- * conf_plain_init() - the second configuration, derived from the first
+ * conf_plain_init() - both configurations: conf_tap_init(), then the
+ * second one derived from the first
  */
 static void conf_plain_init(void)
 {
 	struct dhcp4_conf *d = &conf_plain.dhcp4;
 	size_t i;
 
+	conf_tap_init();
 	conf_plain = conf_tap;
 	conf_plain.vnet_hdr_len = 0;
 	conf_plain.csum_offload = false;

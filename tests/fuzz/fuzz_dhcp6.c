@@ -66,45 +66,54 @@ static const uint8_t unspec6[16];
 static const uint8_t server_duid[10] = { 0, 3, 0, 1, 0x52, 0x56,
 					 0x00, 0x00, 0x00, 0x02 };
 
-static const struct core_conf conf_tap = {
-	.our_mac = { 0x52, 0x56, 0x00, 0x00, 0x00, 0x02 },
-	.guest_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
-	.guest4_be = 0x0f02000a, /* 10.0.2.15, stored in network order */
-	.gw4_be = 0x0202000a,	 /* 10.0.2.2 */
-	.mask4_be = 0x00ffffff,	 /* /24 */
-	.map_gw_to_loopback = true,
-	.mtu = MTU,
-	.vnet_hdr_len = VNET_LEN,
-	.csum_offload = true,
-	.ws_shift = 9,
-	.max_flows = MAX_FLOWS,
-	.ipv6 = true,
-	.prefix6 = { PFX },
-	.gw6_ll = { 0xfe, 0x80, [15] = 1 },
-	.gw6 = { PFX, [15] = 2 },
-	.dns6 = { PFX, [15] = 3 },
-	.guest6 = { PFX, [15] = 0x15 },
-	.dhcp6 = true,
-	.dhcp4 = {
-		.search = "\x07" "example" "\x04" "test",
-		.search_len = 14,
-		.fqdn = "\x03" "vm1" "\x07" "example" "\x04" "test",
-		.fqdn_len = 18,
-	},
-};
+static struct core_conf conf_tap;
+
+/**
+ * conf_tap_init() - the first configuration: core_conf_default() (gateway
+ * fe80::1) with IPv6 in PFX serving DHCPv6, with a vnet header
+ */
+static void conf_tap_init(void)
+{
+	static const uint8_t guest_mac[ETH_ALEN] = { 0x52, 0x54, 0x00,
+						     0x12, 0x34, 0x56 };
+	static const uint8_t pfx[8] = { PFX };
+	struct dhcp4_conf *d = &conf_tap.dhcp4;
+
+	core_conf_default(&conf_tap);
+	memcpy(conf_tap.guest_mac, guest_mac, ETH_ALEN);
+	conf_tap.mtu = MTU;
+	conf_tap.vnet_hdr_len = VNET_LEN;
+	conf_tap.csum_offload = true;
+	conf_tap.max_flows = MAX_FLOWS;
+	conf_tap.ipv6 = true;
+	memcpy(conf_tap.prefix6, pfx, 8);
+	memcpy(conf_tap.gw6, pfx, 8);
+	conf_tap.gw6[15] = 2;
+	memcpy(conf_tap.dns6, pfx, 8);
+	conf_tap.dns6[15] = 3;
+	memcpy(conf_tap.guest6, pfx, 8);
+	conf_tap.guest6[15] = 0x15;
+	conf_tap.dhcp6 = true;
+	memcpy(d->search, "\x07" "example" "\x04" "test", 14);
+	d->search_len = 14;
+	memcpy(d->fqdn, "\x03" "vm1" "\x07" "example" "\x04" "test", 18);
+	d->fqdn_len = 18;
+}
 
 static struct core_conf conf_plain;
 
 static const uint8_t key[16] = "slipway-fuzz-key";
 
 /**
- * conf_plain_init() - the second configuration, derived from the first
+ * conf_plain_init() - both configurations: conf_tap_init(), then the
+ * second one derived from the first
  */
 static void conf_plain_init(void)
 {
 	struct dhcp4_conf *d = &conf_plain.dhcp4;
 	size_t i;
 
+	conf_tap_init();
 	conf_plain = conf_tap;
 	conf_plain.vnet_hdr_len = 0;
 	conf_plain.csum_offload = false;

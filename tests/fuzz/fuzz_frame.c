@@ -40,27 +40,35 @@ static struct fx fx;
 static uint8_t *slots;
 static uint32_t frame_len[NSLOTS];
 
-static const struct core_conf conf = {
-	.our_mac = { 0x52, 0x56, 0x00, 0x00, 0x00, 0x02 },
-	.guest_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
-	.guest4_be = 0x0f02000a, /* 10.0.2.15, stored in network order */
-	.gw4_be = 0x0202000a,	 /* 10.0.2.2 */
-	.mask4_be = 0x00ffffff,	 /* /24 */
-	.map_gw_to_loopback = true,
-	.mtu = MTU,
-	.vnet_hdr_len = VNET_LEN,
-	.csum_offload = true,
-	.ws_shift = 9,
-	.max_flows = MAX_FLOWS,
-	.max_udp_flows = MAX_UDP_FLOWS,
-	.dns4_be = 0x0302000a, /* 10.0.2.3 */
-	.ipv6 = true,
-	.prefix6 = { PFX6 },
-	.guest6 = { PFX6, [15] = 0x15 },
-	.gw6 = { PFX6, [15] = 0x02 },
-	.gw6_ll = { 0xfe, 0x80, [15] = 0x01 },
-	.dns6 = { PFX6, [15] = 0x03 },
-};
+static struct core_conf conf;
+
+/**
+ * conf_init() - the configuration: core_conf_default() (10.0.2.15/24 via
+ * .2, gateway fe80::1) with IPv6, DNS and a vnet header
+ */
+static void conf_init(void)
+{
+	static const uint8_t guest_mac[ETH_ALEN] = { 0x52, 0x54, 0x00,
+						     0x12, 0x34, 0x56 };
+	static const uint8_t pfx[8] = { PFX6 };
+
+	core_conf_default(&conf);
+	memcpy(conf.guest_mac, guest_mac, ETH_ALEN);
+	conf.mtu = MTU;
+	conf.vnet_hdr_len = VNET_LEN;
+	conf.csum_offload = true;
+	conf.max_flows = MAX_FLOWS;
+	conf.max_udp_flows = MAX_UDP_FLOWS;
+	conf.dns4_be = 0x0302000a; /* 10.0.2.3, stored in network order */
+	conf.ipv6 = true;
+	memcpy(conf.prefix6, pfx, 8);
+	memcpy(conf.guest6, pfx, 8);
+	conf.guest6[15] = 0x15;
+	memcpy(conf.gw6, pfx, 8);
+	conf.gw6[15] = 0x02;
+	memcpy(conf.dns6, pfx, 8);
+	conf.dns6[15] = 0x03;
+}
 
 static const uint8_t *in_data;
 static size_t in_size;
@@ -122,8 +130,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		v.p = copy;
 	}
 
-	if (!slots)
+	if (!slots) {
 		slots = fz_alloc((size_t)NSLOTS * SLOT_SIZE);
+		conf_init();
+	}
 	fz_core_init(&core, &conf, core_mem, sizeof(core_mem), ctr, key);
 	fz_fx_init(&fx, slots, SLOT_SIZE, NSLOTS, frame_len);
 	in_data = data;

@@ -38,24 +38,32 @@ static struct fx fx;
 static uint8_t *slots;
 static uint32_t frame_len[NSLOTS];
 
-static const struct core_conf conf = {
-	.our_mac = { 0x52, 0x56, 0x00, 0x00, 0x00, 0x02 },
-	.guest_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
-	.guest4_be = 0x0f02000a, /* 10.0.2.15, stored in network order */
-	.gw4_be = 0x0202000a,	 /* 10.0.2.2 */
-	.mask4_be = 0x00ffffff,	 /* /24 */
-	.map_gw_to_loopback = true,
-	.mtu = MTU,
-	.vnet_hdr_len = VNET_LEN,
-	.csum_offload = true,
-	.ws_shift = 9,
-	.max_flows = MAX_FLOWS,
-	.ipv6 = true,
-	.prefix6 = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79, 0x01 },
-	.gw6_ll = { 0xfe, 0x80, [15] = 1 },
-	.gw6 = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79, 0x01, [15] = 2 },
-	.dns6 = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79, 0x01, [15] = 3 },
-};
+static struct core_conf conf;
+
+/**
+ * conf_init() - the configuration: core_conf_default() (10.0.2.15/24 via
+ * .2, gateway fe80::1) with IPv6 in fd00:5170:7761:7901::/64
+ */
+static void conf_init(void)
+{
+	static const uint8_t guest_mac[ETH_ALEN] = { 0x52, 0x54, 0x00,
+						     0x12, 0x34, 0x56 };
+	static const uint8_t pfx[8] = { 0xfd, 0x00, 0x51, 0x70,
+					0x77, 0x61, 0x79, 0x01 };
+
+	core_conf_default(&conf);
+	memcpy(conf.guest_mac, guest_mac, ETH_ALEN);
+	conf.mtu = MTU;
+	conf.vnet_hdr_len = VNET_LEN;
+	conf.csum_offload = true;
+	conf.max_flows = MAX_FLOWS;
+	conf.ipv6 = true;
+	memcpy(conf.prefix6, pfx, 8);
+	memcpy(conf.gw6, pfx, 8);
+	conf.gw6[15] = 2;
+	memcpy(conf.dns6, pfx, 8);
+	conf.dns6[15] = 3;
+}
 
 static const uint8_t key[16] = "slipway-fuzz-key";
 static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
@@ -139,8 +147,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned i;
 	uint8_t *in;
 
-	if (!slots)
+	if (!slots) {
 		slots = fz_alloc((size_t)NSLOTS * SLOT_SIZE);
+		conf_init();
+	}
 	/* an exactly sized copy: ASan sees any read past the frame */
 	in = fz_dup(data, size);
 	v.p = in;

@@ -567,7 +567,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint32_t mtu_tab[4] = { 65520, 1500, 576, 9000 };
 	static const unsigned vnet_tab[4] = { 0, 10, 12, 12 };
-	struct core_conf cc = { 0 };
+	struct core_conf cc;
 	uint32_t i, active = 0;
 	unsigned nf = 0;
 	uint8_t b0;
@@ -576,11 +576,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		slots = fz_alloc((size_t)NSLOTS * SLOT_CAP);
 	fz_in_set(data, size);
 	b0 = fz_u8();
-	memcpy(cc.our_mac, our_mac, 6);
+	core_conf_default(&cc); /* our_mac, 10.0.2.15/24 via .2 */
 	memcpy(cc.guest_mac, guest_mac, 6);
-	cc.guest4_be = GUEST4;
-	cc.gw4_be = GW4;
-	cc.mask4_be = 0x00ffffffU;
 	cc.vnet_hdr_len = vnet_tab[b0 & 3];
 	cc.csum_offload = cc.vnet_hdr_len && !(b0 & 4);
 	cc.map_gw_to_loopback = !(b0 & 8);

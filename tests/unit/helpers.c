@@ -91,17 +91,10 @@ uint16_t ref_pseudo4(uint32_t saddr, uint32_t daddr, uint8_t proto,
  */
 void env_conf(struct core_conf *cc, bool offload)
 {
-	memset(cc, 0, sizeof(*cc));
-	memcpy(cc->our_mac, our_mac, ETH_ALEN);
+	core_conf_default(cc); /* our_mac, 10.0.2.15/24 via .2, MTU 65520 */
 	memcpy(cc->guest_mac, guest_mac, ETH_ALEN);
-	cc->guest4_be = GUEST4;
-	cc->gw4_be = GW4;
-	cc->mask4_be = ip4(255, 255, 255, 0);
-	cc->map_gw_to_loopback = true;
-	cc->mtu = 65520;
 	cc->vnet_hdr_len = offload ? 12 : 0;
 	cc->csum_offload = offload;
-	cc->ws_shift = 9;
 	cc->max_flows = ENV_MAX_FLOWS;
 	cc->max_udp_flows = 16;
 }
