@@ -589,6 +589,10 @@ void shard_drain(struct shard *sh)
 		memcpy(round, sh->fx.intents, n * sizeof(round[0]));
 		sh->fx.nintents = 0;
 		for (i = 0; i < n; i++) {
+			/* payload comes only with its owner (enum
+			 * fx_data_owner): RXBATCH loans die with the batch */
+			ASSERT((round[i].data_owner == FX_DATA_NONE) ==
+			       !round[i].data);
 			if (round[i].type >= FX_DGRAM_OPEN)
 				sock_udp_intent(sh, &round[i]);
 			else
