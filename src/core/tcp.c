@@ -108,6 +108,20 @@ const char *const tcp_state_str[] = {
 _Static_assert(ARRAY_SIZE(tcp_state_str) == TCPS_STATE_NUM,
 	       "tcp_state_str must name every state");
 
+/* the flags each state allows: the table in tcp.h, as tcp_flow_bad() uses it */
+static const uint16_t tcp_state_flags[] = {
+	[TCPS_FREE] = 0,
+	[TCPS_HOST_CONNECTING] = TCPF_GUEST_WS | TCPF_SACK_OK,
+	[TCPS_SYNACK_SENT] = TCPF_GUEST_WS | TCPF_SACK_OK,
+	[TCPS_SYN_SENT] = 0,
+	[TCPS_ESTABLISHED] = TCPF_GUEST_FIN | TCPF_HOST_EOF | TCPF_FIN_SENT |
+			     TCPF_FIN_ACKED | TCPF_ACK_DUE | TCPF_GUEST_WS |
+			     TCPF_PERSIST | TCPF_ACK_LISTED | TCPF_OOO |
+			     TCPF_RECOVER | TCPF_SACK_OK,
+};
+_Static_assert(ARRAY_SIZE(tcp_state_flags) == TCPS_STATE_NUM,
+	       "tcp_state_flags must cover every state");
+
 /**
  * struct tcp_seg - a parsed segment from the guest
  * @sport:	source (guest) port
@@ -1593,15 +1607,15 @@ void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
 }
 
 /**
- * tcp_input() - a TCP segment from the guest
+ * tcp_segment() - handle a TCP segment from the guest (tcp_input())
  * @c:		core
  * @iph:	IPv4 or IPv6 header (validated; the version says which)
  * @seg:	segment (header and payload)
  * @now_ns:	monotonic time
  * @fx:		effects out
  */
-void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
-	       uint64_t now_ns, struct fx *fx)
+static void tcp_segment(struct core *c, const uint8_t *iph,
+			struct pkt_view seg, uint64_t now_ns, struct fx *fx)
 {
 	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN];
 	struct tcp_flow *f;
@@ -1720,6 +1734,32 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 	default:
 		ASSERT(0);
 	}
+}
+
+/**
+ * tcp_input() - a TCP segment from the guest
+ * @c:		core
+ * @iph:	IPv4 or IPv6 header (validated; the version says which)
+ * @seg:	segment (header and payload)
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ *
+ * Debug builds then check the flow of the segment's tuple, if there is one
+ * (tcp_flow_check()).
+ */
+void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
+	       uint64_t now_ns, struct fx *fx)
+{
+	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN];
+	const struct tcp_flow *f;
+
+	tcp_segment(c, iph, seg, now_ns, fx);
+	if (!DEBUG_CHECKS || seg.len < 4)
+		return;
+	addr_from_ip(iph, saddr, daddr);
+	f = flow_lookup(c, saddr, rd16(seg.p), daddr, rd16(seg.p + 2));
+	if (f)
+		tcp_flow_check(f);
 }
 
 /**
@@ -1901,14 +1941,14 @@ void tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space)
 }
 
 /**
- * tcp_timer() - run one flow's expired deadline
+ * tcp_timer_fire() - run one flow's expired deadline (tcp_timer())
  * @c:		core
  * @f:		flow
  * @now_ns:	monotonic time
  * @fx:		effects out
  */
-void tcp_timer(struct core *c, struct tcp_flow *f, uint64_t now_ns,
-	       struct fx *fx)
+static void tcp_timer_fire(struct core *c, struct tcp_flow *f,
+			   uint64_t now_ns, struct fx *fx)
 {
 	f->deadline_ns = 0;
 	switch (f->state) {
@@ -1962,6 +2002,23 @@ void tcp_timer(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 }
 
 /**
+ * tcp_timer() - run one flow's expired deadline
+ * @c:		core
+ * @f:		flow
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ *
+ * Debug builds then check the flow, ended or not (tcp_flow_check()).
+ */
+void tcp_timer(struct core *c, struct tcp_flow *f, uint64_t now_ns,
+	       struct fx *fx)
+{
+	tcp_timer_fire(c, f, now_ns, fx);
+	if (DEBUG_CHECKS)
+		tcp_flow_check(f);
+}
+
+/**
  * tcp_ack_flush() - send the ACKs queued during a batch
  * @c:		core
  * @fx:		effects out
@@ -1983,4 +2040,138 @@ void tcp_ack_flush(struct core *c, struct fx *fx)
 		c->nacks--;
 		f->flags &= (uint16_t)~(TCPF_ACK_DUE | TCPF_ACK_LISTED);
 	}
+}
+
+/**
+ * tcp_flow_bad() - which rule of the state table in tcp.h a flow breaks
+ * @f:	flow, in use or free
+ *
+ * Return: NULL if it keeps them all, else the rule it breaks
+ */
+const char *tcp_flow_bad(const struct tcp_flow *f)
+{
+	uint32_t hs_nxt;
+	unsigned i;
+
+	if (f->state >= TCPS_STATE_NUM)
+		return "state out of range";
+	if (f->flags & ~tcp_state_flags[f->state])
+		return "a flag its state does not allow";
+	if (f->state == TCPS_FREE)
+		return f->deadline_ns ? "a free flow with a deadline" : NULL;
+	if ((f->flags & TCPF_FIN_SENT) && !(f->flags & TCPF_HOST_EOF))
+		return "FIN_SENT without HOST_EOF";
+	if ((f->flags & TCPF_FIN_ACKED) && !(f->flags & TCPF_FIN_SENT))
+		return "FIN_ACKED without FIN_SENT";
+	if ((f->flags & (TCPF_FIN_ACKED | TCPF_GUEST_FIN)) ==
+	    (TCPF_FIN_ACKED | TCPF_GUEST_FIN))
+		return "both FINs done and the flow still there";
+	if ((f->flags & TCPF_ACK_DUE) && !(f->flags & TCPF_ACK_LISTED))
+		return "ACK_DUE without ACK_LISTED";
+	if (SEQ_GT(f->snd_una, f->snd_nxt) || SEQ_GT(f->snd_nxt, f->snd_max))
+		return "not snd_una <= snd_nxt <= snd_max";
+	hs_nxt = f->iss + (f->state != TCPS_HOST_CONNECTING);
+	if (f->state != TCPS_ESTABLISHED &&
+	    (f->snd_una != f->iss || f->snd_nxt != hs_nxt ||
+	     f->snd_max != hs_nxt))
+		return "handshake sequence numbers off iss";
+	if (f->state == TCPS_HOST_CONNECTING && f->deadline_ns)
+		return "a deadline while the host connects";
+	if (SEQ_GT(f->rcv_acked, f->rcv_nxt))
+		return "rcv_acked beyond rcv_nxt";
+	if (f->mss < 64)
+		return "mss below 64";
+	if (f->ws_guest > 14 || (f->ws_guest && !(f->flags & TCPF_GUEST_WS)))
+		return "ws_guest out of range or without GUEST_WS";
+	if ((f->flags & TCPF_FIN_SENT) && !SEQ_LT(f->fin_seq, f->snd_max))
+		return "fin_seq not below snd_max";
+	if (f->nsack > TCP_SACK_RANGES ||
+	    (f->nsack && !(f->flags & TCPF_SACK_OK)))
+		return "SACK scoreboard too long or without SACK_OK";
+	for (i = 0; i < f->nsack; i++) {
+		const struct tcp_sack_range *r = &f->sack[i];
+
+		if (SEQ_LT(r->start, f->snd_una) || !SEQ_LT(r->start, r->end) ||
+		    SEQ_GT(r->end, f->snd_max) ||
+		    (i && !SEQ_LT(f->sack[i - 1].end, r->start)))
+			return "SACK scoreboard out of order or bounds";
+	}
+	return NULL;
+}
+
+/**
+ * tcp_flow_check() - assert that a flow keeps the state table in tcp.h
+ * @f:	flow, in use or free
+ *
+ * Debug builds run it after every segment and timer (tcp_input(),
+ * tcp_timer()); the stateful fuzzer runs tcp_flows_check() after every
+ * step.
+ */
+void tcp_flow_check(const struct tcp_flow *f)
+{
+	const char *why = tcp_flow_bad(f);
+
+	if (unlikely(why))
+		assert_fail(why, __FILE__, __LINE__, __func__);
+}
+
+/**
+ * tcp_flows_bad() - what breaks the state table in a core's TCP state
+ * @c:	core
+ *
+ * Besides each flow's rules (tcp_flow_bad()): flows at or above the high
+ * water mark are free, the ack list holds exactly the ACK_LISTED flows,
+ * and every held ooo slot belongs to an ESTABLISHED flow with TCPF_OOO.
+ * Walks the whole table: for tests and the fuzzer, not the data path.
+ *
+ * Return: NULL if all is well, else the rule broken
+ */
+const char *tcp_flows_bad(const struct core *c)
+{
+	uint32_t i, listed = 0;
+	const char *why;
+
+	if (c->hiwat > c->conf.max_flows || c->nacks > c->conf.max_flows)
+		return "hiwat or nacks beyond the table";
+	for (i = 0; i < c->conf.max_flows; i++) {
+		const struct tcp_flow *f = &c->flows[i];
+
+		why = tcp_flow_bad(f);
+		if (why)
+			return why;
+		if (i >= c->hiwat && f->state != TCPS_FREE)
+			return "a flow in use above the high water mark";
+		listed += !!(f->flags & TCPF_ACK_LISTED);
+	}
+	if (listed != c->nacks)
+		return "ACK_LISTED flows and the ack list differ";
+	for (i = 0; i < c->nacks; i++)
+		if (c->ack_list[i] >= c->conf.max_flows ||
+		    !(c->flows[c->ack_list[i]].flags & TCPF_ACK_LISTED))
+			return "the ack list names a flow not ACK_LISTED";
+	for (i = 0; i < c->conf.ooo_slots; i++) {
+		const struct tcp_ooo *o = &c->ooo[i];
+		const struct tcp_flow *f;
+
+		if (!o->flow)
+			continue;
+		if (o->flow > c->conf.max_flows || o->len > TCP_OOO_SLOT)
+			return "an ooo slot out of range";
+		f = &c->flows[o->flow - 1];
+		if (f->state != TCPS_ESTABLISHED || !(f->flags & TCPF_OOO))
+			return "an ooo slot of a flow without TCPF_OOO";
+	}
+	return NULL;
+}
+
+/**
+ * tcp_flows_check() - assert that a core's TCP state keeps the table
+ * @c:	core
+ */
+void tcp_flows_check(const struct core *c)
+{
+	const char *why = tcp_flows_bad(c);
+
+	if (unlikely(why))
+		assert_fail(why, __FILE__, __LINE__, __func__);
 }

@@ -392,6 +392,11 @@ bool tcp_guest_gone(struct core *c, struct fx *fx);
 void tcp_timer(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 	       struct fx *fx);
 
+const char *tcp_flow_bad(const struct tcp_flow *f);
+void tcp_flow_check(const struct tcp_flow *f);
+const char *tcp_flows_bad(const struct core *c);
+void tcp_flows_check(const struct core *c);
+
 /**
  * tcp_ack_flush() - send the ACKs queued during a batch
  * @c:		core
