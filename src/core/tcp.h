@@ -263,9 +263,12 @@ void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
  * @f:		flow
  * @now_ns:	monotonic time (arms a zero-window probe when blocked)
  * @off:	out: offset of the next byte to send past the first unacked
- * @mss:	out: largest payload per segment
+ * @mss:	out: largest payload per frame (a whole number of segments
+ *		when GSO super-frames go to the guest)
  *
- * Return: bytes allowed by the guest's window and the in-flight cap
+ * Return: bytes allowed by the guest's window and the in-flight cap, and
+ *	   in recovery only the next hole; 0 before ESTABLISHED and once
+ *	   our FIN is out
  */
 uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 		     uint32_t *off, uint32_t *mss);

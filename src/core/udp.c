@@ -659,8 +659,11 @@ void icmp6_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
  * udp_on_sock_error() - a flow's host socket reported an error
  * @c:		core
  * @f:		flow, or NULL (then nothing is quoted: no message is sent)
- * @err:	positive errno (ECONNREFUSED: port unreachable at the peer)
+ * @err:	positive errno (ECONNREFUSED: port unreachable at the peer;
+ *		else host, or for IPv6 address, unreachable)
  * @fx:		effects out (ICMP or ICMPv6 unreachable toward the guest)
+ *
+ * Errors of ICMP echo flows are not reported to the guest. The flow stays.
  */
 void udp_on_sock_error(struct core *c, struct udp_flow *f, int err,
 		       struct fx *fx)
