@@ -285,7 +285,7 @@ void core_input(struct core *c, struct pkt_view frame, uint64_t now_ns,
 
 	c->pass_to = -1;
 	c->give = NULL;
-	c->now_ns = now_ns;
+	c->clock_ns = now_ns;
 	/* a loaned tail is TCP payload, and the bytes we parse end where it
 	 * starts (struct pkt_view): anything else is an edge's mistake */
 	if (frame.tail_len &&
@@ -478,7 +478,7 @@ uint64_t core_timer(struct core *c, uint64_t now_ns, struct fx *fx)
 	uint64_t next = UINT64_MAX;
 	uint32_t i;
 
-	c->now_ns = now_ns;
+	c->clock_ns = now_ns;
 
 	for (i = 0; i < c->hiwat; i++) {
 		struct tcp_flow *f = &c->flows[i];

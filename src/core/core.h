@@ -149,6 +149,42 @@ struct vnet_hdr {
 #define DHCP_NAME_WIRE_MAX 255
 
 /**
+ * struct dhcp4_conf - what the DHCPv4 server offers (network order)
+ * @addr_be:	the guest's address
+ * @mask_be:	netmask
+ * @router_be:	default router (the gateway)
+ * @server_be:	server identifier (the gateway)
+ * @dns_be:	DNS servers to hand out
+ * @ndns:	entries in @dns_be
+ * @lease_s:	lease time, seconds
+ * @mtu:	interface MTU (option 26), 0: none
+ * @search:	domain search list, DNS wire format (RFC 3397), may be empty
+ * @search_len:	bytes of @search
+ * @hostname:	the guest's host name (option 12), text, no terminator
+ * @hostname_len: bytes of @hostname, 0: none
+ * @fqdn:	the guest's fully qualified name, DNS wire format ending in
+ *		the root label: option 81 (RFC 4702) and DHCPv6 option 39
+ *		(RFC 4704), for clients that ask for it
+ * @fqdn_len:	bytes of @fqdn, 0: none
+ */
+struct dhcp4_conf {
+	uint32_t addr_be;
+	uint32_t mask_be;
+	uint32_t router_be;
+	uint32_t server_be;
+	uint32_t dns_be[3];
+	unsigned ndns;
+	uint32_t lease_s;
+	uint16_t mtu;
+	uint8_t search[256];
+	size_t search_len;
+	uint8_t hostname[DHCP_NAME_MAX];
+	size_t hostname_len;
+	uint8_t fqdn[DHCP_NAME_WIRE_MAX];
+	size_t fqdn_len;
+};
+
+/**
  * struct core_conf - addresses and knobs (all addresses network order)
  * @our_mac:		gateway MAC address
  * @guest_mac:		guest MAC address (learned from frames as they arrive)
@@ -220,42 +256,6 @@ struct vnet_hdr {
  *			(pasta's model: the guest's /64 is the host's, whose
  *			neighbours are reached through us)
  */
-/**
- * struct dhcp4_conf - what the DHCPv4 server offers (network order)
- * @addr_be:	the guest's address
- * @mask_be:	netmask
- * @router_be:	default router (the gateway)
- * @server_be:	server identifier (the gateway)
- * @dns_be:	DNS servers to hand out
- * @ndns:	entries in @dns_be
- * @lease_s:	lease time, seconds
- * @mtu:	interface MTU (option 26), 0: none
- * @search:	domain search list, DNS wire format (RFC 3397), may be empty
- * @search_len:	bytes of @search
- * @hostname:	the guest's host name (option 12), text, no terminator
- * @hostname_len: bytes of @hostname, 0: none
- * @fqdn:	the guest's fully qualified name, DNS wire format ending in
- *		the root label: option 81 (RFC 4702) and DHCPv6 option 39
- *		(RFC 4704), for clients that ask for it
- * @fqdn_len:	bytes of @fqdn, 0: none
- */
-struct dhcp4_conf {
-	uint32_t addr_be;
-	uint32_t mask_be;
-	uint32_t router_be;
-	uint32_t server_be;
-	uint32_t dns_be[3];
-	unsigned ndns;
-	uint32_t lease_s;
-	uint16_t mtu;
-	uint8_t search[256];
-	size_t search_len;
-	uint8_t hostname[DHCP_NAME_MAX];
-	size_t hostname_len;
-	uint8_t fqdn[DHCP_NAME_WIRE_MAX];
-	size_t fqdn_len;
-};
-
 struct core_conf {
 	uint8_t our_mac[ETH_ALEN];
 	uint8_t guest_mac[ETH_ALEN];
@@ -333,8 +333,8 @@ enum fx_intent_type {
 	FX_SOCK_CONSUME,  /* discard @len acknowledged bytes from the socket */
 	FX_SOCK_REWIND,	  /* set the peek offset to @len past snd_una */
 	FX_SOCK_SHUT_WR,  /* shutdown(SHUT_WR): the guest sent FIN */
-	FX_SOCK_CLOSE,	  /* close the socket: flow ended cleanly */
-	FX_SOCK_RESET,	  /* close with RST (SO_LINGER 0): flow reset */
+	FX_SOCK_CLOSE,	  /* close the socket (no RST): the flow is gone */
+	FX_SOCK_RESET,	  /* close with RST (SO_LINGER 0): the flow is gone */
 	FX_TX_WANTED,	  /* the flow may send to the guest: peek now */
 	FX_DGRAM_OPEN,	  /* open a datagram flow's socket to @addr:@port */
 	FX_DGRAM_SEND,	  /* send @data/@len on a datagram flow */
@@ -344,16 +344,40 @@ enum fx_intent_type {
 };
 
 /**
+ * enum fx_data_owner - whose memory an intent's @data is, and until when
+ * @FX_DATA_NONE:	no payload (@data is NULL)
+ * @FX_DATA_RXBATCH:	a loan into the frame core_input() was handling: the
+ *			edge's receive buffer, or the guest memory a loaned
+ *			tail lies in (struct pkt_view). Valid until the
+ *			edge's rx batch is done: the host carries the intent
+ *			out before it takes the next batch
+ * @FX_DATA_OOO:	a loan into the core's out-of-order store (tcp.c):
+ *			valid until the host reports the write with
+ *			tcp_on_sock_sent(), which frees the slot
+ * @FX_DATA_OWNER_NUM:	count
+ */
+enum fx_data_owner {
+	FX_DATA_NONE,
+	FX_DATA_RXBATCH,
+	FX_DATA_OOO,
+	FX_DATA_OWNER_NUM
+};
+
+/**
  * struct fx_intent - one thing the host must do for a flow
  * @type:	enum fx_intent_type
  * @fin:	FX_SOCK_SEND: the segment also carried FIN
+ * @data_owner:	enum fx_data_owner: where @data points
  * @flow:	flow index
- * @sock:	FX_SOCK_CLOSE/RESET: the socket the flow had (the flow is gone)
- * @len:	bytes (SEND, CONSUME); REWIND: the new peek offset, past the
+ * @sock:	the flow's socket as the core knows it (-1: none yet); after
+ *		FX_SOCK_CLOSE, FX_SOCK_RESET and FX_DGRAM_CLOSE the flow is
+ *		gone and this is the only record of it
+ * @len:	bytes (FX_SOCK_SEND, FX_SOCK_CONSUME, FX_DGRAM_SEND,
+ *		FX_DNS_QUERY); FX_SOCK_REWIND: the new peek offset, past the
  *		first unacknowledged byte (0: back to it; more: ahead, over
  *		bytes the guest SACKed)
- * @data:	FX_SOCK_SEND, FX_DGRAM_SEND, FX_DNS_QUERY: payload, a loan into
- *		the rx batch
+ * @data:	FX_SOCK_SEND, FX_DGRAM_SEND, FX_DNS_QUERY: payload, a loan
+ *		(@data_owner says into what); else NULL
  * @port:	FX_SOCK_CONNECT, FX_DGRAM_OPEN: the port to connect to;
  *		FX_DNS_QUERY: the guest's port
  * @addr:	FX_SOCK_CONNECT, FX_DGRAM_OPEN: the address to connect to
@@ -363,7 +387,8 @@ enum fx_intent_type {
  */
 struct fx_intent {
 	uint8_t type;
-	bool fin;
+	bool fin : 1;
+	unsigned data_owner : 2;
 	uint16_t port;
 	uint32_t flow;
 	int32_t sock;
@@ -372,12 +397,16 @@ struct fx_intent {
 	const uint8_t *data;
 };
 
+_Static_assert(FX_DATA_OWNER_NUM <= 4, "fx_intent.data_owner is 2 bits");
+_Static_assert(sizeof(struct fx_intent) <= 40, "keep an intent small");
+
 #define FX_MAX_INTENTS 64
 
 /**
  * struct fx - effects of core calls, drained by the host layer
  * @slots:	frame slot memory, @nslots slots of @slot_size bytes each
- * @slot_size:	bytes per slot (room for vnet header + MTU-sized frame)
+ * @slot_size:	bytes per slot (the edge's largest frame, vnet header
+ *		included)
  * @nslots:	number of slots
  * @frame_len:	length of each queued frame (vnet header included)
  * @nframes:	frames queued, in slots 0..@nframes-1
@@ -434,7 +463,7 @@ struct udp_flow;
  * @hiwat:	flows ever used: indices below this may be in use
  * @ack_list:	flows with an ACK due at the end of the batch
  * @nacks:	entries in @ack_list
- * @key:	siphash key for buckets and ISNs
+ * @key:	siphash key for buckets, ISNs and router advertisement timing
  * @next_deadline_ns:	earliest timer deadline armed (UINT64_MAX: none)
  * @ip_id:	IPv4 identification counter
  * @uflows:	datagram flow table, conf.max_udp_flows entries
@@ -445,17 +474,27 @@ struct udp_flow;
  * @ra_next_ns:	when the next unsolicited router advertisement is due
  *		(UINT64_MAX: none, off or not shard 0; see ndp_timer())
  * @ra_cnt:	unsolicited router advertisements sent so far
- * @in_hop:	set by the host before core_input(): how many shards have
- *		passed this frame on already
- * @pass_to:	set by core_input(): the shard the frame belongs to, or -1
- *		if it was handled here (see core_pass_on())
- * @give:	set by core_input(): a flow of ours whose handshake reply
- *		landed on another shard, to be handed there (tcp_give()), or
- *		NULL; the frame was not handled
+ * @in_hop:	an input of core_input() beside its parameters, with one
+ *		writer, the host: before each core_input() call, how many
+ *		shards passed this frame on already (0: it came from our
+ *		own queue). The core only reads it (core_pass_on(),
+ *		tcp_input())
+ * @pass_to:	an output of core_input(), written only by it and
+ *		core_pass_on(): the shard the frame belongs to, or -1 if it
+ *		was handled here. The host reads it after core_input()
+ * @give:	an output of core_input(), written only by it and
+ *		tcp_input(): a flow of ours whose handshake reply landed on
+ *		another shard, to be handed there (tcp_give()), or NULL; the
+ *		frame was not handled
  * @give_to:	with @give, the shard the frame came from
  * @ended:	TCP flows that ended here lately (flow_ended_here()): a
- *		tuple hash and the time it ended, in ms of @now_ns
- * @now_ns:	the time of the input or timer being handled
+ *		tuple hash and the time it ended, in ms of @clock_ns
+ * @clock_ns:	the @now_ns of the latest core_input() or core_timer() call,
+ *		the only writers. Read only by flow_free(), to stamp the
+ *		flows it remembers in @ended: flow_free() is also reached
+ *		from the host's events (tcp_on_sock_sent(),
+ *		tcp_on_sock_error()), and those flows get the time of the
+ *		last input or timer run
  * @ooo:	guest segments that came before a gap, held until it is
  *		filled, conf.ooo_slots entries (tcp.c)
  * @ooo_data:	their payload, TCP_OOO_SLOT bytes each
@@ -488,7 +527,7 @@ struct core {
 		uint32_t h;
 		uint32_t ms;
 	} ended[256];
-	uint64_t now_ns;
+	uint64_t clock_ns;
 	struct tcp_ooo *ooo;
 	uint8_t *ooo_data;
 };

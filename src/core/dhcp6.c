@@ -77,7 +77,7 @@
  * RELEASE and DECLINE sent to our unicast addresses are answered although
  * we never sent a Server Unicast option, instead of getting UseMulticast
  * (section 18.3.2): the gateway is on the link and there is no other
- * server to reach. Incoming UDP checksums are not verified (DESIGN law 2).
+ * server to reach. Incoming UDP checksums are not verified (docs/design.md).
  */
 
 #include "dhcp6.h"

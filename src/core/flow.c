@@ -83,11 +83,12 @@ static uint32_t flow_ended_hash(const struct core *c, const uint8_t *gaddr,
 
 /**
  * flow_ended_here() - did a flow of this tuple end on this core just now?
- * @c:		core (@c->now_ns current)
+ * @c:		core
  * @gaddr:	guest-side address
  * @gport:	guest-side port
  * @raddr:	remote address
  * @rport:	remote port
+ * @now_ns:	monotonic time
  *
  * With shards, a segment for a flow we do not have goes round the other
  * shards; but the usual such segment is the guest's data still in flight
@@ -101,11 +102,12 @@ static uint32_t flow_ended_hash(const struct core *c, const uint8_t *gaddr,
  *
  * Return: true if it did (as far as the memory goes)
  */
-bool flow_ended_here(struct core *c, const uint8_t *gaddr, uint16_t gport,
-		     const uint8_t *raddr, uint16_t rport)
+bool flow_ended_here(const struct core *c, const uint8_t *gaddr,
+		     uint16_t gport, const uint8_t *raddr, uint16_t rport,
+		     uint64_t now_ns)
 {
 	uint32_t h = flow_ended_hash(c, gaddr, gport, raddr, rport);
-	uint32_t ms = (uint32_t)(c->now_ns / 1000000);
+	uint32_t ms = (uint32_t)(now_ns / 1000000);
 	unsigned i = h % ARRAY_SIZE(c->ended);
 
 	return c->ended[i].h == h && ms - c->ended[i].ms < FLOW_ENDED_MS;
@@ -185,6 +187,9 @@ struct tcp_flow *flow_alloc(struct core *c, const uint8_t *gaddr,
  * flow_free() - unhash a flow and return it to the free list
  * @c:	core
  * @f:	flow in use
+ *
+ * With shards, a flow we reset is remembered for flow_ended_here(),
+ * stamped with @c->clock_ns (see struct core).
  */
 void flow_free(struct core *c, struct tcp_flow *f)
 {
@@ -203,7 +208,7 @@ void flow_free(struct core *c, struct tcp_flow *f)
 
 		c->ended[h % ARRAY_SIZE(c->ended)].h = h;
 		c->ended[h % ARRAY_SIZE(c->ended)].ms =
-			(uint32_t)(c->now_ns / 1000000);
+			(uint32_t)(c->clock_ns / 1000000);
 	}
 	if (f->flags & TCPF_ACK_LISTED) {
 		uint32_t i;

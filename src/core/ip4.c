@@ -63,7 +63,7 @@ static bool ip4_addr_unusable(const struct core *c, uint32_t a_be)
  *
  * The header checksum is verified (twenty bytes a packet, however large:
  * a damaged header must not send a flow's bytes elsewhere); the payload's
- * is not, the edge being memory, not a wire (DESIGN law 2).
+ * is not, the edge being memory, not a wire (docs/design.md).
  */
 void ip4_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 	       uint64_t now_ns, struct fx *fx)

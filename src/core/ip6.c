@@ -163,7 +163,7 @@ static bool ip6_flow_addrs_bad(const struct core *c, const uint8_t *ip)
  * them; fragments are dropped. Options inside them are not interpreted:
  * none we know needs acting on. The payload length counts a TSO frame's
  * whole payload (the guest's super-frames arrive as one packet), and its
- * partial checksum is never verified (DESIGN law 2).
+ * partial checksum is never verified (docs/design.md).
  *
  * Packets to the DNS address go to shard 0, where the forwarder lives
  * (the twin of the IPv4 rule in ip4_input()).

@@ -38,11 +38,10 @@
  *   never reaches this file: ip6.c sends it out on ICMPv6 ping sockets.
  *
  * Limits: every lifetime we advertise for the prefix, the DNS server and
- * the search list is infinite, as before there were unsolicited
- * advertisements: they are at least the 3 * MaxRtrAdvInterval RFC 8106
- * asks for, and nothing here ever changes. Incoming
- * ICMPv6 checksums are not verified: the guest's kernel wrote them and the
- * edge is memory, not a wire (DESIGN law 2, as for IPv4). Checksums we send
+ * the search list is infinite: that is at least the 3 * MaxRtrAdvInterval
+ * RFC 8106 asks for, and nothing here ever changes. Incoming ICMPv6
+ * checksums are not verified: the guest's kernel wrote them and the edge
+ * is memory, not a wire (docs/design.md), as for IPv4. Checksums we send
  * are always complete: ICMPv6 has no "no checksum" and no offload.
  * Malformed messages are counted and dropped (RFC 4861 6.1.1, 7.1.1
  * validity checks: hop limit 255, code 0, lengths, no zero-length option).

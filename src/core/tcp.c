@@ -5,21 +5,27 @@
  *
  * Each guest TCP connection is terminated here and continued on an ordinary
  * host socket. This file keeps the guest side's sequence space and decides;
- * the host layer moves the bytes (DESIGN.md: payload never passes through
- * core/).
+ * the host layer moves the bytes. The one copy of payload made here is into
+ * the out-of-order store (tcp_ooo_hold()).
  *
  * Guest to host: an in-order segment becomes an FX_SOCK_SEND intent that
- * points into the edge's receive buffer; the host writes it and reports how
- * much the socket took (tcp_on_sock_sent()). Only that much is
- * acknowledged, and the window we advertise is the socket's free send space
- * (reported with tcp_set_host_space()), so the guest never has more in
- * flight than the socket can hold. A segment beyond a gap gets a duplicate
- * ACK at once, and is held (tcp_ooo_hold()) if a slot is free until the
- * gap is filled; when the guest offered SACK, our ACKs carry SACK blocks
- * describing what is held (tcp_sack_build()), so the guest resends only
- * the holes.
+ * points into the frame being handled (FX_DATA_RXBATCH: the edge's receive
+ * buffer, or the guest memory a loaned tail lies in); the host writes it
+ * and reports how much the socket took (tcp_on_sock_sent()). Only that much
+ * is acknowledged, and the window we advertise is the socket's free send
+ * space (reported with tcp_set_host_space()), so the guest never has more
+ * in flight than the socket can hold. A segment beyond a gap gets a
+ * duplicate ACK at once, and is copied into a slot of the core's
+ * out-of-order store (tcp_ooo_hold()) if one is free and it lies within
+ * the window we offered; otherwise it is dropped and the guest resends it.
+ * When the gap is filled, held segments become FX_SOCK_SEND intents that
+ * point into their slots (FX_DATA_OOO, tcp_ooo_next()), freed when the
+ * write is reported. When the guest offered SACK, our ACKs carry SACK
+ * blocks describing what is held (tcp_sack_build()), so the guest resends
+ * only the holes.
  *
- * ACKs toward the guest are coalesced (DESIGN law 6): whatever makes one due
+ * ACKs toward the guest are coalesced (a data-path law, docs/design.md):
+ * whatever makes one due
  * (accepted data, a window update, a duplicate) marks the flow TCPF_ACK_DUE
  * and lists it, and core_flush() sends one ACK per listed flow at the end of
  * the batch. A batch can carry megabytes, though (32 GSO frames of up to
@@ -54,7 +60,9 @@
  * States: see enum tcp_state. Half-close is tracked with flags: the guest's
  * FIN shuts the host socket's write side; the host socket's end of stream
  * becomes our FIN after the last byte. The flow ends, without TIME_WAIT,
- * when both FINs are acknowledged; an RST from either side ends it at once.
+ * when the guest's FIN is in and ours is acknowledged; an RST from either
+ * side ends it at once. Which flags each state allows is tabled in tcp.h
+ * and checked by tcp_flow_check().
  *
  * Timers are deadlines in the flow (@deadline_ns), run by core_timer():
  * SYN and SYN-ACK retries, retransmission with exponential backoff and a
@@ -66,9 +74,9 @@
  * address it connects to, which may differ from the guest's: DNS over TCP
  * to the IPv6 DNS address goes to an IPv4 resolver.
  *
- * Limits: no timestamps, no urgent data. SACK blocks ride on pure ACKs
- * only: data frames toward the guest have their payload placed right after
- * a fixed-size header.
+ * Limits: no timestamps, no urgent data. SACK blocks ride only on segments
+ * without payload (ACKs, our FIN): data frames toward the guest have their
+ * payload placed right after a fixed-size header.
  */
 
 #include <errno.h>
@@ -99,6 +107,20 @@ const char *const tcp_state_str[] = {
 };
 _Static_assert(ARRAY_SIZE(tcp_state_str) == TCPS_STATE_NUM,
 	       "tcp_state_str must name every state");
+
+/* the flags each state allows: the table in tcp.h, as tcp_flow_bad() uses it */
+static const uint16_t tcp_state_flags[] = {
+	[TCPS_FREE] = 0,
+	[TCPS_HOST_CONNECTING] = TCPF_GUEST_WS | TCPF_SACK_OK,
+	[TCPS_SYNACK_SENT] = TCPF_GUEST_WS | TCPF_SACK_OK,
+	[TCPS_SYN_SENT] = 0,
+	[TCPS_ESTABLISHED] = TCPF_GUEST_FIN | TCPF_HOST_EOF | TCPF_FIN_SENT |
+			     TCPF_FIN_ACKED | TCPF_ACK_DUE | TCPF_GUEST_WS |
+			     TCPF_PERSIST | TCPF_ACK_LISTED | TCPF_OOO |
+			     TCPF_RECOVER | TCPF_SACK_OK,
+};
+_Static_assert(ARRAY_SIZE(tcp_state_flags) == TCPS_STATE_NUM,
+	       "tcp_state_flags must cover every state");
 
 /**
  * struct tcp_seg - a parsed segment from the guest
@@ -276,7 +298,7 @@ static int tcp_write_frame(struct core *c, struct tcp_flow *f, struct fx *fx,
 		vh.csum_offset = 16;
 		if (paylen > f->mss) {
 			/* one super-frame; the guest's stack takes it whole,
-			 * as it takes a GRO'd one (DESIGN law 1) */
+			 * as it takes a GRO'd one (docs/design.md) */
 			vh.gso_type = v6 ? VNET_HDR_GSO_TCPV6 :
 					   VNET_HDR_GSO_TCPV4;
 			vh.gso_size = (uint16_t)f->mss;
@@ -564,9 +586,9 @@ static void tcp_ooo_drop(struct core *c, struct tcp_flow *f)
  * @f:		flow
  * @s:		the segment (beyond rcv_nxt)
  *
- * Without a free slot, or beyond the window we offered, it is dropped as
- * before; a segment at the same place as one held is kept once (the
- * longer).
+ * Without a free slot (counted), longer than a slot, or beyond the window
+ * we offered, it is not held: the guest resends it. A segment at the same
+ * place as one held is kept once (the longer).
  */
 static void tcp_ooo_hold(struct core *c, struct tcp_flow *f,
 			 const struct tcp_seg *s)
@@ -610,18 +632,34 @@ static void tcp_ooo_hold(struct core *c, struct tcp_flow *f,
 }
 
 /**
+ * tcp_guest_fin() - the guest's FIN arrived in order
+ * @c:	core
+ * @f:	flow
+ * @fx:	effects out
+ */
+static void tcp_guest_fin(struct core *c, struct tcp_flow *f, struct fx *fx)
+{
+	if (f->flags & TCPF_GUEST_FIN)
+		return;
+	f->rcv_nxt++;
+	f->flags |= TCPF_GUEST_FIN;
+	tcp_intent(c, fx, FX_SOCK_SHUT_WR, f);
+	tcp_ack_later(c, f);
+}
+
+/**
  * tcp_ooo_next() - the gap before a held segment was filled: write it (what
  * of it is new) to the host socket
  * @c:		core
  * @f:		flow
  * @fx:		effects out
  *
- * Held segments wholly before rcv_nxt go; the first one reaching past it
- * becomes an FX_SOCK_SEND intent pointing into its slot, freed when the
- * write is done (tcp_on_sock_sent(), which calls here again).
+ * Held segments wholly before rcv_nxt go; the one reaching furthest past
+ * it becomes an FX_SOCK_SEND intent pointing into its slot (FX_DATA_OOO),
+ * freed when the write is reported (tcp_on_sock_sent(), which calls here
+ * again). One held at rcv_nxt with nothing new but its FIN delivers the
+ * FIN.
  */
-static void tcp_guest_fin(struct core *c, struct tcp_flow *f, struct fx *fx);
-
 static void tcp_ooo_next(struct core *c, struct tcp_flow *f, struct fx *fx)
 {
 	uint32_t idx = tcp_flow_idx(c, f) + 1, i, best = UINT32_MAX;
@@ -659,6 +697,7 @@ static void tcp_ooo_next(struct core *c, struct tcp_flow *f, struct fx *fx)
 		return;
 	}
 	it = tcp_intent(c, fx, FX_SOCK_SEND, f);
+	it->data_owner = FX_DATA_OOO;
 	it->data = c->ooo_data + (size_t)best * TCP_OOO_SLOT +
 		   (f->rcv_nxt - c->ooo[best].seq);
 	it->len = c->ooo[best].seq + c->ooo[best].len - f->rcv_nxt;
@@ -667,21 +706,19 @@ static void tcp_ooo_next(struct core *c, struct tcp_flow *f, struct fx *fx)
 }
 
 /**
- * tcp_ooo_slot_of() - the ooo slot an intent's payload lies in
+ * tcp_ooo_slot_of() - the ooo slot an FX_DATA_OOO intent's payload lies in
  * @c:		core
- * @data:	the payload
+ * @data:	the payload (tcp_ooo_next() pointed it into a slot)
  *
- * Return: the slot index, or UINT32_MAX if it is not in one
+ * Return: the slot index
  */
 static uint32_t tcp_ooo_slot_of(const struct core *c, const uint8_t *data)
 {
 	size_t off;
 
-	if (!c->conf.ooo_slots || data < c->ooo_data)
-		return UINT32_MAX;
+	ASSERT(c->conf.ooo_slots && data >= c->ooo_data);
 	off = (size_t)(data - c->ooo_data);
-	if (off >= (size_t)c->conf.ooo_slots * TCP_OOO_SLOT)
-		return UINT32_MAX;
+	ASSERT(off < (size_t)c->conf.ooo_slots * TCP_OOO_SLOT);
 	return (uint32_t)(off / TCP_OOO_SLOT);
 }
 
@@ -774,18 +811,19 @@ static void tcp_parse_sack(struct tcp_seg *s, const uint8_t *opt,
 
 /**
  * tcp_parse() - validate a segment and decode its header and options
- * @iph:	IP header (for the pseudo-header; not checked)
  * @v:		segment
  * @s:		decoded segment
  *
+ * The checksum is not verified: the guest's kernel wrote it, and the edge
+ * is memory, not a wire (docs/design.md).
+ *
  * Return: 0, or -1 if malformed
  */
-static int tcp_parse(const uint8_t *iph, struct pkt_view v, struct tcp_seg *s)
+static int tcp_parse(struct pkt_view v, struct tcp_seg *s)
 {
 	const uint8_t *th = v.p, *o;
 	size_t doff, i;
 
-	(void)iph;
 	if (v.len < TCP_HLEN)
 		return -1;
 	doff = (size_t)(th[12] >> 4) * 4;
@@ -893,7 +931,7 @@ static void tcp_send_unreach(struct core *c, const uint8_t *gaddr,
 /**
  * tcp_new_from_guest() - the guest opens a connection
  * @c:		core
- * @iph:	IPv4 header of the SYN
+ * @iph:	IPv4 or IPv6 header of the SYN (validated)
  * @s:		the SYN
  * @now_ns:	monotonic time
  * @fx:		effects out
@@ -1444,22 +1482,6 @@ static int tcp_process_ack(struct core *c, struct tcp_flow *f,
 }
 
 /**
- * tcp_guest_fin() - the guest's FIN arrived in order
- * @c:	core
- * @f:	flow
- * @fx:	effects out
- */
-static void tcp_guest_fin(struct core *c, struct tcp_flow *f, struct fx *fx)
-{
-	if (f->flags & TCPF_GUEST_FIN)
-		return;
-	f->rcv_nxt++;
-	f->flags |= TCPF_GUEST_FIN;
-	tcp_intent(c, fx, FX_SOCK_SHUT_WR, f);
-	tcp_ack_later(c, f);
-}
-
-/**
  * tcp_established_input() - a segment for an established flow
  * @c:		core
  * @f:		flow
@@ -1507,8 +1529,8 @@ static void tcp_established_input(struct core *c, struct tcp_flow *f,
 			/* a segment was lost before this one: a duplicate
 			 * ACK for each that follows it, now, so that the
 			 * guest resends at once (fast retransmit) instead of
-			 * after its timeout; none is kept, so it resends the
-			 * rest too */
+			 * after its timeout. Counted as TCP_DROP_OOO whether
+			 * or not a slot keeps it (TCP_OOO_HELD) */
 			CTR_INC(c, TCP_DROP_OOO);
 			tcp_ooo_hold(c, f, s);
 			if (fx_slot_next(fx)) {
@@ -1522,6 +1544,7 @@ static void tcp_established_input(struct core *c, struct tcp_flow *f,
 		data += f->rcv_nxt - seq;
 		len -= f->rcv_nxt - seq;
 		it = tcp_intent(c, fx, FX_SOCK_SEND, f);
+		it->data_owner = FX_DATA_RXBATCH;
 		it->data = data;
 		it->len = len;
 		it->fin = !!(s->flags & TH_FIN);
@@ -1548,11 +1571,9 @@ void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
 		      const struct fx_intent *it, uint64_t now_ns,
 		      struct fx *fx)
 {
-	uint32_t slot = tcp_ooo_slot_of(c, it->data);
-
 	(void)now_ns;
-	if (slot != UINT32_MAX)
-		c->ooo[slot].flow = 0; /* written, or to be resent by the guest */
+	if (it->data_owner == FX_DATA_OOO) /* written, or resent by the guest */
+		c->ooo[tcp_ooo_slot_of(c, it->data)].flow = 0;
 	if (n < 0) {
 		if (n == -EAGAIN) {
 			n = 0;
@@ -1579,28 +1600,28 @@ void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
 	else if ((uint32_t)n == it->len)
 		tcp_ooo_next(c, f, fx); /* held segments the write reached */
 	/* one ACK per flow per batch of input frames, and one every
-	 * conf.ack_every segments' worth within it (DESIGN law 6) */
+	 * conf.ack_every segments' worth within it (docs/design.md) */
 	tcp_ack_later(c, f);
 	tcp_ack_every(c, f, fx);
 	tcp_maybe_close(c, f, fx);
 }
 
 /**
- * tcp_input() - a TCP segment from the guest
+ * tcp_segment() - handle a TCP segment from the guest (tcp_input())
  * @c:		core
  * @iph:	IPv4 or IPv6 header (validated; the version says which)
  * @seg:	segment (header and payload)
  * @now_ns:	monotonic time
  * @fx:		effects out
  */
-void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
-	       uint64_t now_ns, struct fx *fx)
+static void tcp_segment(struct core *c, const uint8_t *iph,
+			struct pkt_view seg, uint64_t now_ns, struct fx *fx)
 {
 	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN];
 	struct tcp_flow *f;
 	struct tcp_seg s;
 
-	if (tcp_parse(iph, seg, &s)) {
+	if (tcp_parse(seg, &s)) {
 		CTR_INC(c, TCP_DROP_BAD_HDR);
 		return;
 	}
@@ -1611,7 +1632,7 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 	 * of a flow that ended here just now (a SYN-ACK never is one) */
 	if (!f && (s.flags & (TH_SYN | TH_ACK | TH_RST)) != TH_SYN &&
 	    ((s.flags & TH_SYN) ||
-	     !flow_ended_here(c, saddr, s.sport, daddr, s.dport)) &&
+	     !flow_ended_here(c, saddr, s.sport, daddr, s.dport, now_ns)) &&
 	    core_pass_on(c, -1))
 		return;
 	/* the reply to our SYN came in on another shard's queue: the flow
@@ -1716,14 +1737,43 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 }
 
 /**
+ * tcp_input() - a TCP segment from the guest
+ * @c:		core
+ * @iph:	IPv4 or IPv6 header (validated; the version says which)
+ * @seg:	segment (header and payload)
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ *
+ * Debug builds then check the flow of the segment's tuple, if there is one
+ * (tcp_flow_check()).
+ */
+void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
+	       uint64_t now_ns, struct fx *fx)
+{
+	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN];
+	const struct tcp_flow *f;
+
+	tcp_segment(c, iph, seg, now_ns, fx);
+	if (!DEBUG_CHECKS || seg.len < 4)
+		return;
+	addr_from_ip(iph, saddr, daddr);
+	f = flow_lookup(c, saddr, rd16(seg.p), daddr, rd16(seg.p + 2));
+	if (f)
+		tcp_flow_check(f);
+}
+
+/**
  * tcp_tx_room() - how many payload bytes may go to the guest now
  * @c:		core
  * @f:		flow
  * @now_ns:	monotonic time (arms a zero-window probe when blocked)
  * @off:	out: offset of the next byte to send past the first unacked
- * @mss:	out: largest payload per segment
+ * @mss:	out: largest payload per frame (a whole number of segments
+ *		when GSO super-frames go to the guest)
  *
- * Return: bytes allowed by the guest's window and the in-flight cap
+ * Return: bytes allowed by the guest's window and the in-flight cap, and
+ *	   in recovery only the next hole; 0 before ESTABLISHED and once
+ *	   our FIN is out
  */
 uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 		     uint32_t *off, uint32_t *mss)
@@ -1894,14 +1944,14 @@ void tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space)
 }
 
 /**
- * tcp_timer() - run one flow's expired deadline
+ * tcp_timer_fire() - run one flow's expired deadline (tcp_timer())
  * @c:		core
  * @f:		flow
  * @now_ns:	monotonic time
  * @fx:		effects out
  */
-void tcp_timer(struct core *c, struct tcp_flow *f, uint64_t now_ns,
-	       struct fx *fx)
+static void tcp_timer_fire(struct core *c, struct tcp_flow *f,
+			   uint64_t now_ns, struct fx *fx)
 {
 	f->deadline_ns = 0;
 	switch (f->state) {
@@ -1955,6 +2005,23 @@ void tcp_timer(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 }
 
 /**
+ * tcp_timer() - run one flow's expired deadline
+ * @c:		core
+ * @f:		flow
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ *
+ * Debug builds then check the flow, ended or not (tcp_flow_check()).
+ */
+void tcp_timer(struct core *c, struct tcp_flow *f, uint64_t now_ns,
+	       struct fx *fx)
+{
+	tcp_timer_fire(c, f, now_ns, fx);
+	if (DEBUG_CHECKS)
+		tcp_flow_check(f);
+}
+
+/**
  * tcp_ack_flush() - send the ACKs queued during a batch
  * @c:		core
  * @fx:		effects out
@@ -1976,4 +2043,138 @@ void tcp_ack_flush(struct core *c, struct fx *fx)
 		c->nacks--;
 		f->flags &= (uint16_t)~(TCPF_ACK_DUE | TCPF_ACK_LISTED);
 	}
+}
+
+/**
+ * tcp_flow_bad() - which rule of the state table in tcp.h a flow breaks
+ * @f:	flow, in use or free
+ *
+ * Return: NULL if it keeps them all, else the rule it breaks
+ */
+const char *tcp_flow_bad(const struct tcp_flow *f)
+{
+	uint32_t hs_nxt;
+	unsigned i;
+
+	if (f->state >= TCPS_STATE_NUM)
+		return "state out of range";
+	if (f->flags & ~tcp_state_flags[f->state])
+		return "a flag its state does not allow";
+	if (f->state == TCPS_FREE)
+		return f->deadline_ns ? "a free flow with a deadline" : NULL;
+	if ((f->flags & TCPF_FIN_SENT) && !(f->flags & TCPF_HOST_EOF))
+		return "FIN_SENT without HOST_EOF";
+	if ((f->flags & TCPF_FIN_ACKED) && !(f->flags & TCPF_FIN_SENT))
+		return "FIN_ACKED without FIN_SENT";
+	if ((f->flags & (TCPF_FIN_ACKED | TCPF_GUEST_FIN)) ==
+	    (TCPF_FIN_ACKED | TCPF_GUEST_FIN))
+		return "both FINs done and the flow still there";
+	if ((f->flags & TCPF_ACK_DUE) && !(f->flags & TCPF_ACK_LISTED))
+		return "ACK_DUE without ACK_LISTED";
+	if (SEQ_GT(f->snd_una, f->snd_nxt) || SEQ_GT(f->snd_nxt, f->snd_max))
+		return "not snd_una <= snd_nxt <= snd_max";
+	hs_nxt = f->iss + (f->state != TCPS_HOST_CONNECTING);
+	if (f->state != TCPS_ESTABLISHED &&
+	    (f->snd_una != f->iss || f->snd_nxt != hs_nxt ||
+	     f->snd_max != hs_nxt))
+		return "handshake sequence numbers off iss";
+	if (f->state == TCPS_HOST_CONNECTING && f->deadline_ns)
+		return "a deadline while the host connects";
+	if (SEQ_GT(f->rcv_acked, f->rcv_nxt))
+		return "rcv_acked beyond rcv_nxt";
+	if (f->mss < 64)
+		return "mss below 64";
+	if (f->ws_guest > 14 || (f->ws_guest && !(f->flags & TCPF_GUEST_WS)))
+		return "ws_guest out of range or without GUEST_WS";
+	if ((f->flags & TCPF_FIN_SENT) && !SEQ_LT(f->fin_seq, f->snd_max))
+		return "fin_seq not below snd_max";
+	if (f->nsack > TCP_SACK_RANGES ||
+	    (f->nsack && !(f->flags & TCPF_SACK_OK)))
+		return "SACK scoreboard too long or without SACK_OK";
+	for (i = 0; i < f->nsack; i++) {
+		const struct tcp_sack_range *r = &f->sack[i];
+
+		if (SEQ_LT(r->start, f->snd_una) || !SEQ_LT(r->start, r->end) ||
+		    SEQ_GT(r->end, f->snd_max) ||
+		    (i && !SEQ_LT(f->sack[i - 1].end, r->start)))
+			return "SACK scoreboard out of order or bounds";
+	}
+	return NULL;
+}
+
+/**
+ * tcp_flow_check() - assert that a flow keeps the state table in tcp.h
+ * @f:	flow, in use or free
+ *
+ * Debug builds run it after every segment and timer (tcp_input(),
+ * tcp_timer()); the stateful fuzzer runs tcp_flows_check() after every
+ * step.
+ */
+void tcp_flow_check(const struct tcp_flow *f)
+{
+	const char *why = tcp_flow_bad(f);
+
+	if (unlikely(why))
+		assert_fail(why, __FILE__, __LINE__, __func__);
+}
+
+/**
+ * tcp_flows_bad() - what breaks the state table in a core's TCP state
+ * @c:	core
+ *
+ * Besides each flow's rules (tcp_flow_bad()): flows at or above the high
+ * water mark are free, the ack list holds exactly the ACK_LISTED flows,
+ * and every held ooo slot belongs to an ESTABLISHED flow with TCPF_OOO.
+ * Walks the whole table: for tests and the fuzzer, not the data path.
+ *
+ * Return: NULL if all is well, else the rule broken
+ */
+const char *tcp_flows_bad(const struct core *c)
+{
+	uint32_t i, listed = 0;
+	const char *why;
+
+	if (c->hiwat > c->conf.max_flows || c->nacks > c->conf.max_flows)
+		return "hiwat or nacks beyond the table";
+	for (i = 0; i < c->conf.max_flows; i++) {
+		const struct tcp_flow *f = &c->flows[i];
+
+		why = tcp_flow_bad(f);
+		if (why)
+			return why;
+		if (i >= c->hiwat && f->state != TCPS_FREE)
+			return "a flow in use above the high water mark";
+		listed += !!(f->flags & TCPF_ACK_LISTED);
+	}
+	if (listed != c->nacks)
+		return "ACK_LISTED flows and the ack list differ";
+	for (i = 0; i < c->nacks; i++)
+		if (c->ack_list[i] >= c->conf.max_flows ||
+		    !(c->flows[c->ack_list[i]].flags & TCPF_ACK_LISTED))
+			return "the ack list names a flow not ACK_LISTED";
+	for (i = 0; i < c->conf.ooo_slots; i++) {
+		const struct tcp_ooo *o = &c->ooo[i];
+		const struct tcp_flow *f;
+
+		if (!o->flow)
+			continue;
+		if (o->flow > c->conf.max_flows || o->len > TCP_OOO_SLOT)
+			return "an ooo slot out of range";
+		f = &c->flows[o->flow - 1];
+		if (f->state != TCPS_ESTABLISHED || !(f->flags & TCPF_OOO))
+			return "an ooo slot of a flow without TCPF_OOO";
+	}
+	return NULL;
+}
+
+/**
+ * tcp_flows_check() - assert that a core's TCP state keeps the table
+ * @c:	core
+ */
+void tcp_flows_check(const struct core *c)
+{
+	const char *why = tcp_flows_bad(c);
+
+	if (unlikely(why))
+		assert_fail(why, __FILE__, __LINE__, __func__);
 }

@@ -26,20 +26,55 @@ enum tcp_state {
 
 extern const char *const tcp_state_str[TCPS_STATE_NUM];
 
-/* Flow event flags */
-#define TCPF_GUEST_FIN 0x01	/* guest's FIN received, host write side shut */
+/* Flow event flags (0x40 is free); which states allow which: below */
+#define TCPF_GUEST_FIN 0x01	/* guest's FIN taken in order, SHUT_WR queued */
 #define TCPF_HOST_EOF 0x02	/* host socket reached end of stream */
-#define TCPF_FIN_SENT 0x04	/* our FIN is in flight (seq fin_seq) */
+#define TCPF_FIN_SENT 0x04	/* our FIN went out (seq fin_seq); stays set */
 #define TCPF_FIN_ACKED 0x08	/* the guest acknowledged our FIN */
 #define TCPF_ACK_DUE 0x10	/* an ACK is owed at the end of the batch */
 #define TCPF_GUEST_WS 0x20	/* the guest does window scaling */
-#define TCPF_HOST_BLOCKED 0x40	/* host send buffer full: window update due */
 #define TCPF_PERSIST 0x80	/* the timer is a zero-window probe */
 #define TCPF_ACK_LISTED 0x100	/* on the core's ack list */
 #define TCPF_RESET_HERE 0x200	/* we reset the guest: its tail may follow */
-#define TCPF_OOO 0x400		/* segments of it wait in the core's ooo slots */
+#define TCPF_OOO 0x400		/* it may hold slots of the core's ooo store */
 #define TCPF_RECOVER 0x800	/* fast recovery: resend the holes */
 #define TCPF_SACK_OK 0x1000	/* both sides offered SACK (RFC 2018) */
+
+/*
+ * Legal combinations of state and flags between two calls into the core,
+ * asserted by tcp_flow_check() ("x": may be set, "-": never set):
+ *
+ *			FREE	HOST_	SYNACK_	SYN_	ESTAB-
+ *				CONN.	SENT	SENT	LISHED
+ * GUEST_FIN		-	-	-	-	x
+ * HOST_EOF		-	-	-	-	x
+ * FIN_SENT		-	-	-	-	x (1)
+ * FIN_ACKED		-	-	-	-	x (2)
+ * ACK_DUE		-	-	-	-	x (3)
+ * GUEST_WS		-	x	x	-	x
+ * PERSIST		-	-	-	-	x
+ * ACK_LISTED		-	-	-	-	x
+ * RESET_HERE		-	-	-	-	- (4)
+ * OOO			-	-	-	-	x
+ * RECOVER		-	-	-	-	x
+ * SACK_OK		-	x	x	-	x
+ *
+ * (1) only with HOST_EOF; (2) only with FIN_SENT, and never with
+ * GUEST_FIN (both FINs done: the flow has ended); (3) only with
+ * ACK_LISTED; (4) set only on the way to flow_free(). A SYN_SENT flow
+ * learns the guest's options from its SYN-ACK, which makes it ESTABLISHED
+ * in the same step.
+ *
+ * Besides the flags, in every state but FREE: snd_una <= snd_nxt <=
+ * snd_max (before ESTABLISHED: snd_una = iss and snd_nxt = snd_max = iss,
+ * or iss + 1 once our SYN is out), rcv_acked <= rcv_nxt, mss >= 64,
+ * ws_guest <= 14 (0 without GUEST_WS), the SACK scoreboard in order and
+ * apart within [snd_una, snd_max] (empty without SACK_OK), and with
+ * FIN_SENT, fin_seq < snd_max. A HOST_CONNECTING flow has no deadline
+ * (nothing to resend), a FREE one no flags and no deadline, and an ooo
+ * slot names only an ESTABLISHED flow with OOO. tcp.c keeps the table as
+ * tcp_state_flags[].
+ */
 
 #define TCP_OOO_SLOT 65536	/* payload bytes an ooo slot holds */
 #define TCP_SACK_RANGES 4	/* ranges the guest SACKed that a flow keeps */
@@ -83,20 +118,22 @@ struct tcp_ooo {
  * @dupacks:	duplicate ACK count
  * @ws_guest:	the guest's window scale
  * @nsack:	ranges in @sack
- * @sock:	host socket; owned by the host layer, never read by core
+ * @sock:	host socket, owned by the host layer: the core only tests it
+ *		for -1 (none) and copies it into the flow's intents
  * @next:	hash chain / free list link (index + 1, 0 = end)
  * @mss:	largest segment payload toward the guest
  * @iss:	our initial sequence number
  * @snd_una:	oldest unacknowledged sequence toward the guest
  * @snd_nxt:	next sequence to send to the guest
- * @snd_max:	highest sequence sent so far
+ * @snd_max:	the highest @snd_nxt so far: one past the last sequence sent
  * @fin_seq:	sequence number of our FIN (valid with TCPF_FIN_SENT)
  * @recover:	with TCPF_RECOVER: @snd_max when the fast retransmit began
  * @rcv_nxt:	next sequence expected from the guest
  * @rcv_acked:	@rcv_nxt as of the last ACK sent to the guest (pure or on
  *		data)
  * @guest_wnd:	the guest's receive window, in bytes
- * @host_space:	bytes the host socket can take now (reported by host)
+ * @host_space:	bytes the host socket can take now: reported by the host
+ *		(tcp_set_host_space()), less what was written since
  * @adv_wnd_end: right edge of the window last advertised to the guest
  * @sack:	the scoreboard: ranges the guest SACKed, within
  *		(@snd_una, @snd_max], in order, apart (neither overlapping
@@ -112,7 +149,7 @@ struct tcp_ooo {
  * loopback for the gateway) is not kept: it travels in the
  * FX_SOCK_CONNECT intent, the only place it is needed. Fields are ordered
  * by size, so the 16-byte addresses cost 32 bytes and no padding (176
- * bytes; 144 before the SACK scoreboard).
+ * bytes).
  */
 struct tcp_flow {
 	uint8_t guest_addr[ADDR_LEN];
@@ -198,9 +235,11 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
  * @now_ns:	monotonic time
  * @fx:		effects out
  *
- * On success the guest gets its SYN-ACK; on ECONNREFUSED an RST; on other
- * errors ICMP host unreachable. On failure the flow is freed and an
- * FX_SOCK_CLOSE intent returns the socket.
+ * On success the guest gets its SYN-ACK; on ECONNREFUSED or ECONNRESET an
+ * RST; on ENETUNREACH ICMP net unreachable (ICMPv6 no route); on other
+ * errors ICMP host unreachable (ICMPv6 address unreachable). On failure the
+ * flow is freed and an FX_SOCK_CLOSE intent returns the socket. A flow in
+ * another state is left alone.
  */
 void tcp_on_sock_connected(struct core *c, struct tcp_flow *f, int err,
 			   uint64_t now_ns, struct fx *fx);
@@ -224,9 +263,12 @@ void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
  * @f:		flow
  * @now_ns:	monotonic time (arms a zero-window probe when blocked)
  * @off:	out: offset of the next byte to send past the first unacked
- * @mss:	out: largest payload per segment
+ * @mss:	out: largest payload per frame (a whole number of segments
+ *		when GSO super-frames go to the guest)
  *
- * Return: bytes allowed by the guest's window and the in-flight cap
+ * Return: bytes allowed by the guest's window and the in-flight cap, and
+ *	   in recovery only the next hole; 0 before ESTABLISHED and once
+ *	   our FIN is out
  */
 uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 		     uint32_t *off, uint32_t *mss);
@@ -298,8 +340,9 @@ void tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space);
  * @now_ns:	monotonic time
  * @fx:		effects out (the SYN)
  *
- * Return: the new flow, or NULL if the table is full (counted) or the
- *	   tuple is in use; the caller then closes @sock
+ * Return: the new flow, or NULL if the table is full (counted), the tuple
+ *	   is in use or an IPv6 source has no IPv6 to go over; the caller
+ *	   then closes @sock
  */
 struct tcp_flow *tcp_host_accepted(struct core *c, const uint8_t *src,
 				   uint16_t src_port, uint16_t dst_port,
@@ -352,6 +395,11 @@ bool tcp_guest_gone(struct core *c, struct fx *fx);
 void tcp_timer(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 	       struct fx *fx);
 
+const char *tcp_flow_bad(const struct tcp_flow *f);
+void tcp_flow_check(const struct tcp_flow *f);
+const char *tcp_flows_bad(const struct core *c);
+void tcp_flows_check(const struct core *c);
+
 /**
  * tcp_ack_flush() - send the ACKs queued during a batch
  * @c:		core
@@ -368,8 +416,9 @@ struct tcp_flow *flow_alloc(struct core *c, const uint8_t *gaddr,
 			    uint16_t gport, const uint8_t *raddr,
 			    uint16_t rport);
 void flow_free(struct core *c, struct tcp_flow *f);
-bool flow_ended_here(struct core *c, const uint8_t *gaddr, uint16_t gport,
-		     const uint8_t *raddr, uint16_t rport);
+bool flow_ended_here(const struct core *c, const uint8_t *gaddr,
+		     uint16_t gport, const uint8_t *raddr, uint16_t rport,
+		     uint64_t now_ns);
 
 
 #endif /* SLIPWAY_TCP_H */

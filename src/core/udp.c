@@ -519,6 +519,7 @@ static void udp_flow_from_guest(struct core *c, uint8_t kind,
 	f->last_ns = now_ns;
 	f->from_guest++;
 	it = udp_intent(c, fx, FX_DGRAM_SEND, f);
+	it->data_owner = FX_DATA_RXBATCH;
 	it->data = data;
 	it->len = (uint32_t)len;
 	if (kind == UDPK_ICMP && v6)
@@ -587,6 +588,7 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 		memset(it, 0, sizeof(*it));
 		it->type = FX_DNS_QUERY;
 		it->sock = -1;
+		it->data_owner = FX_DATA_RXBATCH;
 		it->data = v.p;
 		it->len = (uint32_t)v.len;
 		memcpy(it->addr, saddr, ADDR_LEN);
@@ -657,8 +659,11 @@ void icmp6_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
  * udp_on_sock_error() - a flow's host socket reported an error
  * @c:		core
  * @f:		flow, or NULL (then nothing is quoted: no message is sent)
- * @err:	positive errno (ECONNREFUSED: port unreachable at the peer)
+ * @err:	positive errno (ECONNREFUSED: port unreachable at the peer;
+ *		else host, or for IPv6 address, unreachable)
  * @fx:		effects out (ICMP or ICMPv6 unreachable toward the guest)
+ *
+ * Errors of ICMP echo flows are not reported to the guest. The flow stays.
  */
 void udp_on_sock_error(struct core *c, struct udp_flow *f, int err,
 		       struct fx *fx)

@@ -218,9 +218,10 @@ int udp_send(struct core *c, struct fx *fx, const uint8_t *saddr,
 /**
  * udp_on_sock_error() - a flow's host socket reported an error
  * @c:		core
- * @f:		flow
+ * @f:		flow, or NULL (nothing is sent)
  * @err:	positive errno (ECONNREFUSED: port unreachable at the peer)
- * @fx:		effects out (ICMP unreachable toward the guest)
+ * @fx:		effects out (ICMP or ICMPv6 unreachable toward the guest;
+ *		nothing for ICMP echo flows)
  */
 void udp_on_sock_error(struct core *c, struct udp_flow *f, int err,
 		       struct fx *fx);
@@ -228,7 +229,8 @@ void udp_on_sock_error(struct core *c, struct udp_flow *f, int err,
 /**
  * udp_guest_gone() - forget every datagram flow: the guest went away
  * @c:		core
- * @fx:		effects out (FX_DGRAM_CLOSE)
+ * @fx:		effects out (FX_DGRAM_CLOSE, but for published ports' flows,
+ *		whose socket is the listener's)
  *
  * Return: true when every flow is gone, false if @fx filled up first
  */

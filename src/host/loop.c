@@ -31,6 +31,28 @@ _Static_assert(FX_SLOTS <= EDGE_PLACE_SLOTS, "every frame slot may be placed");
 #define RX_BATCHES_PER_EVENT 8
 #define FALLBACK_INFLIGHT (4U << 20)
 
+const char *const ep_type_str[] = {
+	[EP_TAP] = "TAP",
+	[EP_TIMER] = "TIMER",
+	[EP_SIGNAL] = "SIGNAL",
+	[EP_LISTEN] = "LISTEN",
+	[EP_TCP] = "TCP",
+	[EP_PIDFD] = "PIDFD",
+	[EP_NSWATCH] = "NSWATCH",
+	[EP_UDP] = "UDP",
+	[EP_UDP_LISTEN] = "UDP_LISTEN",
+	[EP_DNS] = "DNS",
+	[EP_MBOX] = "MBOX",
+	[EP_SPLICE] = "SPLICE",
+	[EP_EDGE_LISTEN] = "EDGE_LISTEN",
+	[EP_EDGE_CTL] = "EDGE_CTL",
+	[EP_CTL] = "CTL",
+	[EP_FWD_AUTO] = "FWD_AUTO",
+	[EP_UDPNS] = "UDPNS",
+};
+_Static_assert(ARRAY_SIZE(ep_type_str) == EP_TYPE_NUM,
+	       "ep_type_str must name every epoll type");
+
 /**
  * now_mono_ns() - the monotonic clock
  *
@@ -580,6 +602,10 @@ void shard_drain(struct shard *sh)
 		memcpy(round, sh->fx.intents, n * sizeof(round[0]));
 		sh->fx.nintents = 0;
 		for (i = 0; i < n; i++) {
+			/* payload comes only with its owner (enum
+			 * fx_data_owner): RXBATCH loans die with the batch */
+			ASSERT((round[i].data_owner == FX_DATA_NONE) ==
+			       !round[i].data);
 			if (round[i].type >= FX_DGRAM_OPEN)
 				sock_udp_intent(sh, &round[i]);
 			else

@@ -45,6 +45,9 @@ enum ep_type {
 #define EP_TYPE(d) ((enum ep_type)((d) >> 32))
 #define EP_IDX(d) ((uint32_t)(d))
 
+/* names of the epoll types, for logs and debugging (loop.c) */
+extern const char *const ep_type_str[EP_TYPE_NUM];
+
 /**
  * struct listener - one published-port socket (a slot of a port table)
  * @fd:		socket, or -1: a free slot

@@ -33,6 +33,17 @@ _Noreturn void assert_fail(const char *expr, const char *file, int line,
 			assert_fail(#e, __FILE__, __LINE__, __func__); \
 	} while (0)
 
+/*
+ * DEBUG_CHECKS - 1 in debug builds (meson: buildtype=debug, or any
+ * sanitizer; -DSLIPWAY_DEBUG), else 0: invariant checks that cost time on
+ * the data path run only there (if (DEBUG_CHECKS) ..., still compiled)
+ */
+#ifdef SLIPWAY_DEBUG
+#define DEBUG_CHECKS 1
+#else
+#define DEBUG_CHECKS 0
+#endif
+
 /**
  * rd16() - read a big-endian 16-bit field from unaligned bytes
  * @p:	pointer to the first byte

@@ -36,6 +36,8 @@
  *   the guest's FIN; peeks never start beyond the data in the socket
  * - every queued frame: fz_check_frames(); data frames carry the sequence
  *   number of their stream offset
+ * - the state table in tcp.h (tcp_flows_check(): legal flags per state,
+ *   the ack list, the ooo store)
  * - at the end, after every socket failed: no flow, no open socket.
  */
 
@@ -986,6 +988,7 @@ static void check_state(void)
 	uint32_t i, inuse = 0, nfree = 0, socks = 0;
 
 	FZ_CHECK(H.fx.nintents == 0);
+	tcp_flows_check(c);
 	FZ_CHECK(c->hiwat <= c->conf.max_flows);
 	FZ_CHECK(c->nacks <= c->conf.max_flows);
 	for (i = 0; i < c->conf.max_flows; i++) {
