@@ -223,7 +223,7 @@ void conf_usage_verror(const char *prog, const char *hint, const char *fmt,
  * usage_error() - report a bad command line and exit 2
  * @fmt:	printf format
  */
-static _Noreturn void __attribute__((format(printf, 1, 2)))
+static void __attribute__((format(printf, 1, 2), noreturn))
 usage_error(const char *fmt, ...)
 {
 	va_list ap;

@@ -150,7 +150,7 @@ static const char *pasta_prog = "pasta";
  * pasta_error() - report a bad command line and exit 1
  * @fmt:	printf format
  */
-static _Noreturn void __attribute__((format(printf, 1, 2)))
+static void __attribute__((format(printf, 1, 2), noreturn))
 pasta_error(const char *fmt, ...)
 {
 	va_list ap;

@@ -118,7 +118,7 @@ enum {
  * s4n_usage_error() - report a bad command line and exit 2
  * @fmt:	printf format
  */
-static _Noreturn void __attribute__((format(printf, 1, 2)))
+static void __attribute__((format(printf, 1, 2), noreturn))
 s4n_usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -225,7 +225,7 @@ static int s4n_outbound(const char *arg, int family, char *out)
  * on standard error, exit status 1 (no usage text)
  * @fmt:	printf format
  */
-static _Noreturn void __attribute__((format(printf, 1, 2)))
+static void __attribute__((format(printf, 1, 2), noreturn))
 s4n_cidr_fail(const char *fmt, ...)
 {
 	va_list ap;
