@@ -849,7 +849,8 @@ static void pasta_opt_repair(void *st, const struct conf_opt *o, char *arg)
  * @o:		getopt's '?'
  * @arg:	the argument
  */
-static _Noreturn void pasta_bad(void *st, int o, const char *arg)
+static void __attribute__((noreturn)) pasta_bad(void *st, int o,
+						const char *arg)
 {
 	fprintf(stderr, "Try '%s --help'.\n", pasta_prog);
 	exit(1);
