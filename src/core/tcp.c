@@ -95,6 +95,7 @@
 #define TCP_SYN_RETRIES 5
 #define TCP_DATA_RETRIES 12
 #define TCP_RTO_MAX_NS (10ULL * 1000 * 1000 * 1000)
+#define TCP_PTO_SLACK_NS (2ULL * 1000 * 1000) /* a probe waits 2 SRTT + this */
 #define TCP_DEFAULT_MSS 536
 #define TCP_INITIAL_SPACE 65535
 
@@ -116,8 +117,8 @@ static const uint16_t tcp_state_flags[] = {
 	[TCPS_SYN_SENT] = 0,
 	[TCPS_ESTABLISHED] = TCPF_GUEST_FIN | TCPF_HOST_EOF | TCPF_FIN_SENT |
 			     TCPF_FIN_ACKED | TCPF_ACK_DUE | TCPF_GUEST_WS |
-			     TCPF_PERSIST | TCPF_ACK_LISTED | TCPF_OOO |
-			     TCPF_RECOVER | TCPF_SACK_OK,
+			     TCPF_PTO | TCPF_PERSIST | TCPF_ACK_LISTED |
+			     TCPF_OOO | TCPF_RECOVER | TCPF_SACK_OK,
 };
 _Static_assert(ARRAY_SIZE(tcp_state_flags) == TCPS_STATE_NUM,
 	       "tcp_state_flags must cover every state");
@@ -174,9 +175,60 @@ static uint32_t tcp_mss_max(const struct core *c, const struct tcp_flow *f)
  */
 static void tcp_arm(struct core *c, struct tcp_flow *f, uint64_t when_ns)
 {
+	f->flags &= (uint16_t)~TCPF_PTO;
 	f->deadline_ns = when_ns;
 	if (when_ns && when_ns < c->next_deadline_ns)
 		c->next_deadline_ns = when_ns;
+}
+
+/**
+ * tcp_arm_data() - arm the timer for data in flight: a probe or the RTO
+ * @c:		core
+ * @f:		flow (ESTABLISHED, something unacknowledged)
+ * @now_ns:	monotonic time
+ *
+ * With a round-trip sample, at least two full segments out and no
+ * timeout since the last progress, the deadline is a probe timeout of
+ * 2 * SRTT + 2 ms (the tail loss probe of RFC 8985), doubled for each
+ * probe already sent, while that is shorter than the RTO: a guest
+ * acknowledges every second full segment at once, so only a lost frame,
+ * a lost retransmission or a lost ACK keeps it silent that long. One
+ * segment out may wait for the guest's delayed ACK: the RTO then, as
+ * always.
+ */
+static void tcp_arm_data(struct core *c, struct tcp_flow *f, uint64_t now_ns)
+{
+	uint64_t pto;
+
+	if (f->srtt_us && !f->retries && f->probes < 16 &&
+	    f->snd_max - f->snd_una >= 2 * f->mss) {
+		pto = (2000ULL * f->srtt_us + TCP_PTO_SLACK_NS) << f->probes;
+		if (pto < f->rto_ns) {
+			tcp_arm(c, f, now_ns + pto);
+			f->flags |= TCPF_PTO;
+			return;
+		}
+	}
+	tcp_arm(c, f, now_ns + f->rto_ns);
+}
+
+/**
+ * tcp_rtt_sample() - the timed segment was acknowledged: update SRTT
+ * @f:		flow (@rtt_ts_us set)
+ * @now_ns:	monotonic time
+ *
+ * SRTT moves an eighth of the way to each sample (RFC 6298); one segment
+ * per round trip is timed, and a resend ends the timing (Karn).
+ */
+static void tcp_rtt_sample(struct tcp_flow *f, uint64_t now_ns)
+{
+	uint32_t m = (uint32_t)(now_ns / 1000) - f->rtt_ts_us;
+
+	m = MIN(MAX(m, 1U), (uint32_t)(TCP_RTO_MAX_NS / 1000));
+	f->srtt_us = f->srtt_us ? f->srtt_us - (f->srtt_us >> 3) + (m >> 3) : m;
+	if (!f->srtt_us)
+		f->srtt_us = 1;
+	f->rtt_ts_us = 0;
 }
 
 /**
@@ -1379,6 +1431,7 @@ static void tcp_sack_skip(struct core *c, struct tcp_flow *f, struct fx *fx)
 static void tcp_rewind(struct core *c, struct tcp_flow *f, struct fx *fx)
 {
 	f->flags &= (uint16_t)~TCPF_RECOVER;
+	f->rtt_ts_us = 0;
 	if (f->snd_nxt == f->snd_una)
 		return;
 	f->snd_nxt = f->snd_una;
@@ -1433,6 +1486,8 @@ static int tcp_process_ack(struct core *c, struct tcp_flow *f,
 		f->snd_una = s->ack;
 		if (SEQ_LT(f->snd_nxt, s->ack))
 			f->snd_nxt = s->ack;
+		if (f->rtt_ts_us && SEQ_GE(s->ack, f->rtt_seq))
+			tcp_rtt_sample(f, now_ns);
 		tcp_sack_trim(f);
 		/* all that was out when recovery began is in: back to normal;
 		 * short of it (a partial ACK), the next hole goes out */
@@ -1441,10 +1496,14 @@ static int tcp_process_ack(struct core *c, struct tcp_flow *f,
 		tcp_sack_input(c, f, s);
 		tcp_sack_skip(c, f, fx);
 		f->retries = 0;
+		f->probes = 0;
 		f->dupacks = 0;
 		f->rto_ns = c->conf.rto_min_ns;
 		f->flags &= (uint16_t)~TCPF_PERSIST;
-		tcp_arm(c, f, f->snd_una == f->snd_nxt ? 0 : now_ns + f->rto_ns);
+		if (f->snd_una == f->snd_nxt)
+			tcp_arm(c, f, 0);
+		else
+			tcp_arm_data(c, f, now_ns);
 		tcp_intent(c, fx, FX_TX_WANTED, f);
 	} else {
 		/* in recovery, news of what the guest holds moves snd_nxt
@@ -1473,8 +1532,10 @@ static int tcp_process_ack(struct core *c, struct tcp_flow *f,
 	if (f->guest_wnd > old_wnd) {
 		if (f->flags & TCPF_PERSIST) {
 			f->flags &= (uint16_t)~TCPF_PERSIST;
-			tcp_arm(c, f, f->snd_una == f->snd_nxt ? 0 :
-					      now_ns + f->rto_ns);
+			if (f->snd_una == f->snd_nxt)
+				tcp_arm(c, f, 0);
+			else
+				tcp_arm_data(c, f, now_ns);
 		}
 		tcp_intent(c, fx, FX_TX_WANTED, f);
 	}
@@ -1798,7 +1859,11 @@ uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 	if (c->conf.max_inflight)
 		room = MIN(room, c->conf.max_inflight > inflight ?
 					 c->conf.max_inflight - inflight : 0);
-	if ((f->flags & TCPF_RECOVER) && f->nsack) {
+	if ((f->flags & TCPF_RECOVER) && f->probes && inflight) {
+		/* a probe resends the first hole only, then waits for the
+		 * ACK it brings (tcp_timer()) */
+		room = 0;
+	} else if ((f->flags & TCPF_RECOVER) && f->nsack) {
 		/* the hole up to the next range the guest SACKed: the first
 		 * one at once (three duplicate ACKs or a partial ACK said it
 		 * is lost), the next ones when the guest SACKed more than
@@ -1856,6 +1921,11 @@ void tcp_build_data(struct core *c, struct tcp_flow *f, struct fx *fx,
 		if (f->nsack)
 			CTR_ADD(c, TCP_SACK_RESENT, again);
 	}
+	if (!f->rtt_ts_us && f->snd_nxt == f->snd_max) {
+		/* new data and nothing timed: time this segment */
+		f->rtt_seq = f->snd_nxt + len;
+		f->rtt_ts_us = (uint32_t)(now_ns / 1000) | 1;
+	}
 	f->snd_nxt += len;
 	if (SEQ_GT(f->snd_nxt, f->snd_max))
 		f->snd_max = f->snd_nxt;
@@ -1863,9 +1933,14 @@ void tcp_build_data(struct core *c, struct tcp_flow *f, struct fx *fx,
 	tcp_sack_skip(c, f, fx);
 	CTR_INC(c, TCP_TX_SEGS);
 	CTR_ADD(c, TCP_TX_BYTES, len);
-	if (!f->deadline_ns || (f->flags & TCPF_PERSIST)) {
+	/* a first deadline; or the RTO that one segment out had, now that
+	 * more are out and a probe would come sooner */
+	if (!f->deadline_ns || (f->flags & TCPF_PERSIST) ||
+	    (!(f->flags & TCPF_PTO) && !f->retries && !f->probes &&
+	     f->srtt_us && f->snd_max - f->snd_una >= 2 * f->mss &&
+	     f->snd_max - f->snd_una - len < 2 * f->mss)) {
 		f->flags &= (uint16_t)~TCPF_PERSIST;
-		tcp_arm(c, f, now_ns + f->rto_ns);
+		tcp_arm_data(c, f, now_ns);
 	}
 }
 
@@ -1953,6 +2028,9 @@ void tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space)
 static void tcp_timer_fire(struct core *c, struct tcp_flow *f,
 			   uint64_t now_ns, struct fx *fx)
 {
+	bool pto = f->flags & TCPF_PTO;
+
+	f->flags &= (uint16_t)~TCPF_PTO;
 	f->deadline_ns = 0;
 	switch (f->state) {
 	case TCPS_SYN_SENT:
@@ -1987,6 +2065,27 @@ static void tcp_timer_fire(struct core *c, struct tcp_flow *f,
 	}
 	if (f->snd_nxt == f->snd_una)
 		return;
+	if (pto) {
+		/* the probe: what a lost frame or a lost retransmission
+		 * left undone goes again, the first hole (or one segment
+		 * without SACK) as in fast recovery; the guest's answer
+		 * shows the rest. Then a probe twice as late, up to the RTO,
+		 * if the guest stays silent */
+		CTR_INC(c, TCP_PTO_FIRED);
+		f->rtt_ts_us = 0;
+		if (!(f->flags & TCPF_RECOVER)) {
+			f->recover = f->snd_max;
+			f->flags |= TCPF_RECOVER;
+		}
+		f->snd_nxt = f->snd_una;
+		f->dupacks = 0;
+		tcp_intent(c, fx, FX_SOCK_REWIND, f);
+		tcp_intent(c, fx, FX_TX_WANTED, f);
+		tcp_sack_skip(c, f, fx);
+		f->probes++;
+		tcp_arm_data(c, f, now_ns);
+		return;
+	}
 	if (++f->retries > TCP_DATA_RETRIES) {
 		CTR_INC(c, TCP_FLOWS_GIVEUP);
 		tcp_reset_both(c, f, fx);
@@ -2071,6 +2170,9 @@ const char *tcp_flow_bad(const struct tcp_flow *f)
 		return "both FINs done and the flow still there";
 	if ((f->flags & TCPF_ACK_DUE) && !(f->flags & TCPF_ACK_LISTED))
 		return "ACK_DUE without ACK_LISTED";
+	if ((f->flags & TCPF_PTO) &&
+	    ((f->flags & TCPF_PERSIST) || !f->deadline_ns))
+		return "PTO with PERSIST or without a deadline";
 	if (SEQ_GT(f->snd_una, f->snd_nxt) || SEQ_GT(f->snd_nxt, f->snd_max))
 		return "not snd_una <= snd_nxt <= snd_max";
 	hs_nxt = f->iss + (f->state != TCPS_HOST_CONNECTING);

@@ -26,13 +26,14 @@ enum tcp_state {
 
 extern const char *const tcp_state_str[TCPS_STATE_NUM];
 
-/* Flow event flags (0x40 is free); which states allow which: below */
+/* Flow event flags; which states allow which: below */
 #define TCPF_GUEST_FIN 0x01	/* guest's FIN taken in order, SHUT_WR queued */
 #define TCPF_HOST_EOF 0x02	/* host socket reached end of stream */
 #define TCPF_FIN_SENT 0x04	/* our FIN went out (seq fin_seq); stays set */
 #define TCPF_FIN_ACKED 0x08	/* the guest acknowledged our FIN */
 #define TCPF_ACK_DUE 0x10	/* an ACK is owed at the end of the batch */
 #define TCPF_GUEST_WS 0x20	/* the guest does window scaling */
+#define TCPF_PTO 0x40		/* the timer is a probe timeout (tcp_timer()) */
 #define TCPF_PERSIST 0x80	/* the timer is a zero-window probe */
 #define TCPF_ACK_LISTED 0x100	/* on the core's ack list */
 #define TCPF_RESET_HERE 0x200	/* we reset the guest: its tail may follow */
@@ -52,6 +53,7 @@ extern const char *const tcp_state_str[TCPS_STATE_NUM];
  * FIN_ACKED		-	-	-	-	x (2)
  * ACK_DUE		-	-	-	-	x (3)
  * GUEST_WS		-	x	x	-	x
+ * PTO			-	-	-	-	x (5)
  * PERSIST		-	-	-	-	x
  * ACK_LISTED		-	-	-	-	x
  * RESET_HERE		-	-	-	-	- (4)
@@ -61,7 +63,8 @@ extern const char *const tcp_state_str[TCPS_STATE_NUM];
  *
  * (1) only with HOST_EOF; (2) only with FIN_SENT, and never with
  * GUEST_FIN (both FINs done: the flow has ended); (3) only with
- * ACK_LISTED; (4) set only on the way to flow_free(). A SYN_SENT flow
+ * ACK_LISTED; (4) set only on the way to flow_free(); (5) never with
+ * PERSIST, and only with a deadline. A SYN_SENT flow
  * learns the guest's options from its SYN-ACK, which makes it ESTABLISHED
  * in the same step.
  *
@@ -118,6 +121,7 @@ struct tcp_ooo {
  * @dupacks:	duplicate ACK count
  * @ws_guest:	the guest's window scale
  * @nsack:	ranges in @sack
+ * @probes:	probe timeouts since the guest last acknowledged new data
  * @sock:	host socket, owned by the host layer: the core only tests it
  *		for -1 (none) and copies it into the flow's intents
  * @next:	hash chain / free list link (index + 1, 0 = end)
@@ -139,6 +143,11 @@ struct tcp_ooo {
  *		(@snd_una, @snd_max], in order, apart (neither overlapping
  *		nor touching); fast recovery resends only what lies between
  *		them (with TCPF_SACK_OK)
+ * @srtt_us:	smoothed round-trip time to the guest, microseconds (0:
+ *		no sample yet)
+ * @rtt_seq:	with @rtt_ts_us: the ACK that ends the timed segment
+ * @rtt_ts_us:	when the timed segment went out, microseconds, truncated
+ *		(0: none timed; Karn: a resend ends the timing)
  * @rto_ns:	current retransmission timeout
  * @deadline_ns: timer deadline (0: none)
  * @opened_ns:	creation time
@@ -148,8 +157,8 @@ struct tcp_ooo {
  * The address the host socket connects to (the remote address, or host
  * loopback for the gateway) is not kept: it travels in the
  * FX_SOCK_CONNECT intent, the only place it is needed. Fields are ordered
- * by size, so the 16-byte addresses cost 32 bytes and no padding (176
- * bytes).
+ * by size, so the 16-byte addresses cost 32 bytes; 4 bytes of padding
+ * before @rto_ns make 192 (three cache lines).
  */
 struct tcp_flow {
 	uint8_t guest_addr[ADDR_LEN];
@@ -162,6 +171,7 @@ struct tcp_flow {
 	uint8_t dupacks;
 	uint8_t ws_guest;
 	uint8_t nsack;
+	uint8_t probes;
 	int32_t sock;
 	uint32_t next;
 	uint32_t mss;
@@ -177,6 +187,9 @@ struct tcp_flow {
 	uint32_t host_space;
 	uint32_t adv_wnd_end;
 	struct tcp_sack_range sack[TCP_SACK_RANGES];
+	uint32_t srtt_us;
+	uint32_t rtt_seq;
+	uint32_t rtt_ts_us;
 	uint64_t rto_ns;
 	uint64_t deadline_ns;
 	uint64_t opened_ns;
@@ -184,7 +197,7 @@ struct tcp_flow {
 	uint64_t bytes_to_guest;
 };
 
-_Static_assert(sizeof(struct tcp_flow) <= 176, "keep a flow small");
+_Static_assert(sizeof(struct tcp_flow) <= 192, "keep a flow small");
 
 /**
  * tcp_flow_v6() - is a flow an IPv6 one?

@@ -131,6 +131,7 @@
 	X(TCP_ACKS_MIDBATCH, "of those, sent within a batch (--ack-every)") \
 	X(TCP_WND_UPDATES, "window updates sent on host send space")        \
 	X(TCP_RTO_FIRED, "retransmission timeouts")                         \
+	X(TCP_PTO_FIRED, "probe timeouts: a hole resent after 2 SRTT")       \
 	X(TCP_FAST_RETRANS, "fast retransmissions on duplicate ACKs")       \
 	X(TCP_SACK_FLOWS, "flows where the guest and slipway both do SACK") \
 	X(TCP_SACK_BLOCKS_SENT, "SACK blocks sent to the guest for held segments") \

@@ -2757,6 +2757,94 @@ static void test_rto_progress_resets(void **state)
 }
 
 /**
+ * test_pto() - with a round-trip sample and two segments or more out, the
+ * timer is a probe at 2 * SRTT + 2 ms: it resends the first segment only
+ * and backs off, doubling, until the RTO is shorter; an ACK of all ends it
+ * @state:	environment
+ */
+static void test_pto(void **state)
+{
+	struct env *e = *state;
+	uint64_t t, pto;
+	uint32_t m, una, off, mss;
+	struct conn k;
+	int i;
+
+	open_conn(e, &k, GW4, 40046, 80, 8600, true);
+	m = k.f->mss;
+	host_tx(e, &k, pat, m);
+	e->now += 100000; /* the timed segment's ACK, 100 us later */
+	k.gack = k.f->snd_max;
+	env_clear(e);
+	gsend(e, &k, T_ACK, NULL, 0);
+	assert_in_range(k.f->srtt_us, 99, 100); /* us, truncated */
+	pto = 2000ULL * k.f->srtt_us + MS(2);
+	assert_int_equal(k.f->deadline_ns, 0);
+	env_clear(e);
+
+	/* one segment out: the RTO (a delayed ACK may hold it); a second
+	 * one out turns it into a probe */
+	una = k.f->snd_una;
+	host_tx(e, &k, pat, m);
+	assert_int_equal(k.f->deadline_ns, e->now + RTO_NS);
+	assert_false(k.f->flags & TCPF_PTO);
+	host_tx(e, &k, pat, m);
+	host_tx(e, &k, pat, m);
+	t = e->now + pto;
+	assert_int_equal(k.f->deadline_ns, t);
+	assert_true(k.f->flags & TCPF_PTO);
+	env_clear(e);
+	env_mark(e);
+
+	for (i = 1; i <= 7; i++) {
+		e->now = t;
+		core_timer(&e->c, t, &e->fx);
+		assert_int_equal(e->fx.nframes, 0);
+		assert_intents(e, FX_SOCK_REWIND, FX_TX_WANTED, -1);
+		assert_int_equal(k.f->snd_nxt, una);
+		assert_true(k.f->flags & TCPF_RECOVER);
+		assert_int_equal(env_delta(e, CTR_TCP_PTO_FIRED), i);
+		assert_int_equal(env_delta(e, CTR_TCP_RTO_FIRED), 0);
+		assert_int_equal(k.f->retries, 0);
+		env_clear(e);
+		/* the probe: one segment from snd_una, then nothing until
+		 * the guest answers */
+		host_tx(e, &k, pat, m);
+		assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 0);
+		env_clear(e);
+		/* 2.2, 4.4, ... 140.8 ms: while shorter than the RTO */
+		if (i < 7) {
+			assert_int_equal(k.f->deadline_ns, t + (pto << i));
+			assert_true(k.f->flags & TCPF_PTO);
+			t += pto << i;
+		} else {
+			assert_int_equal(k.f->deadline_ns, t + RTO_NS);
+			assert_false(k.f->flags & TCPF_PTO);
+			t += RTO_NS;
+		}
+	}
+	/* then the RTO, as without a sample */
+	e->now = t;
+	core_timer(&e->c, t, &e->fx);
+	assert_int_equal(env_delta(e, CTR_TCP_RTO_FIRED), 1);
+	assert_int_equal(env_delta(e, CTR_TCP_PTO_FIRED), 7);
+	assert_int_equal(k.f->retries, 1);
+	env_clear(e);
+
+	/* an ACK of all: no probe, no recovery, no deadline */
+	host_tx(e, &k, pat, m);
+	k.gack = k.f->snd_max;
+	env_clear(e);
+	gsend(e, &k, T_ACK, NULL, 0);
+	assert_int_equal(k.f->probes, 0);
+	assert_int_equal(k.f->retries, 0);
+	assert_false(k.f->flags & (TCPF_RECOVER | TCPF_PTO));
+	assert_int_equal(k.f->deadline_ns, 0);
+	env_clear(e);
+	rst_conn(e, &k);
+}
+
+/**
  * test_timer_slots() - core_timer() leaves due work for later when the
  * frame slots are nearly used up, and does it once they are free
  * @state:	environment
@@ -4012,6 +4100,7 @@ int main(void)
 		T(test_sack_hostile),
 		T(test_rto),
 		T(test_rto_progress_resets),
+		T(test_pto),
 		T(test_timer_slots),
 		T(test_zero_window),
 		T(test_half_close_guest_first),
