@@ -1419,7 +1419,7 @@ static int vu_place(struct vu *vu, struct vu_pair *p, unsigned q,
 	return 0;
 nobuf:
 	/* give back what we took: nothing of it was pushed */
-	r->vq.last_avail = (uint16_t)(r->vq.last_avail - nb);
+	virtq_unpop(&r->vq, nb);
 	return -ENOBUFS;
 }
 
@@ -1683,7 +1683,7 @@ static int vu_reserve(struct edge *e, unsigned q, unsigned slot, size_t hdr,
 		return (int)n; /* locked until vu_reserve_end() */
 	}
 	/* nothing worth it: give back what we took, the last taken */
-	r->vq.last_avail = (uint16_t)(r->vq.last_avail - pl->nb);
+	virtq_unpop(&r->vq, pl->nb);
 	pl->nb = 0;
 	ret = -ENOBUFS;
 out:
@@ -1716,8 +1716,7 @@ static void vu_reserve_end(struct edge *e, unsigned q, unsigned slot,
 		left -= pl->used[i];
 		keep = i + 1;
 	}
-	p->ring[0].vq.last_avail =
-		(uint16_t)(p->ring[0].vq.last_avail - (pl->nb - keep));
+	virtq_unpop(&p->ring[0].vq, pl->nb - keep);
 	pl->nb = keep;
 	pthread_mutex_unlock(&p->lock);
 }
