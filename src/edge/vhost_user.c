@@ -160,6 +160,8 @@ struct vu_placed {
  * @starved:	a reservation found the receive ring empty and asked for a
  *		kick: the shard produces nothing until the next wake-up
  * @rx_kicks:	receive kicks were asked for by a starved reservation
+ * @rxbuf:	copies of the frames of a receive batch: EDGE_RX_BATCH slots
+ *		of @e->frame_max bytes (vu_rx_view())
  * @idle:	signalled when the batch's views are returned and @waiter
  * @waiter:	the control path waits for @nloans to be 0 (vu_lock_all)
  */
@@ -178,6 +180,7 @@ struct vu_pair {
 	unsigned epoch;
 	bool starved;
 	bool rx_kicks;
+	uint8_t *rxbuf;
 };
 
 /**
@@ -193,7 +196,11 @@ struct vu_map {
 /**
  * struct vu - the vhost-user edge's state
  * @e:		the edge
- * @path:	our socket path (unlinked at exit)
+ * @path:	our socket path (unlinked at exit), or ""
+ * @dirfd:	its directory (qsock_path_dir()), to remove it from inside
+ *		the sandbox; -1 if none
+ * @listen_fd:	our listening socket, or -1 (--fd: the frontend came
+ *		connected)
  * @ctl:	the frontend's connection, or -1
  * @npairs:	queue pairs offered
  * @offload:	offer checksum and segmentation offloads
@@ -212,6 +219,8 @@ struct vu_map {
 struct vu {
 	struct edge *e;
 	char path[108];
+	int dirfd;
+	int listen_fd;
 	int ctl;
 	unsigned npairs;
 	bool offload;
@@ -1335,32 +1344,31 @@ static int vu_ctl(struct edge *e)
  * queue pair 0, and waits for no frontend (see vu_ctl()).
  *
  * #syscalls accept4 close
- * Return: 2 if it is now served (poll @e->ctl_fd), 0 if refused or none,
- * -errno on failure
+ * Return: EDGE_ACCEPT_CTL if it is now served (poll EDGE_FD_CTL),
+ * EDGE_ACCEPT_NONE if refused or none, -errno on failure
  */
 static int vu_accept(struct edge *e)
 {
 	struct vu *vu = e->priv;
-	int fd = accept4(e->listen_fd, NULL, NULL,
+	int fd = accept4(vu->listen_fd, NULL, NULL,
 			 SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
 		return errno == EAGAIN || errno == EINTR ||
 				       errno == ECONNABORTED ?
-			       0 :
+			       EDGE_ACCEPT_NONE :
 			       -errno;
 	if (vu->ctl >= 0) {
 		warn("a vhost-user frontend is connected already: refused another");
 		VU_CTR(e, 0, EDGE_REFUSED);
 		close(fd);
-		return 0;
+		return EDGE_ACCEPT_NONE;
 	}
 	vu->ctl = fd;
 	vu->rgot = 0;
-	e->ctl_fd = fd;
 	VU_CTR(e, 0, EDGE_CONNECTS);
 	info("vhost-user frontend connected to %s", vu->path);
-	return 2;
+	return EDGE_ACCEPT_CTL;
 }
 
 /**
@@ -1450,8 +1458,8 @@ static void vu_notify(struct vu_ring *r)
  * left there
  * @e:		edge
  * @q:		queue pair
- * @n:		the frame's place in the batch: its slot of @e->rxbuf[@q]
- *		holds the copy
+ * @n:		the frame's place in the batch: its slot of the pair's
+ *		@rxbuf holds the copy
  * @el:		the frame's chain
  * @hl:		virtio-net header bytes
  *
@@ -1468,7 +1476,8 @@ static void vu_notify(struct vu_ring *r)
 static struct pkt_view vu_rx_view(struct edge *e, unsigned q, unsigned n,
 				  const struct virtq_elem *el, unsigned hl)
 {
-	uint8_t *b = e->rxbuf[q] + (size_t)n * e->frame_max;
+	const struct vu *vu = e->priv;
+	uint8_t *b = vu->pair[q].rxbuf + (size_t)n * e->frame_max;
 	const uint8_t *g = el->iov[0].iov_base;
 	size_t glen = el->iov[0].iov_len, off = 0, split;
 	unsigned k;
@@ -2029,17 +2038,31 @@ static int vu_tx_placed(struct edge *e, unsigned q, unsigned slot,
 }
 
 /**
- * vu_fd() - the fd a shard polls for a queue pair
- * @e:	edge
- * @q:	queue pair
+ * vu_fd() - the fd of a role
+ * @e:		edge
+ * @which:	role
+ * @q:		queue pair, for EDGE_FD_QUEUE
  *
- * Return: the pair's epoll fd
+ * Context: EDGE_FD_CTL: shard 0 (the control path changes it)
+ * Return: the pair's epoll fd (EDGE_FD_QUEUE), the listening socket, the
+ * frontend's connection, the socket file's directory, or -1 if none
  */
-static int vu_fd(const struct edge *e, unsigned q)
+static int vu_fd(const struct edge *e, enum edge_fd which, unsigned q)
 {
 	const struct vu *vu = e->priv;
 
-	return vu->pair[q].epfd;
+	switch (which) {
+	case EDGE_FD_QUEUE:
+		return vu->pair[q].epfd;
+	case EDGE_FD_LISTEN:
+		return vu->listen_fd;
+	case EDGE_FD_CTL:
+		return vu->ctl;
+	case EDGE_FD_DIR:
+		return vu->dirfd;
+	default:
+		return -1;
+	}
 }
 
 /**
@@ -2053,6 +2076,8 @@ static void vu_fini(struct edge *e)
 	struct vu *vu = e->priv;
 	unsigned i;
 
+	if (!vu)
+		return;
 	if (vu->ctl >= 0)
 		close(vu->ctl);
 	vu->ctl = -1;
@@ -2061,13 +2086,14 @@ static void vu_fini(struct edge *e)
 		close(vu->pair[i].epfd);
 		free(vu->pair[i].backlog);
 		free(vu->pair[i].placed);
-		free(e->rxbuf[i]);
+		free(vu->pair[i].rxbuf);
 	}
-	if (e->listen_fd >= 0)
-		close(e->listen_fd);
+	if (vu->listen_fd >= 0)
+		close(vu->listen_fd);
 	if (*vu->path)
-		qsock_path_unlink(e->path_dirfd, vu->path);
+		qsock_path_unlink(vu->dirfd, vu->path);
 	free(vu);
+	e->priv = NULL;
 }
 
 static const struct edge_ops vu_ops = {
@@ -2080,38 +2106,35 @@ static const struct edge_ops vu_ops = {
 
 /**
  * vu_edge_make() - the vhost-user edge, with no frontend and no socket yet
- * @e:		edge to fill
- * @npairs:	queue pairs to offer (one shard each)
- * @offload:	offer checksum and segmentation offloads
- * @mtu:	our MTU
+ * @e:		edge to fill (zeroed)
+ * @a:		@nqueues (queue pairs to offer, one shard each), @offload
+ *		(offer checksum and segmentation offloads), @mtu, @ctr
  *
  * #syscalls:setup epoll_create1
- * Return: 0, or -ENOMEM
+ * Return: the edge's state, or NULL if out of memory
  */
-static int vu_edge_make(struct edge *e, unsigned npairs, bool offload,
-			unsigned mtu)
+static struct vu *vu_edge_make(struct edge *e, const struct edge_args *a)
 {
 	struct vu *vu = calloc(1, sizeof(*vu));
 	unsigned i;
 
 	if (!vu)
-		return -ENOMEM;
-	memset(e, 0, sizeof(*e));
+		return NULL;
 	e->ops = &vu_ops;
 	e->priv = vu;
-	e->nqueues = npairs;
+	e->nqueues = a->nqueues;
 	e->vnet_hdr_len = 12;
 	e->frame_max = 12 + 65536 + 64;
 	e->reconnect = true;
-	e->listen_fd = -1;
-	e->ctl_fd = -1;
-	e->path_dirfd = -1;
+	e->qctr[0] = a->ctr;
 	vu->e = e;
+	vu->dirfd = -1;
+	vu->listen_fd = -1;
 	vu->ctl = -1;
-	vu->npairs = npairs;
-	vu->offload = offload;
-	vu->mtu = mtu;
-	for (i = 0; i < npairs; i++) {
+	vu->npairs = a->nqueues;
+	vu->offload = a->offload;
+	vu->mtu = a->mtu;
+	for (i = 0; i < vu->npairs; i++) {
 		struct vu_pair *p = &vu->pair[i];
 
 		pthread_mutex_init(&p->lock, NULL);
@@ -2119,53 +2142,21 @@ static int vu_edge_make(struct edge *e, unsigned npairs, bool offload,
 		p->ring[0].kick = p->ring[0].call = -1;
 		p->ring[1].kick = p->ring[1].call = -1;
 		p->epfd = epoll_create1(EPOLL_CLOEXEC);
-		e->rxbuf[i] = malloc(EDGE_RX_BATCH * e->frame_max);
+		p->rxbuf = malloc(EDGE_RX_BATCH * e->frame_max);
 		p->backlog = malloc(QVU_BACKLOG);
 		p->placed = calloc(EDGE_PLACE_SLOTS, sizeof(*p->placed));
-		if (p->epfd < 0 || !e->rxbuf[i] || !p->backlog || !p->placed)
-			return -ENOMEM;
+		if (p->epfd < 0 || !p->rxbuf || !p->backlog || !p->placed)
+			return NULL;
 	}
-	return 0;
+	return vu;
 }
 
 /**
- * vu_edge_init() - the vhost-user edge, listening at @path
- * @e:		edge to fill
- * @path:	socket path
- * @npairs:	queue pairs to offer (one shard each)
- * @offload:	offer checksum and segmentation offloads
- * @mtu:	our MTU
- *
- * Return: 0, or -errno (logged)
- */
-int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
-		 bool offload, unsigned mtu)
-{
-	struct vu *vu;
-	int ret = vu_edge_make(e, npairs, offload, mtu);
-
-	if (ret)
-		return ret;
-	vu = e->priv;
-	e->listen_fd = qsock_listen(path);
-	if (e->listen_fd < 0)
-		return e->listen_fd;
-	/* ours to remove at exit only now */
-	snprintf(vu->path, sizeof(vu->path), "%s", path);
-	e->path_dirfd = qsock_path_dir(path);
-	return 0;
-}
-
-/**
- * vu_edge_init_fd() - the vhost-user edge, its frontend already connected
- * on @fd (QEMU 10.1 -netdev passt,vhost-user=on: passt --vhost-user --fd 3)
- * @e:		edge to fill
- * @fd:		connected unix stream socket; on 0 the edge owns it (vu_fini()
- *		closes it), on error the caller still does
- * @ctr:	counters of shard 0, which serves the control connection
- * @npairs:	queue pairs to offer (one shard each)
- * @offload:	offer checksum and segmentation offloads
- * @mtu:	our MTU
+ * vu_edge_connected() - the frontend came connected on @fd (QEMU 10.1
+ * -netdev passt,vhost-user=on: passt --vhost-user --fd 3)
+ * @vu:		state
+ * @fd:		connected unix stream socket; on 0 the edge owns it
+ *		(vu_fini() closes it), on error the caller still does
  *
  * There is no listening socket and no socket file: when this frontend
  * leaves, nobody else can come, so the edge does not wait for one
@@ -2174,17 +2165,12 @@ int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
  * #syscalls:setup getsockopt fcntl
  * Return: 0, or -errno (logged)
  */
-int vu_edge_init_fd(struct edge *e, int fd, uint64_t *ctr, unsigned npairs,
-		    bool offload, unsigned mtu)
+static int vu_edge_connected(struct vu *vu, int fd)
 {
-	int ret = vu_edge_make(e, npairs, offload, mtu), v = 0, fl;
-	socklen_t sl = sizeof(v);
-	struct vu *vu;
+	socklen_t sl = sizeof(int);
+	int v = 0, fl, ret;
 
-	if (ret)
-		return ret;
-	vu = e->priv;
-	e->reconnect = false;
+	vu->e->reconnect = false;
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &sl) || v != AF_UNIX ||
 	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &sl) || v != SOCK_STREAM) {
 		err("--vhost-user --fd %d: not a unix stream socket", fd);
@@ -2200,8 +2186,42 @@ int vu_edge_init_fd(struct edge *e, int fd, uint64_t *ctr, unsigned npairs,
 	}
 	vu->ctl = fd;
 	vu->rgot = 0;
-	e->ctl_fd = fd;
-	ctr_add(&ctr[CTR_EDGE_CONNECTS], 1);
+	VU_CTR(vu->e, 0, EDGE_CONNECTS);
 	info("vhost-user frontend connected on fd %d", fd);
+	return 0;
+}
+
+/**
+ * vu_edge_init() - the vhost-user edge: --vhost-user listening at @a->path,
+ * or its frontend already connected on @a->fd
+ * @e:		edge to fill (zeroed)
+ * @a:		@path or @fd (see vu_edge_connected()), @nqueues (queue
+ *		pairs to offer, one shard each), @offload (offer checksum
+ *		and segmentation offloads), @mtu (our MTU), @ctr (counters of
+ *		shard 0, which serves the control connection)
+ *
+ * Return: 0, or -errno (logged)
+ */
+int vu_edge_init(struct edge *e, const struct edge_args *a)
+{
+	struct vu *vu = vu_edge_make(e, a);
+
+	if (!vu)
+		return -ENOMEM;
+	if (!a->path) {
+		snprintf(e->where, sizeof(e->where),
+			 "vhost-user socket fd %d (%u queue pair(s))", a->fd,
+			 vu->npairs);
+		return vu_edge_connected(vu, a->fd);
+	}
+	snprintf(e->where, sizeof(e->where),
+		 "vhost-user socket %s (%u queue pair(s))", a->path,
+		 vu->npairs);
+	vu->listen_fd = qsock_listen(a->path);
+	if (vu->listen_fd < 0)
+		return vu->listen_fd;
+	/* ours to remove at exit only now */
+	snprintf(vu->path, sizeof(vu->path), "%s", a->path);
+	vu->dirfd = qsock_path_dir(a->path);
 	return 0;
 }
