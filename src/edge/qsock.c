@@ -309,7 +309,7 @@ static unsigned qsock_backlog_add(struct qsock *q, const struct iovec *iov,
  * What the socket does not take within the wait budget is copied to the
  * backlog, whole frames only being dropped when it is full.
  *
- * #syscalls sendmsg
+ * #syscalls sendto sendmsg
  * Return: 0, or -ECONNRESET if the guest went away
  */
 static int qsock_stream_flush(struct edge *e, unsigned qn)
@@ -390,7 +390,10 @@ static int qsock_stream_flush(struct edge *e, unsigned qn)
  * @iov:	the frame; it must stay valid until the flush
  * @iovcnt:	entries in @iov (1)
  *
- * Return: 0, -EIO if no guest is connected, -ECONNRESET if it went away
+ * A full gather list is flushed first.
+ *
+ * Return: 0, -EIO if no guest is connected, -EMSGSIZE for more than one
+ * entry or a frame over QSOCK_FRAME_MAX, -ECONNRESET if it went away
  */
 static int qsock_stream_tx(struct edge *e, unsigned qn, const struct iovec *iov,
 			   int iovcnt)
@@ -515,18 +518,6 @@ static int qsock_dgram_rx(struct edge *e, unsigned qn, struct pkt_view *v,
 }
 
 /**
- * qsock_dgram_tx() - gather a datagram for the next flush
- * @e:		edge
- * @qn:		queue (0)
- * @iov:	the frame; it must stay valid until the flush
- * @iovcnt:	entries in @iov (1)
- *
- * Return: 0, -EIO if no guest has spoken yet, or -errno
- */
-static int qsock_dgram_tx(struct edge *e, unsigned qn, const struct iovec *iov,
-			  int iovcnt);
-
-/**
  * qsock_dgram_flush() - send the gathered datagrams
  * @e:		edge
  * @qn:		queue (0)
@@ -578,6 +569,18 @@ static int qsock_dgram_flush(struct edge *e, unsigned qn)
 	return 0;
 }
 
+/**
+ * qsock_dgram_tx() - gather a datagram for the next flush
+ * @e:		edge
+ * @qn:		queue (0)
+ * @iov:	the frame; it must stay valid until the flush
+ * @iovcnt:	entries in @iov (1)
+ *
+ * A full gather list is flushed first.
+ *
+ * Return: 0, -EIO if no guest has spoken yet, -EMSGSIZE for more than one
+ * entry, -ECONNRESET if the guest's socket is gone
+ */
 static int qsock_dgram_tx(struct edge *e, unsigned qn, const struct iovec *iov,
 			  int iovcnt)
 {

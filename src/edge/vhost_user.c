@@ -42,15 +42,15 @@
  * complete its headers are written in front of the payload (tx_placed):
  * no staging copy (EDGE_VU_PLACED). The pair stays locked from the
  * reservation to the end of the peek, so the memory table cannot change
- * under it; a ring stopped or a memory table replaced before the frame
- * is complete bumps the pair's epoch, and the frame is dropped
- * (EDGE_VU_PLACE_STALE; TCP resends it). A new memory table re-points
- * running rings where they are, every index kept, and the reservations
- * still waiting for their headers (vu_placed_remap()). Other frames (and payload when the guest takes no partial
- * checksums) are copied into the chains. Either
- * way MRG_RXBUF spreads a frame over as many chains as it needs
- * (num_buffers set), and the used entries are published and the guest
- * signalled once per flush. Frames wait in a backlog while the ring has
+ * under it; a ring stopped before the frame is complete bumps the pair's
+ * epoch, and the frame is dropped (EDGE_VU_PLACE_STALE; TCP resends it).
+ * A new memory table re-points running rings where they are, every index
+ * kept, and the reservations still waiting for their headers
+ * (vu_placed_remap()); one whose chains the new table does not hold goes
+ * stale the same way. Other frames (and payload when the guest takes no
+ * partial checksums) are copied into the chains. Either way MRG_RXBUF
+ * spreads a frame over as many chains as it needs (num_buffers set), and
+ * the used entries are published and the guest signalled once per flush. Frames wait in a backlog while the ring has
  * no room, and placing waits until the backlog is empty, so the guest
  * sees frames in the order they were made.
  *
@@ -1257,7 +1257,7 @@ static const char *vu_msg_check(const struct vu *vu, const struct vu_msg *m)
  * socket's send buffer fill (thousands of replies), is not waited for:
  * a reply that cannot go whole at once is a violation.
  *
- * #syscalls send
+ * #syscalls sendto
  * Return: NULL, or the reason the frontend is sent away
  */
 static const char *vu_send_reply(struct vu *vu, const struct vu_msg *m,
@@ -1285,8 +1285,10 @@ static const char *vu_send_reply(struct vu *vu, const struct vu_msg *m,
  *
  * Messages are gathered piece by piece as they come (vu_recv()), and
  * handled whole: a frontend sending part of one holds up nothing but
- * itself. At most VU_CTL_BATCH are handled per call; the socket stays
- * readable for the rest.
+ * itself. Each is checked against its row of vu_handlers[] and carried
+ * out by the row's handler; then comes its reply, or the REPLY_ACK one
+ * when the frontend asked for that. At most VU_CTL_BATCH are handled per
+ * call; the socket stays readable for the rest.
  *
  * Context: shard 0
  * Return: 0, or -ECONNRESET if the frontend went away (or was sent away)
@@ -1854,7 +1856,8 @@ static bool vu_tx_full(const struct edge *e, unsigned q)
  * Return: entries in @iov, with the pair locked until vu_reserve_end();
  * -EBUSY if the ring is empty (stop producing), -ENOBUFS if frames are
  * held or the chains are too small to be worth it (copy this one), -EIO
- * if the ring is not running (not locked then)
+ * if the ring is not running or broke the rules, -EINVAL for a @slot or
+ * @hdr out of range (not locked on any error)
  */
 static int vu_reserve(struct edge *e, unsigned q, unsigned slot, size_t hdr,
 		      size_t max, struct iovec *iov, unsigned iovmax)
