@@ -75,6 +75,30 @@ struct run {
 static pthread_barrier_t start_barrier;
 
 /**
+ * struct edge_kind - one way to attach the guest: a row of edge_kinds[]
+ * @init:	the kind's constructor (edge.h)
+ * @in_netns:	the edge is a tap: made first, in the guest's namespace
+ *		(netns_setup()), which gives the guest's MAC address too
+ * @keep_fs:	the edge reaches paths learnt at run time (the datagram
+ *		edge connects to its guest's socket): the sandbox keeps the
+ *		host filesystem, restricted by Landlock alone
+ */
+struct edge_kind {
+	edge_init_fn *init;
+	bool in_netns;
+	bool keep_fs;
+};
+
+/* the edge kinds, by the command line's choice (conf.c sets it) */
+static const struct edge_kind edge_kinds[CONF_EDGE_NUM] = {
+	[CONF_EDGE_TAP]		= { tap_edge_init, true, false },
+	[CONF_EDGE_STREAM]	= { qsock_stream_edge_init, false, false },
+	[CONF_EDGE_DGRAM]	= { qsock_dgram_edge_init, false, true },
+	[CONF_EDGE_FD]		= { qsock_stream_edge_init, false, false },
+	[CONF_EDGE_VU]		= { vu_edge_init, false, false },
+};
+
+/**
  * ns_watch_start() - watch a --netns file for deletion (ip netns del)
  * @r:		run state
  * @path:	the --netns argument
@@ -369,9 +393,10 @@ static void search_list_load(struct conf *c)
  * @e:		edge (the socket file's directory)
  *
  * Everything opened by path after set-up is here: the stats file (through
- * @r->stats_dirfd) and our socket file, removed at exit (through
- * @e->path_dirfd). resolv.conf is not: the resolv.conf reader (resolvh.c),
- * a process of its own, keeps its directory and sends us its contents.
+ * @r->stats_dirfd) and our socket file, removed at exit (through the
+ * edge's EDGE_FD_DIR). resolv.conf is not: the resolv.conf reader
+ * (resolvh.c), a process of its own, keeps its directory and sends us its
+ * contents.
  * The datagram edge connects to its guest's socket by path, learnt at run
  * time: the host filesystem stays mounted there, and Landlock alone
  * restricts it.
@@ -385,16 +410,15 @@ static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
 	sb->runas = c->runas;
 	sb->uid = c->runas_uid;
 	sb->gid = c->runas_gid;
-	sb->keep_fs = c->edge == CONF_EDGE_DGRAM;
+	sb->keep_fs = edge_kinds[c->edge].keep_fs;
 	sb->keep_net_bind = c->s4n;
 	sb->kill_pid = r->ns->cmd_pid > 0 ? r->ns->cmd_pid : 0;
 	if (r->stats_dirfd >= 0) {
 		sb->dirfd[sb->n_dirfd] = r->stats_dirfd;
 		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_WRITE;
 	}
-	if (c->edge == CONF_EDGE_STREAM || c->edge == CONF_EDGE_DGRAM ||
-	    c->edge == CONF_EDGE_VU) {
-		sb->dirfd[sb->n_dirfd] = e->path_dirfd;
+	if (e->ops->fd(e, EDGE_FD_DIR, 0) >= 0) {
+		sb->dirfd[sb->n_dirfd] = e->ops->fd(e, EDGE_FD_DIR, 0);
 		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_REMOVE;
 	}
 	if (ctl_dirfd(r->ctl) >= 0) {
@@ -465,7 +489,6 @@ int main(int argc, char **argv)
 	static struct edge edge; /* lives as long as the process, as its state does */
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	const uint8_t *mac = bcast;
-	char where[160];
 	static struct run r;
 	struct sandbox_conf sb;
 	sigset_t mask;
@@ -473,6 +496,7 @@ int main(int argc, char **argv)
 	static struct pcap pcap = { .fd = -1 };
 	static struct pcap_buf pbufs[SHARDS_MAX];
 	enum conf_pasta_mode pmode = CONF_PASTA_NONE;
+	const struct edge_kind *kind;
 	int ret, how;
 
 	if (argc > 1 && !strcmp(argv[1], "ctl"))
@@ -548,61 +572,29 @@ int main(int argc, char **argv)
 	/* watch before the tap exists: a deletion right after the namespace
 	 * is configured must not be missed */
 	r.inofd = -1;
-	if (conf.edge == CONF_EDGE_VU) {
-		if (conf.sock_path)
-			ret = vu_edge_init(&edge, conf.sock_path, conf.shards,
-					   conf.offload, conf.mtu);
-		else
-			ret = vu_edge_init_fd(&edge, conf.sock_fd, sh->ctr,
-					      conf.shards, conf.offload,
-					      conf.mtu);
-		if (ret == -ENOMEM)
-			die("out of memory");
-		if (ret) {
-			edge.ops->fini(&edge);
-			return 1;
-		}
-		grp.n = conf.shards;
-		if (conf.sock_path)
-			snprintf(where, sizeof(where), "vhost-user socket %s (%u queue pair(s))",
-				 conf.sock_path, conf.shards);
-		else
-			snprintf(where, sizeof(where), "vhost-user socket fd %d (%u queue pair(s))",
-				 conf.sock_fd, conf.shards);
-	} else if (conf.edge != CONF_EDGE_TAP) {
-		static const int kinds[] = {
-			[CONF_EDGE_STREAM] = QSOCK_STREAM,
-			[CONF_EDGE_DGRAM] = QSOCK_DGRAM,
-			[CONF_EDGE_FD] = QSOCK_FD,
-		};
-
-		ret = qsock_edge_init(&edge, kinds[conf.edge], conf.sock_path,
-				      conf.sock_fd, sh->ctr);
-		if (ret == -ENOMEM)
-			die("out of memory");
-		if (ret) {
-			if (edge.ops)
-				edge.ops->fini(&edge);
-			return 1;
-		}
-		grp.n = 1;
-		if (conf.edge == CONF_EDGE_FD)
-			snprintf(where, sizeof(where), "stream socket fd %d",
-				 conf.sock_fd);
-		else
-			snprintf(where, sizeof(where), "%s socket %s",
-				 edge.ops->name, conf.sock_path);
-	} else {
+	kind = &edge_kinds[conf.edge];
+	ASSERT(kind->init);
+	if (kind->in_netns) {
 		if (conf.netns && r.pasta.netns_quit)
 			ns_watch_start(&r, conf.netns);
 		if (netns_setup(&nc, &ns))
 			return 1;
-		if (tap_edge_init(&edge, ns.tap_fds, ns.nqueues, 12))
-			die("out of memory");
-		grp.n = ns.nqueues;
 		mac = ns.mac;
-		snprintf(where, sizeof(where), "%s", conf.ifname);
 	}
+	ret = kind->init(&edge, &(const struct edge_args){
+		.path = conf.sock_path, .fd = conf.sock_fd,
+		.nqueues = conf.shards, .offload = conf.offload,
+		.mtu = conf.mtu, .ctr = sh->ctr,
+		.tap_fds = ns.tap_fds, .tap_nfds = ns.nqueues,
+		.vnet_hdr_len = nc.vnet_hdr_len, .ifname = conf.ifname });
+	if (ret == -ENOMEM)
+		die("out of memory");
+	if (ret) {
+		if (edge.ops)
+			edge.ops->fini(&edge);
+		return 1;
+	}
+	grp.n = edge.nqueues;
 	/* passt --one-off (or --fd): the first guest is the only one */
 	if (r.pasta.one_off)
 		edge.reconnect = false;
@@ -669,7 +661,7 @@ int main(int argc, char **argv)
 	inet_ntop(AF_INET, &conf.guest4, a, sizeof(a));
 	inet_ntop(AF_INET, &conf.gw4, g, sizeof(g));
 	info("serving %s: guest %s/%u, gateway %s%s, MTU %u, %u published port(s), %u shard(s)",
-	     where, a, conf.prefix_len, g,
+	     edge.where, a, conf.prefix_len, g,
 	     conf.map_gw ? " (= host loopback)" : "", conf.mtu,
 	     fwd_count(sh), grp.n);
 	if (conf.ipv6) {

@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* edge.h - the device edge interface: frames in batches, frames out from iovecs
  *
+ * An edge is how the guest's frames reach the shards: a tap (tap.c), a
+ * unix socket (qsock.c) or a VM's vhost-user virtqueues (vhost_user.c).
+ * Shared code sees only struct edge and its ops; each kind keeps its own
+ * state (fds, buffers, rings) behind @priv. A kind is one file with a
+ * constructor (edge_init_fn, declared below) and one row in main.c's
+ * edge_kinds[].
+ *
  * Every frame crossing an edge starts with a virtio-net header of the
  * edge's vnet_hdr_len (0 where the transport has none). Received frames
- * are loans: valid until the next rx call on the same queue.
+ * are loans: valid until rx_done, or the next rx call on the same queue.
  */
 #ifndef SLIPWAY_EDGE_H
 #define SLIPWAY_EDGE_H
@@ -17,56 +24,130 @@
 struct edge;
 
 /**
- * struct edge_ops - what an edge implements
- * @name:	edge kind, for logs and counters
- * @rx:		receive up to @max frames from queue @q into @v; returns the
- *		count (0: nothing ready) or -errno (-EBADFD etc.: edge gone).
- *		Each view is filled whole: its bytes at @p are the edge's own
- *		(never memory the guest can still write), and only TCP
- *		payload may be left as its tail (struct pkt_view)
- * @tx:		send one frame gathered from @iov; returns 0 or -errno
- * @fd:		fd to poll for readability of queue @q (-1: none now)
- * @fini:	release everything
- * @accept:	optional: the listening socket is readable; returns 1 if a
- *		guest connected (poll @fd now), 0 if not, or -errno
- * @flush:	optional: push out what @tx buffered; returns 0 or -errno
- * @tick:	optional: called about once a second; returns 0, or
- *		-ECONNRESET if it found the guest gone
- * @ctl:	optional: @ctl_fd is readable (a control connection, served
- *		by shard 0); returns 0, or -ECONNRESET if it closed
- * @rx_done:	optional: the views the last @rx returned are dead now
- * @tx_full:	optional: the guest has no room for more frames now (the
- *		shard stops producing until it has)
- * @offloads:	optional: what the guest accepted, read by each shard when
- *		@gen changes: header length, partial checksums, TSO frames
- * @place:	optional: reserve the guest's own receive buffers for the
- *		frame that will be built in frame slot @slot: room for @hdr
- *		header bytes, then @iov (at most @iovmax entries) gets the
- *		place of up to @max payload bytes in guest memory. Returns
- *		the entries filled, or -errno (-ENOBUFS: no room there now;
- *		send the frame with @tx). On success the queue stays locked
- *		until @place_end, which follows at once
+ * enum edge_fd - the fds an edge lets its users see, by role (@fd)
+ * @EDGE_FD_QUEUE:	readable when queue @q may have frames (or, for
+ *			vhost-user, a guest's kick): polled by the shard
+ *			serving @q, which then calls @rx
+ * @EDGE_FD_LISTEN:	a listening socket: readable when a guest (or a
+ *			vhost-user frontend) connects; shard 0 polls it and
+ *			calls @accept
+ * @EDGE_FD_CTL:	a control connection (vhost-user): shard 0 polls it
+ *			and calls @ctl
+ * @EDGE_FD_DIR:	the directory of a socket file the edge made (O_PATH):
+ *			the sandbox keeps it, for @fini to remove the file
+ * @EDGE_FD_NUM:	roles
+ */
+enum edge_fd {
+	EDGE_FD_QUEUE,
+	EDGE_FD_LISTEN,
+	EDGE_FD_CTL,
+	EDGE_FD_DIR,
+	EDGE_FD_NUM
+};
+
+/**
+ * enum edge_accept - what @accept found
+ * @EDGE_ACCEPT_NONE:	nobody, or a connection refused (one guest at a time)
+ * @EDGE_ACCEPT_GUEST:	a guest connected: poll its queue (EDGE_FD_QUEUE)
+ * @EDGE_ACCEPT_CTL:	a frontend connected: poll its control connection
+ *			(EDGE_FD_CTL); the queues' fds stay as they are
+ */
+enum edge_accept {
+	EDGE_ACCEPT_NONE,
+	EDGE_ACCEPT_GUEST,
+	EDGE_ACCEPT_CTL,
+};
+
+/**
+ * struct edge_ops - what an edge kind implements
+ * @name:	the kind, for logs and the control socket ("tap", "stream",
+ *		"dgram", "vhost-user")
+ *
+ * Every kind has these four:
+ *
+ * @rx:		the shard serving queue @q, when the queue's fd is readable
+ *		or @e->rx_pending[@q] is set: up to @max frames into @v.
+ *		Each view is filled whole: its bytes at @p are the edge's
+ *		own (never memory the guest can still write), and only TCP
+ *		payload may be left as its tail (struct pkt_view). The views
+ *		are loans until @rx_done, or the next @rx on @q.
+ *		Return: frames (0: none ready), -ECONNRESET if a socket
+ *		edge's guest went away (its connection closed already; the
+ *		shard resets its flows and, with @e->reconnect, goes on), or
+ *		another -errno: the edge is gone (the tap deleted) and the
+ *		gateway stops
+ * @tx:		the shard serving @q: one frame for the guest, gathered
+ *		from @iov (socket and vhost-user edges take one entry). A
+ *		socket edge only gathers it, and @iov must stay valid until
+ *		@flush. Return: 0; -ENOBUFS if the guest had no room and the
+ *		frame was dropped (the edge counted it); -EIO if nobody
+ *		listens (no guest connected, its ring not running);
+ *		-ECONNRESET if the guest went away (as for @rx); another
+ *		-errno for a frame that failed
+ * @fd:		the fd of role @which (for EDGE_FD_QUEUE: of queue @q), or
+ *		-1 if the edge has none now. Called at set-up and when
+ *		@accept says a new fd is to be polled
+ * @fini:	the main thread at exit, after the shards stopped (or when
+ *		set-up failed half-way): close and free everything, remove
+ *		the socket file the edge made
+ *
+ * Each of the rest is NULL where the kind has no use for it:
+ *
+ * @accept:	shard 0, when EDGE_FD_LISTEN is readable.
+ *		Return: an enum edge_accept, or -errno if the listening
+ *		socket failed (-EMFILE, -ENFILE: the shard refuses and
+ *		pauses, anything else stops the gateway)
+ * @ctl:	shard 0, when EDGE_FD_CTL is readable: serve the control
+ *		connection. Return: 0, or -ECONNRESET if it closed (the end,
+ *		without @e->reconnect)
+ * @flush:	the shard serving @q, after each batch of @tx calls: push
+ *		out what @tx gathered (socket edges), or publish and signal
+ *		(vhost-user). Return: 0, or -ECONNRESET as @rx
+ * @tick:	each shard, about every EDGE_TICK_MS (only the datagram
+ *		edge, which has one queue, has it): look for a guest gone
+ *		without a word.
+ *		Return: 0, or -ECONNRESET if it found the guest gone
+ * @rx_done:	the shard serving @q, when it is done with the views the
+ *		last @rx gave: they are dead now (vhost-user returns their
+ *		chains to the guest)
+ * @tx_full:	the shard serving @q, before it makes more frames: true
+ *		while the guest has no room for more (the shard stops
+ *		producing until its next wake-up)
+ * @offloads:	each shard, whenever @e->gen changed: what the guest
+ *		accepted: header length, partial checksums, TSO frames.
+ *		Without it, the edge's @vnet_hdr_len and offloads stay
+ * @place:	the shard serving @q: reserve the guest's own receive
+ *		buffers for the frame that will be built in frame slot @slot:
+ *		room for @hdr header bytes, then @iov (at most @iovmax
+ *		entries) gets the place of up to @max payload bytes in guest
+ *		memory. Return: the entries filled, with the queue locked
+ *		until @place_end, which follows at once; -EBUSY if the guest
+ *		has no buffers now (stop producing); -ENOBUFS if the frame is
+ *		better copied (build it in the slot and send it with @tx); or
+ *		another -errno (-EIO: the ring is not running)
  * @place_end:	@len payload bytes went into the reservation of @slot (0:
  *		none, and it is given back); unlocks the queue
  * @tx_placed:	the frame of @slot is complete: its first @hdr bytes (from
  *		@frame, @len bytes in all) go in front of the payload
  *		already in place, and it is queued for the guest as @tx
- *		queues a frame; 0 or -errno as @tx
+ *		queues a frame. Return: as @tx (-EIO: the reservation went
+ *		stale, the frame is lost)
  *
- * Socket edges (qsock.c) report a guest that went away as -ECONNRESET
- * from @rx or @tx, having closed its connection already.
+ * Only vhost-user has @ctl, @rx_done, @tx_full, @offloads and the three
+ * place ops; @place, @place_end and @tx_placed come together or not at
+ * all.
  */
 struct edge_ops {
 	const char *name;
 	int (*rx)(struct edge *e, unsigned q, struct pkt_view *v, unsigned max);
 	int (*tx)(struct edge *e, unsigned q, const struct iovec *iov,
 		  int iovcnt);
-	int (*fd)(const struct edge *e, unsigned q);
+	int (*fd)(const struct edge *e, enum edge_fd which, unsigned q);
 	void (*fini)(struct edge *e);
 	int (*accept)(struct edge *e);
+	int (*ctl)(struct edge *e);
 	int (*flush)(struct edge *e, unsigned q);
 	int (*tick)(struct edge *e);
-	int (*ctl)(struct edge *e);
 	void (*rx_done)(struct edge *e, unsigned q);
 	bool (*tx_full)(const struct edge *e, unsigned q);
 	void (*offloads)(const struct edge *e, unsigned *hdr_len, bool *csum,
@@ -86,59 +167,84 @@ struct edge_ops {
 #define EDGE_PLACE_IOV 64 /* guest buffers one placed frame may span */
 
 /**
- * struct edge - an edge instance
+ * struct edge - an edge instance: what every kind shares with its users
  * @ops:		implementation
- * @nqueues:		queue pairs
+ * @nqueues:		queues (queue pairs): one shard each
  * @vnet_hdr_len:	virtio-net header bytes per frame
  * @frame_max:		largest frame including the header
- * @fds:		per-queue fds (tap)
- * @rxbuf:		per-queue receive buffers, EDGE_RX_BATCH * @frame_max
- * @listen_fd:		socket edges: listening socket to poll, or -1
  * @reconnect:		a guest going away is not the end: wait for the next
  * @rx_whole:		the shards need every received frame whole in its
  *			view (--pcap, --impair): no loaned payload
- * @gen:		bumped each time a new guest takes over the edge
+ * @gen:		bumped each time a new guest takes over the edge (or
+ *			the guest changes what it accepts: @ops->offloads)
  * @rx_pending:		per queue: frames are buffered (or left in a ring with
  *			kicks off) that @rx has not returned yet
  *			(poll would not say so)
- * @ctr:		counters of the shard serving the edge (socket edges)
- * @qctr:		counters of the shard serving each queue
- * @ctl_fd:		a control connection to poll (shard 0), or -1
- * @path_dirfd:		socket edges: the directory of the socket file we made
- *			(O_PATH), to remove it at exit even from inside the
- *			sandbox (no host filesystem); -1 when there is none
- * @priv:		the implementation's state
+ * @qctr:		counters of the shard serving each queue (queue 0's
+ *			from the constructor on: its connections are counted
+ *			there)
+ * @where:		what the edge serves, for the start-up log line: the
+ *			tap's name, or the socket's path or fd
+ * @priv:		the kind's own state (fds, buffers, rings)
  */
 struct edge {
 	const struct edge_ops *ops;
 	unsigned nqueues;
 	unsigned vnet_hdr_len;
 	size_t frame_max;
-	int fds[EDGE_MAX_QUEUES];
-	uint8_t *rxbuf[EDGE_MAX_QUEUES];
-	int listen_fd;
 	bool reconnect;
 	bool rx_whole;
 	unsigned gen;
 	bool rx_pending[EDGE_MAX_QUEUES];
-	uint64_t *ctr;
 	uint64_t *qctr[EDGE_MAX_QUEUES];
-	int ctl_fd;
-	int path_dirfd;
+	char where[160];
 	void *priv;
 };
 
 /**
- * tap_edge_init() - wrap already-open tap queue fds as an edge
- * @e:			edge to fill
- * @fds:		tap fds, one per queue, non-blocking, IFF_VNET_HDR
- * @nqueues:		number of fds
- * @vnet_hdr_len:	header size set with TUNSETVNETHDRSZ
- *
- * Return: 0, or -ENOMEM
+ * struct edge_args - what an edge is made from: the command line, and the
+ * tap made for it
+ * @path:	socket path to listen on or bind, or NULL
+ * @fd:		an already connected socket (--fd), or -1
+ * @nqueues:	queue pairs to offer (vhost-user: one shard each)
+ * @offload:	offer checksum and segmentation offloads (vhost-user)
+ * @mtu:	our MTU
+ * @ctr:	counters of shard 0, which serves the edge's connections
+ * @tap_fds:	tap: its queues' fds, non-blocking, IFF_VNET_HDR
+ * @tap_nfds:	tap: entries in @tap_fds
+ * @vnet_hdr_len: tap: the header size set with TUNSETVNETHDRSZ
+ * @ifname:	tap: its name
  */
-int tap_edge_init(struct edge *e, const int *fds, unsigned nqueues,
-		  unsigned vnet_hdr_len);
+struct edge_args {
+	const char *path;
+	int fd;
+	unsigned nqueues;
+	bool offload;
+	unsigned mtu;
+	uint64_t *ctr;
+	const int *tap_fds;
+	unsigned tap_nfds;
+	unsigned vnet_hdr_len;
+	const char *ifname;
+};
+
+/**
+ * typedef edge_init_fn - an edge kind's constructor
+ * @e:		edge to fill (zeroed)
+ * @a:		what to make it from
+ *
+ * Context: start-up, main thread. On failure, @e->ops is either NULL or
+ * set, and then @e->ops->fini releases what was made (a socket fd from
+ * @a->fd stays the caller's)
+ * Return: 0, -ENOMEM, or another -errno (logged, with what to do)
+ */
+typedef int edge_init_fn(struct edge *e, const struct edge_args *a);
+
+/* the kinds (main.c's edge_kinds[] picks one by the command line) */
+edge_init_fn tap_edge_init;		/* tap.c: taps in a namespace */
+edge_init_fn qsock_stream_edge_init;	/* qsock.c: --stream PATH, --fd N */
+edge_init_fn qsock_dgram_edge_init;	/* qsock.c: --dgram PATH */
+edge_init_fn vu_edge_init;		/* vhost_user.c: --vhost-user */
 
 /**
  * qframe_parse() - split a byte stream into length-prefixed frames
@@ -157,21 +263,6 @@ int tap_edge_init(struct edge *e, const int *fds, unsigned nqueues,
  */
 int qframe_parse(const uint8_t *buf, size_t len, struct pkt_view *v,
 		 unsigned max, size_t frame_max, size_t *used);
-
-/**
- * qsock_edge_init() - a socket edge: --stream, --dgram or --fd
- * @e:		edge to fill
- * @kind:	QSOCK_STREAM, QSOCK_DGRAM or QSOCK_FD
- * @path:	socket path to listen on or bind (STREAM, DGRAM)
- * @fd:		connected stream socket (FD)
- * @ctr:	counters of the shard that will serve the edge
- *
- * Return: 0, or -errno (logged, with what to do)
- */
-int qsock_edge_init(struct edge *e, int kind, const char *path, int fd,
-		    uint64_t *ctr);
-
-enum { QSOCK_STREAM, QSOCK_DGRAM, QSOCK_FD };
 
 /**
  * qsock_listen() - a listening unix stream socket at @path (mode 0600),
@@ -211,35 +302,6 @@ int qsock_path_dir(const char *path);
  * @path:	the socket file, as given
  */
 void qsock_path_unlink(int dirfd, const char *path);
-
-/**
- * vu_edge_init() - the vhost-user edge, listening at @path
- * @e:		edge to fill
- * @path:	socket path
- * @npairs:	queue pairs to offer (one shard each)
- * @offload:	offer checksum and segmentation offloads
- * @mtu:	our MTU
- *
- * Return: 0, or -errno (logged)
- */
-int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
-		 bool offload, unsigned mtu);
-
-/**
- * vu_edge_init_fd() - the vhost-user edge, its frontend already connected
- * on @fd (QEMU 10.1 -netdev passt,vhost-user=on: passt --vhost-user --fd 3);
- * no listening socket, no socket file, and the end when it leaves
- * @e:		edge to fill
- * @fd:		connected unix stream socket; on 0 the edge owns it
- * @ctr:	counters of shard 0, which serves the control connection
- * @npairs:	queue pairs to offer (one shard each)
- * @offload:	offer checksum and segmentation offloads
- * @mtu:	our MTU
- *
- * Return: 0, or -errno (logged)
- */
-int vu_edge_init_fd(struct edge *e, int fd, uint64_t *ctr, unsigned npairs,
-		    bool offload, unsigned mtu);
 
 /* the largest frame on a socket edge: a 65535-byte packet and its
  * Ethernet header (there is no virtio-net header) */

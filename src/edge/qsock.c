@@ -66,14 +66,17 @@
 #define QSOCK_WAIT_MS	2000		/* longest wait for a slow peer */
 #define QSOCK_WAIT_SLICE_MS 50
 
-#define CTR(q, id) ctr_add(&(q)->e->ctr[CTR_##id], 1)
+#define CTR(q, id) ctr_add(&(q)->e->qctr[0][CTR_##id], 1)
 
 /**
  * struct qsock - a socket edge's state
  * @e:		the edge
- * @kind:	QSOCK_STREAM, QSOCK_DGRAM or QSOCK_FD
+ * @dgram:	a datagram edge (--dgram), else a stream one
  * @fd:		connected stream or bound datagram socket, -1 if none
+ * @listen_fd:	listening stream socket (--stream), or -1
  * @path:	the socket path we created (unlinked at exit), or ""
+ * @dirfd:	its directory (qsock_path_dir()), to remove it from inside
+ *		the sandbox; -1 if none
  * @dead:	the stream ended after the frames last returned
  * @rbuf:	stream receive buffer, QSOCK_RBUF bytes
  * @rstart:	first unparsed byte of @rbuf
@@ -89,16 +92,20 @@
  * @peer_len:	its address length, 0 if none yet
  * @from:	source addresses of received datagrams
  * @msgs:	recvmmsg() headers (and sendmmsg() ones, reused)
- * @riov:	receive iovecs, a frame slot each
+ * @dgbuf:	datagram receive buffers, EDGE_RX_BATCH frames of
+ *		QSOCK_FRAME_MAX bytes
+ * @riov:	receive iovecs, a frame slot of @dgbuf each
  * @dg_next:	next received datagram to look at
  * @dg_got:	datagrams received by the last recvmmsg()
  * @connected:	the datagram socket is connected to @peer
  */
 struct qsock {
 	struct edge *e;
-	int kind;
+	bool dgram;
 	int fd;
+	int listen_fd;
 	char path[108];
+	int dirfd;
 	bool dead;
 	uint8_t *rbuf;
 	size_t rstart, rend;
@@ -111,6 +118,7 @@ struct qsock {
 	socklen_t peer_len;
 	struct sockaddr_un from[EDGE_RX_BATCH];
 	struct mmsghdr msgs[QSOCK_TX_FRAMES];
+	uint8_t *dgbuf;
 	struct iovec riov[EDGE_RX_BATCH];
 	unsigned dg_next, dg_got;
 	bool connected;
@@ -147,7 +155,7 @@ static void qsock_drop(struct qsock *q, const char *why)
 	info("the guest disconnected (%s): its flows are reset%s", why,
 	     q->e->reconnect ? "; waiting for the next one" : "");
 	CTR(q, EDGE_DISCONNECTS);
-	if (q->kind == QSOCK_DGRAM) {
+	if (q->dgram) {
 		struct sockaddr unspec = { .sa_family = AF_UNSPEC };
 
 		/* dissolve the association: anybody may send again */
@@ -252,7 +260,7 @@ static bool qsock_wait_out(struct qsock *q, int *left_ms)
 		CTR(q, EDGE_TX_WAITS);
 	/* an unconnected datagram socket does not poll writable for its
 	 * peer's queue: the wait is a sleep then */
-	poll(&p, q->kind == QSOCK_DGRAM && !q->connected ? 0 : 1,
+	poll(&p, q->dgram && !q->connected ? 0 : 1,
 	     QSOCK_WAIT_SLICE_MS);
 	*left_ms -= QSOCK_WAIT_SLICE_MS;
 	return true;
@@ -301,7 +309,7 @@ static unsigned qsock_backlog_add(struct qsock *q, const struct iovec *iov,
  * What the socket does not take within the wait budget is copied to the
  * backlog, whole frames only being dropped when it is full.
  *
- * #syscalls sendmsg
+ * #syscalls sendto sendmsg
  * Return: 0, or -ECONNRESET if the guest went away
  */
 static int qsock_stream_flush(struct edge *e, unsigned qn)
@@ -382,7 +390,10 @@ static int qsock_stream_flush(struct edge *e, unsigned qn)
  * @iov:	the frame; it must stay valid until the flush
  * @iovcnt:	entries in @iov (1)
  *
- * Return: 0, -EIO if no guest is connected, -ECONNRESET if it went away
+ * A full gather list is flushed first.
+ *
+ * Return: 0, -EIO if no guest is connected, -EMSGSIZE for more than one
+ * entry or a frame over QSOCK_FRAME_MAX, -ECONNRESET if it went away
  */
 static int qsock_stream_tx(struct edge *e, unsigned qn, const struct iovec *iov,
 			   int iovcnt)
@@ -507,18 +518,6 @@ static int qsock_dgram_rx(struct edge *e, unsigned qn, struct pkt_view *v,
 }
 
 /**
- * qsock_dgram_tx() - gather a datagram for the next flush
- * @e:		edge
- * @qn:		queue (0)
- * @iov:	the frame; it must stay valid until the flush
- * @iovcnt:	entries in @iov (1)
- *
- * Return: 0, -EIO if no guest has spoken yet, or -errno
- */
-static int qsock_dgram_tx(struct edge *e, unsigned qn, const struct iovec *iov,
-			  int iovcnt);
-
-/**
  * qsock_dgram_flush() - send the gathered datagrams
  * @e:		edge
  * @qn:		queue (0)
@@ -570,6 +569,18 @@ static int qsock_dgram_flush(struct edge *e, unsigned qn)
 	return 0;
 }
 
+/**
+ * qsock_dgram_tx() - gather a datagram for the next flush
+ * @e:		edge
+ * @qn:		queue (0)
+ * @iov:	the frame; it must stay valid until the flush
+ * @iovcnt:	entries in @iov (1)
+ *
+ * A full gather list is flushed first.
+ *
+ * Return: 0, -EIO if no guest has spoken yet, -EMSGSIZE for more than one
+ * entry, -ECONNRESET if the guest's socket is gone
+ */
 static int qsock_dgram_tx(struct edge *e, unsigned qn, const struct iovec *iov,
 			  int iovcnt)
 {
@@ -621,18 +632,30 @@ static int qsock_dgram_tick(struct edge *e)
 }
 
 /**
- * qsock_fd() - fd to poll
- * @e:	edge
- * @qn:	queue (0)
+ * qsock_fd() - the fd of a role
+ * @e:		edge
+ * @which:	role
+ * @qn:		queue (0)
  *
- * Return: the connected or bound socket, or -1 while no guest is connected
+ * Return: the connected or bound socket (EDGE_FD_QUEUE; -1 while no guest
+ * is connected), the listening one (EDGE_FD_LISTEN), the socket file's
+ * directory (EDGE_FD_DIR), or -1
  */
-static int qsock_fd(const struct edge *e, unsigned qn)
+static int qsock_fd(const struct edge *e, enum edge_fd which, unsigned qn)
 {
 	const struct qsock *q = e->priv;
 
 	(void)qn;
-	return q->fd;
+	switch (which) {
+	case EDGE_FD_QUEUE:
+		return q->fd;
+	case EDGE_FD_LISTEN:
+		return q->listen_fd;
+	case EDGE_FD_DIR:
+		return q->dirfd;
+	default:
+		return -1;
+	}
 }
 
 /**
@@ -640,31 +663,32 @@ static int qsock_fd(const struct edge *e, unsigned qn)
  * @e:	edge
  *
  * #syscalls accept4 close
- * Return: 1 if it is now the guest, 0 if there was nobody or it was
- * refused (one guest at a time), or -errno
+ * Return: EDGE_ACCEPT_GUEST if it is now the guest, EDGE_ACCEPT_NONE if
+ * there was nobody or it was refused (one guest at a time), or -errno
  */
 static int qsock_accept(struct edge *e)
 {
 	struct qsock *q = e->priv;
-	int fd = accept4(e->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int fd = accept4(q->listen_fd, NULL, NULL,
+			 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 	if (fd < 0)
 		return errno == EAGAIN || errno == EINTR ||
 				       errno == ECONNABORTED ?
-			       0 :
+			       EDGE_ACCEPT_NONE :
 			       -errno;
 	if (q->fd >= 0) {
 		warn("a guest is connected already: refused another connection");
 		CTR(q, EDGE_REFUSED);
 		close(fd);
-		return 0;
+		return EDGE_ACCEPT_NONE;
 	}
 	qsock_bufs(fd);
 	q->fd = fd;
 	e->gen++;
 	CTR(q, EDGE_CONNECTS);
 	info("guest connected to %s", q->path);
-	return 1;
+	return EDGE_ACCEPT_GUEST;
 }
 
 /**
@@ -730,16 +754,19 @@ static void qsock_fini(struct edge *e)
 {
 	struct qsock *q = e->priv;
 
+	if (!q)
+		return;
 	if (q->fd >= 0)
 		close(q->fd);
-	if (e->listen_fd >= 0)
-		close(e->listen_fd);
+	if (q->listen_fd >= 0)
+		close(q->listen_fd);
 	if (*q->path)
-		qsock_path_unlink(e->path_dirfd, q->path);
+		qsock_path_unlink(q->dirfd, q->path);
 	free(q->rbuf);
 	free(q->backlog);
-	free(e->rxbuf[0]);
+	free(q->dgbuf);
 	free(q);
+	e->priv = NULL;
 }
 
 static const struct edge_ops qsock_stream_ops = {
@@ -858,62 +885,94 @@ int qsock_listen(const char *path)
 }
 
 /**
- * qsock_edge_init() - a socket edge: --stream, --dgram or --fd
- * @e:		edge to fill
- * @kind:	QSOCK_STREAM, QSOCK_DGRAM or QSOCK_FD
- * @path:	socket path to listen on or bind (STREAM, DGRAM)
- * @fd:		connected stream socket (FD)
- * @ctr:	counters of the shard that will serve the edge
+ * qsock_new() - what every socket edge starts with
+ * @e:		edge to fill (zeroed)
+ * @a:		@ctr: counters of the shard that will serve the edge
+ * @ops:	the kind's ops
  *
- * #syscalls getsockopt fcntl
- * Return: 0, or -errno (logged)
+ * Return: the edge's state, or NULL if out of memory
  */
-int qsock_edge_init(struct edge *e, int kind, const char *path, int fd,
-		    uint64_t *ctr)
+static struct qsock *qsock_new(struct edge *e, const struct edge_args *a,
+			       const struct edge_ops *ops)
 {
 	struct qsock *q = calloc(1, sizeof(*q));
-	int type = 0, i;
+
+	if (!q)
+		return NULL;
+	e->ops = ops;
+	e->priv = q;
+	e->qctr[0] = a->ctr;
+	e->nqueues = 1;
+	e->frame_max = QSOCK_FRAME_MAX;
+	e->reconnect = true;
+	q->e = e;
+	q->fd = -1;
+	q->listen_fd = -1;
+	q->dirfd = -1;
+	return q;
+}
+
+/**
+ * qsock_dgram_edge_init() - the datagram edge: --dgram PATH binds
+ * @e:		edge to fill (zeroed)
+ * @a:		@path; @ctr, counters of the shard that will serve it
+ *
+ * Return: 0, or -errno (logged)
+ */
+int qsock_dgram_edge_init(struct edge *e, const struct edge_args *a)
+{
+	struct qsock *q = qsock_new(e, a, &qsock_dgram_ops);
+	int i;
+
+	if (!q)
+		return -ENOMEM;
+	q->dgram = true;
+	q->dgbuf = malloc(EDGE_RX_BATCH * e->frame_max);
+	if (!q->dgbuf)
+		return -ENOMEM;
+	snprintf(e->where, sizeof(e->where), "dgram socket %s", a->path);
+	q->fd = qsock_bind(a->path, SOCK_DGRAM);
+	if (q->fd < 0)
+		return q->fd;
+	snprintf(q->path, sizeof(q->path), "%s", a->path);
+	q->dirfd = qsock_path_dir(a->path);
+	qsock_bufs(q->fd);
+	for (i = 0; i < EDGE_RX_BATCH; i++) {
+		q->riov[i].iov_base = q->dgbuf + (size_t)i * e->frame_max;
+		q->riov[i].iov_len = e->frame_max;
+	}
+	return 0;
+}
+
+/**
+ * qsock_stream_edge_init() - the stream edge: --stream PATH listens, --fd N
+ * is already connected
+ * @e:		edge to fill (zeroed)
+ * @a:		@path, or @fd (a connected stream socket: on 0 the edge
+ *		owns it, on error the caller still does); @ctr, counters
+ *		of the shard that will serve the edge
+ *
+ * With --fd there is no listening socket: the guest that leaves is the
+ * last (@e->reconnect is false).
+ *
+ * #syscalls:setup getsockopt fcntl
+ * Return: 0, or -errno (logged)
+ */
+int qsock_stream_edge_init(struct edge *e, const struct edge_args *a)
+{
+	struct qsock *q = qsock_new(e, a, &qsock_stream_ops);
+	int type = 0, fd = a->fd;
 	socklen_t sl = sizeof(type);
 
 	if (!q)
 		return -ENOMEM;
-	memset(e, 0, sizeof(*e));
-	e->priv = q;
-	e->ctr = ctr;
-	e->nqueues = 1;
-	e->frame_max = QSOCK_FRAME_MAX;
-	e->listen_fd = -1;
-	e->ctl_fd = -1;
-	e->path_dirfd = -1;
-	q->e = e;
-	q->kind = kind;
-	q->fd = -1;
-	e->rxbuf[0] = malloc(EDGE_RX_BATCH * e->frame_max);
-	if (!e->rxbuf[0])
-		return -ENOMEM;
-
-	if (kind == QSOCK_DGRAM) {
-		e->ops = &qsock_dgram_ops;
-		e->reconnect = true;
-		q->fd = qsock_bind(path, SOCK_DGRAM);
-		if (q->fd < 0)
-			return q->fd;
-		snprintf(q->path, sizeof(q->path), "%s", path);
-		e->path_dirfd = qsock_path_dir(path);
-		qsock_bufs(q->fd);
-		for (i = 0; i < EDGE_RX_BATCH; i++) {
-			q->riov[i].iov_base = e->rxbuf[0] + (size_t)i * e->frame_max;
-			q->riov[i].iov_len = e->frame_max;
-		}
-		return 0;
-	}
-
-	e->ops = &qsock_stream_ops;
 	q->rbuf = malloc(QSOCK_RBUF);
 	q->backlog = malloc(QSOCK_BACKLOG);
 	if (!q->rbuf || !q->backlog)
 		return -ENOMEM;
-	if (kind == QSOCK_FD) {
+	if (!a->path) {
+		snprintf(e->where, sizeof(e->where), "stream socket fd %d", fd);
+		e->reconnect = false;
 		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &sl) ||
 		    type != SOCK_STREAM) {
 			err("--fd %d: not a stream socket", fd);
@@ -923,16 +982,15 @@ int qsock_edge_init(struct edge *e, int kind, const char *path, int fd,
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 		qsock_bufs(fd);
 		q->fd = fd;
-		snprintf(q->path, sizeof(q->path), "%s", "");
 		e->gen = 1;
-		ctr_add(&ctr[CTR_EDGE_CONNECTS], 1);
+		CTR(q, EDGE_CONNECTS);
 		return 0;
 	}
-	e->reconnect = true;
-	e->listen_fd = qsock_listen(path);
-	if (e->listen_fd < 0)
-		return e->listen_fd;
-	snprintf(q->path, sizeof(q->path), "%s", path);
-	e->path_dirfd = qsock_path_dir(path);
+	snprintf(e->where, sizeof(e->where), "stream socket %s", a->path);
+	q->listen_fd = qsock_listen(a->path);
+	if (q->listen_fd < 0)
+		return q->listen_fd;
+	snprintf(q->path, sizeof(q->path), "%s", a->path);
+	q->dirfd = qsock_path_dir(a->path);
 	return 0;
 }

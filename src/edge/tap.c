@@ -2,6 +2,7 @@
 /* tap.c - tap device edge: one read per frame, vnet header in front */
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -11,6 +12,16 @@
 #define TAP_FRAME_MAX (12 + 65536 + 64)
 
 /**
+ * struct tap - the tap edge's state
+ * @fds:	the tap's queues, one fd each
+ * @rxbuf:	per queue, EDGE_RX_BATCH frame buffers of @e->frame_max bytes
+ */
+struct tap {
+	int fds[EDGE_MAX_QUEUES];
+	uint8_t *rxbuf[EDGE_MAX_QUEUES];
+};
+
+/**
  * tap_rx() - read up to @max frames from a tap queue
  * @e:		edge
  * @q:		queue
@@ -18,17 +29,19 @@
  * @max:	at most this many (<= EDGE_RX_BATCH)
  *
  * #syscalls read
- * Return: frames read, 0 if none was ready, or -errno
+ * Return: frames read, 0 if none was ready, or -errno (-EBADFD: the tap
+ * is gone)
  */
 static int tap_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 {
+	struct tap *t = e->priv;
 	unsigned n = 0;
 
 	if (max > EDGE_RX_BATCH)
 		max = EDGE_RX_BATCH;
 	while (n < max) {
-		uint8_t *b = e->rxbuf[q] + (size_t)n * e->frame_max;
-		ssize_t r = read(e->fds[q], b, e->frame_max);
+		uint8_t *b = t->rxbuf[q] + (size_t)n * e->frame_max;
+		ssize_t r = read(t->fds[q], b, e->frame_max);
 
 		if (r < 0) {
 			if (errno == EINTR)
@@ -58,8 +71,10 @@ static int tap_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 static int tap_tx(struct edge *e, unsigned q, const struct iovec *iov,
 		  int iovcnt)
 {
+	const struct tap *t = e->priv;
+
 	for (;;) {
-		if (writev(e->fds[q], iov, iovcnt) >= 0)
+		if (writev(t->fds[q], iov, iovcnt) >= 0)
 			return 0;
 		if (errno != EINTR)
 			return -errno;
@@ -67,60 +82,72 @@ static int tap_tx(struct edge *e, unsigned q, const struct iovec *iov,
 }
 
 /**
- * tap_fd() - fd to poll for a queue
- * @e:	edge
- * @q:	queue
+ * tap_fd() - the fd of a role: a tap has only its queues
+ * @e:		edge
+ * @which:	role
+ * @q:		queue, for EDGE_FD_QUEUE
  *
- * Return: the queue's tap fd
+ * Return: the queue's tap fd, or -1 for any other role
  */
-static int tap_fd(const struct edge *e, unsigned q)
+static int tap_fd(const struct edge *e, enum edge_fd which, unsigned q)
 {
-	return e->fds[q];
+	const struct tap *t = e->priv;
+
+	return which == EDGE_FD_QUEUE ? t->fds[q] : -1;
 }
 
 /**
  * tap_fini() - close the queues and free buffers
  * @e:	edge
+ *
+ * #syscalls close
  */
 static void tap_fini(struct edge *e)
 {
+	struct tap *t = e->priv;
 	unsigned q;
 
+	if (!t)
+		return;
 	for (q = 0; q < e->nqueues; q++) {
-		close(e->fds[q]);
-		free(e->rxbuf[q]);
-		e->rxbuf[q] = NULL;
+		close(t->fds[q]);
+		free(t->rxbuf[q]);
 	}
+	free(t);
+	e->priv = NULL;
 }
 
 static const struct edge_ops tap_ops = {
-	.name = "tap", .rx = tap_rx, .tx = tap_tx, .fd = tap_fd, .fini = tap_fini,
+	.name = "tap", .rx = tap_rx, .tx = tap_tx, .fd = tap_fd,
+	.fini = tap_fini,
 };
 
 /**
- * tap_edge_init() - wrap already-open tap queue fds as an edge
- * @e:			edge to fill
- * @fds:		tap fds, one per queue, non-blocking, IFF_VNET_HDR
- * @nqueues:		number of fds
- * @vnet_hdr_len:	header size set with TUNSETVNETHDRSZ
+ * tap_edge_init() - wrap the already-open queues of a tap as an edge
+ * @e:		edge to fill (zeroed)
+ * @a:		@tap_fds (the edge owns them now), @tap_nfds,
+ *		@vnet_hdr_len, @ifname
  *
  * Return: 0, or -ENOMEM
  */
-int tap_edge_init(struct edge *e, const int *fds, unsigned nqueues,
-		  unsigned vnet_hdr_len)
+int tap_edge_init(struct edge *e, const struct edge_args *a)
 {
+	struct tap *t = calloc(1, sizeof(*t));
 	unsigned q;
 
+	if (!t)
+		return -ENOMEM;
 	e->ops = &tap_ops;
-	e->nqueues = nqueues;
-	e->vnet_hdr_len = vnet_hdr_len;
+	e->priv = t;
+	e->nqueues = a->tap_nfds;
+	e->vnet_hdr_len = a->vnet_hdr_len;
 	e->frame_max = TAP_FRAME_MAX;
-	e->listen_fd = -1;
-	e->ctl_fd = -1;
-	for (q = 0; q < nqueues; q++) {
-		e->fds[q] = fds[q];
-		e->rxbuf[q] = malloc(EDGE_RX_BATCH * e->frame_max);
-		if (!e->rxbuf[q])
+	e->qctr[0] = a->ctr;
+	snprintf(e->where, sizeof(e->where), "%s", a->ifname);
+	for (q = 0; q < e->nqueues; q++) {
+		t->fds[q] = a->tap_fds[q];
+		t->rxbuf[q] = malloc(EDGE_RX_BATCH * e->frame_max);
+		if (!t->rxbuf[q])
 			return -ENOMEM;
 	}
 	return 0;

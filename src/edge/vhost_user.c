@@ -42,15 +42,15 @@
  * complete its headers are written in front of the payload (tx_placed):
  * no staging copy (EDGE_VU_PLACED). The pair stays locked from the
  * reservation to the end of the peek, so the memory table cannot change
- * under it; a ring stopped or a memory table replaced before the frame
- * is complete bumps the pair's epoch, and the frame is dropped
- * (EDGE_VU_PLACE_STALE; TCP resends it). A new memory table re-points
- * running rings where they are, every index kept, and the reservations
- * still waiting for their headers (vu_placed_remap()). Other frames (and payload when the guest takes no partial
- * checksums) are copied into the chains. Either
- * way MRG_RXBUF spreads a frame over as many chains as it needs
- * (num_buffers set), and the used entries are published and the guest
- * signalled once per flush. Frames wait in a backlog while the ring has
+ * under it; a ring stopped before the frame is complete bumps the pair's
+ * epoch, and the frame is dropped (EDGE_VU_PLACE_STALE; TCP resends it).
+ * A new memory table re-points running rings where they are, every index
+ * kept, and the reservations still waiting for their headers
+ * (vu_placed_remap()); one whose chains the new table does not hold goes
+ * stale the same way. Other frames (and payload when the guest takes no
+ * partial checksums) are copied into the chains. Either way MRG_RXBUF
+ * spreads a frame over as many chains as it needs (num_buffers set), and
+ * the used entries are published and the guest signalled once per flush. Frames wait in a backlog while the ring has
  * no room, and placing waits until the backlog is empty, so the guest
  * sees frames in the order they were made.
  *
@@ -160,6 +160,8 @@ struct vu_placed {
  * @starved:	a reservation found the receive ring empty and asked for a
  *		kick: the shard produces nothing until the next wake-up
  * @rx_kicks:	receive kicks were asked for by a starved reservation
+ * @rxbuf:	copies of the frames of a receive batch: EDGE_RX_BATCH slots
+ *		of @e->frame_max bytes (vu_rx_view())
  * @idle:	signalled when the batch's views are returned and @waiter
  * @waiter:	the control path waits for @nloans to be 0 (vu_lock_all)
  */
@@ -178,6 +180,7 @@ struct vu_pair {
 	unsigned epoch;
 	bool starved;
 	bool rx_kicks;
+	uint8_t *rxbuf;
 };
 
 /**
@@ -193,7 +196,11 @@ struct vu_map {
 /**
  * struct vu - the vhost-user edge's state
  * @e:		the edge
- * @path:	our socket path (unlinked at exit)
+ * @path:	our socket path (unlinked at exit), or ""
+ * @dirfd:	its directory (qsock_path_dir()), to remove it from inside
+ *		the sandbox; -1 if none
+ * @listen_fd:	our listening socket, or -1 (--fd: the frontend came
+ *		connected)
  * @ctl:	the frontend's connection, or -1
  * @npairs:	queue pairs offered
  * @offload:	offer checksum and segmentation offloads
@@ -212,6 +219,8 @@ struct vu_map {
 struct vu {
 	struct edge *e;
 	char path[108];
+	int dirfd;
+	int listen_fd;
 	int ctl;
 	unsigned npairs;
 	bool offload;
@@ -593,290 +602,546 @@ static int vu_take_fd(struct vu *vu, const struct vu_msg *m)
 }
 
 /**
- * vu_handle() - carry out one message
+ * vu_get_features() - VU_GET_FEATURES: the virtio features we offer
  * @vu:		state
- * @m:		message (payload size checked against the table)
- * @reply:	out: the reply's payload, when the request has one
- * @rlen:	out: its length (0: no reply of its own)
+ * @m:		message; its payload becomes the reply: the features
  *
- * #syscalls mmap epoll_ctl close fstat
- * Return: 0, or a reason the message is refused (a protocol violation)
+ * Return: NULL
  */
-static const char *vu_handle(struct vu *vu, struct vu_msg *m, uint64_t *reply,
-			     uint32_t *rlen)
+static const char *vu_get_features(struct vu *vu, struct vu_msg *m)
 {
-	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
-	struct vu_ring *r;
-	unsigned i;
-	int fd;
-
-	*rlen = 0;
-	switch (m->req) {
-	case VU_GET_FEATURES:
-		*reply = vu_offered(vu);
-		*rlen = 8;
-		return NULL;
-	case VU_SET_FEATURES:
-		if (m->u64 & ~vu_offered(vu))
-			return "features we did not offer";
-		/* under every pair's lock: the data path reads the features
-		 * holding its pair's; shard_edge_changed() reads them with no
-		 * lock, after the generation below (release/acquire), and a
-		 * frontend may set them again meanwhile: atomic, relaxed
-		 * (ThreadSanitizer saw that race with QEMU) */
-		vu_lock_all(vu);
-		__atomic_store_n(&vu->features, m->u64, __ATOMIC_RELAXED);
-		/* without protocol features, rings start enabled */
-		for (i = 0; i < 2 * vu->npairs; i++) {
-			r = vu_ring_of(vu, i, &p);
-			r->enabled = !(m->u64 & BIT(F_PROTOCOL_FEATURES)) || r->enabled;
-		}
-		vu_unlock_all(vu);
-		info("vhost-user features %#llx: %s%s%s%s", (unsigned long long)m->u64,
-		     m->u64 & BIT(F_MRG_RXBUF) ? "mrg_rxbuf " : "",
-		     m->u64 & BIT(F_GUEST_TSO4) ? "guest_tso " : "",
-		     m->u64 & BIT(F_HOST_TSO4) ? "host_tso " : "",
-		     m->u64 & BIT(F_EVENT_IDX) ? "event_idx" : "");
-		__atomic_add_fetch(&vu->e->gen, 1, __ATOMIC_RELEASE);
-		return NULL;
-	case VU_GET_PROTOCOL_FEATURES:
-		*reply = BIT(PF_REPLY_ACK) | BIT(PF_NET_MTU) |
-			 (vu->npairs > 1 ? BIT(PF_MQ) : 0);
-		*rlen = 8;
-		return NULL;
-	case VU_SET_PROTOCOL_FEATURES:
-		if (m->u64 & ~(BIT(PF_REPLY_ACK) | BIT(PF_NET_MTU) | BIT(PF_MQ)))
-			return "protocol features we did not offer";
-		vu->pfeatures = m->u64;
-		return NULL;
-	case VU_GET_QUEUE_NUM:
-		*reply = vu->npairs;
-		*rlen = 8;
-		return NULL;
-	case VU_SET_OWNER:
-	case VU_RESET_OWNER:
-	case VU_SEND_RARP:
-		return NULL;
-	case VU_NET_SET_MTU:
-		if (m->u64 < 68 || m->u64 > vu->mtu)
-			return "an MTU outside 68 .. our --mtu";
-		return NULL;
-	case VU_SET_MEM_TABLE: {
-		uint32_t n = *(uint32_t *)m->raw;
-		struct vu_mem mem = { 0 };
-		struct vu_map maps[VU_MAX_REGIONS] = { 0 };
-
-		if (!n || n > VU_MAX_REGIONS || m->size < 8 + 32 * n ||
-		    vu->nfds != n)
-			return "a memory table whose regions and fds do not match";
-		for (i = 0; i < n; i++) {
-			const uint8_t *rg = m->raw + 8 + 32 * i;
-			uint64_t gpa, size, uva, off;
-			const char *why;
-			struct stat st;
-			void *a;
-
-			memcpy(&gpa, rg, 8);
-			memcpy(&size, rg + 8, 8);
-			memcpy(&uva, rg + 16, 8);
-			memcpy(&off, rg + 24, 8);
-			if (!size || gpa + size < gpa || uva + size < uva ||
-			    off + size < off || off + size > SIZE_MAX) {
-				for (unsigned k = 0; k < i; k++)
-					munmap(maps[k].addr, maps[k].len);
-				return "a memory region that wraps around";
-			}
-			/* mapping past the end of the file works, touching
-			 * it there is SIGBUS: the file must cover the region
-			 * (a frontend that shrinks it later still can) */
-			why = NULL;
-			if (fstat(vu->msg_fds[i], &st) || !S_ISREG(st.st_mode))
-				why = "a memory region whose fd is not a file";
-			else if (off + size > (uint64_t)st.st_size)
-				why = "a memory region past its file's end";
-			if (why) {
-				for (unsigned k = 0; k < i; k++)
-					munmap(maps[k].addr, maps[k].len);
-				return why;
-			}
-			a = mmap(NULL, off + size, PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_NORESERVE, vu->msg_fds[i], 0);
-			if (a == MAP_FAILED) {
-				for (unsigned k = 0; k < i; k++)
-					munmap(maps[k].addr, maps[k].len);
-				return "a memory region we cannot map";
-			}
-			maps[i].addr = a;
-			maps[i].len = off + size;
-			mem.r[i].gpa = gpa;
-			mem.r[i].size = size;
-			mem.r[i].uva = uva;
-			mem.r[i].host = (uint8_t *)a + off;
-		}
-		mem.n = n;
-		for (i = 0; i < n; i++) {
-			for (unsigned k = 0; k < i; k++) {
-				if (mem.r[i].gpa < mem.r[k].gpa + mem.r[k].size &&
-				    mem.r[k].gpa < mem.r[i].gpa + mem.r[i].size) {
-					for (k = 0; k < n; k++)
-						munmap(maps[k].addr, maps[k].len);
-					return "overlapping memory regions";
-				}
-			}
-		}
-		vu_lock_all(vu);
-		vu_placed_remap(vu, &mem);
-		vu_unmap(vu);
-		vu->mem = mem;
-		memcpy(vu->maps, maps, sizeof(maps));
-		/* started rings point into the old mappings: translate them
-		 * again, where they are (chains taken and not yet used stay
-		 * so); one outside the new memory stops */
-		for (i = 0; i < 2 * vu->npairs; i++) {
-			r = vu_ring_of(vu, i, &p);
-			if (r->started && vu_ring_remap(vu, r)) {
-				r->base = r->vq.last_avail;
-				vu_ring_stop(p, r);
-			}
-		}
-		vu_unlock_all(vu);
-		return NULL;
-	}
-	case VU_SET_VRING_NUM:
-		r = vu_ring_of(vu, m->state.index, &p);
-		if (!r || !m->state.num || m->state.num > VIRTQ_MAX_SIZE ||
-		    (m->state.num & (m->state.num - 1)))
-			return "a bad ring index or size";
-		pthread_mutex_lock(&p->lock);
-		r->num = m->state.num;
-		pthread_mutex_unlock(&p->lock);
-		return NULL;
-	case VU_SET_VRING_ADDR:
-		r = vu_ring_of(vu, m->addr.index, &p);
-		if (!r)
-			return "a bad ring index";
-		pthread_mutex_lock(&p->lock);
-		r->desc_uva = m->addr.desc;
-		r->avail_uva = m->addr.avail;
-		r->used_uva = m->addr.used;
-		pthread_mutex_unlock(&p->lock);
-		return NULL;
-	case VU_SET_VRING_BASE:
-		r = vu_ring_of(vu, m->state.index, &p);
-		if (!r || m->state.num > 0xffff)
-			return "a bad ring index or base";
-		pthread_mutex_lock(&p->lock);
-		r->base = (uint16_t)m->state.num;
-		pthread_mutex_unlock(&p->lock);
-		return NULL;
-	case VU_GET_VRING_BASE:
-		r = vu_ring_of(vu, m->state.index, &p);
-		if (!r)
-			return "a bad ring index";
-		pthread_mutex_lock(&p->lock);
-		m->state.num = r->started ? r->vq.last_avail : r->base;
-		r->base = (uint16_t)m->state.num;
-		vu_ring_stop(p, r);
-		if (r->call >= 0) {
-			close(r->call);
-			r->call = -1;
-		}
-		pthread_mutex_unlock(&p->lock);
-		memcpy(reply, &m->state, 8);
-		*rlen = 8;
-		return NULL;
-	case VU_SET_VRING_KICK:
-	case VU_SET_VRING_CALL:
-	case VU_SET_VRING_ERR:
-		r = vu_ring_of(vu, (uint32_t)(m->u64 & 0xff), &p);
-		fd = vu_take_fd(vu, m);
-		if (!r || fd == -2) {
-			if (fd >= 0)
-				close(fd);
-			return "a bad ring index, or a missing fd";
-		}
-		if (m->req == VU_SET_VRING_ERR) {
-			if (fd >= 0)
-				close(fd);
-			return NULL;
-		}
-		pthread_mutex_lock(&p->lock);
-		if (m->req == VU_SET_VRING_CALL) {
-			if (r->call >= 0)
-				close(r->call);
-			r->call = fd;
-			pthread_mutex_unlock(&p->lock);
-			return NULL;
-		}
-		vu_ring_stop(p, r);
-		if (fd >= 0) {
-			struct epoll_event ev = { .events = EPOLLIN,
-						  .data.u32 = (uint32_t)(m->u64 & 1) };
-
-			r->kick = fd;
-			if (vu_ring_try_start(vu, r)) {
-				pthread_mutex_unlock(&p->lock);
-				return "a ring outside guest memory";
-			}
-			/* receive ring kicks matter only while frames wait
-			 * for room: not wanted until then */
-			if (!(m->u64 & 1))
-				virtq_kick_enable(&r->vq, false);
-			if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev))
-				warn_perror("epoll_ctl for a kick fd");
-		}
-		pthread_mutex_unlock(&p->lock);
-		return NULL;
-	case VU_SET_VRING_ENABLE:
-		r = vu_ring_of(vu, m->state.index, &p);
-		if (!r || m->state.num > 1)
-			return "a bad ring index or enable state";
-		pthread_mutex_lock(&p->lock);
-		r->enabled = m->state.num;
-		pthread_mutex_unlock(&p->lock);
-		/* a pair being enabled may have frames waiting: look now */
-		if (r->enabled && (m->state.index & 1) && r->kick >= 0) {
-			uint64_t one = 1;
-
-			if (write(r->kick, &one, sizeof(one)) < 0)
-				debug("kick injection: %s", strerror(errno));
-		}
-		return NULL;
-	default:
-		return "a request we do not know";
-	}
+	m->u64 = vu_offered(vu);
+	return NULL;
 }
 
 /**
- * struct vu_rule - what a request may carry
- * @min:	smallest payload
- * @max:	largest payload
- * @fds:	fds it may bring
+ * vu_set_features() - VU_SET_FEATURES: the virtio features the frontend
+ * takes; the shards follow them (the generation moves on)
+ * @vu:		state
+ * @m:		message
+ *
+ * Return: NULL, or why the features are refused
  */
-struct vu_rule {
+static const char *vu_set_features(struct vu *vu, struct vu_msg *m)
+{
+	struct vu_pair *p;
+	unsigned i;
+
+	if (m->u64 & ~vu_offered(vu))
+		return "features we did not offer";
+	/* under every pair's lock: the data path reads the features
+	 * holding its pair's; shard_edge_changed() reads them with no
+	 * lock, after the generation below (release/acquire), and a
+	 * frontend may set them again meanwhile: atomic, relaxed
+	 * (ThreadSanitizer saw that race with QEMU) */
+	vu_lock_all(vu);
+	__atomic_store_n(&vu->features, m->u64, __ATOMIC_RELAXED);
+	/* without protocol features, rings start enabled */
+	for (i = 0; i < 2 * vu->npairs; i++) {
+		struct vu_ring *r = vu_ring_of(vu, i, &p);
+
+		r->enabled = !(m->u64 & BIT(F_PROTOCOL_FEATURES)) || r->enabled;
+	}
+	vu_unlock_all(vu);
+	info("vhost-user features %#llx: %s%s%s%s", (unsigned long long)m->u64,
+	     m->u64 & BIT(F_MRG_RXBUF) ? "mrg_rxbuf " : "",
+	     m->u64 & BIT(F_GUEST_TSO4) ? "guest_tso " : "",
+	     m->u64 & BIT(F_HOST_TSO4) ? "host_tso " : "",
+	     m->u64 & BIT(F_EVENT_IDX) ? "event_idx" : "");
+	__atomic_add_fetch(&vu->e->gen, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+#define VU_PFEATURES (BIT(PF_REPLY_ACK) | BIT(PF_NET_MTU) | BIT(PF_MQ))
+
+/**
+ * vu_get_protocol_features() - VU_GET_PROTOCOL_FEATURES: what we offer
+ * @vu:		state
+ * @m:		message; its payload becomes the reply: the protocol
+ *		features (MQ only with several pairs)
+ *
+ * Return: NULL
+ */
+static const char *vu_get_protocol_features(struct vu *vu, struct vu_msg *m)
+{
+	m->u64 = VU_PFEATURES;
+	if (vu->npairs < 2)
+		m->u64 &= ~BIT(PF_MQ);
+	return NULL;
+}
+
+/**
+ * vu_set_protocol_features() - VU_SET_PROTOCOL_FEATURES
+ * @vu:		state
+ * @m:		message
+ *
+ * Return: NULL, or why the features are refused
+ */
+static const char *vu_set_protocol_features(struct vu *vu, struct vu_msg *m)
+{
+	if (m->u64 & ~VU_PFEATURES)
+		return "protocol features we did not offer";
+	vu->pfeatures = m->u64;
+	return NULL;
+}
+
+/**
+ * vu_get_queue_num() - VU_GET_QUEUE_NUM: the queue pairs we offer
+ * @vu:		state
+ * @m:		message; its payload becomes the reply: their number
+ *
+ * Return: NULL
+ */
+static const char *vu_get_queue_num(struct vu *vu, struct vu_msg *m)
+{
+	m->u64 = vu->npairs;
+	return NULL;
+}
+
+/**
+ * vu_ignore() - a request with nothing for us to do: VU_SET_OWNER,
+ * VU_RESET_OWNER (every connection is one owner), VU_SEND_RARP (the guest
+ * announces itself when it sends)
+ * @vu:		state
+ * @m:		message
+ *
+ * Return: NULL
+ */
+static const char *vu_ignore(struct vu *vu, struct vu_msg *m)
+{
+	(void)vu;
+	(void)m;
+	return NULL;
+}
+
+/**
+ * vu_net_set_mtu() - VU_NET_SET_MTU: the guest's MTU, within ours
+ * @vu:		state
+ * @m:		message
+ *
+ * Return: NULL, or why the MTU is refused
+ */
+static const char *vu_net_set_mtu(struct vu *vu, struct vu_msg *m)
+{
+	if (m->u64 < 68 || m->u64 > vu->mtu)
+		return "an MTU outside 68 .. our --mtu";
+	return NULL;
+}
+
+/**
+ * vu_region_map() - check and map one region of a memory table
+ * @rg:		the region as the message gives it: guest address, size,
+ *		frontend address, offset into the file (u64 each)
+ * @fd:		its file
+ * @r:		out: the region
+ * @map:	out: its mapping
+ *
+ * Mapping past the end of the file works, and touching it there is
+ * SIGBUS: the file must cover the region (a frontend that shrinks it
+ * later still can).
+ *
+ * #syscalls fstat mmap
+ * Return: NULL with @r and @map filled, or why the region is refused
+ * (nothing mapped then)
+ */
+static const char *vu_region_map(const uint8_t *rg, int fd,
+				 struct vu_region *r, struct vu_map *map)
+{
+	uint64_t gpa, size, uva, off;
+	struct stat st;
+	void *a;
+
+	memcpy(&gpa, rg, 8);
+	memcpy(&size, rg + 8, 8);
+	memcpy(&uva, rg + 16, 8);
+	memcpy(&off, rg + 24, 8);
+	if (!size || gpa + size < gpa || uva + size < uva ||
+	    off + size < off || off + size > SIZE_MAX)
+		return "a memory region that wraps around";
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return "a memory region whose fd is not a file";
+	if (off + size > (uint64_t)st.st_size)
+		return "a memory region past its file's end";
+	a = mmap(NULL, off + size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_NORESERVE, fd, 0);
+	if (a == MAP_FAILED)
+		return "a memory region we cannot map";
+	map->addr = a;
+	map->len = off + size;
+	r->gpa = gpa;
+	r->size = size;
+	r->uva = uva;
+	r->host = (uint8_t *)a + off;
+	return NULL;
+}
+
+/**
+ * vu_mem_overlap() - do two regions of a memory table overlap?
+ * @mem:	the table
+ *
+ * Return: true if so
+ */
+static bool vu_mem_overlap(const struct vu_mem *mem)
+{
+	unsigned i, k;
+
+	for (i = 0; i < mem->n; i++) {
+		for (k = 0; k < i; k++) {
+			if (mem->r[i].gpa < mem->r[k].gpa + mem->r[k].size &&
+			    mem->r[k].gpa < mem->r[i].gpa + mem->r[i].size)
+				return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * vu_set_mem_table() - VU_SET_MEM_TABLE: map the guest's memory, one fd
+ * per region, in place of the table before
+ * @vu:		state
+ * @m:		message
+ *
+ * The new table is mapped and checked whole before anything changes; a
+ * table refused leaves nothing of it mapped. Running rings and the
+ * reservations still waiting for their headers are re-pointed into the
+ * new mappings, every index kept; a ring outside the new memory stops.
+ *
+ * #syscalls munmap
+ * Return: NULL, or why the table is refused
+ */
+static const char *vu_set_mem_table(struct vu *vu, struct vu_msg *m)
+{
+	uint32_t n = *(uint32_t *)m->raw;
+	struct vu_mem mem = { 0 };
+	struct vu_map maps[VU_MAX_REGIONS] = { 0 };
+	const char *why = NULL;
+	struct vu_pair *p;
+	unsigned i;
+
+	if (!n || n > VU_MAX_REGIONS || m->size < 8 + 32 * n ||
+	    vu->nfds != n)
+		return "a memory table whose regions and fds do not match";
+	for (mem.n = 0; mem.n < n; mem.n++) {
+		why = vu_region_map(m->raw + 8 + 32 * mem.n,
+				    vu->msg_fds[mem.n], &mem.r[mem.n],
+				    &maps[mem.n]);
+		if (why)
+			break;
+	}
+	if (!why && vu_mem_overlap(&mem))
+		why = "overlapping memory regions";
+	if (why) {
+		for (i = 0; i < mem.n; i++)
+			munmap(maps[i].addr, maps[i].len);
+		return why;
+	}
+	vu_lock_all(vu);
+	vu_placed_remap(vu, &mem);
+	vu_unmap(vu);
+	vu->mem = mem;
+	memcpy(vu->maps, maps, sizeof(maps));
+	/* started rings point into the old mappings: translate them
+	 * again, where they are (chains taken and not yet used stay
+	 * so); one outside the new memory stops */
+	for (i = 0; i < 2 * vu->npairs; i++) {
+		struct vu_ring *r = vu_ring_of(vu, i, &p);
+
+		if (r->started && vu_ring_remap(vu, r)) {
+			r->base = r->vq.last_avail;
+			vu_ring_stop(p, r);
+		}
+	}
+	vu_unlock_all(vu);
+	return NULL;
+}
+
+/**
+ * vu_set_vring_num() - VU_SET_VRING_NUM: a ring's size
+ * @vu:		state
+ * @m:		message
+ *
+ * Return: NULL, or why the message is refused
+ */
+static const char *vu_set_vring_num(struct vu *vu, struct vu_msg *m)
+{
+	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
+	struct vu_ring *r = vu_ring_of(vu, m->state.index, &p);
+
+	if (!r || !m->state.num || m->state.num > VIRTQ_MAX_SIZE ||
+	    (m->state.num & (m->state.num - 1)))
+		return "a bad ring index or size";
+	pthread_mutex_lock(&p->lock);
+	r->num = m->state.num;
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/**
+ * vu_set_vring_addr() - VU_SET_VRING_ADDR: where a ring's areas are, in
+ * the frontend's addresses (translated when the ring starts)
+ * @vu:		state
+ * @m:		message
+ *
+ * Return: NULL, or why the message is refused
+ */
+static const char *vu_set_vring_addr(struct vu *vu, struct vu_msg *m)
+{
+	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
+	struct vu_ring *r = vu_ring_of(vu, m->addr.index, &p);
+
+	if (!r)
+		return "a bad ring index";
+	pthread_mutex_lock(&p->lock);
+	r->desc_uva = m->addr.desc;
+	r->avail_uva = m->addr.avail;
+	r->used_uva = m->addr.used;
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/**
+ * vu_set_vring_base() - VU_SET_VRING_BASE: the avail index a ring starts at
+ * @vu:		state
+ * @m:		message
+ *
+ * Return: NULL, or why the message is refused
+ */
+static const char *vu_set_vring_base(struct vu *vu, struct vu_msg *m)
+{
+	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
+	struct vu_ring *r = vu_ring_of(vu, m->state.index, &p);
+
+	if (!r || m->state.num > 0xffff)
+		return "a bad ring index or base";
+	pthread_mutex_lock(&p->lock);
+	r->base = (uint16_t)m->state.num;
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/**
+ * vu_get_vring_base() - VU_GET_VRING_BASE: stop a ring, and say where it
+ * stopped
+ * @vu:		state
+ * @m:		message; its payload becomes the reply: the ring's index
+ *		and next avail index (a vring state)
+ *
+ * #syscalls close
+ * Return: NULL, or why the message is refused
+ */
+static const char *vu_get_vring_base(struct vu *vu, struct vu_msg *m)
+{
+	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
+	struct vu_ring *r = vu_ring_of(vu, m->state.index, &p);
+
+	if (!r)
+		return "a bad ring index";
+	pthread_mutex_lock(&p->lock);
+	m->state.num = r->started ? r->vq.last_avail : r->base;
+	r->base = (uint16_t)m->state.num;
+	vu_ring_stop(p, r);
+	if (r->call >= 0) {
+		close(r->call);
+		r->call = -1;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/**
+ * vu_vring_fd() - the ring and the eventfd of VU_SET_VRING_KICK, _CALL or
+ * _ERR
+ * @vu:		state
+ * @m:		message: the ring's index in the low byte, VU_VRING_NOFD
+ * @p:		out: the ring's pair
+ * @fd:		out: the eventfd (ours now), or -1 if none was meant
+ *
+ * #syscalls close
+ * Return: the ring, or NULL if the index or the fd is bad (the fd is
+ * closed then)
+ */
+static struct vu_ring *vu_vring_fd(struct vu *vu, const struct vu_msg *m,
+				   struct vu_pair **p, int *fd)
+{
+	struct vu_ring *r = vu_ring_of(vu, (uint32_t)(m->u64 & 0xff), p);
+
+	*fd = vu_take_fd(vu, m);
+	if (r && *fd != -2)
+		return r;
+	if (*fd >= 0)
+		close(*fd);
+	return NULL;
+}
+
+/**
+ * vu_set_vring_kick() - VU_SET_VRING_KICK: the eventfd the guest kicks a
+ * ring with; the ring starts with it (stops without one)
+ * @vu:		state
+ * @m:		message
+ *
+ * #syscalls epoll_ctl
+ * Return: NULL, or why the message is refused
+ */
+static const char *vu_set_vring_kick(struct vu *vu, struct vu_msg *m)
+{
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u32 = (uint32_t)(m->u64 & 1) };
+	struct vu_pair *p;
+	struct vu_ring *r;
+	int fd;
+
+	r = vu_vring_fd(vu, m, &p, &fd);
+	if (!r)
+		return "a bad ring index, or a missing fd";
+	pthread_mutex_lock(&p->lock);
+	vu_ring_stop(p, r);
+	if (fd >= 0) {
+		r->kick = fd;
+		if (vu_ring_try_start(vu, r)) {
+			pthread_mutex_unlock(&p->lock);
+			return "a ring outside guest memory";
+		}
+		/* receive ring kicks matter only while frames wait for
+		 * room: not wanted until then */
+		if (!(m->u64 & 1))
+			virtq_kick_enable(&r->vq, false);
+		if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev))
+			warn_perror("epoll_ctl for a kick fd");
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/**
+ * vu_set_vring_call() - VU_SET_VRING_CALL: the eventfd to signal the guest
+ * with about a ring (none: the guest polls)
+ * @vu:		state
+ * @m:		message
+ *
+ * #syscalls close
+ * Return: NULL, or why the message is refused
+ */
+static const char *vu_set_vring_call(struct vu *vu, struct vu_msg *m)
+{
+	struct vu_pair *p;
+	struct vu_ring *r;
+	int fd;
+
+	r = vu_vring_fd(vu, m, &p, &fd);
+	if (!r)
+		return "a bad ring index, or a missing fd";
+	pthread_mutex_lock(&p->lock);
+	if (r->call >= 0)
+		close(r->call);
+	r->call = fd;
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/**
+ * vu_set_vring_err() - VU_SET_VRING_ERR: an eventfd for ring errors; we
+ * report none that way (a broken ring closes the connection)
+ * @vu:		state
+ * @m:		message
+ *
+ * #syscalls close
+ * Return: NULL, or why the message is refused
+ */
+static const char *vu_set_vring_err(struct vu *vu, struct vu_msg *m)
+{
+	struct vu_pair *p;
+	int fd;
+
+	if (!vu_vring_fd(vu, m, &p, &fd))
+		return "a bad ring index, or a missing fd";
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/**
+ * vu_set_vring_enable() - VU_SET_VRING_ENABLE: may the data path use a
+ * ring (with protocol features, rings start disabled)?
+ * @vu:		state
+ * @m:		message
+ *
+ * #syscalls write
+ * Return: NULL, or why the message is refused
+ */
+static const char *vu_set_vring_enable(struct vu *vu, struct vu_msg *m)
+{
+	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
+	struct vu_ring *r = vu_ring_of(vu, m->state.index, &p);
+
+	if (!r || m->state.num > 1)
+		return "a bad ring index or enable state";
+	pthread_mutex_lock(&p->lock);
+	r->enabled = m->state.num;
+	pthread_mutex_unlock(&p->lock);
+	/* a pair being enabled may have frames waiting: look now */
+	if (r->enabled && (m->state.index & 1) && r->kick >= 0) {
+		uint64_t one = 1;
+
+		if (write(r->kick, &one, sizeof(one)) < 0)
+			debug("kick injection: %s", strerror(errno));
+	}
+	return NULL;
+}
+
+/**
+ * typedef vu_handler_fn - carry out one request
+ * @vu:		state
+ * @m:		the message, whole and checked against its row of
+ *		vu_handlers[] (the fds it brought are in @vu->msg_fds: a
+ *		handler takes those it keeps, vu_ctl() closes the rest);
+ *		for a request with a reply, the handler writes the reply's
+ *		8-byte payload over the message's
+ *
+ * Return: NULL, or why the message is refused (a protocol violation: the
+ * connection closes)
+ */
+typedef const char *vu_handler_fn(struct vu *vu, struct vu_msg *m);
+
+/**
+ * struct vu_handler - a request we serve: its handler, and what a message
+ * of it may carry (vu_msg_check())
+ * @fn:		handler
+ * @min:	smallest payload, bytes
+ * @max:	largest payload, bytes
+ * @fds:	fds it may bring, at most
+ * @reply:	it has a reply of its own, 8 bytes (REPLY_ACK then does not
+ *		apply)
+ */
+struct vu_handler {
+	vu_handler_fn *fn;
 	uint16_t min, max;
 	uint8_t fds;
+	bool reply;
 };
 
-static const struct vu_rule vu_rules[VU_REQ_NUM] = {
-	[VU_GET_FEATURES] = { 0, 8, 0 },
-	[VU_SET_FEATURES] = { 8, 8, 0 },
-	[VU_SET_OWNER] = { 0, 8, 0 },
-	[VU_RESET_OWNER] = { 0, 8, 0 },
-	[VU_SET_MEM_TABLE] = { 8 + 32, 8 + 32 * VU_MAX_REGIONS, VU_MAX_REGIONS },
-	[VU_SET_VRING_NUM] = { 8, 8, 0 },
-	[VU_SET_VRING_ADDR] = { 40, 40, 0 },
-	[VU_SET_VRING_BASE] = { 8, 8, 0 },
-	[VU_GET_VRING_BASE] = { 8, 8, 0 },
-	[VU_SET_VRING_KICK] = { 8, 8, 1 },
-	[VU_SET_VRING_CALL] = { 8, 8, 1 },
-	[VU_SET_VRING_ERR] = { 8, 8, 1 },
-	[VU_GET_PROTOCOL_FEATURES] = { 0, 8, 0 },
-	[VU_SET_PROTOCOL_FEATURES] = { 8, 8, 0 },
-	[VU_GET_QUEUE_NUM] = { 0, 8, 0 },
-	[VU_SET_VRING_ENABLE] = { 8, 8, 0 },
-	[VU_SEND_RARP] = { 8, 8, 0 },
-	[VU_NET_SET_MTU] = { 8, 8, 0 },
+/* every request we serve; the rest (dirty logging, ...) close the
+ * connection: we offer no feature that would bring them */
+static const struct vu_handler vu_handlers[VU_REQ_NUM] = {
+	[VU_GET_FEATURES]	   = { vu_get_features, 0, 8, 0, true },
+	[VU_SET_FEATURES]	   = { vu_set_features, 8, 8, 0, false },
+	[VU_SET_OWNER]		   = { vu_ignore, 0, 8, 0, false },
+	[VU_RESET_OWNER]	   = { vu_ignore, 0, 8, 0, false },
+	[VU_SET_MEM_TABLE]	   = { vu_set_mem_table, 8 + 32,
+				       8 + 32 * VU_MAX_REGIONS, VU_MAX_REGIONS,
+				       false },
+	[VU_SET_VRING_NUM]	   = { vu_set_vring_num, 8, 8, 0, false },
+	[VU_SET_VRING_ADDR]	   = { vu_set_vring_addr, 40, 40, 0, false },
+	[VU_SET_VRING_BASE]	   = { vu_set_vring_base, 8, 8, 0, false },
+	[VU_GET_VRING_BASE]	   = { vu_get_vring_base, 8, 8, 0, true },
+	[VU_SET_VRING_KICK]	   = { vu_set_vring_kick, 8, 8, 1, false },
+	[VU_SET_VRING_CALL]	   = { vu_set_vring_call, 8, 8, 1, false },
+	[VU_SET_VRING_ERR]	   = { vu_set_vring_err, 8, 8, 1, false },
+	[VU_GET_PROTOCOL_FEATURES] = { vu_get_protocol_features, 0, 8, 0, true },
+	[VU_SET_PROTOCOL_FEATURES] = { vu_set_protocol_features, 8, 8, 0, false },
+	[VU_GET_QUEUE_NUM]	   = { vu_get_queue_num, 0, 8, 0, true },
+	[VU_SET_VRING_ENABLE]	   = { vu_set_vring_enable, 8, 8, 0, false },
+	[VU_SEND_RARP]		   = { vu_ignore, 8, 8, 0, false },
+	[VU_NET_SET_MTU]	   = { vu_net_set_mtu, 8, 8, 0, false },
 };
 
 /**
@@ -971,11 +1236,12 @@ static const char *vu_msg_check(const struct vu *vu, const struct vu_msg *m)
 {
 	if ((m->flags & VU_VERSION_MASK) != VU_VERSION)
 		return "a message of another protocol version";
-	if (m->req >= VU_REQ_NUM || !vu_rules[m->req].max)
+	if (m->req >= VU_REQ_NUM || !vu_handlers[m->req].fn)
 		return "a request we do not know";
-	if (m->size < vu_rules[m->req].min || m->size > vu_rules[m->req].max)
+	if (m->size < vu_handlers[m->req].min ||
+	    m->size > vu_handlers[m->req].max)
 		return "a payload of the wrong size";
-	if (vu->nfds > vu_rules[m->req].fds)
+	if (vu->nfds > vu_handlers[m->req].fds)
 		return "file descriptors where none belong";
 	return NULL;
 }
@@ -991,7 +1257,7 @@ static const char *vu_msg_check(const struct vu *vu, const struct vu_msg *m)
  * socket's send buffer fill (thousands of replies), is not waited for:
  * a reply that cannot go whole at once is a violation.
  *
- * #syscalls send
+ * #syscalls sendto
  * Return: NULL, or the reason the frontend is sent away
  */
 static const char *vu_send_reply(struct vu *vu, const struct vu_msg *m,
@@ -1019,8 +1285,10 @@ static const char *vu_send_reply(struct vu *vu, const struct vu_msg *m,
  *
  * Messages are gathered piece by piece as they come (vu_recv()), and
  * handled whole: a frontend sending part of one holds up nothing but
- * itself. At most VU_CTL_BATCH are handled per call; the socket stays
- * readable for the rest.
+ * itself. Each is checked against its row of vu_handlers[] and carried
+ * out by the row's handler; then comes its reply, or the REPLY_ACK one
+ * when the frontend asked for that. At most VU_CTL_BATCH are handled per
+ * call; the socket stays readable for the rest.
  *
  * Context: shard 0
  * Return: 0, or -ECONNRESET if the frontend went away (or was sent away)
@@ -1029,8 +1297,6 @@ static int vu_ctl(struct edge *e)
 {
 	struct vu *vu = e->priv;
 	struct vu_msg m;
-	uint64_t reply = 0;
-	uint32_t rlen = 0;
 	const char *why;
 	unsigned done;
 	int ret;
@@ -1050,10 +1316,10 @@ static int vu_ctl(struct edge *e)
 		if (ret > 0)
 			why = vu_msg_check(vu, &m);
 		if (!why)
-			why = vu_handle(vu, &m, &reply, &rlen);
+			why = vu_handlers[m.req].fn(vu, &m);
 		vu_msg_fds_close(vu);
-		if (!why && rlen) {
-			why = vu_send_reply(vu, &m, &reply, rlen);
+		if (!why && vu_handlers[m.req].reply) {
+			why = vu_send_reply(vu, &m, m.raw, 8);
 		} else if (!why && (m.flags & VU_FLAG_NEED_REPLY) &&
 			   (vu->pfeatures & BIT(PF_REPLY_ACK))) {
 			uint64_t ok = 0;
@@ -1080,32 +1346,31 @@ static int vu_ctl(struct edge *e)
  * queue pair 0, and waits for no frontend (see vu_ctl()).
  *
  * #syscalls accept4 close
- * Return: 2 if it is now served (poll @e->ctl_fd), 0 if refused or none,
- * -errno on failure
+ * Return: EDGE_ACCEPT_CTL if it is now served (poll EDGE_FD_CTL),
+ * EDGE_ACCEPT_NONE if refused or none, -errno on failure
  */
 static int vu_accept(struct edge *e)
 {
 	struct vu *vu = e->priv;
-	int fd = accept4(e->listen_fd, NULL, NULL,
+	int fd = accept4(vu->listen_fd, NULL, NULL,
 			 SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
 		return errno == EAGAIN || errno == EINTR ||
 				       errno == ECONNABORTED ?
-			       0 :
+			       EDGE_ACCEPT_NONE :
 			       -errno;
 	if (vu->ctl >= 0) {
 		warn("a vhost-user frontend is connected already: refused another");
 		VU_CTR(e, 0, EDGE_REFUSED);
 		close(fd);
-		return 0;
+		return EDGE_ACCEPT_NONE;
 	}
 	vu->ctl = fd;
 	vu->rgot = 0;
-	e->ctl_fd = fd;
 	VU_CTR(e, 0, EDGE_CONNECTS);
 	info("vhost-user frontend connected to %s", vu->path);
-	return 2;
+	return EDGE_ACCEPT_CTL;
 }
 
 /**
@@ -1195,8 +1460,8 @@ static void vu_notify(struct vu_ring *r)
  * left there
  * @e:		edge
  * @q:		queue pair
- * @n:		the frame's place in the batch: its slot of @e->rxbuf[@q]
- *		holds the copy
+ * @n:		the frame's place in the batch: its slot of the pair's
+ *		@rxbuf holds the copy
  * @el:		the frame's chain
  * @hl:		virtio-net header bytes
  *
@@ -1213,7 +1478,8 @@ static void vu_notify(struct vu_ring *r)
 static struct pkt_view vu_rx_view(struct edge *e, unsigned q, unsigned n,
 				  const struct virtq_elem *el, unsigned hl)
 {
-	uint8_t *b = e->rxbuf[q] + (size_t)n * e->frame_max;
+	const struct vu *vu = e->priv;
+	uint8_t *b = vu->pair[q].rxbuf + (size_t)n * e->frame_max;
 	const uint8_t *g = el->iov[0].iov_base;
 	size_t glen = el->iov[0].iov_len, off = 0, split;
 	unsigned k;
@@ -1419,7 +1685,7 @@ static int vu_place(struct vu *vu, struct vu_pair *p, unsigned q,
 	return 0;
 nobuf:
 	/* give back what we took: nothing of it was pushed */
-	r->vq.last_avail = (uint16_t)(r->vq.last_avail - nb);
+	virtq_unpop(&r->vq, nb);
 	return -ENOBUFS;
 }
 
@@ -1590,7 +1856,8 @@ static bool vu_tx_full(const struct edge *e, unsigned q)
  * Return: entries in @iov, with the pair locked until vu_reserve_end();
  * -EBUSY if the ring is empty (stop producing), -ENOBUFS if frames are
  * held or the chains are too small to be worth it (copy this one), -EIO
- * if the ring is not running (not locked then)
+ * if the ring is not running or broke the rules, -EINVAL for a @slot or
+ * @hdr out of range (not locked on any error)
  */
 static int vu_reserve(struct edge *e, unsigned q, unsigned slot, size_t hdr,
 		      size_t max, struct iovec *iov, unsigned iovmax)
@@ -1683,7 +1950,7 @@ static int vu_reserve(struct edge *e, unsigned q, unsigned slot, size_t hdr,
 		return (int)n; /* locked until vu_reserve_end() */
 	}
 	/* nothing worth it: give back what we took, the last taken */
-	r->vq.last_avail = (uint16_t)(r->vq.last_avail - pl->nb);
+	virtq_unpop(&r->vq, pl->nb);
 	pl->nb = 0;
 	ret = -ENOBUFS;
 out:
@@ -1716,8 +1983,7 @@ static void vu_reserve_end(struct edge *e, unsigned q, unsigned slot,
 		left -= pl->used[i];
 		keep = i + 1;
 	}
-	p->ring[0].vq.last_avail =
-		(uint16_t)(p->ring[0].vq.last_avail - (pl->nb - keep));
+	virtq_unpop(&p->ring[0].vq, pl->nb - keep);
 	pl->nb = keep;
 	pthread_mutex_unlock(&p->lock);
 }
@@ -1775,17 +2041,31 @@ static int vu_tx_placed(struct edge *e, unsigned q, unsigned slot,
 }
 
 /**
- * vu_fd() - the fd a shard polls for a queue pair
- * @e:	edge
- * @q:	queue pair
+ * vu_fd() - the fd of a role
+ * @e:		edge
+ * @which:	role
+ * @q:		queue pair, for EDGE_FD_QUEUE
  *
- * Return: the pair's epoll fd
+ * Context: EDGE_FD_CTL: shard 0 (the control path changes it)
+ * Return: the pair's epoll fd (EDGE_FD_QUEUE), the listening socket, the
+ * frontend's connection, the socket file's directory, or -1 if none
  */
-static int vu_fd(const struct edge *e, unsigned q)
+static int vu_fd(const struct edge *e, enum edge_fd which, unsigned q)
 {
 	const struct vu *vu = e->priv;
 
-	return vu->pair[q].epfd;
+	switch (which) {
+	case EDGE_FD_QUEUE:
+		return vu->pair[q].epfd;
+	case EDGE_FD_LISTEN:
+		return vu->listen_fd;
+	case EDGE_FD_CTL:
+		return vu->ctl;
+	case EDGE_FD_DIR:
+		return vu->dirfd;
+	default:
+		return -1;
+	}
 }
 
 /**
@@ -1799,6 +2079,8 @@ static void vu_fini(struct edge *e)
 	struct vu *vu = e->priv;
 	unsigned i;
 
+	if (!vu)
+		return;
 	if (vu->ctl >= 0)
 		close(vu->ctl);
 	vu->ctl = -1;
@@ -1807,13 +2089,14 @@ static void vu_fini(struct edge *e)
 		close(vu->pair[i].epfd);
 		free(vu->pair[i].backlog);
 		free(vu->pair[i].placed);
-		free(e->rxbuf[i]);
+		free(vu->pair[i].rxbuf);
 	}
-	if (e->listen_fd >= 0)
-		close(e->listen_fd);
+	if (vu->listen_fd >= 0)
+		close(vu->listen_fd);
 	if (*vu->path)
-		qsock_path_unlink(e->path_dirfd, vu->path);
+		qsock_path_unlink(vu->dirfd, vu->path);
 	free(vu);
+	e->priv = NULL;
 }
 
 static const struct edge_ops vu_ops = {
@@ -1826,38 +2109,35 @@ static const struct edge_ops vu_ops = {
 
 /**
  * vu_edge_make() - the vhost-user edge, with no frontend and no socket yet
- * @e:		edge to fill
- * @npairs:	queue pairs to offer (one shard each)
- * @offload:	offer checksum and segmentation offloads
- * @mtu:	our MTU
+ * @e:		edge to fill (zeroed)
+ * @a:		@nqueues (queue pairs to offer, one shard each), @offload
+ *		(offer checksum and segmentation offloads), @mtu, @ctr
  *
  * #syscalls:setup epoll_create1
- * Return: 0, or -ENOMEM
+ * Return: the edge's state, or NULL if out of memory
  */
-static int vu_edge_make(struct edge *e, unsigned npairs, bool offload,
-			unsigned mtu)
+static struct vu *vu_edge_make(struct edge *e, const struct edge_args *a)
 {
 	struct vu *vu = calloc(1, sizeof(*vu));
 	unsigned i;
 
 	if (!vu)
-		return -ENOMEM;
-	memset(e, 0, sizeof(*e));
+		return NULL;
 	e->ops = &vu_ops;
 	e->priv = vu;
-	e->nqueues = npairs;
+	e->nqueues = a->nqueues;
 	e->vnet_hdr_len = 12;
 	e->frame_max = 12 + 65536 + 64;
 	e->reconnect = true;
-	e->listen_fd = -1;
-	e->ctl_fd = -1;
-	e->path_dirfd = -1;
+	e->qctr[0] = a->ctr;
 	vu->e = e;
+	vu->dirfd = -1;
+	vu->listen_fd = -1;
 	vu->ctl = -1;
-	vu->npairs = npairs;
-	vu->offload = offload;
-	vu->mtu = mtu;
-	for (i = 0; i < npairs; i++) {
+	vu->npairs = a->nqueues;
+	vu->offload = a->offload;
+	vu->mtu = a->mtu;
+	for (i = 0; i < vu->npairs; i++) {
 		struct vu_pair *p = &vu->pair[i];
 
 		pthread_mutex_init(&p->lock, NULL);
@@ -1865,53 +2145,21 @@ static int vu_edge_make(struct edge *e, unsigned npairs, bool offload,
 		p->ring[0].kick = p->ring[0].call = -1;
 		p->ring[1].kick = p->ring[1].call = -1;
 		p->epfd = epoll_create1(EPOLL_CLOEXEC);
-		e->rxbuf[i] = malloc(EDGE_RX_BATCH * e->frame_max);
+		p->rxbuf = malloc(EDGE_RX_BATCH * e->frame_max);
 		p->backlog = malloc(QVU_BACKLOG);
 		p->placed = calloc(EDGE_PLACE_SLOTS, sizeof(*p->placed));
-		if (p->epfd < 0 || !e->rxbuf[i] || !p->backlog || !p->placed)
-			return -ENOMEM;
+		if (p->epfd < 0 || !p->rxbuf || !p->backlog || !p->placed)
+			return NULL;
 	}
-	return 0;
+	return vu;
 }
 
 /**
- * vu_edge_init() - the vhost-user edge, listening at @path
- * @e:		edge to fill
- * @path:	socket path
- * @npairs:	queue pairs to offer (one shard each)
- * @offload:	offer checksum and segmentation offloads
- * @mtu:	our MTU
- *
- * Return: 0, or -errno (logged)
- */
-int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
-		 bool offload, unsigned mtu)
-{
-	struct vu *vu;
-	int ret = vu_edge_make(e, npairs, offload, mtu);
-
-	if (ret)
-		return ret;
-	vu = e->priv;
-	e->listen_fd = qsock_listen(path);
-	if (e->listen_fd < 0)
-		return e->listen_fd;
-	/* ours to remove at exit only now */
-	snprintf(vu->path, sizeof(vu->path), "%s", path);
-	e->path_dirfd = qsock_path_dir(path);
-	return 0;
-}
-
-/**
- * vu_edge_init_fd() - the vhost-user edge, its frontend already connected
- * on @fd (QEMU 10.1 -netdev passt,vhost-user=on: passt --vhost-user --fd 3)
- * @e:		edge to fill
- * @fd:		connected unix stream socket; on 0 the edge owns it (vu_fini()
- *		closes it), on error the caller still does
- * @ctr:	counters of shard 0, which serves the control connection
- * @npairs:	queue pairs to offer (one shard each)
- * @offload:	offer checksum and segmentation offloads
- * @mtu:	our MTU
+ * vu_edge_connected() - the frontend came connected on @fd (QEMU 10.1
+ * -netdev passt,vhost-user=on: passt --vhost-user --fd 3)
+ * @vu:		state
+ * @fd:		connected unix stream socket; on 0 the edge owns it
+ *		(vu_fini() closes it), on error the caller still does
  *
  * There is no listening socket and no socket file: when this frontend
  * leaves, nobody else can come, so the edge does not wait for one
@@ -1920,17 +2168,12 @@ int vu_edge_init(struct edge *e, const char *path, unsigned npairs,
  * #syscalls:setup getsockopt fcntl
  * Return: 0, or -errno (logged)
  */
-int vu_edge_init_fd(struct edge *e, int fd, uint64_t *ctr, unsigned npairs,
-		    bool offload, unsigned mtu)
+static int vu_edge_connected(struct vu *vu, int fd)
 {
-	int ret = vu_edge_make(e, npairs, offload, mtu), v = 0, fl;
-	socklen_t sl = sizeof(v);
-	struct vu *vu;
+	socklen_t sl = sizeof(int);
+	int v = 0, fl, ret;
 
-	if (ret)
-		return ret;
-	vu = e->priv;
-	e->reconnect = false;
+	vu->e->reconnect = false;
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &sl) || v != AF_UNIX ||
 	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &sl) || v != SOCK_STREAM) {
 		err("--vhost-user --fd %d: not a unix stream socket", fd);
@@ -1946,8 +2189,42 @@ int vu_edge_init_fd(struct edge *e, int fd, uint64_t *ctr, unsigned npairs,
 	}
 	vu->ctl = fd;
 	vu->rgot = 0;
-	e->ctl_fd = fd;
-	ctr_add(&ctr[CTR_EDGE_CONNECTS], 1);
+	VU_CTR(vu->e, 0, EDGE_CONNECTS);
 	info("vhost-user frontend connected on fd %d", fd);
+	return 0;
+}
+
+/**
+ * vu_edge_init() - the vhost-user edge: --vhost-user listening at @a->path,
+ * or its frontend already connected on @a->fd
+ * @e:		edge to fill (zeroed)
+ * @a:		@path or @fd (see vu_edge_connected()), @nqueues (queue
+ *		pairs to offer, one shard each), @offload (offer checksum
+ *		and segmentation offloads), @mtu (our MTU), @ctr (counters of
+ *		shard 0, which serves the control connection)
+ *
+ * Return: 0, or -errno (logged)
+ */
+int vu_edge_init(struct edge *e, const struct edge_args *a)
+{
+	struct vu *vu = vu_edge_make(e, a);
+
+	if (!vu)
+		return -ENOMEM;
+	if (!a->path) {
+		snprintf(e->where, sizeof(e->where),
+			 "vhost-user socket fd %d (%u queue pair(s))", a->fd,
+			 vu->npairs);
+		return vu_edge_connected(vu, a->fd);
+	}
+	snprintf(e->where, sizeof(e->where),
+		 "vhost-user socket %s (%u queue pair(s))", a->path,
+		 vu->npairs);
+	vu->listen_fd = qsock_listen(a->path);
+	if (vu->listen_fd < 0)
+		return vu->listen_fd;
+	/* ours to remove at exit only now */
+	snprintf(vu->path, sizeof(vu->path), "%s", a->path);
+	vu->dirfd = qsock_path_dir(a->path);
 	return 0;
 }

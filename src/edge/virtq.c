@@ -42,6 +42,8 @@
  *     Pairs with the guest's full barrier between storing avail->idx and
  *     reading used->flags / avail_event before deciding to kick. Closes
  *     the lost kick: we see an empty ring while the guest sees "no kick".
+ *   - virtq_kick_on_more(): the same fence and pair, after it stores
+ *     used->flags / avail_event.
  *
  * Host byte order: little-endian is assumed nowhere; le16toh() and
  * friends convert (no-ops on x86).
@@ -511,20 +513,17 @@ bool virtq_should_notify(struct virtq *vq)
 }
 
 /**
- * virtq_kick_enable() - ask the guest for a kick when it adds buffers
+ * virtq_kick_on_more() - ask for a kick when the guest adds chains beyond
+ * those it has made available now (they are too few for what the device
+ * needs next)
  * @vq:		virtqueue
- * @on:		true: kicks wanted (clear VIRTQ_USED_F_NO_NOTIFY, or with
- *		EVENT_IDX set avail_event to @last_avail); false: not needed
- *		while we are polling anyway (set VIRTQ_USED_F_NO_NOTIFY; with
- *		EVENT_IDX nothing is written)
  *
- * With EVENT_IDX the guest looks at avail_event, not at used->flags, so
- * turning kicks off writes nothing: an avail_event left behind costs at
- * most a spurious kick once the guest's index comes round to it.
+ * With EVENT_IDX, avail_event is set to the guest's avail index now; else
+ * VIRTQ_USED_F_NO_NOTIFY is cleared. A full barrier follows the store.
  *
- * After enabling, the caller must check virtq_avail() once more (the guest
- * may have added buffers before it saw the change): a full barrier here
- * orders the store before that load.
+ * Return: the avail index seen; if a fresh virtq_avail() + @last_avail
+ * differs, the guest added chains before it could see the request and
+ * the caller looks again
  */
 uint16_t virtq_kick_on_more(struct virtq *vq)
 {
@@ -541,6 +540,22 @@ uint16_t virtq_kick_on_more(struct virtq *vq)
 	return idx;
 }
 
+/**
+ * virtq_kick_enable() - ask the guest for a kick when it adds buffers
+ * @vq:		virtqueue
+ * @on:		true: kicks wanted (clear VIRTQ_USED_F_NO_NOTIFY, or with
+ *		EVENT_IDX set avail_event to @last_avail); false: not needed
+ *		while we are polling anyway (set VIRTQ_USED_F_NO_NOTIFY; with
+ *		EVENT_IDX nothing is written)
+ *
+ * With EVENT_IDX the guest looks at avail_event, not at used->flags, so
+ * turning kicks off writes nothing: an avail_event left behind costs at
+ * most a spurious kick once the guest's index comes round to it.
+ *
+ * After enabling, the caller must check virtq_avail() once more (the guest
+ * may have added buffers before it saw the change): a full barrier here
+ * orders the store before that load.
+ */
 void virtq_kick_enable(struct virtq *vq, bool on)
 {
 	if (vq->event_idx) {

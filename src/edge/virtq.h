@@ -182,6 +182,21 @@ int virtq_pop(struct virtq *vq, const struct vu_mem *m, bool writable,
 	      struct virtq_elem *el);
 
 /**
+ * virtq_unpop() - give back the chains taken last, none of them pushed:
+ * the next virtq_pop() takes them again
+ * @vq:		virtqueue
+ * @n:		how many of the chains virtq_pop() returned last to give back
+ *
+ * For a device that took chains for a frame and found too few, or more
+ * than the frame needed; the caller kept the ring to itself since (its
+ * lock held), so the chains given back are the last ones taken.
+ */
+static inline void virtq_unpop(struct virtq *vq, unsigned n)
+{
+	vq->last_avail = (uint16_t)(vq->last_avail - n);
+}
+
+/**
  * virtq_push() - put a used chain in the used ring (not yet visible)
  * @vq:		virtqueue
  * @head:	the chain's head index

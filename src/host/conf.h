@@ -58,9 +58,10 @@ struct fwd_spec {
  * @CONF_EDGE_DGRAM:	--dgram: unix datagram socket, a frame per datagram
  * @CONF_EDGE_FD:	--fd: an already connected stream socket
  * @CONF_EDGE_VU:	--vhost-user: a VM's virtio-net backend
+ * @CONF_EDGE_NUM:	kinds (main.c's edge_kinds[] has a row for each)
  */
 enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
-		 CONF_EDGE_VU };
+		 CONF_EDGE_VU, CONF_EDGE_NUM };
 
 /**
  * enum conf_addr_model - where the guest's addresses come from

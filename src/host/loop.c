@@ -32,7 +32,7 @@ _Static_assert(FX_SLOTS <= EDGE_PLACE_SLOTS, "every frame slot may be placed");
 #define FALLBACK_INFLIGHT (4U << 20)
 
 const char *const ep_type_str[] = {
-	[EP_TAP] = "TAP",
+	[EP_EDGE] = "EDGE",
 	[EP_TIMER] = "TIMER",
 	[EP_SIGNAL] = "SIGNAL",
 	[EP_LISTEN] = "LISTEN",
@@ -212,10 +212,28 @@ static void shard_listen_resume(struct shard *sh)
 	fwd_resume(sh);
 	splice_resume(sh);
 	if (sh->edge_listen_paused) {
+		struct edge *e = sh->edge;
+
 		sh->edge_listen_paused = false;
-		shard_listen_arm(sh, sh->edge->listen_fd,
+		shard_listen_arm(sh, e->ops->fd(e, EDGE_FD_LISTEN, 0),
 				 EP_DATA(EP_EDGE_LISTEN, 0));
 	}
+}
+
+/**
+ * shard_edge_poll() - poll one of the edge's fds, if it has one now
+ * @sh:		shard
+ * @which:	the fd's role (for EDGE_FD_QUEUE: of the shard's queue)
+ * @type:	its epoll type (index 0)
+ *
+ * Return: 0 (also when the edge has no such fd), or -1 with errno set
+ */
+static int shard_edge_poll(struct shard *sh, enum edge_fd which,
+			   enum ep_type type)
+{
+	int fd = sh->edge->ops->fd(sh->edge, which, sh->q);
+
+	return fd >= 0 ? shard_ep_add(sh, fd, EPOLLIN, EP_DATA(type, 0)) : 0;
 }
 
 /**
@@ -380,13 +398,10 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 		sh->reserve_fd = fd_spare_make(sh->timerfd);
 	if (sh->epfd < 0 || sh->timerfd < 0)
 		return -errno;
-	if ((e->ops->fd(e, sh->q) >= 0 &&
-	     shard_ep_add(sh, e->ops->fd(e, sh->q), EPOLLIN, EP_DATA(EP_TAP, 0))) ||
-	    (e->listen_fd >= 0 && !id &&
-	     shard_ep_add(sh, e->listen_fd, EPOLLIN, EP_DATA(EP_EDGE_LISTEN, 0))) ||
+	if (shard_edge_poll(sh, EDGE_FD_QUEUE, EP_EDGE) ||
+	    (!id && shard_edge_poll(sh, EDGE_FD_LISTEN, EP_EDGE_LISTEN)) ||
 	    /* a control connection there from the start (--fd) */
-	    (e->ctl_fd >= 0 && !id &&
-	     shard_ep_add(sh, e->ctl_fd, EPOLLIN, EP_DATA(EP_EDGE_CTL, 0))) ||
+	    (!id && shard_edge_poll(sh, EDGE_FD_CTL, EP_EDGE_CTL)) ||
 	    shard_ep_add(sh, sh->timerfd, EPOLLIN, EP_DATA(EP_TIMER, 0)))
 		return -errno;
 	sh->edge_gen = e->gen;
@@ -578,7 +593,7 @@ static void shard_impair_release(struct shard *sh)
 		shard_tx_result(sh, sh->edge->ops->tx(sh->edge, sh->q,
 			&(struct iovec){ .iov_base = (void *)p, .iov_len = len },
 			1), p, len);
-		/* a socket edge gathers: out before the copy is freed */
+		/* an edge may gather: out before the copy is freed */
 		if (sh->edge->ops->flush &&
 		    sh->edge->ops->flush(sh->edge, sh->q) == -ECONNRESET)
 			sh->edge_lost = true;
@@ -715,7 +730,8 @@ static void shard_edge_changed(struct shard *sh)
 }
 
 /**
- * shard_edge_accept() - a guest connects to a socket edge
+ * shard_edge_accept() - a guest (or a vhost-user frontend) connects to
+ * the edge's listening socket (shard 0)
  * @sh:	shard
  *
  * Return: 0, or -errno if the listening socket failed
@@ -726,8 +742,10 @@ static int shard_edge_accept(struct shard *sh)
 	int ret = e->ops->accept(e);
 
 	if (ret == -EMFILE || ret == -ENFILE) {
+		int lfd = e->ops->fd(e, EDGE_FD_LISTEN, 0);
+
 		/* not the end of the gateway: refuse, pause, try again */
-		ret = (int)shard_accept_nofd(sh, e->listen_fd,
+		ret = (int)shard_accept_nofd(sh, lfd,
 					     EP_DATA(EP_EDGE_LISTEN, 0), -ret,
 					     false, 1);
 		sh->edge_listen_paused = true;
@@ -735,13 +753,12 @@ static int shard_edge_accept(struct shard *sh)
 			ret);
 		return 0;
 	}
-	if (ret <= 0)
+	if (ret < 0)
 		return ret;
-	if (ret == 2) /* a control connection (vhost-user) */
-		return shard_ep_add(sh, e->ctl_fd, EPOLLIN,
-				    EP_DATA(EP_EDGE_CTL, 0)) ? -errno : 0;
-	if (shard_ep_add(sh, e->ops->fd(e, sh->q), EPOLLIN, EP_DATA(EP_TAP, 0)))
-		return -errno;
+	if (ret == EDGE_ACCEPT_CTL) /* a control connection (vhost-user) */
+		return shard_edge_poll(sh, EDGE_FD_CTL, EP_EDGE_CTL) ? -errno : 0;
+	if (ret == EDGE_ACCEPT_GUEST)
+		return shard_edge_poll(sh, EDGE_FD_QUEUE, EP_EDGE) ? -errno : 0;
 	return 0;
 }
 
@@ -768,12 +785,12 @@ static void shard_edge_ctl(struct shard *sh)
 }
 
 /**
- * shard_tap_rx() - read and handle batches of frames from the edge
+ * shard_edge_rx() - read and handle batches of frames from the edge
  * @sh:	shard
  *
  * Return: 0, or -errno if the edge is gone
  */
-static int shard_tap_rx(struct shard *sh)
+static int shard_edge_rx(struct shard *sh)
 {
 	struct pkt_view v[EDGE_RX_BATCH];
 	unsigned hl = sh->edge->vnet_hdr_len;
@@ -1055,8 +1072,8 @@ int shard_run(struct shard *sh,
 			uint64_t d = ev[i].data.u64;
 
 			switch (EP_TYPE(d)) {
-			case EP_TAP:
-				ret = shard_tap_rx(sh);
+			case EP_EDGE:
+				ret = shard_edge_rx(sh);
 				if (ret)
 					return ret;
 				break;
@@ -1113,9 +1130,9 @@ int shard_run(struct shard *sh,
 				ASSERT(0);
 			}
 		}
-		/* frames a socket edge holds that poll does not announce */
+		/* frames the edge holds that poll does not announce */
 		if (sh->edge->rx_pending[sh->q] && !sh->edge_lost) {
-			ret = shard_tap_rx(sh);
+			ret = shard_edge_rx(sh);
 			if (ret)
 				return ret;
 		}

@@ -20,7 +20,7 @@
 
 /* epoll data: type in the high 32 bits, index in the low ones */
 enum ep_type {
-	EP_TAP,
+	EP_EDGE,	/* the edge queue this shard serves (EDGE_FD_QUEUE) */
 	EP_TIMER,
 	EP_SIGNAL,
 	EP_LISTEN,
@@ -32,8 +32,8 @@ enum ep_type {
 	EP_DNS,
 	EP_MBOX,
 	EP_SPLICE,	/* splice.c: spliced sockets, namespace helper */
-	EP_EDGE_LISTEN,	/* a socket edge's listening socket */
-	EP_EDGE_CTL,	/* an edge's control connection (vhost-user) */
+	EP_EDGE_LISTEN,	/* the edge's listening socket (EDGE_FD_LISTEN) */
+	EP_EDGE_CTL,	/* the edge's control connection (EDGE_FD_CTL) */
 	EP_CTL,		/* main thread's control fd: the slirp4netns exit
 			 * fd (the API socket is the control thread's) */
 	EP_FWD_AUTO,	/* fwdauto.c: the rescan timer */
@@ -229,7 +229,7 @@ struct shard_group {
  *		fds (fd_spare_refuse()); -1 while it could not be made again
  * @listen_resume_ns: when the paused listeners are armed again
  *		(UINT64_MAX: none is paused)
- * @edge_listen_paused: the socket edge's listener is paused (out of fds)
+ * @edge_listen_paused: the edge's listener is paused (out of fds)
  * @ulisteners:	published UDP ports, as @listeners
  * @nulisteners: slots in use or freed in @ulisteners
  * @ulisteners_cap: slots allocated in @ulisteners

@@ -129,7 +129,9 @@ static void edge_setup(void)
 	snprintf(sock_dir, sizeof(sock_dir), "/tmp/fuzz_vu_msg.XXXXXX");
 	FZ_CHECK(mkdtemp(sock_dir));
 	snprintf(sock_path, sizeof(sock_path), "%s/vu.sock", sock_dir);
-	FZ_CHECK(!vu_edge_init(&edge, sock_path, NPAIRS, true, 65520));
+	FZ_CHECK(!vu_edge_init(&edge, &(const struct edge_args){
+		.path = sock_path, .fd = -1, .nqueues = NPAIRS,
+		.offload = true, .mtu = 65520 }));
 	for (i = 0; i < NPAIRS; i++)
 		edge.qctr[i] = ctrs[i];
 	atexit(cleanup);
@@ -234,7 +236,7 @@ static void drive_ctl(bool *up)
 		/* each call handles at most VU_CTL_BATCH messages: the
 		 * input has fewer than 64 KiB of them */
 		FZ_CHECK(rounds < 4096);
-		pfd.fd = edge.ctl_fd;
+		pfd.fd = edge.ops->fd(&edge, EDGE_FD_CTL, 0);
 		if (poll(&pfd, 1, 0) != 1)
 			return;
 		if (edge.ops->ctl(&edge) < 0)
@@ -318,7 +320,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
 	FZ_CHECK(cfd >= 0 && !connect(cfd, (struct sockaddr *)&sa, sizeof(sa)));
-	FZ_CHECK(edge.ops->accept(&edge) == 2);
+	FZ_CHECK(edge.ops->accept(&edge) == EDGE_ACCEPT_CTL);
 	up = true;
 
 	while (off + 2 <= size) {
