@@ -95,7 +95,7 @@
 #define TCP_SYN_RETRIES 5
 #define TCP_DATA_RETRIES 12
 #define TCP_RTO_MAX_NS (10ULL * 1000 * 1000 * 1000)
-#define TCP_PTO_SLACK_NS (2ULL * 1000 * 1000) /* a probe waits 2 SRTT + this */
+#define TCP_PTO_SLACK_NS (10ULL * 1000 * 1000) /* a probe waits 2 SRTT + this */
 #define TCP_DEFAULT_MSS 536
 #define TCP_INITIAL_SPACE 65535
 
@@ -189,7 +189,8 @@ static void tcp_arm(struct core *c, struct tcp_flow *f, uint64_t when_ns)
  *
  * With a round-trip sample, at least two full segments out and no
  * timeout since the last progress, the deadline is a probe timeout of
- * 2 * SRTT + 2 ms (the tail loss probe of RFC 8985), doubled for each
+ * 2 * SRTT + 10 ms (the tail loss probe of RFC 8985, with room for a
+ * guest or a gateway that waits for a CPU on a busy host), doubled for each
  * probe already sent, while that is shorter than the RTO: a guest
  * acknowledges every second full segment at once, so only a lost frame,
  * a lost retransmission or a lost ACK keeps it silent that long. One

@@ -1028,6 +1028,7 @@ int shard_run(struct shard *sh,
 	      void *arg)
 {
 	struct epoll_event ev[64];
+	bool timer_due = false;
 	int ret;
 
 	/* deadlines the core set at start-up (the first router
@@ -1078,7 +1079,7 @@ int shard_run(struct shard *sh,
 					return ret;
 				break;
 			case EP_TIMER:
-				shard_timer(sh);
+				timer_due = true; /* after this batch's input */
 				break;
 			case EP_LISTEN:
 				fwd_accept(sh, EP_IDX(d));
@@ -1135,6 +1136,12 @@ int shard_run(struct shard *sh,
 			ret = shard_edge_rx(sh);
 			if (ret)
 				return ret;
+		}
+		/* deadlines last: an ACK that came in the same wake-up as
+		 * its flow's timer ends the wait before a resend is made */
+		if (timer_due) {
+			shard_timer(sh);
+			timer_due = false;
 		}
 		if (sh->imp)
 			shard_impair_release(sh);

@@ -75,7 +75,7 @@ run_case() {
 	fi
 	stop_slipway
 	check_gates
-	expect_ctr TCP_RETRANS_BYTES -eq 0
+	expect_no_loss_resend
 	expect_ctr EDGE_TX_DROPPED -eq 0
 	expect_ctr EDGE_VU_RX_NOBUF -eq 0
 	results+=("$(printf '%-28s gso frames from guest %6s, to guest %6s' "$case" \

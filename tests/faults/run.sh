@@ -45,12 +45,16 @@ start_edge_guest() {
 	g ip route add default via 10.0.2.2
 }
 
-# expect LIST: every NAME>N / NAME=N condition holds
+# expect LIST: every NAME>N / NAME=N condition holds; NO_LOSS_RESEND:
+# expect_no_loss_resend (lib.sh)
 expect() {
 	local c name op val
 	IFS=, read -ra conds <<<"$1"
 	for c in "${conds[@]}"; do
-		if [[ $c == *'>'* ]]; then
+		if [ "$c" = NO_LOSS_RESEND ]; then
+			expect_no_loss_resend
+			continue
+		elif [[ $c == *'>'* ]]; then
 			name=${c%%>*} op=-gt val=${c#*>}
 		else
 			name=${c%%=*} op=-eq val=${c#*=}

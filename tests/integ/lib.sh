@@ -202,6 +202,16 @@ expect_ctr() {
 	[ "$v" "$2" "$3" ] || fail "counter $1 = $v, expected $2 $3"
 }
 
+# expect_no_loss_resend: nothing was resent because of a loss: no RTO,
+# and at most one segment (64 KiB) per probe timeout, which a guest or a
+# gateway that waits for a CPU on a busy machine can trigger
+expect_no_loss_resend() {
+	local pto
+	expect_ctr TCP_RTO_FIRED -eq 0
+	pto=$(ctr TCP_PTO_FIRED) || fail "no counter TCP_PTO_FIRED"
+	expect_ctr TCP_RETRANS_BYTES -le $((pto * 65536))
+}
+
 # check_gates: the integrity gates every clean run must hold
 check_gates() {
 	local z
