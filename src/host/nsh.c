@@ -204,33 +204,47 @@ ssize_t nsh_fds_recv(int sock, void *buf, size_t len, int flags, int *fds,
 }
 
 /**
- * nsh_bind_lo() - bind a socket to the loopback address, even with lo down
- * @fd:		the socket
- * @family:	its family, AF_INET or AF_INET6 (then made IPv6-only)
- * @port:	port, host order
+ * nsh_socket_lo() - a socket on the loopback address, even with lo down
+ * @family:	AF_INET or AF_INET6 (then made IPv6-only)
+ * @type:	SOCK_STREAM (then listening) or SOCK_DGRAM
+ * @port:	port to bind, host order
  *
- * Freebind, as the guest may bring lo up later (--no-config).
+ * Freebind, as the guest may bring lo up later (--no-config). A stream
+ * socket gets SO_REUSEADDR before it binds.
  *
  * Context: helper only
- * #syscalls:setup setsockopt bind
- * Return: 0, or -1 with errno set (by bind())
+ * #syscalls:setup socket setsockopt bind listen close
+ * Return: the socket (non-blocking, close-on-exec), or -errno (then
+ * nothing is open)
  */
-static int nsh_bind_lo(int fd, int family, uint16_t port)
+static int nsh_socket_lo(int family, int type, uint16_t port)
 {
 	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
 				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
 	struct sockaddr_in s4 = { .sin_family = AF_INET,
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int one = 1;
+	int one = 1, s, e, ret;
 
+	s = socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	if (type == SOCK_STREAM)
+		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	s4.sin_port = s6.sin6_port = htons(port);
 	if (family == AF_INET6) {
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-		setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &one, sizeof(one));
-		return bind(fd, (struct sockaddr *)&s6, sizeof(s6));
+		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		setsockopt(s, IPPROTO_IPV6, IPV6_FREEBIND, &one, sizeof(one));
+		ret = bind(s, (struct sockaddr *)&s6, sizeof(s6));
+	} else {
+		setsockopt(s, IPPROTO_IP, IP_FREEBIND, &one, sizeof(one));
+		ret = bind(s, (struct sockaddr *)&s4, sizeof(s4));
 	}
-	setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one, sizeof(one));
-	return bind(fd, (struct sockaddr *)&s4, sizeof(s4));
+	if (ret || (type == SOCK_STREAM && listen(s, 1024))) {
+		e = errno;
+		close(s);
+		return -e;
+	}
+	return s;
 }
 
 /**
@@ -247,8 +261,8 @@ static int nsh_bind_lo(int fd, int family, uint16_t port)
 static int nsh_make(const struct nsh_req *req, long len, int *fds,
 		    unsigned *nfds)
 {
-	int one = 1, fd, e;
 	unsigned i;
+	int fd;
 
 	*nfds = 0;
 	if (len != (long)sizeof(*req) ||
@@ -267,33 +281,14 @@ static int nsh_make(const struct nsh_req *req, long len, int *fds,
 		}
 		return 0;
 	case NSH_OP_LISTEN:
-		if (!req->port)
-			return EINVAL;
-		fd = socket(req->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			    0);
-		if (fd < 0)
-			return errno;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (nsh_bind_lo(fd, req->family, req->port) ||
-		    listen(fd, 1024)) {
-			e = errno;
-			close(fd);
-			return e;
-		}
-		fds[(*nfds)++] = fd;
-		return 0;
 	case NSH_OP_UDP:
 		if (!req->port)
 			return EINVAL;
-		fd = socket(req->family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			    0);
+		fd = nsh_socket_lo(req->family, req->op == NSH_OP_LISTEN ?
+						SOCK_STREAM : SOCK_DGRAM,
+				   req->port);
 		if (fd < 0)
-			return errno;
-		if (nsh_bind_lo(fd, req->family, req->port)) {
-			e = errno;
-			close(fd);
-			return e;
-		}
+			return -fd;
 		fds[(*nfds)++] = fd;
 		return 0;
 	case NSH_OP_DIAG:
