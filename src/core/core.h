@@ -449,6 +449,33 @@ static inline void fx_slot_commit(struct fx *fx, uint32_t len)
 	fx->frame_len[fx->nframes++] = len;
 }
 
+/**
+ * fx_intent_add() - queue a new intent
+ * @fx:		effects batch
+ * @type:	enum fx_intent_type
+ * @flow:	index of the flow it is about (0 when about none)
+ * @sock:	host socket it acts on, or -1
+ *
+ * The host drains intents after every core call: a full list is a bug.
+ *
+ * Return: the intent, @type, @flow and @sock set and every other field
+ *	   zero, to fill in
+ */
+static inline struct fx_intent *fx_intent_add(struct fx *fx,
+					      enum fx_intent_type type,
+					      uint32_t flow, int32_t sock)
+{
+	struct fx_intent *it;
+
+	ASSERT(fx->nintents < FX_MAX_INTENTS);
+	it = &fx->intents[fx->nintents++];
+	memset(it, 0, sizeof(*it));
+	it->type = (uint8_t)type;
+	it->flow = flow;
+	it->sock = sock;
+	return it;
+}
+
 struct tcp_flow;
 struct udp_flow;
 

@@ -192,16 +192,7 @@ static struct fx_intent *tcp_intent(struct core *c, struct fx *fx,
 				    enum fx_intent_type type,
 				    const struct tcp_flow *f)
 {
-	struct fx_intent *it;
-
-	/* The host drains intents after every core call: a full list is a bug */
-	ASSERT(fx->nintents < FX_MAX_INTENTS);
-	it = &fx->intents[fx->nintents++];
-	memset(it, 0, sizeof(*it));
-	it->type = (uint8_t)type;
-	it->flow = tcp_flow_idx(c, f);
-	it->sock = f->sock;
-	return it;
+	return fx_intent_add(fx, type, tcp_flow_idx(c, f), f->sock);
 }
 
 /**

@@ -167,15 +167,7 @@ static struct fx_intent *udp_intent(struct core *c, struct fx *fx,
 				    enum fx_intent_type type,
 				    const struct udp_flow *f)
 {
-	struct fx_intent *it;
-
-	ASSERT(fx->nintents < FX_MAX_INTENTS);
-	it = &fx->intents[fx->nintents++];
-	memset(it, 0, sizeof(*it));
-	it->type = (uint8_t)type;
-	it->flow = udp_flow_idx(c, f);
-	it->sock = f->sock;
-	return it;
+	return fx_intent_add(fx, type, udp_flow_idx(c, f), f->sock);
 }
 
 /**
@@ -581,13 +573,8 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 		return;
 	}
 	if (dport == 53 && core_addr_is_dns(c, daddr)) {
-		struct fx_intent *it;
+		struct fx_intent *it = fx_intent_add(fx, FX_DNS_QUERY, 0, -1);
 
-		ASSERT(fx->nintents < FX_MAX_INTENTS);
-		it = &fx->intents[fx->nintents++];
-		memset(it, 0, sizeof(*it));
-		it->type = FX_DNS_QUERY;
-		it->sock = -1;
 		it->data_owner = FX_DATA_RXBATCH;
 		it->data = v.p;
 		it->len = (uint32_t)v.len;
