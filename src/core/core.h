@@ -867,6 +867,38 @@ static inline bool core_addr_is_dns(const struct core *c, const uint8_t *a)
 }
 
 /**
+ * icmp6_begin() - start an ICMPv6 message to the guest in a frame slot
+ * @c:		core
+ * @fx:		effects batch
+ * @daddr:	destination address (the guest's, or a multicast group)
+ * @len:	message length (ICMPv6 header included)
+ * @type:	ICMPv6 type
+ * @code:	ICMPv6 code
+ *
+ * Return: the message, behind the IPv6 header, with @type and @code set,
+ *	   for icmp6_send() once it is written; NULL if no slot is free
+ */
+uint8_t *icmp6_begin(struct core *c, struct fx *fx, const uint8_t *daddr,
+		     size_t len, uint8_t type, uint8_t code);
+
+/**
+ * icmp6_send() - finish an ICMPv6 message from icmp6_begin() and queue it
+ * @c:		core
+ * @fx:		effects batch
+ * @m:		the message icmp6_begin() returned, written
+ * @saddr:	source address
+ * @daddr:	destination address (as given to icmp6_begin())
+ * @hop_limit:	hop limit
+ * @len:	message length (as given to icmp6_begin())
+ *
+ * Writes the IPv6 header and the complete checksum (ICMPv6 has no
+ * offload here).
+ */
+void icmp6_send(struct core *c, struct fx *fx, uint8_t *m,
+		const uint8_t *saddr, const uint8_t *daddr, uint8_t hop_limit,
+		size_t len);
+
+/**
  * icmp6_send_unreach() - tell the guest an IPv6 destination is unreachable
  * @c:		core
  * @code:	ICMPv6 code (0 no route, 1 administratively prohibited,
