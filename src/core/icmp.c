@@ -45,7 +45,7 @@ void icmp4_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 		return;
 	}
 	if (daddr != c->conf.gw4_be) {
-		icmp4_echo_out(c, iph, v, now_ns, fx);
+		icmp_echo_out(c, iph, v, now_ns, fx);
 		return;
 	}
 	if (core_l3_off(c) + IP4_HLEN + v.len > fx->slot_size) {

@@ -604,36 +604,19 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 }
 
 /**
- * icmp4_echo_out() - an echo request for a host other than the gateway
+ * icmp_echo_out() - an echo request for a host other than ours, either family
  * @c:		core
- * @iph:	IPv4 header of the request
- * @v:		the ICMP message (type 8), validated length >= 8
- * @now_ns:	monotonic time
- * @fx:		effects out
- */
-void icmp4_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
-		    uint64_t now_ns, struct fx *fx)
-{
-	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN];
-
-	addr_from_ip(iph, saddr, daddr);
-	udp_flow_from_guest(c, UDPK_ICMP, saddr, rd16(v.p + 4), daddr, 0, v.p,
-			    v.len, now_ns, fx);
-}
-
-/**
- * icmp6_echo_out() - an ICMPv6 echo request for a host not ours
- * @c:		core
- * @iph:	IPv6 header of the request
- * @v:		the ICMPv6 message (type 128, code 0), length >= 8
+ * @iph:	IPv4 or IPv6 header of the request
+ * @v:		the ICMP (type 8) or ICMPv6 (type 128) message, code 0,
+ *		validated length >= 8
  * @now_ns:	monotonic time
  * @fx:		effects out
  *
- * As for IPv4: keyed by the guest's echo id, sent on an ICMPv6 ping
- * socket (the kernel puts its own id in and computes the checksum).
+ * Keyed by the guest's echo id, sent on a ping socket of the family (the
+ * kernel puts its own id in and computes the checksum).
  */
-void icmp6_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
-		    uint64_t now_ns, struct fx *fx)
+void icmp_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
+		   uint64_t now_ns, struct fx *fx)
 {
 	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN];
 

@@ -92,27 +92,17 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 	       uint64_t now_ns, struct fx *fx);
 
 /**
- * icmp4_echo_out() - an echo request for a host other than the gateway
+ * icmp_echo_out() - an echo request for a host other than ours, either family
  * @c:		core
- * @iph:	IPv4 header of the request
- * @v:		the ICMP message (type 8), validated length >= 8
+ * @iph:	IPv4 header (request for a host other than the gateway) or
+ *		IPv6 header (destination unicast, usable, not ours; conf.ipv6)
+ * @v:		the ICMP (type 8) or ICMPv6 (type 128) message, length >= 8
  * @now_ns:	monotonic time
- * @fx:		effects out (FX_DGRAM_OPEN/FX_DGRAM_SEND on a ping socket)
+ * @fx:		effects out (FX_DGRAM_OPEN/FX_DGRAM_SEND on a ping socket of
+ *		the family)
  */
-void icmp4_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
-		    uint64_t now_ns, struct fx *fx);
-
-/**
- * icmp6_echo_out() - an ICMPv6 echo request for a host not ours
- * @c:		core (conf.ipv6)
- * @iph:	IPv6 header of the request (destination unicast, usable)
- * @v:		the ICMPv6 message (type 128)
- * @now_ns:	monotonic time
- * @fx:		effects out (FX_DGRAM_OPEN/FX_DGRAM_SEND on an ICMPv6 ping
- *		socket)
- */
-void icmp6_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
-		    uint64_t now_ns, struct fx *fx);
+void icmp_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
+		   uint64_t now_ns, struct fx *fx);
 
 /**
  * udp_payload_slot() - where the host puts a datagram for the guest
