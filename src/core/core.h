@@ -197,7 +197,8 @@ struct dhcp4_conf {
  *			as from libslirp, instead of RST or port unreachable
  * @mtu:		guest MTU (IP packet size)
  * @vnet_hdr_len:	virtio-net header size on the edge (0, 10 or 12)
- * @csum_offload:	the edge honours NEEDS_CSUM toward the guest
+ * @csum_offload:	the edge honours NEEDS_CSUM toward the guest (needs a
+ *			@vnet_hdr_len: the flag travels in that header)
  * @ws_shift:		window scale we advertise to the guest
  * @max_flows:		size of the flow table
  * @rto_min_ns:		initial retransmission timeout toward the guest

@@ -219,6 +219,7 @@ size_t udp_payload_max(const struct core *c, const struct fx *fx, bool v6)
  * udp_finish() - write the headers of a datagram already in the slot
  * @c:		core
  * @fx:		effects batch
+ * @v6:		over IPv6 (else IPv4)
  * @saddr:	source address (IPv4 v4-mapped)
  * @sport:	source port
  * @daddr:	destination address, same family
@@ -227,12 +228,11 @@ size_t udp_payload_max(const struct core *c, const struct fx *fx, bool v6)
  *
  * Return: 0, or -1 if no slot was free
  */
-static int udp_finish(struct core *c, struct fx *fx, const uint8_t *saddr,
-		      uint16_t sport, const uint8_t *daddr, uint16_t dport,
-		      size_t len)
+static int udp_finish(struct core *c, struct fx *fx, bool v6,
+		      const uint8_t *saddr, uint16_t sport,
+		      const uint8_t *daddr, uint16_t dport, size_t len)
 {
 	uint8_t *slot = fx_slot_next(fx), *ip, *uh;
-	bool v6 = !addr_is4(daddr);
 	size_t l4 = UDP_HLEN + len, iphlen = v6 ? IP6_HLEN : IP4_HLEN;
 	struct vnet_hdr vh = { 0 };
 	uint32_t sum;
@@ -281,6 +281,39 @@ static int udp_finish(struct core *c, struct fx *fx, const uint8_t *saddr,
 }
 
 /**
+ * udp_copy_send() - send a datagram to the guest, copying it
+ * @c:		core
+ * @fx:		effects out
+ * @v6:		over IPv6 (else IPv4)
+ * @saddr:	source address (IPv4 v4-mapped)
+ * @sport:	source port
+ * @daddr:	destination address
+ * @dport:	destination port
+ * @data:	payload
+ * @len:	payload length
+ *
+ * Return: 0, or -1 if it did not fit or no slot was free (counted)
+ */
+static int udp_copy_send(struct core *c, struct fx *fx, bool v6,
+			 const uint8_t *saddr, uint16_t sport,
+			 const uint8_t *daddr, uint16_t dport,
+			 const uint8_t *data, size_t len)
+{
+	uint8_t *p = udp_payload_slot(c, fx, v6);
+
+	if (!p) {
+		CTR_INC(c, FX_POOL_EMPTY);
+		return -1;
+	}
+	if (len > udp_payload_max(c, fx, v6)) {
+		CTR_INC(c, UDP_DROP_TOO_BIG);
+		return -1;
+	}
+	memmove(p, data, len);
+	return udp_finish(c, fx, v6, saddr, sport, daddr, dport, len);
+}
+
+/**
  * udp_send() - send a datagram to the guest in either family, copying it
  * @c:		core
  * @fx:		effects out
@@ -297,19 +330,30 @@ int udp_send(struct core *c, struct fx *fx, const uint8_t *saddr,
 	     uint16_t sport, const uint8_t *daddr, uint16_t dport,
 	     const uint8_t *data, size_t len)
 {
-	bool v6 = !addr_is4(daddr);
-	uint8_t *p = udp_payload_slot(c, fx, v6);
+	return udp_copy_send(c, fx, !addr_is4(daddr), saddr, sport, daddr,
+			     dport, data, len);
+}
 
-	if (!p) {
-		CTR_INC(c, FX_POOL_EMPTY);
-		return -1;
-	}
-	if (len > udp_payload_max(c, fx, v6)) {
-		CTR_INC(c, UDP_DROP_TOO_BIG);
-		return -1;
-	}
-	memmove(p, data, len);
-	return udp_finish(c, fx, saddr, sport, daddr, dport, len);
+/**
+ * udp6_send() - send a datagram to the guest over IPv6, copying it
+ * @c:		core
+ * @fx:		effects out
+ * @saddr:	source address, 16 bytes
+ * @sport:	source port
+ * @daddr:	destination address, 16 bytes (IPv6 even if it looks
+ *		v4-mapped: a DHCPv6 client's source is answered as it is)
+ * @dport:	destination port
+ * @data:	payload
+ * @len:	payload length
+ *
+ * Return: 0, or -1 if it did not fit or no slot was free (counted)
+ */
+int udp6_send(struct core *c, struct fx *fx, const uint8_t *saddr,
+	      uint16_t sport, const uint8_t *daddr, uint16_t dport,
+	      const uint8_t *data, size_t len)
+{
+	return udp_copy_send(c, fx, true, saddr, sport, daddr, dport, data,
+			     len);
 }
 
 /**
@@ -401,8 +445,8 @@ void udp_flow_to_guest(struct core *c, struct udp_flow *f, struct fx *fx,
 		udp_echo_to_guest(c, f, fx, len);
 		return;
 	}
-	udp_finish(c, fx, f->remote_addr, f->remote_port, f->guest_addr,
-		   f->guest_port, len);
+	udp_finish(c, fx, udp_flow_v6(f), f->remote_addr, f->remote_port,
+		   f->guest_addr, f->guest_port, len);
 }
 
 /**

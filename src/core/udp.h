@@ -206,6 +206,24 @@ int udp_send(struct core *c, struct fx *fx, const uint8_t *saddr,
 	     const uint8_t *data, size_t len);
 
 /**
+ * udp6_send() - send a datagram to the guest over IPv6, copying it
+ * @c:		core
+ * @fx:		effects out
+ * @saddr:	source address, 16 bytes
+ * @sport:	source port
+ * @daddr:	destination address, 16 bytes, IPv6 whatever it looks like
+ *		(DHCPv6 answers a v4-mapped client source as it is)
+ * @dport:	destination port
+ * @data:	payload
+ * @len:	payload length
+ *
+ * Return: 0, or -1 if it did not fit or no slot was free (counted)
+ */
+int udp6_send(struct core *c, struct fx *fx, const uint8_t *saddr,
+	      uint16_t sport, const uint8_t *daddr, uint16_t dport,
+	      const uint8_t *data, size_t len);
+
+/**
  * udp_on_sock_error() - a flow's host socket reported an error
  * @c:		core
  * @f:		flow, or NULL (nothing is sent)
