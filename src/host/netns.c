@@ -164,6 +164,30 @@ static int netns_write_file(const char *path, const char *text)
 }
 
 /**
+ * netns_child_map() - map one ID of ours to root in the new user namespace
+ * @sock:	socket to the parent
+ * @file:	"/proc/self/uid_map" or "/proc/self/gid_map"
+ * @what:	"user" or "group", for the message
+ * @id:		our effective ID outside
+ *
+ * Context: helper child only; does not return on error
+ * #syscalls:setup openat write close
+ */
+static void netns_child_map(int sock, const char *file, const char *what,
+			    unsigned id)
+{
+	char map[64];
+	int ret;
+
+	snprintf(map, sizeof(map), "0 %u 1", id);
+	ret = netns_write_file(file, map);
+	if (ret)
+		netns_child_fail(sock, -ret,
+				 "cannot map %s %u to root in the new user namespace: %s",
+				 what, id, strerror(-ret));
+}
+
+/**
  * netns_child_userns() - enter a new user namespace mapping us to root
  * @sock:	socket to the parent, for errors
  * @uid:	our effective user ID outside, mapped to 0 inside
@@ -174,7 +198,6 @@ static int netns_write_file(const char *path, const char *text)
  */
 static void netns_child_userns(int sock, uid_t uid, gid_t gid)
 {
-	char map[64];
 	int ret;
 
 	if (unshare(CLONE_NEWUSER)) {
@@ -197,19 +220,8 @@ static void netns_child_userns(int sock, uid_t uid, gid_t gid)
 				 "cannot write /proc/self/setgroups: %s",
 				 strerror(-ret));
 
-	snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
-	ret = netns_write_file("/proc/self/uid_map", map);
-	if (ret)
-		netns_child_fail(sock, -ret,
-				 "cannot map user %u to root in the new user namespace: %s",
-				 (unsigned)uid, strerror(-ret));
-
-	snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
-	ret = netns_write_file("/proc/self/gid_map", map);
-	if (ret)
-		netns_child_fail(sock, -ret,
-				 "cannot map group %u to root in the new user namespace: %s",
-				 (unsigned)gid, strerror(-ret));
+	netns_child_map(sock, "/proc/self/uid_map", "user", (unsigned)uid);
+	netns_child_map(sock, "/proc/self/gid_map", "group", (unsigned)gid);
 }
 
 /**
