@@ -913,6 +913,27 @@ void icmp6_send_unreach(struct core *c, uint8_t code, const uint8_t *orig,
 			size_t orig_len, struct fx *fx);
 
 /**
+ * icmp_quote_build() - rebuild a guest packet's headers for an error to quote
+ * @q:		out: IP6_HLEN + 8 bytes
+ * @proto:	IPPROTO_TCP_ or IPPROTO_UDP_
+ * @gaddr:	the guest's address (ADDR_LEN bytes, v4-mapped for IPv4)
+ * @raddr:	the address it sent to, the same family
+ * @gport:	the guest's port
+ * @rport:	the port it sent to
+ * @l4len:	the transport length the IP header claims
+ *
+ * For when the packet itself is not at hand: an IPv4 (no options, no
+ * checksum) or IPv6 header, hop limit 64, then the two ports. The 4
+ * bytes after the ports are zero, for the caller (TCP: the sequence
+ * number; UDP: length and checksum).
+ *
+ * Return: bytes of @q to quote: 28 (IPv4) or 48 (IPv6)
+ */
+size_t icmp_quote_build(uint8_t *q, uint8_t proto, const uint8_t *gaddr,
+			const uint8_t *raddr, uint16_t gport, uint16_t rport,
+			uint16_t l4len);
+
+/**
  * icmp4_send_unreach() - tell the guest a destination is unreachable
  * @c:		core
  * @code:	ICMP code (1 host, 3 port, 13 administratively prohibited)

@@ -67,6 +67,45 @@ void icmp4_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 }
 
 /**
+ * icmp_quote_build() - rebuild a guest packet's headers for an error to quote
+ * @q:		out: IP6_HLEN + 8 bytes
+ * @proto:	IPPROTO_TCP_ or IPPROTO_UDP_
+ * @gaddr:	the guest's address (ADDR_LEN bytes, v4-mapped for IPv4)
+ * @raddr:	the address it sent to, the same family
+ * @gport:	the guest's port
+ * @rport:	the port it sent to
+ * @l4len:	the transport length the IP header claims
+ *
+ * Return: bytes of @q to quote: 28 (IPv4) or 48 (IPv6); the 4 after the
+ *	   ports are zero, for the caller
+ */
+size_t icmp_quote_build(uint8_t *q, uint8_t proto, const uint8_t *gaddr,
+			const uint8_t *raddr, uint16_t gport, uint16_t rport,
+			uint16_t l4len)
+{
+	size_t iphlen = IP6_HLEN;
+
+	if (!addr_is4(gaddr)) {
+		ip6_build_hdr(q, proto, gaddr, raddr, l4len, 64);
+	} else {
+		uint32_t g = addr_to4(gaddr), r = addr_to4(raddr);
+
+		iphlen = IP4_HLEN;
+		memset(q, 0, IP4_HLEN);
+		q[0] = 0x45;
+		wr16(q + 2, (uint16_t)(IP4_HLEN + l4len));
+		q[8] = 64;
+		q[9] = proto;
+		memcpy(q + 12, &g, 4);
+		memcpy(q + 16, &r, 4);
+	}
+	wr16(q + iphlen, gport);
+	wr16(q + iphlen + 2, rport);
+	memset(q + iphlen + 4, 0, 4);
+	return iphlen + 8;
+}
+
+/**
  * icmp4_send_unreach() - tell the guest a destination is unreachable
  * @c:		core
  * @code:	ICMP code (1 host, 3 port, 13 administratively prohibited)

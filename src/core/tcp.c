@@ -892,31 +892,16 @@ static void tcp_send_unreach(struct core *c, const uint8_t *gaddr,
 			     uint16_t rport, uint32_t seq, bool net,
 			     struct fx *fx)
 {
-	if (!addr_is4(gaddr)) {
-		uint8_t orig[IP6_HLEN + 8];
+	uint8_t orig[IP6_HLEN + 8];
+	size_t n = icmp_quote_build(orig, IPPROTO_TCP_, gaddr, raddr, gport,
+				    rport, TCP_HLEN);
 
-		ip6_build_hdr(orig, IPPROTO_TCP_, gaddr, raddr, TCP_HLEN, 64);
-		wr16(orig + IP6_HLEN, gport);
-		wr16(orig + IP6_HLEN + 2, rport);
-		wr32(orig + IP6_HLEN + 4, seq);
-		/* no route, or address unreachable (RFC 4443 3.1) */
-		icmp6_send_unreach(c, net ? 0 : 3, orig, sizeof(orig), fx);
-	} else {
-		uint8_t orig[28];
-		uint32_t g = addr_to4(gaddr), r = addr_to4(raddr);
-
-		memset(orig, 0, sizeof(orig));
-		orig[0] = 0x45;
-		wr16(orig + 2, 40);
-		orig[8] = 64;
-		orig[9] = IPPROTO_TCP_;
-		memcpy(orig + 12, &g, 4);
-		memcpy(orig + 16, &r, 4);
-		wr16(orig + 20, gport);
-		wr16(orig + 22, rport);
-		wr32(orig + 24, seq);
-		icmp4_send_unreach(c, net ? 0 : 1, orig, sizeof(orig), fx);
-	}
+	wr32(orig + n - 4, seq);
+	/* IPv6: no route, or address unreachable (RFC 4443 3.1) */
+	if (!addr_is4(gaddr))
+		icmp6_send_unreach(c, net ? 0 : 3, orig, n, fx);
+	else
+		icmp4_send_unreach(c, net ? 0 : 1, orig, n, fx);
 }
 
 /**

@@ -682,38 +682,19 @@ void icmp_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
 void udp_on_sock_error(struct core *c, struct udp_flow *f, int err,
 		       struct fx *fx)
 {
+	uint8_t orig[IP6_HLEN + UDP_HLEN];
+	size_t n;
+
 	if (!f || f->kind == UDPK_ICMP)
 		return;
-	if (udp_flow_v6(f)) {
-		uint8_t orig[IP6_HLEN + UDP_HLEN];
-
-		/* rebuild the guest's datagram headers for the payload */
-		ip6_build_hdr(orig, IPPROTO_UDP_, f->guest_addr, f->remote_addr,
-			      UDP_HLEN, 64);
-		wr16(orig + IP6_HLEN, f->guest_port);
-		wr16(orig + IP6_HLEN + 2, f->remote_port);
-		wr16(orig + IP6_HLEN + 4, UDP_HLEN);
-		wr16(orig + IP6_HLEN + 6, 0);
-		icmp6_send_unreach(c, err == ECONNREFUSED ? 4 : 3, orig,
-				   sizeof(orig), fx);
-	} else {
-		uint32_t g = addr_to4(f->guest_addr), r = addr_to4(f->remote_addr);
-		uint8_t orig[28];
-
-		/* rebuild the guest's datagram headers for the ICMP payload */
-		memset(orig, 0, sizeof(orig));
-		orig[0] = 0x45;
-		wr16(orig + 2, 28);
-		orig[8] = 64;
-		orig[9] = IPPROTO_UDP_;
-		memcpy(orig + 12, &g, 4);
-		memcpy(orig + 16, &r, 4);
-		wr16(orig + 20, f->guest_port);
-		wr16(orig + 22, f->remote_port);
-		wr16(orig + 24, 8);
-		icmp4_send_unreach(c, err == ECONNREFUSED ? 3 : 1, orig,
-				   sizeof(orig), fx);
-	}
+	/* rebuild the guest's datagram headers for the ICMP payload */
+	n = icmp_quote_build(orig, IPPROTO_UDP_, f->guest_addr, f->remote_addr,
+			     f->guest_port, f->remote_port, UDP_HLEN);
+	wr16(orig + n - 4, UDP_HLEN);
+	if (udp_flow_v6(f))
+		icmp6_send_unreach(c, err == ECONNREFUSED ? 4 : 3, orig, n, fx);
+	else
+		icmp4_send_unreach(c, err == ECONNREFUSED ? 3 : 1, orig, n, fx);
 	CTR_INC(c, UDP_UNREACH_SENT);
 }
 
