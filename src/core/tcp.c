@@ -2088,10 +2088,7 @@ const char *tcp_flow_bad(const struct tcp_flow *f)
  */
 void tcp_flow_check(const struct tcp_flow *f)
 {
-	const char *why = tcp_flow_bad(f);
-
-	if (unlikely(why))
-		assert_fail(why, __FILE__, __LINE__, __func__);
+	ASSERT_KEPT(tcp_flow_bad(f));
 }
 
 /**
@@ -2149,8 +2146,5 @@ const char *tcp_flows_bad(const struct core *c)
  */
 void tcp_flows_check(const struct core *c)
 {
-	const char *why = tcp_flows_bad(c);
-
-	if (unlikely(why))
-		assert_fail(why, __FILE__, __LINE__, __func__);
+	ASSERT_KEPT(tcp_flows_bad(c));
 }
