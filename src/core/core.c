@@ -115,6 +115,7 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
 	    conf->mtu < 576 || conf->mtu > 65521 ||
 	    (conf->vnet_hdr_len != 0 && conf->vnet_hdr_len != 10 &&
 	     conf->vnet_hdr_len != 12) ||
+	    (conf->csum_offload && !conf->vnet_hdr_len) ||
 	    conf->ws_shift > 14 || conf->max_udp_flows > (1U << 24) ||
 	    conf->ooo_slots > 4096 ||
 	    (conf->gso_max && (!conf->csum_offload ||
@@ -439,6 +440,7 @@ int core_set_edge(struct core *c, unsigned vnet_hdr_len, bool csum_offload,
 		  uint32_t gso_max)
 {
 	if ((vnet_hdr_len != 0 && vnet_hdr_len != 10 && vnet_hdr_len != 12) ||
+	    (csum_offload && !vnet_hdr_len) ||
 	    (gso_max && (!csum_offload ||
 			 gso_max > 65535 - IP4_HLEN - TCP_HLEN)))
 		return -EINVAL;

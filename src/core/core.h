@@ -197,7 +197,8 @@ struct dhcp4_conf {
  *			as from libslirp, instead of RST or port unreachable
  * @mtu:		guest MTU (IP packet size)
  * @vnet_hdr_len:	virtio-net header size on the edge (0, 10 or 12)
- * @csum_offload:	the edge honours NEEDS_CSUM toward the guest
+ * @csum_offload:	the edge honours NEEDS_CSUM toward the guest (needs a
+ *			@vnet_hdr_len: the flag travels in that header)
  * @ws_shift:		window scale we advertise to the guest
  * @max_flows:		size of the flow table
  * @rto_min_ns:		initial retransmission timeout toward the guest
@@ -447,6 +448,33 @@ static inline void fx_slot_commit(struct fx *fx, uint32_t len)
 {
 	ASSERT(fx->nframes < fx->nslots && len <= fx->slot_size);
 	fx->frame_len[fx->nframes++] = len;
+}
+
+/**
+ * fx_intent_add() - queue a new intent
+ * @fx:		effects batch
+ * @type:	enum fx_intent_type
+ * @flow:	index of the flow it is about (0 when about none)
+ * @sock:	host socket it acts on, or -1
+ *
+ * The host drains intents after every core call: a full list is a bug.
+ *
+ * Return: the intent, @type, @flow and @sock set and every other field
+ *	   zero, to fill in
+ */
+static inline struct fx_intent *fx_intent_add(struct fx *fx,
+					      enum fx_intent_type type,
+					      uint32_t flow, int32_t sock)
+{
+	struct fx_intent *it;
+
+	ASSERT(fx->nintents < FX_MAX_INTENTS);
+	it = &fx->intents[fx->nintents++];
+	memset(it, 0, sizeof(*it));
+	it->type = (uint8_t)type;
+	it->flow = flow;
+	it->sock = sock;
+	return it;
 }
 
 struct tcp_flow;
@@ -840,6 +868,38 @@ static inline bool core_addr_is_dns(const struct core *c, const uint8_t *a)
 }
 
 /**
+ * icmp6_begin() - start an ICMPv6 message to the guest in a frame slot
+ * @c:		core
+ * @fx:		effects batch
+ * @daddr:	destination address (the guest's, or a multicast group)
+ * @len:	message length (ICMPv6 header included)
+ * @type:	ICMPv6 type
+ * @code:	ICMPv6 code
+ *
+ * Return: the message, behind the IPv6 header, with @type and @code set,
+ *	   for icmp6_send() once it is written; NULL if no slot is free
+ */
+uint8_t *icmp6_begin(struct core *c, struct fx *fx, const uint8_t *daddr,
+		     size_t len, uint8_t type, uint8_t code);
+
+/**
+ * icmp6_send() - finish an ICMPv6 message from icmp6_begin() and queue it
+ * @c:		core
+ * @fx:		effects batch
+ * @m:		the message icmp6_begin() returned, written
+ * @saddr:	source address
+ * @daddr:	destination address (as given to icmp6_begin())
+ * @hop_limit:	hop limit
+ * @len:	message length (as given to icmp6_begin())
+ *
+ * Writes the IPv6 header and the complete checksum (ICMPv6 has no
+ * offload here).
+ */
+void icmp6_send(struct core *c, struct fx *fx, uint8_t *m,
+		const uint8_t *saddr, const uint8_t *daddr, uint8_t hop_limit,
+		size_t len);
+
+/**
  * icmp6_send_unreach() - tell the guest an IPv6 destination is unreachable
  * @c:		core
  * @code:	ICMPv6 code (0 no route, 1 administratively prohibited,
@@ -851,6 +911,27 @@ static inline bool core_addr_is_dns(const struct core *c, const uint8_t *a)
  */
 void icmp6_send_unreach(struct core *c, uint8_t code, const uint8_t *orig,
 			size_t orig_len, struct fx *fx);
+
+/**
+ * icmp_quote_build() - rebuild a guest packet's headers for an error to quote
+ * @q:		out: IP6_HLEN + 8 bytes
+ * @proto:	IPPROTO_TCP_ or IPPROTO_UDP_
+ * @gaddr:	the guest's address (ADDR_LEN bytes, v4-mapped for IPv4)
+ * @raddr:	the address it sent to, the same family
+ * @gport:	the guest's port
+ * @rport:	the port it sent to
+ * @l4len:	the transport length the IP header claims
+ *
+ * For when the packet itself is not at hand: an IPv4 (no options, no
+ * checksum) or IPv6 header, hop limit 64, then the two ports. The 4
+ * bytes after the ports are zero, for the caller (TCP: the sequence
+ * number; UDP: length and checksum).
+ *
+ * Return: bytes of @q to quote: 28 (IPv4) or 48 (IPv6)
+ */
+size_t icmp_quote_build(uint8_t *q, uint8_t proto, const uint8_t *gaddr,
+			const uint8_t *raddr, uint16_t gport, uint16_t rport,
+			uint16_t l4len);
 
 /**
  * icmp4_send_unreach() - tell the guest a destination is unreachable

@@ -20,8 +20,8 @@
  * and IA_PD and in their IAADDR and IAPREFIX options down to the last byte
  * (nothing is read before its bounds are checked), then the rules of
  * section 16 for the message type, into a struct dhcp6_msg. dhcp6_reply()
- * builds the answer in a stack buffer and dhcp6_send() copies it into a
- * frame slot behind fresh IPv6 and UDP headers.
+ * builds the answer in a stack buffer and udp6_send() (udp.c) copies it
+ * into a frame slot behind fresh IPv6 and UDP headers.
  *
  *   SOLICIT		-> ADVERTISE with Preference 255 (the client need
  *			   not wait for other servers), or REPLY with Rapid
@@ -89,7 +89,6 @@
 #define DHCP6_REPLY_MAX 1232	/* IPv6 minimum MTU - IPv6, UDP headers */
 #define DHCP6_MAX_IAS 8		/* IA options answered in one message */
 #define DHCP6_MAX_ZEROED 8	/* client addresses returned at lifetime 0 */
-#define DHCP6_HOP_LIMIT 64
 
 #define DHCP6_DUID_MIN 3	/* type code and at least one byte */
 #define DHCP6_DUID_MAX 130	/* type code and at most 128 bytes */
@@ -771,63 +770,6 @@ static void dhcp6_put_fqdn(const struct core *c, struct dhcp6_out *o,
 }
 
 /**
- * dhcp6_send() - put a reply in a frame slot behind IPv6 and UDP headers
- * @c:		core
- * @fx:		effects batch
- * @saddr:	source address (ours), 16 bytes
- * @daddr:	the client's address, 16 bytes
- * @msg:	the reply
- * @len:	its length
- *
- * The UDP checksum is complete, or with conf.csum_offload left to the
- * device (NEEDS_CSUM, the pseudo-header sum in the field) as udp.c does
- * for IPv4. A computed checksum of 0 goes out as 0xffff: IPv6 has no
- * "no checksum" (RFC 8200 section 8.1).
- *
- * Return: 0, or -1 if no slot was free or it did not fit (counted)
- */
-static int dhcp6_send(struct core *c, struct fx *fx, const uint8_t *saddr,
-		      const uint8_t *daddr, const uint8_t *msg, size_t len)
-{
-	size_t l4 = UDP_HLEN + len;
-	struct vnet_hdr vh = { 0 };
-	uint8_t *slot, *ip, *uh;
-	uint32_t sum;
-
-	if (core_l3_off(c) + IP6_HLEN + l4 > fx->slot_size ||
-	    IP6_HLEN + l4 > c->conf.mtu) {
-		CTR_INC(c, UDP_DROP_TOO_BIG);
-		return -1;
-	}
-	slot = fx_slot_next(fx);
-	ip = ip6_frame_begin(c, fx, daddr, l4);
-	if (!ip)
-		return -1;
-	ip6_build_hdr(ip, IPPROTO_UDP_, saddr, daddr, l4, DHCP6_HOP_LIMIT);
-	uh = ip + IP6_HLEN;
-	wr16(uh, DHCP6_SERVER_PORT);
-	wr16(uh + 2, DHCP6_CLIENT_PORT);
-	wr16(uh + 4, (uint16_t)l4);
-	uh[6] = uh[7] = 0;
-	memcpy(uh + UDP_HLEN, msg, len);
-	sum = csum_pseudo6(saddr, daddr, IPPROTO_UDP_, (uint32_t)l4);
-	if (c->conf.csum_offload && c->conf.vnet_hdr_len) {
-		wr16(uh + 6, csum_fold(sum));
-		vh.flags = VNET_HDR_F_NEEDS_CSUM;
-		vh.csum_start = ETH_HLEN + IP6_HLEN;
-		vh.csum_offset = 6;
-		vnet_hdr_write(c, slot, &vh);
-	} else {
-		uint16_t ck = (uint16_t)~csum_fold(csum_partial(uh, l4, sum));
-
-		wr16(uh + 6, ck ? ck : 0xffff);
-	}
-	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + IP6_HLEN + l4));
-	CTR_INC(c, UDP_TO_GUEST);
-	return 0;
-}
-
-/**
  * dhcp6_reply() - build the answer to a client message and queue it
  * @c:		core
  * @m:		the client's message (dhcp6_parse() said DHCP6_OK)
@@ -902,8 +844,9 @@ static void dhcp6_reply(struct core *c, const struct dhcp6_msg *m,
 
 	saddr = !memcmp(m->dst, c->conf.gw6, 16) ? c->conf.gw6 :
 						    c->conf.gw6_ll;
-	if (dhcp6_send(c, fx, saddr, m->src, o.buf, o.len))
-		return; /* counted by dhcp6_send() */
+	if (udp6_send(c, fx, saddr, DHCP6_SERVER_PORT, m->src,
+		      DHCP6_CLIENT_PORT, o.buf, o.len))
+		return; /* counted by udp6_send() */
 	if (type == DH6_ADVERTISE)
 		CTR_INC(c, DHCP6_ADVERTISE);
 	else

@@ -202,7 +202,7 @@ void ip6_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 				if (ip6_flow_addrs_bad(c, ip))
 					CTR_INC(c, IP6_DROP_ADDR);
 				else
-					icmp6_echo_out(c, ip, v, now_ns, fx);
+					icmp_echo_out(c, ip, v, now_ns, fx);
 				return;
 			}
 			icmp6_input(c, ip, v, now_ns, fx);

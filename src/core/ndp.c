@@ -193,32 +193,6 @@ static int ndp_opts_parse(const uint8_t *p, size_t len, bool *slla)
 }
 
 /**
- * icmp6_send() - finish an ICMPv6 message built in a slot and queue it
- * @c:		core
- * @fx:		effects batch
- * @ip:		IPv6 header from ip6_frame_begin(), message after it
- * @saddr:	source address
- * @daddr:	destination address
- * @hop_limit:	hop limit
- * @len:	message length
- *
- * Writes the IPv6 header and the complete checksum.
- */
-static void icmp6_send(struct core *c, struct fx *fx, uint8_t *ip,
-		       const uint8_t *saddr, const uint8_t *daddr,
-		       uint8_t hop_limit, size_t len)
-{
-	uint8_t *m = ip + IP6_HLEN;
-	uint32_t sum;
-
-	ip6_build_hdr(ip, IPPROTO_ICMPV6_, saddr, daddr, len, hop_limit);
-	m[2] = m[3] = 0;
-	sum = csum_pseudo6(saddr, daddr, IPPROTO_ICMPV6_, (uint32_t)len);
-	wr16(m + 2, (uint16_t)~csum_fold(csum_partial(m, len, sum)));
-	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + IP6_HLEN + len));
-}
-
-/**
  * ndp_send_ra() - send a router advertisement
  * @c:		core
  * @dst:	destination: the soliciting address, or all-nodes
@@ -234,14 +208,11 @@ static void ndp_send_ra(struct core *c, const uint8_t *dst, struct fx *fx)
 	bool dns = !ip6_is_unspec(c->conf.dns6);
 	size_t len = ND_RA_HLEN + ND_OPT_PREFIX_LEN + ND_OPT_MTU_LEN +
 		     (dns ? ND_OPT_RDNSS_LEN : 0) + dnssl_len + ND_OPT_LLA_LEN;
-	uint8_t *ip, *m, *o;
+	uint8_t *m, *o;
 
-	ip = ip6_frame_begin(c, fx, dst, len);
-	if (!ip)
+	m = icmp6_begin(c, fx, dst, len, ND_ROUTER_ADVERT, 0);
+	if (!m)
 		return;
-	m = ip + IP6_HLEN;
-	m[0] = ND_ROUTER_ADVERT;
-	m[1] = 0;
 	m[4] = NDP_RA_CUR_HOP_LIMIT;
 	m[5] = c->conf.dhcp6 ? ND_RA_F_MANAGED | ND_RA_F_OTHER : 0;
 	wr16(m + 6, (uint16_t)c->conf.ra_router_lifetime_s);
@@ -290,7 +261,7 @@ static void ndp_send_ra(struct core *c, const uint8_t *dst, struct fx *fx)
 	o[1] = ND_OPT_LLA_LEN / 8;
 	memcpy(o + 2, c->conf.our_mac, ETH_ALEN);
 
-	icmp6_send(c, fx, ip, c->conf.gw6_ll, dst, NDP_HOP_LIMIT, len);
+	icmp6_send(c, fx, m, c->conf.gw6_ll, dst, NDP_HOP_LIMIT, len);
 	CTR_INC(c, NDP_RA_SENT);
 }
 
@@ -305,14 +276,11 @@ static void ndp_send_ra(struct core *c, const uint8_t *dst, struct fx *fx)
 static void ndp_send_na(struct core *c, const uint8_t *target,
 			const uint8_t *dst, bool solicited, struct fx *fx)
 {
-	uint8_t *ip, *m;
+	uint8_t *m;
 
-	ip = ip6_frame_begin(c, fx, dst, ND_NA_LEN);
-	if (!ip)
+	m = icmp6_begin(c, fx, dst, ND_NA_LEN, ND_NEIGHBOR_ADVERT, 0);
+	if (!m)
 		return;
-	m = ip + IP6_HLEN;
-	m[0] = ND_NEIGHBOR_ADVERT;
-	m[1] = 0;
 	m[4] = ND_NA_F_ROUTER | ND_NA_F_OVERRIDE |
 	       (solicited ? ND_NA_F_SOLICITED : 0);
 	m[5] = m[6] = m[7] = 0;
@@ -320,7 +288,7 @@ static void ndp_send_na(struct core *c, const uint8_t *target,
 	m[24] = ND_OPT_TLLA;
 	m[25] = ND_OPT_LLA_LEN / 8;
 	memcpy(m + 26, c->conf.our_mac, ETH_ALEN);
-	icmp6_send(c, fx, ip, target, dst, NDP_HOP_LIMIT, ND_NA_LEN);
+	icmp6_send(c, fx, m, target, dst, NDP_HOP_LIMIT, ND_NA_LEN);
 	CTR_INC(c, NDP_NA_SENT);
 }
 
@@ -392,12 +360,21 @@ static void ndp_ns_input(struct core *c, const uint8_t *iph,
  * @v:		the request (type checked)
  * @fx:		effects out
  */
+/**
+ * icmp6_echo_input() - answer an echo request sent to one of our addresses
+ * @c:		core
+ * @iph:	the request's IPv6 header (validated)
+ * @v:		the ICMPv6 message (type 128)
+ * @fx:		effects out: the reply
+ *
+ * Echo to other addresses goes out on a host ping socket (udp.c).
+ */
 static void icmp6_echo_input(struct core *c, const uint8_t *iph,
 			     struct pkt_view v, struct fx *fx)
 {
 	const uint8_t *ours;
 	uint8_t src[16];
-	uint8_t *ip, *m;
+	uint8_t *m;
 
 	memcpy(src, iph + 8, 16);
 	if (v.len < 8 || v.p[1] != 0 || ip6_is_unspec(src)) {
@@ -413,13 +390,12 @@ static void icmp6_echo_input(struct core *c, const uint8_t *iph,
 		CTR_INC(c, ICMP6_DROP_BAD);
 		return;
 	}
-	ip = ip6_frame_begin(c, fx, src, v.len);
-	if (!ip)
+	m = icmp6_begin(c, fx, src, v.len, ICMP6_ECHO_REPLY, 0);
+	if (!m)
 		return;
-	m = ip + IP6_HLEN;
-	memcpy(m, v.p, v.len);
-	m[0] = ICMP6_ECHO_REPLY;
-	icmp6_send(c, fx, ip, ours, src, ICMP6_HOP_LIMIT, v.len);
+	/* type and code are set: the request's code was 0 (checked) */
+	memcpy(m + 2, v.p + 2, v.len - 2);
+	icmp6_send(c, fx, m, ours, src, ICMP6_HOP_LIMIT, v.len);
 	CTR_INC(c, ICMP6_ECHO_REPLIES);
 }
 

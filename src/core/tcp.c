@@ -245,16 +245,7 @@ static struct fx_intent *tcp_intent(struct core *c, struct fx *fx,
 				    enum fx_intent_type type,
 				    const struct tcp_flow *f)
 {
-	struct fx_intent *it;
-
-	/* The host drains intents after every core call: a full list is a bug */
-	ASSERT(fx->nintents < FX_MAX_INTENTS);
-	it = &fx->intents[fx->nintents++];
-	memset(it, 0, sizeof(*it));
-	it->type = (uint8_t)type;
-	it->flow = tcp_flow_idx(c, f);
-	it->sock = f->sock;
-	return it;
+	return fx_intent_add(fx, type, tcp_flow_idx(c, f), f->sock);
 }
 
 /**
@@ -954,31 +945,16 @@ static void tcp_send_unreach(struct core *c, const uint8_t *gaddr,
 			     uint16_t rport, uint32_t seq, bool net,
 			     struct fx *fx)
 {
-	if (!addr_is4(gaddr)) {
-		uint8_t orig[IP6_HLEN + 8];
+	uint8_t orig[IP6_HLEN + 8];
+	size_t n = icmp_quote_build(orig, IPPROTO_TCP_, gaddr, raddr, gport,
+				    rport, TCP_HLEN);
 
-		ip6_build_hdr(orig, IPPROTO_TCP_, gaddr, raddr, TCP_HLEN, 64);
-		wr16(orig + IP6_HLEN, gport);
-		wr16(orig + IP6_HLEN + 2, rport);
-		wr32(orig + IP6_HLEN + 4, seq);
-		/* no route, or address unreachable (RFC 4443 3.1) */
-		icmp6_send_unreach(c, net ? 0 : 3, orig, sizeof(orig), fx);
-	} else {
-		uint8_t orig[28];
-		uint32_t g = addr_to4(gaddr), r = addr_to4(raddr);
-
-		memset(orig, 0, sizeof(orig));
-		orig[0] = 0x45;
-		wr16(orig + 2, 40);
-		orig[8] = 64;
-		orig[9] = IPPROTO_TCP_;
-		memcpy(orig + 12, &g, 4);
-		memcpy(orig + 16, &r, 4);
-		wr16(orig + 20, gport);
-		wr16(orig + 22, rport);
-		wr32(orig + 24, seq);
-		icmp4_send_unreach(c, net ? 0 : 1, orig, sizeof(orig), fx);
-	}
+	wr32(orig + n - 4, seq);
+	/* IPv6: no route, or address unreachable (RFC 4443 3.1) */
+	if (!addr_is4(gaddr))
+		icmp6_send_unreach(c, net ? 0 : 3, orig, n, fx);
+	else
+		icmp4_send_unreach(c, net ? 0 : 1, orig, n, fx);
 }
 
 /**
@@ -2215,10 +2191,7 @@ const char *tcp_flow_bad(const struct tcp_flow *f)
  */
 void tcp_flow_check(const struct tcp_flow *f)
 {
-	const char *why = tcp_flow_bad(f);
-
-	if (unlikely(why))
-		assert_fail(why, __FILE__, __LINE__, __func__);
+	ASSERT_KEPT(tcp_flow_bad(f));
 }
 
 /**
@@ -2276,8 +2249,5 @@ const char *tcp_flows_bad(const struct core *c)
  */
 void tcp_flows_check(const struct core *c)
 {
-	const char *why = tcp_flows_bad(c);
-
-	if (unlikely(why))
-		assert_fail(why, __FILE__, __LINE__, __func__);
+	ASSERT_KEPT(tcp_flows_bad(c));
 }

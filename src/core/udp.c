@@ -167,15 +167,7 @@ static struct fx_intent *udp_intent(struct core *c, struct fx *fx,
 				    enum fx_intent_type type,
 				    const struct udp_flow *f)
 {
-	struct fx_intent *it;
-
-	ASSERT(fx->nintents < FX_MAX_INTENTS);
-	it = &fx->intents[fx->nintents++];
-	memset(it, 0, sizeof(*it));
-	it->type = (uint8_t)type;
-	it->flow = udp_flow_idx(c, f);
-	it->sock = f->sock;
-	return it;
+	return fx_intent_add(fx, type, udp_flow_idx(c, f), f->sock);
 }
 
 /**
@@ -227,6 +219,7 @@ size_t udp_payload_max(const struct core *c, const struct fx *fx, bool v6)
  * udp_finish() - write the headers of a datagram already in the slot
  * @c:		core
  * @fx:		effects batch
+ * @v6:		over IPv6 (else IPv4)
  * @saddr:	source address (IPv4 v4-mapped)
  * @sport:	source port
  * @daddr:	destination address, same family
@@ -235,12 +228,11 @@ size_t udp_payload_max(const struct core *c, const struct fx *fx, bool v6)
  *
  * Return: 0, or -1 if no slot was free
  */
-static int udp_finish(struct core *c, struct fx *fx, const uint8_t *saddr,
-		      uint16_t sport, const uint8_t *daddr, uint16_t dport,
-		      size_t len)
+static int udp_finish(struct core *c, struct fx *fx, bool v6,
+		      const uint8_t *saddr, uint16_t sport,
+		      const uint8_t *daddr, uint16_t dport, size_t len)
 {
 	uint8_t *slot = fx_slot_next(fx), *ip, *uh;
-	bool v6 = !addr_is4(daddr);
 	size_t l4 = UDP_HLEN + len, iphlen = v6 ? IP6_HLEN : IP4_HLEN;
 	struct vnet_hdr vh = { 0 };
 	uint32_t sum;
@@ -289,6 +281,39 @@ static int udp_finish(struct core *c, struct fx *fx, const uint8_t *saddr,
 }
 
 /**
+ * udp_copy_send() - send a datagram to the guest, copying it
+ * @c:		core
+ * @fx:		effects out
+ * @v6:		over IPv6 (else IPv4)
+ * @saddr:	source address (IPv4 v4-mapped)
+ * @sport:	source port
+ * @daddr:	destination address
+ * @dport:	destination port
+ * @data:	payload
+ * @len:	payload length
+ *
+ * Return: 0, or -1 if it did not fit or no slot was free (counted)
+ */
+static int udp_copy_send(struct core *c, struct fx *fx, bool v6,
+			 const uint8_t *saddr, uint16_t sport,
+			 const uint8_t *daddr, uint16_t dport,
+			 const uint8_t *data, size_t len)
+{
+	uint8_t *p = udp_payload_slot(c, fx, v6);
+
+	if (!p) {
+		CTR_INC(c, FX_POOL_EMPTY);
+		return -1;
+	}
+	if (len > udp_payload_max(c, fx, v6)) {
+		CTR_INC(c, UDP_DROP_TOO_BIG);
+		return -1;
+	}
+	memmove(p, data, len);
+	return udp_finish(c, fx, v6, saddr, sport, daddr, dport, len);
+}
+
+/**
  * udp_send() - send a datagram to the guest in either family, copying it
  * @c:		core
  * @fx:		effects out
@@ -305,19 +330,30 @@ int udp_send(struct core *c, struct fx *fx, const uint8_t *saddr,
 	     uint16_t sport, const uint8_t *daddr, uint16_t dport,
 	     const uint8_t *data, size_t len)
 {
-	bool v6 = !addr_is4(daddr);
-	uint8_t *p = udp_payload_slot(c, fx, v6);
+	return udp_copy_send(c, fx, !addr_is4(daddr), saddr, sport, daddr,
+			     dport, data, len);
+}
 
-	if (!p) {
-		CTR_INC(c, FX_POOL_EMPTY);
-		return -1;
-	}
-	if (len > udp_payload_max(c, fx, v6)) {
-		CTR_INC(c, UDP_DROP_TOO_BIG);
-		return -1;
-	}
-	memmove(p, data, len);
-	return udp_finish(c, fx, saddr, sport, daddr, dport, len);
+/**
+ * udp6_send() - send a datagram to the guest over IPv6, copying it
+ * @c:		core
+ * @fx:		effects out
+ * @saddr:	source address, 16 bytes
+ * @sport:	source port
+ * @daddr:	destination address, 16 bytes (IPv6 even if it looks
+ *		v4-mapped: a DHCPv6 client's source is answered as it is)
+ * @dport:	destination port
+ * @data:	payload
+ * @len:	payload length
+ *
+ * Return: 0, or -1 if it did not fit or no slot was free (counted)
+ */
+int udp6_send(struct core *c, struct fx *fx, const uint8_t *saddr,
+	      uint16_t sport, const uint8_t *daddr, uint16_t dport,
+	      const uint8_t *data, size_t len)
+{
+	return udp_copy_send(c, fx, true, saddr, sport, daddr, dport, data,
+			     len);
 }
 
 /**
@@ -409,8 +445,8 @@ void udp_flow_to_guest(struct core *c, struct udp_flow *f, struct fx *fx,
 		udp_echo_to_guest(c, f, fx, len);
 		return;
 	}
-	udp_finish(c, fx, f->remote_addr, f->remote_port, f->guest_addr,
-		   f->guest_port, len);
+	udp_finish(c, fx, udp_flow_v6(f), f->remote_addr, f->remote_port,
+		   f->guest_addr, f->guest_port, len);
 }
 
 /**
@@ -581,13 +617,8 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 		return;
 	}
 	if (dport == 53 && core_addr_is_dns(c, daddr)) {
-		struct fx_intent *it;
+		struct fx_intent *it = fx_intent_add(fx, FX_DNS_QUERY, 0, -1);
 
-		ASSERT(fx->nintents < FX_MAX_INTENTS);
-		it = &fx->intents[fx->nintents++];
-		memset(it, 0, sizeof(*it));
-		it->type = FX_DNS_QUERY;
-		it->sock = -1;
 		it->data_owner = FX_DATA_RXBATCH;
 		it->data = v.p;
 		it->len = (uint32_t)v.len;
@@ -617,36 +648,19 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 }
 
 /**
- * icmp4_echo_out() - an echo request for a host other than the gateway
+ * icmp_echo_out() - an echo request for a host other than ours, either family
  * @c:		core
- * @iph:	IPv4 header of the request
- * @v:		the ICMP message (type 8), validated length >= 8
- * @now_ns:	monotonic time
- * @fx:		effects out
- */
-void icmp4_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
-		    uint64_t now_ns, struct fx *fx)
-{
-	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN];
-
-	addr_from_ip(iph, saddr, daddr);
-	udp_flow_from_guest(c, UDPK_ICMP, saddr, rd16(v.p + 4), daddr, 0, v.p,
-			    v.len, now_ns, fx);
-}
-
-/**
- * icmp6_echo_out() - an ICMPv6 echo request for a host not ours
- * @c:		core
- * @iph:	IPv6 header of the request
- * @v:		the ICMPv6 message (type 128, code 0), length >= 8
+ * @iph:	IPv4 or IPv6 header of the request
+ * @v:		the ICMP (type 8) or ICMPv6 (type 128) message, code 0,
+ *		validated length >= 8
  * @now_ns:	monotonic time
  * @fx:		effects out
  *
- * As for IPv4: keyed by the guest's echo id, sent on an ICMPv6 ping
- * socket (the kernel puts its own id in and computes the checksum).
+ * Keyed by the guest's echo id, sent on a ping socket of the family (the
+ * kernel puts its own id in and computes the checksum).
  */
-void icmp6_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
-		    uint64_t now_ns, struct fx *fx)
+void icmp_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
+		   uint64_t now_ns, struct fx *fx)
 {
 	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN];
 
@@ -668,38 +682,19 @@ void icmp6_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
 void udp_on_sock_error(struct core *c, struct udp_flow *f, int err,
 		       struct fx *fx)
 {
+	uint8_t orig[IP6_HLEN + UDP_HLEN];
+	size_t n;
+
 	if (!f || f->kind == UDPK_ICMP)
 		return;
-	if (udp_flow_v6(f)) {
-		uint8_t orig[IP6_HLEN + UDP_HLEN];
-
-		/* rebuild the guest's datagram headers for the payload */
-		ip6_build_hdr(orig, IPPROTO_UDP_, f->guest_addr, f->remote_addr,
-			      UDP_HLEN, 64);
-		wr16(orig + IP6_HLEN, f->guest_port);
-		wr16(orig + IP6_HLEN + 2, f->remote_port);
-		wr16(orig + IP6_HLEN + 4, UDP_HLEN);
-		wr16(orig + IP6_HLEN + 6, 0);
-		icmp6_send_unreach(c, err == ECONNREFUSED ? 4 : 3, orig,
-				   sizeof(orig), fx);
-	} else {
-		uint32_t g = addr_to4(f->guest_addr), r = addr_to4(f->remote_addr);
-		uint8_t orig[28];
-
-		/* rebuild the guest's datagram headers for the ICMP payload */
-		memset(orig, 0, sizeof(orig));
-		orig[0] = 0x45;
-		wr16(orig + 2, 28);
-		orig[8] = 64;
-		orig[9] = IPPROTO_UDP_;
-		memcpy(orig + 12, &g, 4);
-		memcpy(orig + 16, &r, 4);
-		wr16(orig + 20, f->guest_port);
-		wr16(orig + 22, f->remote_port);
-		wr16(orig + 24, 8);
-		icmp4_send_unreach(c, err == ECONNREFUSED ? 3 : 1, orig,
-				   sizeof(orig), fx);
-	}
+	/* rebuild the guest's datagram headers for the ICMP payload */
+	n = icmp_quote_build(orig, IPPROTO_UDP_, f->guest_addr, f->remote_addr,
+			     f->guest_port, f->remote_port, UDP_HLEN);
+	wr16(orig + n - 4, UDP_HLEN);
+	if (udp_flow_v6(f))
+		icmp6_send_unreach(c, err == ECONNREFUSED ? 4 : 3, orig, n, fx);
+	else
+		icmp4_send_unreach(c, err == ECONNREFUSED ? 3 : 1, orig, n, fx);
 	CTR_INC(c, UDP_UNREACH_SENT);
 }
 

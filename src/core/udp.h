@@ -92,27 +92,17 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 	       uint64_t now_ns, struct fx *fx);
 
 /**
- * icmp4_echo_out() - an echo request for a host other than the gateway
+ * icmp_echo_out() - an echo request for a host other than ours, either family
  * @c:		core
- * @iph:	IPv4 header of the request
- * @v:		the ICMP message (type 8), validated length >= 8
+ * @iph:	IPv4 header (request for a host other than the gateway) or
+ *		IPv6 header (destination unicast, usable, not ours; conf.ipv6)
+ * @v:		the ICMP (type 8) or ICMPv6 (type 128) message, length >= 8
  * @now_ns:	monotonic time
- * @fx:		effects out (FX_DGRAM_OPEN/FX_DGRAM_SEND on a ping socket)
+ * @fx:		effects out (FX_DGRAM_OPEN/FX_DGRAM_SEND on a ping socket of
+ *		the family)
  */
-void icmp4_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
-		    uint64_t now_ns, struct fx *fx);
-
-/**
- * icmp6_echo_out() - an ICMPv6 echo request for a host not ours
- * @c:		core (conf.ipv6)
- * @iph:	IPv6 header of the request (destination unicast, usable)
- * @v:		the ICMPv6 message (type 128)
- * @now_ns:	monotonic time
- * @fx:		effects out (FX_DGRAM_OPEN/FX_DGRAM_SEND on an ICMPv6 ping
- *		socket)
- */
-void icmp6_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
-		    uint64_t now_ns, struct fx *fx);
+void icmp_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
+		   uint64_t now_ns, struct fx *fx);
 
 /**
  * udp_payload_slot() - where the host puts a datagram for the guest
@@ -214,6 +204,24 @@ int udp4_send(struct core *c, struct fx *fx, uint32_t saddr_be, uint16_t sport,
 int udp_send(struct core *c, struct fx *fx, const uint8_t *saddr,
 	     uint16_t sport, const uint8_t *daddr, uint16_t dport,
 	     const uint8_t *data, size_t len);
+
+/**
+ * udp6_send() - send a datagram to the guest over IPv6, copying it
+ * @c:		core
+ * @fx:		effects out
+ * @saddr:	source address, 16 bytes
+ * @sport:	source port
+ * @daddr:	destination address, 16 bytes, IPv6 whatever it looks like
+ *		(DHCPv6 answers a v4-mapped client source as it is)
+ * @dport:	destination port
+ * @data:	payload
+ * @len:	payload length
+ *
+ * Return: 0, or -1 if it did not fit or no slot was free (counted)
+ */
+int udp6_send(struct core *c, struct fx *fx, const uint8_t *saddr,
+	      uint16_t sport, const uint8_t *daddr, uint16_t dport,
+	      const uint8_t *data, size_t len);
 
 /**
  * udp_on_sock_error() - a flow's host socket reported an error

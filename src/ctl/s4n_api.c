@@ -88,25 +88,6 @@ static const char *s4n_addr_str(const struct in6_addr *a, char *buf)
 }
 
 /**
- * s4n_addr_parse() - an address argument: IPv4 or IPv6 text
- * @s:		text
- * @a:		out: the address (IPv4 v4-mapped)
- *
- * Return: AF_INET, AF_INET6, or 0 if it is neither
- */
-static int s4n_addr_parse(const char *s, struct in6_addr *a)
-{
-	memset(a, 0, sizeof(*a));
-	if (inet_pton(AF_INET, s, &a->s6_addr[12]) == 1) {
-		a->s6_addr[10] = a->s6_addr[11] = 0xff;
-		return AF_INET;
-	}
-	if (inet_pton(AF_INET6, s, a) == 1 && !IN6_IS_ADDR_V4MAPPED(a))
-		return AF_INET6;
-	return 0;
-}
-
-/**
  * s4n_port_arg() - a port argument
  * @args:	the arguments object
  * @key:	its name
@@ -160,7 +141,7 @@ static json_t *s4n_parse_add(json_t *args, struct ctl_req *r, char *ga,
 		ha = json_string_value(v);
 	if (!*ha)
 		ha = "0.0.0.0";
-	f->host_family = s4n_addr_parse(ha, &f->host_addr);
+	f->host_family = fwd_addr_pton(ha, &f->host_addr);
 	if (!f->host_family)
 		return s4n_err("bad request: add_hostfwd: bad arguments.host_addr \"%s\"",
 			       ha);
@@ -170,7 +151,7 @@ static json_t *s4n_parse_add(json_t *args, struct ctl_req *r, char *ga,
 	if (v)
 		g = json_string_value(v);
 	if (*g) {
-		if (!s4n_addr_parse(g, &f->guest_addr))
+		if (!fwd_addr_pton(g, &f->guest_addr))
 			return s4n_err("bad request: add_hostfwd: bad arguments.guest_addr \"%s\"",
 				       g);
 		f->guest_set = true;

@@ -36,27 +36,9 @@
 
 #include "host/conf.h"
 #include "host/conf_net.h"
+#include "host/fwd.h"
 #include "host/nl.h"
 #include "util/log.h"
-
-/**
- * conf_net_addr_parse() - parse an IPv4 or IPv6 address for a mapping
- * @s:		text
- * @a6:		out: the address; IPv4 ones v4-mapped
- *
- * Return: AF_INET, AF_INET6, or 0 if it is neither
- */
-static int conf_net_addr_parse(const char *s, struct in6_addr *a6)
-{
-	memset(a6, 0, sizeof(*a6));
-	if (inet_pton(AF_INET, s, &a6->s6_addr[12]) == 1) {
-		a6->s6_addr[10] = a6->s6_addr[11] = 0xff;
-		return AF_INET;
-	}
-	if (inet_pton(AF_INET6, s, a6) == 1 && !IN6_IS_ADDR_V4MAPPED(a6))
-		return AF_INET6;
-	return 0;
-}
 
 /**
  * conf_net_addr4_bad() - may the guest use an IPv4 address for a mapping?
@@ -265,7 +247,7 @@ static int conf_net_loopback(struct conf *c, const char **why)
 		c->map_gw = false;
 		return 0;
 	}
-	fam = conf_net_addr_parse(c->map_host_loopback, &a);
+	fam = fwd_addr_pton(c->map_host_loopback, &a);
 	if (fam == AF_INET) {
 		uint32_t a4;
 
@@ -315,7 +297,7 @@ static int conf_net_guest(struct conf *c, const char **why)
 
 	if (!c->map_guest_addr || !strcmp(c->map_guest_addr, "none"))
 		return 0;
-	fam = conf_net_addr_parse(c->map_guest_addr, &a);
+	fam = fwd_addr_pton(c->map_guest_addr, &a);
 	if (fam == AF_INET) {
 		uint32_t a4;
 
@@ -375,7 +357,7 @@ static int conf_net_dns(struct conf *c, const char **why)
 	}
 	if (!c->dns_forward)
 		return 0;
-	fam = conf_net_addr_parse(c->dns_forward, &a);
+	fam = fwd_addr_pton(c->dns_forward, &a);
 	if (fam == AF_INET) {
 		uint32_t a4;
 

@@ -1443,13 +1443,13 @@ int dns_fwd_init(struct shard *sh, const char *resolv)
 	if (strlen(resolv) >= sizeof(d->path)) {
 		err("DNS: resolv.conf path too long");
 		ret = -ENAMETOOLONG;
-		goto out_free;
+		goto out;
 	}
 	strcpy(d->path, resolv);
 	if (getrandom(d->key, sizeof(d->key), 0) != sizeof(d->key)) {
 		ret = -errno;
 		err_perror("DNS: getrandom");
-		goto out_free;
+		goto out;
 	}
 
 	d->fd[DNS_EP_TIMER] = timerfd_create(CLOCK_MONOTONIC,
@@ -1459,14 +1459,14 @@ int dns_fwd_init(struct shard *sh, const char *resolv)
 			 EP_DATA(EP_DNS, DNS_EP_TIMER))) {
 		ret = -errno;
 		err_perror("DNS: timerfd");
-		goto out_close;
+		goto out;
 	}
 	/* the first socket of each family; the others come on first use */
 	ret = dns_sock_open(sh, AF_INET, DNS_EP_SOCK);
 	if (ret < 0) {
 		errno = -ret;
 		err_perror("DNS: IPv4 upstream socket");
-		goto out_close;
+		goto out;
 	}
 	d->fd[DNS_EP_SOCK] = ret;
 	ret = dns_sock_open(sh, AF_INET6, DNS_EP_SOCK + DNS_SOCKS);
@@ -1497,13 +1497,10 @@ int dns_fwd_init(struct shard *sh, const char *resolv)
 	dns_apply(sh, (char *)d->rbuf, e, true);
 	return 0;
 
-out_close:
-	for (i = 0; i < DNS_EP_NUM; i++) {
-		if (d->fd[i] >= 0)
-			close(d->fd[i]);
-	}
-out_free:
-	free(d);
+out:
+	/* dns_fwd_fini() closes what is open (fds still -1 are skipped) */
+	sh->dns = d;
+	dns_fwd_fini(sh);
 	return ret;
 }
 

@@ -116,6 +116,28 @@ static int fwd_listen(int family, const struct in6_addr *addr, uint16_t port,
 }
 
 /**
+ * fwd_addr_pton() - an IPv4 or IPv6 address in text, as the table keeps it
+ * @s:		text
+ * @a:		out: the address; IPv4 v4-mapped (zero if @s is neither)
+ *
+ * A v4-mapped IPv6 text is neither: it would pass for IPv4. Shared by
+ * the control API (s4n_api.c) and the address mappings (conf_net.c).
+ *
+ * Return: AF_INET, AF_INET6, or 0 if it is neither
+ */
+int fwd_addr_pton(const char *s, struct in6_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, s, &a->s6_addr[12]) == 1) {
+		a->s6_addr[10] = a->s6_addr[11] = 0xff;
+		return AF_INET;
+	}
+	if (inet_pton(AF_INET6, s, a) == 1 && !IN6_IS_ADDR_V4MAPPED(a))
+		return AF_INET6;
+	return 0;
+}
+
+/**
  * fwd_rule_str() - "tcp 127.0.0.1:8080 -> 10.0.2.100:80", for messages
  * @r:		port
  * @buf:	out

@@ -118,6 +118,15 @@ unsigned fwd_find_auto(const struct shard *sh, int proto, unsigned tag,
 		       uint16_t port);
 
 /**
+ * fwd_addr_pton() - an IPv4 or IPv6 address in text, as the table keeps it
+ * @s:		text
+ * @a:		out: the address; IPv4 v4-mapped (v4-mapped text is neither)
+ *
+ * Return: AF_INET, AF_INET6, or 0 if it is neither
+ */
+int fwd_addr_pton(const char *s, struct in6_addr *a);
+
+/**
  * fwd_rule_str() - "tcp 127.0.0.1:8080 -> 10.0.2.100:80", for messages
  * @r:		port
  * @buf:	out

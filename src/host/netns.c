@@ -76,6 +76,9 @@ struct netns_msg {
 	char text[NETNS_MSG_TEXT_LEN];
 };
 
+_Static_assert(NETNS_MAX_QUEUES <= NSH_MAX_FDS,
+	       "nsh_fds_send() and nsh_fds_recv() carry the tap fds");
+
 /**
  * netns_child_fail() - report an error to the parent and exit the helper
  * @sock:	socket to the parent
@@ -161,6 +164,30 @@ static int netns_write_file(const char *path, const char *text)
 }
 
 /**
+ * netns_child_map() - map one ID of ours to root in the new user namespace
+ * @sock:	socket to the parent
+ * @file:	"/proc/self/uid_map" or "/proc/self/gid_map"
+ * @what:	"user" or "group", for the message
+ * @id:		our effective ID outside
+ *
+ * Context: helper child only; does not return on error
+ * #syscalls:setup openat write close
+ */
+static void netns_child_map(int sock, const char *file, const char *what,
+			    unsigned id)
+{
+	char map[64];
+	int ret;
+
+	snprintf(map, sizeof(map), "0 %u 1", id);
+	ret = netns_write_file(file, map);
+	if (ret)
+		netns_child_fail(sock, -ret,
+				 "cannot map %s %u to root in the new user namespace: %s",
+				 what, id, strerror(-ret));
+}
+
+/**
  * netns_child_userns() - enter a new user namespace mapping us to root
  * @sock:	socket to the parent, for errors
  * @uid:	our effective user ID outside, mapped to 0 inside
@@ -171,7 +198,6 @@ static int netns_write_file(const char *path, const char *text)
  */
 static void netns_child_userns(int sock, uid_t uid, gid_t gid)
 {
-	char map[64];
 	int ret;
 
 	if (unshare(CLONE_NEWUSER)) {
@@ -194,19 +220,8 @@ static void netns_child_userns(int sock, uid_t uid, gid_t gid)
 				 "cannot write /proc/self/setgroups: %s",
 				 strerror(-ret));
 
-	snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
-	ret = netns_write_file("/proc/self/uid_map", map);
-	if (ret)
-		netns_child_fail(sock, -ret,
-				 "cannot map user %u to root in the new user namespace: %s",
-				 (unsigned)uid, strerror(-ret));
-
-	snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
-	ret = netns_write_file("/proc/self/gid_map", map);
-	if (ret)
-		netns_child_fail(sock, -ret,
-				 "cannot map group %u to root in the new user namespace: %s",
-				 (unsigned)gid, strerror(-ret));
+	netns_child_map(sock, "/proc/self/uid_map", "user", (unsigned)uid);
+	netns_child_map(sock, "/proc/self/gid_map", "group", (unsigned)gid);
 }
 
 /**
@@ -686,20 +701,7 @@ static void netns_child_configure(int sock, const struct netns_conf *c,
 static void netns_child_send(int sock, const int *fds, unsigned nfds,
 			     const uint8_t *mac)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * NETNS_MAX_QUEUES)];
-		struct cmsghdr align;
-	} u;
 	struct netns_msg m;
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = CMSG_SPACE(sizeof(int) * nfds),
-	};
-	struct cmsghdr *cm;
-	ssize_t n;
 
 	memset(&m, 0, sizeof(m));
 	m.nfds = nfds;
@@ -707,20 +709,8 @@ static void netns_child_send(int sock, const int *fds, unsigned nfds,
 
 	ASSERT(nfds >= 1 && nfds <= NETNS_MAX_QUEUES);
 
-	memset(&u, 0, sizeof(u));
-	cm = CMSG_FIRSTHDR(&mh);
-	ASSERT(cm);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-	memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
-
-	do
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-
 	/* Nobody to tell: the parent sees EOF and reports our exit status */
-	if (n != (ssize_t)sizeof(m))
+	if (nsh_fds_send(sock, &m, sizeof(m), fds, nfds) != (ssize_t)sizeof(m))
 		_exit(1);
 }
 
@@ -865,52 +855,20 @@ static int netns_reap(pid_t pid)
  */
 static int netns_recv(int sock, unsigned want, struct netns_state *s)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * NETNS_MAX_QUEUES)];
-		struct cmsghdr align;
-	} u;
 	struct netns_msg m;
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *cm;
-	unsigned n = 0, i;
+	unsigned n, i;
 	ssize_t len;
-	int ret;
+	int ret, mflags;
 
-	do
-		len = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	while (len < 0 && errno == EINTR);
+	len = nsh_fds_recv(sock, &m, sizeof(m), MSG_CMSG_CLOEXEC, s->tap_fds,
+			   NETNS_MAX_QUEUES, &n, &mflags);
 	if (len < 0) {
-		ret = -errno;
+		errno = (int)-len;
 		err_perror("cannot receive the tap from the namespace helper");
-		return ret;
+		return (int)len;
 	}
 	if (len == 0)
 		return -ECONNRESET;
-
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		size_t cnt, j;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-
-		cnt = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (j = 0; j < cnt; j++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(cm) + j * sizeof(fd),
-			       sizeof(fd));
-			if (n < NETNS_MAX_QUEUES)
-				s->tap_fds[n++] = fd;
-			else
-				close(fd);
-		}
-	}
 
 	if ((size_t)len != sizeof(m)) {
 		err("namespace helper sent a malformed report (%zd bytes)",
@@ -926,7 +884,7 @@ static int netns_recv(int sock, unsigned want, struct netns_state *s)
 		goto out_close;
 	}
 
-	if ((mh.msg_flags & MSG_CTRUNC) || n != want || m.nfds != want) {
+	if ((mflags & MSG_CTRUNC) || n != want || m.nfds != want) {
 		err("namespace helper passed %u tap descriptors, expected %u",
 		    n, want);
 		ret = -EPROTO;

@@ -89,33 +89,162 @@ int nsh_fds_reset(int sock, int fd)
 }
 
 /**
- * nsh_bind_lo() - bind a socket to the loopback address, even with lo down
- * @fd:		the socket
- * @family:	its family, AF_INET or AF_INET6 (then made IPv6-only)
- * @port:	port, host order
+ * nsh_fds_send() - send one message with descriptors attached (SCM_RIGHTS)
+ * @sock:	the socket
+ * @buf:	the message
+ * @len:	its length
+ * @fds:	descriptors to attach
+ * @nfds:	how many: 0 (none attached) to NSH_MAX_FDS
  *
- * Freebind, as the guest may bring lo up later (--no-config).
+ * Sends with MSG_NOSIGNAL and retries on EINTR. Shared by the helpers
+ * that pass descriptors to slipway: this one, and netns.c's namespace
+ * child. The descriptors stay the caller's to close.
+ *
+ * Context: helper processes
+ * #syscalls:setup sendmsg
+ * Return: bytes sent, or -errno
+ */
+ssize_t nsh_fds_send(int sock, const void *buf, size_t len, const int *fds,
+		     unsigned nfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * NSH_MAX_FDS)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	ASSERT(nfds <= NSH_MAX_FDS);
+	if (nfds) {
+		struct cmsghdr *cm;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		cm = CMSG_FIRSTHDR(&mh);
+		ASSERT(cm);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+	}
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+/**
+ * nsh_fds_recv() - receive one message and the descriptors it carries
+ * @sock:	the socket
+ * @buf:	the message out
+ * @len:	room in @buf
+ * @flags:	recvmsg() flags (MSG_CMSG_CLOEXEC, MSG_DONTWAIT)
+ * @fds:	@max entries: the descriptors received
+ * @max:	most descriptors expected, 1 to NSH_MAX_FDS: the control
+ *		buffer has room for this many (more: MSG_CTRUNC)
+ * @nfds:	out: how many are in @fds
+ * @msg_flags:	out: the message's flags (MSG_TRUNC, MSG_CTRUNC)
+ *
+ * Retries on EINTR. Shared by slipway's side of both helpers: this one
+ * (nsh_recv()) and netns.c's namespace child (netns_recv()).
+ *
+ * Ownership: the caller owns @fds[0..*@nfds-1] whatever is returned;
+ * descriptors beyond @max are closed here.
+ * #syscalls recvmsg close
+ * Return: bytes received (0: the peer is gone), or -errno (then *@nfds
+ * is 0)
+ */
+ssize_t nsh_fds_recv(int sock, void *buf, size_t len, int flags, int *fds,
+		     unsigned max, unsigned *nfds, int *msg_flags)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * NSH_MAX_FDS)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = CMSG_SPACE(sizeof(int) * max),
+	};
+	struct cmsghdr *cm;
+	unsigned n = 0;
+	ssize_t ret;
+
+	ASSERT(max >= 1 && max <= NSH_MAX_FDS);
+	*nfds = 0;
+	do
+		ret = recvmsg(sock, &mh, flags);
+	while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		return -errno;
+
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t cnt, j;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		cnt = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (j = 0; j < cnt; j++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + j * sizeof(fd), sizeof(fd));
+			if (n < max)
+				fds[n++] = fd;
+			else
+				close(fd);
+		}
+	}
+	*nfds = n;
+	*msg_flags = mh.msg_flags;
+	return ret;
+}
+
+/**
+ * nsh_socket_lo() - a socket on the loopback address, even with lo down
+ * @family:	AF_INET or AF_INET6 (then made IPv6-only)
+ * @type:	SOCK_STREAM (then listening) or SOCK_DGRAM
+ * @port:	port to bind, host order
+ *
+ * Freebind, as the guest may bring lo up later (--no-config). A stream
+ * socket gets SO_REUSEADDR before it binds.
  *
  * Context: helper only
- * #syscalls:setup setsockopt bind
- * Return: 0, or -1 with errno set (by bind())
+ * #syscalls:setup socket setsockopt bind listen close
+ * Return: the socket (non-blocking, close-on-exec), or -errno (then
+ * nothing is open)
  */
-static int nsh_bind_lo(int fd, int family, uint16_t port)
+static int nsh_socket_lo(int family, int type, uint16_t port)
 {
 	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
 				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
 	struct sockaddr_in s4 = { .sin_family = AF_INET,
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int one = 1;
+	int one = 1, s, e, ret;
 
+	s = socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	if (type == SOCK_STREAM)
+		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	s4.sin_port = s6.sin6_port = htons(port);
 	if (family == AF_INET6) {
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-		setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &one, sizeof(one));
-		return bind(fd, (struct sockaddr *)&s6, sizeof(s6));
+		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		setsockopt(s, IPPROTO_IPV6, IPV6_FREEBIND, &one, sizeof(one));
+		ret = bind(s, (struct sockaddr *)&s6, sizeof(s6));
+	} else {
+		setsockopt(s, IPPROTO_IP, IP_FREEBIND, &one, sizeof(one));
+		ret = bind(s, (struct sockaddr *)&s4, sizeof(s4));
 	}
-	setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one, sizeof(one));
-	return bind(fd, (struct sockaddr *)&s4, sizeof(s4));
+	if (ret || (type == SOCK_STREAM && listen(s, 1024))) {
+		e = errno;
+		close(s);
+		return -e;
+	}
+	return s;
 }
 
 /**
@@ -132,8 +261,8 @@ static int nsh_bind_lo(int fd, int family, uint16_t port)
 static int nsh_make(const struct nsh_req *req, long len, int *fds,
 		    unsigned *nfds)
 {
-	int one = 1, fd, e;
 	unsigned i;
+	int fd;
 
 	*nfds = 0;
 	if (len != (long)sizeof(*req) ||
@@ -152,33 +281,14 @@ static int nsh_make(const struct nsh_req *req, long len, int *fds,
 		}
 		return 0;
 	case NSH_OP_LISTEN:
-		if (!req->port)
-			return EINVAL;
-		fd = socket(req->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			    0);
-		if (fd < 0)
-			return errno;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (nsh_bind_lo(fd, req->family, req->port) ||
-		    listen(fd, 1024)) {
-			e = errno;
-			close(fd);
-			return e;
-		}
-		fds[(*nfds)++] = fd;
-		return 0;
 	case NSH_OP_UDP:
 		if (!req->port)
 			return EINVAL;
-		fd = socket(req->family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			    0);
+		fd = nsh_socket_lo(req->family, req->op == NSH_OP_LISTEN ?
+						SOCK_STREAM : SOCK_DGRAM,
+				   req->port);
 		if (fd < 0)
-			return errno;
-		if (nsh_bind_lo(fd, req->family, req->port)) {
-			e = errno;
-			close(fd);
-			return e;
-		}
+			return -fd;
 		fds[(*nfds)++] = fd;
 		return 0;
 	case NSH_OP_DIAG:
@@ -211,14 +321,8 @@ static int nsh_make(const struct nsh_req *req, long len, int *fds,
 static _Noreturn void nsh_serve(void)
 {
 	for (;;) {
-		union {
-			char buf[CMSG_SPACE(sizeof(int) * NSH_MAX_FDS)];
-			struct cmsghdr align;
-		} u;
 		struct nsh_req req;
 		struct nsh_rsp rsp;
-		struct iovec iov = { .iov_base = &rsp, .iov_len = sizeof(rsp) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 		int fds[NSH_MAX_FDS];
 		unsigned nfds, i;
 		ssize_t n;
@@ -237,21 +341,7 @@ static _Noreturn void nsh_serve(void)
 			rsp.family = req.family;
 			rsp.seq = req.seq;
 		}
-		if (nfds) {
-			struct cmsghdr *cm;
-
-			memset(&u, 0, sizeof(u));
-			mh.msg_control = u.buf;
-			mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-			cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = SOL_SOCKET;
-			cm->cmsg_type = SCM_RIGHTS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-			memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
-		}
-		do
-			n = sendmsg(NSH_FD, &mh, MSG_NOSIGNAL);
-		while (n < 0 && errno == EINTR);
+		n = nsh_fds_send(NSH_FD, &rsp, sizeof(rsp), fds, nfds);
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
 		if (n < 0)
@@ -327,52 +417,25 @@ int nsh_send(int fd, const struct nsh_req *req)
  */
 int nsh_recv(int fd, struct nsh_rsp *rsp, int *fds)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * NSH_MAX_FDS)];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = rsp, .iov_len = sizeof(*rsp) };
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *cm;
-	unsigned n = 0, i;
+	unsigned n, i;
+	int mflags;
 	ssize_t len;
 
-	do
-		len = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	while (len < 0 && errno == EINTR);
+	len = nsh_fds_recv(fd, rsp, sizeof(*rsp),
+			   MSG_CMSG_CLOEXEC | MSG_DONTWAIT, fds, NSH_MAX_FDS,
+			   &n, &mflags);
 	if (len < 0)
-		return errno == EAGAIN ? -EAGAIN : -ECONNRESET;
+		return len == -EAGAIN ? -EAGAIN : -ECONNRESET;
 	if (len == 0)
 		return -ECONNRESET;
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		size_t cnt, j;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		cnt = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (j = 0; j < cnt; j++) {
-			int s;
-
-			memcpy(&s, CMSG_DATA(cm) + j * sizeof(int), sizeof(s));
-			if (n < NSH_MAX_FDS)
-				fds[n++] = s;
-			else
-				close(s);
-		}
-	}
 	if (len != (ssize_t)sizeof(*rsp) || rsp->nfds < n ||
-	    (mh.msg_flags & MSG_TRUNC)) {
+	    (mflags & MSG_TRUNC)) {
 		for (i = 0; i < n; i++)
 			close(fds[i]);
 		return -EPROTO;
 	}
 	/* the kernel could not give us all of them: out of descriptors */
-	if (rsp->nfds != n || (mh.msg_flags & MSG_CTRUNC)) {
+	if (rsp->nfds != n || (mflags & MSG_CTRUNC)) {
 		for (i = 0; i < n; i++)
 			close(fds[i]);
 		return -EMFILE;

@@ -4,6 +4,7 @@
 #define SLIPWAY_NSH_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 /* most descriptors one reply carries */
 #define NSH_MAX_FDS 16
@@ -75,6 +76,39 @@ struct nsh_rsp {
  * Return: 0, or -1 if the socket could not be kept
  */
 int nsh_fds_reset(int sock, int fd);
+
+/**
+ * nsh_fds_send() - send one message with descriptors attached (SCM_RIGHTS)
+ * @sock:	the socket
+ * @buf:	the message
+ * @len:	its length
+ * @fds:	descriptors to attach (they stay the caller's)
+ * @nfds:	how many: 0 to NSH_MAX_FDS
+ *
+ * Context: a helper process (nsh.c, netns.c's namespace child)
+ * #syscalls:setup sendmsg
+ * Return: bytes sent, or -errno
+ */
+ssize_t nsh_fds_send(int sock, const void *buf, size_t len, const int *fds,
+		     unsigned nfds);
+
+/**
+ * nsh_fds_recv() - receive one message and the descriptors it carries
+ * @sock:	the socket
+ * @buf:	the message out
+ * @len:	room in @buf
+ * @flags:	recvmsg() flags (MSG_CMSG_CLOEXEC, MSG_DONTWAIT)
+ * @fds:	@max entries: the descriptors received
+ * @max:	most descriptors expected, 1 to NSH_MAX_FDS (more: MSG_CTRUNC)
+ * @nfds:	out: how many are in @fds
+ * @msg_flags:	out: the message's flags (MSG_TRUNC, MSG_CTRUNC)
+ *
+ * Ownership: the caller owns @fds[0..*@nfds-1] whatever is returned.
+ * #syscalls recvmsg close
+ * Return: bytes received (0: the peer is gone), or -errno
+ */
+ssize_t nsh_fds_recv(int sock, void *buf, size_t len, int flags, int *fds,
+		     unsigned max, unsigned *nfds, int *msg_flags);
 
 /**
  * nsh_spawn() - start the helper in the calling process's namespaces

@@ -34,6 +34,17 @@ _Noreturn void assert_fail(const char *expr, const char *file, int line,
 	} while (0)
 
 /*
+ * ASSERT_KEPT() - ASSERT() for a checker that returns NULL when its rules
+ * hold, else the rule broken (tcp_flow_bad()): that rule is the message
+ */
+#define ASSERT_KEPT(why)                                             \
+	do {                                                         \
+		const char *why_ = (why);                            \
+		if (unlikely(why_))                                  \
+			assert_fail(why_, __FILE__, __LINE__, __func__); \
+	} while (0)
+
+/*
  * DEBUG_CHECKS - 1 in debug builds (meson: buildtype=debug, or any
  * sanitizer; -DSLIPWAY_DEBUG), else 0: invariant checks that cost time on
  * the data path run only there (if (DEBUG_CHECKS) ..., still compiled)
