@@ -326,6 +326,18 @@ static void msg_ids(struct msg6 *m, bool server)
 }
 
 /**
+ * msg_start() - start a client message with the usual options (msg_ids())
+ * @m:		message
+ * @type:	message type
+ * @server:	add our Server Identifier
+ */
+static void msg_start(struct msg6 *m, uint8_t type, bool server)
+{
+	msg_begin(m, type);
+	msg_ids(m, server);
+}
+
+/**
  * ia_open() - start an IA option (IA_NA, IA_PD: T1 and T2 are 0)
  * @m:		message
  * @code:	O_IA_NA, O_IA_TA or O_IA_PD
@@ -508,6 +520,25 @@ static void parse_reply(const struct env *e, unsigned i, const uint8_t *src,
 }
 
 /**
+ * reply_mc() - send_mc() a message and expect one reply of @type from the
+ * gateway's link-local address to the guest's, checked by parse_reply()
+ * @e:		environment
+ * @m:		message
+ * @type:	expected message type of the reply
+ * @r:		out: the decoded reply
+ */
+static void reply_mc(struct env *e, const struct msg6 *m, uint8_t type,
+		     struct reply6 *r)
+{
+	unsigned n = e->fx.nframes;
+
+	send_mc(e, m);
+	assert_int_equal(e->fx.nframes, n + 1);
+	parse_reply(e, n, gw6_ll, guest6_ll, r);
+	assert_int_equal(r->type, type);
+}
+
+/**
  * parse_ia() - decode the @n-th IA option of a reply
  * @r:		reply
  * @n:		which IA (0: the first IA_NA, IA_TA or IA_PD)
@@ -642,13 +673,9 @@ static void test_solicit_advertise(void **state)
 	struct msg6 m;
 	struct ia6 ia;
 
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	ia_na(&m, 0x0c0ffee0, old6);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, ADVERTISE);
+	reply_mc(e, &m, ADVERTISE, &r);
 	assert_status(&r, -1);
 	assert_config(&r, true);
 	assert_int_equal(r.cnt[O_PREFERENCE], 1);
@@ -675,14 +702,10 @@ static void test_solicit_rapid_commit(void **state)
 	struct msg6 m;
 	struct ia6 ia;
 
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_RAPID_COMMIT, NULL, 0);
 	ia_na(&m, 7, NULL);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.cnt[O_RAPID_COMMIT], 1);
 	assert_int_equal(r.optlen[O_RAPID_COMMIT], 0);
 	assert_int_equal(r.cnt[O_PREFERENCE], 0);
@@ -707,8 +730,7 @@ static void test_solicit_other_ias(void **state)
 	struct ia6 ia;
 	size_t at;
 
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	at = ia_open(&m, O_IA_TA, 1);
 	opt_close(&m, at);
 	ia_na(&m, 2, NULL);
@@ -716,10 +738,7 @@ static void test_solicit_other_ias(void **state)
 	opt(&m, O_IAPREFIX, NULL, 25);
 	opt_close(&m, at);
 	ia_na(&m, 4, NULL);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, ADVERTISE);
+	reply_mc(e, &m, ADVERTISE, &r);
 	assert_status(&r, -1);
 	assert_config(&r, true);
 	parse_ia(&r, 0, &ia);
@@ -744,15 +763,11 @@ static void test_solicit_other_ias(void **state)
 	/* no IA_NA: IA_TA only, with Rapid Commit */
 	env_clear(e);
 	env_mark(e);
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_RAPID_COMMIT, NULL, 0);
 	at = ia_open(&m, O_IA_TA, 1);
 	opt_close(&m, at);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, ADVERTISE);
+	reply_mc(e, &m, ADVERTISE, &r);
 	assert_status(&r, ST_NOADDRS);
 	assert_config(&r, false);
 	assert_int_equal(r.nopts, 3); /* status, server, client */
@@ -772,13 +787,9 @@ static void test_request(void **state)
 	struct msg6 m;
 	struct ia6 ia;
 
-	msg_begin(&m, REQUEST);
-	msg_ids(&m, true);
+	msg_start(&m, REQUEST, true);
 	ia_na(&m, 0x11223344, guest6);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_status(&r, -1);
 	assert_config(&r, true);
 	assert_int_equal(r.cnt[O_PREFERENCE], 0);
@@ -826,10 +837,7 @@ static void test_renew_rebind(void **state)
 		iaaddr(&m, guest6);
 		opt_close(&m, at);
 		ia_na(&m, 6, outside6);
-		send_mc(e, &m);
-		assert_int_equal(e->fx.nframes, t + 1);
-		parse_reply(e, t, gw6_ll, guest6_ll, &r);
-		assert_int_equal(r.type, REPLY);
+		reply_mc(e, &m, REPLY, &r);
 		assert_status(&r, -1);
 		assert_config(&r, true);
 		assert_bound(&r, 0, 5, &ia);
@@ -849,12 +857,10 @@ static void test_renew_rebind(void **state)
 	/* RENEW without our identifier, REBIND with it: malformed */
 	env_clear(e);
 	env_mark(e);
-	msg_begin(&m, RENEW);
-	msg_ids(&m, false);
+	msg_start(&m, RENEW, false);
 	ia_na(&m, 5, guest6);
 	send_mc(e, &m);
-	msg_begin(&m, REBIND);
-	msg_ids(&m, true);
+	msg_start(&m, REBIND, true);
 	ia_na(&m, 5, guest6);
 	send_mc(e, &m);
 	assert_int_equal(e->fx.nframes, 0);
@@ -907,10 +913,7 @@ static void test_renew_many(void **state)
 		}
 		opt_close(&m, at);
 	}
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.cnt[O_CLIENTID], 1);
 	assert_int_equal(r.optlen[O_CLIENTID], sizeof(duid));
 	assert_int_equal(r.optlen[O_DOMAINS], sizeof(cc.dhcp4.search));
@@ -953,42 +956,30 @@ static void test_confirm(void **state)
 	struct msg6 m;
 	size_t at;
 
-	msg_begin(&m, CONFIRM);
-	msg_ids(&m, false);
+	msg_start(&m, CONFIRM, false);
 	ia_na(&m, 1, guest6);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_status(&r, ST_SUCCESS);
 	assert_config(&r, false);
 	assert_int_equal(r.cnt[O_IA_NA], 0);
 	assert_int_equal(r.nopts, 3);
 
 	/* one of two addresses is not the guest's: NotOnLink */
-	msg_begin(&m, CONFIRM);
-	msg_ids(&m, false);
+	msg_start(&m, CONFIRM, false);
 	ia_na(&m, 1, guest6);
 	at = ia_open(&m, O_IA_TA, 2);
 	iaaddr(&m, old6);
 	opt_close(&m, at);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 2);
-	parse_reply(e, 1, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_status(&r, ST_NOTONLINK);
 
-	msg_begin(&m, CONFIRM);
-	msg_ids(&m, false);
+	msg_start(&m, CONFIRM, false);
 	ia_na(&m, 1, outside6);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 3);
-	parse_reply(e, 2, gw6_ll, guest6_ll, &r);
+	reply_mc(e, &m, REPLY, &r);
 	assert_status(&r, ST_NOTONLINK);
 
 	/* no address at all: nothing to confirm, no reply */
-	msg_begin(&m, CONFIRM);
-	msg_ids(&m, false);
+	msg_start(&m, CONFIRM, false);
 	ia_na(&m, 1, NULL);
 	send_mc(e, &m);
 	assert_int_equal(e->fx.nframes, 3);
@@ -1013,10 +1004,7 @@ static void test_release_decline(void **state)
 		msg_begin(&m, types[t]);
 		msg_ids(&m, true);
 		ia_na(&m, 1, guest6);
-		send_mc(e, &m);
-		assert_int_equal(e->fx.nframes, t + 1);
-		parse_reply(e, t, gw6_ll, guest6_ll, &r);
-		assert_int_equal(r.type, REPLY);
+		reply_mc(e, &m, REPLY, &r);
 		assert_status(&r, ST_SUCCESS);
 		assert_config(&r, false);
 		assert_int_equal(r.nopts, 3);
@@ -1037,12 +1025,8 @@ static void test_info_request(void **state)
 	struct reply6 r;
 	struct msg6 m;
 
-	msg_begin(&m, INFO_REQUEST);
-	msg_ids(&m, false);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	msg_start(&m, INFO_REQUEST, false);
+	reply_mc(e, &m, REPLY, &r);
 	assert_status(&r, -1);
 	assert_config(&r, true);
 	assert_int_equal(r.cnt[O_IA_NA], 0);
@@ -1050,10 +1034,7 @@ static void test_info_request(void **state)
 	/* no Client Identifier, our Server Identifier: fine */
 	msg_begin(&m, INFO_REQUEST);
 	opt(&m, O_SERVERID, server_duid, sizeof(server_duid));
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 2);
-	parse_reply(e, 1, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.cnt[O_CLIENTID], 0);
 	assert_int_equal(r.cnt[O_DNS], 1);
 	assert_ctr_deltas(e, CTR_DHCP6_INFO_REQUEST, 2, CTR_DHCP6_REPLIES, 2,
@@ -1061,8 +1042,7 @@ static void test_info_request(void **state)
 
 	env_clear(e);
 	env_mark(e);
-	msg_begin(&m, INFO_REQUEST);
-	msg_ids(&m, false);
+	msg_start(&m, INFO_REQUEST, false);
 	ia_na(&m, 1, NULL);
 	send_mc(e, &m);
 	assert_int_equal(e->fx.nframes, 0);
@@ -1088,12 +1068,9 @@ static void test_fqdn(void **state)
 	d->fqdn_len = conf_dhcp_name_wire("vm1.example.test", d->fqdn);
 
 	/* not asked for */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	ia_na(&m, 1, NULL);
-	send_mc(e, &m);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, ADVERTISE);
+	reply_mc(e, &m, ADVERTISE, &r);
 	assert_int_equal(r.cnt[O_FQDN], 0);
 
 	/* in the Option Request */
@@ -1101,9 +1078,7 @@ static void test_fqdn(void **state)
 	opt(&m, O_CLIENTID, client_duid, sizeof(client_duid));
 	opt(&m, O_ORO, oro, sizeof(oro));
 	ia_na(&m, 1, NULL);
-	send_mc(e, &m);
-	parse_reply(e, 1, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, ADVERTISE);
+	reply_mc(e, &m, ADVERTISE, &r);
 	assert_config(&r, true);
 	assert_int_equal(r.cnt[O_FQDN], 1);
 	assert_int_equal(r.order[r.nopts - 1], O_FQDN);
@@ -1112,32 +1087,25 @@ static void test_fqdn(void **state)
 	assert_memory_equal(r.opt[O_FQDN] + 1, d->fqdn, d->fqdn_len);
 
 	/* the client's own, asking us to update: O */
-	msg_begin(&m, REQUEST);
-	msg_ids(&m, true);
+	msg_start(&m, REQUEST, true);
 	opt(&m, O_FQDN, fqdn_s, sizeof(fqdn_s));
 	ia_na(&m, 1, NULL);
-	send_mc(e, &m);
-	parse_reply(e, 2, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.cnt[O_FQDN], 1);
 	assert_int_equal(r.opt[O_FQDN][0], 0x02);
 	assert_memory_equal(r.opt[O_FQDN] + 1, d->fqdn, d->fqdn_len);
 
 	/* INFORMATION-REQUEST too (an empty option: no flags); RELEASE
 	 * configures nothing */
-	msg_begin(&m, INFO_REQUEST);
-	msg_ids(&m, false);
+	msg_start(&m, INFO_REQUEST, false);
 	opt(&m, O_FQDN, NULL, 0);
-	send_mc(e, &m);
-	parse_reply(e, 3, gw6_ll, guest6_ll, &r);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.cnt[O_FQDN], 1);
 	assert_int_equal(r.opt[O_FQDN][0], 0);
-	msg_begin(&m, RELEASE);
-	msg_ids(&m, true);
+	msg_start(&m, RELEASE, true);
 	opt(&m, O_FQDN, fqdn_s, sizeof(fqdn_s));
 	ia_na(&m, 1, guest6);
-	send_mc(e, &m);
-	parse_reply(e, 4, gw6_ll, guest6_ll, &r);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.cnt[O_FQDN], 0);
 	assert_int_equal(e->fx.nframes, 5);
 	assert_ctr_deltas(e, CTR_DHCP6_SOLICIT, 2, CTR_DHCP6_ADVERTISE, 2,
@@ -1164,11 +1132,8 @@ static void test_no_dns_no_search(void **state)
 	cc.dhcp4.search_len = 0;
 	e = env_new(&cc);
 	env_mark(e);
-	msg_begin(&m, INFO_REQUEST);
-	msg_ids(&m, false);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
+	msg_start(&m, INFO_REQUEST, false);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.nopts, 2); /* server and client identifiers */
 	assert_ctr_deltas(e, CTR_DHCP6_INFO_REQUEST, 1, CTR_DHCP6_REPLIES, 1,
 			  CTR_UDP_TO_GUEST, 1, -1);
@@ -1190,22 +1155,19 @@ static void test_wrong_server(void **state)
 
 	memcpy(other, server_duid, sizeof(other));
 	other[9] ^= 1;
-	msg_begin(&m, REQUEST);
-	msg_ids(&m, false);
+	msg_start(&m, REQUEST, false);
 	opt(&m, O_SERVERID, other, sizeof(other));
 	ia_na(&m, 1, NULL);
 	send_mc(e, &m);
 	/* a server identifier of another length */
-	msg_begin(&m, RENEW);
-	msg_ids(&m, false);
+	msg_start(&m, RENEW, false);
 	opt(&m, O_SERVERID, client_duid, sizeof(client_duid));
 	send_mc(e, &m);
 	msg_begin(&m, INFO_REQUEST);
 	opt(&m, O_SERVERID, other, sizeof(other));
 	send_mc(e, &m);
 	/* messages servers send, relay and lease-query messages */
-	msg_begin(&m, ADVERTISE);
-	msg_ids(&m, true);
+	msg_start(&m, ADVERTISE, true);
 	send_mc(e, &m);
 	m.b[0] = REPLY;
 	send_mc(e, &m);
@@ -1218,8 +1180,7 @@ static void test_wrong_server(void **state)
 	m.b[0] = 37;
 	send_mc(e, &m);
 	/* SOLICIT, CONFIRM, REBIND, INFORMATION-REQUEST must be multicast */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	ia_na(&m, 1, NULL);
 	send6(e, &m, guest6_ll, gw6_ll, 547);
 	m.b[0] = CONFIRM;
@@ -1229,8 +1190,7 @@ static void test_wrong_server(void **state)
 	msg_begin(&m, INFO_REQUEST);
 	send6(e, &m, guest6_ll, gw6_ll, 547);
 	/* from :: */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	send6(e, &m, unspec6, all_servers, 547);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_ctr_deltas(e, CTR_DHCP6_DROP_IGNORED, 14, -1);
@@ -1238,8 +1198,7 @@ static void test_wrong_server(void **state)
 	/* the server off: everything to it is ignored, nothing else */
 	env_mark(e);
 	e->c.conf.dhcp6 = false;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	ia_na(&m, 1, NULL);
 	send_mc(e, &m);
 	m.len = 2;
@@ -1272,8 +1231,7 @@ static void test_malformed(void **state)
 	m.len = 0;
 	send_mc(e, &m), n++;
 	/* an option header cut short, then an option past the end */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	ia_na(&m, 1, NULL);
 	m.len += 3;
 	memset(m.b + m.len - 3, 0, 3);
@@ -1282,42 +1240,35 @@ static void test_malformed(void **state)
 	wr16(m.b + m.len - 16 + 2, 13); /* IA_NA of 13 bytes, 12 there */
 	send_mc(e, &m), n++;
 	/* an IA_NA of 11 bytes; an IA_TA of 3; an IA_PD of 11 */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_IA_NA, NULL, 11);
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_IA_TA, NULL, 3);
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_IA_PD, NULL, 11);
 	send_mc(e, &m), n++;
 	/* an IAADDR of 23 bytes; an IAPREFIX of 24 */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	at = ia_open(&m, O_IA_NA, 1);
 	opt(&m, O_IAADDR, NULL, 23);
 	opt_close(&m, at);
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	at = ia_open(&m, O_IA_PD, 1);
 	opt(&m, O_IAPREFIX, NULL, 24);
 	opt_close(&m, at);
 	send_mc(e, &m), n++;
 	/* a nested option running past its IA (the IA itself fits) */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	at = ia_open(&m, O_IA_NA, 1);
 	iaaddr(&m, guest6);
 	opt_close(&m, at);
 	wr16(m.b + at + 4 + 12 + 2, 25);
 	send_mc(e, &m), n++;
 	/* an option inside an IAADDR running past it */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	at = ia_open(&m, O_IA_NA, 1);
 	at2 = opt(&m, O_IAADDR, NULL, 24);
 	opt(&m, 99, NULL, 4);
@@ -1326,8 +1277,7 @@ static void test_malformed(void **state)
 	wr16(m.b + at2 + 4 + 24 + 2, 5);
 	send_mc(e, &m), n++;
 	/* a status code of 1 byte inside an IA */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	at = ia_open(&m, O_IA_NA, 1);
 	opt(&m, O_STATUS, NULL, 1);
 	opt_close(&m, at);
@@ -1339,31 +1289,25 @@ static void test_malformed(void **state)
 	msg_begin(&m, SOLICIT);
 	opt(&m, O_CLIENTID, long_duid, sizeof(long_duid));
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_CLIENTID, client_duid, sizeof(client_duid));
 	send_mc(e, &m), n++;
 	/* two server identifiers (ours) */
-	msg_begin(&m, REQUEST);
-	msg_ids(&m, true);
+	msg_start(&m, REQUEST, true);
 	opt(&m, O_SERVERID, server_duid, sizeof(server_duid));
 	send_mc(e, &m), n++;
 	/* Elapsed Time of 3 bytes, Rapid Commit of 1, an odd ORO */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_ELAPSED, NULL, 3);
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_RAPID_COMMIT, NULL, 1);
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_ORO, NULL, 3);
 	send_mc(e, &m), n++;
 	/* unassigned message types */
-	msg_begin(&m, 0);
-	msg_ids(&m, false);
+	msg_start(&m, 0, false);
 	send_mc(e, &m), n++;
 	m.b[0] = 38;
 	send_mc(e, &m), n++;
@@ -1375,18 +1319,15 @@ static void test_malformed(void **state)
 	msg_begin(&m, SOLICIT);
 	ia_na(&m, 1, NULL);
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, true);
+	msg_start(&m, SOLICIT, true);
 	send_mc(e, &m), n++;
-	msg_begin(&m, REQUEST);
-	msg_ids(&m, false);
+	msg_start(&m, REQUEST, false);
 	send_mc(e, &m), n++;
 	m.b[0] = RELEASE;
 	send_mc(e, &m), n++;
 	m.b[0] = DECLINE;
 	send_mc(e, &m), n++;
-	msg_begin(&m, CONFIRM);
-	msg_ids(&m, true);
+	msg_start(&m, CONFIRM, true);
 	ia_na(&m, 1, guest6);
 	send_mc(e, &m), n++;
 	msg_begin(&m, REQUEST);
@@ -1411,8 +1352,7 @@ static void test_udp_hook(void **state)
 	struct msg6 m;
 	size_t len, l3;
 
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	ia_na(&m, 1, NULL);
 	send6(e, &m, guest6_ll, dns6, 547);
 	send6(e, &m, guest6_ll, all_nodes, 547);
@@ -1432,8 +1372,7 @@ static void test_udp_hook(void **state)
 	/* UDP length past the packet, and below 8 */
 	env_mark(e);
 	l3 = e->c.conf.vnet_hdr_len + ETH_HLEN;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	len = l3 + IP6_HLEN + 8 + m.len;
 	send_mc(e, &m);
 	env_clear(e);
@@ -1448,8 +1387,7 @@ static void test_udp_hook(void **state)
 	/* a UDP length that ends the message before the packet does: the
 	 * trailing bytes (a truncated option) are not read */
 	env_mark(e);
-	msg_begin(&m, INFO_REQUEST);
-	msg_ids(&m, false);
+	msg_start(&m, INFO_REQUEST, false);
 	m.b[m.len] = 0xee;
 	m.b[m.len + 1] = 0xee;
 	m.len += 2;
@@ -1475,8 +1413,7 @@ static void test_no_slot(void **state)
 	size_t slot_size = e->fx.slot_size;
 	struct msg6 m;
 
-	msg_begin(&m, INFO_REQUEST);
-	msg_ids(&m, false);
+	msg_start(&m, INFO_REQUEST, false);
 	e->fx.nframes = e->fx.nslots;
 	send_mc(e, &m);
 	assert_int_equal(e->fx.nframes, e->fx.nslots);
