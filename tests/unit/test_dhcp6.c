@@ -63,21 +63,12 @@ enum log_level log_max_level = LOG_ERR;
 #define ST_NOTONLINK 4
 #define ST_NOPREFIX 6
 
-/* fd00:5170:7761:7901::/64, as in test_ndp.c */
-static const uint8_t prefix6[8] = { 0xfd, 0x00, 0x51, 0x70,
-				    0x77, 0x61, 0x79, 0x01 };
-static const uint8_t gw6_ll[16] = { 0xfe, 0x80, [15] = 1 };
-static const uint8_t gw6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79,
-				 0x01, [15] = 2 };
-static const uint8_t dns6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79,
-				  0x01, [15] = 3 };
+/* in env_conf6()'s fd00:5170:7761:7901::/64 (helpers.c) */
 static const uint8_t guest6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61,
 				    0x79, 0x01, [15] = 0x15 };
 static const uint8_t old6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79,
 				  0x01, [15] = 0x99 };
 static const uint8_t outside6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
-static const uint8_t guest6_ll[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00,
-				       0xff, 0xfe, 0x12, 0x34, 0x56 };
 static const uint8_t unspec6[16];
 static const uint8_t all_servers[16] = { 0xff, 0x02, [13] = 1, [15] = 2 };
 static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
@@ -157,12 +148,7 @@ struct ia6 {
  */
 static void conf_dhcp6(struct core_conf *cc, bool offload)
 {
-	env_conf(cc, offload);
-	cc->ipv6 = true;
-	memcpy(cc->prefix6, prefix6, 8);
-	memcpy(cc->gw6_ll, gw6_ll, 16);
-	memcpy(cc->gw6, gw6, 16);
-	memcpy(cc->dns6, dns6, 16);
+	env_conf6(cc, offload);
 	cc->mtu = 1500;
 	cc->dhcp6 = true;
 	memcpy(cc->guest6, guest6, 16);
@@ -170,57 +156,9 @@ static void conf_dhcp6(struct core_conf *cc, bool offload)
 	cc->dhcp4.search_len = SEARCH_LEN;
 }
 
-/**
- * setup_offload() - DHCPv6 on, 12-byte vnet header, offload on
- * @state:	out: the environment
- *
- * Return: 0
- */
-static int setup_offload(void **state)
-{
-	struct core_conf cc;
-
-	conf_dhcp6(&cc, true);
-	return env_setup(state, &cc);
-}
-
-/**
- * setup_plain() - DHCPv6 on, no vnet header, no offload
- * @state:	out: the environment
- *
- * Return: 0
- */
-static int setup_plain(void **state)
-{
-	struct core_conf cc;
-
-	conf_dhcp6(&cc, false);
-	return env_setup(state, &cc);
-}
-
-/**
- * ref_pseudo6() - reference IPv6 pseudo-header sum
- * @saddr:	source, 16 bytes
- * @daddr:	destination, 16 bytes
- * @proto:	upper-layer protocol
- * @len:	upper-layer length
- *
- * Return: folded sum (16 bits)
- */
-static uint16_t ref_pseudo6(const uint8_t *saddr, const uint8_t *daddr,
-			    uint8_t proto, uint32_t len)
-{
-	uint8_t ph[40] = { 0 };
-
-	memcpy(ph, saddr, 16);
-	memcpy(ph + 16, daddr, 16);
-	ph[32] = (uint8_t)(len >> 24);
-	ph[33] = (uint8_t)(len >> 16);
-	ph[34] = (uint8_t)(len >> 8);
-	ph[35] = (uint8_t)len;
-	ph[39] = proto;
-	return ref_sum16(ph, sizeof(ph), 0);
-}
+/* setup_offload(): DHCPv6 on, 12-byte vnet header, offload on;
+ * setup_plain(): DHCPv6 on, no vnet header, no offload */
+ENV_SETUPS(conf_dhcp6)
 
 /**
  * assert_quiet() - end-of-test invariants with IPv6 on
@@ -401,13 +339,8 @@ static void send6(struct env *e, const struct msg6 *m, const uint8_t *src,
 	off = build_l2(e, e->in, dst[0] == 0xff ? mac : our_mac, guest_mac,
 		       ETHERTYPE_IP6);
 	ip = e->in + off;
-	ip[0] = 0x60;
-	ip[1] = ip[2] = ip[3] = 0;
-	wr16(ip + 4, (uint16_t)l4);
-	ip[6] = NH_UDP;
+	build_ip6(ip, NH_UDP, src, dst, l4);
 	ip[7] = 1; /* what clients send to link-scope multicast */
-	memcpy(ip + 8, src, 16);
-	memcpy(ip + 24, dst, 16);
 	uh = ip + IP6_HLEN;
 	wr16(uh, 546);
 	wr16(uh + 2, dport);
