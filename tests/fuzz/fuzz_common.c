@@ -74,6 +74,48 @@ uint8_t *fz_dup(const uint8_t *data, size_t size)
 }
 
 /**
+ * fz_conf_tap() - core_conf_default() (10.0.2.15/24 via .2, gateway
+ * fe80::1) as on tap: the guest's MAC, a 12-byte vnet header and checksum
+ * offload
+ * @cc:		configuration out
+ * @mtu:	MTU
+ * @max_flows:	TCP flow table size
+ */
+void fz_conf_tap(struct core_conf *cc, uint32_t mtu, uint32_t max_flows)
+{
+	static const uint8_t guest_mac[ETH_ALEN] = { 0x52, 0x54, 0x00,
+						     0x12, 0x34, 0x56 };
+
+	core_conf_default(cc);
+	memcpy(cc->guest_mac, guest_mac, ETH_ALEN);
+	cc->mtu = mtu;
+	cc->vnet_hdr_len = FZ_VNET_LEN;
+	cc->csum_offload = true;
+	cc->max_flows = max_flows;
+}
+
+/**
+ * fz_conf_ipv6() - IPv6 on in the /64 @pfx: gateway ::2, DNS ::3 and,
+ * with @guest, the guest at ::15
+ * @cc:		configuration
+ * @pfx:	8-byte prefix
+ * @guest:	set guest6 too
+ */
+void fz_conf_ipv6(struct core_conf *cc, const uint8_t *pfx, bool guest)
+{
+	cc->ipv6 = true;
+	memcpy(cc->prefix6, pfx, 8);
+	memcpy(cc->gw6, pfx, 8);
+	cc->gw6[15] = 0x02;
+	memcpy(cc->dns6, pfx, 8);
+	cc->dns6[15] = 0x03;
+	if (guest) {
+		memcpy(cc->guest6, pfx, 8);
+		cc->guest6[15] = 0x15;
+	}
+}
+
+/**
  * fz_core_init() - a fresh core over zeroed memory and zeroed counters
  * @c:		core to set up
  * @conf:	its configuration

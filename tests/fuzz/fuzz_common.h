@@ -3,6 +3,7 @@
 #ifndef SLIPWAY_FUZZ_COMMON_H
 #define SLIPWAY_FUZZ_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,28 @@ void *fz_alloc(size_t size);
  * Return: the copy, for free()
  */
 uint8_t *fz_dup(const uint8_t *data, size_t size);
+
+/* the vnet header fz_conf_tap() configures */
+#define FZ_VNET_LEN 12
+
+/**
+ * fz_conf_tap() - core_conf_default() (10.0.2.15/24 via .2, gateway
+ * fe80::1) as on tap: the guest's MAC, a 12-byte vnet header and checksum
+ * offload
+ * @cc:		configuration out
+ * @mtu:	MTU
+ * @max_flows:	TCP flow table size
+ */
+void fz_conf_tap(struct core_conf *cc, uint32_t mtu, uint32_t max_flows);
+
+/**
+ * fz_conf_ipv6() - IPv6 on in the /64 @pfx: gateway ::2, DNS ::3 and,
+ * with @guest, the guest at ::15
+ * @cc:		configuration
+ * @pfx:	8-byte prefix
+ * @guest:	set guest6 too
+ */
+void fz_conf_ipv6(struct core_conf *cc, const uint8_t *pfx, bool guest);
 
 /**
  * fz_core_init() - a fresh core over zeroed memory and zeroed counters

@@ -33,7 +33,7 @@
 
 #include "fuzz_common.h"
 
-#define VNET_LEN 12
+#define VNET_LEN FZ_VNET_LEN
 #define MTU 65520
 #define NSLOTS 2
 #define SLOT_SIZE (VNET_LEN + ETH_HLEN + MTU)
@@ -59,16 +59,9 @@ static struct core_conf conf_tap;
  */
 static void conf_tap_init(void)
 {
-	static const uint8_t guest_mac[ETH_ALEN] = { 0x52, 0x54, 0x00,
-						     0x12, 0x34, 0x56 };
 	struct dhcp4_conf *d = &conf_tap.dhcp4;
 
-	core_conf_default(&conf_tap);
-	memcpy(conf_tap.guest_mac, guest_mac, ETH_ALEN);
-	conf_tap.mtu = MTU;
-	conf_tap.vnet_hdr_len = VNET_LEN;
-	conf_tap.csum_offload = true;
-	conf_tap.max_flows = MAX_FLOWS;
+	fz_conf_tap(&conf_tap, MTU, MAX_FLOWS);
 	conf_tap.dhcp = true;
 	d->addr_be = conf_tap.guest4_be;
 	d->mask_be = conf_tap.mask4_be;

@@ -38,7 +38,7 @@
 
 #include "fuzz_common.h"
 
-#define VNET_LEN 12
+#define VNET_LEN FZ_VNET_LEN
 #define MTU 1500
 #define NSLOTS 2
 #define SLOT_SIZE (VNET_LEN + ETH_HLEN + MTU)
@@ -74,25 +74,11 @@ static struct core_conf conf_tap;
  */
 static void conf_tap_init(void)
 {
-	static const uint8_t guest_mac[ETH_ALEN] = { 0x52, 0x54, 0x00,
-						     0x12, 0x34, 0x56 };
 	static const uint8_t pfx[8] = { PFX };
 	struct dhcp4_conf *d = &conf_tap.dhcp4;
 
-	core_conf_default(&conf_tap);
-	memcpy(conf_tap.guest_mac, guest_mac, ETH_ALEN);
-	conf_tap.mtu = MTU;
-	conf_tap.vnet_hdr_len = VNET_LEN;
-	conf_tap.csum_offload = true;
-	conf_tap.max_flows = MAX_FLOWS;
-	conf_tap.ipv6 = true;
-	memcpy(conf_tap.prefix6, pfx, 8);
-	memcpy(conf_tap.gw6, pfx, 8);
-	conf_tap.gw6[15] = 2;
-	memcpy(conf_tap.dns6, pfx, 8);
-	conf_tap.dns6[15] = 3;
-	memcpy(conf_tap.guest6, pfx, 8);
-	conf_tap.guest6[15] = 0x15;
+	fz_conf_tap(&conf_tap, MTU, MAX_FLOWS);
+	fz_conf_ipv6(&conf_tap, pfx, true);
 	conf_tap.dhcp6 = true;
 	memcpy(d->search, "\x07" "example" "\x04" "test", 14);
 	d->search_len = 14;

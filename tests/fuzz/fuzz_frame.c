@@ -25,7 +25,7 @@
 
 #include "fuzz_common.h"
 
-#define VNET_LEN 12
+#define VNET_LEN FZ_VNET_LEN
 #define MTU 65520
 #define NSLOTS 2
 #define SLOT_SIZE (VNET_LEN + ETH_HLEN + MTU)
@@ -48,26 +48,12 @@ static struct core_conf conf;
  */
 static void conf_init(void)
 {
-	static const uint8_t guest_mac[ETH_ALEN] = { 0x52, 0x54, 0x00,
-						     0x12, 0x34, 0x56 };
 	static const uint8_t pfx[8] = { PFX6 };
 
-	core_conf_default(&conf);
-	memcpy(conf.guest_mac, guest_mac, ETH_ALEN);
-	conf.mtu = MTU;
-	conf.vnet_hdr_len = VNET_LEN;
-	conf.csum_offload = true;
-	conf.max_flows = MAX_FLOWS;
+	fz_conf_tap(&conf, MTU, MAX_FLOWS);
 	conf.max_udp_flows = MAX_UDP_FLOWS;
 	conf.dns4_be = 0x0302000a; /* 10.0.2.3, stored in network order */
-	conf.ipv6 = true;
-	memcpy(conf.prefix6, pfx, 8);
-	memcpy(conf.guest6, pfx, 8);
-	conf.guest6[15] = 0x15;
-	memcpy(conf.gw6, pfx, 8);
-	conf.gw6[15] = 0x02;
-	memcpy(conf.dns6, pfx, 8);
-	conf.dns6[15] = 0x03;
+	fz_conf_ipv6(&conf, pfx, true);
 }
 
 static const uint8_t *in_data;

@@ -25,7 +25,7 @@
 
 #include "fuzz_common.h"
 
-#define VNET_LEN 12
+#define VNET_LEN FZ_VNET_LEN
 #define MTU 1500
 #define NSLOTS 2
 #define SLOT_SIZE (VNET_LEN + ETH_HLEN + MTU)
@@ -46,23 +46,11 @@ static struct core_conf conf;
  */
 static void conf_init(void)
 {
-	static const uint8_t guest_mac[ETH_ALEN] = { 0x52, 0x54, 0x00,
-						     0x12, 0x34, 0x56 };
 	static const uint8_t pfx[8] = { 0xfd, 0x00, 0x51, 0x70,
 					0x77, 0x61, 0x79, 0x01 };
 
-	core_conf_default(&conf);
-	memcpy(conf.guest_mac, guest_mac, ETH_ALEN);
-	conf.mtu = MTU;
-	conf.vnet_hdr_len = VNET_LEN;
-	conf.csum_offload = true;
-	conf.max_flows = MAX_FLOWS;
-	conf.ipv6 = true;
-	memcpy(conf.prefix6, pfx, 8);
-	memcpy(conf.gw6, pfx, 8);
-	conf.gw6[15] = 2;
-	memcpy(conf.dns6, pfx, 8);
-	conf.dns6[15] = 3;
+	fz_conf_tap(&conf, MTU, MAX_FLOWS);
+	fz_conf_ipv6(&conf, pfx, false);
 }
 
 static const uint8_t key[16] = "slipway-fuzz-key";

@@ -109,6 +109,153 @@ make_host_client() {
 	ip -n "$C" link set cv0 up
 }
 
+# make_host_two ADDR1 ADDR2: a "host" namespace H with lo up and a veth
+# pair of its own (hv0 with ADDR1, hv1 with ADDR2, address/prefix): a
+# second host address for clients that are not on loopback
+make_host_two() {
+	H="swh$$"
+	make_ns "$H"
+	ip -n "$H" link set lo up
+	ip -n "$H" link add hv0 type veth peer name hv1
+	ip -n "$H" addr add "$1" dev hv0
+	ip -n "$H" addr add "$2" dev hv1
+	ip -n "$H" link set hv0 up
+	ip -n "$H" link set hv1 up
+}
+
+# word_tools: write $T/srv.py and $T/cli.py. srv.py READY SPEC...: servers
+# that say who they are; each SPEC is KIND,ADDR,PORT,WORD: KIND t, a TCP
+# server that reads the request and answers WORD ("hold": keeps the
+# connection open, answers nothing); u, a UDP one that answers
+# "guest-udp" and appends what it got to the file WORD; READY is created
+# once all listen. cli.py ADDR PORT [udp]: prints what a client got: the
+# first line of the answer, or refused, reset, timeout, errorN
+word_tools() {
+	cat >"$T/srv.py" <<'PY'
+import socket, sys, threading
+def serve(s, word):
+    while True:
+        c, _ = s.accept()
+        if word == "hold":
+            held.append(c)
+        else:
+            # read the client's request first: closing with it unread
+            # would reset the connection
+            c.settimeout(2)
+            try:
+                c.recv(100)
+            except OSError:
+                pass
+            c.sendall(word.encode()); c.close()
+def userve(s, log):
+    while True:
+        d, a = s.recvfrom(2000)
+        with open(log, "a") as f:
+            f.write("%s %r\n" % (a[0], d))
+        s.sendto(b"guest-udp", a)
+held = []
+ts = []
+for spec in sys.argv[2:]:
+    kind, a, p, w = spec.split(",", 3)
+    fam = socket.AF_INET6 if ":" in a else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM if kind == "t" else socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if fam == socket.AF_INET6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+    s.bind((a, int(p)))
+    if kind == "t":
+        s.listen(64)
+    ts.append(threading.Thread(target=serve if kind == "t" else userve,
+                               args=(s, w), daemon=True))
+for t in ts:
+    t.start()
+open(sys.argv[1], "w").close()
+for t in ts:
+    t.join()
+PY
+	cat >"$T/cli.py" <<'PY'
+import socket, sys
+a, p = sys.argv[1], int(sys.argv[2])
+udp = len(sys.argv) > 3 and sys.argv[3] == "udp"
+s = socket.socket(socket.AF_INET6 if ":" in a else socket.AF_INET,
+                  socket.SOCK_DGRAM if udp else socket.SOCK_STREAM)
+s.settimeout(3)
+try:
+    s.connect(socket.getaddrinfo(a, p, s.family, s.type)[0][4])
+    if udp:
+        # a port unreachable shows on the second send, or on the receive
+        s.send(b"loop?")
+        s.send(b"loop?")
+    else:
+        s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+    r = s.recv(100).decode()
+    print(r.split("\r\n")[0] if r else "empty")
+except ConnectionRefusedError:
+    print("refused")
+except ConnectionResetError:
+    print("reset")
+except socket.timeout:
+    print("timeout")
+except OSError as e:
+    print("error%d" % e.errno)
+PY
+}
+
+# reach_from NS ADDR PORT EXPECTED [udp]: a client in namespace NS (cli.py
+# of word_tools) gets EXPECTED from ADDR PORT, or the test fails
+reach_from() {
+	local got
+	got=$(ip netns exec "$1" "$PY" "$T/cli.py" "$2" "$3" ${5:-})
+	[ "$got" = "$4" ] ||
+		fail "from $1 to $2 port $3 ${5:-}: got '$got', expected '$4'"
+}
+
+# start_slipway_v6 HOSTNS [OPTIONS...]: start_slipway_in, then wait until
+# the guest has its IPv6 address too
+start_slipway_v6() {
+	start_slipway_in "$@"
+	wait_for "guest IPv6 address" 10 "ip -n $NS -6 addr show dev tap0 | grep -q fd00"
+}
+
+# echo_server: an ncat echo server on the host's 127.0.0.1, in the
+# background; its port in ECHO_PORT
+echo_server() {
+	ECHO_PORT=$(free_port)
+	bg ncat -lk 127.0.0.1 "$ECHO_PORT" -c 'cat'
+	wait_listen "$ECHO_PORT"
+}
+
+# guest_hold N SECS WHEN: the guest opens N connections to the echo
+# server (10.0.2.2:ECHO_PORT) and holds them SECS seconds; a connection
+# counts as refused if it fails or, with WHEN "each", if its echo of one
+# byte fails; with WHEN "end" the admitted ones echo a line after all N
+# were tried. Prints "OK REFUSED"; run it in the background
+guest_hold() {
+	g "$PY" - "$ECHO_PORT" "$1" "$2" "$3" <<'EOS'
+import socket, sys, time
+port, n, secs, when = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+ok, refused = [], 0
+for i in range(n):
+    s = socket.socket()
+    s.settimeout(5)
+    try:
+        s.connect(("10.0.2.2", port))
+        if when == "each":
+            s.sendall(b"x")
+            assert s.recv(1) == b"x"
+        ok.append(s)
+    except OSError:
+        refused += 1
+if when == "end":
+    # the ones that connected still carry data
+    for s in ok:
+        s.sendall(b"ping\n")
+        assert s.recv(16) == b"ping\n"
+print(len(ok), refused, flush=True)
+time.sleep(secs)
+EOS
+}
+
 # start_slipway [OPTIONS...]: serve a new guest namespace $NS with slipway;
 # sets SW_PID, waits until the guest is configured
 start_slipway() {

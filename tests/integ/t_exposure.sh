@@ -16,77 +16,31 @@ make_host_client 10.78.0.1/24 10.78.0.2/24
 echo "nameserver 127.0.0.1" >"$T/resolv.conf"
 
 # servers that say who they are; a client that says what it got
-cat >"$T/srv.py" <<'PY'
-import socket, sys, threading
-def serve(fam, addr, port, word):
-    s = socket.socket(fam)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if fam == socket.AF_INET6:
-        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-    s.bind((addr, port)); s.listen(16)
-    while True:
-        c, _ = s.accept(); c.sendall(word.encode()); c.close()
-ts = []
-for spec in sys.argv[2:]:
-    a, p, w = spec.rsplit(",", 2)
-    fam = socket.AF_INET6 if ":" in a else socket.AF_INET
-    ts.append(threading.Thread(target=serve, args=(fam, a, int(p), w), daemon=True))
-for t in ts:
-    t.start()
-open(sys.argv[1], "w").close()
-for t in ts:
-    t.join()
-PY
-cat >"$T/cli.py" <<'PY'
-import socket, sys
-a, p = sys.argv[1], int(sys.argv[2])
-s = socket.socket(socket.AF_INET6 if ":" in a else socket.AF_INET)
-s.settimeout(3)
-try:
-    s.connect((a, p)); print(s.recv(100).decode() or "empty")
-except ConnectionRefusedError:
-    print("refused")
-except socket.timeout:
-    print("timeout")
-except OSError as e:
-    print("error%d" % e.errno)
-PY
-# reach NS ADDR PORT EXPECTED: a connection from namespace NS gets EXPECTED
-reach() {
-	local got
-	got=$(ip netns exec "$1" "$PY" "$T/cli.py" "$2" "$3")
-	[ "$got" = "$4" ] || fail "from $1 to $2 port $3: got '$got', expected '$4'"
-}
+word_tools
 
 lo_port=$(free_port)
 any_port=$(free_port)
-bg ip netns exec "$H" "$PY" "$T/srv.py" "$T/hready" "127.0.0.1,$lo_port,host-lo" \
-	"::1,$lo_port,host-lo6" "0.0.0.0,$any_port,host-any"
+bg ip netns exec "$H" "$PY" "$T/srv.py" "$T/hready" "t,127.0.0.1,$lo_port,host-lo" \
+	"t,::1,$lo_port,host-lo6" "t,0.0.0.0,$any_port,host-any"
 wait_for "host servers" 10 "[ -e $T/hready ]"
 
-# run_sw OPTIONS...: slipway in H serving a fresh $NS
-run_sw() {
-	start_slipway_in "$H" "$@"
-	wait_for "guest IPv6 address" 10 "ip -n $NS -6 addr show dev tap0 | grep -q fd00"
-}
-
 # --- default: host loopback through the gateway address only
-run_sw
-reach "$NS" 10.0.2.2 "$lo_port" host-lo
-reach "$NS" fd00:5ee:d::2 "$lo_port" host-lo6
-reach "$NS" 10.78.0.1 "$lo_port" refused   # bound to loopback: not there
-reach "$NS" 127.0.0.1 "$lo_port" refused   # the guest's own loopback
-reach "$NS" 10.78.0.1 "$any_port" host-any
+start_slipway_v6 "$H"
+reach_from "$NS" 10.0.2.2 "$lo_port" host-lo
+reach_from "$NS" fd00:5ee:d::2 "$lo_port" host-lo6
+reach_from "$NS" 10.78.0.1 "$lo_port" refused   # bound to loopback: not there
+reach_from "$NS" 127.0.0.1 "$lo_port" refused   # the guest's own loopback
+reach_from "$NS" 10.78.0.1 "$any_port" host-any
 stop_slipway
 ip netns del "$NS"
 
 # --- --no-map-host-loopback: not at all
-run_sw --no-map-host-loopback
-reach "$NS" 10.0.2.2 "$lo_port" refused
-reach "$NS" fd00:5ee:d::2 "$lo_port" refused
-reach "$NS" 10.78.0.1 "$lo_port" refused
-reach "$NS" 127.0.0.1 "$lo_port" refused
-reach "$NS" 10.78.0.1 "$any_port" host-any  # the host's other services are
+start_slipway_v6 "$H" --no-map-host-loopback
+reach_from "$NS" 10.0.2.2 "$lo_port" refused
+reach_from "$NS" fd00:5ee:d::2 "$lo_port" refused
+reach_from "$NS" 10.78.0.1 "$lo_port" refused
+reach_from "$NS" 127.0.0.1 "$lo_port" refused
+reach_from "$NS" 10.78.0.1 "$any_port" host-any  # the host's other services are
 stop_slipway
 expect_ctr TCP_FLOWS_ACTIVE -eq 0
 ip netns del "$NS"
@@ -94,18 +48,18 @@ ip netns del "$NS"
 # --- published ports bind where told, and nowhere else
 p1=$(free_port)
 p2=$(free_port)
-run_sw -t "127.0.0.1/$p1:8001" -t "$p2:8002"
-bg ip netns exec "$NS" "$PY" "$T/srv.py" "$T/gready" "0.0.0.0,8001,guest-1" \
-	"0.0.0.0,8002,guest-2" "::,8002,guest-2v6"
+start_slipway_v6 "$H" -t "127.0.0.1/$p1:8001" -t "$p2:8002"
+bg ip netns exec "$NS" "$PY" "$T/srv.py" "$T/gready" "t,0.0.0.0,8001,guest-1" \
+	"t,0.0.0.0,8002,guest-2" "t,::,8002,guest-2v6"
 wait_for "guest servers" 10 "[ -e $T/gready ]"
-reach "$H" 127.0.0.1 "$p1" guest-1
-reach "$H" 127.0.0.2 "$p1" refused
-reach "$H" ::1 "$p1" refused
-reach "$H" 10.78.0.1 "$p1" refused
-reach "$C" 10.78.0.1 "$p1" refused
+reach_from "$H" 127.0.0.1 "$p1" guest-1
+reach_from "$H" 127.0.0.2 "$p1" refused
+reach_from "$H" ::1 "$p1" refused
+reach_from "$H" 10.78.0.1 "$p1" refused
+reach_from "$C" 10.78.0.1 "$p1" refused
 # the same without an address: everywhere
-reach "$H" 127.0.0.2 "$p2" guest-2
-reach "$C" 10.78.0.1 "$p2" guest-2
+reach_from "$H" 127.0.0.2 "$p2" guest-2
+reach_from "$C" 10.78.0.1 "$p2" guest-2
 # the listening sockets: p1 on 127.0.0.1 only, and only p1 and p2 at all
 l1=$(ip netns exec "$H" ss -Hltn "sport = :$p1" | awk '{print $4}' | tr '\n' ' ')
 [ "$l1" = "127.0.0.1:$p1 " ] || fail "listeners on $p1: '$l1', expected 127.0.0.1:$p1 only"

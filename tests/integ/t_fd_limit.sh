@@ -5,10 +5,8 @@
 # and once flows close new ones work again, byte-exact
 . "$(dirname "$0")/lib.sh"
 require_root
-p=$(free_port)
+echo_server
 pub=$(free_port)
-bg ncat -lk 127.0.0.1 "$p" -c 'cat'
-wait_listen "$p"
 make_ns "$NS"
 echo "nameserver 127.0.0.1" >"$T/resolv.conf"
 prlimit --nofile=48:48 "$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" \
@@ -19,22 +17,7 @@ wait_for "guest address" 10 "ip -n $NS -4 addr show dev tap0 2>/dev/null | grep 
 g ip link set lo up
 
 # 80 idle connections from the guest held open: some are refused
-g "$PY" - "$p" >"$T/hold.out" 2>&1 <<'EOS' &
-import socket, sys, time
-ok, refused = [], 0
-for i in range(80):
-    s = socket.socket()
-    s.settimeout(5)
-    try:
-        s.connect(("10.0.2.2", int(sys.argv[1])))
-        s.sendall(b"x")
-        assert s.recv(1) == b"x"
-        ok.append(s)
-    except OSError:
-        refused += 1
-print(len(ok), refused, flush=True)
-time.sleep(2)
-EOS
+guest_hold 80 2 each >"$T/hold.out" 2>&1 &
 hold=$!
 # meanwhile, published-port clients past the limit are refused, not hung
 sleep 1

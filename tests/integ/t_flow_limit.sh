@@ -6,29 +6,10 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 start_slipway --max-flows 16
-p=$(free_port)
-bg ncat -lk 127.0.0.1 "$p" -c 'cat'
-wait_listen "$p"
+echo_server
 
 # 40 idle connections held open from the guest
-g "$PY" - "$p" >"$T/hold.out" 2>&1 <<'EOS' &
-import socket, sys, time
-ok, refused = [], 0
-for i in range(40):
-    s = socket.socket()
-    s.settimeout(5)
-    try:
-        s.connect(("10.0.2.2", int(sys.argv[1])))
-        ok.append(s)
-    except OSError:
-        refused += 1
-# the ones that connected still carry data
-for s in ok:
-    s.sendall(b"ping\n")
-    assert s.recv(16) == b"ping\n"
-print(len(ok), refused, flush=True)
-time.sleep(1)
-EOS
+guest_hold 40 1 end >"$T/hold.out" 2>&1 &
 hold=$!
 wait "$hold" || fail "holder failed: $(cat "$T/hold.out")"
 read -r nok nref <"$T/hold.out"
@@ -36,7 +17,7 @@ read -r nok nref <"$T/hold.out"
 [ $((nok + nref)) = 40 ] || fail "accounting: $nok + $nref != 40"
 sleep 0.5
 # after they closed, the table has room again: 30 flows one after another
-g "$PY" - "$p" <<'EOS' || fail "flows after the burst failed"
+g "$PY" - "$ECHO_PORT" <<'EOS' || fail "flows after the burst failed"
 import socket, sys
 for i in range(30):
     s = socket.create_connection(("10.0.2.2", int(sys.argv[1])), timeout=5)

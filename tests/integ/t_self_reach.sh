@@ -21,82 +21,12 @@ ip -n "$H" addr add fd78::1/64 dev hv0 nodad
 echo "nameserver 127.0.0.1" >"$T/resolv.conf"
 CTL=$T/ctl.sock
 
-# servers that say who they are (TCP, and UDP ones that log what they got)
-cat >"$T/srv.py" <<'PY'
-import socket, sys, threading
-def serve(s, word):
-    while True:
-        c, _ = s.accept()
-        if word == "hold":
-            held.append(c)
-        else:
-            # read the client's request first: closing with it unread
-            # would reset the connection
-            c.settimeout(2)
-            try:
-                c.recv(100)
-            except OSError:
-                pass
-            c.sendall(word.encode()); c.close()
-def userve(s, log):
-    while True:
-        d, a = s.recvfrom(2000)
-        with open(log, "a") as f:
-            f.write("%s %r\n" % (a[0], d))
-        s.sendto(b"guest-udp", a)
-held = []
-ts = []
-for spec in sys.argv[2:]:
-    kind, a, p, w = spec.split(",", 3)
-    fam = socket.AF_INET6 if ":" in a else socket.AF_INET
-    s = socket.socket(fam, socket.SOCK_STREAM if kind == "t" else socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if fam == socket.AF_INET6:
-        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-    s.bind((a, int(p)))
-    if kind == "t":
-        s.listen(64)
-    ts.append(threading.Thread(target=serve if kind == "t" else userve,
-                               args=(s, w), daemon=True))
-for t in ts:
-    t.start()
-open(sys.argv[1], "w").close()
-for t in ts:
-    t.join()
-PY
-# a client that says what it got: the first line an HTTP GET brings, or
-# what the server says, or why nothing came
-cat >"$T/cli.py" <<'PY'
-import socket, sys
-a, p = sys.argv[1], int(sys.argv[2])
-udp = len(sys.argv) > 3 and sys.argv[3] == "udp"
-s = socket.socket(socket.AF_INET6 if ":" in a else socket.AF_INET,
-                  socket.SOCK_DGRAM if udp else socket.SOCK_STREAM)
-s.settimeout(3)
-try:
-    s.connect(socket.getaddrinfo(a, p, s.family, s.type)[0][4])
-    if udp:
-        # a port unreachable shows on the second send, or on the receive
-        s.send(b"loop?")
-        s.send(b"loop?")
-    else:
-        s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
-    r = s.recv(100).decode()
-    print(r.split("\r\n")[0] if r else "empty")
-except ConnectionRefusedError:
-    print("refused")
-except ConnectionResetError:
-    print("reset")
-except socket.timeout:
-    print("timeout")
-except OSError as e:
-    print("error%d" % e.errno)
-PY
+# servers that say who they are (TCP, and UDP ones that log what they
+# got); a client that says what it got
+word_tools
 # reach ADDR PORT EXPECTED [udp]: a connection from the guest gets EXPECTED
 reach() {
-	local got
-	got=$(g "$PY" "$T/cli.py" "$1" "$2" ${4:-})
-	[ "$got" = "$3" ] || fail "from the guest to $1 port $2 ${4:-}: got '$got', expected '$3'"
+	reach_from "$NS" "$@"
 }
 
 lo_port=$(free_port)
@@ -110,8 +40,7 @@ wait_for "host servers" 10 "[ -e $T/hready ]"
 # run_sw OPTIONS...: slipway in H serving a fresh $NS, with a guest TCP
 # server on 80 and a UDP one on 5353 (logging to $T/udp.log)
 run_sw() {
-	start_slipway_in "$H" "$@"
-	wait_for "guest IPv6 address" 10 "ip -n $NS -6 addr show dev tap0 | grep -q fd00"
+	start_slipway_v6 "$H" "$@"
 	rm -f "$T/gready" "$T/udp.log"
 	bg ip netns exec "$NS" "$PY" "$T/srv.py" "$T/gready" "t,0.0.0.0,80,guest-80" \
 		"t,::,80,guest-80v6" "u,0.0.0.0,5353,$T/udp.log"

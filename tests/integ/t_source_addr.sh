@@ -6,14 +6,7 @@
 # the guest's loopback, t_splice.sh) and as the gateway address over UDP
 . "$(dirname "$0")/lib.sh"
 require_root
-H="swh$$"
-make_ns "$H"
-ip -n "$H" link set lo up
-ip -n "$H" link add hv0 type veth peer name hv1
-ip -n "$H" addr add 10.77.0.1/24 dev hv0
-ip -n "$H" addr add 10.77.0.2/24 dev hv1
-ip -n "$H" link set hv0 up
-ip -n "$H" link set hv1 up
+make_host_two 10.77.0.1/24 10.77.0.2/24
 make_ns "$NS"
 ip netns exec "$H" "$SLIPWAY" --netns "$NS" --stats-file "$T/stats.json" \
 	-t 7070:7070 -u 7071:7071 >"$T/slipway.log" 2>&1 &

@@ -18,14 +18,7 @@ BYTES=$("$PY" -c "import sys;u={'K':1<<10,'M':1<<20,'G':1<<30};s=sys.argv[1];pri
 
 # slipway runs in a "host" namespace H of our own: its loopback is the
 # host loopback here, and 10.77.0.2 is a client address that is not
-H="swh$$"
-make_ns "$H"
-ip -n "$H" link set lo up
-ip -n "$H" link add hv0 type veth peer name hv1
-ip -n "$H" addr add 10.77.0.1/24 dev hv0
-ip -n "$H" addr add 10.77.0.2/24 dev hv1
-ip -n "$H" link set hv0 up
-ip -n "$H" link set hv1 up
+make_host_two 10.77.0.1/24 10.77.0.2/24
 make_ns "$NS"
 echo "nameserver 127.0.0.1" >"$T/resolv.conf"
 h() { ip netns exec "$H" "$@"; }

@@ -10,6 +10,14 @@ const uint8_t our_mac[ETH_ALEN] = { 0x52, 0x56, 0x00, 0x00, 0x00, 0x02 };
 const uint8_t guest_mac[ETH_ALEN] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 const uint8_t bcast_mac[ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
+/* IPv6 of env_conf6(): prefix fd00:5170:7761:7901::/64 */
+const uint8_t prefix6[8] = { PFX6 };
+const uint8_t gw6[16] = { PFX6, [15] = 0x02 };
+const uint8_t dns6[16] = { PFX6, [15] = 0x03 };
+const uint8_t gw6_ll[16] = { 0xfe, 0x80, [15] = 0x01 };
+const uint8_t guest6_ll[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00, 0xff,
+				0xfe, 0x12, 0x34, 0x56 };
+
 static const uint8_t test_key[16] = {
 	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
 	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
@@ -84,6 +92,27 @@ uint16_t ref_pseudo4(uint32_t saddr, uint32_t daddr, uint8_t proto,
 }
 
 /**
+ * ref_pseudo6() - reference IPv6 pseudo-header sum
+ * @saddr:	source, 16 bytes
+ * @daddr:	destination, 16 bytes
+ * @proto:	upper-layer protocol (next header)
+ * @len:	upper-layer length
+ *
+ * Return: folded sum (16 bits)
+ */
+uint16_t ref_pseudo6(const uint8_t *saddr, const uint8_t *daddr,
+		     uint8_t proto, uint32_t len)
+{
+	uint8_t ph[40] = { 0 };
+
+	memcpy(ph, saddr, 16);
+	memcpy(ph + 16, daddr, 16);
+	wr32(ph + 32, len);
+	ph[39] = proto;
+	return ref_sum16(ph, sizeof(ph), 0);
+}
+
+/**
  * env_conf() - the configuration shard_init() builds, for tests
  * @cc:		configuration out
  * @offload:	true: 12-byte vnet header and checksum offload, as on tap;
@@ -97,6 +126,23 @@ void env_conf(struct core_conf *cc, bool offload)
 	cc->csum_offload = offload;
 	cc->max_flows = ENV_MAX_FLOWS;
 	cc->max_udp_flows = 16;
+}
+
+/**
+ * env_conf6() - env_conf() with IPv6 on: prefix6, the gateway's global
+ * and link-local addresses and the DNS address (no guest6: the callers
+ * differ)
+ * @cc:		configuration out
+ * @offload:	passed to env_conf()
+ */
+void env_conf6(struct core_conf *cc, bool offload)
+{
+	env_conf(cc, offload);
+	cc->ipv6 = true;
+	memcpy(cc->prefix6, prefix6, 8);
+	memcpy(cc->gw6_ll, gw6_ll, 16);
+	memcpy(cc->gw6, gw6, 16);
+	memcpy(cc->dns6, dns6, 16);
 }
 
 /**
@@ -359,6 +405,30 @@ size_t build_ip4(uint8_t *p, uint8_t proto, uint32_t saddr, uint32_t daddr,
 }
 
 /**
+ * build_ip6() - write a 40-byte IPv6 header from the guest: traffic class
+ * and flow label 0, hop limit 64
+ * @p:		where
+ * @nh:		next header
+ * @saddr:	source, 16 bytes
+ * @daddr:	destination, 16 bytes
+ * @payload_len: bytes after the header
+ *
+ * Return: IP6_HLEN
+ */
+size_t build_ip6(uint8_t *p, uint8_t nh, const uint8_t *saddr,
+		 const uint8_t *daddr, size_t payload_len)
+{
+	p[0] = 0x60;
+	p[1] = p[2] = p[3] = 0;
+	wr16(p + 4, (uint16_t)payload_len);
+	p[6] = nh;
+	p[7] = 64;
+	memcpy(p + 8, saddr, 16);
+	memcpy(p + 24, daddr, 16);
+	return IP6_HLEN;
+}
+
+/**
  * ip4_fix_csum() - recompute an IPv4 header's checksum after a test
  * changed a field (20-byte header)
  * @p:	IPv4 header
@@ -436,7 +506,8 @@ size_t build_icmp_echo(const struct env *e, uint8_t *buf, uint32_t saddr,
 }
 
 /**
- * build_tcp() - a TCP segment from the guest, with valid checksums
+ * build_tcp() - a TCP segment from the guest over IPv4 or, with
+ * @s->daddr6 set, IPv6, with valid checksums
  * @e:		environment
  * @buf:	frame start
  * @s:		segment
@@ -446,7 +517,9 @@ size_t build_icmp_echo(const struct env *e, uint8_t *buf, uint32_t saddr,
 size_t build_tcp(const struct env *e, uint8_t *buf, const struct seg *s)
 {
 	uint32_t saddr = s->saddr ? s->saddr : GUEST4;
-	size_t off = build_l2(e, buf, our_mac, guest_mac, ETHERTYPE_IP4);
+	const uint8_t *saddr6 = s->saddr6 ? s->saddr6 : e->c.conf.guest6;
+	size_t off = build_l2(e, buf, our_mac, guest_mac,
+			      s->daddr6 ? ETHERTYPE_IP6 : ETHERTYPE_IP4);
 	size_t optlen = s->opts ? s->optlen :
 				  (s->mss ? 4U : 0U) + (s->ws_on ? 4U : 0U);
 	size_t thlen;
@@ -454,9 +527,19 @@ size_t build_tcp(const struct env *e, uint8_t *buf, const struct seg *s)
 	uint32_t ps;
 
 	thlen = TCP_HLEN + optlen;
-	assert_true(thlen + s->len + IP4_HLEN <= 65535);
-	off += build_ip4(buf + off, IPPROTO_TCP_, saddr, s->daddr,
-			 thlen + s->len);
+	if (s->daddr6) {
+		assert_true(thlen + s->len <= 65535);
+		off += build_ip6(buf + off, IPPROTO_TCP_, saddr6, s->daddr6,
+				 thlen + s->len);
+		ps = ref_pseudo6(saddr6, s->daddr6, IPPROTO_TCP_,
+				 (uint32_t)(thlen + s->len));
+	} else {
+		assert_true(thlen + s->len + IP4_HLEN <= 65535);
+		off += build_ip4(buf + off, IPPROTO_TCP_, saddr, s->daddr,
+				 thlen + s->len);
+		ps = ref_pseudo4(saddr, s->daddr, IPPROTO_TCP_,
+				 (uint16_t)(thlen + s->len));
+	}
 	th = buf + off;
 	wr16(th, s->sport);
 	wr16(th + 2, s->dport);
@@ -485,8 +568,6 @@ size_t build_tcp(const struct env *e, uint8_t *buf, const struct seg *s)
 	}
 	if (s->len)
 		memcpy(th + thlen, s->data, s->len);
-	ps = ref_pseudo4(saddr, s->daddr, IPPROTO_TCP_,
-			 (uint16_t)(thlen + s->len));
 	wr16(th + 16, (uint16_t)~ref_sum16(th, thlen + s->len, ps));
 	return off + thlen + s->len;
 }

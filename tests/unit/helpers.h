@@ -75,6 +75,14 @@ static inline const uint8_t *map4(uint8_t *buf, uint32_t a)
 /* M4(a): a v4-mapped flow address, valid until the end of the block */
 #define M4(a) map4((uint8_t[ADDR_LEN]){ 0 }, (a))
 
+/* IPv6 of env_conf6(): fd00:5170:7761:7901::/64, gateway ::2, DNS ::3 */
+#define PFX6 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79, 0x01
+extern const uint8_t prefix6[8];
+extern const uint8_t gw6[16];
+extern const uint8_t dns6[16];
+extern const uint8_t gw6_ll[16];
+extern const uint8_t guest6_ll[16];
+
 #define GUEST4 ip4(10, 0, 2, 15)
 #define GW4 ip4(10, 0, 2, 2)
 #define LO4 ip4(127, 0, 0, 1)
@@ -104,8 +112,10 @@ struct env {
 
 /**
  * struct seg - a TCP segment from the guest, for build_tcp()
- * @saddr:	source address (0: the guest's)
- * @daddr:	destination address
+ * @saddr:	IPv4 source address (0: the guest's)
+ * @daddr:	IPv4 destination address
+ * @saddr6:	IPv6 source address (NULL: the configured guest6)
+ * @daddr6:	IPv6 destination address (NULL: an IPv4 segment)
  * @sport:	source port
  * @dport:	destination port
  * @seq:	sequence number
@@ -122,6 +132,7 @@ struct env {
  */
 struct seg {
 	uint32_t saddr, daddr;
+	const uint8_t *saddr6, *daddr6;
 	uint16_t sport, dport;
 	uint32_t seq, ack;
 	uint8_t flags;
@@ -170,9 +181,12 @@ struct otcp {
 uint16_t ref_sum16(const void *buf, size_t len, uint32_t sum);
 uint16_t ref_pseudo4(uint32_t saddr, uint32_t daddr, uint8_t proto,
 		     uint16_t len);
+uint16_t ref_pseudo6(const uint8_t *saddr, const uint8_t *daddr,
+		     uint8_t proto, uint32_t len);
 
 /* set-up */
 void env_conf(struct core_conf *cc, bool offload);
+void env_conf6(struct core_conf *cc, bool offload);
 struct env *env_new(const struct core_conf *cc);
 struct env *env_new_default(bool offload);
 void env_free(struct env *e);
@@ -195,6 +209,8 @@ size_t build_l2(const struct env *e, uint8_t *buf, const uint8_t *dst,
 size_t build_ip4(uint8_t *p, uint8_t proto, uint32_t saddr, uint32_t daddr,
 		 size_t payload_len);
 void ip4_fix_csum(uint8_t *p);
+size_t build_ip6(uint8_t *p, uint8_t nh, const uint8_t *saddr,
+		 const uint8_t *daddr, size_t payload_len);
 size_t build_arp(const struct env *e, uint8_t *buf, uint16_t op,
 		 const uint8_t *sha, uint32_t spa, const uint8_t *tha,
 		 uint32_t tpa);
@@ -226,5 +242,27 @@ int env_teardown(void **state);
 #define ENV_BOTH(t, setup_offload, setup_plain, teardown)              \
 	cmocka_unit_test_setup_teardown(t, setup_offload, teardown),   \
 	cmocka_unit_test_setup_teardown(t, setup_plain, teardown)
+
+/**
+ * ENV_SETUPS() - define setup_offload() and setup_plain(), the cmocka
+ * set-ups of a test file on its own configuration
+ * @conf:	void conf(struct core_conf *cc, bool offload): true for a
+ *		12-byte vnet header and checksum offload, false for none
+ */
+#define ENV_SETUPS(conf)						\
+static int setup_offload(void **state)					\
+{									\
+	struct core_conf cc;						\
+									\
+	conf(&cc, true);						\
+	return env_setup(state, &cc);					\
+}									\
+static int setup_plain(void **state)					\
+{									\
+	struct core_conf cc;						\
+									\
+	conf(&cc, false);						\
+	return env_setup(state, &cc);					\
+}
 
 #endif /* SLIPWAY_TEST_HELPERS_H */

@@ -116,33 +116,9 @@ static void dhcp_conf(struct core_conf *cc, bool offload)
 	d->search_len = SEARCH_LEN;
 }
 
-/**
- * setup_offload() - a DHCP-serving core as on tap: vnet header, offload
- * @state:	out: the environment
- *
- * Return: 0
- */
-static int setup_offload(void **state)
-{
-	struct core_conf cc;
-
-	dhcp_conf(&cc, true);
-	return env_setup(state, &cc);
-}
-
-/**
- * setup_plain() - a DHCP-serving core without vnet header or offload
- * @state:	out: the environment
- *
- * Return: 0
- */
-static int setup_plain(void **state)
-{
-	struct core_conf cc;
-
-	dhcp_conf(&cc, false);
-	return env_setup(state, &cc);
-}
+/* setup_offload(): a DHCP-serving core as on tap (vnet header,
+ * offload); setup_plain(): without vnet header or offload */
+ENV_SETUPS(dhcp_conf)
 
 /**
  * opt_put() - append an option to a message being built

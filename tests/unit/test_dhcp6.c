@@ -63,21 +63,12 @@ enum log_level log_max_level = LOG_ERR;
 #define ST_NOTONLINK 4
 #define ST_NOPREFIX 6
 
-/* fd00:5170:7761:7901::/64, as in test_ndp.c */
-static const uint8_t prefix6[8] = { 0xfd, 0x00, 0x51, 0x70,
-				    0x77, 0x61, 0x79, 0x01 };
-static const uint8_t gw6_ll[16] = { 0xfe, 0x80, [15] = 1 };
-static const uint8_t gw6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79,
-				 0x01, [15] = 2 };
-static const uint8_t dns6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79,
-				  0x01, [15] = 3 };
+/* in env_conf6()'s fd00:5170:7761:7901::/64 (helpers.c) */
 static const uint8_t guest6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61,
 				    0x79, 0x01, [15] = 0x15 };
 static const uint8_t old6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79,
 				  0x01, [15] = 0x99 };
 static const uint8_t outside6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
-static const uint8_t guest6_ll[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00,
-				       0xff, 0xfe, 0x12, 0x34, 0x56 };
 static const uint8_t unspec6[16];
 static const uint8_t all_servers[16] = { 0xff, 0x02, [13] = 1, [15] = 2 };
 static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
@@ -157,12 +148,7 @@ struct ia6 {
  */
 static void conf_dhcp6(struct core_conf *cc, bool offload)
 {
-	env_conf(cc, offload);
-	cc->ipv6 = true;
-	memcpy(cc->prefix6, prefix6, 8);
-	memcpy(cc->gw6_ll, gw6_ll, 16);
-	memcpy(cc->gw6, gw6, 16);
-	memcpy(cc->dns6, dns6, 16);
+	env_conf6(cc, offload);
 	cc->mtu = 1500;
 	cc->dhcp6 = true;
 	memcpy(cc->guest6, guest6, 16);
@@ -170,57 +156,9 @@ static void conf_dhcp6(struct core_conf *cc, bool offload)
 	cc->dhcp4.search_len = SEARCH_LEN;
 }
 
-/**
- * setup_offload() - DHCPv6 on, 12-byte vnet header, offload on
- * @state:	out: the environment
- *
- * Return: 0
- */
-static int setup_offload(void **state)
-{
-	struct core_conf cc;
-
-	conf_dhcp6(&cc, true);
-	return env_setup(state, &cc);
-}
-
-/**
- * setup_plain() - DHCPv6 on, no vnet header, no offload
- * @state:	out: the environment
- *
- * Return: 0
- */
-static int setup_plain(void **state)
-{
-	struct core_conf cc;
-
-	conf_dhcp6(&cc, false);
-	return env_setup(state, &cc);
-}
-
-/**
- * ref_pseudo6() - reference IPv6 pseudo-header sum
- * @saddr:	source, 16 bytes
- * @daddr:	destination, 16 bytes
- * @proto:	upper-layer protocol
- * @len:	upper-layer length
- *
- * Return: folded sum (16 bits)
- */
-static uint16_t ref_pseudo6(const uint8_t *saddr, const uint8_t *daddr,
-			    uint8_t proto, uint32_t len)
-{
-	uint8_t ph[40] = { 0 };
-
-	memcpy(ph, saddr, 16);
-	memcpy(ph + 16, daddr, 16);
-	ph[32] = (uint8_t)(len >> 24);
-	ph[33] = (uint8_t)(len >> 16);
-	ph[34] = (uint8_t)(len >> 8);
-	ph[35] = (uint8_t)len;
-	ph[39] = proto;
-	return ref_sum16(ph, sizeof(ph), 0);
-}
+/* setup_offload(): DHCPv6 on, 12-byte vnet header, offload on;
+ * setup_plain(): DHCPv6 on, no vnet header, no offload */
+ENV_SETUPS(conf_dhcp6)
 
 /**
  * assert_quiet() - end-of-test invariants with IPv6 on
@@ -326,6 +264,18 @@ static void msg_ids(struct msg6 *m, bool server)
 }
 
 /**
+ * msg_start() - start a client message with the usual options (msg_ids())
+ * @m:		message
+ * @type:	message type
+ * @server:	add our Server Identifier
+ */
+static void msg_start(struct msg6 *m, uint8_t type, bool server)
+{
+	msg_begin(m, type);
+	msg_ids(m, server);
+}
+
+/**
  * ia_open() - start an IA option (IA_NA, IA_PD: T1 and T2 are 0)
  * @m:		message
  * @code:	O_IA_NA, O_IA_TA or O_IA_PD
@@ -389,13 +339,8 @@ static void send6(struct env *e, const struct msg6 *m, const uint8_t *src,
 	off = build_l2(e, e->in, dst[0] == 0xff ? mac : our_mac, guest_mac,
 		       ETHERTYPE_IP6);
 	ip = e->in + off;
-	ip[0] = 0x60;
-	ip[1] = ip[2] = ip[3] = 0;
-	wr16(ip + 4, (uint16_t)l4);
-	ip[6] = NH_UDP;
+	build_ip6(ip, NH_UDP, src, dst, l4);
 	ip[7] = 1; /* what clients send to link-scope multicast */
-	memcpy(ip + 8, src, 16);
-	memcpy(ip + 24, dst, 16);
 	uh = ip + IP6_HLEN;
 	wr16(uh, 546);
 	wr16(uh + 2, dport);
@@ -505,6 +450,25 @@ static void parse_reply(const struct env *e, unsigned i, const uint8_t *src,
 	assert_int_equal(r->optlen[O_SERVERID], sizeof(server_duid));
 	assert_memory_equal(r->opt[O_SERVERID], server_duid,
 			    sizeof(server_duid));
+}
+
+/**
+ * reply_mc() - send_mc() a message and expect one reply of @type from the
+ * gateway's link-local address to the guest's, checked by parse_reply()
+ * @e:		environment
+ * @m:		message
+ * @type:	expected message type of the reply
+ * @r:		out: the decoded reply
+ */
+static void reply_mc(struct env *e, const struct msg6 *m, uint8_t type,
+		     struct reply6 *r)
+{
+	unsigned n = e->fx.nframes;
+
+	send_mc(e, m);
+	assert_int_equal(e->fx.nframes, n + 1);
+	parse_reply(e, n, gw6_ll, guest6_ll, r);
+	assert_int_equal(r->type, type);
 }
 
 /**
@@ -642,13 +606,9 @@ static void test_solicit_advertise(void **state)
 	struct msg6 m;
 	struct ia6 ia;
 
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	ia_na(&m, 0x0c0ffee0, old6);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, ADVERTISE);
+	reply_mc(e, &m, ADVERTISE, &r);
 	assert_status(&r, -1);
 	assert_config(&r, true);
 	assert_int_equal(r.cnt[O_PREFERENCE], 1);
@@ -675,14 +635,10 @@ static void test_solicit_rapid_commit(void **state)
 	struct msg6 m;
 	struct ia6 ia;
 
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_RAPID_COMMIT, NULL, 0);
 	ia_na(&m, 7, NULL);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.cnt[O_RAPID_COMMIT], 1);
 	assert_int_equal(r.optlen[O_RAPID_COMMIT], 0);
 	assert_int_equal(r.cnt[O_PREFERENCE], 0);
@@ -707,8 +663,7 @@ static void test_solicit_other_ias(void **state)
 	struct ia6 ia;
 	size_t at;
 
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	at = ia_open(&m, O_IA_TA, 1);
 	opt_close(&m, at);
 	ia_na(&m, 2, NULL);
@@ -716,10 +671,7 @@ static void test_solicit_other_ias(void **state)
 	opt(&m, O_IAPREFIX, NULL, 25);
 	opt_close(&m, at);
 	ia_na(&m, 4, NULL);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, ADVERTISE);
+	reply_mc(e, &m, ADVERTISE, &r);
 	assert_status(&r, -1);
 	assert_config(&r, true);
 	parse_ia(&r, 0, &ia);
@@ -744,15 +696,11 @@ static void test_solicit_other_ias(void **state)
 	/* no IA_NA: IA_TA only, with Rapid Commit */
 	env_clear(e);
 	env_mark(e);
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_RAPID_COMMIT, NULL, 0);
 	at = ia_open(&m, O_IA_TA, 1);
 	opt_close(&m, at);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, ADVERTISE);
+	reply_mc(e, &m, ADVERTISE, &r);
 	assert_status(&r, ST_NOADDRS);
 	assert_config(&r, false);
 	assert_int_equal(r.nopts, 3); /* status, server, client */
@@ -772,13 +720,9 @@ static void test_request(void **state)
 	struct msg6 m;
 	struct ia6 ia;
 
-	msg_begin(&m, REQUEST);
-	msg_ids(&m, true);
+	msg_start(&m, REQUEST, true);
 	ia_na(&m, 0x11223344, guest6);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_status(&r, -1);
 	assert_config(&r, true);
 	assert_int_equal(r.cnt[O_PREFERENCE], 0);
@@ -826,10 +770,7 @@ static void test_renew_rebind(void **state)
 		iaaddr(&m, guest6);
 		opt_close(&m, at);
 		ia_na(&m, 6, outside6);
-		send_mc(e, &m);
-		assert_int_equal(e->fx.nframes, t + 1);
-		parse_reply(e, t, gw6_ll, guest6_ll, &r);
-		assert_int_equal(r.type, REPLY);
+		reply_mc(e, &m, REPLY, &r);
 		assert_status(&r, -1);
 		assert_config(&r, true);
 		assert_bound(&r, 0, 5, &ia);
@@ -849,12 +790,10 @@ static void test_renew_rebind(void **state)
 	/* RENEW without our identifier, REBIND with it: malformed */
 	env_clear(e);
 	env_mark(e);
-	msg_begin(&m, RENEW);
-	msg_ids(&m, false);
+	msg_start(&m, RENEW, false);
 	ia_na(&m, 5, guest6);
 	send_mc(e, &m);
-	msg_begin(&m, REBIND);
-	msg_ids(&m, true);
+	msg_start(&m, REBIND, true);
 	ia_na(&m, 5, guest6);
 	send_mc(e, &m);
 	assert_int_equal(e->fx.nframes, 0);
@@ -907,10 +846,7 @@ static void test_renew_many(void **state)
 		}
 		opt_close(&m, at);
 	}
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.cnt[O_CLIENTID], 1);
 	assert_int_equal(r.optlen[O_CLIENTID], sizeof(duid));
 	assert_int_equal(r.optlen[O_DOMAINS], sizeof(cc.dhcp4.search));
@@ -953,42 +889,30 @@ static void test_confirm(void **state)
 	struct msg6 m;
 	size_t at;
 
-	msg_begin(&m, CONFIRM);
-	msg_ids(&m, false);
+	msg_start(&m, CONFIRM, false);
 	ia_na(&m, 1, guest6);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_status(&r, ST_SUCCESS);
 	assert_config(&r, false);
 	assert_int_equal(r.cnt[O_IA_NA], 0);
 	assert_int_equal(r.nopts, 3);
 
 	/* one of two addresses is not the guest's: NotOnLink */
-	msg_begin(&m, CONFIRM);
-	msg_ids(&m, false);
+	msg_start(&m, CONFIRM, false);
 	ia_na(&m, 1, guest6);
 	at = ia_open(&m, O_IA_TA, 2);
 	iaaddr(&m, old6);
 	opt_close(&m, at);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 2);
-	parse_reply(e, 1, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_status(&r, ST_NOTONLINK);
 
-	msg_begin(&m, CONFIRM);
-	msg_ids(&m, false);
+	msg_start(&m, CONFIRM, false);
 	ia_na(&m, 1, outside6);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 3);
-	parse_reply(e, 2, gw6_ll, guest6_ll, &r);
+	reply_mc(e, &m, REPLY, &r);
 	assert_status(&r, ST_NOTONLINK);
 
 	/* no address at all: nothing to confirm, no reply */
-	msg_begin(&m, CONFIRM);
-	msg_ids(&m, false);
+	msg_start(&m, CONFIRM, false);
 	ia_na(&m, 1, NULL);
 	send_mc(e, &m);
 	assert_int_equal(e->fx.nframes, 3);
@@ -1013,10 +937,7 @@ static void test_release_decline(void **state)
 		msg_begin(&m, types[t]);
 		msg_ids(&m, true);
 		ia_na(&m, 1, guest6);
-		send_mc(e, &m);
-		assert_int_equal(e->fx.nframes, t + 1);
-		parse_reply(e, t, gw6_ll, guest6_ll, &r);
-		assert_int_equal(r.type, REPLY);
+		reply_mc(e, &m, REPLY, &r);
 		assert_status(&r, ST_SUCCESS);
 		assert_config(&r, false);
 		assert_int_equal(r.nopts, 3);
@@ -1037,12 +958,8 @@ static void test_info_request(void **state)
 	struct reply6 r;
 	struct msg6 m;
 
-	msg_begin(&m, INFO_REQUEST);
-	msg_ids(&m, false);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	msg_start(&m, INFO_REQUEST, false);
+	reply_mc(e, &m, REPLY, &r);
 	assert_status(&r, -1);
 	assert_config(&r, true);
 	assert_int_equal(r.cnt[O_IA_NA], 0);
@@ -1050,10 +967,7 @@ static void test_info_request(void **state)
 	/* no Client Identifier, our Server Identifier: fine */
 	msg_begin(&m, INFO_REQUEST);
 	opt(&m, O_SERVERID, server_duid, sizeof(server_duid));
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 2);
-	parse_reply(e, 1, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.cnt[O_CLIENTID], 0);
 	assert_int_equal(r.cnt[O_DNS], 1);
 	assert_ctr_deltas(e, CTR_DHCP6_INFO_REQUEST, 2, CTR_DHCP6_REPLIES, 2,
@@ -1061,8 +975,7 @@ static void test_info_request(void **state)
 
 	env_clear(e);
 	env_mark(e);
-	msg_begin(&m, INFO_REQUEST);
-	msg_ids(&m, false);
+	msg_start(&m, INFO_REQUEST, false);
 	ia_na(&m, 1, NULL);
 	send_mc(e, &m);
 	assert_int_equal(e->fx.nframes, 0);
@@ -1088,12 +1001,9 @@ static void test_fqdn(void **state)
 	d->fqdn_len = conf_dhcp_name_wire("vm1.example.test", d->fqdn);
 
 	/* not asked for */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	ia_na(&m, 1, NULL);
-	send_mc(e, &m);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, ADVERTISE);
+	reply_mc(e, &m, ADVERTISE, &r);
 	assert_int_equal(r.cnt[O_FQDN], 0);
 
 	/* in the Option Request */
@@ -1101,9 +1011,7 @@ static void test_fqdn(void **state)
 	opt(&m, O_CLIENTID, client_duid, sizeof(client_duid));
 	opt(&m, O_ORO, oro, sizeof(oro));
 	ia_na(&m, 1, NULL);
-	send_mc(e, &m);
-	parse_reply(e, 1, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, ADVERTISE);
+	reply_mc(e, &m, ADVERTISE, &r);
 	assert_config(&r, true);
 	assert_int_equal(r.cnt[O_FQDN], 1);
 	assert_int_equal(r.order[r.nopts - 1], O_FQDN);
@@ -1112,32 +1020,25 @@ static void test_fqdn(void **state)
 	assert_memory_equal(r.opt[O_FQDN] + 1, d->fqdn, d->fqdn_len);
 
 	/* the client's own, asking us to update: O */
-	msg_begin(&m, REQUEST);
-	msg_ids(&m, true);
+	msg_start(&m, REQUEST, true);
 	opt(&m, O_FQDN, fqdn_s, sizeof(fqdn_s));
 	ia_na(&m, 1, NULL);
-	send_mc(e, &m);
-	parse_reply(e, 2, gw6_ll, guest6_ll, &r);
-	assert_int_equal(r.type, REPLY);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.cnt[O_FQDN], 1);
 	assert_int_equal(r.opt[O_FQDN][0], 0x02);
 	assert_memory_equal(r.opt[O_FQDN] + 1, d->fqdn, d->fqdn_len);
 
 	/* INFORMATION-REQUEST too (an empty option: no flags); RELEASE
 	 * configures nothing */
-	msg_begin(&m, INFO_REQUEST);
-	msg_ids(&m, false);
+	msg_start(&m, INFO_REQUEST, false);
 	opt(&m, O_FQDN, NULL, 0);
-	send_mc(e, &m);
-	parse_reply(e, 3, gw6_ll, guest6_ll, &r);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.cnt[O_FQDN], 1);
 	assert_int_equal(r.opt[O_FQDN][0], 0);
-	msg_begin(&m, RELEASE);
-	msg_ids(&m, true);
+	msg_start(&m, RELEASE, true);
 	opt(&m, O_FQDN, fqdn_s, sizeof(fqdn_s));
 	ia_na(&m, 1, guest6);
-	send_mc(e, &m);
-	parse_reply(e, 4, gw6_ll, guest6_ll, &r);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.cnt[O_FQDN], 0);
 	assert_int_equal(e->fx.nframes, 5);
 	assert_ctr_deltas(e, CTR_DHCP6_SOLICIT, 2, CTR_DHCP6_ADVERTISE, 2,
@@ -1164,11 +1065,8 @@ static void test_no_dns_no_search(void **state)
 	cc.dhcp4.search_len = 0;
 	e = env_new(&cc);
 	env_mark(e);
-	msg_begin(&m, INFO_REQUEST);
-	msg_ids(&m, false);
-	send_mc(e, &m);
-	assert_int_equal(e->fx.nframes, 1);
-	parse_reply(e, 0, gw6_ll, guest6_ll, &r);
+	msg_start(&m, INFO_REQUEST, false);
+	reply_mc(e, &m, REPLY, &r);
 	assert_int_equal(r.nopts, 2); /* server and client identifiers */
 	assert_ctr_deltas(e, CTR_DHCP6_INFO_REQUEST, 1, CTR_DHCP6_REPLIES, 1,
 			  CTR_UDP_TO_GUEST, 1, -1);
@@ -1190,22 +1088,19 @@ static void test_wrong_server(void **state)
 
 	memcpy(other, server_duid, sizeof(other));
 	other[9] ^= 1;
-	msg_begin(&m, REQUEST);
-	msg_ids(&m, false);
+	msg_start(&m, REQUEST, false);
 	opt(&m, O_SERVERID, other, sizeof(other));
 	ia_na(&m, 1, NULL);
 	send_mc(e, &m);
 	/* a server identifier of another length */
-	msg_begin(&m, RENEW);
-	msg_ids(&m, false);
+	msg_start(&m, RENEW, false);
 	opt(&m, O_SERVERID, client_duid, sizeof(client_duid));
 	send_mc(e, &m);
 	msg_begin(&m, INFO_REQUEST);
 	opt(&m, O_SERVERID, other, sizeof(other));
 	send_mc(e, &m);
 	/* messages servers send, relay and lease-query messages */
-	msg_begin(&m, ADVERTISE);
-	msg_ids(&m, true);
+	msg_start(&m, ADVERTISE, true);
 	send_mc(e, &m);
 	m.b[0] = REPLY;
 	send_mc(e, &m);
@@ -1218,8 +1113,7 @@ static void test_wrong_server(void **state)
 	m.b[0] = 37;
 	send_mc(e, &m);
 	/* SOLICIT, CONFIRM, REBIND, INFORMATION-REQUEST must be multicast */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	ia_na(&m, 1, NULL);
 	send6(e, &m, guest6_ll, gw6_ll, 547);
 	m.b[0] = CONFIRM;
@@ -1229,8 +1123,7 @@ static void test_wrong_server(void **state)
 	msg_begin(&m, INFO_REQUEST);
 	send6(e, &m, guest6_ll, gw6_ll, 547);
 	/* from :: */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	send6(e, &m, unspec6, all_servers, 547);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_ctr_deltas(e, CTR_DHCP6_DROP_IGNORED, 14, -1);
@@ -1238,8 +1131,7 @@ static void test_wrong_server(void **state)
 	/* the server off: everything to it is ignored, nothing else */
 	env_mark(e);
 	e->c.conf.dhcp6 = false;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	ia_na(&m, 1, NULL);
 	send_mc(e, &m);
 	m.len = 2;
@@ -1272,8 +1164,7 @@ static void test_malformed(void **state)
 	m.len = 0;
 	send_mc(e, &m), n++;
 	/* an option header cut short, then an option past the end */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	ia_na(&m, 1, NULL);
 	m.len += 3;
 	memset(m.b + m.len - 3, 0, 3);
@@ -1282,42 +1173,35 @@ static void test_malformed(void **state)
 	wr16(m.b + m.len - 16 + 2, 13); /* IA_NA of 13 bytes, 12 there */
 	send_mc(e, &m), n++;
 	/* an IA_NA of 11 bytes; an IA_TA of 3; an IA_PD of 11 */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_IA_NA, NULL, 11);
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_IA_TA, NULL, 3);
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_IA_PD, NULL, 11);
 	send_mc(e, &m), n++;
 	/* an IAADDR of 23 bytes; an IAPREFIX of 24 */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	at = ia_open(&m, O_IA_NA, 1);
 	opt(&m, O_IAADDR, NULL, 23);
 	opt_close(&m, at);
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	at = ia_open(&m, O_IA_PD, 1);
 	opt(&m, O_IAPREFIX, NULL, 24);
 	opt_close(&m, at);
 	send_mc(e, &m), n++;
 	/* a nested option running past its IA (the IA itself fits) */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	at = ia_open(&m, O_IA_NA, 1);
 	iaaddr(&m, guest6);
 	opt_close(&m, at);
 	wr16(m.b + at + 4 + 12 + 2, 25);
 	send_mc(e, &m), n++;
 	/* an option inside an IAADDR running past it */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	at = ia_open(&m, O_IA_NA, 1);
 	at2 = opt(&m, O_IAADDR, NULL, 24);
 	opt(&m, 99, NULL, 4);
@@ -1326,8 +1210,7 @@ static void test_malformed(void **state)
 	wr16(m.b + at2 + 4 + 24 + 2, 5);
 	send_mc(e, &m), n++;
 	/* a status code of 1 byte inside an IA */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	at = ia_open(&m, O_IA_NA, 1);
 	opt(&m, O_STATUS, NULL, 1);
 	opt_close(&m, at);
@@ -1339,31 +1222,25 @@ static void test_malformed(void **state)
 	msg_begin(&m, SOLICIT);
 	opt(&m, O_CLIENTID, long_duid, sizeof(long_duid));
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_CLIENTID, client_duid, sizeof(client_duid));
 	send_mc(e, &m), n++;
 	/* two server identifiers (ours) */
-	msg_begin(&m, REQUEST);
-	msg_ids(&m, true);
+	msg_start(&m, REQUEST, true);
 	opt(&m, O_SERVERID, server_duid, sizeof(server_duid));
 	send_mc(e, &m), n++;
 	/* Elapsed Time of 3 bytes, Rapid Commit of 1, an odd ORO */
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_ELAPSED, NULL, 3);
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_RAPID_COMMIT, NULL, 1);
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	opt(&m, O_ORO, NULL, 3);
 	send_mc(e, &m), n++;
 	/* unassigned message types */
-	msg_begin(&m, 0);
-	msg_ids(&m, false);
+	msg_start(&m, 0, false);
 	send_mc(e, &m), n++;
 	m.b[0] = 38;
 	send_mc(e, &m), n++;
@@ -1375,18 +1252,15 @@ static void test_malformed(void **state)
 	msg_begin(&m, SOLICIT);
 	ia_na(&m, 1, NULL);
 	send_mc(e, &m), n++;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, true);
+	msg_start(&m, SOLICIT, true);
 	send_mc(e, &m), n++;
-	msg_begin(&m, REQUEST);
-	msg_ids(&m, false);
+	msg_start(&m, REQUEST, false);
 	send_mc(e, &m), n++;
 	m.b[0] = RELEASE;
 	send_mc(e, &m), n++;
 	m.b[0] = DECLINE;
 	send_mc(e, &m), n++;
-	msg_begin(&m, CONFIRM);
-	msg_ids(&m, true);
+	msg_start(&m, CONFIRM, true);
 	ia_na(&m, 1, guest6);
 	send_mc(e, &m), n++;
 	msg_begin(&m, REQUEST);
@@ -1411,8 +1285,7 @@ static void test_udp_hook(void **state)
 	struct msg6 m;
 	size_t len, l3;
 
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	ia_na(&m, 1, NULL);
 	send6(e, &m, guest6_ll, dns6, 547);
 	send6(e, &m, guest6_ll, all_nodes, 547);
@@ -1432,8 +1305,7 @@ static void test_udp_hook(void **state)
 	/* UDP length past the packet, and below 8 */
 	env_mark(e);
 	l3 = e->c.conf.vnet_hdr_len + ETH_HLEN;
-	msg_begin(&m, SOLICIT);
-	msg_ids(&m, false);
+	msg_start(&m, SOLICIT, false);
 	len = l3 + IP6_HLEN + 8 + m.len;
 	send_mc(e, &m);
 	env_clear(e);
@@ -1448,8 +1320,7 @@ static void test_udp_hook(void **state)
 	/* a UDP length that ends the message before the packet does: the
 	 * trailing bytes (a truncated option) are not read */
 	env_mark(e);
-	msg_begin(&m, INFO_REQUEST);
-	msg_ids(&m, false);
+	msg_start(&m, INFO_REQUEST, false);
 	m.b[m.len] = 0xee;
 	m.b[m.len + 1] = 0xee;
 	m.len += 2;
@@ -1475,8 +1346,7 @@ static void test_no_slot(void **state)
 	size_t slot_size = e->fx.slot_size;
 	struct msg6 m;
 
-	msg_begin(&m, INFO_REQUEST);
-	msg_ids(&m, false);
+	msg_start(&m, INFO_REQUEST, false);
 	e->fx.nframes = e->fx.nslots;
 	send_mc(e, &m);
 	assert_int_equal(e->fx.nframes, e->fx.nslots);

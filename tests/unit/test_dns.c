@@ -109,6 +109,38 @@ static void put_hdr(struct mb *m, uint16_t id, uint16_t flags, uint16_t qd,
 }
 
 /**
+ * put_question() - append a question: name, type, class IN
+ * @m:		message
+ * @name:	dotted name
+ * @qtype:	question type
+ */
+static void put_question(struct mb *m, const char *name, uint16_t qtype)
+{
+	put_name(m, name);
+	put16(m, qtype);
+	put16(m, 1);
+}
+
+/**
+ * put_rr() - append a record's head: a pointer to its owner name, type,
+ * class IN, TTL and RDLENGTH (the caller appends the RDATA)
+ * @m:		message
+ * @owner:	offset of the owner name
+ * @type:	record type
+ * @ttl:	TTL
+ * @rdlen:	RDLENGTH
+ */
+static void put_rr(struct mb *m, uint16_t owner, uint16_t type, uint32_t ttl,
+		   uint16_t rdlen)
+{
+	put_ptr(m, owner);
+	put16(m, type);
+	put16(m, 1);
+	put32(m, ttl);
+	put16(m, rdlen);
+}
+
+/**
  * put_query() - a whole query: header, one question
  * @m:		message
  * @id:		ID
@@ -119,9 +151,7 @@ static void put_query(struct mb *m, uint16_t id, const char *name,
 		      uint16_t qtype)
 {
 	put_hdr(m, id, DNS_F_RD, 1, 0, 0, 0);
-	put_name(m, name);
-	put16(m, qtype);
-	put16(m, 1);
+	put_question(m, name, qtype);
 }
 
 /**
@@ -233,9 +263,7 @@ static void test_valid_query(void **state)
 
 	/* EDNS(0): one OPT record in the additional section */
 	put_hdr(&m, 7, DNS_F_RD | DNS_F_AD, 1, 0, 0, 1);
-	put_name(&m, "example.org");
-	put16(&m, 28);
-	put16(&m, 1);
+	put_question(&m, "example.org", 28);
 	put_opt(&m);
 	assert_int_equal(parse_q(m.b, m.n, &d), DNS_OK);
 	assert_int_equal(d.arcount, 1);
@@ -296,12 +324,8 @@ static void test_header_checks(void **state)
 	assert_int_equal(d.qdcount, 0);
 	assert_int_equal(d.qname_len, 0);
 	put_hdr(&m, 0x4321, 0, 2, 0, 0, 0);
-	put_name(&m, "a");
-	put16(&m, 1);
-	put16(&m, 1);
-	put_name(&m, "b");
-	put16(&m, 1);
-	put16(&m, 1);
+	put_question(&m, "a", 1);
+	put_question(&m, "b", 1);
 	assert_int_equal(parse_q(m.b, m.n, &d), DNS_ERR_QDCOUNT);
 	assert_int_equal(d.qdcount, 2);
 }
@@ -478,9 +502,7 @@ static void test_pointer_loops(void **state)
 	/* every pointer into the header (offsets 0-11) */
 	for (p = 0; p < DNS_HLEN; p++) {
 		put_hdr(&m, 0, 0, 1, 0, 0, 0);
-		put_name(&m, "a");
-		put16(&m, 1);
-		put16(&m, 1);
+		put_question(&m, "a", 1);
 		put_ptr(&m, p);
 		assert_int_equal(name_at(m.b, m.n, m.n - 2, out, &olen),
 				 DNS_ERR_NAME);
@@ -600,11 +622,7 @@ static void put_answer(struct mb *m, uint16_t id)
 	put16(m, 1);
 	put16(m, 1);
 	/* www.example.com CNAME web.example.com */
-	put_ptr(m, DNS_HLEN);
-	put16(m, 5);
-	put16(m, 1);
-	put32(m, 300);
-	put16(m, 6);
+	put_rr(m, DNS_HLEN, 5, 300, 6);
 	cname_target = m->n;
 	put8(m, 3);
 	put8(m, 'w');
@@ -612,18 +630,10 @@ static void put_answer(struct mb *m, uint16_t id)
 	put8(m, 'b');
 	put_ptr(m, 16);
 	/* web.example.com A 10.9.8.7 */
-	put_ptr(m, (uint16_t)cname_target);
-	put16(m, 1);
-	put16(m, 1);
-	put32(m, 300);
-	put16(m, 4);
+	put_rr(m, (uint16_t)cname_target, 1, 300, 4);
 	put32(m, 0x0a090807);
 	/* example.com MX 10 mail.example.com */
-	put_ptr(m, 16);
-	put16(m, 15);
-	put16(m, 1);
-	put32(m, 300);
-	put16(m, 9);
+	put_rr(m, 16, 15, 300, 9);
 	put16(m, 10);
 	put8(m, 4);
 	put8(m, 'm');
@@ -698,14 +708,8 @@ static void test_bad_records(void **state)
 	(void)state;
 	/* RDLENGTH past the end */
 	put_hdr(&m, 1, DNS_F_QR, 1, 1, 0, 0);
-	put_name(&m, "a");
-	put16(&m, 1);
-	put16(&m, 1);
-	put_ptr(&m, DNS_HLEN);
-	put16(&m, 1);
-	put16(&m, 1);
-	put32(&m, 1);
-	put16(&m, 5);
+	put_question(&m, "a", 1);
+	put_rr(&m, DNS_HLEN, 1, 1, 5);
 	put32(&m, 0);
 	assert_int_equal(parse_r(m.b, m.n, &d, &rec), DNS_OK);
 	assert_int_equal(rec, DNS_ERR_TRUNC);
@@ -715,28 +719,16 @@ static void test_bad_records(void **state)
 
 	/* a CNAME whose name runs past its RDLENGTH */
 	put_hdr(&m, 1, DNS_F_QR, 1, 1, 0, 0);
-	put_name(&m, "a");
-	put16(&m, 5);
-	put16(&m, 1);
-	put_ptr(&m, DNS_HLEN);
-	put16(&m, 5);
-	put16(&m, 1);
-	put32(&m, 1);
-	put16(&m, 2);
+	put_question(&m, "a", 5);
+	put_rr(&m, DNS_HLEN, 5, 1, 2);
 	put_name(&m, "bb");
 	assert_int_equal(parse_r(m.b, m.n, &d, &rec), DNS_OK);
 	assert_int_equal(rec, DNS_ERR_TRUNC);
 
 	/* a CNAME whose RDATA has bytes after the name */
 	put_hdr(&m, 1, DNS_F_QR, 1, 1, 0, 0);
-	put_name(&m, "a");
-	put16(&m, 5);
-	put16(&m, 1);
-	put_ptr(&m, DNS_HLEN);
-	put16(&m, 5);
-	put16(&m, 1);
-	put32(&m, 1);
-	put16(&m, 3);
+	put_question(&m, "a", 5);
+	put_rr(&m, DNS_HLEN, 5, 1, 3);
 	put_ptr(&m, DNS_HLEN);
 	put8(&m, 0);
 	assert_int_equal(parse_r(m.b, m.n, &d, &rec), DNS_OK);
@@ -744,22 +736,14 @@ static void test_bad_records(void **state)
 
 	/* an owner name that loops */
 	put_hdr(&m, 1, DNS_F_QR, 1, 1, 0, 0);
-	put_name(&m, "a");
-	put16(&m, 1);
-	put16(&m, 1);
-	put_ptr(&m, (uint16_t)m.n);
-	put16(&m, 1);
-	put16(&m, 1);
-	put32(&m, 1);
-	put16(&m, 0);
+	put_question(&m, "a", 1);
+	put_rr(&m, (uint16_t)m.n, 1, 1, 0);
 	assert_int_equal(parse_r(m.b, m.n, &d, &rec), DNS_OK);
 	assert_int_equal(rec, DNS_ERR_NAME);
 
 	/* counts promise more records than there are */
 	put_hdr(&m, 1, DNS_F_QR, 1, 0xffff, 0xffff, 0xffff);
-	put_name(&m, "a");
-	put16(&m, 1);
-	put16(&m, 1);
+	put_question(&m, "a", 1);
 	assert_int_equal(parse_r(m.b, m.n, &d, &rec), DNS_OK);
 	assert_int_equal(rec, DNS_ERR_NAME);
 }
@@ -835,9 +819,7 @@ static void test_build_reply(void **state)
 
 	(void)state;
 	put_hdr(&m, 0x0102, DNS_F_RD | DNS_F_CD | DNS_F_AD, 1, 0, 0, 1);
-	put_name(&m, "Mixed.Case");
-	put16(&m, 16);
-	put16(&m, 1);
+	put_question(&m, "Mixed.Case", 16);
 	put_opt(&m);
 	assert_int_equal(parse_q(m.b, m.n, &q), DNS_OK);
 
@@ -862,9 +844,7 @@ static void test_build_reply(void **state)
 
 	/* no question (FORMERR to qdcount 2; NOTIMP to NOTIFY) */
 	put_hdr(&m, 9, DNS_F_RD | (4 << DNS_F_OPCODE_SHIFT), 1, 0, 0, 0);
-	put_name(&m, "x");
-	put16(&m, 6);
-	put16(&m, 1);
+	put_question(&m, "x", 6);
 	assert_int_equal(parse_q(m.b, m.n, &q), DNS_ERR_OPCODE);
 	n = dns_build_reply(&q, DNS_RCODE_NOTIMP, false, buf, sizeof(buf));
 	assert_int_equal(n, DNS_HLEN);

@@ -42,6 +42,31 @@ static int opt(const char *s)
 }
 
 /**
+ * parses() - @s parses, into @n entries of out[]
+ * @s:		text
+ * @n:		expected entry count
+ */
+static void parses(const char *s, unsigned n)
+{
+	assert_int_equal(opt(s), 0);
+	assert_int_equal(nout, n);
+}
+
+/**
+ * reject() - every one of @specs is refused (with a reason, opt())
+ * @specs:	texts, NULL-terminated
+ */
+static void reject(const char *const *specs)
+{
+	for (; *specs; specs++)
+		if (!opt(*specs))
+			fail_msg("accepted: \"%s\"", *specs);
+}
+
+/* REJECT(spec, ...): reject() of a list */
+#define REJECT(...) reject((const char *const[]){ __VA_ARGS__, NULL })
+
+/**
  * check_range() - out[@i] maps @first..@last to @gfirst.. with @flags
  * @i:		entry
  * @first:	first host port
@@ -69,8 +94,7 @@ static void test_legacy(void **state)
 	const char *why;
 
 	(void)state;
-	assert_int_equal(opt("8080"), 0);
-	assert_int_equal(nout, 1);
+	parses("8080", 1);
 	check_range(0, 8080, 8080, 8080, 0);
 	assert_int_equal(out[0].family, AF_UNSPEC);
 	assert_int_equal(opt("8080:80"), 0);
@@ -89,15 +113,8 @@ static void test_legacy(void **state)
 	assert_int_equal(f.first, 5);
 	assert_int_equal(f.guest_first, 7);
 	/* still refused */
-	assert_int_not_equal(opt("0"), 0);
-	assert_int_not_equal(opt("65536"), 0);
-	assert_int_not_equal(opt("10-5"), 0);
-	assert_int_not_equal(opt("100-101:200"), 0);
-	assert_int_not_equal(opt("100-101:200-202"), 0);
-	assert_int_not_equal(opt("1.2.3/80"), 0);
-	assert_int_not_equal(opt("/80"), 0);
-	assert_int_not_equal(opt("80:"), 0);
-	assert_int_not_equal(opt(""), 0);
+	REJECT("0", "65536", "10-5", "100-101:200", "100-101:200-202",
+	       "1.2.3/80", "/80", "80:", "");
 	assert_int_not_equal(fwd_spec_parse("80,81", &f, &why), 0);
 }
 
@@ -108,16 +125,14 @@ static void test_legacy(void **state)
 static void test_podman(void **state)
 {
 	(void)state;
-	assert_int_equal(opt("80-80:80-80"), 0);
-	assert_int_equal(nout, 1);
+	parses("80-80:80-80", 1);
 	check_range(0, 80, 80, 80, 0);
 	assert_int_equal(opt("127.0.0.1/8080-8080:80-80"), 0);
 	check_range(0, 8080, 8080, 80, 0);
 	assert_int_equal(opt("::1/8080-8081:80-81"), 0);
 	check_range(0, 8080, 8081, 80, 0);
 	assert_int_equal(out[0].family, AF_INET6);
-	assert_int_equal(opt("none"), 0);
-	assert_int_equal(nout, 0);
+	parses("none", 0);
 }
 
 /**
@@ -144,10 +159,7 @@ static void test_ifname(void **state)
 	assert_int_equal(opt("127.0.0.1/80:[fd00::5]/8080"), 0);
 	assert_int_equal(out[0].family, AF_INET);
 	assert_int_equal(out[0].to_family, AF_INET6);
-	assert_int_not_equal(opt("%/22"), 0);
-	assert_int_not_equal(opt("%0123456789abcdef/22"), 0);
-	assert_int_not_equal(opt("%a b/22"), 0);
-	assert_int_not_equal(opt("80:10.0.2/8080"), 0);
+	REJECT("%/22", "%0123456789abcdef/22", "%a b/22", "80:10.0.2/8080");
 }
 
 /**
@@ -157,23 +169,19 @@ static void test_ifname(void **state)
 static void test_lists(void **state)
 {
 	(void)state;
-	assert_int_equal(opt("20000-20010,~20005"), 0);
-	assert_int_equal(nout, 2);
+	parses("20000-20010,~20005", 2);
 	check_range(0, 20000, 20004, 20000, 0);
 	check_range(1, 20006, 20010, 20006, 0);
 	/* exclusions before ranges, mapped ranges keep their offsets */
-	assert_int_equal(opt("~102-103,100-109:200-209,300"), 0);
-	assert_int_equal(nout, 3);
+	parses("~102-103,100-109:200-209,300", 3);
 	check_range(0, 100, 101, 200, 0);
 	check_range(1, 104, 109, 204, 0);
 	check_range(2, 300, 300, 300, 0);
 	/* the prefix applies to every item */
-	assert_int_equal(opt("127.0.0.1/80,81"), 0);
-	assert_int_equal(nout, 2);
+	parses("127.0.0.1/80,81", 2);
 	assert_int_equal(out[1].family, AF_INET);
 	/* exclusions only: every other port, ephemeral ones left out later */
-	assert_int_equal(opt("~22,~80-89"), 0);
-	assert_int_equal(nout, 3);
+	parses("~22,~80-89", 3);
 	check_range(0, 1, 21, 1, FWD_SPEC_ALL);
 	check_range(1, 23, 79, 23, FWD_SPEC_ALL);
 	check_range(2, 90, 65535, 90, FWD_SPEC_ALL);
@@ -182,16 +190,8 @@ static void test_lists(void **state)
 	assert_int_equal(opt("all:10.0.2.16"), 0);
 	assert_int_equal(out[0].to_family, AF_INET);
 	/* excluding everything leaves nothing, which is no error */
-	assert_int_equal(opt("80,~80"), 0);
-	assert_int_equal(nout, 0);
-	assert_int_not_equal(opt("80,,81"), 0);
-	assert_int_not_equal(opt("80,"), 0);
-	assert_int_not_equal(opt(",80"), 0);
-	assert_int_not_equal(opt("~"), 0);
-	assert_int_not_equal(opt("~0"), 0);
-	assert_int_not_equal(opt("all:x"), 0);
-	assert_int_not_equal(opt("alll"), 0);
-	assert_int_not_equal(opt("none,80"), 0);
+	parses("80,~80", 0);
+	REJECT("80,,81", "80,", ",80", "~", "~0", "all:x", "alll", "none,80");
 }
 
 /**
@@ -201,17 +201,14 @@ static void test_lists(void **state)
 static void test_auto(void **state)
 {
 	(void)state;
-	assert_int_equal(opt("auto"), 0);
-	assert_int_equal(nout, 1);
+	parses("auto", 1);
 	check_range(0, 1, 65535, 1, FWD_SPEC_AUTO);
 	assert_int_equal(opt("::1/auto"), 0);
 	assert_int_equal(out[0].family, AF_INET6);
 	check_range(0, 1, 65535, 1, FWD_SPEC_AUTO);
-	assert_int_equal(opt("80-82,auto"), 0);
-	assert_int_equal(nout, 1);
+	parses("80-82,auto", 1);
 	check_range(0, 80, 82, 80, FWD_SPEC_AUTO);
-	assert_int_equal(opt("auto,~22"), 0);
-	assert_int_equal(nout, 2);
+	parses("auto,~22", 2);
 	check_range(0, 1, 21, 1, FWD_SPEC_AUTO);
 	check_range(1, 23, 65535, 23, FWD_SPEC_AUTO);
 }

@@ -21,14 +21,8 @@
 #define RTO_NS MS(200)
 #define MSS6 65460 /* MTU 65520 - 40 - 20 */
 
-#define PFX6 0xfd, 0x00, 0x05, 0xee, 0x00, 0x0d, 0x00, 0x00
-static const uint8_t prefix6[8] = { PFX6 };
+/* in the prefix of env_conf6() (helpers.c) */
 static const uint8_t guest6[16] = { PFX6, [15] = 0x15 };
-static const uint8_t gw6[16] = { PFX6, [15] = 0x02 };
-static const uint8_t dns6[16] = { PFX6, [15] = 0x03 };
-static const uint8_t gw6_ll[16] = { 0xfe, 0x80, [15] = 0x01 };
-static const uint8_t guest6_ll[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00,
-				       0xff, 0xfe, 0x12, 0x34, 0x56 };
 static const uint8_t remote6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x80 };
 static const uint8_t lo6[16] = { [15] = 1 };
 
@@ -43,44 +37,15 @@ static uint8_t pat[70000];
  */
 static void conf6(struct core_conf *cc, bool offload)
 {
-	env_conf(cc, offload);
-	cc->ipv6 = true;
-	memcpy(cc->prefix6, prefix6, 8);
+	env_conf6(cc, offload);
 	memcpy(cc->guest6, guest6, 16);
-	memcpy(cc->gw6, gw6, 16);
-	memcpy(cc->gw6_ll, gw6_ll, 16);
-	memcpy(cc->dns6, dns6, 16);
 	cc->dns4_be = ip4(10, 0, 2, 3);
 	cc->dns4_upstream_be = ip4(127, 0, 0, 53);
 }
 
-/**
- * setup() - a core as on tap, IPv6 on: vnet header, checksum offload
- * @state:	out: environment
- *
- * Return: 0
- */
-static int setup(void **state)
-{
-	struct core_conf cc;
-
-	conf6(&cc, true);
-	return env_setup(state, &cc);
-}
-
-/**
- * setup_plain() - IPv6 on, no vnet header: full checksums
- * @state:	out: environment
- *
- * Return: 0
- */
-static int setup_plain(void **state)
-{
-	struct core_conf cc;
-
-	conf6(&cc, false);
-	return env_setup(state, &cc);
-}
+/* setup_offload(): a core as on tap, IPv6 on (vnet header, checksum
+ * offload); setup_plain(): no vnet header, full checksums */
+ENV_SETUPS(conf6)
 
 /**
  * setup_gso() - GSO toward the guest, as shard_init() sets it for a 64 KiB
@@ -138,134 +103,6 @@ static int group_setup(void **state)
 /* ---- guest frames -------------------------------------------------------- */
 
 /**
- * ref_pseudo_v6() - reference IPv6 pseudo-header sum
- * @s:		source
- * @d:		destination
- * @proto:	next header
- * @len:	upper-layer length
- *
- * Return: folded sum
- */
-static uint16_t ref_pseudo_v6(const uint8_t *s, const uint8_t *d,
-			      uint8_t proto, uint32_t len)
-{
-	uint8_t ph[40] = { 0 };
-
-	memcpy(ph, s, 16);
-	memcpy(ph + 16, d, 16);
-	wr32(ph + 32, len);
-	ph[39] = proto;
-	return ref_sum16(ph, sizeof(ph), 0);
-}
-
-/**
- * ip6_hdr() - write an IPv6 header from the guest
- * @p:		where
- * @nh:		next header
- * @s:		source
- * @d:		destination
- * @plen:	payload length
- */
-static void ip6_hdr(uint8_t *p, uint8_t nh, const uint8_t *s,
-		    const uint8_t *d, size_t plen)
-{
-	p[0] = 0x60;
-	p[1] = p[2] = p[3] = 0;
-	wr16(p + 4, (uint16_t)plen);
-	p[6] = nh;
-	p[7] = 64;
-	memcpy(p + 8, s, 16);
-	memcpy(p + 24, d, 16);
-}
-
-/**
- * struct seg6 - a TCP segment from the guest over IPv6
- * @src:	source (NULL: guest6)
- * @dst:	destination
- * @sport:	source port
- * @dport:	destination port
- * @seq:	sequence number
- * @ack:	acknowledgement number
- * @flags:	T_* flags
- * @wnd:	window field
- * @mss:	MSS option (0: none)
- * @ws_on:	window scale option
- * @ws:		its shift
- * @data:	payload
- * @len:	payload length
- */
-struct seg6 {
-	const uint8_t *src, *dst;
-	uint16_t sport, dport;
-	uint32_t seq, ack;
-	uint8_t flags;
-	uint16_t wnd;
-	uint16_t mss;
-	bool ws_on;
-	uint8_t ws;
-	const void *data;
-	size_t len;
-};
-
-/**
- * build_tcp6() - an IPv6 TCP segment from the guest, complete checksum
- * @e:	environment
- * @b:	frame start
- * @s:	segment
- *
- * Return: frame length
- */
-static size_t build_tcp6(const struct env *e, uint8_t *b,
-			 const struct seg6 *s)
-{
-	const uint8_t *src = s->src ? s->src : guest6;
-	size_t off = build_l2(e, b, our_mac, guest_mac, ETHERTYPE_IP6);
-	size_t optlen = (s->mss ? 4U : 0U) + (s->ws_on ? 4U : 0U);
-	size_t thlen = TCP_HLEN + optlen;
-	uint8_t *th = b + off + IP6_HLEN, *o = th + TCP_HLEN;
-
-	ip6_hdr(b + off, IPPROTO_TCP_, src, s->dst, thlen + s->len);
-	memset(th, 0, TCP_HLEN);
-	wr16(th, s->sport);
-	wr16(th + 2, s->dport);
-	wr32(th + 4, s->seq);
-	wr32(th + 8, s->ack);
-	th[12] = (uint8_t)((thlen / 4) << 4);
-	th[13] = s->flags;
-	wr16(th + 14, s->wnd);
-	if (s->mss) {
-		o[0] = 2;
-		o[1] = 4;
-		wr16(o + 2, s->mss);
-		o += 4;
-	}
-	if (s->ws_on) {
-		o[0] = 1;
-		o[1] = 3;
-		o[2] = 3;
-		o[3] = s->ws;
-	}
-	if (s->len)
-		memcpy(th + thlen, s->data, s->len);
-	wr16(th + 16, (uint16_t)~ref_sum16(th, thlen + s->len,
-					   ref_pseudo_v6(src, s->dst,
-							 IPPROTO_TCP_,
-							 (uint32_t)(thlen +
-								    s->len))));
-	return off + IP6_HLEN + thlen + s->len;
-}
-
-/**
- * send6() - build a guest segment in @e->in and input it
- * @e:	environment
- * @s:	segment
- */
-static void send6(struct env *e, const struct seg6 *s)
-{
-	env_input(e, e->in, build_tcp6(e, e->in, s));
-}
-
-/**
  * build_udp6() - an IPv6 UDP datagram from the guest, complete checksum
  * @e:		environment
  * @b:		frame start
@@ -285,14 +122,14 @@ static size_t build_udp6(const struct env *e, uint8_t *b, const uint8_t *src,
 	size_t off = build_l2(e, b, our_mac, guest_mac, ETHERTYPE_IP6);
 	uint8_t *uh = b + off + IP6_HLEN;
 
-	ip6_hdr(b + off, IPPROTO_UDP_, src, dst, 8 + len);
+	build_ip6(b + off, IPPROTO_UDP_, src, dst, 8 + len);
 	wr16(uh, sport);
 	wr16(uh + 2, dport);
 	wr16(uh + 4, (uint16_t)(8 + len));
 	wr16(uh + 6, 0);
 	memcpy(uh + 8, data, len);
 	wr16(uh + 6, (uint16_t)~ref_sum16(uh, 8 + len,
-					  ref_pseudo_v6(src, dst, IPPROTO_UDP_,
+					  ref_pseudo6(src, dst, IPPROTO_UDP_,
 							(uint32_t)(8 + len))));
 	return off + IP6_HLEN + 8 + len;
 }
@@ -314,7 +151,7 @@ static size_t build_echo6(const struct env *e, uint8_t *b, const uint8_t *dst,
 	size_t off = build_l2(e, b, our_mac, guest_mac, ETHERTYPE_IP6);
 	uint8_t *m = b + off + IP6_HLEN;
 
-	ip6_hdr(b + off, IPPROTO_ICMPV6_, guest6, dst, 8 + len);
+	build_ip6(b + off, IPPROTO_ICMPV6_, guest6, dst, 8 + len);
 	m[0] = 128;
 	m[1] = 0;
 	wr16(m + 2, 0);
@@ -322,7 +159,7 @@ static size_t build_echo6(const struct env *e, uint8_t *b, const uint8_t *dst,
 	wr16(m + 6, seqno);
 	memcpy(m + 8, pat, len);
 	wr16(m + 2, (uint16_t)~ref_sum16(m, 8 + len,
-					 ref_pseudo_v6(guest6, dst,
+					 ref_pseudo6(guest6, dst,
 						       IPPROTO_ICMPV6_,
 						       (uint32_t)(8 + len))));
 	return off + IP6_HLEN + 8 + len;
@@ -402,7 +239,7 @@ static void check_l4_csum6(const struct env *e, unsigned i, const uint8_t *l4,
 {
 	const uint8_t *f = e->fx.slots + (size_t)i * e->fx.slot_size;
 	const uint8_t *ip = l4 - IP6_HLEN;
-	uint16_t ps = ref_pseudo_v6(ip + 8, ip + 24, proto, (uint32_t)len);
+	uint16_t ps = ref_pseudo6(ip + 8, ip + 24, proto, (uint32_t)len);
 	size_t off = proto == IPPROTO_TCP_ ? 16 : 6, k;
 
 	if (e->c.conf.csum_offload) {
@@ -525,7 +362,7 @@ static const uint8_t *parse_icmp6(const struct env *e, unsigned i,
 	assert_memory_equal(ip + 8, src, 16);
 	assert_memory_equal(ip + 24, dst, 16);
 	assert_int_equal(ref_sum16(m, *len,
-				   ref_pseudo_v6(src, dst, IPPROTO_ICMPV6_,
+				   ref_pseudo6(src, dst, IPPROTO_ICMPV6_,
 						 (uint32_t)*len)),
 			 0xffff);
 	return m;
@@ -564,11 +401,11 @@ struct conn6 {
  *
  * Return: the segment (window 502, scaled by 7: 64256 bytes)
  */
-static struct seg6 cseg6(const struct conn6 *k, uint8_t flags,
+static struct seg cseg6(const struct conn6 *k, uint8_t flags,
 			 const void *data, size_t len)
 {
-	struct seg6 s = {
-		.dst = k->raddr, .sport = k->gport, .dport = k->rport,
+	struct seg s = {
+		.daddr6 = k->raddr, .sport = k->gport, .dport = k->rport,
 		.seq = k->gseq, .ack = (flags & T_ACK) ? k->gack : 0,
 		.flags = flags, .wnd = 502, .data = data, .len = len,
 	};
@@ -621,7 +458,7 @@ static void open6(struct env *e, struct conn6 *k, const uint8_t *raddr,
 		  uint16_t gport, uint16_t rport)
 {
 	const struct fx_intent *it;
-	struct seg6 s;
+	struct seg s;
 	struct o6 o;
 
 	memset(k, 0, sizeof(*k));
@@ -635,7 +472,7 @@ static void open6(struct env *e, struct conn6 *k, const uint8_t *raddr,
 	s.ws = 7;
 	s.wnd = 64800;
 	env_clear(e);
-	send6(e, &s);
+	env_send(e, &s);
 	k->gseq++;
 	assert_int_equal(e->fx.nframes, 0);
 	assert_intents(e, FX_SOCK_CONNECT, -1);
@@ -663,7 +500,7 @@ static void open6(struct env *e, struct conn6 *k, const uint8_t *raddr,
 	env_clear(e);
 
 	s = cseg6(k, T_ACK, NULL, 0);
-	send6(e, &s);
+	env_send(e, &s);
 	assert_int_equal(k->f->state, TCPS_ESTABLISHED);
 	assert_int_equal(k->f->guest_wnd, 502U << 7);
 	env_clear(e);
@@ -676,7 +513,7 @@ static void open6(struct env *e, struct conn6 *k, const uint8_t *raddr,
  */
 static void close6(struct env *e, struct conn6 *k)
 {
-	struct seg6 s;
+	struct seg s;
 
 	env_clear(e);
 	tcp_on_sock_eof(&e->c, k->f, e->now, &e->fx);
@@ -685,7 +522,7 @@ static void close6(struct env *e, struct conn6 *k)
 	env_clear(e);
 	k->gack++;
 	s = cseg6(k, T_FIN | T_ACK, NULL, 0);
-	send6(e, &s);
+	env_send(e, &s);
 	assert_int_equal(fx_count(e, FX_SOCK_SHUT_WR), 1);
 	assert_int_equal(fx_count(e, FX_SOCK_CLOSE), 1);
 	assert_null(tcp_flow_get(&e->c, k->idx));
@@ -723,7 +560,7 @@ static void test_tcp6_gateway(void **state)
 {
 	struct env *e = *state;
 	struct conn6 k;
-	struct seg6 s;
+	struct seg s;
 	struct o6 o;
 
 	open6(e, &k, gw6, 40001, 8080);
@@ -743,7 +580,7 @@ static void test_tcp6_gateway(void **state)
 	memset(&k, 0, sizeof(k));
 	k.raddr = dns6, k.gport = 40004, k.rport = 80, k.gseq = 1;
 	s = cseg6(&k, T_SYN, NULL, 0);
-	send6(e, &s);
+	env_send(e, &s);
 	assert_int_equal(e->fx.nintents, 0);
 	assert_int_equal(e->fx.nframes, 1);
 	k.gseq = 2;
@@ -762,13 +599,13 @@ static void test_tcp6_gateway(void **state)
 static void test_tcp6_link_local(void **state)
 {
 	struct env *e = *state;
-	struct seg6 s = { .src = guest6_ll, .dst = gw6_ll, .sport = 40060,
+	struct seg s = { .saddr6 = guest6_ll, .daddr6 = gw6_ll, .sport = 40060,
 			  .dport = 22, .seq = 10, .flags = T_SYN };
 	const struct fx_intent *it;
 	struct tcp_flow *f;
 	struct o6 o;
 
-	send6(e, &s);
+	env_send(e, &s);
 	it = fx_find(e, FX_SOCK_CONNECT);
 	assert_memory_equal(it->addr, lo6, 16);
 	f = tcp_flow_get(&e->c, it->flow);
@@ -803,13 +640,13 @@ static void test_tcp6_no_map_gw(void **state)
 
 	e->c.conf.map_gw_to_loopback = false;
 	for (i = 0; i < 2; i++) {
-		struct seg6 s;
+		struct seg s;
 
 		env_clear(e);
 		memset(&k, 0, sizeof(k));
 		k.raddr = gws[i], k.gport = 40010, k.rport = 22, k.gseq = 99;
 		s = cseg6(&k, T_SYN, NULL, 0);
-		send6(e, &s);
+		env_send(e, &s);
 		assert_int_equal(e->fx.nintents, 0);
 		k.gseq = 100;
 		check6(e, 0, &k, T_RST | T_ACK, 0, 0, NULL);
@@ -832,14 +669,14 @@ static void test_tcp6_data(void **state)
 	struct fx_intent sent;
 	uint32_t off, mss, room, seq;
 	struct conn6 k;
-	struct seg6 s;
+	struct seg s;
 	uint8_t *slot;
 	struct o6 o;
 
 	open6(e, &k, remote6, 40020, 80);
 	/* guest -> host */
 	s = cseg6(&k, T_ACK | T_PSH, pat, 1000);
-	send6(e, &s);
+	env_send(e, &s);
 	it = fx_find(e, FX_SOCK_SEND);
 	assert_int_equal(it->len, 1000);
 	assert_ptr_equal(it->data, e->in + e->c.conf.vnet_hdr_len + ETH_HLEN +
@@ -871,7 +708,7 @@ static void test_tcp6_data(void **state)
 	env_clear(e);
 	k.gack += 1440;
 	s = cseg6(&k, T_ACK, NULL, 0);
-	send6(e, &s);
+	env_send(e, &s);
 	it = fx_find(e, FX_SOCK_CONSUME);
 	assert_int_equal(it->len, 1440);
 	env_clear(e);
@@ -888,26 +725,26 @@ static void test_tcp6_rst_unknown(void **state)
 {
 	struct env *e = *state;
 	struct conn6 k = { .raddr = remote6, .gport = 41000, .rport = 80 };
-	struct seg6 s;
+	struct seg s;
 	struct o6 o;
 
 	k.gseq = 5000;
 	k.gack = 0xabcdef01;
 	s = cseg6(&k, T_ACK, NULL, 0);
-	send6(e, &s);
+	env_send(e, &s);
 	assert_int_equal(e->fx.nframes, 1);
 	check6(e, 0, &k, T_RST, 0xabcdef01, 0, &o);
 	assert_int_equal(o.wnd, 0);
 	env_clear(e);
 
 	s = cseg6(&k, T_PSH, pat, 10);
-	send6(e, &s);
+	env_send(e, &s);
 	k.gseq += 10;
 	check6(e, 0, &k, T_RST | T_ACK, 0, 0, NULL);
 	env_clear(e);
 
 	s = cseg6(&k, T_RST, NULL, 0);
-	send6(e, &s);
+	env_send(e, &s);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 3, CTR_TCP_RST_UNKNOWN_FLOW,
 			  2, -1);
@@ -933,13 +770,13 @@ static void test_tcp6_connect_fail(void **state)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct conn6 k = { .raddr = remote6, .gport = 42000 + i,
 				   .rport = 80, .gseq = 777 };
-		struct seg6 s = cseg6(&k, T_SYN, NULL, 0);
+		struct seg s = cseg6(&k, T_SYN, NULL, 0);
 		struct tcp_flow *f;
 		const uint8_t *m, *q;
 		size_t len;
 
 		env_clear(e);
-		send6(e, &s);
+		env_send(e, &s);
 		f = tcp_flow_get(&e->c, fx_find(e, FX_SOCK_CONNECT)->flow);
 		f->sock = 55;
 		env_clear(e);
@@ -1004,9 +841,9 @@ static void test_tcp6_gso(void **state)
 	env_clear(e);
 	k.gack += len;
 	{
-		struct seg6 s = cseg6(&k, T_ACK, NULL, 0);
+		struct seg s = cseg6(&k, T_ACK, NULL, 0);
 
-		send6(e, &s);
+		env_send(e, &s);
 	}
 	env_clear(e);
 	close6(e, &k);
@@ -1030,12 +867,12 @@ static void test_tcp6_tso_from_guest(void **state)
 	};
 	const struct fx_intent *it;
 	struct conn6 k;
-	struct seg6 s;
+	struct seg s;
 	size_t n;
 
 	open6(e, &k, remote6, 40040, 80);
 	s = cseg6(&k, T_ACK | T_PSH, pat, 30000);
-	n = build_tcp6(e, e->in, &s);
+	n = build_tcp(e, e->in, &s);
 	set_vnet(e, e->in, &vh);
 	env_input(e, e->in, n);
 	assert_int_equal(env_delta(e, CTR_VNET_DROP_BAD_HDR), 0);
@@ -1088,11 +925,11 @@ static void test_tcp6_published(void **state)
 	/* the guest refuses both */
 	env_clear(e);
 	{
-		struct seg6 s = { .dst = remote6, .sport = 8080,
+		struct seg s = { .daddr6 = remote6, .sport = 8080,
 				  .dport = 50000, .ack = f->iss + 1,
 				  .flags = T_RST | T_ACK };
 
-		send6(e, &s);
+		env_send(e, &s);
 	}
 	{
 		struct seg s = { .saddr = GUEST4, .daddr = ip4(192, 168, 1, 9),
@@ -1161,10 +998,10 @@ static void test_ip6_unusable(void **state)
 	size_t len;
 
 	for (i = 0; i < ARRAY_SIZE(dsts); i++) {
-		struct seg6 s = { .dst = dsts[i], .sport = 1, .dport = 2,
+		struct seg s = { .daddr6 = dsts[i], .sport = 1, .dport = 2,
 				  .flags = T_SYN };
 
-		send6(e, &s);
+		env_send(e, &s);
 		len = build_udp6(e, e->in, guest6, dsts[i], 1, 2, pat, 4);
 		env_input(e, e->in, len);
 		n += 2;
@@ -1175,10 +1012,10 @@ static void test_ip6_unusable(void **state)
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(srcs); i++) {
-		struct seg6 s = { .src = srcs[i], .dst = remote6, .sport = 1,
+		struct seg s = { .saddr6 = srcs[i], .daddr6 = remote6, .sport = 1,
 				  .dport = 2, .flags = T_SYN };
 
-		send6(e, &s);
+		env_send(e, &s);
 		n++;
 	}
 	assert_int_equal(e->fx.nframes, 0);
@@ -1422,7 +1259,7 @@ static void test_echo6_out(void **state)
 static void test_shards6(void **state)
 {
 	struct env *e = *state;
-	struct seg6 s = { .dst = remote6, .sport = 1000, .dport = 80,
+	struct seg s = { .daddr6 = remote6, .sport = 1000, .dport = 80,
 			  .flags = T_ACK };
 
 	e->c.conf.nshards = 2;
@@ -1432,7 +1269,7 @@ static void test_shards6(void **state)
 				       20));
 	assert_int_equal(e->c.pass_to, 0);
 	assert_int_equal(e->fx.nintents, 0);
-	send6(e, &s);
+	env_send(e, &s);
 	assert_int_equal(e->c.pass_to, 0);
 	assert_int_equal(e->fx.nframes, 0);
 	env_input(e, e->in, build_udp6(e, e->in, guest6, remote6, 4001, 9,
@@ -1440,7 +1277,7 @@ static void test_shards6(void **state)
 	assert_int_equal(e->c.pass_to, 0);
 	assert_int_equal(e->fx.nintents, 0);
 	s.flags = T_SYN;
-	send6(e, &s);
+	env_send(e, &s);
 	assert_int_equal(e->c.pass_to, -1);
 	assert_intents(e, FX_SOCK_CONNECT, -1);
 	{
@@ -1454,7 +1291,7 @@ static void test_shards6(void **state)
 	e->c.conf.shard_id = 0;
 }
 
-#define BOTH(t) ENV_BOTH(t, setup, setup_plain, teardown)
+#define BOTH(t) ENV_BOTH(t, setup_offload, setup_plain, teardown)
 
 int main(void)
 {
@@ -1469,7 +1306,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tcp6_gso, setup_gso,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_tcp6_tso_from_guest,
-						setup, teardown),
+						setup_offload, teardown),
 		BOTH(test_tcp6_published),
 		BOTH(test_tcp6_families_apart),
 		BOTH(test_ip6_unusable),

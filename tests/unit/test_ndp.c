@@ -23,19 +23,10 @@
 
 #define RA_LEN 88 /* 16 + prefix 32 + MTU 8 + RDNSS 24 + SLLA 8 */
 
-/* fd00:5170:7761:7901::/64 */
-static const uint8_t prefix6[8] = { 0xfd, 0x00, 0x51, 0x70,
-				    0x77, 0x61, 0x79, 0x01 };
-static const uint8_t gw6_ll[16] = { 0xfe, 0x80, [15] = 1 };
-static const uint8_t gw6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79,
-				 0x01, [15] = 2 };
-static const uint8_t dns6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79,
-				  0x01, [15] = 3 };
+/* in env_conf6()'s fd00:5170:7761:7901::/64 (helpers.c) */
 static const uint8_t other6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79,
 				    0x01, [15] = 0x99 };
 static const uint8_t outside6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
-static const uint8_t guest6_ll[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00,
-				       0xff, 0xfe, 0x12, 0x34, 0x56 };
 static const uint8_t guest6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61,
 				    0x79, 0x01, 0x50, 0x54, 0x00, 0xff,
 				    0xfe, 0x12, 0x34, 0x56 };
@@ -52,42 +43,13 @@ static const uint8_t all_routers_mac[6] = { 0x33, 0x33, 0, 0, 0, 2 };
  */
 static void conf6(struct core_conf *cc, bool offload)
 {
-	env_conf(cc, offload);
-	cc->ipv6 = true;
-	memcpy(cc->prefix6, prefix6, 8);
-	memcpy(cc->gw6_ll, gw6_ll, 16);
-	memcpy(cc->gw6, gw6, 16);
-	memcpy(cc->dns6, dns6, 16);
+	env_conf6(cc, offload);
 	cc->mtu = 1500;
 }
 
-/**
- * setup_offload() - IPv6 on, 12-byte vnet header, offload on
- * @state:	out: the environment
- *
- * Return: 0
- */
-static int setup_offload(void **state)
-{
-	struct core_conf cc;
-
-	conf6(&cc, true);
-	return env_setup(state, &cc);
-}
-
-/**
- * setup_plain() - IPv6 on, no vnet header, no offload
- * @state:	out: the environment
- *
- * Return: 0
- */
-static int setup_plain(void **state)
-{
-	struct core_conf cc;
-
-	conf6(&cc, false);
-	return env_setup(state, &cc);
-}
+/* setup_offload(): IPv6 on, 12-byte vnet header, offload on;
+ * setup_plain(): IPv6 on, no vnet header, no offload */
+ENV_SETUPS(conf6)
 
 static void assert_quiet6(struct env *e);
 
@@ -102,29 +64,6 @@ static int teardown(void **state)
 	assert_quiet6(*state);
 	env_free(*state);
 	return 0;
-}
-
-/**
- * ref_pseudo6() - reference IPv6 pseudo-header sum
- * @saddr:	source, 16 bytes
- * @daddr:	destination, 16 bytes
- * @len:	ICMPv6 length
- *
- * Return: folded sum (16 bits)
- */
-static uint16_t ref_pseudo6(const uint8_t *saddr, const uint8_t *daddr,
-			    uint32_t len)
-{
-	uint8_t ph[40] = { 0 };
-
-	memcpy(ph, saddr, 16);
-	memcpy(ph + 16, daddr, 16);
-	ph[32] = (uint8_t)(len >> 24);
-	ph[33] = (uint8_t)(len >> 16);
-	ph[34] = (uint8_t)(len >> 8);
-	ph[35] = (uint8_t)len;
-	ph[39] = NH_ICMP6;
-	return ref_sum16(ph, sizeof(ph), 0);
 }
 
 /**
@@ -184,7 +123,7 @@ static size_t build6(const struct env *e, uint8_t *buf, const struct pkt6 *p)
 	if (p->last_nh == NH_ICMP6 && p->len >= 4) {
 		wr16(m + 2, 0);
 		wr16(m + 2, (uint16_t)~ref_sum16(m, p->len,
-						 ref_pseudo6(p->src, p->dst,
+						 ref_pseudo6(p->src, p->dst, NH_ICMP6,
 							     (uint32_t)p->len)));
 	}
 	return off + p->len;
@@ -238,7 +177,8 @@ static const uint8_t *parse_icmp6(const struct env *e, unsigned i,
 	assert_memory_equal(ip + 24, dst, 16);
 	*len = l3 - IP6_HLEN;
 	assert_int_equal(ref_sum16(ip + IP6_HLEN, *len,
-				   ref_pseudo6(src, dst, (uint32_t)*len)),
+				   ref_pseudo6(src, dst, NH_ICMP6,
+					       (uint32_t)*len)),
 			 0xffff);
 	return ip + IP6_HLEN;
 }

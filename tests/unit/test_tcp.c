@@ -178,6 +178,38 @@ static void check_seg(const struct env *e, unsigned i, const struct conn *k,
 }
 
 /**
+ * check_only_seg() - exactly one frame was queued, and it is a segment of
+ * @k with these fields (check_seg() of frame 0)
+ * @e:		environment
+ * @k:		connection
+ * @flags:	exact T_* flags
+ * @seq:	sequence number
+ * @ack:	acknowledgement number (ignored without T_ACK)
+ * @len:	payload length
+ * @o:		out: the parsed frame (may be NULL)
+ */
+static void check_only_seg(const struct env *e, const struct conn *k,
+			   uint8_t flags, uint32_t seq, uint32_t ack,
+			   size_t len, struct otcp *o)
+{
+	assert_int_equal(e->fx.nframes, 1);
+	check_seg(e, 0, k, flags, seq, ack, len, o);
+}
+
+/**
+ * check_sock_reset() - the only intent is FX_SOCK_RESET of @k's socket,
+ * and the flow is gone
+ * @e:		environment
+ * @k:		connection
+ */
+static void check_sock_reset(struct env *e, const struct conn *k)
+{
+	assert_intents(e, FX_SOCK_RESET, -1);
+	assert_int_equal(e->fx.intents[0].sock, SOCK_BASE + k->idx);
+	assert_null(tcp_flow_get(&e->c, k->idx));
+}
+
+/**
  * expect_one_ack() - core_flush() emits exactly one pure ACK of @k
  * @e:		environment
  * @k:		connection
@@ -354,9 +386,7 @@ static void rst_conn(struct env *e, struct conn *k)
 	env_clear(e);
 	gsend_at(e, k, k->f->rcv_nxt, T_RST, NULL, 0);
 	assert_int_equal(e->fx.nframes, 0);
-	assert_intents(e, FX_SOCK_RESET, -1);
-	assert_int_equal(e->fx.intents[0].sock, SOCK_BASE + k->idx);
-	assert_null(tcp_flow_get(&e->c, k->idx));
+	check_sock_reset(e, k);
 	assert_int_equal(e->ctr[CTR_TCP_FLOWS_RESET_BY_GUEST], before + 1);
 	env_clear(e);
 }
@@ -608,8 +638,7 @@ static void test_handshake_no_map_gw(void **state)
 	s = cseg(&k, 500, T_SYN, NULL, 0);
 	env_send(e, &s);
 	assert_int_equal(e->fx.nintents, 0);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_RST | T_ACK, 0, 501, 0, NULL);
+	check_only_seg(e, &k, T_RST | T_ACK, 0, 501, 0, NULL);
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_FLOWS_REFUSED, 1,
 			  CTR_TCP_RST_UNKNOWN_FLOW, 1, -1);
 	env_assert_quiet(e);
@@ -678,11 +707,8 @@ static void test_synack_timeout(void **state)
 	}
 	env_clear(e);
 	assert_int_equal(core_timer(&e->c, t, &e->fx), UINT64_MAX);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_RST | T_ACK, k.iss + 1, 10, 0, NULL);
-	assert_intents(e, FX_SOCK_RESET, -1);
-	assert_int_equal(e->fx.intents[0].sock, SOCK_BASE + k.idx);
-	assert_null(tcp_flow_get(&e->c, k.idx));
+	check_only_seg(e, &k, T_RST | T_ACK, k.iss + 1, 10, 0, NULL);
+	check_sock_reset(e, &k);
 	assert_ctr_deltas(e, CTR_TCP_FLOWS_GIVEUP, 1, CTR_TCP_FLOWS_ACTIVE, -1,
 			  -1);
 	env_clear(e);
@@ -703,8 +729,7 @@ static void test_connect_refused(void **state)
 	guest_syn(e, &k, GW4, 40010, 81, 0xabcdef01, true);
 	env_mark(e);
 	tcp_on_sock_connected(&e->c, k.f, ECONNREFUSED, e->now, &e->fx);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_RST | T_ACK, 0, 0xabcdef02, 0, NULL);
+	check_only_seg(e, &k, T_RST | T_ACK, 0, 0xabcdef02, 0, NULL);
 	assert_intents(e, FX_SOCK_CLOSE, -1);
 	assert_int_equal(e->fx.intents[0].sock, SOCK_BASE + k.idx);
 	assert_int_equal(e->fx.intents[0].flow, k.idx);
@@ -912,8 +937,7 @@ static void test_sock_error_early(void **state)
 	guest_syn(e, &k, GW4, 40016, 80, 33000, true);
 	host_connected(e, &k);
 	tcp_on_sock_error(&e->c, k.f, &e->fx);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_RST | T_ACK, k.iss + 1, 33001, 0, NULL);
+	check_only_seg(e, &k, T_RST | T_ACK, k.iss + 1, 33001, 0, NULL);
 	assert_intents(e, FX_SOCK_CLOSE, -1);
 	assert_null(tcp_flow_get(&e->c, k.idx));
 	env_clear(e);
@@ -1246,8 +1270,7 @@ static void test_ack_every_gso(void **state)
 	assert_intents(e, FX_SOCK_SEND, -1);
 	assert_int_equal(e->fx.intents[0].len, 65495);
 	host_sends(e, &k, 65495);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_ACK, k.f->snd_nxt, start + 65495, 0, NULL);
+	check_only_seg(e, &k, T_ACK, k.f->snd_nxt, start + 65495, 0, NULL);
 	env_clear(e);
 	expect_no_flush(e); /* no second ACK of the same bytes */
 	assert_int_equal(e->c.nacks, 0);
@@ -1290,13 +1313,11 @@ static void test_ack_every_no_dup(void **state)
 	assert_true(a.f->flags & TCPF_ACK_DUE);
 	gsend(e, &a, T_ACK, pat, 2 * 1460);
 	host_sends(e, &a, 2 * 1460);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &a, T_ACK, a.f->snd_nxt, sa + 2920, 0, NULL);
+	check_only_seg(e, &a, T_ACK, a.f->snd_nxt, sa + 2920, 0, NULL);
 	assert_false(a.f->flags & TCPF_ACK_DUE);
 	env_clear(e);
 	core_flush(&e->c, e->now, &e->fx);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &b, T_ACK, b.f->snd_nxt, sb + 1000, 0, NULL);
+	check_only_seg(e, &b, T_ACK, b.f->snd_nxt, sb + 1000, 0, NULL);
 	assert_int_equal(e->c.nacks, 0);
 	env_clear(e);
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 2, CTR_TCP_GUEST_BYTES, 3920,
@@ -1329,8 +1350,7 @@ static void test_ack_every_window(void **state)
 
 	gsend(e, &k, T_ACK, pat, 40000);
 	host_sends(e, &k, 40000);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_ACK, k.f->snd_nxt, start + 40000, 0, &o);
+	check_only_seg(e, &k, T_ACK, k.f->snd_nxt, start + 40000, 0, &o);
 	/* 1 MiB - 40000 left, rounded up to the scale unit (512) */
 	assert_int_equal(o.wnd, ((1U << 20) - 40000 + 511) >> 9);
 	assert_true(o.ack + ((uint32_t)o.wnd << 9) - start <= (1U << 20) + 511);
@@ -2205,8 +2225,7 @@ static void open_sack(struct env *e, struct conn *k, uint16_t gport,
 	k->f->sock = (int32_t)(SOCK_BASE + k->idx);
 	env_clear(e);
 	tcp_on_sock_connected(&e->c, k->f, 0, e->now, &e->fx);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, k, T_SYN | T_ACK, k->f->iss, k->gseq, 0, &o);
+	check_only_seg(e, k, T_SYN | T_ACK, k->f->iss, k->gseq, 0, &o);
 	assert_int_equal(o.mss, OUR_MSS);
 	assert_int_equal(o.ws, 9);
 	op = frame_opts(e, 0, &optlen);
@@ -2717,11 +2736,8 @@ static void test_rto(void **state)
 	env_clear(e);
 	e->now = t;
 	assert_int_equal(core_timer(&e->c, t, &e->fx), UINT64_MAX);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_RST | T_ACK, una + 1000, k.gseq, 0, NULL);
-	assert_intents(e, FX_SOCK_RESET, -1);
-	assert_int_equal(e->fx.intents[0].sock, SOCK_BASE + k.idx);
-	assert_null(tcp_flow_get(&e->c, k.idx));
+	check_only_seg(e, &k, T_RST | T_ACK, una + 1000, k.gseq, 0, NULL);
+	check_sock_reset(e, &k);
 	assert_int_equal(env_delta(e, CTR_TCP_FLOWS_GIVEUP), 1);
 	assert_int_equal(env_delta(e, CTR_TCP_RTO_FIRED), 12);
 	env_clear(e);
@@ -2915,8 +2931,7 @@ static void test_zero_window(void **state)
 	t += 2 * RTO_NS;
 	e->now = t;
 	assert_int_equal(core_timer(&e->c, t, &e->fx), t + 4 * RTO_NS);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_ACK, k.iss + 1000, k.gseq, 0, NULL);
+	check_only_seg(e, &k, T_ACK, k.iss + 1000, k.gseq, 0, NULL);
 	assert_int_equal(env_delta(e, CTR_TCP_ZW_PROBES), 2);
 	assert_int_equal(env_delta(e, CTR_TCP_RTO_FIRED), 0);
 	env_clear(e);
@@ -3044,8 +3059,7 @@ static void test_half_close_host_first(void **state)
 
 	gsend(e, &k, T_FIN | T_ACK, NULL, 0);
 	assert_intents(e, FX_SOCK_SHUT_WR, FX_SOCK_CLOSE, -1);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_ACK, k.iss + 302, k.gseq, 0, NULL);
+	check_only_seg(e, &k, T_ACK, k.iss + 302, k.gseq, 0, NULL);
 	assert_int_equal(env_delta(e, CTR_TCP_FLOWS_CLOSED), 1);
 	assert_int_equal(env_delta(e, CTR_TCP_GUEST_BYTES), 100);
 	env_clear(e);
@@ -3073,8 +3087,7 @@ static void test_eof_no_slot(void **state)
 	assert_ctr_deltas(e, CTR_FX_POOL_EMPTY, 1, -1);
 	env_clear(e);
 	tcp_on_sock_eof(&e->c, k.f, e->now, &e->fx);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_FIN | T_ACK, k.iss + 1, k.gseq, 0, NULL);
+	check_only_seg(e, &k, T_FIN | T_ACK, k.iss + 1, k.gseq, 0, NULL);
 	env_clear(e);
 	rst_conn(e, &k);
 }
@@ -3097,14 +3110,12 @@ static void test_fin_retransmit(void **state)
 	assert_intents(e, FX_SOCK_REWIND, FX_TX_WANTED, -1);
 	env_clear(e);
 	tcp_on_sock_eof(&e->c, k.f, e->now, &e->fx);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_FIN | T_ACK, k.iss + 1, k.gseq, 0, NULL);
+	check_only_seg(e, &k, T_FIN | T_ACK, k.iss + 1, k.gseq, 0, NULL);
 	env_clear(e);
 	/* the guest's FIN|ACK acknowledges ours: closed at once */
 	k.gack = k.iss + 2;
 	gsend(e, &k, T_FIN | T_ACK, NULL, 0);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_ACK, k.iss + 2, k.gseq, 0, NULL);
+	check_only_seg(e, &k, T_ACK, k.iss + 2, k.gseq, 0, NULL);
 	assert_int_equal(fx_count(e, FX_SOCK_CLOSE), 1);
 	assert_null(tcp_flow_get(&e->c, k.idx));
 	env_clear(e);
@@ -3232,9 +3243,7 @@ static void test_guest_rst(void **state)
 	env_mark(e);
 	gsend_at(e, &k, k.gseq + 1000, T_RST, NULL, 0);
 	assert_int_equal(e->fx.nframes, 0);
-	assert_intents(e, FX_SOCK_RESET, -1);
-	assert_int_equal(e->fx.intents[0].sock, SOCK_BASE + k.idx);
-	assert_null(tcp_flow_get(&e->c, k.idx));
+	check_sock_reset(e, &k);
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1,
 			  CTR_TCP_FLOWS_RESET_BY_GUEST, 1,
 			  CTR_TCP_FLOWS_ACTIVE, -1, -1);
@@ -3260,8 +3269,7 @@ static void test_sock_error(void **state)
 	env_clear(e);
 	env_mark(e);
 	tcp_on_sock_error(&e->c, k.f, &e->fx);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_RST | T_ACK, k.iss + 101, k.gseq, 0, NULL);
+	check_only_seg(e, &k, T_RST | T_ACK, k.iss + 101, k.gseq, 0, NULL);
 	assert_intents(e, FX_SOCK_CLOSE, -1);
 	assert_int_equal(e->fx.intents[0].sock, SOCK_BASE + k.idx);
 	assert_null(tcp_flow_get(&e->c, k.idx));
@@ -3273,8 +3281,7 @@ static void test_sock_error(void **state)
 	open_conn(e, &k, GW4, 40073, 80, 18000, true);
 	gsend(e, &k, T_ACK, pat, 10);
 	host_sends(e, &k, -EPIPE);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_RST | T_ACK, k.iss + 1, k.gseq - 10, 0, NULL);
+	check_only_seg(e, &k, T_RST | T_ACK, k.iss + 1, k.gseq - 10, 0, NULL);
 	assert_intents(e, FX_SOCK_CLOSE, -1);
 	assert_null(tcp_flow_get(&e->c, k.idx));
 	env_clear(e);
@@ -3293,13 +3300,11 @@ static void test_no_flow(void **state)
 
 	env_mark(e);
 	gsend_at(e, &k, 0x55555555, T_ACK, NULL, 0);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_RST, 0x77777777, 0, 0, NULL);
+	check_only_seg(e, &k, T_RST, 0x77777777, 0, 0, NULL);
 	env_clear(e);
 
 	gsend_at(e, &k, 100, T_PSH, pat, 10);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_RST | T_ACK, 0, 110, 0, NULL);
+	check_only_seg(e, &k, T_RST | T_ACK, 0, 110, 0, NULL);
 	env_clear(e);
 
 	gsend_at(e, &k, 200, T_FIN, NULL, 0);
@@ -3448,17 +3453,14 @@ static void test_published_port_refused(void **state)
 	assert_non_null(tcp_flow_get(&e->c, k.idx));
 	/* a SYN-ACK for something else: RST from its ACK number */
 	gsend_at(e, &k, 1, T_SYN | T_ACK, NULL, 0);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &k, T_RST, k.iss + 2, 0, 0, NULL);
+	check_only_seg(e, &k, T_RST, k.iss + 2, 0, 0, NULL);
 	assert_int_equal(e->fx.nintents, 0);
 	env_clear(e);
 
 	k.gack = k.iss + 1;
 	gsend_at(e, &k, 0, T_RST | T_ACK, NULL, 0);
 	assert_int_equal(e->fx.nframes, 0);
-	assert_intents(e, FX_SOCK_RESET, -1);
-	assert_int_equal(e->fx.intents[0].sock, SOCK_BASE + k.idx);
-	assert_null(tcp_flow_get(&e->c, k.idx));
+	check_sock_reset(e, &k);
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 4, CTR_TCP_DROP_STATE, 1,
 			  CTR_TCP_RST_UNKNOWN_FLOW, 1,
 			  CTR_TCP_FLOWS_GUEST_REFUSED, 1,
@@ -3494,9 +3496,7 @@ static void test_published_port_timeout(void **state)
 	env_clear(e);
 	assert_int_equal(core_timer(&e->c, t, &e->fx), UINT64_MAX);
 	assert_int_equal(e->fx.nframes, 0);
-	assert_intents(e, FX_SOCK_RESET, -1);
-	assert_int_equal(e->fx.intents[0].sock, SOCK_BASE + k.idx);
-	assert_null(tcp_flow_get(&e->c, k.idx));
+	check_sock_reset(e, &k);
 	assert_ctr_deltas(e, CTR_TCP_FLOWS_GIVEUP, 1, CTR_TCP_FLOWS_ACTIVE, -1,
 			  -1);
 	env_clear(e);
@@ -3526,8 +3526,7 @@ static void test_table_full(void **state)
 	extra.gport = 30000;
 	gsend_at(e, &extra, 777, T_SYN, NULL, 0);
 	assert_int_equal(e->fx.nintents, 0);
-	assert_int_equal(e->fx.nframes, 1);
-	check_seg(e, 0, &extra, T_RST | T_ACK, 0, 778, 0, NULL);
+	check_only_seg(e, &extra, T_RST | T_ACK, 0, 778, 0, NULL);
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_FLOWS_TABLE_FULL, 1,
 			  CTR_TCP_RST_UNKNOWN_FLOW, 1, -1);
 	env_clear(e);
@@ -4049,11 +4048,10 @@ int main(void)
 	cmocka_unit_test_setup_teardown(t, env_setup_offload, env_teardown)
 #define TP(t) \
 	cmocka_unit_test_setup_teardown(t, env_setup_plain, env_teardown)
+#define TB(t) ENV_BOTH(t, env_setup_offload, env_setup_plain, env_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_handshake_gw),
-		TP(test_handshake_gw),
-		T(test_shard_pass_on),
-		TP(test_shard_pass_on),
+		TB(test_handshake_gw),
+		TB(test_shard_pass_on),
 		T(test_handshake_no_ws),
 		T(test_handshake_mss),
 		T(test_handshake_ws0),
@@ -4061,19 +4059,16 @@ int main(void)
 		T(test_handshake_no_map_gw),
 		T(test_syn_retransmits),
 		T(test_synack_timeout),
-		T(test_connect_refused),
-		TP(test_connect_refused),
+		TB(test_connect_refused),
 		T(test_connect_unreach),
 		T(test_syn_options),
 		T(test_odd_segments),
 		T(test_sock_error_early),
-		T(test_guest_data),
-		TP(test_guest_data),
+		TB(test_guest_data),
 		T(test_guest_data_partial),
 		T(test_guest_data_coalesced_ack),
 		T(test_guest_data_dup_ooo),
-		T(test_ack_every_two),
-		TP(test_ack_every_two),
+		TB(test_ack_every_two),
 		T(test_ack_every_zero),
 		T(test_ack_every_gso),
 		T(test_ack_every_no_dup),
@@ -4086,8 +4081,7 @@ int main(void)
 		T(test_host_data),
 		T(test_host_data_gso),
 		T(test_gso_to_guest_60k),
-		T(test_no_gso_to_guest_60k),
-		TP(test_no_gso_to_guest_60k),
+		TB(test_no_gso_to_guest_60k),
 		T(test_gso_from_guest),
 		T(test_gso_from_guest_malformed),
 		TP(test_host_data),
@@ -4103,8 +4097,7 @@ int main(void)
 		T(test_pto),
 		T(test_timer_slots),
 		T(test_zero_window),
-		T(test_half_close_guest_first),
-		TP(test_half_close_guest_first),
+		TB(test_half_close_guest_first),
 		T(test_half_close_host_first),
 		T(test_eof_no_slot),
 		T(test_fin_retransmit),
@@ -4113,10 +4106,8 @@ int main(void)
 		T(test_guest_rst),
 		T(test_guest_gone),
 		T(test_sock_error),
-		T(test_no_flow),
-		TP(test_no_flow),
-		T(test_published_port),
-		TP(test_published_port),
+		TB(test_no_flow),
+		TB(test_published_port),
 		T(test_published_port_refused),
 		T(test_published_port_timeout),
 		T(test_table_full),
@@ -4130,8 +4121,7 @@ int main(void)
 		T(test_bug_loopback_without_map_gw),
 		T(test_bug_ack_list_stale),
 		T(test_bug_published_port_tiny_mss),
-		T(test_guest_data_loaned),
-		TP(test_guest_data_loaned),
+		TB(test_guest_data_loaned),
 		T(test_payload_off),
 	};
 
