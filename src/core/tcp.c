@@ -53,6 +53,14 @@
  * What lies beyond the last SACKed byte counts as in flight, not lost.
  * After a timeout everything is resent but what the guest SACKed; a second
  * timeout in a row forgets the scoreboard, in case the guest reneged.
+ * Before the timeout comes a probe (RFC 8985's tail loss probe): each flow
+ * times one segment per round trip (Karn: never a resent one) into SRTT,
+ * and with two full segments or more out and no ACK of new data for
+ * 2 * SRTT + 10 ms, the first hole (one segment without SACK) goes again
+ * in recovery mode, nothing more until the ACK it brings; the next probe
+ * waits twice as long, until that is longer than the RTO
+ * (tcp_arm_data()). A lost retransmission, or the tail of a flight, so
+ * costs milliseconds instead of 200 ms.
  * The kernel's peek offset is always snd_nxt - snd_una: it moves forward
  * with each peek and back with each FX_SOCK_CONSUME, and an
  * FX_SOCK_REWIND sets it.
@@ -65,8 +73,10 @@
  * and checked by tcp_flow_check().
  *
  * Timers are deadlines in the flow (@deadline_ns), run by core_timer():
- * SYN and SYN-ACK retries, retransmission with exponential backoff and a
- * retry limit, and zero-window probes.
+ * SYN and SYN-ACK retries, probe timeouts (TCPF_PTO), retransmission with
+ * exponential backoff and a retry limit, and zero-window probes. The shard
+ * runs them after the input of the same wake-up, so an ACK that arrived
+ * with its flow's deadline counts first.
  *
  * IPv4 and IPv6 flows share all of this: a flow's addresses are 16 bytes
  * (IPv4 v4-mapped, see core.h), and only the frame writer and the
