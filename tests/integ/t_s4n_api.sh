@@ -263,7 +263,10 @@ n=$(grep -c '"counters"' "$T/slipway.log")
 [ "$n" = 1 ] || fail "counters written $n times, expected once (SIGUSR1), none at exit"
 check_gates
 expect_ctr TCP_FLOWS_OPENED_HOST -eq 3
-expect_ctr TCP_TX_BYTES -eq $((9 << 20))
+# what went to the guest once: a probe may resend a segment on a busy
+# machine (TCP_PTO_FIRED), which TCP_TX_BYTES counts again
+[ $(($(ctr TCP_TX_BYTES) - $(ctr TCP_RETRANS_BYTES))) -eq $((9 << 20)) ] ||
+	fail "TCP_TX_BYTES less TCP_RETRANS_BYTES is not 9 MiB"
 expect_ctr TCP_GUEST_BYTES -eq $((8 << 20))
 expect_ctr UDP_TO_GUEST -eq 1
 
