@@ -20,8 +20,6 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
-#include "ctl/ctr.h"
-#include "ctl/pcap.h"
 #include "ctl/s4n_api.h"
 #include "edge/edge.h"
 #include "host/conf.h"
@@ -35,6 +33,8 @@
 #include "host/fwdauto.h"
 #include "host/splice.h"
 #include "host/udpns.h"
+#include "obs/ctr.h"
+#include "obs/pcap.h"
 #include "util/log.h"
 
 /**

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ctl/hist.h"
+#include "obs/hist.h"
 #include "host/conf.h"
 #include "host/shard.h"
 

@@ -11,12 +11,12 @@
 
 #include "core/core.h"
 #include "core/tcp.h"
-#include "ctl/hist.h"
-#include "ctl/pcap.h"
 #include "edge/edge.h"
 #include "host/conf.h"
 #include "host/fwd.h"
 #include "host/selfport.h"
+#include "obs/hist.h"
+#include "obs/pcap.h"
 
 /* epoll data: type in the high 32 bits, index in the low ones */
 enum ep_type {
