@@ -56,8 +56,8 @@ struct fwd_rule {
  * to other shards through their mailboxes, with the guest address and port
  * by value, so removing a port never races with a shard). No locks. The
  * control thread (ctl.c: the control socket and the slirp4netns API
- * socket) never calls it: it has shard 0 run a job for it (struct
- * shard_call in shard.h).
+ * socket) never calls it: it has shard 0 run a job for it
+ * (shard_api_call_ask() in shard_api.h).
  */
 
 /**

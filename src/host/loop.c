@@ -986,8 +986,8 @@ static void shard_snap_answer(struct shard *sh)
 	sh->snap.seen = req;
 	sh->snap.n = shard_snap_flows(sh, sh->snap.buf, sh->snap.cap,
 				      &sh->snap.total);
-	/* pairs with the acquire load of @done in ctl.c: the records and
-	 * @n, @total are visible before the answer */
+	/* pairs with the acquire load in shard_api_snap_done(): the
+	 * records and @n, @total are visible before the answer */
 	atomic_store_explicit(&sh->snap.done, req, memory_order_release);
 	shard_kick_ctl(sh);
 }
@@ -1008,7 +1008,7 @@ static void shard_call_answer(struct shard *sh)
 		return;
 	sh->call.seen = req;
 	sh->call.fn(sh, sh->call.arg);
-	/* pairs with the acquire load of @done in ctl.c */
+	/* pairs with the acquire load in shard_api_call_done() */
 	atomic_store_explicit(&sh->call.done, req, memory_order_release);
 	shard_kick_ctl(sh);
 }

@@ -15,6 +15,7 @@
 #include "host/conf.h"
 #include "host/fwd.h"
 #include "host/selfport.h"
+#include "host/shard_api.h"
 #include "obs/hist.h"
 #include "obs/pcap.h"
 
@@ -64,55 +65,26 @@ struct listener {
 	bool paused;
 };
 
-/* a listener whose accept() failed (out of fds) rests this long */
-#define LISTEN_PAUSE_MS 100U
-
 #define MBOX_BYTES (4U << 20)
 
 /**
- * struct flow_rec - one flow as the control API shows it (a snapshot)
- * @guest_addr:	guest-side address (16 bytes, IPv4 v4-mapped)
- * @remote_addr: remote address
- * @guest_port:	guest-side port (ICMP echo: the echo id)
- * @remote_port: remote port (ICMP echo: 0)
- * @proto:	IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP or IPPROTO_ICMPV6
- * @state:	TCP: enum tcp_state; datagram flows: enum udp_kind
- * @shard:	the owning shard
- * @from_guest:	TCP: payload bytes written to the host socket; datagram
- *		flows: datagrams from the guest
- * @to_guest:	TCP: payload bytes the guest acknowledged; datagram flows:
- *		datagrams to the guest
- * @age_ns:	TCP: time since the flow opened; datagram flows: 0
- * @idle_ns:	datagram flows: time since the last datagram; TCP: 0
- */
-struct flow_rec {
-	uint8_t guest_addr[16];
-	uint8_t remote_addr[16];
-	uint16_t guest_port;
-	uint16_t remote_port;
-	uint8_t proto;
-	uint8_t state;
-	uint8_t shard;
-	uint64_t from_guest;
-	uint64_t to_guest;
-	uint64_t age_ns;
-	uint64_t idle_ns;
-};
-
-/**
- * struct flow_snap - a request for a flow table snapshot (ctl.c's control
- * thread asks, the shard answers; every shard, shard 0 included)
- * @req:	request number: ctl stores it (release) after @buf and @cap
+ * struct flow_snap - a request for a flow table snapshot (the control
+ * thread asks through shard_api_snap_ask(), the shard answers in
+ * shard_snap_answer(); every shard, shard 0 included)
+ * @req:	request number: the control thread stores it (release) after
+ *		@buf and @cap
  * @done:	the shard stores @req here (release) after filling @buf and @n
  * @seen:	the last request the shard answered (the shard's own)
- * @buf:	where the records go (ctl's memory, @cap entries)
+ * @buf:	where the records go (the control thread's memory, @cap
+ *		entries)
  * @cap:	entries @buf holds
  * @n:		entries written
  * @total:	flows the shard has (more than @n if @buf was too small)
  *
- * The acquire load of @req on the shard pairs with ctl's release store:
- * the shard sees @buf and @cap. The acquire load of @done in ctl pairs
- * with the shard's release store: ctl sees the records and @n, @total.
+ * The acquire load of @req on the shard pairs with the control thread's
+ * release store: the shard sees @buf and @cap. The acquire load of @done
+ * in shard_api_snap_done() pairs with the shard's release store: the
+ * control thread sees the records and @n, @total.
  * The shard looks at @req once per loop iteration after its mailbox
  * eventfd is kicked; it answers by kicking the control thread's eventfd
  * (shard_group.ctl_fd).
@@ -130,8 +102,9 @@ struct flow_snap {
 struct shard;
 
 /**
- * struct shard_call - a function the control thread has shard 0 run (the
- * forward API of fwd.h is shard 0's: its listener tables and epoll set)
+ * struct shard_call - a function the control thread has shard 0 run
+ * (shard_api_call_ask(); the forward API of fwd.h is shard 0's: its
+ * listener tables and epoll set)
  * @req:	request number: the control thread stores it (release) after
  *		@fn and @arg
  * @done:	shard 0 stores @req here (release) after @fn returned
@@ -329,7 +302,6 @@ static inline bool shard_edge_full(const struct shard *sh)
 }
 
 /* loop.c */
-uint64_t now_mono_ns(void);
 int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	       const uint8_t guest_mac[6], struct shard_group *grp,
 	       unsigned id);
@@ -338,8 +310,6 @@ void shard_fini(struct shard *sh);
 void shard_flush_frames(struct shard *sh);
 void shard_drain(struct shard *sh);
 int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data);
-int fd_spare_make(int like);
-int fd_spare_refuse(int *spare, int like, int lfd, bool reset);
 void shard_listen_arm(struct shard *sh, int fd, uint64_t data);
 unsigned shard_accept_nofd(struct shard *sh, int fd, uint64_t data, int err,
 			   bool reset, unsigned max);
