@@ -14,7 +14,9 @@
 
 #include "core/udp.h"
 #include "host/fwd.h"
+#include "host/mbox.h"
 #include "host/shard.h"
+#include "host/sock_tcp.h"
 #include "host/splice.h"
 #include "util/log.h"
 #include "util/util.h"

@@ -58,6 +58,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "host/fwd.h"
 #include "host/fwdauto.h"
 #include "host/shard.h"
 #include "host/splice.h"

@@ -32,7 +32,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "host/mbox.h"
 #include "host/shard.h"
+#include "host/sock_tcp.h"
 #include "util/log.h"
 
 enum mbox_kind {

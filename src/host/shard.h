@@ -13,11 +13,13 @@
 #include "core/tcp.h"
 #include "edge/edge.h"
 #include "host/conf.h"
-#include "host/fwd.h"
+#include "host/mbox.h"
 #include "host/selfport.h"
 #include "host/shard_api.h"
 #include "obs/hist.h"
 #include "obs/pcap.h"
+
+struct listener;
 
 /* epoll data: type in the high 32 bits, index in the low ones */
 enum ep_type {
@@ -48,24 +50,6 @@ enum ep_type {
 
 /* names of the epoll types, for logs and debugging (loop.c) */
 extern const char *const ep_type_str[EP_TYPE_NUM];
-
-/**
- * struct listener - one published-port socket (a slot of a port table)
- * @fd:		socket, or -1: a free slot
- * @family:	AF_INET (IPv4 clients only) or AF_INET6 (IPv6 clients, and
- *		IPv4 ones too when bound without an address)
- * @rule:	what it publishes (fwd.h), with its id
- * @paused:	TCP: out of fds, out of the epoll set's interest until
- *		shard_listen_resume()
- */
-struct listener {
-	int fd;
-	int family;
-	struct fwd_rule rule;
-	bool paused;
-};
-
-#define MBOX_BYTES (4U << 20)
 
 /**
  * struct flow_snap - a request for a flow table snapshot (the control
@@ -128,19 +112,6 @@ struct shard_call {
 };
 
 /**
- * struct mbox_ring - single-producer single-consumer ring of messages
- * @head:	bytes the producer has written (free-running)
- * @tail:	bytes the consumer has taken (free-running)
- * @buf:	MBOX_BYTES bytes: messages of variable size, 64-byte aligned
- */
-struct mbox_ring {
-	_Atomic uint64_t head;
-	char pad[56];
-	_Atomic uint64_t tail;
-	uint8_t *buf;
-};
-
-/**
  * struct shard_group - the shards serving one edge
  * @n:		shards
  * @sh:		each shard
@@ -168,12 +139,6 @@ struct shard_group {
 	int ctl_fd;
 	struct selfport self;
 };
-
-/* per-flow host-side state bits */
-#define HF_CONNECTING 0x01	/* non-blocking connect in progress */
-#define HF_WANT_OUT 0x02	/* EPOLLOUT armed for send space */
-#define HF_TX_PENDING 0x04	/* on the tx pending list */
-#define HF_RDHUP 0x08		/* the peer's FIN arrived (fallback EOF test) */
 
 /**
  * struct shard - everything one event-loop thread owns
@@ -301,7 +266,7 @@ static inline bool shard_edge_full(const struct shard *sh)
 	return sh->edge->ops->tx_full && sh->edge->ops->tx_full(sh->edge, sh->q);
 }
 
-/* loop.c */
+/* loop.c (its helpers the control thread uses too: shard_api.h) */
 int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	       const uint8_t guest_mac[6], struct shard_group *grp,
 	       unsigned id);
@@ -320,48 +285,5 @@ uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 int shard_run(struct shard *sh,
 	      bool (*on_other)(struct shard *sh, uint64_t data, void *arg),
 	      void *arg);
-
-/* mbox.c */
-int mbox_init(struct shard *sh);
-int mbox_kick_fd(struct shard *sh);
-void mbox_fini(struct shard *sh);
-bool mbox_put_frame(struct shard *sh, unsigned to, struct pkt_view v,
-		    uint8_t hop);
-bool mbox_put_accept(struct shard *sh, unsigned to, int fd, const void *sa,
-		     uint16_t guest_port, const uint8_t *gaddr);
-bool mbox_put_adopt(struct shard *sh, unsigned to, struct tcp_flow *f,
-		    struct pkt_view v);
-void mbox_kick(struct shard *sh);
-void mbox_rx(struct shard *sh);
-
-/* sock_tcp.c */
-int sock_bind_out(const struct conf *c, int fd,
-		  const struct sockaddr_storage *dst);
-int sock_out_check(const struct conf *c);
-bool sock_tcp_peek_off_supported(void);
-void sock_tcp_intent(struct shard *sh, const struct fx_intent *it);
-void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events);
-void sock_tcp_tx_pending(struct shard *sh);
-void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
-		       uint16_t guest_port, const uint8_t *gaddr);
-void sock_tcp_adopt(struct shard *sh, int fd, const struct tcp_handover *h);
-
-/* sock_udp.c */
-void sock_udp_intent(struct shard *sh, const struct fx_intent *it);
-void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events);
-void sock_udp_listen_event(struct shard *sh, uint32_t idx);
-
-/* fwd.c */
-int fwd_init(struct shard *sh);
-void fwd_rule_from(const struct shard *sh, const struct fwd_spec *s,
-		   int proto, unsigned p, struct fwd_rule *r);
-void fwd_accept(struct shard *sh, uint32_t idx);
-void fwd_resume(struct shard *sh);
-unsigned fwd_count(const struct shard *sh);
-void fwd_peer_src(const struct core *c, const void *sa, uint8_t *src,
-		  uint16_t *port);
-void fwd_src_for(const struct core *c, const uint8_t *gaddr, uint8_t *src);
-socklen_t sockaddr_from(struct sockaddr_storage *ss, const uint8_t *addr,
-			uint16_t port);
 
 #endif /* SLIPWAY_SHARD_H */

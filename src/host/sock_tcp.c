@@ -20,7 +20,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "host/fwd.h"
+#include "host/mbox.h"
 #include "host/shard.h"
+#include "host/sock_tcp.h"
 #include "util/log.h"
 
 #define SOCK_EVENTS (EPOLLIN | EPOLLRDHUP | EPOLLET)

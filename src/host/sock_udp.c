@@ -14,7 +14,10 @@
 
 #include "core/udp.h"
 #include "host/dns_fwd.h"
+#include "host/fwd.h"
 #include "host/shard.h"
+#include "host/sock_tcp.h"
+#include "host/sock_udp.h"
 #include "util/log.h"
 
 #define UDP_RX_BUDGET 64
