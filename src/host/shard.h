@@ -141,118 +141,175 @@ struct shard_group {
 };
 
 /**
- * struct shard - everything one event-loop thread owns
- * @core:	protocol state
- * @ctr:	counters (single writer: this shard)
- * @fx:		effects batch
- * @frame_len:	backing for fx.frame_len
- * @edge:	device edge
- * @q:		the edge queue this shard serves
- * @epfd:	epoll instance
- * @timerfd:	timer for core deadlines
- * @armed_ns:	deadline the timerfd is set to (UINT64_MAX: none)
- * @hflags:	per-flow host bits (HF_*), max_flows entries
+ * struct shard_sock - the host sockets' side of the data path (sock_tcp.c,
+ * sock_udp.c): per-flow host state, host-to-guest TCP
+ * @hflags:	per-flow host bits (HF_*, sock_tcp.h), max_flows entries
  * @txq:	flows to peek for (host to guest), max_flows entries
  * @ntxq:	entries in @txq
+ * @stalled:	the edge had no room: flows wait in @txq
  * @peek_off:	the kernel supports TCP SO_PEEK_OFF and we use it
+ * @can_place:	the edge places TCP payload in the guest's buffers and the
+ *		guest takes partial checksums (the payload is never read)
+ * @nplaced:	slots with @placed set
+ * @placed:	per frame slot: its payload is in the edge's reservation
  * @discard:	fallback without SO_PEEK_OFF: peeked bytes land here
  * @discard_len: size of @discard
- * @listeners:	published TCP ports (fwd.c; shard 0 only): slots, free
- *		ones with fd -1; EP_LISTEN events carry the slot index
+ * @upeer:	per datagram flow: the client address of a published-port
+ *		flow (replies go there with sendto())
+ */
+struct shard_sock {
+	uint8_t *hflags;
+	uint32_t *txq;
+	uint32_t ntxq;
+	bool stalled;
+	bool peek_off;
+	bool can_place;
+	unsigned nplaced;
+	bool placed[EDGE_PLACE_SLOTS];
+	uint8_t *discard;
+	size_t discard_len;
+	struct sockaddr_storage *upeer;
+};
+
+/**
+ * struct shard_listen - listening sockets: published ports (fwd.c) and the
+ * way out of fds (loop.c); shard 0's, unused elsewhere
+ * @listeners:	published TCP ports: slots, free ones with fd -1;
+ *		EP_LISTEN events carry the slot index
  * @nlisteners:	slots in use or freed in @listeners (its high-water mark)
  * @listeners_cap: slots allocated in @listeners
- * @conf:	configuration
- * @now_ns:	time at the start of the current event batch
- * @reserve_fd:	spare fd (shard 0), given up to refuse a client when out of
- *		fds (fd_spare_refuse()); -1 while it could not be made again
- * @listen_resume_ns: when the paused listeners are armed again
- *		(UINT64_MAX: none is paused)
- * @edge_listen_paused: the edge's listener is paused (out of fds)
  * @ulisteners:	published UDP ports, as @listeners
  * @nulisteners: slots in use or freed in @ulisteners
  * @ulisteners_cap: slots allocated in @ulisteners
- * @fwd_next_id: the id the next published port gets (shard 0)
- * @upeer:	per datagram flow: the client address of a published-port
- *		flow (replies go there with sendto())
- * @dns:	DNS forwarder state (dns_fwd.c)
- * @id:		index in @grp
- * @grp:	the shards serving the edge (a group of one without --shards)
- * @max_flows:	this shard's part of --max-flows
- * @mbox:	messages from each other shard, by sender
- * @mbox_fd:	eventfd the senders kick
- * @kick:	bit mask of shards we put messages for since the last kick
+ * @fwd_next_id: the id the next published port gets
+ * @reserve_fd:	spare fd, given up to refuse a client when out of fds
+ *		(fd_spare_refuse()); -1 while it could not be made again
+ * @listen_resume_ns: when the paused listeners are armed again
+ *		(UINT64_MAX: none is paused)
+ * @edge_listen_paused: the edge's listener is paused (out of fds)
+ */
+struct shard_listen {
+	struct listener *listeners;
+	unsigned nlisteners;
+	unsigned listeners_cap;
+	struct listener *ulisteners;
+	unsigned nulisteners;
+	unsigned ulisteners_cap;
+	unsigned fwd_next_id;
+	int reserve_fd;
+	uint64_t listen_resume_ns;
+	bool edge_listen_paused;
+};
+
+/**
+ * struct shard_svc - the optional services a shard runs beside its flows
+ * @dns:	DNS forwarder state (dns_fwd.c), or NULL
  * @splice:	spliced loopback connections (splice.c), NULL when off and
  *		on every shard but 0
  * @fwdauto:	"auto" port following (fwdauto.c), shard 0, or NULL
  * @udpns:	-U: guest loopback UDP ports forwarded to the host (udpns.c),
  *		shard 0, or NULL
+ */
+struct shard_svc {
+	struct dns_fwd *dns;
+	struct splice *splice;
+	struct fwdauto *fwdauto;
+	struct udpns *udpns;
+};
+
+/**
+ * struct shard_peers - the mailboxes between the shards of a group (mbox.c)
+ * @mbox:	messages from each other shard, by sender
+ * @mbox_fd:	eventfd the senders (and the control thread) kick
+ * @kick:	bit mask of shards we put messages for since the last kick
+ */
+struct shard_peers {
+	struct mbox_ring mbox[SHARDS_MAX];
+	int mbox_fd;
+	uint32_t kick;
+};
+
+/**
+ * struct shard_req - the control thread's request slots (shard_api.c asks,
+ * loop.c answers at the end of a loop iteration)
+ * @snap:	flow table snapshot requests (every shard)
+ * @call:	functions the control thread has shard 0 run (forwards)
+ */
+struct shard_req {
+	struct flow_snap snap;
+	struct shard_call call;
+};
+
+/**
+ * struct shard_stats - what the shard counts and records; single writer:
+ * this shard (the control thread writes shard 0's CTL_* and METRICS_*
+ * counters), read by any thread with relaxed loads
+ * @ctr:	counters (the core counts through core.ctr, pointing here)
+ * @pcap:	--pcap: this shard's capture buffer, or NULL
+ * @hist:	histograms (frame sizes each way, batch latency)
+ */
+struct shard_stats {
+	uint64_t ctr[CTR_NUM];
+	struct pcap_buf *pcap;
+	struct hist hist[HIST_ID_NUM];
+};
+
+/**
+ * struct shard - everything one event-loop thread owns
+ * @core:	protocol state
+ * @fx:		effects batch
+ * @frame_len:	backing for fx.frame_len
+ * @edge:	device edge
+ * @q:		the edge queue this shard serves
+ * @now_ns:	time at the start of the current event batch
+ * @conf:	configuration
+ * @epfd:	epoll instance
+ * @timerfd:	timer for core deadlines
+ * @armed_ns:	deadline the timerfd is set to (UINT64_MAX: none)
+ * @imp:	--impair stage, or NULL
  * @edge_gen:	the edge's guest generation we last served
  * @edge_lost:	the edge's guest went away (the end for an edge that does
  *		not wait for the next one)
  * @edge_tick_ns: when the edge's tick is due next
- * @stalled:	the edge had no room: flows wait in @txq
- * @can_place:	the edge places TCP payload in the guest's buffers and the
- *		guest takes partial checksums (the payload is never read)
- * @placed:	per frame slot: its payload is in the edge's reservation
- * @nplaced:	slots with @placed set
- * @imp:	--impair stage, or NULL
- * @hist:	histograms (frame sizes each way, batch latency); single
- *		writer: this shard
- * @pcap:	--pcap: this shard's capture buffer, or NULL
- * @snap:	flow table snapshot requests from the control thread
- * @call:	shard 0: functions the control thread has it run (forwards)
+ * @id:		index in @grp
+ * @grp:	the shards serving the edge (a group of one without --shards)
+ * @max_flows:	this shard's part of --max-flows
+ * @sock:	host sockets of the flows (data path)
+ * @lis:	listening sockets (shard 0)
+ * @svc:	optional services: DNS forwarder, splice, auto ports, -U
+ * @peers:	mailboxes from the other shards
+ * @req:	the control thread's request slots
+ * @stats:	counters, capture, histograms
+ *
+ * The fields before @lis are the data path's: what a frame or a socket
+ * event touches, kept together at the start; the groups after it are
+ * touched on set-up, on a listener's event, once per loop iteration or
+ * when counting.
  */
 struct shard {
 	struct core core;
-	uint64_t ctr[CTR_NUM];
 	struct fx fx;
 	uint32_t *frame_len;
 	struct edge *edge;
 	unsigned q;
+	uint64_t now_ns;
+	const struct conf *conf;
 	int epfd;
 	int timerfd;
 	uint64_t armed_ns;
-	uint8_t *hflags;
-	uint32_t *txq;
-	uint32_t ntxq;
-	bool peek_off;
-	uint8_t *discard;
-	size_t discard_len;
-	struct listener *listeners;
-	unsigned nlisteners;
-	unsigned listeners_cap;
-	const struct conf *conf;
-	uint64_t now_ns;
-	int reserve_fd;
-	uint64_t listen_resume_ns;
-	bool edge_listen_paused;
-	struct listener *ulisteners;
-	unsigned nulisteners;
-	unsigned ulisteners_cap;
-	unsigned fwd_next_id;
-	struct sockaddr_storage *upeer;
-	struct dns_fwd *dns;
-	unsigned id;
-	struct shard_group *grp;
-	uint32_t max_flows;
-	struct mbox_ring mbox[SHARDS_MAX];
-	int mbox_fd;
-	uint32_t kick;
-	struct splice *splice;
-	struct fwdauto *fwdauto;
-	struct udpns *udpns;
+	struct impair *imp;
 	unsigned edge_gen;
 	bool edge_lost;
 	uint64_t edge_tick_ns;
-	bool stalled;
-	bool can_place;
-	bool placed[EDGE_PLACE_SLOTS];
-	unsigned nplaced;
-	struct impair *imp;
-	struct hist hist[HIST_ID_NUM];
-	struct pcap_buf *pcap;
-	struct flow_snap snap;
-	struct shard_call call;
+	unsigned id;
+	struct shard_group *grp;
+	uint32_t max_flows;
+	struct shard_sock sock;
+	struct shard_listen lis;
+	struct shard_svc svc;
+	struct shard_peers peers;
+	struct shard_req req;
+	struct shard_stats stats;
 };
 
 /**

@@ -46,7 +46,7 @@ const char *shard_api_edge_name(const struct shard *sh)
  */
 bool shard_api_peek_off(const struct shard *sh)
 {
-	return sh->peek_off;
+	return sh->sock.peek_off;
 }
 
 /**
@@ -61,7 +61,7 @@ bool shard_api_peek_off(const struct shard *sh)
  */
 uint64_t *shard_api_ctr(struct shard *sh, unsigned k)
 {
-	return sh->grp->sh[k]->ctr;
+	return sh->grp->sh[k]->stats.ctr;
 }
 
 /**
@@ -75,7 +75,7 @@ uint64_t *shard_api_ctr(struct shard *sh, unsigned k)
  */
 const struct hist *shard_api_hist(const struct shard *sh, unsigned k)
 {
-	return sh->grp->sh[k]->hist;
+	return sh->grp->sh[k]->stats.hist;
 }
 
 /**
@@ -115,7 +115,7 @@ static void shard_api_kick(struct shard *sh)
 {
 	uint64_t one = 1;
 
-	if (write(sh->mbox_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+	if (write(sh->peers.mbox_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		warn_perror("mailbox kick (control request)");
 }
 
@@ -135,11 +135,11 @@ void shard_api_snap_ask(struct shard *sh, unsigned k, struct flow_rec *buf,
 {
 	struct shard *s = sh->grp->sh[k];
 
-	s->snap.buf = buf;
-	s->snap.cap = cap;
+	s->req.snap.buf = buf;
+	s->req.snap.cap = cap;
 	/* pairs with the acquire load in shard_snap_answer(): the shard sees
 	 * @buf and @cap */
-	atomic_store_explicit(&s->snap.req, req, memory_order_release);
+	atomic_store_explicit(&s->req.snap.req, req, memory_order_release);
 	shard_api_kick(s);
 }
 
@@ -155,7 +155,7 @@ bool shard_api_snap_done(const struct shard *sh, unsigned k, unsigned req)
 {
 	/* pairs with the release store in shard_snap_answer(): the records
 	 * and their count are visible */
-	return atomic_load_explicit(&sh->grp->sh[k]->snap.done,
+	return atomic_load_explicit(&sh->grp->sh[k]->req.snap.done,
 				    memory_order_acquire) == req;
 }
 
@@ -174,8 +174,8 @@ uint32_t shard_api_snap_result(const struct shard *sh, unsigned k,
 {
 	const struct shard *s = sh->grp->sh[k];
 
-	*total = s->snap.total;
-	return s->snap.n;
+	*total = s->req.snap.total;
+	return s->req.snap.n;
 }
 
 /**
@@ -194,11 +194,11 @@ void shard_api_call_ask(struct shard *sh,
 			void (*fn)(struct shard *sh, void *arg), void *arg,
 			unsigned req)
 {
-	sh->call.fn = fn;
-	sh->call.arg = arg;
+	sh->req.call.fn = fn;
+	sh->req.call.arg = arg;
 	/* pairs with the acquire load in shard_call_answer(): shard 0 sees
 	 * @fn, @arg and what @arg points to */
-	atomic_store_explicit(&sh->call.req, req, memory_order_release);
+	atomic_store_explicit(&sh->req.call.req, req, memory_order_release);
 	shard_api_kick(sh);
 }
 
@@ -214,7 +214,7 @@ void shard_api_call_ask(struct shard *sh,
 bool shard_api_call_done(const struct shard *sh, unsigned req)
 {
 	/* pairs with the release store in shard_call_answer() */
-	return atomic_load_explicit(&sh->call.done, memory_order_acquire) ==
+	return atomic_load_explicit(&sh->req.call.done, memory_order_acquire) ==
 	       req;
 }
 

@@ -14,7 +14,7 @@ struct shard;
 struct sockaddr_storage;
 struct tcp_handover;
 
-/* per-flow host-side state bits (struct shard's hflags, one per flow) */
+/* per-flow host-side state bits (shard_sock.hflags, one per flow) */
 #define HF_CONNECTING 0x01	/* non-blocking connect in progress */
 #define HF_WANT_OUT 0x02	/* EPOLLOUT armed for send space */
 #define HF_TX_PENDING 0x04	/* on the tx pending list */
