@@ -20,21 +20,24 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
-#include "ctl/ctr.h"
-#include "ctl/pcap.h"
 #include "ctl/s4n_api.h"
 #include "edge/edge.h"
 #include "host/conf.h"
 #include "host/conf_net.h"
 #include "host/dns_fwd.h"
+#include "host/fwd.h"
+#include "host/fwdauto.h"
+#include "host/mbox.h"
 #include "host/netns.h"
 #include "host/pasta.h"
 #include "host/s4n.h"
 #include "host/sandbox.h"
 #include "host/shard.h"
-#include "host/fwdauto.h"
+#include "host/sock_tcp.h"
 #include "host/splice.h"
 #include "host/udpns.h"
+#include "obs/ctr.h"
+#include "obs/pcap.h"
 #include "util/log.h"
 
 /**
@@ -195,7 +198,7 @@ static void dump_stats(struct shard *sh, const struct run *r)
 	int fd;
 
 	for (i = 0; i < sh->grp->n; i++)
-		shards[i] = sh->grp->sh[i]->ctr;
+		shards[i] = sh->grp->sh[i]->stats.ctr;
 
 	if (r->conf->stats_file) {
 		fd = openat(r->stats_dirfd, r->stats_name,
@@ -212,7 +215,7 @@ static void dump_stats(struct shard *sh, const struct run *r)
 	snprintf(extra, sizeof(extra),
 		 "\"version\":\"%s\",\"edge\":\"%s\",\"peek_offset\":%s,"
 		 "\"shards_n\":%u,\"max_flows\":%u",
-		 SLIPWAY_VERSION, sh->edge->ops->name, sh->peek_off ? "true" : "false", sh->grp->n,
+		 SLIPWAY_VERSION, sh->edge->ops->name, sh->sock.peek_off ? "true" : "false", sh->grp->n,
 		 r->conf->max_flows);
 	ctr_dump_json(out, shards, sh->grp->n, extra);
 	if (out != stderr)
@@ -325,7 +328,7 @@ static void *worker(void *arg)
 
 	if (ret) {
 		atomic_store(&sh->grp->fatal, ret);
-		sh->kick |= 1U;
+		sh->peers.kick |= 1U;
 		mbox_kick(sh);
 	}
 	return NULL;
@@ -584,7 +587,7 @@ int main(int argc, char **argv)
 	ret = kind->init(&edge, &(const struct edge_args){
 		.path = conf.sock_path, .fd = conf.sock_fd,
 		.nqueues = conf.shards, .offload = conf.offload,
-		.mtu = conf.mtu, .ctr = sh->ctr,
+		.mtu = conf.mtu, .ctr = sh->stats.ctr,
 		.tap_fds = ns.tap_fds, .tap_nfds = ns.nqueues,
 		.vnet_hdr_len = nc.vnet_hdr_len, .ifname = conf.ifname });
 	if (ret == -ENOMEM)
@@ -611,9 +614,9 @@ int main(int argc, char **argv)
 		if (pcap_open(&pcap, conf.pcap_path, conf.pcap_max))
 			return 1;
 		for (i = 0; i < grp.n; i++) {
-			if (pcap_buf_init(&pbufs[i], &pcap, shs[i].ctr))
+			if (pcap_buf_init(&pbufs[i], &pcap, shs[i].stats.ctr))
 				die("out of memory");
-			shs[i].pcap = &pbufs[i];
+			shs[i].stats.pcap = &pbufs[i];
 		}
 	}
 	r.ctl = ctl_init(sh, &conf);
@@ -728,15 +731,15 @@ int main(int argc, char **argv)
 	ctl_stop(r.ctl);
 	atomic_store(&grp.stop, 1);
 	for (i = 1; i < grp.n; i++) {
-		sh->kick |= 1U << i;
+		sh->peers.kick |= 1U << i;
 		mbox_kick(sh);
 		pthread_join(tid[i], NULL);
 	}
 	ctl_fini(r.ctl);
 	for (i = 0; i < grp.n; i++) {
-		if (shs[i].pcap)
-			pcap_buf_fini(shs[i].pcap);
-		shs[i].pcap = NULL;
+		if (shs[i].stats.pcap)
+			pcap_buf_fini(shs[i].stats.pcap);
+		shs[i].stats.pcap = NULL;
 	}
 	pcap_close(&pcap);
 	/* flows cut off by our leaving: their host peers see resets */

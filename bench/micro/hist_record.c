@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "ctl/hist.h"
+#include "obs/hist.h"
 
 #define N_VALUES (64U << 20)
 #define N_DISTINCT 4096

@@ -16,13 +16,14 @@
  * the shards. At exit main() stops and joins it (ctl_stop()) before the
  * shards stop, and frees the server (ctl_fini()) after they stopped.
  *
- * The thread touches nothing a shard owns. What it needs from the shards
- * it asks for through two request slots of struct shard (shard.h), each a
- * request number stored with release semantics after its arguments, then
- * the shard's mailbox eventfd kicked; the shard answers at the end of a
- * loop iteration with a release store of the number and a kick of our
- * eventfd (shard_group.ctl_fd), and we look at the answers (acquire loads)
- * after each round of our own events. We never block on a shard: a
+ * The thread touches nothing a shard owns, and sees the shards only
+ * through host/shard_api.h. What it needs from them it asks for through
+ * two request slots of struct shard (shard_api.c asks, loop.c answers),
+ * each a request number stored with release semantics after its
+ * arguments, then the shard's mailbox eventfd kicked; the shard answers
+ * at the end of a loop iteration with a release store of the number and a
+ * kick of our eventfd (shard_group.ctl_fd), and we look at the answers
+ * (acquire loads) after each round of our own events. We never block on a shard: a
  * request waits in its connection's state until the answer comes or the
  * connection's deadline passes.
  *
@@ -67,6 +68,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +84,10 @@
 #include "ctl/s4n_api.h"
 #include "edge/edge.h"
 #include "host/fwd.h"
+#include "host/shard_api.h"
+#include "util/ctr.h"
 #include "util/log.h"
+#include "util/util.h"
 
 #define CTL_CONNS 16
 #define HTTP_CONNS 8
@@ -171,7 +176,10 @@ struct fwd_job {
 
 /**
  * struct ctl - the server
- * @sh:		shard 0
+ * @sh:		shard 0 (opaque: reached through shard_api.h only)
+ * @nshards:	shards in its group
+ * @ctr:	shard 0's counters: we are the single writer of the CTL_*
+ *		and METRICS_* ones
  * @conf:	configuration
  * @ufd:	control socket, or -1
  * @udirfd:	its directory (O_PATH: the sandbox leaves a way to remove
@@ -206,6 +214,8 @@ struct fwd_job {
  */
 struct ctl {
 	struct shard *sh;
+	unsigned nshards;
+	uint64_t *ctr;
 	const struct conf *conf;
 	int ufd;
 	int udirfd;
@@ -245,7 +255,7 @@ struct ctl {
  */
 static void ctr0(struct ctl *c, enum ctr_id id)
 {
-	ctr_add(&c->sh->ctr[id], 1);
+	ctr_add(&c->ctr[id], 1);
 }
 
 /**
@@ -384,20 +394,19 @@ static void conn_error(struct ctl *c, unsigned i, const char *msg)
  */
 static void stats_src(const struct ctl *c, struct ctl_stats_src *s)
 {
-	const struct shard_group *g = c->sh->grp;
 	unsigned k;
 
 	memset(s, 0, sizeof(*s));
 	s->version = SLIPWAY_VERSION;
-	s->edge = c->sh->edge->ops->name;
-	s->nshards = g->n;
-	s->peek_off = c->sh->peek_off;
+	s->edge = shard_api_edge_name(c->sh);
+	s->nshards = c->nshards;
+	s->peek_off = shard_api_peek_off(c->sh);
 	s->max_flows = c->conf->max_flows;
 	s->uptime_ms = (now_mono_ns() - c->start_ns) / 1000000;
-	for (k = 0; k < g->n; k++) {
-		s->ctr[k] = g->sh[k]->ctr;
-		s->hist[k] = g->sh[k]->hist;
-		s->queue[k] = g->sh[k]->q;
+	for (k = 0; k < c->nshards; k++) {
+		s->ctr[k] = shard_api_ctr(c->sh, k);
+		s->hist[k] = shard_api_hist(c->sh, k);
+		s->queue[k] = shard_api_queue(c->sh, k);
 	}
 }
 
@@ -407,20 +416,21 @@ static void stats_src(const struct ctl *c, struct ctl_stats_src *s)
  */
 static void snap_finish(struct ctl *c)
 {
-	const struct shard_group *g = c->sh->grp;
-	struct flow_rec *all;
+	uint32_t got[SHARDS_MAX], had[SHARDS_MAX];
 	size_t n = 0, total = 0, cap = 0;
+	struct flow_rec *all;
 	unsigned i, k;
 
-	for (k = 0; k < g->n; k++)
-		cap += g->sh[k]->snap.n;
+	for (k = 0; k < c->nshards; k++) {
+		got[k] = shard_api_snap_result(c->sh, k, &had[k]);
+		cap += got[k];
+	}
 	all = malloc((cap ? cap : 1) * sizeof(*all));
 	if (all) {
-		for (k = 0; k < g->n; k++) {
-			memcpy(all + n, c->snap_buf[k],
-			       g->sh[k]->snap.n * sizeof(*all));
-			n += g->sh[k]->snap.n;
-			total += g->sh[k]->snap.total;
+		for (k = 0; k < c->nshards; k++) {
+			memcpy(all + n, c->snap_buf[k], got[k] * sizeof(*all));
+			n += got[k];
+			total += had[k];
 		}
 	}
 	for (i = 0; i < NCONNS; i++) {
@@ -440,7 +450,7 @@ static void snap_finish(struct ctl *c)
 		conn_reply(c, i, out, len);
 	}
 	free(all);
-	for (k = 0; k < g->n; k++) {
+	for (k = 0; k < c->nshards; k++) {
 		free(c->snap_buf[k]);
 		c->snap_buf[k] = NULL;
 	}
@@ -454,32 +464,14 @@ static void snap_finish(struct ctl *c)
  */
 static void ctl_poll(struct ctl *c)
 {
-	const struct shard_group *g = c->sh->grp;
 	unsigned k;
 
 	if (!c->snapping)
 		return;
-	for (k = 0; k < g->n; k++) {
-		/* pairs with the release store in shard_snap_answer() */
-		if (atomic_load_explicit(&g->sh[k]->snap.done,
-					 memory_order_acquire) != c->snap_seq)
+	for (k = 0; k < c->nshards; k++)
+		if (!shard_api_snap_done(c->sh, k, c->snap_seq))
 			return;
-	}
 	snap_finish(c);
-}
-
-/**
- * shard_kick() - wake a shard to look at our requests
- * @sh:		shard
- *
- * #syscalls write
- */
-static void shard_kick(struct shard *sh)
-{
-	uint64_t one = 1;
-
-	if (write(sh->mbox_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		warn_perror("mailbox kick (control request)");
 }
 
 /**
@@ -490,16 +482,15 @@ static void shard_kick(struct shard *sh)
  */
 static int snap_start(struct ctl *c)
 {
-	struct shard_group *g = c->sh->grp;
+	uint32_t cap[SHARDS_MAX];
 	unsigned k;
 
 	if (c->snapping)
 		return 0; /* join the one in progress */
-	for (k = 0; k < g->n; k++) {
-		uint32_t cap = g->sh[k]->max_flows +
-			       g->sh[k]->core.conf.max_udp_flows;
-
-		c->snap_buf[k] = malloc((size_t)cap * sizeof(struct flow_rec));
+	for (k = 0; k < c->nshards; k++) {
+		cap[k] = shard_api_flow_cap(c->sh, k);
+		c->snap_buf[k] = malloc((size_t)cap[k] *
+					sizeof(struct flow_rec));
 		if (!c->snap_buf[k]) {
 			while (k--) {
 				free(c->snap_buf[k]);
@@ -507,18 +498,12 @@ static int snap_start(struct ctl *c)
 			}
 			return -ENOMEM;
 		}
-		g->sh[k]->snap.buf = c->snap_buf[k];
-		g->sh[k]->snap.cap = cap;
 	}
 	c->snap_seq++;
 	c->snapping = true;
-	for (k = 0; k < g->n; k++) {
-		/* pairs with the acquire load in shard_snap_answer(): the
-		 * shard sees @buf and @cap */
-		atomic_store_explicit(&g->sh[k]->snap.req, c->snap_seq,
-				      memory_order_release);
-		shard_kick(g->sh[k]);
-	}
+	for (k = 0; k < c->nshards; k++)
+		shard_api_snap_ask(c->sh, k, c->snap_buf[k], cap[k],
+				   c->snap_seq);
 	return 0;
 }
 
@@ -673,7 +658,6 @@ static void call_reply(struct ctl *c, unsigned i)
  */
 static void call_next(struct ctl *c)
 {
-	struct shard *sh = c->sh;
 	unsigned n, i;
 
 	if (c->calling)
@@ -692,13 +676,7 @@ static void call_next(struct ctl *c)
 	c->conn[i].req = NULL;
 	c->call_conn = (int)i;
 	c->calling = true;
-	sh->call.fn = fwd_job_run;
-	sh->call.arg = &c->job;
-	/* pairs with the acquire load in shard_call_answer(): shard 0 sees
-	 * @fn, @arg and the job */
-	atomic_store_explicit(&sh->call.req, ++c->call_seq,
-			      memory_order_release);
-	shard_kick(sh);
+	shard_api_call_ask(c->sh, fwd_job_run, &c->job, ++c->call_seq);
 }
 
 /**
@@ -710,10 +688,8 @@ static void call_poll(struct ctl *c)
 {
 	if (!c->calling)
 		return;
-	/* pairs with the release store in shard_call_answer(): what the job
-	 * wrote is visible */
-	if (atomic_load_explicit(&c->sh->call.done, memory_order_acquire) !=
-	    c->call_seq)
+	/* what the job wrote is visible once it says so */
+	if (!shard_api_call_done(c->sh, c->call_seq))
 		return;
 	c->calling = false;
 	if (c->call_conn >= 0)
@@ -1089,7 +1065,7 @@ static void ctl_accept_failed(struct ctl *c, int fd, uint64_t idx,
 		while (n < CTL_CONNS &&
 		       fd_spare_refuse(&c->spare_fd, c->tfd, fd, true) > 0)
 			n++;
-	ctr_add(&c->sh->ctr[CTR_CTL_ACCEPT_NOFD], n);
+	ctr_add(&c->ctr[CTR_CTL_ACCEPT_NOFD], n);
 	if (epoll_ctl(c->epfd, EPOLL_CTL_MOD, fd, &ev))
 		warn_perror_rl("control thread: cannot pause a listener");
 	if (!c->resume_ns)
@@ -1395,20 +1371,16 @@ static int http_listen(const struct sockaddr_storage *ss)
  */
 static int ctl_evfd_init(struct ctl *c)
 {
-	const struct shard_group *g = c->sh->grp;
-	unsigned i;
+	int ret;
 
 	if (c->evfd >= 0)
 		return 0;
 	/* our requests wake the shards, one on its own too */
-	for (i = 0; i < g->n; i++) {
-		int ret = mbox_kick_fd(g->sh[i]);
-
-		if (ret) {
-			errno = -ret;
-			err_perror("control thread: shard eventfd");
-			return -1;
-		}
+	ret = shard_api_wake_init(c->sh);
+	if (ret) {
+		errno = -ret;
+		err_perror("control thread: shard eventfd");
+		return -1;
 	}
 	c->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (c->evfd < 0) {
@@ -1420,7 +1392,7 @@ static int ctl_evfd_init(struct ctl *c)
 		c->evfd = -1;
 		return -1;
 	}
-	c->sh->grp->ctl_fd = c->evfd;
+	shard_api_attach(c->sh, c->evfd);
 	return 0;
 }
 
@@ -1443,6 +1415,8 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 		return NULL;
 	}
 	c->sh = sh;
+	c->nshards = shard_api_count(sh);
+	c->ctr = shard_api_ctr(sh, 0);
 	c->conf = conf;
 	c->ufd = c->hfd = c->udirfd = c->evfd = c->afd = c->adirfd = -1;
 	c->call_conn = -1;
@@ -1471,7 +1445,7 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 	}
 	if (conf->metrics_set) {
 		/* out of the guest's reach (before it listens) */
-		selfport_pin(&sh->grp->self, IPPROTO_TCP, &conf->metrics);
+		shard_api_self_pin(sh, IPPROTO_TCP, &conf->metrics);
 		c->hfd = http_listen(&conf->metrics);
 		if (c->hfd < 0 || ctl_ep_add(c, c->hfd, CSRV_IDX_HTTP))
 			goto fail;
@@ -1598,12 +1572,9 @@ void ctl_fini(struct ctl *c)
 	for (i = 0; i < SHARDS_MAX; i++)
 		free(c->snap_buf[i]);
 	/* a job shard 0 ran after the thread's last look */
-	if (c->calling &&
-	    atomic_load_explicit(&c->sh->call.done, memory_order_acquire) ==
-		    c->call_seq)
+	if (c->calling && shard_api_call_done(c->sh, c->call_seq))
 		free(c->job.list);
-	if (c->sh->grp->ctl_fd == c->evfd)
-		c->sh->grp->ctl_fd = -1;
+	shard_api_detach(c->sh, c->evfd);
 	if (c->ufd >= 0) {
 		close(c->ufd);
 		qsock_path_unlink(c->udirfd, c->conf->ctl_path);

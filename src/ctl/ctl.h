@@ -9,9 +9,9 @@
 #include <stdint.h>
 
 #include "host/conf.h"
-#include "host/shard.h"
 
 struct ctl;
+struct shard;
 
 /**
  * ctl_init() - listen on --ctl and --metrics, in the control thread's own

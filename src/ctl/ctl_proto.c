@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/udp.h"
 #include "ctl/ctl_proto.h"
 #include "util/ctr.h"
 #include "util/util.h"
@@ -408,30 +407,22 @@ static const char *addr_str(const uint8_t *a, char *out)
  */
 static json_t *flow_json(const struct flow_rec *r)
 {
-	static const char *const kinds[] = { [UDPK_OUT] = "OPEN",
-					     [UDPK_PUB] = "PUBLISHED",
-					     [UDPK_ICMP] = "OPEN" };
+	const char *proto, *state = flow_rec_state_str(r);
 	char g[INET6_ADDRSTRLEN], rem[INET6_ADDRSTRLEN];
-	const char *proto, *state;
 	json_t *o;
 
 	switch (r->proto) {
 	case IPPROTO_TCP:
 		proto = "tcp";
-		state = r->state < TCPS_STATE_NUM ? tcp_state_str[r->state] :
-						    "?";
 		break;
 	case IPPROTO_UDP:
 		proto = "udp";
-		state = r->state < UDPK_NUM ? kinds[r->state] : "?";
 		break;
 	case IPPROTO_ICMP:
 		proto = "icmp";
-		state = "OPEN";
 		break;
 	default:
 		proto = "icmpv6";
-		state = "OPEN";
 		break;
 	}
 	o = json_pack("{s:s, s:i, s:s, s:i, s:s, s:i, s:s, s:o, s:o}",

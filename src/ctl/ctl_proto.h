@@ -13,9 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ctl/hist.h"
 #include "host/conf.h"
-#include "host/shard.h"
+#include "host/fwd.h"
+#include "host/shard_api.h"
+#include "obs/hist.h"
 
 #define CTL_REQ_MAX (64U * 1024)	/* request bytes, newline included */
 #define CTL_FLOWS_LIMIT_DEFAULT 10000

@@ -260,7 +260,7 @@ struct dns_sock {
  * @q:		query table
  * @rbuf:	receive buffer; also scratch for reading resolv.conf
  *
- * Ownership: allocated by dns_fwd_init(), owned by the shard (sh->dns).
+ * Ownership: allocated by dns_fwd_init(), owned by the shard (sh->svc.dns).
  */
 struct dns_fwd {
 	int fd[DNS_EP_NUM];
@@ -532,7 +532,7 @@ static bool dns_fam_open(const struct dns_fwd *d, unsigned f)
  */
 static int dns_sock_pick(struct shard *sh, struct dns_query *q, unsigned f)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 	unsigned i, start, k, pick = DNS_SK_NONE;
 
 	if (q->sk[f] != DNS_SK_NONE)
@@ -578,7 +578,7 @@ static int dns_sock_pick(struct shard *sh, struct dns_query *q, unsigned f)
  */
 static void dns_set_tcp_upstream(struct shard *sh)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 	uint32_t a = 0;
 	unsigned i;
 
@@ -602,7 +602,7 @@ static void dns_set_tcp_upstream(struct shard *sh)
 static void dns_upstream_failed(struct shard *sh, const struct dns_query *q,
 				const char *why)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 	struct dns_upstream *u;
 
 	if (q->gen != d->gen || q->cur >= d->nup)
@@ -700,7 +700,7 @@ static void dns_servfail(struct shard *sh, struct dns_query *q)
 	dns_made_up(sh, &q->qm, q->gaddr, q->gport, DNS_RCODE_SERVFAIL,
 		    false);
 	CTR_INC(&sh->core, DNS_SERVFAIL);
-	dns_q_free(sh->dns, q);
+	dns_q_free(sh->svc.dns, q);
 }
 
 /**
@@ -721,7 +721,7 @@ static void dns_servfail(struct shard *sh, struct dns_query *q)
 static int dns_send(struct shard *sh, struct dns_query *q,
 		    const struct dns_upstream *u)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 	int k = dns_sock_pick(sh, q, dns_fam(u->sa.sa.sa_family)), fd, tries;
 
 	if (k < 0)
@@ -771,7 +771,7 @@ static void dns_note_sent(struct dns_query *q, const union dns_sa *sa)
  */
 static void dns_attempt(struct shard *sh, struct dns_query *q)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 
 	while (q->tries < q->attempts && d->nup) {
 		unsigned i = (q->first + q->tries) % d->nup;
@@ -806,9 +806,9 @@ static void dns_attempt(struct shard *sh, struct dns_query *q)
 static void dns_failover(struct shard *sh, struct dns_query *q,
 			 const char *why)
 {
-	dns_unlink(sh->dns, q);
+	dns_unlink(sh->svc.dns, q);
 	dns_upstream_failed(sh, q, why);
-	if (q->tries < q->attempts && sh->dns->nup)
+	if (q->tries < q->attempts && sh->svc.dns->nup)
 		CTR_INC(&sh->core, DNS_FAILOVERS);
 	dns_attempt(sh, q);
 }
@@ -828,7 +828,7 @@ static void dns_failover(struct shard *sh, struct dns_query *q,
  */
 static void dns_sock_renew(struct shard *sh)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 	unsigned k;
 
 	for (k = 0; k < 2 * DNS_SOCKS; k++) {
@@ -866,7 +866,7 @@ static void dns_sock_renew(struct shard *sh)
 void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
 		   const uint8_t *gaddr, uint16_t gport)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 	uint8_t copy[DNS_QUERY_MAX];
 	struct dns_query *q;
 	struct dns_msg m;
@@ -938,7 +938,7 @@ void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
 static void dns_reply(struct shard *sh, unsigned k, const union dns_sa *src,
 		      uint8_t *buf, size_t len)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 	struct dns_query *q;
 	unsigned rcode, i;
 	struct dns_msg rm;
@@ -1024,7 +1024,7 @@ static void dns_reply(struct shard *sh, unsigned k, const union dns_sa *src,
  */
 static void dns_rx(struct shard *sh, unsigned k)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 	int fd = d->fd[DNS_EP_SOCK + k];
 	unsigned i;
 
@@ -1060,7 +1060,7 @@ static void dns_rx(struct shard *sh, unsigned k)
  */
 static void dns_errqueue(struct shard *sh, unsigned k)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 	int fd = d->fd[DNS_EP_SOCK + k];
 	unsigned i;
 
@@ -1115,7 +1115,7 @@ static void dns_errqueue(struct shard *sh, unsigned k)
  */
 static void dns_timeouts(struct shard *sh)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 
 	while (d->head && d->q[d->head - 1].deadline_ns <= sh->now_ns) {
 		struct dns_query *q = &d->q[d->head - 1];
@@ -1301,7 +1301,7 @@ static void dns_apply(struct shard *sh, char *text, int e, bool initial)
 {
 	struct dns_upstream up[DNS_UPSTREAMS_MAX];
 	char search[DNS_SEARCH_MAX], list[3 * (DNS_NAME_LEN + 2)];
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 	unsigned n, i;
 
 	if (!initial)
@@ -1351,7 +1351,7 @@ static void dns_apply(struct shard *sh, char *text, int e, bool initial)
  */
 static void dns_resolv_event(struct shard *sh)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 	int ret, e = 0;
 
 	ret = resolvh_recv(d->fd[DNS_EP_RESOLV], (char *)d->rbuf,
@@ -1378,7 +1378,7 @@ static void dns_resolv_event(struct shard *sh)
  */
 void dns_fwd_event(struct shard *sh, uint32_t n, uint32_t events)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 	uint64_t exp;
 
 	if (!d || n >= DNS_EP_NUM)
@@ -1476,7 +1476,7 @@ int dns_fwd_init(struct shard *sh, const char *resolv)
 	} else {
 		d->fd[DNS_EP_SOCK + DNS_SOCKS] = ret;
 	}
-	sh->dns = d;
+	sh->svc.dns = d;
 	/* the reader's first message is the file as it is now */
 	ret = resolvh_start(resolv, sh->conf);
 	if (ret >= 0 && (resolvh_recv(ret, (char *)d->rbuf, sizeof(d->rbuf),
@@ -1499,7 +1499,7 @@ int dns_fwd_init(struct shard *sh, const char *resolv)
 
 out:
 	/* dns_fwd_fini() closes what is open (fds still -1 are skipped) */
-	sh->dns = d;
+	sh->svc.dns = d;
 	dns_fwd_fini(sh);
 	return ret;
 }
@@ -1513,7 +1513,7 @@ out:
  */
 void dns_fwd_fini(struct shard *sh)
 {
-	struct dns_fwd *d = sh->dns;
+	struct dns_fwd *d = sh->svc.dns;
 	unsigned i;
 
 	if (!d)
@@ -1523,5 +1523,5 @@ void dns_fwd_fini(struct shard *sh)
 			close(d->fd[i]);
 	}
 	free(d);
-	sh->dns = NULL;
+	sh->svc.dns = NULL;
 }

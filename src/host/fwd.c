@@ -14,7 +14,9 @@
 
 #include "core/udp.h"
 #include "host/fwd.h"
+#include "host/mbox.h"
 #include "host/shard.h"
+#include "host/sock_tcp.h"
 #include "host/splice.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -22,8 +24,8 @@
 /**
  * DOC: Theory of Operation
  *
- * Published ports live in two slot tables of shard 0 (sh->listeners for
- * TCP, sh->ulisteners for UDP), one listening socket per host port. The
+ * Published ports live in two slot tables of shard 0 (sh->lis.listeners for
+ * TCP, sh->lis.ulisteners for UDP), one listening socket per host port. The
  * ports of the command line (-t, -u) are opened at start-up by fwd_init();
  * the forward API (fwd.h: fwd_add(), fwd_remove(), fwd_list()) adds and
  * removes ports while slipway runs. Every port has an id, given in order
@@ -178,13 +180,13 @@ static struct listener **fwd_table(struct shard *sh, int proto,
 				   unsigned **n, unsigned **cap)
 {
 	if (proto == IPPROTO_UDP) {
-		*n = &sh->nulisteners;
-		*cap = &sh->ulisteners_cap;
-		return &sh->ulisteners;
+		*n = &sh->lis.nulisteners;
+		*cap = &sh->lis.ulisteners_cap;
+		return &sh->lis.ulisteners;
 	}
-	*n = &sh->nlisteners;
-	*cap = &sh->listeners_cap;
-	return &sh->listeners;
+	*n = &sh->lis.nlisteners;
+	*cap = &sh->lis.listeners_cap;
+	return &sh->lis.listeners;
 }
 
 /**
@@ -260,7 +262,7 @@ static int fwd_open(struct shard *sh, const struct fwd_rule *r)
 	selfport_add(&sh->grp->self, r->proto, r->host_port,
 		     selfport_class(r->host_family, &r->host_addr));
 	fd = fwd_listen(r->host_family, &r->host_addr, r->host_port, type,
-			r->ifname, sh->peek_off);
+			r->ifname, sh->sock.peek_off);
 	if (fd < 0)
 		goto out_self;
 	if (shard_ep_add(sh, fd, EPOLLIN,
@@ -277,7 +279,7 @@ static int fwd_open(struct shard *sh, const struct fwd_rule *r)
 	l->paused = false;
 	l->family = r->host_family == AF_INET ? AF_INET : AF_INET6;
 	l->rule = *r;
-	l->rule.id = ++sh->fwd_next_id;
+	l->rule.id = ++sh->lis.fwd_next_id;
 	if (i == *n)
 		(*n)++;
 	return (int)l->rule.id;
@@ -486,9 +488,9 @@ int fwd_open_rule(struct shard *sh, const struct fwd_rule *r)
 unsigned fwd_find_auto(const struct shard *sh, int proto, unsigned tag,
 		       uint16_t port)
 {
-	const struct listener *t = proto == IPPROTO_UDP ? sh->ulisteners :
-							  sh->listeners;
-	unsigned n = proto == IPPROTO_UDP ? sh->nulisteners : sh->nlisteners;
+	const struct listener *t = proto == IPPROTO_UDP ? sh->lis.ulisteners :
+							  sh->lis.listeners;
+	unsigned n = proto == IPPROTO_UDP ? sh->lis.nulisteners : sh->lis.nlisteners;
 	unsigned i;
 
 	for (i = 0; i < n; i++)
@@ -556,9 +558,9 @@ unsigned fwd_list(const struct shard *sh, struct fwd_rule *out, unsigned max)
 		const struct fwd_rule *best = NULL;
 
 		for (j = 0; j < 2; j++) {
-			const struct listener *t = j ? sh->ulisteners :
-						       sh->listeners;
-			unsigned n = j ? sh->nulisteners : sh->nlisteners;
+			const struct listener *t = j ? sh->lis.ulisteners :
+						       sh->lis.listeners;
+			unsigned n = j ? sh->lis.nulisteners : sh->lis.nlisteners;
 
 			for (i = 0; i < n; i++)
 				if (t[i].fd >= 0 && t[i].rule.id > last &&
@@ -584,10 +586,10 @@ unsigned fwd_count(const struct shard *sh)
 {
 	unsigned i, n = 0;
 
-	for (i = 0; i < sh->nlisteners; i++)
-		n += sh->listeners[i].fd >= 0;
-	for (i = 0; i < sh->nulisteners; i++)
-		n += sh->ulisteners[i].fd >= 0;
+	for (i = 0; i < sh->lis.nlisteners; i++)
+		n += sh->lis.listeners[i].fd >= 0;
+	for (i = 0; i < sh->lis.nulisteners; i++)
+		n += sh->lis.ulisteners[i].fd >= 0;
 	return n;
 }
 
@@ -705,12 +707,12 @@ socklen_t sockaddr_from(struct sockaddr_storage *ss, const uint8_t *addr,
  */
 void fwd_accept(struct shard *sh, uint32_t idx)
 {
-	struct listener *l = &sh->listeners[idx];
+	struct listener *l = &sh->lis.listeners[idx];
 	const uint8_t *gaddr;
 	int budget = 64;
 	unsigned to, n;
 
-	if (idx >= sh->nlisteners || l->fd < 0 || l->paused)
+	if (idx >= sh->lis.nlisteners || l->fd < 0 || l->paused)
 		return; /* removed in this batch of events */
 	gaddr = l->rule.guest_set ? l->rule.guest_addr.s6_addr : NULL;
 	while (budget--) {
@@ -758,8 +760,8 @@ void fwd_resume(struct shard *sh)
 {
 	unsigned i;
 
-	for (i = 0; i < sh->nlisteners; i++) {
-		struct listener *l = &sh->listeners[i];
+	for (i = 0; i < sh->lis.nlisteners; i++) {
+		struct listener *l = &sh->lis.listeners[i];
 
 		if (l->fd < 0 || !l->paused)
 			continue;

@@ -6,7 +6,10 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
+struct core;
+struct fwd_spec;
 struct shard;
 
 /**
@@ -56,8 +59,8 @@ struct fwd_rule {
  * to other shards through their mailboxes, with the guest address and port
  * by value, so removing a port never races with a shard). No locks. The
  * control thread (ctl.c: the control socket and the slirp4netns API
- * socket) never calls it: it has shard 0 run a job for it (struct
- * shard_call in shard.h).
+ * socket) never calls it: it has shard 0 run a job for it
+ * (shard_api_call_ask() in shard_api.h).
  */
 
 /**
@@ -135,5 +138,38 @@ int fwd_addr_pton(const char *s, struct in6_addr *a);
  * Return: @buf
  */
 const char *fwd_rule_str(const struct fwd_rule *r, char *buf, size_t len);
+
+/**
+ * struct listener - one published-port socket (a slot of a port table)
+ * @fd:		socket, or -1: a free slot
+ * @family:	AF_INET (IPv4 clients only) or AF_INET6 (IPv6 clients, and
+ *		IPv4 ones too when bound without an address)
+ * @rule:	what it publishes, with its id
+ * @paused:	TCP: out of fds, out of the epoll set's interest until
+ *		shard_listen_resume()
+ */
+struct listener {
+	int fd;
+	int family;
+	struct fwd_rule rule;
+	bool paused;
+};
+
+/*
+ * The shard side of fwd.c: set-up, shard 0's accept and resume, and the
+ * address helpers of the socket files. Context: the shards' own threads
+ * (never the control thread).
+ */
+int fwd_init(struct shard *sh);
+void fwd_rule_from(const struct shard *sh, const struct fwd_spec *s,
+		   int proto, unsigned p, struct fwd_rule *r);
+void fwd_accept(struct shard *sh, uint32_t idx);
+void fwd_resume(struct shard *sh);
+unsigned fwd_count(const struct shard *sh);
+void fwd_peer_src(const struct core *c, const void *sa, uint8_t *src,
+		  uint16_t *port);
+void fwd_src_for(const struct core *c, const uint8_t *gaddr, uint8_t *src);
+socklen_t sockaddr_from(struct sockaddr_storage *ss, const uint8_t *addr,
+			uint16_t port);
 
 #endif /* SLIPWAY_FWD_H */

@@ -58,6 +58,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "host/fwd.h"
 #include "host/fwdauto.h"
 #include "host/shard.h"
 #include "host/splice.h"
@@ -252,9 +253,9 @@ static bool fwdauto_own_listener(const struct shard *sh, unsigned port)
 {
 	unsigned i;
 
-	for (i = 0; i < sh->nlisteners; i++)
-		if (sh->listeners[i].fd >= 0 &&
-		    sh->listeners[i].rule.host_port == port)
+	for (i = 0; i < sh->lis.nlisteners; i++)
+		if (sh->lis.listeners[i].fd >= 0 &&
+		    sh->lis.listeners[i].rule.host_port == port)
 			return true;
 	return false;
 }
@@ -271,7 +272,7 @@ static bool fwdauto_own_listener(const struct shard *sh, unsigned port)
 static bool fwdauto_wanted(const struct shard *sh,
 			   const struct fwdauto_range *r, unsigned target)
 {
-	const struct fwdauto *fa = sh->fwdauto;
+	const struct fwdauto *fa = sh->svc.fwdauto;
 
 	switch (r->dir) {
 	case FA_DIR_T:
@@ -334,7 +335,7 @@ static int fwdauto_open(struct shard *sh, const struct fwdauto_range *r,
 static bool fwdauto_close(struct shard *sh, const struct fwdauto_range *r,
 			  unsigned port)
 {
-	struct fwdauto *fa = sh->fwdauto;
+	struct fwdauto *fa = sh->svc.fwdauto;
 	unsigned id;
 
 	/* the listing of this scan saw our own socket there: it must not
@@ -360,7 +361,7 @@ static bool fwdauto_close(struct shard *sh, const struct fwdauto_range *r,
  */
 static void fwdauto_sync(struct shard *sh, struct fwdauto_range *r)
 {
-	const struct fwdauto *fa = sh->fwdauto;
+	const struct fwdauto *fa = sh->svc.fwdauto;
 	const uint64_t *bound[2];
 	unsigned len = (unsigned)(r->s->last - r->s->first) + 1;
 	unsigned gfirst = r->s->guest_first, glast = gfirst + len - 1;
@@ -421,7 +422,7 @@ static void fwdauto_sync(struct shard *sh, struct fwdauto_range *r)
  */
 static void fwdauto_scan(struct shard *sh)
 {
-	struct fwdauto *fa = sh->fwdauto;
+	struct fwdauto *fa = sh->svc.fwdauto;
 	unsigned i;
 	int ret;
 
@@ -487,7 +488,7 @@ static int fwdauto_sig(struct fwdauto *fa, int ns, uint64_t *sig)
  */
 void fwdauto_event(struct shard *sh)
 {
-	struct fwdauto *fa = sh->fwdauto;
+	struct fwdauto *fa = sh->svc.fwdauto;
 	bool changed = false;
 	uint64_t ticks, sig;
 	int ns;
@@ -572,7 +573,7 @@ int fwdauto_init(struct shard *sh)
 	struct fwdauto *fa;
 	int ret, f, ns;
 
-	sh->fwdauto = NULL;
+	sh->svc.fwdauto = NULL;
 	if (!conf_has_auto(c))
 		return 0;
 	fa = calloc(1, sizeof(*fa));
@@ -583,7 +584,7 @@ int fwdauto_init(struct shard *sh)
 	fa->diag[FA_HOST] = fa->diag[FA_GUEST] = fa->tfd = -1;
 	for (ns = 0; ns < FA_NS_NUM; ns++)
 		fa->stat[ns][0] = fa->stat[ns][1] = -1;
-	sh->fwdauto = fa;
+	sh->svc.fwdauto = fa;
 	if (fwdauto_add_ranges(fa, c->fwd, c->nfwd, FA_DIR_T) ||
 	    fwdauto_add_ranges(fa, c->ufwd, c->nufwd, FA_DIR_U) ||
 	    fwdauto_add_ranges(fa, c->nsfwd, c->nnsfwd, FA_DIR_NS)) {
@@ -650,7 +651,7 @@ out:
  */
 void fwdauto_fini(struct shard *sh)
 {
-	struct fwdauto *fa = sh->fwdauto;
+	struct fwdauto *fa = sh->svc.fwdauto;
 	unsigned i;
 
 	if (!fa)
@@ -669,5 +670,5 @@ void fwdauto_fini(struct shard *sh)
 		free(fa->r[i].done);
 	free(fa->r);
 	free(fa);
-	sh->fwdauto = NULL;
+	sh->svc.fwdauto = NULL;
 }

@@ -17,9 +17,13 @@
 
 #include "core/udp.h"
 #include "host/dns_fwd.h"
-#include "host/impair.h"
-#include "host/shard.h"
+#include "host/fwd.h"
 #include "host/fwdauto.h"
+#include "host/impair.h"
+#include "host/mbox.h"
+#include "host/shard.h"
+#include "host/sock_tcp.h"
+#include "host/sock_udp.h"
 #include "host/splice.h"
 #include "host/udpns.h"
 #include "util/log.h"
@@ -188,14 +192,14 @@ unsigned shard_accept_nofd(struct shard *sh, int fd, uint64_t data, int err,
 
 	if (err == EMFILE || err == ENFILE)
 		while (n < max &&
-		       fd_spare_refuse(&sh->reserve_fd, sh->timerfd, fd, reset) > 0)
+		       fd_spare_refuse(&sh->lis.reserve_fd, sh->timerfd, fd, reset) > 0)
 			n++;
 	CTR_ADD(&sh->core, SHARD_ACCEPT_NOFD, n);
 	CTR_INC(&sh->core, SHARD_LISTEN_PAUSES);
 	if (epoll_ctl(sh->epfd, EPOLL_CTL_MOD, fd, &ev))
 		warn_perror_rl("cannot pause the listener on fd %d", fd);
-	if (sh->listen_resume_ns == UINT64_MAX)
-		sh->listen_resume_ns = sh->now_ns + LISTEN_PAUSE_MS * 1000000ULL;
+	if (sh->lis.listen_resume_ns == UINT64_MAX)
+		sh->lis.listen_resume_ns = sh->now_ns + LISTEN_PAUSE_MS * 1000000ULL;
 	return n;
 }
 
@@ -206,15 +210,15 @@ unsigned shard_accept_nofd(struct shard *sh, int fd, uint64_t data, int err,
  */
 static void shard_listen_resume(struct shard *sh)
 {
-	sh->listen_resume_ns = UINT64_MAX;
-	if (sh->reserve_fd < 0)
-		sh->reserve_fd = fd_spare_make(sh->timerfd);
+	sh->lis.listen_resume_ns = UINT64_MAX;
+	if (sh->lis.reserve_fd < 0)
+		sh->lis.reserve_fd = fd_spare_make(sh->timerfd);
 	fwd_resume(sh);
 	splice_resume(sh);
-	if (sh->edge_listen_paused) {
+	if (sh->lis.edge_listen_paused) {
 		struct edge *e = sh->edge;
 
-		sh->edge_listen_paused = false;
+		sh->lis.edge_listen_paused = false;
 		shard_listen_arm(sh, e->ops->fd(e, EDGE_FD_LISTEN, 0),
 				 EP_DATA(EP_EDGE_LISTEN, 0));
 	}
@@ -280,12 +284,12 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	sh->id = id;
 	sh->grp = grp;
 	grp->sh[id] = sh;
-	sh->mbox_fd = -1;
+	sh->peers.mbox_fd = -1;
 	sh->max_flows = (conf->max_flows + grp->n - 1) / grp->n;
 	max_udp = (conf->max_udp_flows + grp->n - 1) / grp->n;
 	sh->armed_ns = UINT64_MAX;
-	sh->listen_resume_ns = UINT64_MAX;
-	sh->reserve_fd = -1;
+	sh->lis.listen_resume_ns = UINT64_MAX;
+	sh->lis.reserve_fd = -1;
 
 	core_conf_default(&cc);
 	memcpy(cc.guest_mac, guest_mac, 6);
@@ -300,7 +304,7 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	cc.csum_offload = e->vnet_hdr_len != 0;
 	if (cc.csum_offload && conf->offload)
 		cc.gso_max = shard_gso_max(e);
-	e->qctr[id] = sh->ctr;
+	e->qctr[id] = sh->stats.ctr;
 	cc.ack_every = conf->ack_every;
 	cc.ooo_slots = SHARD_OOO_SLOTS;
 	cc.max_flows = sh->max_flows;
@@ -358,14 +362,14 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	}
 
 	/* probed (and warned about) once: shard 0 is set up first */
-	sh->peek_off = id ? grp->sh[0]->peek_off :
+	sh->sock.peek_off = id ? grp->sh[0]->sock.peek_off :
 			    !conf->no_peek_off && sock_tcp_peek_off_supported();
-	if (!sh->peek_off) {
+	if (!sh->sock.peek_off) {
 		if (!conf->no_peek_off && !id)
 			warn("this kernel lacks TCP SO_PEEK_OFF: using the slower re-peek fallback");
-		sh->discard_len = FALLBACK_INFLIGHT;
-		sh->discard = malloc(sh->discard_len);
-		if (!sh->discard)
+		sh->sock.discard_len = FALLBACK_INFLIGHT;
+		sh->sock.discard = malloc(sh->sock.discard_len);
+		if (!sh->sock.discard)
 			return -ENOMEM;
 		cc.max_inflight = FALLBACK_INFLIGHT;
 	}
@@ -374,19 +378,19 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 			   sizeof(grp->key))
 		return -errno;
 	mem = calloc(1, core_mem_size(&cc));
-	sh->hflags = calloc(sh->max_flows, 1);
-	sh->txq = calloc(2 * (size_t)sh->max_flows, sizeof(*sh->txq));
+	sh->sock.hflags = calloc(sh->max_flows, 1);
+	sh->sock.txq = calloc(2 * (size_t)sh->max_flows, sizeof(*sh->sock.txq));
 	sh->frame_len = calloc(FX_SLOTS, sizeof(*sh->frame_len));
-	sh->upeer = calloc(max_udp ? max_udp : 1,
-			   sizeof(*sh->upeer));
+	sh->sock.upeer = calloc(max_udp ? max_udp : 1,
+			   sizeof(*sh->sock.upeer));
 	sh->fx.slot_size = e->frame_max;
 	sh->fx.nslots = FX_SLOTS;
 	sh->fx.slots = malloc(FX_SLOTS * sh->fx.slot_size);
 	sh->fx.frame_len = sh->frame_len;
-	if (!mem || !sh->hflags || !sh->txq || !sh->frame_len || !sh->fx.slots ||
-	    !sh->upeer)
+	if (!mem || !sh->sock.hflags || !sh->sock.txq || !sh->frame_len || !sh->fx.slots ||
+	    !sh->sock.upeer)
 		return -ENOMEM;
-	ret = core_init(&sh->core, &cc, mem, sh->ctr, grp->key);
+	ret = core_init(&sh->core, &cc, mem, sh->stats.ctr, grp->key);
 	if (ret)
 		return ret;
 
@@ -395,7 +399,7 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 				     TFD_NONBLOCK | TFD_CLOEXEC);
 	/* the listeners are shard 0's: the others need no spare */
 	if (!id && sh->timerfd >= 0)
-		sh->reserve_fd = fd_spare_make(sh->timerfd);
+		sh->lis.reserve_fd = fd_spare_make(sh->timerfd);
 	if (sh->epfd < 0 || sh->timerfd < 0)
 		return -errno;
 	if (shard_edge_poll(sh, EDGE_FD_QUEUE, EP_EDGE) ||
@@ -415,7 +419,7 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 			return -ENOMEM;
 	}
 	for (ret = 0; ret < HIST_ID_NUM; ret++)
-		hist_init(&sh->hist[ret]);
+		hist_init(&sh->stats.hist[ret]);
 	return mbox_init(sh);
 }
 
@@ -470,29 +474,29 @@ void shard_fini(struct shard *sh)
 		if (u && u->sock >= 0 && u->kind != UDPK_PUB)
 			close(u->sock);
 	}
-	for (i = 0; i < sh->nlisteners; i++)
-		if (sh->listeners[i].fd >= 0)
-			close(sh->listeners[i].fd);
-	for (i = 0; i < sh->nulisteners; i++)
-		if (sh->ulisteners[i].fd >= 0)
-			close(sh->ulisteners[i].fd);
+	for (i = 0; i < sh->lis.nlisteners; i++)
+		if (sh->lis.listeners[i].fd >= 0)
+			close(sh->lis.listeners[i].fd);
+	for (i = 0; i < sh->lis.nulisteners; i++)
+		if (sh->lis.ulisteners[i].fd >= 0)
+			close(sh->lis.ulisteners[i].fd);
 	impair_free(sh->imp);
 	sh->imp = NULL;
-	free(sh->listeners);
-	free(sh->ulisteners);
-	free(sh->upeer);
+	free(sh->lis.listeners);
+	free(sh->lis.ulisteners);
+	free(sh->sock.upeer);
 	dns_fwd_fini(sh);
 	mbox_fini(sh);
 	free(sh->core.flows); /* the start of core_init()'s memory */
-	free(sh->hflags);
-	free(sh->txq);
+	free(sh->sock.hflags);
+	free(sh->sock.txq);
 	free(sh->frame_len);
 	free(sh->fx.slots);
-	free(sh->discard);
+	free(sh->sock.discard);
 	close(sh->epfd);
 	close(sh->timerfd);
-	if (sh->reserve_fd >= 0)
-		close(sh->reserve_fd);
+	if (sh->lis.reserve_fd >= 0)
+		close(sh->lis.reserve_fd);
 }
 
 /**
@@ -528,9 +532,9 @@ static void shard_tx_result(struct shard *sh, int ret, const uint8_t *p,
 	}
 	CTR_INC(&sh->core, EDGE_TX_FRAMES);
 	CTR_ADD(&sh->core, EDGE_TX_BYTES, len - hl);
-	hist_record(&sh->hist[HIST_EDGE_TX_BYTES], len - hl);
-	if (unlikely(sh->pcap))
-		pcap_frame(sh->pcap, p + hl, len - hl);
+	hist_record(&sh->stats.hist[HIST_EDGE_TX_BYTES], len - hl);
+	if (unlikely(sh->stats.pcap))
+		pcap_frame(sh->stats.pcap, p + hl, len - hl);
 }
 
 /**
@@ -549,14 +553,14 @@ void shard_flush_frames(struct shard *sh)
 		};
 		int ret;
 
-		if (sh->placed[i]) {
-			sh->placed[i] = false;
+		if (sh->sock.placed[i]) {
+			sh->sock.placed[i] = false;
 			ret = sh->edge->ops->tx_placed(sh->edge, sh->q, i,
 						       iov.iov_base,
 						       iov.iov_len);
 		} else if (sh->imp &&
 			   impair_frame(sh->imp, IMPAIR_DOWN, iov.iov_base,
-					iov.iov_len, hl, sh->now_ns, sh->ctr)) {
+					iov.iov_len, hl, sh->now_ns, sh->stats.ctr)) {
 			continue; /* dropped, or held for later */
 		} else {
 			ret = sh->edge->ops->tx(sh->edge, sh->q, &iov, 1);
@@ -568,7 +572,7 @@ void shard_flush_frames(struct shard *sh)
 	    sh->edge->ops->flush(sh->edge, sh->q) == -ECONNRESET)
 		sh->edge_lost = true;
 	fx->nframes = 0;
-	sh->nplaced = 0;
+	sh->sock.nplaced = 0;
 }
 
 /**
@@ -695,8 +699,8 @@ static void shard_guest_gone(struct shard *sh)
 	shard_drain(sh);
 	/* nobody to send them to (the reservations went with the rings) */
 	sh->fx.nframes = 0;
-	memset(sh->placed, 0, sizeof(sh->placed));
-	sh->nplaced = 0;
+	memset(sh->sock.placed, 0, sizeof(sh->sock.placed));
+	sh->sock.nplaced = 0;
 }
 
 /**
@@ -722,8 +726,8 @@ static void shard_edge_changed(struct shard *sh)
 	/* the impairment stage works on copies of whole frames, and a
 	 * placed frame's payload is in the guest's buffer, not in its
 	 * slot, where --pcap copies frames from: either turns it off */
-	sh->can_place = e->ops->place && csum && !sh->conf->no_place &&
-			!sh->imp && !sh->pcap;
+	sh->sock.can_place = e->ops->place && csum && !sh->conf->no_place &&
+			!sh->imp && !sh->stats.pcap;
 	if (core_set_edge(&sh->core, hl, csum,
 			  gso && sh->conf->offload ? shard_gso_max(e) : 0))
 		warn("the guest's offloads make no sense: header %u", hl);
@@ -748,7 +752,7 @@ static int shard_edge_accept(struct shard *sh)
 		ret = (int)shard_accept_nofd(sh, lfd,
 					     EP_DATA(EP_EDGE_LISTEN, 0), -ret,
 					     false, 1);
-		sh->edge_listen_paused = true;
+		sh->lis.edge_listen_paused = true;
 		warn_rl("out of file descriptors: %d connection(s) to the guest's socket refused (ulimit -n)",
 			ret);
 		return 0;
@@ -780,7 +784,7 @@ static void shard_edge_ctl(struct shard *sh)
 	if (__atomic_load_n(&sh->edge->gen, __ATOMIC_ACQUIRE) == gen)
 		return;
 	for (i = 1; i < sh->grp->n; i++)
-		sh->kick |= 1U << i;
+		sh->peers.kick |= 1U << i;
 	mbox_kick(sh);
 }
 
@@ -819,15 +823,15 @@ static int shard_edge_rx(struct shard *sh)
 		for (i = 0; i < n; i++) {
 			CTR_INC(&sh->core, EDGE_RX_FRAMES);
 			CTR_ADD(&sh->core, EDGE_RX_BYTES, v[i].len - hl);
-			hist_record(&sh->hist[HIST_EDGE_RX_BYTES], v[i].len - hl);
-			if (unlikely(sh->pcap) && v[i].len >= hl)
-				pcap_frame(sh->pcap, v[i].p + hl, v[i].len - hl);
+			hist_record(&sh->stats.hist[HIST_EDGE_RX_BYTES], v[i].len - hl);
+			if (unlikely(sh->stats.pcap) && v[i].len >= hl)
+				pcap_frame(sh->stats.pcap, v[i].p + hl, v[i].len - hl);
 			if (hl && v[i].len > 1 && v[i].p[1])
 				CTR_INC(&sh->core, EDGE_RX_GSO_FRAMES);
 			if (sh->imp &&
 			    impair_frame(sh->imp, IMPAIR_UP, v[i].p, v[i].len,
 					 sh->edge->vnet_hdr_len, sh->now_ns,
-					 sh->ctr))
+					 sh->stats.ctr))
 				continue; /* dropped, or held for later */
 			shard_input(sh, v[i], 0);
 		}
@@ -837,7 +841,7 @@ static int shard_edge_rx(struct shard *sh)
 		if (sh->edge->ops->rx_done)
 			sh->edge->ops->rx_done(sh->edge, sh->q);
 		t1 = now_mono_ns();
-		hist_record(&sh->hist[HIST_BATCH_NS], t1 - t0);
+		hist_record(&sh->stats.hist[HIST_BATCH_NS], t1 - t0);
 		t0 = t1;
 		if (n < EDGE_RX_BATCH)
 			break;
@@ -979,16 +983,16 @@ static void shard_kick_ctl(struct shard *sh)
  */
 static void shard_snap_answer(struct shard *sh)
 {
-	unsigned req = atomic_load_explicit(&sh->snap.req, memory_order_acquire);
+	unsigned req = atomic_load_explicit(&sh->req.snap.req, memory_order_acquire);
 
-	if (likely(req == sh->snap.seen))
+	if (likely(req == sh->req.snap.seen))
 		return;
-	sh->snap.seen = req;
-	sh->snap.n = shard_snap_flows(sh, sh->snap.buf, sh->snap.cap,
-				      &sh->snap.total);
-	/* pairs with the acquire load of @done in ctl.c: the records and
-	 * @n, @total are visible before the answer */
-	atomic_store_explicit(&sh->snap.done, req, memory_order_release);
+	sh->req.snap.seen = req;
+	sh->req.snap.n = shard_snap_flows(sh, sh->req.snap.buf, sh->req.snap.cap,
+				      &sh->req.snap.total);
+	/* pairs with the acquire load in shard_api_snap_done(): the
+	 * records and @n, @total are visible before the answer */
+	atomic_store_explicit(&sh->req.snap.done, req, memory_order_release);
 	shard_kick_ctl(sh);
 }
 
@@ -1002,14 +1006,14 @@ static void shard_snap_answer(struct shard *sh)
  */
 static void shard_call_answer(struct shard *sh)
 {
-	unsigned req = atomic_load_explicit(&sh->call.req, memory_order_acquire);
+	unsigned req = atomic_load_explicit(&sh->req.call.req, memory_order_acquire);
 
-	if (likely(req == sh->call.seen))
+	if (likely(req == sh->req.call.seen))
 		return;
-	sh->call.seen = req;
-	sh->call.fn(sh, sh->call.arg);
-	/* pairs with the acquire load of @done in ctl.c */
-	atomic_store_explicit(&sh->call.done, req, memory_order_release);
+	sh->req.call.seen = req;
+	sh->req.call.fn(sh, sh->req.call.arg);
+	/* pairs with the acquire load in shard_api_call_done() */
+	atomic_store_explicit(&sh->req.call.done, req, memory_order_release);
 	shard_kick_ctl(sh);
 }
 
@@ -1039,8 +1043,8 @@ int shard_run(struct shard *sh,
 		int timeout = sh->edge->rx_pending[sh->q] ? 0 :
 			      sh->edge->ops->tick ? EDGE_TICK_MS : -1, n, i;
 
-		if (sh->listen_resume_ns != UINT64_MAX) {
-			uint64_t due = sh->listen_resume_ns, now = now_mono_ns();
+		if (sh->lis.listen_resume_ns != UINT64_MAX) {
+			uint64_t due = sh->lis.listen_resume_ns, now = now_mono_ns();
 			int ms = due <= now ? 0 : (int)((due - now + 999999) / 1000000);
 
 			if (timeout < 0 || ms < timeout)
@@ -1067,7 +1071,7 @@ int shard_run(struct shard *sh,
 			if (sh->edge->ops->tick(sh->edge) == -ECONNRESET)
 				sh->edge_lost = true;
 		}
-		if (sh->now_ns >= sh->listen_resume_ns)
+		if (sh->now_ns >= sh->lis.listen_resume_ns)
 			shard_listen_resume(sh);
 		for (i = 0; i < n; i++) {
 			uint64_t d = ev[i].data.u64;
@@ -1152,8 +1156,8 @@ int shard_run(struct shard *sh,
 			return -ECONNRESET;
 		sh->edge_lost = false;
 		shard_rearm_timer(sh);
-		if (unlikely(sh->pcap))
-			pcap_flush(sh->pcap);
+		if (unlikely(sh->stats.pcap))
+			pcap_flush(sh->stats.pcap);
 		shard_snap_answer(sh);
 		if (!sh->id)
 			shard_call_answer(sh);

@@ -32,7 +32,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "host/mbox.h"
 #include "host/shard.h"
+#include "host/sock_tcp.h"
 #include "util/log.h"
 
 enum mbox_kind {
@@ -82,11 +84,11 @@ int mbox_init(struct shard *sh)
 {
 	unsigned i;
 
-	sh->mbox_fd = -1;
+	sh->peers.mbox_fd = -1;
 	if (sh->grp->n < 2)
 		return 0;
 	for (i = 0; i < sh->grp->n; i++) {
-		struct mbox_ring *r = &sh->mbox[i];
+		struct mbox_ring *r = &sh->peers.mbox[i];
 
 		if (i == sh->id)
 			continue;
@@ -94,10 +96,10 @@ int mbox_init(struct shard *sh)
 		if (!r->buf)
 			return -ENOMEM;
 	}
-	sh->mbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (sh->mbox_fd < 0)
+	sh->peers.mbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (sh->peers.mbox_fd < 0)
 		return -errno;
-	if (shard_ep_add(sh, sh->mbox_fd, EPOLLIN, EP_DATA(EP_MBOX, 0)))
+	if (shard_ep_add(sh, sh->peers.mbox_fd, EPOLLIN, EP_DATA(EP_MBOX, 0)))
 		return -errno;
 	return 0;
 }
@@ -113,14 +115,14 @@ int mbox_init(struct shard *sh)
  */
 int mbox_kick_fd(struct shard *sh)
 {
-	if (sh->mbox_fd >= 0)
+	if (sh->peers.mbox_fd >= 0)
 		return 0;
-	sh->mbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (sh->mbox_fd < 0)
+	sh->peers.mbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (sh->peers.mbox_fd < 0)
 		return -errno;
-	if (shard_ep_add(sh, sh->mbox_fd, EPOLLIN, EP_DATA(EP_MBOX, 0))) {
-		close(sh->mbox_fd);
-		sh->mbox_fd = -1;
+	if (shard_ep_add(sh, sh->peers.mbox_fd, EPOLLIN, EP_DATA(EP_MBOX, 0))) {
+		close(sh->peers.mbox_fd);
+		sh->peers.mbox_fd = -1;
 		return -errno;
 	}
 	return 0;
@@ -171,7 +173,7 @@ void mbox_fini(struct shard *sh)
 	unsigned i;
 
 	for (i = 0; i < SHARDS_MAX; i++) {
-		struct mbox_ring *r = &sh->mbox[i];
+		struct mbox_ring *r = &sh->peers.mbox[i];
 		uint64_t t, h = atomic_load(&r->head);
 		struct mbox_msg *m;
 
@@ -185,9 +187,9 @@ void mbox_fini(struct shard *sh)
 		free(r->buf);
 		r->buf = NULL;
 	}
-	if (sh->mbox_fd >= 0)
-		close(sh->mbox_fd);
-	sh->mbox_fd = -1;
+	if (sh->peers.mbox_fd >= 0)
+		close(sh->peers.mbox_fd);
+	sh->peers.mbox_fd = -1;
 }
 
 /**
@@ -204,7 +206,7 @@ void mbox_fini(struct shard *sh)
 static struct mbox_msg *mbox_reserve(struct shard *sh, unsigned to,
 				     size_t len)
 {
-	struct mbox_ring *r = &sh->grp->sh[to]->mbox[sh->id];
+	struct mbox_ring *r = &sh->grp->sh[to]->peers.mbox[sh->id];
 	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
 	uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
 	size_t need = (MBOX_HDR + len + MBOX_ALIGN - 1) & ~(size_t)(MBOX_ALIGN - 1);
@@ -239,12 +241,12 @@ static struct mbox_msg *mbox_reserve(struct shard *sh, unsigned to,
 static void mbox_publish(struct shard *sh, unsigned to,
 			 const struct mbox_msg *m)
 {
-	struct mbox_ring *r = &sh->grp->sh[to]->mbox[sh->id];
+	struct mbox_ring *r = &sh->grp->sh[to]->peers.mbox[sh->id];
 	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
 
 	atomic_store_explicit(&r->head, h + mbox_size(m, h),
 			      memory_order_release);
-	sh->kick |= 1U << to;
+	sh->peers.kick |= 1U << to;
 }
 
 /**
@@ -353,7 +355,7 @@ bool mbox_put_adopt(struct shard *sh, unsigned to, struct tcp_flow *f,
 	m->fd = f->sock;
 	if (epoll_ctl(sh->epfd, EPOLL_CTL_DEL, f->sock, NULL))
 		warn_perror_rl("epoll_ctl on flow socket %d", f->sock);
-	sh->hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;
+	sh->sock.hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;
 	tcp_give(&sh->core, f, &m->ho);
 	mbox_copy_frame(m, v);
 	mbox_publish(sh, to, m);
@@ -371,11 +373,11 @@ void mbox_kick(struct shard *sh)
 {
 	uint64_t one = 1;
 
-	while (sh->kick) {
-		unsigned to = (unsigned)__builtin_ctz(sh->kick);
+	while (sh->peers.kick) {
+		unsigned to = (unsigned)__builtin_ctz(sh->peers.kick);
 
-		sh->kick &= sh->kick - 1;
-		if (write(sh->grp->sh[to]->mbox_fd, &one, sizeof(one)) < 0 &&
+		sh->peers.kick &= sh->peers.kick - 1;
+		if (write(sh->grp->sh[to]->peers.mbox_fd, &one, sizeof(one)) < 0 &&
 		    errno != EAGAIN)
 			warn_perror("mailbox kick");
 	}
@@ -395,10 +397,10 @@ void mbox_rx(struct shard *sh)
 	uint64_t n;
 	unsigned i;
 
-	if (read(sh->mbox_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+	if (read(sh->peers.mbox_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		warn_perror("mailbox read");
 	for (i = 0; i < sh->grp->n; i++) {
-		struct mbox_ring *r = &sh->mbox[i];
+		struct mbox_ring *r = &sh->peers.mbox[i];
 		uint64_t t, h;
 
 		if (i == sh->id)

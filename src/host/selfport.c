@@ -47,6 +47,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host/fwd.h"
 #include "host/selfport.h"
 #include "host/shard.h"
 #include "util/log.h"

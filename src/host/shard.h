@@ -11,12 +11,15 @@
 
 #include "core/core.h"
 #include "core/tcp.h"
-#include "ctl/hist.h"
-#include "ctl/pcap.h"
 #include "edge/edge.h"
 #include "host/conf.h"
-#include "host/fwd.h"
+#include "host/mbox.h"
 #include "host/selfport.h"
+#include "host/shard_api.h"
+#include "obs/hist.h"
+#include "obs/pcap.h"
+
+struct listener;
 
 /* epoll data: type in the high 32 bits, index in the low ones */
 enum ep_type {
@@ -49,70 +52,23 @@ enum ep_type {
 extern const char *const ep_type_str[EP_TYPE_NUM];
 
 /**
- * struct listener - one published-port socket (a slot of a port table)
- * @fd:		socket, or -1: a free slot
- * @family:	AF_INET (IPv4 clients only) or AF_INET6 (IPv6 clients, and
- *		IPv4 ones too when bound without an address)
- * @rule:	what it publishes (fwd.h), with its id
- * @paused:	TCP: out of fds, out of the epoll set's interest until
- *		shard_listen_resume()
- */
-struct listener {
-	int fd;
-	int family;
-	struct fwd_rule rule;
-	bool paused;
-};
-
-/* a listener whose accept() failed (out of fds) rests this long */
-#define LISTEN_PAUSE_MS 100U
-
-#define MBOX_BYTES (4U << 20)
-
-/**
- * struct flow_rec - one flow as the control API shows it (a snapshot)
- * @guest_addr:	guest-side address (16 bytes, IPv4 v4-mapped)
- * @remote_addr: remote address
- * @guest_port:	guest-side port (ICMP echo: the echo id)
- * @remote_port: remote port (ICMP echo: 0)
- * @proto:	IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP or IPPROTO_ICMPV6
- * @state:	TCP: enum tcp_state; datagram flows: enum udp_kind
- * @shard:	the owning shard
- * @from_guest:	TCP: payload bytes written to the host socket; datagram
- *		flows: datagrams from the guest
- * @to_guest:	TCP: payload bytes the guest acknowledged; datagram flows:
- *		datagrams to the guest
- * @age_ns:	TCP: time since the flow opened; datagram flows: 0
- * @idle_ns:	datagram flows: time since the last datagram; TCP: 0
- */
-struct flow_rec {
-	uint8_t guest_addr[16];
-	uint8_t remote_addr[16];
-	uint16_t guest_port;
-	uint16_t remote_port;
-	uint8_t proto;
-	uint8_t state;
-	uint8_t shard;
-	uint64_t from_guest;
-	uint64_t to_guest;
-	uint64_t age_ns;
-	uint64_t idle_ns;
-};
-
-/**
- * struct flow_snap - a request for a flow table snapshot (ctl.c's control
- * thread asks, the shard answers; every shard, shard 0 included)
- * @req:	request number: ctl stores it (release) after @buf and @cap
+ * struct flow_snap - a request for a flow table snapshot (the control
+ * thread asks through shard_api_snap_ask(), the shard answers in
+ * shard_snap_answer(); every shard, shard 0 included)
+ * @req:	request number: the control thread stores it (release) after
+ *		@buf and @cap
  * @done:	the shard stores @req here (release) after filling @buf and @n
  * @seen:	the last request the shard answered (the shard's own)
- * @buf:	where the records go (ctl's memory, @cap entries)
+ * @buf:	where the records go (the control thread's memory, @cap
+ *		entries)
  * @cap:	entries @buf holds
  * @n:		entries written
  * @total:	flows the shard has (more than @n if @buf was too small)
  *
- * The acquire load of @req on the shard pairs with ctl's release store:
- * the shard sees @buf and @cap. The acquire load of @done in ctl pairs
- * with the shard's release store: ctl sees the records and @n, @total.
+ * The acquire load of @req on the shard pairs with the control thread's
+ * release store: the shard sees @buf and @cap. The acquire load of @done
+ * in shard_api_snap_done() pairs with the shard's release store: the
+ * control thread sees the records and @n, @total.
  * The shard looks at @req once per loop iteration after its mailbox
  * eventfd is kicked; it answers by kicking the control thread's eventfd
  * (shard_group.ctl_fd).
@@ -130,8 +86,9 @@ struct flow_snap {
 struct shard;
 
 /**
- * struct shard_call - a function the control thread has shard 0 run (the
- * forward API of fwd.h is shard 0's: its listener tables and epoll set)
+ * struct shard_call - a function the control thread has shard 0 run
+ * (shard_api_call_ask(); the forward API of fwd.h is shard 0's: its
+ * listener tables and epoll set)
  * @req:	request number: the control thread stores it (release) after
  *		@fn and @arg
  * @done:	shard 0 stores @req here (release) after @fn returned
@@ -152,19 +109,6 @@ struct shard_call {
 	unsigned seen;
 	void (*fn)(struct shard *sh, void *arg);
 	void *arg;
-};
-
-/**
- * struct mbox_ring - single-producer single-consumer ring of messages
- * @head:	bytes the producer has written (free-running)
- * @tail:	bytes the consumer has taken (free-running)
- * @buf:	MBOX_BYTES bytes: messages of variable size, 64-byte aligned
- */
-struct mbox_ring {
-	_Atomic uint64_t head;
-	char pad[56];
-	_Atomic uint64_t tail;
-	uint8_t *buf;
 };
 
 /**
@@ -196,125 +140,176 @@ struct shard_group {
 	struct selfport self;
 };
 
-/* per-flow host-side state bits */
-#define HF_CONNECTING 0x01	/* non-blocking connect in progress */
-#define HF_WANT_OUT 0x02	/* EPOLLOUT armed for send space */
-#define HF_TX_PENDING 0x04	/* on the tx pending list */
-#define HF_RDHUP 0x08		/* the peer's FIN arrived (fallback EOF test) */
-
 /**
- * struct shard - everything one event-loop thread owns
- * @core:	protocol state
- * @ctr:	counters (single writer: this shard)
- * @fx:		effects batch
- * @frame_len:	backing for fx.frame_len
- * @edge:	device edge
- * @q:		the edge queue this shard serves
- * @epfd:	epoll instance
- * @timerfd:	timer for core deadlines
- * @armed_ns:	deadline the timerfd is set to (UINT64_MAX: none)
- * @hflags:	per-flow host bits (HF_*), max_flows entries
+ * struct shard_sock - the host sockets' side of the data path (sock_tcp.c,
+ * sock_udp.c): per-flow host state, host-to-guest TCP
+ * @hflags:	per-flow host bits (HF_*, sock_tcp.h), max_flows entries
  * @txq:	flows to peek for (host to guest), max_flows entries
  * @ntxq:	entries in @txq
+ * @stalled:	the edge had no room: flows wait in @txq
  * @peek_off:	the kernel supports TCP SO_PEEK_OFF and we use it
+ * @can_place:	the edge places TCP payload in the guest's buffers and the
+ *		guest takes partial checksums (the payload is never read)
+ * @nplaced:	slots with @placed set
+ * @placed:	per frame slot: its payload is in the edge's reservation
  * @discard:	fallback without SO_PEEK_OFF: peeked bytes land here
  * @discard_len: size of @discard
- * @listeners:	published TCP ports (fwd.c; shard 0 only): slots, free
- *		ones with fd -1; EP_LISTEN events carry the slot index
+ * @upeer:	per datagram flow: the client address of a published-port
+ *		flow (replies go there with sendto())
+ */
+struct shard_sock {
+	uint8_t *hflags;
+	uint32_t *txq;
+	uint32_t ntxq;
+	bool stalled;
+	bool peek_off;
+	bool can_place;
+	unsigned nplaced;
+	bool placed[EDGE_PLACE_SLOTS];
+	uint8_t *discard;
+	size_t discard_len;
+	struct sockaddr_storage *upeer;
+};
+
+/**
+ * struct shard_listen - listening sockets: published ports (fwd.c) and the
+ * way out of fds (loop.c); shard 0's, unused elsewhere
+ * @listeners:	published TCP ports: slots, free ones with fd -1;
+ *		EP_LISTEN events carry the slot index
  * @nlisteners:	slots in use or freed in @listeners (its high-water mark)
  * @listeners_cap: slots allocated in @listeners
- * @conf:	configuration
- * @now_ns:	time at the start of the current event batch
- * @reserve_fd:	spare fd (shard 0), given up to refuse a client when out of
- *		fds (fd_spare_refuse()); -1 while it could not be made again
- * @listen_resume_ns: when the paused listeners are armed again
- *		(UINT64_MAX: none is paused)
- * @edge_listen_paused: the edge's listener is paused (out of fds)
  * @ulisteners:	published UDP ports, as @listeners
  * @nulisteners: slots in use or freed in @ulisteners
  * @ulisteners_cap: slots allocated in @ulisteners
- * @fwd_next_id: the id the next published port gets (shard 0)
- * @upeer:	per datagram flow: the client address of a published-port
- *		flow (replies go there with sendto())
- * @dns:	DNS forwarder state (dns_fwd.c)
- * @id:		index in @grp
- * @grp:	the shards serving the edge (a group of one without --shards)
- * @max_flows:	this shard's part of --max-flows
- * @mbox:	messages from each other shard, by sender
- * @mbox_fd:	eventfd the senders kick
- * @kick:	bit mask of shards we put messages for since the last kick
+ * @fwd_next_id: the id the next published port gets
+ * @reserve_fd:	spare fd, given up to refuse a client when out of fds
+ *		(fd_spare_refuse()); -1 while it could not be made again
+ * @listen_resume_ns: when the paused listeners are armed again
+ *		(UINT64_MAX: none is paused)
+ * @edge_listen_paused: the edge's listener is paused (out of fds)
+ */
+struct shard_listen {
+	struct listener *listeners;
+	unsigned nlisteners;
+	unsigned listeners_cap;
+	struct listener *ulisteners;
+	unsigned nulisteners;
+	unsigned ulisteners_cap;
+	unsigned fwd_next_id;
+	int reserve_fd;
+	uint64_t listen_resume_ns;
+	bool edge_listen_paused;
+};
+
+/**
+ * struct shard_svc - the optional services a shard runs beside its flows
+ * @dns:	DNS forwarder state (dns_fwd.c), or NULL
  * @splice:	spliced loopback connections (splice.c), NULL when off and
  *		on every shard but 0
  * @fwdauto:	"auto" port following (fwdauto.c), shard 0, or NULL
  * @udpns:	-U: guest loopback UDP ports forwarded to the host (udpns.c),
  *		shard 0, or NULL
+ */
+struct shard_svc {
+	struct dns_fwd *dns;
+	struct splice *splice;
+	struct fwdauto *fwdauto;
+	struct udpns *udpns;
+};
+
+/**
+ * struct shard_peers - the mailboxes between the shards of a group (mbox.c)
+ * @mbox:	messages from each other shard, by sender
+ * @mbox_fd:	eventfd the senders (and the control thread) kick
+ * @kick:	bit mask of shards we put messages for since the last kick
+ */
+struct shard_peers {
+	struct mbox_ring mbox[SHARDS_MAX];
+	int mbox_fd;
+	uint32_t kick;
+};
+
+/**
+ * struct shard_req - the control thread's request slots (shard_api.c asks,
+ * loop.c answers at the end of a loop iteration)
+ * @snap:	flow table snapshot requests (every shard)
+ * @call:	functions the control thread has shard 0 run (forwards)
+ */
+struct shard_req {
+	struct flow_snap snap;
+	struct shard_call call;
+};
+
+/**
+ * struct shard_stats - what the shard counts and records; single writer:
+ * this shard (the control thread writes shard 0's CTL_* and METRICS_*
+ * counters), read by any thread with relaxed loads
+ * @ctr:	counters (the core counts through core.ctr, pointing here)
+ * @pcap:	--pcap: this shard's capture buffer, or NULL
+ * @hist:	histograms (frame sizes each way, batch latency)
+ */
+struct shard_stats {
+	uint64_t ctr[CTR_NUM];
+	struct pcap_buf *pcap;
+	struct hist hist[HIST_ID_NUM];
+};
+
+/**
+ * struct shard - everything one event-loop thread owns
+ * @core:	protocol state
+ * @fx:		effects batch
+ * @frame_len:	backing for fx.frame_len
+ * @edge:	device edge
+ * @q:		the edge queue this shard serves
+ * @now_ns:	time at the start of the current event batch
+ * @conf:	configuration
+ * @epfd:	epoll instance
+ * @timerfd:	timer for core deadlines
+ * @armed_ns:	deadline the timerfd is set to (UINT64_MAX: none)
+ * @imp:	--impair stage, or NULL
  * @edge_gen:	the edge's guest generation we last served
  * @edge_lost:	the edge's guest went away (the end for an edge that does
  *		not wait for the next one)
  * @edge_tick_ns: when the edge's tick is due next
- * @stalled:	the edge had no room: flows wait in @txq
- * @can_place:	the edge places TCP payload in the guest's buffers and the
- *		guest takes partial checksums (the payload is never read)
- * @placed:	per frame slot: its payload is in the edge's reservation
- * @nplaced:	slots with @placed set
- * @imp:	--impair stage, or NULL
- * @hist:	histograms (frame sizes each way, batch latency); single
- *		writer: this shard
- * @pcap:	--pcap: this shard's capture buffer, or NULL
- * @snap:	flow table snapshot requests from the control thread
- * @call:	shard 0: functions the control thread has it run (forwards)
+ * @id:		index in @grp
+ * @grp:	the shards serving the edge (a group of one without --shards)
+ * @max_flows:	this shard's part of --max-flows
+ * @sock:	host sockets of the flows (data path)
+ * @lis:	listening sockets (shard 0)
+ * @svc:	optional services: DNS forwarder, splice, auto ports, -U
+ * @peers:	mailboxes from the other shards
+ * @req:	the control thread's request slots
+ * @stats:	counters, capture, histograms
+ *
+ * The fields before @lis are the data path's: what a frame or a socket
+ * event touches, kept together at the start; the groups after it are
+ * touched on set-up, on a listener's event, once per loop iteration or
+ * when counting.
  */
 struct shard {
 	struct core core;
-	uint64_t ctr[CTR_NUM];
 	struct fx fx;
 	uint32_t *frame_len;
 	struct edge *edge;
 	unsigned q;
+	uint64_t now_ns;
+	const struct conf *conf;
 	int epfd;
 	int timerfd;
 	uint64_t armed_ns;
-	uint8_t *hflags;
-	uint32_t *txq;
-	uint32_t ntxq;
-	bool peek_off;
-	uint8_t *discard;
-	size_t discard_len;
-	struct listener *listeners;
-	unsigned nlisteners;
-	unsigned listeners_cap;
-	const struct conf *conf;
-	uint64_t now_ns;
-	int reserve_fd;
-	uint64_t listen_resume_ns;
-	bool edge_listen_paused;
-	struct listener *ulisteners;
-	unsigned nulisteners;
-	unsigned ulisteners_cap;
-	unsigned fwd_next_id;
-	struct sockaddr_storage *upeer;
-	struct dns_fwd *dns;
-	unsigned id;
-	struct shard_group *grp;
-	uint32_t max_flows;
-	struct mbox_ring mbox[SHARDS_MAX];
-	int mbox_fd;
-	uint32_t kick;
-	struct splice *splice;
-	struct fwdauto *fwdauto;
-	struct udpns *udpns;
+	struct impair *imp;
 	unsigned edge_gen;
 	bool edge_lost;
 	uint64_t edge_tick_ns;
-	bool stalled;
-	bool can_place;
-	bool placed[EDGE_PLACE_SLOTS];
-	unsigned nplaced;
-	struct impair *imp;
-	struct hist hist[HIST_ID_NUM];
-	struct pcap_buf *pcap;
-	struct flow_snap snap;
-	struct shard_call call;
+	unsigned id;
+	struct shard_group *grp;
+	uint32_t max_flows;
+	struct shard_sock sock;
+	struct shard_listen lis;
+	struct shard_svc svc;
+	struct shard_peers peers;
+	struct shard_req req;
+	struct shard_stats stats;
 };
 
 /**
@@ -328,8 +323,7 @@ static inline bool shard_edge_full(const struct shard *sh)
 	return sh->edge->ops->tx_full && sh->edge->ops->tx_full(sh->edge, sh->q);
 }
 
-/* loop.c */
-uint64_t now_mono_ns(void);
+/* loop.c (its helpers the control thread uses too: shard_api.h) */
 int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	       const uint8_t guest_mac[6], struct shard_group *grp,
 	       unsigned id);
@@ -338,8 +332,6 @@ void shard_fini(struct shard *sh);
 void shard_flush_frames(struct shard *sh);
 void shard_drain(struct shard *sh);
 int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data);
-int fd_spare_make(int like);
-int fd_spare_refuse(int *spare, int like, int lfd, bool reset);
 void shard_listen_arm(struct shard *sh, int fd, uint64_t data);
 unsigned shard_accept_nofd(struct shard *sh, int fd, uint64_t data, int err,
 			   bool reset, unsigned max);
@@ -350,48 +342,5 @@ uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 int shard_run(struct shard *sh,
 	      bool (*on_other)(struct shard *sh, uint64_t data, void *arg),
 	      void *arg);
-
-/* mbox.c */
-int mbox_init(struct shard *sh);
-int mbox_kick_fd(struct shard *sh);
-void mbox_fini(struct shard *sh);
-bool mbox_put_frame(struct shard *sh, unsigned to, struct pkt_view v,
-		    uint8_t hop);
-bool mbox_put_accept(struct shard *sh, unsigned to, int fd, const void *sa,
-		     uint16_t guest_port, const uint8_t *gaddr);
-bool mbox_put_adopt(struct shard *sh, unsigned to, struct tcp_flow *f,
-		    struct pkt_view v);
-void mbox_kick(struct shard *sh);
-void mbox_rx(struct shard *sh);
-
-/* sock_tcp.c */
-int sock_bind_out(const struct conf *c, int fd,
-		  const struct sockaddr_storage *dst);
-int sock_out_check(const struct conf *c);
-bool sock_tcp_peek_off_supported(void);
-void sock_tcp_intent(struct shard *sh, const struct fx_intent *it);
-void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events);
-void sock_tcp_tx_pending(struct shard *sh);
-void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
-		       uint16_t guest_port, const uint8_t *gaddr);
-void sock_tcp_adopt(struct shard *sh, int fd, const struct tcp_handover *h);
-
-/* sock_udp.c */
-void sock_udp_intent(struct shard *sh, const struct fx_intent *it);
-void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events);
-void sock_udp_listen_event(struct shard *sh, uint32_t idx);
-
-/* fwd.c */
-int fwd_init(struct shard *sh);
-void fwd_rule_from(const struct shard *sh, const struct fwd_spec *s,
-		   int proto, unsigned p, struct fwd_rule *r);
-void fwd_accept(struct shard *sh, uint32_t idx);
-void fwd_resume(struct shard *sh);
-unsigned fwd_count(const struct shard *sh);
-void fwd_peer_src(const struct core *c, const void *sa, uint8_t *src,
-		  uint16_t *port);
-void fwd_src_for(const struct core *c, const uint8_t *gaddr, uint8_t *src);
-socklen_t sockaddr_from(struct sockaddr_storage *ss, const uint8_t *addr,
-			uint16_t port);
 
 #endif /* SLIPWAY_SHARD_H */

@@ -20,7 +20,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "host/fwd.h"
+#include "host/mbox.h"
 #include "host/shard.h"
+#include "host/sock_tcp.h"
 #include "util/log.h"
 
 #define SOCK_EVENTS (EPOLLIN | EPOLLRDHUP | EPOLLET)
@@ -102,11 +105,11 @@ static void sock_space_update(struct shard *sh, struct tcp_flow *f, bool rearm)
 		space = (uint32_t)s;
 	tcp_set_host_space(&sh->core, f, space);
 	want = space < MIN(2 * f->mss, (uint32_t)sndbuf / 5);
-	if (want && (rearm || !(sh->hflags[idx] & HF_WANT_OUT))) {
-		sh->hflags[idx] |= HF_WANT_OUT;
+	if (want && (rearm || !(sh->sock.hflags[idx] & HF_WANT_OUT))) {
+		sh->sock.hflags[idx] |= HF_WANT_OUT;
 		sock_epoll_set(sh, f, SOCK_EVENTS | EPOLLOUT, EPOLL_CTL_MOD);
-	} else if (!want && (sh->hflags[idx] & HF_WANT_OUT)) {
-		sh->hflags[idx] &= (uint8_t)~HF_WANT_OUT;
+	} else if (!want && (sh->sock.hflags[idx] & HF_WANT_OUT)) {
+		sh->sock.hflags[idx] &= (uint8_t)~HF_WANT_OUT;
 		sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_MOD);
 	}
 }
@@ -118,10 +121,10 @@ static void sock_space_update(struct shard *sh, struct tcp_flow *f, bool rearm)
  */
 static void sock_tx_wanted(struct shard *sh, uint32_t idx)
 {
-	if (sh->hflags[idx] & HF_TX_PENDING)
+	if (sh->sock.hflags[idx] & HF_TX_PENDING)
 		return;
-	sh->hflags[idx] |= HF_TX_PENDING;
-	sh->txq[sh->ntxq++] = idx;
+	sh->sock.hflags[idx] |= HF_TX_PENDING;
+	sh->sock.txq[sh->sock.ntxq++] = idx;
 }
 
 /**
@@ -137,7 +140,7 @@ static void sock_setup(struct shard *sh, int fd)
 
 	/* the guest's stack already coalesced: do not delay its segments */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (sh->peek_off &&
+	if (sh->sock.peek_off &&
 	    setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)))
 		warn_perror("SO_PEEK_OFF");
 }
@@ -316,7 +319,7 @@ static void sock_connect(struct shard *sh, struct tcp_flow *f,
 		return;
 	}
 	f->sock = fd;
-	sh->hflags[idx] &= HF_TX_PENDING;
+	sh->sock.hflags[idx] &= HF_TX_PENDING;
 	sock_setup(sh, fd);
 	/* DNS over TCP to the forwarder's address goes to the host's
 	 * resolver, as the forwarder's own queries do: unbound, like them */
@@ -342,7 +345,7 @@ static void sock_connect(struct shard *sh, struct tcp_flow *f,
 				      &sh->fx);
 		return;
 	}
-	sh->hflags[idx] |= HF_CONNECTING;
+	sh->sock.hflags[idx] |= HF_CONNECTING;
 	sock_epoll_set(sh, f, EPOLLOUT | EPOLLRDHUP, EPOLL_CTL_ADD);
 }
 
@@ -421,11 +424,11 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
 	 * and the guest's FIN in one segment), and its CLOSE comes after */
 	switch (it->type) {
 	case FX_SOCK_CONSUME:
-		if (sh->peek_off)
+		if (sh->sock.peek_off)
 			n = sock_discard(it->sock, it->len);
 		else
-			n = recv(it->sock, sh->discard,
-				 MIN(it->len, sh->discard_len), MSG_DONTWAIT);
+			n = recv(it->sock, sh->sock.discard,
+				 MIN(it->len, sh->sock.discard_len), MSG_DONTWAIT);
 		if (n != (ssize_t)it->len) {
 			/* the kernel held these bytes when we peeked them */
 			err("flow %u: discarding %u acknowledged bytes took %zd",
@@ -438,7 +441,7 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
 		CTR_ADD(c, TCP_HOST_READ_BYTES, (uint64_t)n);
 		return;
 	case FX_SOCK_REWIND:
-		if (sh->peek_off) {
+		if (sh->sock.peek_off) {
 			int off = (int)it->len;
 
 			setsockopt(it->sock, SOL_SOCKET, SO_PEEK_OFF, &off,
@@ -508,7 +511,7 @@ void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
 		close(fd);
 		return;
 	}
-	sh->hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;
+	sh->sock.hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;
 	/* TCP_NODELAY and SO_PEEK_OFF came from the listener (fwd_listen());
 	 * the socket's space is read after the first write: until then the
 	 * guest has the initial window */
@@ -531,7 +534,7 @@ void sock_tcp_adopt(struct shard *sh, int fd, const struct tcp_handover *h)
 		sock_close(fd, true);
 		return;
 	}
-	sh->hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;
+	sh->sock.hflags[tcp_flow_idx(&sh->core, f)] &= HF_TX_PENDING;
 	sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
 }
 
@@ -552,10 +555,10 @@ void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events)
 
 	if (!f || f->sock < 0)
 		return;
-	if (sh->hflags[idx] & HF_CONNECTING) {
+	if (sh->sock.hflags[idx] & HF_CONNECTING) {
 		if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
 			return;
-		sh->hflags[idx] &= (uint8_t)~HF_CONNECTING;
+		sh->sock.hflags[idx] &= (uint8_t)~HF_CONNECTING;
 		if (getsockopt(f->sock, SOL_SOCKET, SO_ERROR, &err, &sl))
 			err = errno;
 		if (!err) {
@@ -579,7 +582,7 @@ void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events)
 		sock_space_update(sh, f, true);
 	}
 	if (events & (EPOLLRDHUP | EPOLLHUP))
-		sh->hflags[idx] |= HF_RDHUP;
+		sh->sock.hflags[idx] |= HF_RDHUP;
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
 		sock_tx_wanted(sh, idx);
 }
@@ -603,7 +606,7 @@ static ssize_t sock_tcp_peek(struct shard *sh, struct tcp_flow *f,
 	struct msghdr mh = { .msg_iov = iov + 1, .msg_iovlen = iovcnt };
 	ssize_t n;
 
-	if (sh->peek_off) {
+	if (sh->sock.peek_off) {
 		do
 			n = iovcnt == 1 ?
 				    recv(f->sock, iov[1].iov_base,
@@ -612,11 +615,11 @@ static ssize_t sock_tcp_peek(struct shard *sh, struct tcp_flow *f,
 		while (n < 0 && errno == EINTR);
 		return n < 0 ? -errno : n;
 	} else {
-		iov[0].iov_base = sh->discard;
+		iov[0].iov_base = sh->sock.discard;
 		iov[0].iov_len = off;
 		mh.msg_iov = iov;
 		mh.msg_iovlen = iovcnt + 1;
-		ASSERT(off <= sh->discard_len);
+		ASSERT(off <= sh->sock.discard_len);
 		do
 			n = recvmsg(f->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
 		while (n < 0 && errno == EINTR);
@@ -625,7 +628,7 @@ static ssize_t sock_tcp_peek(struct shard *sh, struct tcp_flow *f,
 		if (n > (ssize_t)off)
 			return n - (ssize_t)off;
 		/* nothing new: end of stream only if the peer's FIN came */
-		return (sh->hflags[tcp_flow_idx(&sh->core, f)] & HF_RDHUP) ?
+		return (sh->sock.hflags[tcp_flow_idx(&sh->core, f)] & HF_RDHUP) ?
 			       0 : -EAGAIN;
 	}
 }
@@ -654,7 +657,7 @@ static ssize_t sock_tcp_place(struct shard *sh, struct tcp_flow *f,
 	ssize_t n;
 	int cnt;
 
-	if (sh->fx.nframes > sh->nplaced) {
+	if (sh->fx.nframes > sh->sock.nplaced) {
 		shard_flush_frames(sh);
 		if (shard_edge_full(sh))
 			return -EBUSY;
@@ -670,11 +673,11 @@ static ssize_t sock_tcp_place(struct shard *sh, struct tcp_flow *f,
 	if (n > 0) {
 		tcp_build_data(c, f, &sh->fx, (uint32_t)n, sh->now_ns);
 		if (sh->fx.nframes == slot + 1) {
-			sh->placed[slot] = true;
-			sh->nplaced++;
+			sh->sock.placed[slot] = true;
+			sh->sock.nplaced++;
 		}
 	}
-	e->ops->place_end(e, sh->q, slot, sh->placed[slot] ? (size_t)n : 0);
+	e->ops->place_end(e, sh->q, slot, sh->sock.placed[slot] ? (size_t)n : 0);
 	return n;
 }
 
@@ -699,16 +702,16 @@ static void sock_tcp_tx_flow(struct shard *sh, struct tcp_flow *f)
 			if (shard_edge_full(sh)) {
 				/* the guest takes no more now: go on when
 				 * it has room (shard_end_of_batch()) */
-				sh->stalled = true;
+				sh->sock.stalled = true;
 				return;
 			}
 			continue;
 		}
-		n = sh->can_place ? sock_tcp_place(sh, f, want, off) : -ENOBUFS;
+		n = sh->sock.can_place ? sock_tcp_place(sh, f, want, off) : -ENOBUFS;
 		if (n == -EBUSY) {
 			/* the guest has no buffers: go on when it posts
 			 * some (its kick wakes us) */
-			sh->stalled = true;
+			sh->sock.stalled = true;
 			return;
 		}
 		if (n == -ENOBUFS) {
@@ -752,32 +755,32 @@ void sock_tcp_tx_pending(struct shard *sh)
 	uint32_t i;
 
 	/* flows may be appended while we go: the list is walked to its end */
-	for (i = 0; i < sh->ntxq; i++) {
-		uint32_t idx = sh->txq[i];
+	for (i = 0; i < sh->sock.ntxq; i++) {
+		uint32_t idx = sh->sock.txq[i];
 		struct tcp_flow *f;
 
 		if (shard_edge_full(sh)) {
 			/* the guest has no room: the rest wait, in order,
 			 * for the next batch after it made some */
-			memmove(sh->txq, sh->txq + i,
-				(sh->ntxq - i) * sizeof(*sh->txq));
-			sh->ntxq -= i;
-			sh->stalled = true;
+			memmove(sh->sock.txq, sh->sock.txq + i,
+				(sh->sock.ntxq - i) * sizeof(*sh->sock.txq));
+			sh->sock.ntxq -= i;
+			sh->sock.stalled = true;
 			return;
 		}
-		sh->hflags[idx] &= (uint8_t)~HF_TX_PENDING;
+		sh->sock.hflags[idx] &= (uint8_t)~HF_TX_PENDING;
 		f = tcp_flow_get(&sh->core, idx);
-		if (!f || f->sock < 0 || (sh->hflags[idx] & HF_CONNECTING))
+		if (!f || f->sock < 0 || (sh->sock.hflags[idx] & HF_CONNECTING))
 			continue;
-		sh->stalled = false;
+		sh->sock.stalled = false;
 		sock_tcp_tx_flow(sh, f);
-		if (sh->stalled) {
+		if (sh->sock.stalled) {
 			/* this flow has more: first in line next time */
-			sh->hflags[idx] |= HF_TX_PENDING;
-			sh->txq[i] = idx;
+			sh->sock.hflags[idx] |= HF_TX_PENDING;
+			sh->sock.txq[i] = idx;
 			i--;
 		}
 		shard_drain(sh);
 	}
-	sh->ntxq = 0;
+	sh->sock.ntxq = 0;
 }

@@ -14,7 +14,10 @@
 
 #include "core/udp.h"
 #include "host/dns_fwd.h"
+#include "host/fwd.h"
 #include "host/shard.h"
+#include "host/sock_tcp.h"
+#include "host/sock_udp.h"
 #include "util/log.h"
 
 #define UDP_RX_BUDGET 64
@@ -125,7 +128,7 @@ void sock_udp_intent(struct shard *sh, const struct fx_intent *it)
 	if (f->sock < 0)
 		return;
 	if (f->kind == UDPK_PUB) {
-		const struct sockaddr_storage *ss = &sh->upeer[it->flow];
+		const struct sockaddr_storage *ss = &sh->sock.upeer[it->flow];
 
 		n = sendto(f->sock, it->data, it->len, MSG_DONTWAIT, (const struct sockaddr *)ss,
 			   ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
@@ -202,13 +205,13 @@ void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
  */
 void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 {
-	struct listener *l = &sh->ulisteners[idx];
+	struct listener *l = &sh->lis.ulisteners[idx];
 	struct core *c = &sh->core;
 	int budget = UDP_RX_BUDGET;
 	const uint8_t *gaddr;
 	bool rx6;
 
-	if (idx >= sh->nulisteners || l->fd < 0)
+	if (idx >= sh->lis.nulisteners || l->fd < 0)
 		return; /* removed in this batch of events */
 	gaddr = l->rule.guest_set ? l->rule.guest_addr.s6_addr : NULL;
 	rx6 = c->conf.ipv6 && (gaddr ? !addr_is4(gaddr) :
@@ -255,6 +258,6 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 					l->rule.guest_port, l->fd, &sh->fx,
 					(size_t)n, sh->now_ns);
 		if (f)
-			sh->upeer[udp_flow_idx(c, f)] = ss;
+			sh->sock.upeer[udp_flow_idx(c, f)] = ss;
 	}
 }

@@ -234,7 +234,7 @@ static int splice_client_fam(const void *sa)
  */
 static bool splice_warn_ok(struct shard *sh)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 
 	if (sp->warned_ns && sh->now_ns - sp->warned_ns < SPLICE_WARN_NS)
 		return false;
@@ -250,7 +250,7 @@ static bool splice_warn_ok(struct shard *sh)
  */
 static void splice_nsh_gone(struct shard *sh)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 
 	if (sp->nsh_fd < 0)
 		return;
@@ -269,7 +269,7 @@ static void splice_nsh_gone(struct shard *sh)
  */
 static void splice_nsh_request(struct shard *sh, int fam, unsigned count)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	struct nsh_req req = { .op = NSH_OP_SOCKETS };
 	int ret;
 
@@ -300,7 +300,7 @@ static void splice_nsh_request(struct shard *sh, int fam, unsigned count)
 static void splice_nsh_take(struct shard *sh, const struct nsh_rsp *rsp,
 			    const int *fds, int n)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	int i, fam;
 
 	if (rsp->op != NSH_OP_SOCKETS) {
@@ -343,7 +343,7 @@ static void splice_nsh_take(struct shard *sh, const struct nsh_rsp *rsp,
  */
 static void splice_nsh_input(struct shard *sh)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 
 	while (sp->nsh_fd >= 0) {
 		struct nsh_rsp rsp;
@@ -379,7 +379,7 @@ static void splice_nsh_input(struct shard *sh)
  */
 static void splice_pool_wait(struct shard *sh, int fam)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	uint64_t end = now_mono_ns() + SPLICE_WAIT_MS * 1000000ULL;
 	bool sent = false;
 
@@ -425,7 +425,7 @@ static void splice_pool_wait(struct shard *sh, int fam)
  */
 static int splice_sock_get(struct shard *sh, int fam)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	unsigned target = splice_pool_target[fam];
 	int fd;
 
@@ -512,7 +512,7 @@ fail:
  */
 static void splice_end(struct shard *sh, uint32_t idx, bool rst)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	struct splice_conn *c = &sp->conns[idx];
 	struct linger l = { .l_onoff = 1, .l_linger = 0 };
 	int d;
@@ -555,7 +555,7 @@ static int splice_ep(struct shard *sh, uint32_t idx, int side, int op)
 		.data.u64 = EP_DATA(EP_SPLICE, idx << 1 | (uint32_t)side),
 	};
 
-	if (epoll_ctl(sh->epfd, op, sh->splice->conns[idx].fd[side], &ev))
+	if (epoll_ctl(sh->epfd, op, sh->svc.splice->conns[idx].fd[side], &ev))
 		return -errno;
 	return 0;
 }
@@ -613,7 +613,7 @@ static bool splice_to_self(struct shard *sh, const struct splice_conn *c)
  */
 static int splice_connect(struct shard *sh, uint32_t idx)
 {
-	struct splice_conn *c = &sh->splice->conns[idx];
+	struct splice_conn *c = &sh->svc.splice->conns[idx];
 	int one = 1, e, fd;
 
 	for (;;) {
@@ -671,7 +671,7 @@ static int splice_connect(struct shard *sh, uint32_t idx)
  */
 static void splice_tight(struct shard *sh)
 {
-	sh->splice->tight_ns = sh->now_ns ? sh->now_ns : 1;
+	sh->svc.splice->tight_ns = sh->now_ns ? sh->now_ns : 1;
 }
 
 /**
@@ -778,7 +778,7 @@ static int splice_dir(struct shard *sh, struct splice_conn *c, int d)
  */
 static void splice_run(struct shard *sh, uint32_t idx)
 {
-	struct splice_conn *c = &sh->splice->conns[idx];
+	struct splice_conn *c = &sh->svc.splice->conns[idx];
 	bool more = false;
 	int d, ret;
 
@@ -819,8 +819,8 @@ static void splice_run(struct shard *sh, uint32_t idx)
 static void splice_refuse(struct shard *sh, uint32_t idx)
 {
 	debug("splice %u: %s port %u refused", idx,
-	      (sh->splice->conns[idx].flags & SPF_OUT) ? "host" : "guest",
-	      sh->splice->conns[idx].port);
+	      (sh->svc.splice->conns[idx].flags & SPF_OUT) ? "host" : "guest",
+	      sh->svc.splice->conns[idx].port);
 	CTR_INC(&sh->core, SPLICE_REFUSED);
 	splice_end(sh, idx, true);
 }
@@ -834,7 +834,7 @@ static void splice_refuse(struct shard *sh, uint32_t idx)
  */
 static void splice_connected(struct shard *sh, uint32_t idx)
 {
-	struct splice_conn *c = &sh->splice->conns[idx];
+	struct splice_conn *c = &sh->svc.splice->conns[idx];
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(int);
 	int err = 0, ret;
@@ -913,7 +913,7 @@ static void splice_fallback(struct shard *sh, uint16_t port, const char *why)
 static int splice_start(struct shard *sh, int fd, int s1, uint16_t port,
 			uint8_t flags, const char **why)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	int fam = (flags & SPF_V6) ? 1 : 0, one = 1, ret;
 	struct splice_conn *c;
 	uint32_t idx;
@@ -991,7 +991,7 @@ static int splice_start(struct shard *sh, int fd, int s1, uint16_t port,
 bool splice_accept(struct shard *sh, int fd, const void *sa,
 		   uint16_t guest_port)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	const char *why = "no socket from the namespace helper";
 	int cfam, fam, ns;
 
@@ -1034,7 +1034,7 @@ bool splice_accept(struct shard *sh, int fd, const void *sa,
  */
 static void splice_tl_accept(struct shard *sh, unsigned k)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	const struct splice_tl *tl = &sp->tl[k];
 	struct linger l = { .l_onoff = 1, .l_linger = 0 };
 	int budget = 64;
@@ -1088,7 +1088,7 @@ static void splice_tl_accept(struct shard *sh, unsigned k)
  */
 void splice_resume(struct shard *sh)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	unsigned k;
 
 	for (k = 0; sp && k < sp->ntl; k++) {
@@ -1110,7 +1110,7 @@ void splice_resume(struct shard *sh)
  */
 void splice_event(struct shard *sh, uint32_t idx, uint32_t events)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	struct splice_conn *c;
 	uint32_t i = idx >> 1;
 	int side = (int)(idx & 1), err = 0;
@@ -1179,7 +1179,7 @@ void splice_event(struct shard *sh, uint32_t idx, uint32_t events)
  */
 static int splice_nsh_call(struct shard *sh, struct nsh_req *req)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	uint64_t end = now_mono_ns() + SPLICE_WAIT_MS * 1000000ULL;
 	int fds[NSH_MAX_FDS], n, i, ret;
 	struct nsh_rsp rsp;
@@ -1243,7 +1243,7 @@ int splice_nsh_diag(struct shard *sh)
 {
 	struct nsh_req req = { .op = NSH_OP_DIAG, .family = AF_INET };
 
-	if (!sh->splice)
+	if (!sh->svc.splice)
 		return -ENOTCONN;
 	return splice_nsh_call(sh, &req);
 }
@@ -1261,7 +1261,7 @@ int splice_nsh_sockstat(struct shard *sh, int af)
 {
 	struct nsh_req req = { .op = NSH_OP_SOCKSTAT, .family = af };
 
-	if (!sh->splice)
+	if (!sh->svc.splice)
 		return -ENOTCONN;
 	return splice_nsh_call(sh, &req);
 }
@@ -1280,7 +1280,7 @@ int splice_nsh_udp(struct shard *sh, int af, uint16_t port)
 {
 	struct nsh_req req = { .op = NSH_OP_UDP, .family = af, .port = port };
 
-	if (!sh->splice)
+	if (!sh->svc.splice)
 		return -ENOTCONN;
 	return splice_nsh_call(sh, &req);
 }
@@ -1324,7 +1324,7 @@ static int splice_tl_slot(struct splice *sp)
 int splice_tl_add(struct shard *sh, int af, uint16_t guest_port,
 		  uint16_t host_port, unsigned tag)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	struct splice_tl *tl;
 	int k, fd;
 
@@ -1369,7 +1369,7 @@ int splice_tl_add(struct shard *sh, int af, uint16_t guest_port,
  */
 unsigned splice_tl_remove(struct shard *sh, uint16_t guest_port, unsigned tag)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	unsigned k, n = 0;
 
 	for (k = 0; sp && k < sp->ntl; k++) {
@@ -1394,7 +1394,7 @@ unsigned splice_tl_remove(struct shard *sh, uint16_t guest_port, unsigned tag)
  */
 bool splice_tl_port(const struct shard *sh, uint16_t guest_port)
 {
-	const struct splice *sp = sh->splice;
+	const struct splice *sp = sh->svc.splice;
 	unsigned k;
 
 	for (k = 0; sp && k < sp->ntl; k++)
@@ -1490,7 +1490,7 @@ int splice_init(struct shard *sh, int nsh_fd)
 	uint32_t i;
 	int ret;
 
-	sh->splice = NULL;
+	sh->svc.splice = NULL;
 	if (nsh_fd < 0) {
 		if (!need)
 			return 0;
@@ -1508,7 +1508,7 @@ int splice_init(struct shard *sh, int nsh_fd)
 	sp->free = calloc(sp->max, sizeof(*sp->free));
 	sp->nsh_fd = nsh_fd;
 	sp->lo_clients = cf->splice && cf->nfwd;
-	sh->splice = sp;
+	sh->svc.splice = sp;
 	if (!sp->conns || !sp->free) {
 		splice_fini(sh);
 		err("out of memory for the splice table (--max-flows)");
@@ -1561,7 +1561,7 @@ off:
  */
 void splice_fini(struct shard *sh)
 {
-	struct splice *sp = sh->splice;
+	struct splice *sp = sh->svc.splice;
 	uint32_t i;
 	int f;
 
@@ -1582,5 +1582,5 @@ void splice_fini(struct shard *sh)
 	free(sp->conns);
 	free(sp->free);
 	free(sp);
-	sh->splice = NULL;
+	sh->svc.splice = NULL;
 }

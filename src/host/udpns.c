@@ -233,7 +233,7 @@ static void udpns_flow_close(struct udpns *u, uint32_t i)
 static uint32_t udpns_flow_open(struct shard *sh, uint32_t lsn,
 				const union udpns_addr *peer)
 {
-	struct udpns *u = sh->udpns;
+	struct udpns *u = sh->svc.udpns;
 	const struct udpns_lsn *l = &u->lsn[lsn];
 	union udpns_addr dst;
 	struct udpns_flow *f;
@@ -295,7 +295,7 @@ static uint32_t udpns_flow_open(struct shard *sh, uint32_t lsn,
  */
 static void udpns_lsn_input(struct shard *sh, uint32_t lsn)
 {
-	struct udpns *u = sh->udpns;
+	struct udpns *u = sh->svc.udpns;
 	unsigned k;
 
 	for (k = 0; k < UDPNS_BUDGET; k++) {
@@ -343,7 +343,7 @@ static void udpns_lsn_input(struct shard *sh, uint32_t lsn)
  */
 static void udpns_flow_input(struct shard *sh, uint32_t i)
 {
-	struct udpns *u = sh->udpns;
+	struct udpns *u = sh->svc.udpns;
 	struct udpns_flow *f = &u->flows[i];
 	const struct udpns_lsn *l = &u->lsn[f->lsn];
 	unsigned k;
@@ -378,7 +378,7 @@ static void udpns_flow_input(struct shard *sh, uint32_t i)
  */
 static void udpns_expire(struct shard *sh)
 {
-	struct udpns *u = sh->udpns;
+	struct udpns *u = sh->svc.udpns;
 	uint64_t exp;
 	uint32_t i;
 
@@ -403,7 +403,7 @@ static void udpns_expire(struct shard *sh)
  */
 void udpns_event(struct shard *sh, uint32_t idx, uint32_t events)
 {
-	struct udpns *u = sh->udpns;
+	struct udpns *u = sh->svc.udpns;
 
 	(void)events;
 	if (!u)
@@ -432,7 +432,7 @@ void udpns_event(struct shard *sh, uint32_t idx, uint32_t events)
 static int udpns_lsn_open(struct shard *sh, int af, uint16_t port,
 			  uint16_t host_port)
 {
-	struct udpns *u = sh->udpns;
+	struct udpns *u = sh->svc.udpns;
 	struct udpns_lsn *l = &u->lsn[u->nlsn];
 	int fd = splice_nsh_udp(sh, af, port);
 
@@ -465,7 +465,7 @@ int udpns_init(struct shard *sh)
 	struct udpns *u;
 	int af, ret;
 
-	sh->udpns = NULL;
+	sh->svc.udpns = NULL;
 	for (i = 0; i < cf->nnsufwd; i++)
 		nports += (unsigned)(cf->nsufwd[i].last -
 				     cf->nsufwd[i].first) + 1;
@@ -476,7 +476,7 @@ int udpns_init(struct shard *sh)
 		err("out of memory for -U");
 		return -ENOMEM;
 	}
-	sh->udpns = u;
+	sh->svc.udpns = u;
 	u->tfd = -1;
 	u->max = cf->max_udp_flows < UDPNS_FLOWS_MAX ? cf->max_udp_flows :
 						       UDPNS_FLOWS_MAX;
@@ -492,7 +492,7 @@ int udpns_init(struct shard *sh)
 		free(u->flows);
 		free(u->bucket);
 		free(u);
-		sh->udpns = NULL;
+		sh->svc.udpns = NULL;
 		return -ENOMEM;
 	}
 	for (i = 0; i < u->nbucket; i++)
@@ -540,7 +540,7 @@ int udpns_init(struct shard *sh)
  */
 void udpns_fini(struct shard *sh)
 {
-	struct udpns *u = sh->udpns;
+	struct udpns *u = sh->svc.udpns;
 	uint32_t i;
 
 	if (!u)
@@ -556,5 +556,5 @@ void udpns_fini(struct shard *sh)
 	free(u->flows);
 	free(u->bucket);
 	free(u);
-	sh->udpns = NULL;
+	sh->svc.udpns = NULL;
 }

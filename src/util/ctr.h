@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ctr.h - the counter list: one X-macro generates the enum and the names
  *
- * Lives in util/ (not ctl/) because core/ increments counters and may only
- * include util/; ctl/ sums and prints them. Each counter is a per-shard
+ * Lives in util/ (not obs/) because core/ increments counters and may only
+ * include util/; obs/ctr.c sums and prints them. Each counter is a per-shard
  * uint64_t with a single writer (the shard's thread).
  */
 #ifndef SLIPWAY_CTR_H

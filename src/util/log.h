@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* log.h - logging interface; implemented in ctl/log.c, never used by core/ */
+/* log.h - logging interface; implemented in obs/log.c, never used by core/ */
 #ifndef SLIPWAY_LOG_H
 #define SLIPWAY_LOG_H
 

@@ -5,7 +5,7 @@
  *
  * Input: the text of a SPEC (at most 200 bytes are used; a NUL ends it
  * early). conf.c is compiled into this target; the only thing it needs
- * beyond libc is log_max_level (ctl/log.c), defined here.
+ * beyond libc is log_max_level (obs/log.c), defined here.
  *
  * Checks: the input is not modified; a failure gives a reason; a success
  * gives valid port mappings (ports 1-65535, the guest range within 65535,

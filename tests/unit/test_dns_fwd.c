@@ -156,7 +156,7 @@ static struct fenv *fenv_new(void)
 	cc.dns4_be = DNS4;
 	e->mem = calloc(1, core_mem_size(&cc));
 	assert_non_null(e->mem);
-	assert_int_equal(core_init(&e->sh->core, &cc, e->mem, e->sh->ctr,
+	assert_int_equal(core_init(&e->sh->core, &cc, e->mem, e->sh->stats.ctr,
 				   key), 0);
 	e->sh->fx.slots = calloc(ENV_SLOTS, ENV_SLOT_SIZE);
 	assert_non_null(e->sh->fx.slots);
@@ -252,8 +252,8 @@ static void test_servfail_from_copy(void **state)
 	memset(buf, 0xff, 64);
 	free(buf);
 	check_servfail(e, 0x1234);
-	assert_int_equal(e->sh->ctr[CTR_DNS_SERVFAIL], 1);
-	assert_int_equal(e->sh->ctr[CTR_DNS_DROP_BAD], 0);
+	assert_int_equal(e->sh->stats.ctr[CTR_DNS_SERVFAIL], 1);
+	assert_int_equal(e->sh->stats.ctr[CTR_DNS_DROP_BAD], 0);
 	fenv_free(e);
 }
 
@@ -333,10 +333,10 @@ static void test_guest_rewrites_query(void **state)
 	assert_int_equal(sigaction(SIGSEGV, &old, NULL), 0);
 	assert_true(faults_a >= 1 && faults_b >= 1);
 	/* dropped as a "reply" if the one read saw QR set, else answered */
-	assert_int_equal(e->sh->ctr[CTR_DNS_SERVFAIL] +
-				 e->sh->ctr[CTR_DNS_DROP_BAD],
+	assert_int_equal(e->sh->stats.ctr[CTR_DNS_SERVFAIL] +
+				 e->sh->stats.ctr[CTR_DNS_DROP_BAD],
 			 1);
-	if (e->sh->ctr[CTR_DNS_SERVFAIL])
+	if (e->sh->stats.ctr[CTR_DNS_SERVFAIL])
 		check_servfail(e, 0x4242);
 	else
 		assert_int_equal(e->sh->fx.nframes, 0);
@@ -415,13 +415,13 @@ static void test_socket_pool(void **state)
 		if (i == 99)
 			nm = udp_ports(mid, 64);
 	}
-	assert_int_equal(e->sh->ctr[CTR_DNS_SERVFAIL], 1000);
+	assert_int_equal(e->sh->stats.ctr[CTR_DNS_SERVFAIL], 1000);
 	/* all 8 opened within 100 queries (each slot is picked with 1/8) */
 	assert_int_equal(nm, 8);
 	for (i = 1; i < nm; i++)
 		assert_int_not_equal(mid[i], mid[i - 1]);
 	/* 1000 picks, at most 15 left on each of 8 sockets: 55 replaced */
-	assert_true(e->sh->ctr[CTR_DNS_SOCK_RENEWED] >= 55);
+	assert_true(e->sh->stats.ctr[CTR_DNS_SOCK_RENEWED] >= 55);
 	na = udp_ports(after, 64);
 	assert_int_equal(na, 8);
 	for (i = 0; i < na; i++) {

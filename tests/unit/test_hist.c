@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_hist.c - log-linear histograms (ctl/hist.c): bucket bounds, the
+/* test_hist.c - log-linear histograms (obs/hist.c): bucket bounds, the
  * error bound, quantiles against sorted data, merging, edge values
  */
 #include <math.h>
@@ -10,7 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "ctl/hist.h"
+#include "obs/hist.h"
 
 static struct hist ha, hb, hm;
 

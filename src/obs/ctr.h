@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ctr.h - counter output (the list itself is util/ctr.h) */
-#ifndef SLIPWAY_CTL_CTR_H
-#define SLIPWAY_CTL_CTR_H
+#ifndef SLIPWAY_OBS_CTR_H
+#define SLIPWAY_OBS_CTR_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -20,4 +20,4 @@
 void ctr_dump_json(FILE *out, uint64_t *const *shards, unsigned nshards,
 		   const char *extra);
 
-#endif /* SLIPWAY_CTL_CTR_H */
+#endif /* SLIPWAY_OBS_CTR_H */

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ctl/ctr.h"
+#include "obs/ctr.h"
 #include "util/util.h"
 
 #define CTR_NAME(name, desc) [CTR_##name] = #name,

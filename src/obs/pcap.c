@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl/pcap.h"
+#include "obs/pcap.h"
 #include "util/ctr.h"
 #include "util/log.h"
 

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "ctl/hist.h"
+#include "obs/hist.h"
 
 const char *const hist_names[] = {
 	[HIST_EDGE_RX_BYTES] = "edge_rx_frame_bytes",
