@@ -48,8 +48,10 @@
  * (RFC 2018), the ranges the guest reports holding are kept in a
  * scoreboard of TCP_SACK_RANGES in the flow, and recovery walks the holes
  * between them: snd_nxt jumps over each SACKed range (FX_SOCK_REWIND with
- * the new peek offset, which may lie ahead), so every hole the guest
- * reported goes out in the same round trip, and nothing it holds again.
+ * the new peek offset, which may lie ahead), and nothing it holds goes
+ * again. Two frames go per ACK of the guest: it names at most four
+ * ranges, the most recent first, so below them it may hold more than it
+ * said, and its next ACK shows how far a hole really reaches.
  * What lies beyond the last SACKed byte counts as in flight, not lost.
  * After a timeout everything is resent but what the guest SACKed; a second
  * timeout in a row forgets the scoreboard, in case the guest reneged.
@@ -1493,17 +1495,19 @@ static int tcp_process_ack(struct core *c, struct tcp_flow *f,
 			tcp_arm_data(c, f, now_ns);
 		tcp_intent(c, fx, FX_TX_WANTED, f);
 	} else {
-		/* in recovery, news of what the guest holds moves snd_nxt
-		 * past it, or lets the next hole go */
-		if (tcp_sack_input(c, f, s) && (f->flags & TCPF_RECOVER)) {
+		/* in recovery, any ACK lets the next frames go, and news of
+		 * what the guest holds moves snd_nxt past it */
+		if (tcp_sack_input(c, f, s) && (f->flags & TCPF_RECOVER))
 			tcp_sack_skip(c, f, fx);
+		if (f->flags & TCPF_RECOVER) {
+			f->dupacks = 0;
 			tcp_intent(c, fx, FX_TX_WANTED, f);
 		}
 		if (s->ack == f->snd_una && !s->len &&
 		    f->guest_wnd == old_wnd &&
 		    !(s->flags & (TH_SYN | TH_FIN)) &&
-		    f->snd_nxt != f->snd_una && ++f->dupacks == 3 &&
-		    !(f->flags & TCPF_RECOVER)) {
+		    f->snd_nxt != f->snd_una && !(f->flags & TCPF_RECOVER) &&
+		    ++f->dupacks == 3) {
 			/* fast recovery (RFC 6582, NewReno): the guest keeps
 			 * what came after the hole, so only the hole is sent
 			 * again, one segment per ACK, until an ACK covers all
@@ -1860,7 +1864,10 @@ uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 		if (hole && inflight &&
 		    tcp_sack_above(f, f->snd_nxt + hole) <= 2 * f->mss)
 			hole = 0;
-		room = MIN(room, hole);
+		/* two frames per ACK: the guest's SACK blocks cannot name
+		 * all it holds, and its ACKs tell what a hole really is */
+		room = MIN(room, MIN(hole, f->dupacks >= 2 ? 0 :
+				      (2U - f->dupacks) * *mss));
 	} else if (f->nsack) {
 		/* resending after a timeout: all but what the guest SACKed
 		 * (tcp_sack_skip() jumps over it) */
@@ -1903,6 +1910,9 @@ void tcp_build_data(struct core *c, struct tcp_flow *f, struct fx *fx,
 	 * the holes) */
 	if (SEQ_LT(f->snd_nxt, f->snd_max)) {
 		uint32_t again = MIN(len, f->snd_max - f->snd_nxt);
+
+		if (f->flags & TCPF_RECOVER)
+			f->dupacks++; /* frames resent since the last ACK */
 
 		CTR_ADD(c, TCP_RETRANS_BYTES, again);
 		if (f->nsack)

@@ -118,7 +118,8 @@ struct tcp_ooo {
  * @flags:	TCPF_*
  * @state:	enum tcp_state
  * @retries:	consecutive timeouts without progress
- * @dupacks:	duplicate ACK count
+ * @dupacks:	duplicate ACK count; in recovery, frames resent since the
+ *		last ACK (two may go per ACK)
  * @ws_guest:	the guest's window scale
  * @nsack:	ranges in @sack
  * @probes:	probe timeouts since the guest last acknowledged new data

@@ -2579,6 +2579,61 @@ static void test_sack_recovery(void **state)
 }
 
 /**
+ * test_sack_recovery_clocked() - recovery resends two frames per ACK: the
+ * guest's blocks cannot name all it holds, and its next ACK tells what the
+ * next hole really is
+ * @state:	environment
+ */
+static void test_sack_recovery_clocked(void **state)
+{
+	struct env *e = *state;
+	uint32_t una0, off, mss, b[6];
+	struct conn k;
+	int i;
+
+#define SEG(j) (una0 + (j) * 1460U)
+	open_sack(e, &k, 41013, 9100);
+	una0 = k.f->snd_una;
+	for (i = 0; i < 10; i++)
+		host_tx(e, &k, pat + i * 1460, 1460);
+	env_clear(e);
+	/* segments 1, 3 and 5 lost: three dupACKs start recovery */
+	k.gack = SEG(1);
+	gsend(e, &k, T_ACK, NULL, 0);
+	b[0] = SEG(2), b[1] = SEG(3), b[2] = SEG(4), b[3] = SEG(5);
+	b[4] = SEG(6), b[5] = SEG(10);
+	for (i = 0; i < 3; i++)
+		gsend_sack(e, &k, b, 3);
+	assert_true(k.f->flags & TCPF_RECOVER);
+	env_clear(e);
+	env_mark(e);
+
+	/* holes 1 and 3 go; hole 5 waits for the guest's next ACK */
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 1460);
+	host_tx(e, &k, pat + 1460, 1460);
+	assert_int_equal(k.f->snd_nxt, SEG(3));
+	env_clear(e);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 1460);
+	assert_int_equal(off, SEG(3) - SEG(1));
+	host_tx(e, &k, pat + 3 * 1460, 1460);
+	assert_int_equal(k.f->snd_nxt, SEG(5));
+	env_clear(e);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 0);
+	env_clear(e);
+	/* an ACK with nothing new still clocks the next frame out */
+	gsend_sack(e, &k, b, 3);
+	assert_intents(e, FX_TX_WANTED, -1);
+	env_clear(e);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 1460);
+	assert_int_equal(off, SEG(5) - SEG(1));
+	host_tx(e, &k, pat + 5 * 1460, 1460);
+	assert_int_equal(env_delta(e, CTR_TCP_RETRANS_BYTES), 3 * 1460);
+	env_clear(e);
+	rst_conn(e, &k);
+#undef SEG
+}
+
+/**
  * test_sack_hostile() - SACK blocks outside what was sent, inverted,
  * reaching back before snd_una, of a bad length or on a flow without SACK
  * are counted and ignored; good ones merge, the scoreboard keeps the
@@ -4091,6 +4146,7 @@ int main(void)
 		T(test_sack_negotiate),
 		TP(test_sack_blocks_sent),
 		T(test_sack_recovery),
+		T(test_sack_recovery_clocked),
 		T(test_sack_hostile),
 		T(test_rto),
 		T(test_rto_progress_resets),
