@@ -94,11 +94,11 @@ struct edge_kind {
 
 /* the edge kinds, by the command line's choice (conf.c sets it) */
 static const struct edge_kind edge_kinds[CONF_EDGE_NUM] = {
-	[CONF_EDGE_TAP]		= { tap_edge_init, true, false },
-	[CONF_EDGE_STREAM]	= { qsock_stream_edge_init, false, false },
-	[CONF_EDGE_DGRAM]	= { qsock_dgram_edge_init, false, true },
-	[CONF_EDGE_FD]		= { qsock_stream_edge_init, false, false },
-	[CONF_EDGE_VU]		= { vu_edge_init, false, false },
+	[CONF_EDGE_TAP] = { tap_edge_init, true, false },
+	[CONF_EDGE_STREAM] = { qsock_stream_edge_init, false, false },
+	[CONF_EDGE_DGRAM] = { qsock_dgram_edge_init, false, true },
+	[CONF_EDGE_FD] = { qsock_stream_edge_init, false, false },
+	[CONF_EDGE_VU] = { vu_edge_init, false, false },
 };
 
 /**
@@ -146,7 +146,8 @@ static bool ns_watch_gone(struct run *r)
 		char *p = buf;
 
 		while (p < buf + n) {
-			struct inotify_event *ev = (struct inotify_event *)(void *)p;
+			struct inotify_event *ev =
+				(struct inotify_event *)(void *)p;
 
 			if ((ev->mask & IN_DELETE_SELF) ||
 			    (ev->len && !strcmp(ev->name, r->ns_name)))
@@ -215,7 +216,8 @@ static void dump_stats(struct shard *sh, const struct run *r)
 	snprintf(extra, sizeof(extra),
 		 "\"version\":\"%s\",\"edge\":\"%s\",\"peek_offset\":%s,"
 		 "\"shards_n\":%u,\"max_flows\":%u",
-		 SLIPWAY_VERSION, sh->edge->ops->name, sh->sock.peek_off ? "true" : "false", sh->grp->n,
+		 SLIPWAY_VERSION, sh->edge->ops->name,
+		 sh->sock.peek_off ? "true" : "false", sh->grp->n,
 		 r->conf->max_flows);
 	ctr_dump_json(out, shards, sh->grp->n, extra);
 	if (out != stderr)
@@ -267,8 +269,9 @@ static bool on_other(struct shard *sh, uint64_t data, void *arg)
 			break;
 		case SIGCHLD:
 			if (cmd > 0 && waitpid(cmd, &st, WNOHANG) == cmd) {
-				r->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) :
-							       128 + WTERMSIG(st);
+				r->exit_code = WIFEXITED(st) ?
+						       WEXITSTATUS(st) :
+						       128 + WTERMSIG(st);
 				return true;
 			}
 			break;
@@ -459,7 +462,8 @@ static void nofile_raise(void)
 
 		rl.rlim_cur = rl.rlim_max;
 		if (setrlimit(RLIMIT_NOFILE, &rl)) {
-			debug("cannot raise the open files limit from %llu to %llu: %s",
+			debug("cannot raise the open files limit from %llu to "
+			      "%llu: %s",
 			      (unsigned long long)was,
 			      (unsigned long long)rl.rlim_max, strerror(errno));
 			return;
@@ -489,7 +493,8 @@ int main(int argc, char **argv)
 	struct netns_conf nc = { 0 };
 	struct netns_state ns = { .nsh_fd = -1 };
 	struct conf conf;
-	static struct edge edge; /* lives as long as the process, as its state does */
+	static struct edge
+		edge; /* lives as long as the process, as its state does */
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	const uint8_t *mac = bcast;
 	static struct run r;
@@ -505,12 +510,16 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "ctl"))
 		return ctl_client_main(argc - 1, argv + 1);
 	r.s4n.exit_fd = r.s4n.ready_fd = -1;
-	r.pasta = (struct pasta_conf){ .foreground = true, .netns_quit = true,
-				       .pid_fd = -1, .log_fd = -1,
-				       .null_fd = -1, .ready_fd = -1 };
+	r.pasta = (struct pasta_conf){ .foreground = true,
+				       .netns_quit = true,
+				       .pid_fd = -1,
+				       .log_fd = -1,
+				       .null_fd = -1,
+				       .ready_fd = -1 };
 	how = s4n_invoked(argc, argv);
 	if (how) {
-		s4n_conf_parse(&conf, &r.s4n, argc - (how - 1), argv + (how - 1));
+		s4n_conf_parse(&conf, &r.s4n, argc - (how - 1),
+			       argv + (how - 1));
 	} else if ((how = pasta_invoked(argc, argv, &pmode))) {
 		pasta_conf_parse(&conf, &r.pasta, pmode, argc - (how - 1),
 				 argv + (how - 1));
@@ -556,8 +565,10 @@ int main(int argc, char **argv)
 	memcpy(nc.addr6, &conf.guest6, 16);
 	nc.prefix6_len = conf.prefix6_len;
 	/* the default router: fe80::1, or the host's in pasta's model */
-	memcpy(nc.gw6, conf.addr_model == CONF_ADDR_HOST_COPY ?
-			       &conf.gw6 : &conf.gw6_ll, 16);
+	memcpy(nc.gw6,
+	       conf.addr_model == CONF_ADDR_HOST_COPY ? &conf.gw6 :
+							&conf.gw6_ll,
+	       16);
 	if (conf.dns && conf.dns4 && !conf.netns && conf.configure) {
 		char a6[INET6_ADDRSTRLEN + 16] = "";
 
@@ -585,11 +596,16 @@ int main(int argc, char **argv)
 		mac = ns.mac;
 	}
 	ret = kind->init(&edge, &(const struct edge_args){
-		.path = conf.sock_path, .fd = conf.sock_fd,
-		.nqueues = conf.shards, .offload = conf.offload,
-		.mtu = conf.mtu, .ctr = sh->stats.ctr,
-		.tap_fds = ns.tap_fds, .tap_nfds = ns.nqueues,
-		.vnet_hdr_len = nc.vnet_hdr_len, .ifname = conf.ifname });
+					.path = conf.sock_path,
+					.fd = conf.sock_fd,
+					.nqueues = conf.shards,
+					.offload = conf.offload,
+					.mtu = conf.mtu,
+					.ctr = sh->stats.ctr,
+					.tap_fds = ns.tap_fds,
+					.tap_nfds = ns.nqueues,
+					.vnet_hdr_len = nc.vnet_hdr_len,
+					.ifname = conf.ifname });
 	if (ret == -ENOMEM)
 		die("out of memory");
 	if (ret) {
@@ -641,7 +657,8 @@ int main(int argc, char **argv)
 		if (fl < 0 || fcntl(r.s4n.exit_fd, F_SETFL, fl | O_NONBLOCK) ||
 		    shard_ep_add(sh, r.s4n.exit_fd, EPOLLIN,
 				 EP_DATA(EP_CTL, CTL_IDX_EXIT_FD))) {
-			err_perror("cannot watch the exit fd %d", r.s4n.exit_fd);
+			err_perror("cannot watch the exit fd %d",
+				   r.s4n.exit_fd);
 			return 1;
 		}
 	}
@@ -663,10 +680,11 @@ int main(int argc, char **argv)
 
 	inet_ntop(AF_INET, &conf.guest4, a, sizeof(a));
 	inet_ntop(AF_INET, &conf.gw4, g, sizeof(g));
-	info("serving %s: guest %s/%u, gateway %s%s, MTU %u, %u published port(s), %u shard(s)",
+	info("serving %s: guest %s/%u, gateway %s%s, MTU %u, %u published "
+	     "port(s), %u shard(s)",
 	     edge.where, a, conf.prefix_len, g,
-	     conf.map_gw ? " (= host loopback)" : "", conf.mtu,
-	     fwd_count(sh), grp.n);
+	     conf.map_gw ? " (= host loopback)" : "", conf.mtu, fwd_count(sh),
+	     grp.n);
 	if (conf.ipv6) {
 		char a6[INET6_ADDRSTRLEN], g6[INET6_ADDRSTRLEN];
 		char l6[INET6_ADDRSTRLEN + 5] = " and ";
@@ -720,7 +738,8 @@ int main(int argc, char **argv)
 			info("the guest's connection closed: stopping");
 			r.exit_code = 0;
 		} else if (ret == -EBADFD || ret == -EIO || ret == -ENXIO) {
-			err("the tap device went away (deleted, or its namespace): stopping");
+			err("the tap device went away (deleted, or its "
+			    "namespace): stopping");
 		} else {
 			err_perror("event loop");
 		}

@@ -74,18 +74,18 @@
 
 const char tool_name[] = "swbridge";
 
-#define ETH_HDR_LEN		14
-#define FRAME_MAX		(65535 + ETH_HDR_LEN)	/* largest frame */
-#define TAP_READ_LEN		(FRAME_MAX + 64) /* room to see oversize */
-#define PREFIX_LEN		4	/* stream: big-endian frame length */
+#define ETH_HDR_LEN 14
+#define FRAME_MAX (65535 + ETH_HDR_LEN) /* largest frame */
+#define TAP_READ_LEN (FRAME_MAX + 64)	/* room to see oversize */
+#define PREFIX_LEN 4			/* stream: big-endian frame length */
 
-#define BATCH_FRAMES		64		/* tap to socket, per batch, at most */
-#define BATCH_BYTES		(1u << 20)	/* tap to socket, per batch */
-#define SOCK_BUF_LEN		(1u << 20)	/* stream socket to tap reads */
-#define DGRAM_BATCH		64		/* datagram socket to tap */
+#define BATCH_FRAMES 64		/* tap to socket, per batch, at most */
+#define BATCH_BYTES (1u << 20)	/* tap to socket, per batch */
+#define SOCK_BUF_LEN (1u << 20) /* stream socket to tap reads */
+#define DGRAM_BATCH 64		/* datagram socket to tap */
 
-#define SOCK_BUF_SIZE		(4 << 20)	/* SO_SNDBUF, SO_RCVBUF */
-#define VFKIT_MAGIC		"VFKT"
+#define SOCK_BUF_SIZE (4 << 20) /* SO_SNDBUF, SO_RCVBUF */
+#define VFKIT_MAGIC "VFKT"
 
 static const char *const dir_str[] = { "tap->socket", "socket->tap" };
 static_assert(sizeof(dir_str) / sizeof(dir_str[0]) == DIR_NUM,
@@ -154,26 +154,38 @@ static void usage(FILE *f)
 {
 	fputs("Usage:\n"
 	      "  swbridge --tap NAME [--mtu N] [--queue-frames N] [--batch N]\n"
-	      "           (--stream PATH | --dgram PATH --local PATH [--vfkit])\n"
+	      "           (--stream PATH | --dgram PATH --local PATH "
+	      "[--vfkit])\n"
 	      "\n"
-	      "Bridge a tap device, created in the current network namespace, to a\n"
+	      "Bridge a tap device, created in the current network namespace, "
+	      "to a\n"
 	      "unix socket speaking a socket edge framing:\n"
-	      "  --stream PATH     connect to PATH (SOCK_STREAM); each frame is\n"
-	      "                    preceded by a 4-byte big-endian length (QEMU\n"
+	      "  --stream PATH     connect to PATH (SOCK_STREAM); each frame "
+	      "is\n"
+	      "                    preceded by a 4-byte big-endian length "
+	      "(QEMU\n"
 	      "                    -netdev stream, passt)\n"
-	      "  --dgram PATH      send to PATH (SOCK_DGRAM), one frame per datagram\n"
+	      "  --dgram PATH      send to PATH (SOCK_DGRAM), one frame per "
+	      "datagram\n"
 	      "                    (QEMU -netdev dgram, vfkit)\n"
-	      "  --local PATH      datagram: bind here (an old file is removed)\n"
+	      "  --local PATH      datagram: bind here (an old file is "
+	      "removed)\n"
 	      "  --vfkit           datagram: send \"VFKT\" before any frame\n"
-	      "  --tap NAME        tap device to create (IFF_TAP, no vnet header)\n"
+	      "  --tap NAME        tap device to create (IFF_TAP, no vnet "
+	      "header)\n"
 	      "  --mtu N           its MTU (default 65520)\n"
 	      "  --queue-frames N  its txqueuelen (default 10000)\n"
-	      "  --batch N         at most N frames per socket write (default and\n"
-	      "                    most 64; 1 writes each frame alone, as QEMU does)\n"
+	      "  --batch N         at most N frames per socket write (default "
+	      "and\n"
+	      "                    most 64; 1 writes each frame alone, as QEMU "
+	      "does)\n"
 	      "\n"
-	      "The socket is connected first (retried for 5 s), then the tap is\n"
-	      "created and brought up; addressing is left to the caller. Runs until\n"
-	      "the peer closes or SIGTERM/SIGINT, then prints frames, bytes and drops\n"
+	      "The socket is connected first (retried for 5 s), then the tap "
+	      "is\n"
+	      "created and brought up; addressing is left to the caller. Runs "
+	      "until\n"
+	      "the peer closes or SIGTERM/SIGINT, then prints frames, bytes "
+	      "and drops\n"
 	      "each way on stderr.\n"
 	      "\n"
 	      "Exit status: 0 peer closed or signal, 1 error, 2 usage.\n",
@@ -305,8 +317,8 @@ static int sock_open(const struct opts *o)
 	socklen_t len;
 	int fd, rc;
 
-	fd = socket(AF_UNIX, (o->stream ? SOCK_STREAM : SOCK_DGRAM) |
-			     SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX,
+		    (o->stream ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		fprintf(stderr, "swbridge: socket: %s\n", strerror(errno));
 		exit(1);
@@ -365,7 +377,7 @@ static ssize_t tap_read(const struct bridge *b, uint8_t *buf)
 		if (r > 0)
 			return r;
 		if (r == 0)
-			return -EIO;	/* not expected from a tap */
+			return -EIO; /* not expected from a tap */
 		if (errno == EAGAIN)
 			return 0;
 		if (errno != EINTR)
@@ -479,8 +491,9 @@ static int send_dgrams(struct bridge *b, struct mmsghdr *mm, unsigned int cnt)
 
 		if (r > 0) {
 			for (i = 0; i < r; i++)
-				ctr_add(&c->bytes, mm[done + (unsigned int)i]
-						   .msg_hdr.msg_iov->iov_len);
+				ctr_add(&c->bytes,
+					mm[done + (unsigned int)i]
+						.msg_hdr.msg_iov->iov_len);
 			ctr_add(&c->frames, (uint64_t)r);
 			done += (unsigned int)r;
 			continue;
@@ -489,7 +502,7 @@ static int send_dgrams(struct bridge *b, struct mmsghdr *mm, unsigned int cnt)
 			continue;
 		if (errno != EMSGSIZE && errno != ENOBUFS && errno != ENOMEM)
 			return -errno;
-		count_drop(c, errno);	/* this one will not go */
+		count_drop(c, errno); /* this one will not go */
 		done++;
 	}
 	return 0;
@@ -617,8 +630,10 @@ static void *stream_to_tap(void *arg)
 		}
 		if (r == 0) {
 			if (have)
-				fprintf(stderr, "swbridge: peer closed inside "
-					"a frame (%zu bytes left)\n", have);
+				fprintf(stderr,
+					"swbridge: peer closed inside "
+					"a frame (%zu bytes left)\n",
+					have);
 			bridge_end(b, END_PEER);
 			return NULL;
 		}
@@ -630,7 +645,8 @@ static void *stream_to_tap(void *arg)
 			memcpy(&len_be, buf + pos, PREFIX_LEN);
 			len = ntohl(len_be);
 			if (!len || len > FRAME_MAX) {
-				fprintf(stderr, "swbridge: protocol error: "
+				fprintf(stderr,
+					"swbridge: protocol error: "
 					"frame length %zu (1 to %u allowed)\n",
 					len, FRAME_MAX);
 				bridge_end(b, END_ERROR);

@@ -64,17 +64,17 @@
 
 const char tool_name[] = "swconn";
 
-#define REQ_LEN		16
-#define REP_LEN		32
-#define OP_CLOSE	'C'
-#define OP_HOLD		'H'
-#define CONN_TIMEOUT_S	10.0	/* client: one connection, connect to EOF */
-#define HOLD_TIMEOUT_S	30.0	/* hold: connect to reply (SYN retries) */
-#define RELEASE_TICK_NS	10000000L	/* hold: a batch of closes per 10 ms */
-#define MAX_ERRORS	1000	/* client: stop early after this many */
-#define EPOLL_BATCH	256
-#define TICK_MS		100
-#define ERR_LEN		160
+#define REQ_LEN 16
+#define REP_LEN 32
+#define OP_CLOSE 'C'
+#define OP_HOLD 'H'
+#define CONN_TIMEOUT_S 10.0	  /* client: one connection, connect to EOF */
+#define HOLD_TIMEOUT_S 30.0	  /* hold: connect to reply (SYN retries) */
+#define RELEASE_TICK_NS 10000000L /* hold: a batch of closes per 10 ms */
+#define MAX_ERRORS 1000		  /* client: stop early after this many */
+#define EPOLL_BATCH 256
+#define TICK_MS 100
+#define ERR_LEN 160
 
 /**
  * enum cstate - state of one client-side connection
@@ -170,22 +170,32 @@ static void usage(FILE *f)
 	fputs("Usage:\n"
 	      "  swconn server PORT [--bind ADDR]\n"
 	      "  swconn client ADDR PORT --seconds S [--parallel K]\n"
-	      "  swconn hold ADDR PORT --count N [--parallel K] [--ready-file PATH]\n"
+	      "  swconn hold ADDR PORT --count N [--parallel K] [--ready-file "
+	      "PATH]\n"
 	      "                        [--hold-seconds S] [--timeout S]\n"
 	      "\n"
-	      "server  accept connections; answer each 16-byte request with a 32-byte\n"
-	      "        reply; close after it (client) or when the peer closes (hold).\n"
+	      "server  accept connections; answer each 16-byte request with a "
+	      "32-byte\n"
+	      "        reply; close after it (client) or when the peer closes "
+	      "(hold).\n"
 	      "        Runs until SIGTERM/SIGINT, then prints a JSON summary.\n"
-	      "client  new connections for S seconds, K in flight (default 4): connect,\n"
+	      "client  new connections for S seconds, K in flight (default 4): "
+	      "connect,\n"
 	      "        request, verify the reply and the EOF, close. Prints\n"
-	      "        {\"connections\",\"per_second\",\"errors\",\"seconds\",\"parallel\"}.\n"
-	      "hold    open N connections (K opening at once, default 64), verify each\n"
-	      "        reply, print a \"held\" JSON line, create PATH, hold them idle until\n"
-	      "        SIGTERM/SIGINT or S seconds, close them (K every 10 ms), print a\n"
+	      "        "
+	      "{\"connections\",\"per_second\",\"errors\",\"seconds\","
+	      "\"parallel\"}.\n"
+	      "hold    open N connections (K opening at once, default 64), "
+	      "verify each\n"
+	      "        reply, print a \"held\" JSON line, create PATH, hold "
+	      "them idle until\n"
+	      "        SIGTERM/SIGINT or S seconds, close them (K every 10 "
+	      "ms), print a\n"
 	      "        \"released\" line.\n"
 	      "        --timeout limits the opening phase (default 120 s).\n"
 	      "\n"
-	      "Exit status: 0 every connection verified, 1 any failure, 2 usage.\n",
+	      "Exit status: 0 every connection verified, 1 any failure, 2 "
+	      "usage.\n",
 	      f);
 }
 
@@ -235,7 +245,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	hold = !strcmp(o->cmd, "hold");
 	if (!server && !client && !hold)
 		usage_error("unknown command '%s' (expected server, client or "
-			    "hold)", o->cmd);
+			    "hold)",
+			    o->cmd);
 
 	for (i = 2; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -615,8 +626,8 @@ static int run_server(const struct opts *o)
 		perror("swconn: socket");
 		return 1;
 	}
-	if (setsockopt(s.lfd, SOL_SOCKET, SO_REUSEADDR, &one,
-		       sizeof(one)) < 0 ||
+	if (setsockopt(s.lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) <
+		    0 ||
 	    bind(s.lfd, (struct sockaddr *)&ss, len) < 0 ||
 	    listen(s.lfd, 4096) < 0) {
 		fprintf(stderr, "swconn: listen %s port %s: %s\n", o->addr,
@@ -656,8 +667,8 @@ static int run_server(const struct opts *o)
 			}
 		}
 	}
-	printf("{\"accepted\":%" PRIu64 ",\"served\":%" PRIu64 ",\"held\":%"
-	       PRIu64 ",\"held_max\":%" PRIu64 ",\"bad\":%" PRIu64
+	printf("{\"accepted\":%" PRIu64 ",\"served\":%" PRIu64
+	       ",\"held\":%" PRIu64 ",\"held_max\":%" PRIu64 ",\"bad\":%" PRIu64
 	       ",\"incomplete\":%" PRIu64 ",\"errors\":%" PRIu64 "}\n",
 	       s.accepted, s.served, s.held, s.held_max, s.bad, s.incomplete,
 	       s.errors);
@@ -750,16 +761,16 @@ static void cli_start(struct cli *L, struct cconn *c, double t)
 	c->rep_len = 0;
 	c->state = CS_CONNECTING;
 	L->active++;
-	c->fd = socket(L->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-		       SOCK_CLOEXEC, 0);
+	c->fd = socket(L->ss.ss_family,
+		       SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd < 0) {
 		cli_fail(L, c, "socket: %s", strerror(errno));
 		return;
 	}
 	if (connect(c->fd, (struct sockaddr *)&L->ss, L->ss_len) < 0 &&
 	    errno != EINPROGRESS) {
-		cli_fail(L, c, "connect %s port %s: %s", L->o->addr,
-			 L->o->port, strerror(errno));
+		cli_fail(L, c, "connect %s port %s: %s", L->o->addr, L->o->port,
+			 strerror(errno));
 		return;
 	}
 	ev.data.u64 = (uint64_t)(c - L->c);
@@ -782,8 +793,8 @@ static void cli_connected(struct cli *L, struct cconn *c)
 	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
 		err = errno;
 	if (err) {
-		cli_fail(L, c, "connect %s port %s: %s", L->o->addr,
-			 L->o->port, strerror(err));
+		cli_fail(L, c, "connect %s port %s: %s", L->o->addr, L->o->port,
+			 strerror(err));
 		return;
 	}
 	req_build(req, L->op, c->id);
@@ -825,14 +836,14 @@ static void cli_input(struct cli *L, struct cconn *c)
 			return;
 		}
 		if (c->state == CS_HELD) {
-			cli_fail(L, c, "held connection %" PRIu64 ": %s",
-				 c->id, n ? "unexpected data" :
-				 "closed by the peer");
+			cli_fail(L, c, "held connection %" PRIu64 ": %s", c->id,
+				 n ? "unexpected data" : "closed by the peer");
 			return;
 		}
 		if (c->state == CS_EOF) {
 			if (n) {
-				cli_fail(L, c, "connection %" PRIu64
+				cli_fail(L, c,
+					 "connection %" PRIu64
 					 ": %zd byte(s) after the reply",
 					 c->id, n);
 				return;
@@ -846,9 +857,10 @@ static void cli_input(struct cli *L, struct cconn *c)
 			return;
 		}
 		if (n == 0) {
-			cli_fail(L, c, "connection %" PRIu64
-				 ": EOF after %u of %d reply bytes", c->id,
-				 c->rep_len, REP_LEN);
+			cli_fail(L, c,
+				 "connection %" PRIu64
+				 ": EOF after %u of %d reply bytes",
+				 c->id, c->rep_len, REP_LEN);
 			return;
 		}
 		c->rep_len += (unsigned int)n;
@@ -858,7 +870,8 @@ static void cli_input(struct cli *L, struct cconn *c)
 		if (memcmp(want, c->rep, REP_LEN)) {
 			for (k = 0; want[k] == c->rep[k]; k++)
 				;
-			cli_fail(L, c, "connection %" PRIu64
+			cli_fail(L, c,
+				 "connection %" PRIu64
 				 ": reply byte %u is 0x%02x, expected 0x%02x",
 				 c->id, k, c->rep[k], want[k]);
 			return;
@@ -867,7 +880,7 @@ static void cli_input(struct cli *L, struct cconn *c)
 			c->state = CS_HELD;
 			L->active--;
 			L->done++;
-			continue;	/* and see that nothing follows */
+			continue; /* and see that nothing follows */
 		}
 		c->state = CS_EOF;
 	}
@@ -887,10 +900,12 @@ static void cli_timeouts(struct cli *L, double t)
 
 		if (c->state != CS_IDLE && c->state != CS_HELD &&
 		    t - c->t_start > L->timeout_s)
-			cli_fail(L, c, "connection %" PRIu64
-				 ": no %s after %g s", c->id,
+			cli_fail(L, c,
+				 "connection %" PRIu64 ": no %s after %g s",
+				 c->id,
 				 c->state == CS_CONNECTING ? "connection" :
-				 c->state == CS_REPLY ? "reply" : "EOF",
+				 c->state == CS_REPLY	   ? "reply" :
+							     "EOF",
 				 L->timeout_s);
 	}
 }
@@ -934,7 +949,8 @@ static void json_err(const struct cli *L)
 	fputs(",\"first_error\":\"", stdout);
 	for (p = L->err; *p; p++)
 		putchar(*p == '"' || *p == '\\' || (unsigned char)*p < 0x20 ?
-			'\'' : *p);
+				'\'' :
+				*p);
 	putchar('"');
 }
 
@@ -1010,8 +1026,9 @@ static int run_client(const struct opts *o)
 			break;
 	}
 	t = L.t_last - start;
-	printf("{\"connections\":%" PRIu64 ",\"per_second\":%.1f,\"errors\":%"
-	       PRIu64 ",\"seconds\":%.3f,\"parallel\":%u",
+	printf("{\"connections\":%" PRIu64
+	       ",\"per_second\":%.1f,\"errors\":%" PRIu64
+	       ",\"seconds\":%.3f,\"parallel\":%u",
 	       L.done, t > 0 ? (double)L.done / t : 0.0, L.errors, t,
 	       o->parallel);
 	json_err(&L);

@@ -48,14 +48,14 @@
 
 const char tool_name[] = "swrr";
 
-#define DEFAULT_COUNT	10000u
-#define DEFAULT_SIZE	64u
-#define DEFAULT_WARMUP	100u
-#define DEFAULT_TIMEOUT	10	/* seconds without progress */
-#define MAX_SIZE	(1u << 20)
-#define MAX_COUNT	100000000u
-#define ECHO_BUF_LEN	65536u
-#define MAX_CONNS	64	/* server: concurrent connections */
+#define DEFAULT_COUNT 10000u
+#define DEFAULT_SIZE 64u
+#define DEFAULT_WARMUP 100u
+#define DEFAULT_TIMEOUT 10 /* seconds without progress */
+#define MAX_SIZE (1u << 20)
+#define MAX_COUNT 100000000u
+#define ECHO_BUF_LEN 65536u
+#define MAX_CONNS 64 /* server: concurrent connections */
 
 /**
  * struct rr_opts - command line
@@ -87,23 +87,32 @@ static void usage(FILE *f)
 {
 	fputs("Usage:\n"
 	      "  swrr server PORT [--bind ADDR] [--once]\n"
-	      "  swrr client ADDR PORT [--count N] [--size BYTES] [--warmup N]\n"
+	      "  swrr client ADDR PORT [--count N] [--size BYTES] [--warmup "
+	      "N]\n"
 	      "                        [--timeout SEC]\n"
 	      "\n"
-	      "TCP request/response latency over one connection (TCP_NODELAY): the\n"
-	      "client sends a message of --size bytes, the server echoes it, the client\n"
-	      "verifies every byte and times the round trip (CLOCK_MONOTONIC).\n"
+	      "TCP request/response latency over one connection (TCP_NODELAY): "
+	      "the\n"
+	      "client sends a message of --size bytes, the server echoes it, "
+	      "the client\n"
+	      "verifies every byte and times the round trip "
+	      "(CLOCK_MONOTONIC).\n"
 	      "\n"
 	      "  --bind ADDR     server: listen address (default 0.0.0.0)\n"
 	      "  --once          server: exit after the first connection\n"
 	      "  --count N       client: measured round trips (default 10000)\n"
-	      "  --size BYTES    client: message size, 1..1048576 (default 64)\n"
-	      "  --warmup N      client: round trips before measuring (default 100)\n"
-	      "  --timeout SEC   client: fail after SEC seconds without progress\n"
+	      "  --size BYTES    client: message size, 1..1048576 (default "
+	      "64)\n"
+	      "  --warmup N      client: round trips before measuring (default "
+	      "100)\n"
+	      "  --timeout SEC   client: fail after SEC seconds without "
+	      "progress\n"
 	      "                  (default 10)\n"
 	      "\n"
-	      "The client prints one JSON line: count, size, warmup, p50_us, p90_us,\n"
-	      "p99_us, mean_us, min_us, max_us, seconds (and error on failure).\n"
+	      "The client prints one JSON line: count, size, warmup, p50_us, "
+	      "p90_us,\n"
+	      "p99_us, mean_us, min_us, max_us, seconds (and error on "
+	      "failure).\n"
 	      "Exit status: 0 all round trips verified, 1 failure, 2 usage.\n",
 	      f);
 }
@@ -470,20 +479,24 @@ static int run_client(const struct rr_opts *o)
 		t0 = now_ns();
 		rc = write_all(fd, sbuf, o->size, o->timeout_s);
 		if (rc)
-			return fail_json(o, done, "round trip %" PRIu64
-					 ": write: %s", i, strerror(-rc));
+			return fail_json(o, done,
+					 "round trip %" PRIu64 ": write: %s", i,
+					 strerror(-rc));
 		rc = read_full(fd, rbuf, o->size, o->timeout_s);
 		if (rc)
-			return fail_json(o, done, "round trip %" PRIu64
-					 ": read: %s", i, rc == -EPIPE ?
-					 "EOF from the server" : strerror(-rc));
+			return fail_json(o, done,
+					 "round trip %" PRIu64 ": read: %s", i,
+					 rc == -EPIPE ? "EOF from the server" :
+							strerror(-rc));
 		t1 = now_ns();
 		if (memcmp(sbuf, rbuf, o->size)) {
 			for (k = 0; sbuf[k] == rbuf[k]; k++)
 				;
-			return fail_json(o, done, "round trip %" PRIu64
+			return fail_json(o, done,
+					 "round trip %" PRIu64
 					 ": byte %zu of the echo is 0x%02x, "
-					 "sent 0x%02x", i, k, rbuf[k], sbuf[k]);
+					 "sent 0x%02x",
+					 i, k, rbuf[k], sbuf[k]);
 		}
 		if (i >= o->warmup) {
 			lat[done++] = t1 - t0;
@@ -606,8 +619,7 @@ static int run_server(const struct rr_opts *o)
 		return 1;
 	}
 	if (setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(lfd, (struct sockaddr *)&ss, len) < 0 ||
-	    listen(lfd, 64) < 0) {
+	    bind(lfd, (struct sockaddr *)&ss, len) < 0 || listen(lfd, 64) < 0) {
 		fprintf(stderr, "swrr: listen %s port %s: %s\n", o->addr,
 			o->port, strerror(errno));
 		close(lfd);
@@ -623,8 +635,8 @@ static int run_server(const struct rr_opts *o)
 		pfd[n++].events = POLLIN;
 		for (i = 0; i < MAX_CONNS; i++) {
 			pfd[n].fd = conns[i].fd;
-			pfd[n].events = conns[i].off < conns[i].len ?
-					POLLOUT : POLLIN;
+			pfd[n].events = conns[i].off < conns[i].len ? POLLOUT :
+								      POLLIN;
 			pfd[n++].revents = 0;
 		}
 		if (poll(pfd, (nfds_t)n, -1) < 0) {

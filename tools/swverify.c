@@ -51,25 +51,25 @@
 
 const char tool_name[] = "swverify";
 
-#define PAT_SHIFT	9
-#define PAT_WORDS	(1u << PAT_SHIFT)
-#define PAT_MASK	(PAT_WORDS - 1)
+#define PAT_SHIFT 9
+#define PAT_WORDS (1u << PAT_SHIFT)
+#define PAT_MASK (PAT_WORDS - 1)
 
-#define WEYL		0x9e3779b97f4a7c15ULL
-#define STREAM_MUL	0xd1b54a32d192ed03ULL
-#define MIX_M1		0xbf58476d1ce4e5b9ULL
-#define MIX_M2		0x94d049bb133111ebULL
+#define WEYL 0x9e3779b97f4a7c15ULL
+#define STREAM_MUL 0xd1b54a32d192ed03ULL
+#define MIX_M1 0xbf58476d1ce4e5b9ULL
+#define MIX_M2 0x94d049bb133111ebULL
 
 #ifndef IO_BUF_SIZE
-#define IO_BUF_SIZE	(256u * 1024)	/* scratch buffers for send/recv */
+#define IO_BUF_SIZE (256u * 1024) /* scratch buffers for send/recv */
 #endif
-#define ECHO_RING_SIZE	(256u * 1024)	/* per-connection echo buffer; 2^n */
-#define IO_BURST	8		/* syscalls per connection per wakeup */
-#define STALL_SECONDS	10.0	/* default --stall */
-#define DEFAULT_BYTES	(1ULL << 30)
-#define DEFAULT_TIMEOUT	60.0
+#define ECHO_RING_SIZE (256u * 1024) /* per-connection echo buffer; 2^n */
+#define IO_BURST 8		     /* syscalls per connection per wakeup */
+#define STALL_SECONDS 10.0	     /* default --stall */
+#define DEFAULT_BYTES (1ULL << 30)
+#define DEFAULT_TIMEOUT 60.0
 
-#define ADDR_LEN	96		/* "[v6addr%scope]:port" */
+#define ADDR_LEN 96 /* "[v6addr%scope]:port" */
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
@@ -88,7 +88,7 @@ static uint64_t pat_bkey;
 static uint64_t stream_mul_inv;
 static uint64_t mix_m1_inv;
 static uint64_t mix_m2_inv;
-static uint64_t pat_seed;	/* for messages */
+static uint64_t pat_seed; /* for messages */
 
 /**
  * mix64() - splitmix64 finaliser, a bijection on 64-bit integers
@@ -428,11 +428,11 @@ struct opts {
 	uint64_t bytes;
 	bool bytes_set;
 	uint64_t seed;
-	unsigned int conns;	/* server: 0 = forever */
-	unsigned int parallel;	/* client */
+	unsigned int conns;    /* server: 0 = forever */
+	unsigned int parallel; /* client */
 	bool parallel_set;
-	double timeout;		/* 0 = none */
-	double stall;		/* seconds without progress that fail */
+	double timeout; /* 0 = none */
+	double stall;	/* seconds without progress that fail */
 	const char *ready_file;
 };
 
@@ -443,42 +443,61 @@ struct opts {
 static void usage(FILE *f)
 {
 	fputs("Usage:\n"
-	      "  swverify server --listen ADDR:PORT [--mode recv|send|echo] [--bytes N]\n"
-	      "                  [--seed S] [--conns N | --once] [--ready-file PATH]\n"
+	      "  swverify server --listen ADDR:PORT [--mode recv|send|echo] "
+	      "[--bytes N]\n"
+	      "                  [--seed S] [--conns N | --once] [--ready-file "
+	      "PATH]\n"
 	      "                  [--timeout SEC]\n"
-	      "  swverify client --connect ADDR:PORT [--mode send|recv|echo] [--bytes N]\n"
+	      "  swverify client --connect ADDR:PORT [--mode send|recv|echo] "
+	      "[--bytes N]\n"
 	      "                  [--seed S] [--parallel N] [--timeout SEC]\n"
 	      "\n"
-	      "Moves a deterministic byte pattern derived from (seed, connection, offset)\n"
+	      "Moves a deterministic byte pattern derived from (seed, "
+	      "connection, offset)\n"
 	      "over TCP and verifies every byte that is received.\n"
 	      "\n"
-	      "  -l, --listen ADDR:PORT   server address (IPv6 as [addr]:port; port 0 = any)\n"
+	      "  -l, --listen ADDR:PORT   server address (IPv6 as [addr]:port; "
+	      "port 0 = any)\n"
 	      "  -c, --connect ADDR:PORT  client target\n"
-	      "  -m, --mode MODE          send: write N bytes, shut down, wait for EOF\n"
+	      "  -m, --mode MODE          send: write N bytes, shut down, wait "
+	      "for EOF\n"
 	      "                           recv: read and verify until EOF\n"
-	      "                           echo: client sends N bytes and verifies the echo;\n"
+	      "                           echo: client sends N bytes and "
+	      "verifies the echo;\n"
 	      "                                 server echoes everything back\n"
 	      "                           (default: server recv, client send)\n"
-	      "  -b, --bytes N            bytes per connection, suffixes K M G T (1024-based);\n"
-	      "                           senders default to 1G, receivers check the count\n"
+	      "  -b, --bytes N            bytes per connection, suffixes K M G "
+	      "T (1024-based);\n"
+	      "                           senders default to 1G, receivers "
+	      "check the count\n"
 	      "                           only when given\n"
 	      "  -s, --seed S             pattern seed (default 0)\n"
-	      "  -n, --conns N            server: serve N connections, then exit\n"
+	      "  -n, --conns N            server: serve N connections, then "
+	      "exit\n"
 	      "                           (default: serve forever)\n"
 	      "  -1, --once               server: same as --conns 1\n"
-	      "  -r, --ready-file PATH    server: create PATH (containing ADDR:PORT) once\n"
+	      "  -r, --ready-file PATH    server: create PATH (containing "
+	      "ADDR:PORT) once\n"
 	      "                           listening\n"
-	      "  -P, --parallel N         client: N concurrent connections, indices 0..N-1\n"
-	      "  -t, --timeout SEC        client: fail if the run takes longer (default 60,\n"
-	      "                           0 = none); server: per-connection limit (default\n"
-	      "                           none).  A connection without progress for 10 s\n"
+	      "  -P, --parallel N         client: N concurrent connections, "
+	      "indices 0..N-1\n"
+	      "  -t, --timeout SEC        client: fail if the run takes longer "
+	      "(default 60,\n"
+	      "                           0 = none); server: per-connection "
+	      "limit (default\n"
+	      "                           none).  A connection without "
+	      "progress for 10 s\n"
 	      "                           fails while a timeout is active.\n"
-	      "  -S, --stall SEC          seconds without progress that fail a connection\n"
-	      "                           (default 10; fractions allowed: 1.5)\n"
+	      "  -S, --stall SEC          seconds without progress that fail a "
+	      "connection\n"
+	      "                           (default 10; fractions allowed: "
+	      "1.5)\n"
 	      "  -h, --help               show this help\n"
 	      "\n"
-	      "One JSON line per connection is printed on stdout; --parallel adds a summary.\n"
-	      "Exit status: 0 all verified, 1 verification or connection failure, 2 usage.\n",
+	      "One JSON line per connection is printed on stdout; --parallel "
+	      "adds a summary.\n"
+	      "Exit status: 0 all verified, 1 verification or connection "
+	      "failure, 2 usage.\n",
 	      f);
 }
 
@@ -506,11 +525,24 @@ static bool parse_u64(const char *s, bool suffix, uint64_t *out)
 		return false;
 	if (suffix && *end) {
 		switch (*end) {
-		case 'k': case 'K': shift = 10; break;
-		case 'm': case 'M': shift = 20; break;
-		case 'g': case 'G': shift = 30; break;
-		case 't': case 'T': shift = 40; break;
-		default: return false;
+		case 'k':
+		case 'K':
+			shift = 10;
+			break;
+		case 'm':
+		case 'M':
+			shift = 20;
+			break;
+		case 'g':
+		case 'G':
+			shift = 30;
+			break;
+		case 't':
+		case 'T':
+			shift = 40;
+			break;
+		default:
+			return false;
 		}
 		end++;
 	}
@@ -619,12 +651,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'b':
 			if (!parse_u64(optarg, true, &o->bytes))
-				usage_error("--bytes: invalid size '%s'", optarg);
+				usage_error("--bytes: invalid size '%s'",
+					    optarg);
 			o->bytes_set = true;
 			break;
 		case 's':
 			if (!parse_u64(optarg, false, &o->seed))
-				usage_error("--seed: invalid number '%s'", optarg);
+				usage_error("--seed: invalid number '%s'",
+					    optarg);
 			break;
 		case 'n':
 			if (conns)
@@ -646,9 +680,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 't':
 			errno = 0;
 			o->timeout = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->timeout >= 0) ||
-			    o->timeout > 1e7)
-				usage_error("--timeout: invalid number of seconds '%s'",
+			if (errno || end == optarg || *end ||
+			    !(o->timeout >= 0) || o->timeout > 1e7)
+				usage_error("--timeout: invalid number of "
+					    "seconds '%s'",
 					    optarg);
 			timeout_set = true;
 			break;
@@ -657,7 +692,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->stall = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->stall > 0) ||
 			    o->stall > 1e6)
-				usage_error("--stall: invalid number of seconds '%s'",
+				usage_error("--stall: invalid number of "
+					    "seconds '%s'",
 					    optarg);
 			break;
 		case 'h':
@@ -680,7 +716,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 	if (o->role == ROLE_SERVER) {
 		if (connect || o->parallel_set)
-			usage_error("--connect and --parallel are client options");
+			usage_error(
+				"--connect and --parallel are client options");
 		if (!listen)
 			usage_error("server needs --listen ADDR:PORT");
 		o->addr = listen;
@@ -689,7 +726,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->mode = MODE_RECV;
 	} else {
 		if (listen || conns || o->ready_file)
-			usage_error("--listen, --conns, --once and --ready-file are server options");
+			usage_error("--listen, --conns, --once and "
+				    "--ready-file are server options");
 		if (!connect)
 			usage_error("client needs --connect ADDR:PORT");
 		o->addr = connect;
@@ -742,8 +780,9 @@ static bool resolve(const char *spec, bool passive, struct sockaddr_storage *ss,
 		const char *colon = strrchr(spec, ':');
 
 		if (!colon || strchr(spec, ':') != colon)
-			usage_error("%s: expected ADDR:PORT (IPv6 as [ADDR]:PORT)",
-				    spec);
+			usage_error(
+				"%s: expected ADDR:PORT (IPv6 as [ADDR]:PORT)",
+				spec);
 		hlen = (size_t)(colon - spec);
 		port = colon + 1;
 	}
@@ -800,15 +839,15 @@ static void format_addr(const struct sockaddr *sa, socklen_t len, char *buf,
 
 struct conn {
 	int fd;
-	unsigned int idx;	/* client: i of --parallel; server: accept order */
+	unsigned int idx; /* client: i of --parallel; server: accept order */
 	enum mode mode;
 	bool connecting;
 	bool done;
 
-	uint32_t stream;	/* pattern stream sent / expected */
+	uint32_t stream; /* pattern stream sent / expected */
 	bool stream_known;
-	bool stream_guessed;	/* first word matched no stream of the seed */
-	uint8_t head[8];	/* first bytes, until the stream is known */
+	bool stream_guessed; /* first word matched no stream of the seed */
+	uint8_t head[8];     /* first bytes, until the stream is known */
 	unsigned int head_len;
 
 	uint64_t tx_total;
@@ -821,12 +860,12 @@ struct conn {
 	bool rx_eof;
 	bool verifying;
 
-	uint8_t *ring;		/* echo server only: bytes not yet echoed */
+	uint8_t *ring; /* echo server only: bytes not yet echoed */
 	size_t ring_head;
 	size_t ring_len;
 
-	bool failed;		/* verdict: not verified */
-	bool abort;		/* tear down now, with a reset */
+	bool failed; /* verdict: not verified */
+	bool abort;  /* tear down now, with a reset */
 	char err[256];
 	double t_start;
 	double t_progress;
@@ -847,7 +886,7 @@ struct loop {
 	struct conn **conns;
 	size_t nconns;
 	size_t cap;
-	struct pollfd *pfd;	/* cap + 1 entries: listener first */
+	struct pollfd *pfd; /* cap + 1 entries: listener first */
 	int lfd;
 	unsigned int accepted;
 	uint8_t *rxbuf;
@@ -938,8 +977,9 @@ static inline bool echo_server(const struct conn *c)
 static void conn_sock_error(struct conn *c, const char *op, int err)
 {
 	if (err == ECONNRESET || err == EPIPE)
-		conn_fail(c, true, "connection reset by peer during %s (sent %"
-			  PRIu64 " of %" PRIu64 ", received %" PRIu64 " bytes)",
+		conn_fail(c, true,
+			  "connection reset by peer during %s (sent %" PRIu64
+			  " of %" PRIu64 ", received %" PRIu64 " bytes)",
 			  op, c->tx_off, c->tx_total, c->rx_cnt);
 	else
 		conn_fail(c, true, "%s: %s", op, strerror(err));
@@ -1048,8 +1088,9 @@ static void verify_range(struct conn *c, const uint8_t *p, size_t n,
 		  "mismatch at offset %" PRIu64 ": expected 0x%02x got 0x%02x",
 		  off + pos, pat_byte(c->stream, off + pos), p[pos]);
 	if (c->stream_guessed)
-		fprintf(stderr, "conn %u: the data does not start like any stream of seed %"
-			PRIu64 " (wrong --seed?)\n",
+		fprintf(stderr,
+			"conn %u: the data does not start like any stream of "
+			"seed %" PRIu64 " (wrong --seed?)\n",
 			c->idx, pat_seed);
 }
 
@@ -1106,8 +1147,9 @@ static void rx_consume(struct conn *c, const uint8_t *p, size_t n)
 		verify_range(c, p, n, off);
 	if (c->verifying && c->rx_expect_set && c->rx_cnt > c->rx_expect)
 		conn_fail(c, !echo_server(c),
-			  "long transfer: received more than the expected %"
-			  PRIu64 " bytes", c->rx_expect);
+			  "long transfer: received more than the expected "
+			  "%" PRIu64 " bytes",
+			  c->rx_expect);
 }
 
 /**
@@ -1124,13 +1166,16 @@ static void rx_eof(struct conn *c)
 	if (c->failed)
 		return;
 	if (c->rx_expect_set && c->rx_cnt != c->rx_expect)
-		conn_fail(c, !echo_server(c), "%s transfer: received %" PRIu64
-			  " of %" PRIu64 " bytes",
+		conn_fail(c, !echo_server(c),
+			  "%s transfer: received %" PRIu64 " of %" PRIu64
+			  " bytes",
 			  c->rx_cnt < c->rx_expect ? "short" : "long",
 			  c->rx_cnt, c->rx_expect);
 	else if (c->mode == MODE_ECHO && !echo_server(c) && !c->tx_shut)
-		conn_fail(c, true, "peer closed after %" PRIu64 " of %" PRIu64
-			  " bytes were sent", c->tx_off, c->tx_total);
+		conn_fail(c, true,
+			  "peer closed after %" PRIu64 " of %" PRIu64
+			  " bytes were sent",
+			  c->tx_off, c->tx_total);
 }
 
 /**
@@ -1170,7 +1215,8 @@ static void do_rx(struct loop *L, struct conn *c, double t)
 			return;
 		}
 		if (c->mode == MODE_SEND) {
-			conn_fail(c, true, "received %zd unexpected bytes from the peer",
+			conn_fail(c, true,
+				  "received %zd unexpected bytes from the peer",
 				  n);
 			return;
 		}
@@ -1303,7 +1349,8 @@ static void conn_finish(struct loop *L, struct conn *c, double t)
 		if (c->abort) {
 			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
-			setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+			setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg,
+				   sizeof(lg));
 		}
 		close(c->fd);
 		c->fd = -1;
@@ -1316,7 +1363,8 @@ static void conn_finish(struct loop *L, struct conn *c, double t)
 		printf(",\"stream\":%" PRIu32, c->stream);
 	if (o->role == ROLE_SERVER)
 		printf(",\"peer\":\"%s\"", c->peer);
-	printf(",\"bytes\":%" PRIu64 ",\"verified\":%s,\"seconds\":%.6f,\"gbps\":%.3f",
+	printf(",\"bytes\":%" PRIu64
+	       ",\"verified\":%s,\"seconds\":%.6f,\"gbps\":%.3f",
 	       bytes, c->failed ? "false" : "true", secs,
 	       secs > 0 ? (double)bytes * 8 / secs / 1e9 : 0.0);
 	if (c->failed) {
@@ -1419,20 +1467,23 @@ static void check_timers(struct loop *L, double t, double deadline)
 			continue;
 		if (o->role == ROLE_CLIENT && deadline && t >= deadline)
 			conn_fail(c, true,
-				  "timeout: the run took longer than %g s (sent %"
-				  PRIu64 ", received %" PRIu64 " bytes)",
+				  "timeout: the run took longer than %g s "
+				  "(sent %" PRIu64 ", received %" PRIu64
+				  " bytes)",
 				  o->timeout, c->tx_off, c->rx_cnt);
 		else if (o->role == ROLE_SERVER && t - c->t_start >= o->timeout)
 			conn_fail(c, true,
-				  "timeout: the connection took longer than %g s (sent %"
-				  PRIu64 ", received %" PRIu64 " bytes)",
+				  "timeout: the connection took longer than %g "
+				  "s (sent %" PRIu64 ", received %" PRIu64
+				  " bytes)",
 				  o->timeout, c->tx_off, c->rx_cnt);
 		else if (t - c->t_progress >= o->stall && c->connecting)
 			conn_fail(c, true, "connect %s: no answer for %g s",
 				  o->addr, o->stall);
 		else if (t - c->t_progress >= o->stall)
-			conn_fail(c, true, "stalled: no progress for %g s (sent %"
-				  PRIu64 ", received %" PRIu64 " bytes)",
+			conn_fail(c, true,
+				  "stalled: no progress for %g s (sent %" PRIu64
+				  ", received %" PRIu64 " bytes)",
 				  o->stall, c->tx_off, c->rx_cnt);
 		else
 			continue;
@@ -1492,7 +1543,8 @@ static bool accept_conns(struct loop *L, double t)
 			return false;
 		}
 		c = conn_new(L, fd, L->accepted++, t);
-		format_addr((struct sockaddr *)&ss, len, c->peer, sizeof(c->peer));
+		format_addr((struct sockaddr *)&ss, len, c->peer,
+			    sizeof(c->peer));
 		if (o->conns && L->accepted >= o->conns) {
 			close(L->lfd);
 			L->lfd = -1;
@@ -1639,8 +1691,8 @@ static int run_client(const struct opts *o)
 		struct conn *c;
 		int fd;
 
-		fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-			    SOCK_CLOEXEC, 0);
+		fd = socket(ss.ss_family,
+			    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		c = conn_new(&L, fd, i, L.start);
 		if (fd < 0) {
 			conn_fail(c, true, "socket: %s", strerror(errno));
@@ -1668,8 +1720,10 @@ static int run_client(const struct opts *o)
 
 	secs = now() - L.start;
 	if (o->parallel_set) {
-		printf("{\"role\":\"client\",\"conns\":%u,\"ok\":%u,\"failed\":%u,"
-		       "\"bytes\":%" PRIu64 ",\"seconds\":%.6f,\"gbps\":%.3f}\n",
+		printf("{\"role\":\"client\",\"conns\":%u,\"ok\":%u,\"failed\":"
+		       "%u,"
+		       "\"bytes\":%" PRIu64
+		       ",\"seconds\":%.6f,\"gbps\":%.3f}\n",
 		       o->parallel, L.ok, L.failed, L.total_bytes, secs,
 		       secs > 0 ? (double)L.total_bytes * 8 / secs / 1e9 : 0.0);
 		fflush(stdout);
@@ -1724,7 +1778,8 @@ static int run_server(const struct opts *o)
 
 	if (!resolve(o->addr, true, &ss, &len))
 		return 1;
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
 	if (fd < 0) {
 		perror("swverify: socket");
 		return 1;

@@ -118,37 +118,38 @@
 
 const char tool_name[] = "swvu";
 
-#define TX_BUF_LEN		(65536 + 4096)	/* header + largest frame (64 KiB
+#define TX_BUF_LEN \
+	(65536 + 4096)	    /* header + largest frame (64 KiB
 						 * with TSO), and room to see
 						 * an oversize one */
-#define RX_BUF_DEFAULT		4096	/* receive buffer with MRG_RXBUF */
-#define RX_BUF_MIN		64
-#define TX_BATCH		64	/* frames per kick, at most */
+#define RX_BUF_DEFAULT 4096 /* receive buffer with MRG_RXBUF */
+#define RX_BUF_MIN 64
+#define TX_BATCH 64 /* frames per kick, at most */
 
-#define RING_DEFAULT		256	/* QEMU's default queue size */
-#define RING_MAX		1024	/* QEMU's largest */
-#define QUEUES_MAX		8	/* queue pairs */
-#define MEM_DEFAULT_MIB		256
-#define MEM_MAX_MIB		16384
-#define PAGE_LEN		4096
+#define RING_DEFAULT 256 /* QEMU's default queue size */
+#define RING_MAX 1024	 /* QEMU's largest */
+#define QUEUES_MAX 8	 /* queue pairs */
+#define MEM_DEFAULT_MIB 256
+#define MEM_MAX_MIB 16384
+#define PAGE_LEN 4096
 
-#define REPLY_TIMEOUT_S		10
+#define REPLY_TIMEOUT_S 10
 
 /* split virtqueues (virtio 1.x, 2.6) */
-#define DESC_F_WRITE		2
-#define DESC_F_INDIRECT		4
-#define REMAP_EVERY_MS		50	/* --misbehave remap: how often */
-#define AVAIL_F_NO_INTERRUPT	1
-#define USED_F_NO_NOTIFY	1
+#define DESC_F_WRITE 2
+#define DESC_F_INDIRECT 4
+#define REMAP_EVERY_MS 50 /* --misbehave remap: how often */
+#define AVAIL_F_NO_INTERRUPT 1
+#define USED_F_NO_NOTIFY 1
 
 /* virtio-net header (virtio 1.x, 5.1.6) */
-#define HDR_LEN_LEGACY		10	/* no num_buffers */
-#define HDR_LEN			12
-#define HDR_F_NEEDS_CSUM	1
-#define HDR_F_DATA_VALID	2
-#define HDR_CSUM_START_OFF	6
-#define HDR_CSUM_OFFSET_OFF	8
-#define HDR_NUM_BUFFERS_OFF	10
+#define HDR_LEN_LEGACY 10 /* no num_buffers */
+#define HDR_LEN 12
+#define HDR_F_NEEDS_CSUM 1
+#define HDR_F_DATA_VALID 2
+#define HDR_CSUM_START_OFF 6
+#define HDR_CSUM_OFFSET_OFF 8
+#define HDR_NUM_BUFFERS_OFF 10
 
 /**
  * vu_req_str() - name of a request, for messages
@@ -159,20 +160,34 @@ const char tool_name[] = "swvu";
 static const char *vu_req_str(enum vu_req req)
 {
 	switch (req) {
-	case VU_GET_FEATURES:		return "GET_FEATURES";
-	case VU_SET_FEATURES:		return "SET_FEATURES";
-	case VU_SET_OWNER:		return "SET_OWNER";
-	case VU_SET_MEM_TABLE:		return "SET_MEM_TABLE";
-	case VU_SET_VRING_NUM:		return "SET_VRING_NUM";
-	case VU_SET_VRING_ADDR:		return "SET_VRING_ADDR";
-	case VU_SET_VRING_BASE:		return "SET_VRING_BASE";
-	case VU_SET_VRING_KICK:		return "SET_VRING_KICK";
-	case VU_SET_VRING_CALL:		return "SET_VRING_CALL";
-	case VU_GET_PROTOCOL_FEATURES:	return "GET_PROTOCOL_FEATURES";
-	case VU_SET_PROTOCOL_FEATURES:	return "SET_PROTOCOL_FEATURES";
-	case VU_GET_QUEUE_NUM:		return "GET_QUEUE_NUM";
-	case VU_SET_VRING_ENABLE:	return "SET_VRING_ENABLE";
-	default:			break;	/* not sent by swvu */
+	case VU_GET_FEATURES:
+		return "GET_FEATURES";
+	case VU_SET_FEATURES:
+		return "SET_FEATURES";
+	case VU_SET_OWNER:
+		return "SET_OWNER";
+	case VU_SET_MEM_TABLE:
+		return "SET_MEM_TABLE";
+	case VU_SET_VRING_NUM:
+		return "SET_VRING_NUM";
+	case VU_SET_VRING_ADDR:
+		return "SET_VRING_ADDR";
+	case VU_SET_VRING_BASE:
+		return "SET_VRING_BASE";
+	case VU_SET_VRING_KICK:
+		return "SET_VRING_KICK";
+	case VU_SET_VRING_CALL:
+		return "SET_VRING_CALL";
+	case VU_GET_PROTOCOL_FEATURES:
+		return "GET_PROTOCOL_FEATURES";
+	case VU_SET_PROTOCOL_FEATURES:
+		return "SET_PROTOCOL_FEATURES";
+	case VU_GET_QUEUE_NUM:
+		return "GET_QUEUE_NUM";
+	case VU_SET_VRING_ENABLE:
+		return "SET_VRING_ENABLE";
+	default:
+		break; /* not sent by swvu */
 	}
 	return "?";
 }
@@ -424,8 +439,8 @@ struct fe {
  * die() - report a set-up error and exit with status 1
  * @fmt:	printf format
  */
-static _Noreturn __attribute__((format(printf, 1, 2)))
-void die(const char *fmt, ...)
+static _Noreturn __attribute__((format(printf, 1, 2))) void die(const char *fmt,
+								...)
 {
 	va_list ap;
 
@@ -442,8 +457,8 @@ void die(const char *fmt, ...)
  * @fe:		frontend
  * @fmt:	printf format
  */
-static __attribute__((format(printf, 2, 3)))
-void worker_fail(struct fe *fe, const char *fmt, ...)
+static __attribute__((format(printf, 2, 3))) void
+worker_fail(struct fe *fe, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -462,41 +477,53 @@ void worker_fail(struct fe *fe, const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("Usage:\n"
-	      "  swvu --tap NAME --socket PATH [--queues N] [--mtu N] [--ring N]\n"
+	      "  swvu --tap NAME --socket PATH [--queues N] [--mtu N] [--ring "
+	      "N]\n"
 	      "       [--mem MIB] [--rx-buf BYTES] [--queue-frames N]\n"
 	      "       [--no-offload] [--features-mask HEX]\n"
 	      "       [--misbehave indirect|remap [--after MS]]\n"
 	      "\n"
-	      "Be the frontend (the VM) of a vhost-user net backend, and bridge\n"
+	      "Be the frontend (the VM) of a vhost-user net backend, and "
+	      "bridge\n"
 	      "its queues to a tap device created in the current network\n"
 	      "namespace, so that the namespace's stack is the guest's:\n"
 	      "  --socket PATH       the backend's vhost-user socket\n"
-	      "  --tap NAME          tap device to create (with a vnet header)\n"
+	      "  --tap NAME          tap device to create (with a vnet "
+	      "header)\n"
 	      "  --queues N          queue pairs, 1 to 8 (default 1; above 1\n"
 	      "                      needs the backend's MQ protocol feature)\n"
 	      "  --mtu N             the tap's MTU (default 65520)\n"
-	      "  --ring N            size of every ring, a power of 2 up to 1024\n"
+	      "  --ring N            size of every ring, a power of 2 up to "
+	      "1024\n"
 	      "                      (default 256)\n"
 	      "  --mem MIB           guest memory, one memfd (default 256)\n"
-	      "  --rx-buf BYTES      receive buffer size with MRG_RXBUF (default\n"
-	      "                      4096; without it, buffers hold a whole frame)\n"
+	      "  --rx-buf BYTES      receive buffer size with MRG_RXBUF "
+	      "(default\n"
+	      "                      4096; without it, buffers hold a whole "
+	      "frame)\n"
 	      "  --queue-frames N    the tap's txqueuelen (default 10000)\n"
 	      "  --no-offload        no checksum or segmentation offloads\n"
 	      "  --features-mask HEX AND the virtio features wanted with HEX\n"
 	      "                      (VERSION_1 MRG_RXBUF CSUM GUEST_CSUM\n"
-	      "                      HOST_TSO4/6 GUEST_TSO4/6 EVENT_IDX MQ, bit 30)\n"
+	      "                      HOST_TSO4/6 GUEST_TSO4/6 EVENT_IDX MQ, "
+	      "bit 30)\n"
 	      "  --misbehave indirect  a hostile guest: --after MS (default\n"
 	      "                      1000), queue pair 0 posts one transmit\n"
 	      "                      descriptor with the INDIRECT flag (not\n"
 	      "                      negotiated: the backend must drop us)\n"
 	      "  --misbehave remap   a hostile frontend: from --after MS on,\n"
-	      "                      SET_MEM_TABLE again every 50 ms, while the\n"
+	      "                      SET_MEM_TABLE again every 50 ms, while "
+	      "the\n"
 	      "                      queues run\n"
 	      "\n"
-	      "The socket is connected first (retried for 5 s), the features are\n"
-	      "negotiated, then the tap is created and brought up, and one line\n"
-	      "tells what was negotiated; addressing is left to the caller. Runs\n"
-	      "until the backend closes the socket or SIGTERM/SIGINT, then prints\n"
+	      "The socket is connected first (retried for 5 s), the features "
+	      "are\n"
+	      "negotiated, then the tap is created and brought up, and one "
+	      "line\n"
+	      "tells what was negotiated; addressing is left to the caller. "
+	      "Runs\n"
+	      "until the backend closes the socket or SIGTERM/SIGINT, then "
+	      "prints\n"
 	      "frames, bytes and drops each way on stderr. SIGUSR2 prints the\n"
 	      "state of every ring.\n"
 	      "\n"
@@ -602,8 +629,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->mask = parse_hex64("--features-mask", optarg);
 			break;
 		case 'B':
-			if (strcmp(optarg, "indirect") && strcmp(optarg, "remap"))
-				usage_error("--misbehave: indirect or remap, not '%s'",
+			if (strcmp(optarg, "indirect") &&
+			    strcmp(optarg, "remap"))
+				usage_error("--misbehave: indirect or remap, "
+					    "not '%s'",
 					    optarg);
 			o->misbehave = optarg;
 			break;
@@ -671,7 +700,7 @@ static int vu_send(struct fe *fe, enum vu_req req, uint32_t flags,
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return -errno;
-	if ((size_t)r != want)	/* tiny messages on a unix socket */
+	if ((size_t)r != want) /* tiny messages on a unix socket */
 		return -EMSGSIZE;
 	return 0;
 }
@@ -730,8 +759,8 @@ static void vu_recv_reply(struct fe *fe, enum vu_req req, void *payload,
 
 	rc = read_full(fe->sock_fd, &h, sizeof(h));
 	if (!rc)
-		rc = read_full(fe->sock_fd, payload, len < h.size ? len :
-						       h.size);
+		rc = read_full(fe->sock_fd, payload,
+			       len < h.size ? len : h.size);
 	if (rc == -ECONNRESET)
 		die("backend closed the socket instead of answering %s",
 		    vu_req_str(req));
@@ -785,16 +814,16 @@ static void vu_set(struct fe *fe, enum vu_req req, const void *payload,
 	uint64_t v;
 	int rc;
 
-	rc = vu_send(fe, req, ack ? VU_FLAG_NEED_REPLY : 0, payload, len,
-		     &fd, fd >= 0 ? 1 : 0);
+	rc = vu_send(fe, req, ack ? VU_FLAG_NEED_REPLY : 0, payload, len, &fd,
+		     fd >= 0 ? 1 : 0);
 	if (rc)
 		die("sending %s: %s", vu_req_str(req), strerror(-rc));
 	if (!ack)
 		return;
 	vu_recv_reply(fe, req, &v, sizeof(v));
 	if (v)
-		die("backend refused %s (status %" PRIu64 ")",
-		    vu_req_str(req), v);
+		die("backend refused %s (status %" PRIu64 ")", vu_req_str(req),
+		    v);
 }
 
 /**
@@ -1060,14 +1089,17 @@ static void negotiate(struct fe *fe, const struct opts *o)
 
 		if (!(fe->proto & BIT(PF_MQ)))
 			die("--queues %u: the backend does not offer the MQ "
-			    "protocol feature%s", o->queues,
-			    f & BIT(F_PROTOCOL_FEATURES) ? "" :
-			    " (no protocol features)");
+			    "protocol feature%s",
+			    o->queues,
+			    f & BIT(F_PROTOCOL_FEATURES) ?
+				    "" :
+				    " (no protocol features)");
 		n = vu_get_u64(fe, VU_GET_QUEUE_NUM);
 		/* queue pairs, as QEMU's vhost-user net reads it */
 		if (n < o->queues)
 			die("--queues %u: the backend has %" PRIu64
-			    " queue pairs", o->queues, n);
+			    " queue pairs",
+			    o->queues, n);
 	}
 
 	vu_set(fe, VU_SET_OWNER, NULL, 0, -1);
@@ -1075,7 +1107,8 @@ static void negotiate(struct fe *fe, const struct opts *o)
 
 	fe->mrg = f & BIT(F_MRG_RXBUF);
 	fe->hdr_len = (f & (BIT(F_VERSION_1) | BIT(F_MRG_RXBUF))) ?
-		      HDR_LEN : HDR_LEN_LEGACY;
+			      HDR_LEN :
+			      HDR_LEN_LEGACY;
 }
 
 /**
@@ -1116,7 +1149,8 @@ static void tap_open(struct fe *fe, const struct opts *o)
 		off |= TUN_F_TSO6;
 
 	for (i = 0; i < fe->npairs; i++) {
-		int fd = tap_create(o->tap, fe->npairs > 1 ?
+		int fd = tap_create(o->tap,
+				    fe->npairs > 1 ?
 					    IFF_VNET_HDR | IFF_MULTI_QUEUE :
 					    IFF_VNET_HDR);
 
@@ -1285,17 +1319,20 @@ static int tx_reclaim(struct pair *p)
 
 	vq->seen_used = used;
 	if (n > vq->num) {
-		worker_fail(p->fe, "backend error: queue %u used index %u is "
-			    "%u ahead of %u", vq->index, used, n,
-			    vq->last_used);
+		worker_fail(p->fe,
+			    "backend error: queue %u used index %u is "
+			    "%u ahead of %u",
+			    vq->index, used, n, vq->last_used);
 		return -EPROTO;
 	}
 	while (vq->last_used != used) {
 		uint32_t id = vq->used_ring[vq->last_used & (vq->num - 1)].id;
 
 		if (id >= vq->num || !vq->posted[id]) {
-			worker_fail(p->fe, "backend error: queue %u used id "
-				    "%u was not posted", vq->index, id);
+			worker_fail(p->fe,
+				    "backend error: queue %u used id "
+				    "%u was not posted",
+				    vq->index, id);
 			return -EPROTO;
 		}
 		vq->posted[id] = false;
@@ -1420,14 +1457,17 @@ static int rx_take(struct pair *p, uint16_t pos, uint32_t *len)
 	struct vq_used_elem e = vq->used_ring[pos & (vq->num - 1)];
 
 	if (e.id >= vq->num || !vq->posted[e.id]) {
-		worker_fail(p->fe, "backend error: queue %u used id %u was "
-			    "not posted", vq->index, e.id);
+		worker_fail(p->fe,
+			    "backend error: queue %u used id %u was "
+			    "not posted",
+			    vq->index, e.id);
 		return -EPROTO;
 	}
 	if (e.len > vq->buf_len) {
-		worker_fail(p->fe, "backend error: queue %u used length %u "
-			    "exceeds the %zu-byte buffer", vq->index, e.len,
-			    vq->buf_len);
+		worker_fail(p->fe,
+			    "backend error: queue %u used length %u "
+			    "exceeds the %zu-byte buffer",
+			    vq->index, e.len, vq->buf_len);
 		return -EPROTO;
 	}
 	vq->posted[e.id] = false;
@@ -1480,18 +1520,18 @@ static void rx_data_valid(uint8_t *buf, size_t len, size_t hl)
 	if (!(buf[0] & HDR_F_DATA_VALID) || (buf[0] & HDR_F_NEEDS_CSUM) ||
 	    flen < l3 + 20)
 		return;
-	if (f[12] == 0x08 && f[13] == 0x00) {		/* IPv4 */
+	if (f[12] == 0x08 && f[13] == 0x00) { /* IPv4 */
 		size_t ihl = (size_t)(f[l3] & 0xf) * 4;
 		unsigned int tot = (unsigned int)(f[l3 + 2] << 8 | f[l3 + 3]);
 
 		if ((f[l3] >> 4) != 4 || ihl < 20 || tot < ihl ||
-		    ((f[l3 + 6] & 0x3f) | f[l3 + 7]))	/* MF, offset */
+		    ((f[l3 + 6] & 0x3f) | f[l3 + 7])) /* MF, offset */
 			return;
 		proto = f[l3 + 9];
 		l4 = l3 + ihl;
 		l4_len = tot - (unsigned int)ihl;
 		sum = csum_add(sum, f + l3 + 12, 8);
-	} else if (f[12] == 0x86 && f[13] == 0xdd) {	/* IPv6 */
+	} else if (f[12] == 0x86 && f[13] == 0xdd) { /* IPv6 */
 		if (flen < l3 + 40 || (f[l3] >> 4) != 6)
 			return;
 		proto = f[l3 + 6];
@@ -1515,7 +1555,7 @@ static void rx_data_valid(uint8_t *buf, size_t len, size_t hl)
 	buf[hl + l4 + csum_off] = (uint8_t)(sum >> 8);
 	buf[hl + l4 + csum_off + 1] = (uint8_t)sum;
 	buf[0] = (uint8_t)((buf[0] & ~HDR_F_DATA_VALID) | HDR_F_NEEDS_CSUM);
-	v = (uint16_t)l4;			/* little endian, as the tap's */
+	v = (uint16_t)l4; /* little endian, as the tap's */
 	buf[HDR_CSUM_START_OFF] = (uint8_t)v;
 	buf[HDR_CSUM_START_OFF + 1] = (uint8_t)(v >> 8);
 	buf[HDR_CSUM_OFFSET_OFF] = (uint8_t)csum_off;
@@ -1532,8 +1572,7 @@ static void rx_data_valid(uint8_t *buf, size_t len, size_t hl)
 static void rx_write(struct pair *p, const struct iovec *iov, int cnt,
 		     size_t len)
 {
-	tap_put(p->tap_fd, &p->ctr[DIR_TO_TAP], iov, cnt,
-		len - p->fe->hdr_len);
+	tap_put(p->tap_fd, &p->ctr[DIR_TO_TAP], iov, cnt, len - p->fe->hdr_len);
 }
 
 /**
@@ -1568,9 +1607,10 @@ static int rx_frames(struct pair *p, struct iovec *iov, uint32_t *old)
 
 	vq->seen_used = used;
 	if (have > vq->num) {
-		worker_fail(p->fe, "backend error: queue %u used index %u is "
-			    "%u ahead of %u", vq->index, used, have,
-			    vq->last_used);
+		worker_fail(p->fe,
+			    "backend error: queue %u used index %u is "
+			    "%u ahead of %u",
+			    vq->index, used, have, vq->last_used);
 		return -EPROTO;
 	}
 	while (have) {
@@ -1586,12 +1626,14 @@ static int rx_frames(struct pair *p, struct iovec *iov, uint32_t *old)
 			nb = (uint16_t)(hdr[HDR_NUM_BUFFERS_OFF] |
 					hdr[HDR_NUM_BUFFERS_OFF + 1] << 8);
 			if (!nb || nb > vq->num) {
-				worker_fail(p->fe, "backend error: queue %u "
-					    "num_buffers %u", vq->index, nb);
+				worker_fail(p->fe,
+					    "backend error: queue %u "
+					    "num_buffers %u",
+					    vq->index, nb);
 				return -EPROTO;
 			}
 			if (nb > have)
-				break;	/* the rest is still to come */
+				break; /* the rest is still to come */
 		}
 		for (k = 0; k < nb; k++) {
 			uint32_t len;
@@ -1601,9 +1643,11 @@ static int rx_frames(struct pair *p, struct iovec *iov, uint32_t *old)
 			if (id < 0)
 				return id;
 			if (!k && len < hl) {
-				worker_fail(p->fe, "backend error: queue %u "
+				worker_fail(p->fe,
+					    "backend error: queue %u "
 					    "frame of %u bytes, shorter than "
-					    "its header", vq->index, len);
+					    "its header",
+					    vq->index, len);
 				return -EPROTO;
 			}
 			old[k] = vq->buf_of[id];
@@ -1615,7 +1659,7 @@ static int rx_frames(struct pair *p, struct iovec *iov, uint32_t *old)
 			vq->buf_of[id] = vq->spare[--vq->nspare];
 			vq->desc[id].addr = vq->buf_off +
 					    (uint64_t)vq->buf_of[id] *
-					    vq->buf_len;
+						    vq->buf_len;
 			vq_add(vq, (uint16_t)id);
 		}
 		vq_expose(vq);
@@ -1698,11 +1742,12 @@ static void print_ready(const struct fe *fe, const struct opts *o)
 {
 	char to_be[16], to_tap[16];
 
-	fprintf(stderr, "swvu: %s up, %u queue pair%s of %u entries, features "
+	fprintf(stderr,
+		"swvu: %s up, %u queue pair%s of %u entries, features "
 		"0x%" PRIx64 " protocol 0x%" PRIx64 ", header %zu, rx buffers "
-		"%zu, offloads tap->backend %s backend->tap %s\n", o->tap,
-		fe->npairs, fe->npairs > 1 ? "s" : "", o->ring, fe->features,
-		fe->proto, fe->hdr_len, fe->pairs[0].rx.buf_len,
+		"%zu, offloads tap->backend %s backend->tap %s\n",
+		o->tap, fe->npairs, fe->npairs > 1 ? "s" : "", o->ring,
+		fe->features, fe->proto, fe->hdr_len, fe->pairs[0].rx.buf_len,
 		offload_str(to_be, fe->features, F_CSUM, F_HOST_TSO4,
 			    F_HOST_TSO6),
 		offload_str(to_tap, fe->features, F_GUEST_CSUM, F_GUEST_TSO4,
@@ -1746,10 +1791,12 @@ static void dump_rings(const struct fe *fe)
 			uint16_t u = __atomic_load_n(vq->used_idx_p,
 						     __ATOMIC_RELAXED);
 
-			fprintf(stderr, "swvu: queue %u (%s): avail %u used %u "
+			fprintf(stderr,
+				"swvu: queue %u (%s): avail %u used %u "
 				"(backend holds %u of %u), avail flags 0x%x "
 				"used_event %u, used flags 0x%x avail_event "
-				"%u\n", vq->index, k ? "tx" : "rx", a, u,
+				"%u\n",
+				vq->index, k ? "tx" : "rx", a, u,
 				(uint16_t)(a - u), vq->num,
 				__atomic_load_n(vq->avail_flags,
 						__ATOMIC_RELAXED),
@@ -1875,8 +1922,9 @@ int main(int argc, char **argv)
 				   vq_need(o.ring, o.ring, TX_BUF_LEN));
 	if (need > (size_t)o.mem_mib << 20)
 		die("%u queue pair%s of %u entries need %zu MiB of guest "
-		    "memory: raise --mem", o.queues, o.queues > 1 ? "s" : "",
-		    o.ring, (need + (1u << 20) - 1) >> 20);
+		    "memory: raise --mem",
+		    o.queues, o.queues > 1 ? "s" : "", o.ring,
+		    (need + (1u << 20) - 1) >> 20);
 	gmem_init(&fe, o.mem_mib);
 	set_mem_table(&fe);
 

@@ -67,10 +67,12 @@ void print_summary(const char *why, const char *const dir_str[DIR_NUM],
 		const struct dir_count *c = &cnt[d];
 		int err = c->drop_err;
 
-		fprintf(stderr, " %s %" PRIu64 " frames %" PRIu64 " bytes %"
-			PRIu64 " dropped%s%s%s", dir_str[d], c->frames,
-			c->bytes, c->drops, err ? " (last: " : "",
-			err ? strerror(err) : "", err ? ")" : "");
+		fprintf(stderr,
+			" %s %" PRIu64 " frames %" PRIu64 " bytes %" PRIu64
+			" dropped%s%s%s",
+			dir_str[d], c->frames, c->bytes, c->drops,
+			err ? " (last: " : "", err ? strerror(err) : "",
+			err ? ")" : "");
 		fputs(d + 1 < DIR_NUM ? "," : "\n", stderr);
 	}
 }

@@ -11,12 +11,12 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#define CONNECT_TIMEOUT_S	5
-#define CONNECT_RETRY_NS	50000000L
+#define CONNECT_TIMEOUT_S 5
+#define CONNECT_RETRY_NS 50000000L
 
-#define MTU_DEFAULT		65520
-#define MTU_MAX			65521	/* tun: 65535 - Ethernet header */
-#define QLEN_DEFAULT		10000
+#define MTU_DEFAULT 65520
+#define MTU_MAX 65521 /* tun: 65535 - Ethernet header */
+#define QLEN_DEFAULT 10000
 
 /**
  * enum dir - direction of a flow of frames
@@ -24,11 +24,7 @@
  * @DIR_TO_TAP:		received from the peer, written to the tap
  * @DIR_NUM:		number of directions
  */
-enum dir {
-	DIR_FROM_TAP,
-	DIR_TO_TAP,
-	DIR_NUM
-};
+enum dir { DIR_FROM_TAP, DIR_TO_TAP, DIR_NUM };
 
 /**
  * struct dir_ctr - counters of one direction; single writer (its thread),
@@ -66,12 +62,7 @@ struct dir_count {
  * @END_ERROR:		an error, already reported on stderr
  * @END_NUM:		number of reasons
  */
-enum end {
-	END_NONE,
-	END_PEER,
-	END_ERROR,
-	END_NUM
-};
+enum end { END_NONE, END_PEER, END_ERROR, END_NUM };
 
 /**
  * ctr_add() - add to a counter that only the calling thread writes

@@ -37,7 +37,8 @@ size_t core_mem_size(const struct core_conf *conf)
 	       (size_t)conf->max_flows * sizeof(uint32_t) +
 	       (size_t)conf->max_udp_flows * sizeof(struct udp_flow) +
 	       (size_t)core_nbuckets(conf->max_udp_flows) * sizeof(uint32_t) +
-	       (size_t)conf->ooo_slots * (sizeof(struct tcp_ooo) + TCP_OOO_SLOT) +
+	       (size_t)conf->ooo_slots *
+		       (sizeof(struct tcp_ooo) + TCP_OOO_SLOT) +
 	       8; /* the ooo slots are 8-byte aligned */
 }
 
@@ -60,9 +61,13 @@ void core_conf_default(struct core_conf *cc)
 	a[3] = CORE_GW4_HOST;
 	memcpy(&cc->gw4_be, a, 4);
 	for (i = 0; i < 4; i++) /* the prefix's bits, in network order */
-		a[i] = (uint8_t)(CORE_NET4_PREFIX_DEFAULT >= 8 * (i + 1) ? 0xff :
-				 CORE_NET4_PREFIX_DEFAULT <= 8 * i ? 0 :
-				 0xff << (8 - (CORE_NET4_PREFIX_DEFAULT - 8 * i)));
+		a[i] = (uint8_t)(CORE_NET4_PREFIX_DEFAULT >= 8 * (i + 1) ?
+					 0xff :
+				 CORE_NET4_PREFIX_DEFAULT <= 8 * i ?
+					 0 :
+					 0xff << (8 -
+						  (CORE_NET4_PREFIX_DEFAULT -
+						   8 * i)));
 	memcpy(&cc->mask4_be, a, 4);
 	cc->map_gw_to_loopback = true;
 	cc->mtu = CORE_MTU_DEFAULT;
@@ -179,8 +184,7 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
  *
  * Return: 0, or -1 if the frame is too short or the header is invalid
  */
-int vnet_hdr_parse(const struct core *c, struct pkt_view *v,
-		   struct vnet_hdr *h)
+int vnet_hdr_parse(const struct core *c, struct pkt_view *v, struct vnet_hdr *h)
 {
 	const uint8_t *p;
 
@@ -367,8 +371,7 @@ bool core_pass_on(struct core *c, int to)
  *
  * Return: false if @daddr is the gateway and the mapping is off
  */
-bool core_dst_map(const struct core *c, const uint8_t *daddr,
-		  uint8_t *target)
+bool core_dst_map(const struct core *c, const uint8_t *daddr, uint8_t *target)
 {
 	static const uint8_t lo6[ADDR_LEN] = { [15] = 1 }, none6[ADDR_LEN];
 	bool v4 = addr_is4(daddr), gw;
@@ -441,8 +444,8 @@ int core_set_edge(struct core *c, unsigned vnet_hdr_len, bool csum_offload,
 {
 	if ((vnet_hdr_len != 0 && vnet_hdr_len != 10 && vnet_hdr_len != 12) ||
 	    (csum_offload && !vnet_hdr_len) ||
-	    (gso_max && (!csum_offload ||
-			 gso_max > 65535 - IP4_HLEN - TCP_HLEN)))
+	    (gso_max &&
+	     (!csum_offload || gso_max > 65535 - IP4_HLEN - TCP_HLEN)))
 		return -EINVAL;
 	c->conf.vnet_hdr_len = vnet_hdr_len;
 	c->conf.csum_offload = csum_offload;

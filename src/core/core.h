@@ -302,15 +302,21 @@ struct core_conf {
 };
 
 /* core_conf_default(): the gateway's fixed identity and slipway's network */
-#define CORE_GW_MAC { 0x52, 0x56, 0x00, 0x00, 0x00, 0x02 } /* local, unicast */
-#define CORE_NET4_DEFAULT { 10, 0, 2, 0 }	/* 10.0.2.0/24, as slirp */
+#define CORE_GW_MAC                                \
+	{                                          \
+		0x52, 0x56, 0x00, 0x00, 0x00, 0x02 \
+	} /* local, unicast */
+#define CORE_NET4_DEFAULT   \
+	{                   \
+		10, 0, 2, 0 \
+	} /* 10.0.2.0/24, as slirp */
 #define CORE_NET4_PREFIX_DEFAULT 24
-#define CORE_GUEST4_HOST 15			/* 10.0.2.15 */
-#define CORE_GW4_HOST 2				/* 10.0.2.2 */
+#define CORE_GUEST4_HOST 15 /* 10.0.2.15 */
+#define CORE_GW4_HOST 2	    /* 10.0.2.2 */
 #define CORE_MTU_DEFAULT 65520
-#define CORE_WS_SHIFT_DEFAULT 9			/* windows up to 32 MiB */
-#define CORE_DHCP4_LEASE_S 86400		/* a day */
-#define CORE_RA_LIFETIME_MAX_S 65535		/* the longest RFC 4861 has */
+#define CORE_WS_SHIFT_DEFAULT 9	     /* windows up to 32 MiB */
+#define CORE_DHCP4_LEASE_S 86400     /* a day */
+#define CORE_RA_LIFETIME_MAX_S 65535 /* the longest RFC 4861 has */
 
 /**
  * core_conf_default() - the configuration every core starts from
@@ -329,18 +335,18 @@ void core_conf_default(struct core_conf *cc);
 
 /* Socket intents for the host layer */
 enum fx_intent_type {
-	FX_SOCK_CONNECT,  /* open a host socket, connect to @addr:@port */
-	FX_SOCK_SEND,	  /* write @data/@len, report with tcp_on_sock_sent() */
-	FX_SOCK_CONSUME,  /* discard @len acknowledged bytes from the socket */
-	FX_SOCK_REWIND,	  /* set the peek offset to @len past snd_una */
-	FX_SOCK_SHUT_WR,  /* shutdown(SHUT_WR): the guest sent FIN */
-	FX_SOCK_CLOSE,	  /* close the socket (no RST): the flow is gone */
-	FX_SOCK_RESET,	  /* close with RST (SO_LINGER 0): the flow is gone */
-	FX_TX_WANTED,	  /* the flow may send to the guest: peek now */
-	FX_DGRAM_OPEN,	  /* open a datagram flow's socket to @addr:@port */
-	FX_DGRAM_SEND,	  /* send @data/@len on a datagram flow */
-	FX_DGRAM_CLOSE,	  /* datagram flow ended: close @sock (not for PUB) */
-	FX_DNS_QUERY,	  /* forward @data/@len from guest @addr:@port */
+	FX_SOCK_CONNECT, /* open a host socket, connect to @addr:@port */
+	FX_SOCK_SEND,	 /* write @data/@len, report with tcp_on_sock_sent() */
+	FX_SOCK_CONSUME, /* discard @len acknowledged bytes from the socket */
+	FX_SOCK_REWIND,	 /* set the peek offset to @len past snd_una */
+	FX_SOCK_SHUT_WR, /* shutdown(SHUT_WR): the guest sent FIN */
+	FX_SOCK_CLOSE,	 /* close the socket (no RST): the flow is gone */
+	FX_SOCK_RESET,	 /* close with RST (SO_LINGER 0): the flow is gone */
+	FX_TX_WANTED,	 /* the flow may send to the guest: peek now */
+	FX_DGRAM_OPEN,	 /* open a datagram flow's socket to @addr:@port */
+	FX_DGRAM_SEND,	 /* send @data/@len on a datagram flow */
+	FX_DGRAM_CLOSE,	 /* datagram flow ended: close @sock (not for PUB) */
+	FX_DNS_QUERY,	 /* forward @data/@len from guest @addr:@port */
 	FX_INTENT_NUM
 };
 
@@ -696,8 +702,8 @@ static inline size_t core_l3_off(const struct core *c)
  * @daddr_be:	destination address
  * @payload_len: bytes after the IP header
  */
-void ip4_build_hdr(struct core *c, uint8_t *p, uint8_t proto,
-		   uint32_t saddr_be, uint32_t daddr_be, size_t payload_len);
+void ip4_build_hdr(struct core *c, uint8_t *p, uint8_t proto, uint32_t saddr_be,
+		   uint32_t daddr_be, size_t payload_len);
 
 /**
  * vnet_hdr_write() - encode a vnet header at the start of a frame slot
@@ -812,8 +818,7 @@ uint64_t flow_tuple_hash(const uint8_t *key, const uint8_t *gaddr,
  *	   and the gateway is not a real one (conf.gw_real): refuse; else
  *	   true
  */
-bool core_dst_map(const struct core *c, const uint8_t *daddr,
-		  uint8_t *target);
+bool core_dst_map(const struct core *c, const uint8_t *daddr, uint8_t *target);
 
 /**
  * core_guest_addr() - the guest's address a host client of a family reaches
@@ -895,9 +900,8 @@ uint8_t *icmp6_begin(struct core *c, struct fx *fx, const uint8_t *daddr,
  * Writes the IPv6 header and the complete checksum (ICMPv6 has no
  * offload here).
  */
-void icmp6_send(struct core *c, struct fx *fx, uint8_t *m,
-		const uint8_t *saddr, const uint8_t *daddr, uint8_t hop_limit,
-		size_t len);
+void icmp6_send(struct core *c, struct fx *fx, uint8_t *m, const uint8_t *saddr,
+		const uint8_t *daddr, uint8_t hop_limit, size_t len);
 
 /**
  * icmp6_send_unreach() - tell the guest an IPv6 destination is unreachable

@@ -96,8 +96,8 @@ uint32_t csum_pseudo4(uint32_t saddr_be, uint32_t daddr_be, uint8_t proto,
  *
  * Return: running sum
  */
-uint32_t csum_pseudo6(const uint8_t *saddr, const uint8_t *daddr,
-		      uint8_t proto, uint32_t len)
+uint32_t csum_pseudo6(const uint8_t *saddr, const uint8_t *daddr, uint8_t proto,
+		      uint32_t len)
 {
 	uint8_t ph[40];
 

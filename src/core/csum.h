@@ -45,7 +45,7 @@ uint32_t csum_pseudo4(uint32_t saddr_be, uint32_t daddr_be, uint8_t proto,
  *
  * Return: running sum
  */
-uint32_t csum_pseudo6(const uint8_t *saddr, const uint8_t *daddr,
-		      uint8_t proto, uint32_t len);
+uint32_t csum_pseudo6(const uint8_t *saddr, const uint8_t *daddr, uint8_t proto,
+		      uint32_t len);
 
 #endif /* SLIPWAY_CSUM_H */

@@ -112,10 +112,10 @@
 #define DHCP_TYPE_MAX_ASSIGNED 20
 
 /* option 81 flags (RFC 4702 section 2.1) */
-#define FQDN_S 0x01	/* the server should update the A RR */
-#define FQDN_O 0x02	/* the server overrode the client's S */
-#define FQDN_E 0x04	/* the name is in DNS wire format, not ASCII */
-#define FQDN_N 0x08	/* the server should not update any RR */
+#define FQDN_S 0x01	      /* the server should update the A RR */
+#define FQDN_O 0x02	      /* the server overrode the client's S */
+#define FQDN_E 0x04	      /* the name is in DNS wire format, not ASCII */
+#define FQDN_N 0x08	      /* the server should not update any RR */
 #define FQDN_RCODE_SERVER 255 /* RCODE1 and RCODE2 from a server */
 
 /**
@@ -235,8 +235,8 @@ static enum dhcp4_verdict dhcp4_parse_opts(struct pkt_view v,
 			if (len != 2 || seen_max)
 				return DHCP4_BAD;
 			seen_max = true;
-			m->max_msg_len =
-				(uint16_t)MAX(rd16(val), DHCP4_REPLY_MAX);
+			m->max_msg_len = (uint16_t)MAX(rd16(val),
+						       DHCP4_REPLY_MAX);
 			break;
 		case OPT_PARAM_REQ:
 			for (i = 0; i < len; i++) {
@@ -267,8 +267,8 @@ static enum dhcp4_verdict dhcp4_parse_opts(struct pkt_view v,
  * Return: DHCP4_OK for a message to answer (or to count and not answer:
  *	   RELEASE), DHCP4_BAD if malformed, DHCP4_IGNORED if not for us
  */
-static enum dhcp4_verdict dhcp4_parse(const struct core *c,
-				      struct pkt_view msg, struct dhcp4_msg *m)
+static enum dhcp4_verdict dhcp4_parse(const struct core *c, struct pkt_view msg,
+				      struct dhcp4_msg *m)
 {
 	const uint8_t *cookie;
 	enum dhcp4_verdict r;
@@ -488,9 +488,9 @@ static size_t dhcp4_build(const struct core *c, const struct dhcp4_msg *m,
 		p += dhcp4_opt_put32(p, OPT_LEASE_TIME, d->lease_s);
 		if (d->lease_s != UINT32_MAX) { /* infinite: no renewal */
 			p += dhcp4_opt_put32(p, OPT_T1, d->lease_s / 2);
-			p += dhcp4_opt_put32(p, OPT_T2,
-					     (uint32_t)((uint64_t)d->lease_s *
-							7 / 8));
+			p += dhcp4_opt_put32(
+				p, OPT_T2,
+				(uint32_t)((uint64_t)d->lease_s * 7 / 8));
 		}
 	}
 	p += dhcp4_opt_put(p, OPT_SUBNET_MASK, &d->mask_be, 4);
@@ -542,8 +542,8 @@ end:
  * the broadcast MAC; otherwise ciaddr. Source: the server identifier, port
  * 67. The reply counter moves only if the frame was queued.
  */
-static void dhcp4_reply(struct core *c, const struct dhcp4_msg *m,
-			uint8_t type, struct fx *fx)
+static void dhcp4_reply(struct core *c, const struct dhcp4_msg *m, uint8_t type,
+			struct fx *fx)
 {
 	uint32_t dst_be = 0xffffffffU, ciaddr_be;
 	uint8_t buf[DHCP4_BUF_LEN];
@@ -554,8 +554,8 @@ static void dhcp4_reply(struct core *c, const struct dhcp4_msg *m,
 	    !(rd16(m->hdr + BOOTP_FLAGS) & BOOTP_FLAG_BROADCAST))
 		dst_be = ciaddr_be;
 	len = dhcp4_build(c, m, type, buf);
-	if (udp4_send(c, fx, c->conf.dhcp4.server_be, DHCP4_SERVER_PORT,
-		      dst_be, DHCP4_CLIENT_PORT, buf, len))
+	if (udp4_send(c, fx, c->conf.dhcp4.server_be, DHCP4_SERVER_PORT, dst_be,
+		      DHCP4_CLIENT_PORT, buf, len))
 		return; /* counted by udp4_send() */
 	switch (type) {
 	case DHCPOFFER:

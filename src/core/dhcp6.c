@@ -84,16 +84,16 @@
 #include "csum.h"
 #include "udp.h"
 
-#define DHCP6_HLEN 4		/* msg-type, transaction-id */
-#define DHCP6_OPT_HLEN 4	/* option-code, option-len */
-#define DHCP6_REPLY_MAX 1232	/* IPv6 minimum MTU - IPv6, UDP headers */
-#define DHCP6_MAX_IAS 8		/* IA options answered in one message */
-#define DHCP6_MAX_ZEROED 8	/* client addresses returned at lifetime 0 */
+#define DHCP6_HLEN 4	     /* msg-type, transaction-id */
+#define DHCP6_OPT_HLEN 4     /* option-code, option-len */
+#define DHCP6_REPLY_MAX 1232 /* IPv6 minimum MTU - IPv6, UDP headers */
+#define DHCP6_MAX_IAS 8	     /* IA options answered in one message */
+#define DHCP6_MAX_ZEROED 8   /* client addresses returned at lifetime 0 */
 
-#define DHCP6_DUID_MIN 3	/* type code and at least one byte */
-#define DHCP6_DUID_MAX 130	/* type code and at most 128 bytes */
-#define DHCP6_DUID_LL 3		/* DUID based on link-layer address */
-#define DHCP6_DUID_LL_LEN 10	/* type, hardware type, MAC */
+#define DHCP6_DUID_MIN 3     /* type code and at least one byte */
+#define DHCP6_DUID_MAX 130   /* type code and at most 128 bytes */
+#define DHCP6_DUID_LL 3	     /* DUID based on link-layer address */
+#define DHCP6_DUID_LL_LEN 10 /* type, hardware type, MAC */
 #define DHCP6_HWTYPE_ETHER 1
 
 #define DHCP6_PREFERRED_S 3600
@@ -133,13 +133,13 @@
 #define OPT6_CLIENT_FQDN 39
 
 /* Client FQDN flags (RFC 4704 section 4.1) */
-#define FQDN6_S 0x01	/* the server should update the AAAA RR */
-#define FQDN6_O 0x02	/* the server overrode the client's S */
+#define FQDN6_S 0x01 /* the server should update the AAAA RR */
+#define FQDN6_O 0x02 /* the server overrode the client's S */
 
-#define IA_NA_FIXED_LEN 12	/* IAID, T1, T2 (IA_PD: the same) */
-#define IA_TA_FIXED_LEN 4	/* IAID */
-#define IAADDR_FIXED_LEN 24	/* address, preferred, valid lifetime */
-#define IAPREFIX_FIXED_LEN 25	/* lifetimes, prefix length, prefix */
+#define IA_NA_FIXED_LEN 12    /* IAID, T1, T2 (IA_PD: the same) */
+#define IA_TA_FIXED_LEN 4     /* IAID */
+#define IAADDR_FIXED_LEN 24   /* address, preferred, valid lifetime */
+#define IAPREFIX_FIXED_LEN 25 /* lifetimes, prefix length, prefix */
 
 /* status codes (section 21.13) */
 #define STATUS6_SUCCESS 0
@@ -217,8 +217,8 @@ struct dhcp6_out {
 /**
  * dhcp6_all_servers - All_DHCP_Relay_Agents_and_Servers, ff02::1:2
  */
-static const uint8_t dhcp6_all_servers[16] = { 0xff, 0x02, [13] = 0x01,
-					       [15] = 0x02 };
+static const uint8_t dhcp6_all_servers[16] = { 0xff,
+					       0x02, [13] = 0x01, [15] = 0x02 };
 
 /**
  * dhcp6_opt_pull() - take the next option from a view of options
@@ -443,9 +443,8 @@ static enum dhcp6_verdict dhcp6_parse_opts(struct pkt_view v,
  * Return: DHCP6_OK for a message to answer, DHCP6_BAD if malformed,
  *	   DHCP6_IGNORED if not for us
  */
-static enum dhcp6_verdict dhcp6_parse(const struct core *c,
-				      const uint8_t *ip6h, struct pkt_view msg,
-				      struct dhcp6_msg *m)
+static enum dhcp6_verdict dhcp6_parse(const struct core *c, const uint8_t *ip6h,
+				      struct pkt_view msg, struct dhcp6_msg *m)
 {
 	static const uint8_t unspec[16];
 	bool too_many = false, multicast_only;
@@ -705,8 +704,7 @@ static void dhcp6_put_ia(const struct core *c, struct dhcp6_out *o,
  * Return: STATUS6_SUCCESS if every address in the IA_NAs and IA_TAs is the
  *	   guest's, STATUS6_NOTONLINK if one is not, -1 if none is listed
  */
-static int dhcp6_confirm_status(const struct core *c,
-				const struct dhcp6_msg *m)
+static int dhcp6_confirm_status(const struct core *c, const struct dhcp6_msg *m)
 {
 	const uint8_t *addr;
 	int r = -1;
@@ -842,8 +840,7 @@ static void dhcp6_reply(struct core *c, const struct dhcp6_msg *m,
 		dhcp6_put_fqdn(c, &o, m);
 	}
 
-	saddr = !memcmp(m->dst, c->conf.gw6, 16) ? c->conf.gw6 :
-						    c->conf.gw6_ll;
+	saddr = !memcmp(m->dst, c->conf.gw6, 16) ? c->conf.gw6 : c->conf.gw6_ll;
 	if (udp6_send(c, fx, saddr, DHCP6_SERVER_PORT, m->src,
 		      DHCP6_CLIENT_PORT, o.buf, o.len))
 		return; /* counted by udp6_send() */

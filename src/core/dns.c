@@ -224,8 +224,8 @@ enum dns_err dns_parse_reply(const uint8_t *m, size_t len, struct dns_msg *d)
  *
  * Return: DNS_OK, DNS_ERR_NAME or DNS_ERR_TRUNC
  */
-static enum dns_err dns_rdata_names(const uint8_t *m, size_t len,
-				    uint16_t type, size_t pos, size_t end)
+static enum dns_err dns_rdata_names(const uint8_t *m, size_t len, uint16_t type,
+				    size_t pos, size_t end)
 {
 	unsigned names = 1, i;
 	size_t fixed = 0;

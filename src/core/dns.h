@@ -9,9 +9,9 @@
 
 #define DNS_PORT 53
 #define DNS_HLEN 12
-#define DNS_LABEL_MAX 63	/* bytes of one label */
-#define DNS_NAME_MAX 255	/* bytes of a name in wire form, with the root */
-#define DNS_PTR_HOPS_MAX 127	/* compression pointers followed per name */
+#define DNS_LABEL_MAX 63     /* bytes of one label */
+#define DNS_NAME_MAX 255     /* bytes of a name in wire form, with the root */
+#define DNS_PTR_HOPS_MAX 127 /* compression pointers followed per name */
 
 /* the flags word (host order), bytes 2-3 of the header */
 #define DNS_F_QR 0x8000

@@ -78,7 +78,9 @@ static uint32_t flow_ended_hash(const struct core *c, const uint8_t *gaddr,
 				uint16_t rport)
 {
 	return (uint32_t)(flow_tuple_hash(c->key, gaddr, gport, raddr, rport,
-					  FLOW_HASH_BUCKET) >> 32) | 1;
+					  FLOW_HASH_BUCKET) >>
+			  32) |
+	       1;
 }
 
 /**
@@ -102,9 +104,8 @@ static uint32_t flow_ended_hash(const struct core *c, const uint8_t *gaddr,
  *
  * Return: true if it did (as far as the memory goes)
  */
-bool flow_ended_here(const struct core *c, const uint8_t *gaddr,
-		     uint16_t gport, const uint8_t *raddr, uint16_t rport,
-		     uint64_t now_ns)
+bool flow_ended_here(const struct core *c, const uint8_t *gaddr, uint16_t gport,
+		     const uint8_t *raddr, uint16_t rport, uint64_t now_ns)
 {
 	uint32_t h = flow_ended_hash(c, gaddr, gport, raddr, rport);
 	uint32_t ms = (uint32_t)(now_ns / 1000000);
@@ -207,8 +208,8 @@ void flow_free(struct core *c, struct tcp_flow *f)
 					     f->remote_addr, f->remote_port);
 
 		c->ended[h % ARRAY_SIZE(c->ended)].h = h;
-		c->ended[h % ARRAY_SIZE(c->ended)].ms =
-			(uint32_t)(c->clock_ns / 1000000);
+		c->ended[h % ARRAY_SIZE(c->ended)].ms = (uint32_t)(c->clock_ns /
+								   1000000);
 	}
 	if (f->flags & TCPF_ACK_LISTED) {
 		uint32_t i;

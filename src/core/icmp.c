@@ -174,9 +174,8 @@ uint8_t *icmp6_begin(struct core *c, struct fx *fx, const uint8_t *daddr,
  *
  * Writes the IPv6 header and the complete checksum.
  */
-void icmp6_send(struct core *c, struct fx *fx, uint8_t *m,
-		const uint8_t *saddr, const uint8_t *daddr, uint8_t hop_limit,
-		size_t len)
+void icmp6_send(struct core *c, struct fx *fx, uint8_t *m, const uint8_t *saddr,
+		const uint8_t *daddr, uint8_t hop_limit, size_t len)
 {
 	uint32_t sum;
 

@@ -15,8 +15,8 @@
  * @daddr_be:	destination address
  * @payload_len: bytes after the IP header
  */
-void ip4_build_hdr(struct core *c, uint8_t *p, uint8_t proto,
-		   uint32_t saddr_be, uint32_t daddr_be, size_t payload_len)
+void ip4_build_hdr(struct core *c, uint8_t *p, uint8_t proto, uint32_t saddr_be,
+		   uint32_t daddr_be, size_t payload_len)
 {
 	p[0] = 0x45;
 	p[1] = 0;

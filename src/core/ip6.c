@@ -231,8 +231,7 @@ void ip6_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 			CTR_INC(c, IP6_DROP_PROTO);
 			return;
 		}
-		if (n >= IP6_MAX_EXT_HDRS ||
-		    (nh == IP6_NH_HOPOPTS && n != 0)) {
+		if (n >= IP6_MAX_EXT_HDRS || (nh == IP6_NH_HOPOPTS && n != 0)) {
 			CTR_INC(c, IP6_DROP_BAD_HDR);
 			return;
 		}

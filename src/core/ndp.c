@@ -299,8 +299,8 @@ static void ndp_send_na(struct core *c, const uint8_t *target,
  * @v:		the solicitation (type, code and hop limit checked)
  * @fx:		effects out
  */
-static void ndp_rs_input(struct core *c, const uint8_t *iph,
-			 struct pkt_view v, struct fx *fx)
+static void ndp_rs_input(struct core *c, const uint8_t *iph, struct pkt_view v,
+			 struct fx *fx)
 {
 	uint8_t src[16];
 	bool slla;
@@ -322,8 +322,8 @@ static void ndp_rs_input(struct core *c, const uint8_t *iph,
  * @v:		the solicitation (type, code and hop limit checked)
  * @fx:		effects out
  */
-static void ndp_ns_input(struct core *c, const uint8_t *iph,
-			 struct pkt_view v, struct fx *fx)
+static void ndp_ns_input(struct core *c, const uint8_t *iph, struct pkt_view v,
+			 struct fx *fx)
 {
 	uint8_t src[16], dst[16], target[16];
 	const uint8_t *ours;
@@ -473,8 +473,8 @@ static uint64_t ndp_ra_interval(const struct core *c, uint64_t now_ns)
 		in[2 + i] = (uint8_t)(c->ra_cnt >> (8 * i));
 	for (i = 0; i < 8; i++)
 		in[6 + i] = (uint8_t)(now_ns >> (8 * i));
-	ivl = NDP_RA_MIN_INTERVAL_NS + siphash24(c->key, in, sizeof(in)) %
-						  (span + 1);
+	ivl = NDP_RA_MIN_INTERVAL_NS +
+	      siphash24(c->key, in, sizeof(in)) % (span + 1);
 	if (c->ra_cnt <= NDP_RA_INITIAL_CNT)
 		ivl = MIN(ivl, NDP_RA_INITIAL_MAX_NS);
 	return ivl;

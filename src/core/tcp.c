@@ -328,7 +328,8 @@ static int tcp_write_frame(struct core *c, struct tcp_flow *f, struct fx *fx,
 	wr32(th + 8, (flags & TH_ACK) ? f->rcv_nxt : 0);
 	th[12] = (uint8_t)((thlen / 4) << 4);
 	th[13] = flags;
-	wr16(th + 14, (flags & TH_RST) ? 0 : tcp_wnd_field(c, f, flags & TH_SYN));
+	wr16(th + 14,
+	     (flags & TH_RST) ? 0 : tcp_wnd_field(c, f, flags & TH_SYN));
 	th[16] = th[17] = 0;
 	th[18] = th[19] = 0;
 	if (optlen)
@@ -678,7 +679,8 @@ static void tcp_ooo_hold(struct core *c, struct tcp_flow *f,
 		c->ooo[have].newest = true;
 		return; /* we have it */
 	}
-	c->ooo[free_slot] = (struct tcp_ooo){ .flow = idx, .seq = s->seq,
+	c->ooo[free_slot] = (struct tcp_ooo){ .flow = idx,
+					      .seq = s->seq,
 					      .len = s->len,
 					      .fin = !!(s->flags & TH_FIN),
 					      .newest = true };
@@ -736,8 +738,9 @@ static void tcp_ooo_next(struct core *c, struct tcp_flow *f, struct fx *fx)
 		}
 		left = true;
 		if (SEQ_LE(o->seq, f->rcv_nxt) &&
-		    (best == UINT32_MAX || o->seq + o->len -
-		     c->ooo[best].seq - c->ooo[best].len < 0x80000000U))
+		    (best == UINT32_MAX ||
+		     o->seq + o->len - c->ooo[best].seq - c->ooo[best].len <
+			     0x80000000U))
 			best = i; /* reaches furthest */
 	}
 	if (!left) {
@@ -845,8 +848,7 @@ bool tcp_guest_gone(struct core *c, struct fx *fx)
  * when the ACK is processed (tcp_sack_input()). Only the first SACK option
  * counts.
  */
-static void tcp_parse_sack(struct tcp_seg *s, const uint8_t *opt,
-			   uint8_t len)
+static void tcp_parse_sack(struct tcp_seg *s, const uint8_t *opt, uint8_t len)
 {
 	unsigned i, n;
 
@@ -1098,8 +1100,7 @@ void tcp_on_sock_connected(struct core *c, struct tcp_flow *f, int err,
  */
 struct tcp_flow *tcp_host_accepted(struct core *c, const uint8_t *src,
 				   uint16_t src_port, uint16_t dst_port,
-				   int32_t sock, uint64_t now_ns,
-				   struct fx *fx)
+				   int32_t sock, uint64_t now_ns, struct fx *fx)
 {
 	return tcp_host_accepted_at(c, NULL, src, src_port, dst_port, sock,
 				    now_ns, fx);
@@ -1454,8 +1455,8 @@ static int tcp_process_ack(struct core *c, struct tcp_flow *f,
 		tcp_ack_later(c, f);
 		return -1;
 	}
-	f->guest_wnd = (uint32_t)s->wnd << ((f->flags & TCPF_GUEST_WS) ?
-						    f->ws_guest : 0);
+	f->guest_wnd = (uint32_t)s->wnd
+		       << ((f->flags & TCPF_GUEST_WS) ? f->ws_guest : 0);
 
 	if (SEQ_GT(s->ack, f->snd_una)) {
 		acked = s->ack - f->snd_una;
@@ -1666,8 +1667,8 @@ void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
  * @now_ns:	monotonic time
  * @fx:		effects out
  */
-static void tcp_segment(struct core *c, const uint8_t *iph,
-			struct pkt_view seg, uint64_t now_ns, struct fx *fx)
+static void tcp_segment(struct core *c, const uint8_t *iph, struct pkt_view seg,
+			uint64_t now_ns, struct fx *fx)
 {
 	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN];
 	struct tcp_flow *f;
@@ -1696,7 +1697,8 @@ static void tcp_segment(struct core *c, const uint8_t *iph,
 	    s.ack == f->iss + 1) {
 		c->give = f;
 		c->give_to = (int)((c->conf.shard_id + c->conf.nshards -
-				    c->in_hop) % c->conf.nshards);
+				    c->in_hop) %
+				   c->conf.nshards);
 		return;
 	}
 	CTR_INC(c, TCP_GUEST_SEGS);
@@ -1830,14 +1832,16 @@ void tcp_input(struct core *c, const uint8_t *iph, struct pkt_view seg,
 uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 		     uint32_t *off, uint32_t *mss)
 {
-	uint32_t inflight = f->snd_nxt - f->snd_una, room, gso = c->conf.gso_max;
+	uint32_t inflight = f->snd_nxt - f->snd_una, room,
+		 gso = c->conf.gso_max;
 
 	*off = inflight;
 	*mss = f->mss;
 	/* conf.gso_max fits an IPv4 frame in a slot: IPv6 headers take 20
 	 * bytes more of it */
 	if (tcp_flow_v6(f))
-		gso = gso > IP6_HLEN - IP4_HLEN ? gso - (IP6_HLEN - IP4_HLEN) : 0;
+		gso = gso > IP6_HLEN - IP4_HLEN ? gso - (IP6_HLEN - IP4_HLEN) :
+						  0;
 	/* GSO super-frames toward the guest, a whole number of segments
 	 * each (no runt segment at the end of every super-frame) */
 	if (gso >= 2 * f->mss)
@@ -1849,7 +1853,8 @@ uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 	room = f->guest_wnd > inflight ? f->guest_wnd - inflight : 0;
 	if (c->conf.max_inflight)
 		room = MIN(room, c->conf.max_inflight > inflight ?
-					 c->conf.max_inflight - inflight : 0);
+					 c->conf.max_inflight - inflight :
+					 0);
 	if ((f->flags & TCPF_RECOVER) && f->probes && inflight) {
 		/* a probe resends the first hole only, then waits for the
 		 * ACK it brings (tcp_timer()) */
@@ -1866,8 +1871,9 @@ uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 			hole = 0;
 		/* two frames per ACK: the guest's SACK blocks cannot name
 		 * all it holds, and its ACKs tell what a hole really is */
-		room = MIN(room, MIN(hole, f->dupacks >= 2 ? 0 :
-				      (2U - f->dupacks) * *mss));
+		room = MIN(room,
+			   MIN(hole,
+			       f->dupacks >= 2 ? 0 : (2U - f->dupacks) * *mss));
 	} else if (f->nsack) {
 		/* resending after a timeout: all but what the guest SACKed
 		 * (tcp_sack_skip() jumps over it) */
@@ -1878,7 +1884,9 @@ uint32_t tcp_tx_room(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 	} else if (f->flags & TCPF_RECOVER) {
 		/* one hole at a time: a segment from snd_una, then wait for
 		 * the ACK it brings */
-		room = inflight ? 0 : MIN(room, MIN(f->mss, f->recover - f->snd_una));
+		room = inflight ?
+			       0 :
+			       MIN(room, MIN(f->mss, f->recover - f->snd_una));
 		*mss = f->mss;
 	}
 	if (!room && !inflight && !(f->flags & TCPF_PERSIST)) {
@@ -1998,7 +2006,8 @@ void tcp_on_sock_error(struct core *c, struct tcp_flow *f, struct fx *fx)
 void tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space)
 {
 	uint32_t remaining = SEQ_GT(f->adv_wnd_end, f->rcv_nxt) ?
-				     f->adv_wnd_end - f->rcv_nxt : 0;
+				     f->adv_wnd_end - f->rcv_nxt :
+				     0;
 	unsigned shift = (f->flags & TCPF_GUEST_WS) ? c->conf.ws_shift : 0;
 	uint32_t thr;
 
@@ -2022,8 +2031,8 @@ void tcp_set_host_space(struct core *c, struct tcp_flow *f, uint32_t space)
  * @now_ns:	monotonic time
  * @fx:		effects out
  */
-static void tcp_timer_fire(struct core *c, struct tcp_flow *f,
-			   uint64_t now_ns, struct fx *fx)
+static void tcp_timer_fire(struct core *c, struct tcp_flow *f, uint64_t now_ns,
+			   struct fx *fx)
 {
 	bool pto = f->flags & TCPF_PTO;
 
@@ -2041,7 +2050,8 @@ static void tcp_timer_fire(struct core *c, struct tcp_flow *f,
 			return;
 		}
 		tcp_send_ctl(c, f, fx,
-			     f->state == TCPS_SYN_SENT ? TH_SYN : TH_SYN | TH_ACK,
+			     f->state == TCPS_SYN_SENT ? TH_SYN :
+							 TH_SYN | TH_ACK,
 			     f->iss);
 		f->rto_ns = MIN(f->rto_ns * 2, TCP_RTO_MAX_NS);
 		tcp_arm(c, f, now_ns + f->rto_ns);
@@ -2137,7 +2147,7 @@ void tcp_ack_flush(struct core *c, struct fx *fx)
 			tcp_send_ctl(c, f, fx, TH_ACK, f->snd_nxt);
 		}
 		c->nacks--;
-		f->flags &= (uint16_t)~(TCPF_ACK_DUE | TCPF_ACK_LISTED);
+		f->flags &= (uint16_t) ~(TCPF_ACK_DUE | TCPF_ACK_LISTED);
 	}
 }
 

@@ -27,19 +27,19 @@ enum tcp_state {
 extern const char *const tcp_state_str[TCPS_STATE_NUM];
 
 /* Flow event flags; which states allow which: below */
-#define TCPF_GUEST_FIN 0x01	/* guest's FIN taken in order, SHUT_WR queued */
-#define TCPF_HOST_EOF 0x02	/* host socket reached end of stream */
-#define TCPF_FIN_SENT 0x04	/* our FIN went out (seq fin_seq); stays set */
-#define TCPF_FIN_ACKED 0x08	/* the guest acknowledged our FIN */
-#define TCPF_ACK_DUE 0x10	/* an ACK is owed at the end of the batch */
-#define TCPF_GUEST_WS 0x20	/* the guest does window scaling */
-#define TCPF_PTO 0x40		/* the timer is a probe timeout (tcp_timer()) */
-#define TCPF_PERSIST 0x80	/* the timer is a zero-window probe */
-#define TCPF_ACK_LISTED 0x100	/* on the core's ack list */
-#define TCPF_RESET_HERE 0x200	/* we reset the guest: its tail may follow */
-#define TCPF_OOO 0x400		/* it may hold slots of the core's ooo store */
-#define TCPF_RECOVER 0x800	/* fast recovery: resend the holes */
-#define TCPF_SACK_OK 0x1000	/* both sides offered SACK (RFC 2018) */
+#define TCPF_GUEST_FIN 0x01   /* guest's FIN taken in order, SHUT_WR queued */
+#define TCPF_HOST_EOF 0x02    /* host socket reached end of stream */
+#define TCPF_FIN_SENT 0x04    /* our FIN went out (seq fin_seq); stays set */
+#define TCPF_FIN_ACKED 0x08   /* the guest acknowledged our FIN */
+#define TCPF_ACK_DUE 0x10     /* an ACK is owed at the end of the batch */
+#define TCPF_GUEST_WS 0x20    /* the guest does window scaling */
+#define TCPF_PTO 0x40	      /* the timer is a probe timeout (tcp_timer()) */
+#define TCPF_PERSIST 0x80     /* the timer is a zero-window probe */
+#define TCPF_ACK_LISTED 0x100 /* on the core's ack list */
+#define TCPF_RESET_HERE 0x200 /* we reset the guest: its tail may follow */
+#define TCPF_OOO 0x400	      /* it may hold slots of the core's ooo store */
+#define TCPF_RECOVER 0x800    /* fast recovery: resend the holes */
+#define TCPF_SACK_OK 0x1000   /* both sides offered SACK (RFC 2018) */
 
 /*
  * Legal combinations of state and flags between two calls into the core,
@@ -79,8 +79,8 @@ extern const char *const tcp_state_str[TCPS_STATE_NUM];
  * tcp_state_flags[].
  */
 
-#define TCP_OOO_SLOT 65536	/* payload bytes an ooo slot holds */
-#define TCP_SACK_RANGES 4	/* ranges the guest SACKed that a flow keeps */
+#define TCP_OOO_SLOT 65536 /* payload bytes an ooo slot holds */
+#define TCP_SACK_RANGES 4  /* ranges the guest SACKed that a flow keeps */
 
 /**
  * struct tcp_sack_range - bytes the guest said it holds beyond snd_una
@@ -430,9 +430,7 @@ struct tcp_flow *flow_alloc(struct core *c, const uint8_t *gaddr,
 			    uint16_t gport, const uint8_t *raddr,
 			    uint16_t rport);
 void flow_free(struct core *c, struct tcp_flow *f);
-bool flow_ended_here(const struct core *c, const uint8_t *gaddr,
-		     uint16_t gport, const uint8_t *raddr, uint16_t rport,
-		     uint64_t now_ns);
-
+bool flow_ended_here(const struct core *c, const uint8_t *gaddr, uint16_t gport,
+		     const uint8_t *raddr, uint16_t rport, uint64_t now_ns);
 
 #endif /* SLIPWAY_TCP_H */

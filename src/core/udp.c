@@ -71,8 +71,8 @@ struct udp_flow *uflow_lookup(struct core *c, uint8_t kind,
 			      const uint8_t *gaddr, uint16_t gport,
 			      const uint8_t *raddr, uint16_t rport)
 {
-	uint32_t i = c->ubuckets[uflow_bucket(c, kind, gaddr, gport, raddr,
-					       rport)];
+	uint32_t i =
+		c->ubuckets[uflow_bucket(c, kind, gaddr, gport, raddr, rport)];
 	bool icmp = kind == UDPK_ICMP;
 
 	while (i) {
@@ -99,9 +99,9 @@ struct udp_flow *uflow_lookup(struct core *c, uint8_t kind,
  *
  * Return: the flow (sock -1), or NULL if the table is full (counted)
  */
-struct udp_flow *uflow_alloc(struct core *c, uint8_t kind,
-			     const uint8_t *gaddr, uint16_t gport,
-			     const uint8_t *raddr, uint16_t rport)
+struct udp_flow *uflow_alloc(struct core *c, uint8_t kind, const uint8_t *gaddr,
+			     uint16_t gport, const uint8_t *raddr,
+			     uint16_t rport)
 {
 	struct udp_flow *f;
 	uint32_t idx, b;
@@ -142,9 +142,8 @@ void uflow_free(struct core *c, struct udp_flow *f)
 	uint32_t idx = udp_flow_idx(c, f), *pp;
 
 	ASSERT(f->used);
-	pp = &c->ubuckets[uflow_bucket(c, f->kind, f->guest_addr,
-				       f->guest_port, f->remote_addr,
-				       f->remote_port)];
+	pp = &c->ubuckets[uflow_bucket(c, f->kind, f->guest_addr, f->guest_port,
+				       f->remote_addr, f->remote_port)];
 	while (*pp && *pp != idx + 1)
 		pp = &c->uflows[*pp - 1].next;
 	ASSERT(*pp == idx + 1);
@@ -242,10 +241,11 @@ static int udp_finish(struct core *c, struct fx *fx, bool v6,
 	} else {
 		uint32_t d4 = addr_to4(daddr);
 
-		ip = core_frame_begin(c, fx, ETHERTYPE_IP4,
-				      d4 == 0xffffffffU ?
-				      (const uint8_t *)"\xff\xff\xff\xff\xff\xff" :
-				      NULL);
+		ip = core_frame_begin(
+			c, fx, ETHERTYPE_IP4,
+			d4 == 0xffffffffU ?
+				(const uint8_t *)"\xff\xff\xff\xff\xff\xff" :
+				NULL);
 	}
 	if (!ip)
 		return -1;
@@ -391,8 +391,8 @@ int udp4_send(struct core *c, struct fx *fx, uint32_t saddr_be, uint16_t sport,
  * The ping socket's reply gets the guest's echo id back and moves to
  * where an ICMP message sits in the frame; its checksum is complete.
  */
-static void udp_echo_to_guest(struct core *c, struct udp_flow *f,
-			      struct fx *fx, size_t len)
+static void udp_echo_to_guest(struct core *c, struct udp_flow *f, struct fx *fx,
+			      size_t len)
 {
 	bool v6 = udp_flow_v6(f);
 	size_t iphlen = v6 ? IP6_HLEN : IP4_HLEN;
@@ -493,8 +493,7 @@ struct udp_flow *udp_pub_to_guest(struct core *c, const uint8_t *src,
 struct udp_flow *udp_pub_to_guest_at(struct core *c, const uint8_t *gaddr,
 				     const uint8_t *src, uint16_t sport,
 				     uint16_t gport, int32_t sock,
-				     struct fx *fx, size_t len,
-				     uint64_t now_ns)
+				     struct fx *fx, size_t len, uint64_t now_ns)
 {
 	uint8_t g[ADDR_LEN];
 	struct udp_flow *f;
@@ -533,8 +532,7 @@ static void udp_flow_from_guest(struct core *c, uint8_t kind,
 				const uint8_t *data, size_t len,
 				uint64_t now_ns, struct fx *fx)
 {
-	struct udp_flow *f = uflow_lookup(c, kind, saddr, sport, daddr,
-					  dport);
+	struct udp_flow *f = uflow_lookup(c, kind, saddr, sport, daddr, dport);
 	struct fx_intent *it;
 	bool v6 = !addr_is4(daddr);
 

@@ -258,9 +258,9 @@ uint64_t udp_timer(struct core *c, uint64_t now_ns, struct fx *fx);
 struct udp_flow *uflow_lookup(struct core *c, uint8_t kind,
 			      const uint8_t *gaddr, uint16_t gport,
 			      const uint8_t *raddr, uint16_t rport);
-struct udp_flow *uflow_alloc(struct core *c, uint8_t kind,
-			     const uint8_t *gaddr, uint16_t gport,
-			     const uint8_t *raddr, uint16_t rport);
+struct udp_flow *uflow_alloc(struct core *c, uint8_t kind, const uint8_t *gaddr,
+			     uint16_t gport, const uint8_t *raddr,
+			     uint16_t rport);
 void uflow_free(struct core *c, struct udp_flow *f);
 
 #endif /* SLIPWAY_UDP_H */

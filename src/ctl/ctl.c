@@ -91,7 +91,7 @@
 
 #define CTL_CONNS 16
 #define HTTP_CONNS 8
-#define API_CONN0 (CTL_CONNS + HTTP_CONNS)	/* the API socket's, after */
+#define API_CONN0 (CTL_CONNS + HTTP_CONNS) /* the API socket's, after */
 #define NCONNS (CTL_CONNS + HTTP_CONNS + S4N_API_CONNS)
 #define CTL_TIMEOUT_MS 5000
 #define HTTP_REQ_MAX 8192
@@ -99,8 +99,14 @@
 #define TICK_MS 250
 
 /* epoll data in the control thread's set */
-enum { CSRV_IDX_UNIX, CSRV_IDX_HTTP, CSRV_IDX_TIMER, CSRV_IDX_EVENT,
-       CSRV_IDX_API, CSRV_IDX_CONN0 };
+enum {
+	CSRV_IDX_UNIX,
+	CSRV_IDX_HTTP,
+	CSRV_IDX_TIMER,
+	CSRV_IDX_EVENT,
+	CSRV_IDX_API,
+	CSRV_IDX_CONN0
+};
 
 /**
  * enum conn_state - a connection's life
@@ -112,8 +118,14 @@ enum { CSRV_IDX_UNIX, CSRV_IDX_HTTP, CSRV_IDX_TIMER, CSRV_IDX_EVENT,
  * @CONN_DRAIN:	reply written; dropping what the client still sends (an
  *		API client: its request was too large, the error is sent)
  */
-enum conn_state { CONN_FREE, CONN_READ, CONN_WAIT, CONN_CALL, CONN_WRITE,
-		  CONN_DRAIN };
+enum conn_state {
+	CONN_FREE,
+	CONN_READ,
+	CONN_WAIT,
+	CONN_CALL,
+	CONN_WRITE,
+	CONN_DRAIN
+};
 
 /**
  * struct ctl_conn - one client
@@ -521,9 +533,11 @@ static const char *fwd_err_str(int ret)
 	case -EAFNOSUPPORT:
 		return "an IPv6 guest address, but IPv6 is off";
 	case -EADDRINUSE:
-		return "the host port is in use (by slipway or another program)";
+		return "the host port is in use (by slipway or another "
+		       "program)";
 	case -EACCES:
-		return "ports below 1024 need root or net.ipv4.ip_unprivileged_port_start";
+		return "ports below 1024 need root or "
+		       "net.ipv4.ip_unprivileged_port_start";
 	case -EADDRNOTAVAIL:
 		return "no such host address";
 	default:
@@ -612,7 +626,8 @@ static void call_reply(struct ctl *c, unsigned i)
 		/* fwd_add()'s id or -errno; fwd_remove()'s 0 or -errno */
 		out = s4n_reply(&j->r, c->conn[i].ga,
 				j->r.op == CTL_FWD_ADD && !j->ret ?
-				(int)j->ids[0] : j->ret,
+					(int)j->ids[0] :
+					j->ret,
 				j->list, j->nlist, c->conf);
 		s4n_send_close(c, i, out);
 		free(out);
@@ -620,14 +635,16 @@ static void call_reply(struct ctl *c, unsigned i)
 	}
 	if (j->r.op == CTL_FWD_REMOVE) {
 		if (j->ret) {
-			snprintf(msg, sizeof(msg), "forwards remove: no published port has id %u",
+			snprintf(msg, sizeof(msg),
+				 "forwards remove: no published port has id %u",
 				 j->r.id);
 			conn_error(c, i, msg);
 			return;
 		}
 		out_j = json_pack("{s:i}", "removed", (int)j->r.id);
 	} else if (j->r.op == CTL_FWD_ADD && j->ret < 0) {
-		snprintf(msg, sizeof(msg), "forwards add: cannot publish %s: %s",
+		snprintf(msg, sizeof(msg),
+			 "forwards add: cannot publish %s: %s",
 			 fwd_rule_str(&j->r.rules[j->failed], rs, sizeof(rs)),
 			 fwd_err_str(j->ret));
 		conn_error(c, i, msg);
@@ -642,8 +659,10 @@ static void call_reply(struct ctl *c, unsigned i)
 			for (k = 0; k < j->r.nrules; k++)
 				for (x = 0; x < j->nlist; x++)
 					if (j->list[x].id == j->ids[k])
-						json_array_append_new(added,
-							ctl_fwd_json(&j->list[x]));
+						json_array_append_new(
+							added,
+							ctl_fwd_json(
+								&j->list[x]));
 		out_j = added ? json_pack("{s:o}", "added", added) : NULL;
 	}
 	ctr0(c, CTR_CTL_REQUESTS);
@@ -781,10 +800,13 @@ static void http_reply(struct ctl *c, unsigned i, const char *status,
 		if (n < 0)
 			body = NULL;
 	}
-	n = asprintf(&out, "HTTP/1.0 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%.*s",
+	n = asprintf(&out,
+		     "HTTP/1.0 %s\r\nContent-Type: %s\r\nContent-Length: "
+		     "%zu\r\nConnection: close\r\n\r\n%.*s",
 		     status,
-		     strncmp(status, "200", 3) ? "text/plain; charset=utf-8" :
-		     "text/plain; version=0.0.4; charset=utf-8",
+		     strncmp(status, "200", 3) ?
+			     "text/plain; charset=utf-8" :
+			     "text/plain; version=0.0.4; charset=utf-8",
 		     blen, head ? 0 : (int)blen, body ? body : "");
 	free(body);
 	conn_reply(c, i, n < 0 ? NULL : out, n < 0 ? 0 : (size_t)n);
@@ -904,8 +926,7 @@ static void s4n_readable(struct ctl *c, unsigned i)
 		json_decref(probe);
 	}
 	k->eof = eof;
-	if (s4n_req_parse(k->in, k->in_len, &r, k->ga, sizeof(k->ga),
-			  &reply)) {
+	if (s4n_req_parse(k->in, k->in_len, &r, k->ga, sizeof(k->ga), &reply)) {
 		s4n_send_close(c, i, reply);
 		free(reply);
 		return;
@@ -996,12 +1017,15 @@ static void conn_readable(struct ctl *c, unsigned i, uint32_t events)
 		return;
 	}
 	{
-		char *nl = memchr(k->in + k->in_len - (size_t)n, '\n', (size_t)n);
+		char *nl = memchr(k->in + k->in_len - (size_t)n, '\n',
+				  (size_t)n);
 
 		if (nl)
 			ctl_request(c, i, (size_t)(nl - k->in));
 		else if (k->in_len == cap)
-			conn_error(c, i, "request too large (at most 65536 bytes, one line)");
+			conn_error(c, i,
+				   "request too large (at most 65536 bytes, "
+				   "one line)");
 	}
 }
 
@@ -1071,8 +1095,9 @@ static void ctl_accept_failed(struct ctl *c, int fd, uint64_t idx,
 	if (!c->resume_ns)
 		c->resume_ns = now_mono_ns() + LISTEN_PAUSE_MS * 1000000ULL;
 	errno = e;
-	warn_perror_rl("%s accept: %u client(s) refused, accepting again in %u ms",
-		       what, n, LISTEN_PAUSE_MS);
+	warn_perror_rl(
+		"%s accept: %u client(s) refused, accepting again in %u ms",
+		what, n, LISTEN_PAUSE_MS);
 }
 
 /**
@@ -1094,8 +1119,10 @@ static void ctl_resume(struct ctl *c)
 		struct epoll_event ev = { .events = EPOLLIN,
 					  .data.u64 = idx[i] };
 
-		if (fds[i] >= 0 && epoll_ctl(c->epfd, EPOLL_CTL_MOD, fds[i], &ev))
-			warn_perror_rl("control thread: cannot arm a listener again");
+		if (fds[i] >= 0 &&
+		    epoll_ctl(c->epfd, EPOLL_CTL_MOD, fds[i], &ev))
+			warn_perror_rl(
+				"control thread: cannot arm a listener again");
 	}
 }
 
@@ -1108,7 +1135,8 @@ static void ctl_resume(struct ctl *c)
  */
 static void ctl_accept(struct ctl *c, bool http)
 {
-	unsigned from = http ? CTL_CONNS : 0, to = from + (http ? HTTP_CONNS : CTL_CONNS);
+	unsigned from = http ? CTL_CONNS : 0,
+		 to = from + (http ? HTTP_CONNS : CTL_CONNS);
 
 	for (;;) {
 		int fd = accept4(http ? c->hfd : c->ufd, NULL, NULL,
@@ -1129,13 +1157,20 @@ static void ctl_accept(struct ctl *c, bool http)
 			if (c->conn[i].state == CONN_FREE)
 				break;
 		if (i == to) {
-			static const char busy_http[] = "HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-			static const char busy_ctl[] = "{\"error\":\"too many control connections\"}\n";
+			static const char busy_http[] =
+				"HTTP/1.0 503 Service "
+				"Unavailable\r\nContent-Length: "
+				"0\r\nConnection: close\r\n\r\n";
+			static const char busy_ctl[] =
+				"{\"error\":\"too many control "
+				"connections\"}\n";
 
 			if (send(fd, http ? busy_http : busy_ctl,
-				 http ? sizeof(busy_http) - 1 : sizeof(busy_ctl) - 1,
+				 http ? sizeof(busy_http) - 1 :
+					sizeof(busy_ctl) - 1,
 				 MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-				debug("refused control client: %s", strerror(errno));
+				debug("refused control client: %s",
+				      strerror(errno));
 			close(fd);
 			ctr0(c, CTR_CTL_REFUSED);
 			continue;
@@ -1233,14 +1268,20 @@ static void ctl_timer(struct ctl *c)
 		if (k->state == CONN_FREE || now < k->deadline_ns)
 			continue;
 		if (k->state == CONN_WAIT || k->state == CONN_CALL) {
-			static const char late_flows[] = "{\"error\":\"timed out waiting for the shards' flow tables\"}\n";
-			static const char late_fwd[] = "{\"error\":\"timed out waiting for shard 0 to change the published ports\"}\n";
+			static const char late_flows[] =
+				"{\"error\":\"timed out waiting for the "
+				"shards' flow tables\"}\n";
+			static const char late_fwd[] =
+				"{\"error\":\"timed out waiting for shard 0 to "
+				"change the published ports\"}\n";
 			bool fl = k->state == CONN_WAIT;
 
 			if (send(k->fd, fl ? late_flows : late_fwd,
-				 fl ? sizeof(late_flows) - 1 : sizeof(late_fwd) - 1,
+				 fl ? sizeof(late_flows) - 1 :
+				      sizeof(late_fwd) - 1,
 				 MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-				debug("control client gone: %s", strerror(errno));
+				debug("control client gone: %s",
+				      strerror(errno));
 		}
 		if (k->state != CONN_DRAIN)
 			ctr0(c, CTR_CTL_TIMEOUTS);
@@ -1285,7 +1326,8 @@ static void ctl_event(struct ctl *c, uint64_t idx, uint32_t events)
 		return;
 	if (events & EPOLLOUT)
 		conn_writable(c, i);
-	if (c->conn[i].state != CONN_FREE && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+	if (c->conn[i].state != CONN_FREE &&
+	    (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		conn_readable(c, i, events);
 }
 
@@ -1313,10 +1355,13 @@ static void *ctl_thread(void *arg)
 		uint64_t now = c->resume_ns ? now_mono_ns() : 0;
 		int n, i;
 
-		n = epoll_wait(c->epfd, ev, ARRAY_SIZE(ev),
-			       !c->resume_ns ? -1 :
-			       c->resume_ns <= now ? 0 :
-			       (int)((c->resume_ns - now + 999999) / 1000000));
+		n = epoll_wait(
+			c->epfd, ev, ARRAY_SIZE(ev),
+			!c->resume_ns ?
+				-1 :
+			c->resume_ns <= now ?
+				0 :
+				(int)((c->resume_ns - now + 999999) / 1000000));
 		if (c->resume_ns && now_mono_ns() >= c->resume_ns)
 			ctl_resume(c);
 
@@ -1345,7 +1390,8 @@ static int http_listen(const struct sockaddr_storage *ss)
 {
 	socklen_t sl = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
 						   sizeof(struct sockaddr_in);
-	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = socket(ss->ss_family,
+			SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	int one = 1;
 
 	if (fd < 0) {

@@ -20,16 +20,19 @@
 #define REPLY_MAX (256U << 20)
 
 static const char client_usage[] =
-"Usage: slipway ctl PATH COMMAND [--json]\n"
-"  PATH is the --ctl socket of a running slipway. COMMAND:\n"
-"    stats                 counters (non-zero ones) and histograms\n"
-"    flows [--limit N]     the flow tables\n"
-"    version               version, edge, shards\n"
-"    forwards [list]       published ports\n"
-"    forwards add tcp|udp [ADDR/]PORT[-END][:GUESTPORT[-END]] [GUEST_ADDR]\n"
-"                          publish ports now (as -t/-u; never spliced)\n"
-"    forwards remove ID    stop publishing one (ID from forwards list)\n"
-"  --json prints the reply as it came (one line of JSON).\n";
+	"Usage: slipway ctl PATH COMMAND [--json]\n"
+	"  PATH is the --ctl socket of a running slipway. COMMAND:\n"
+	"    stats                 counters (non-zero ones) and histograms\n"
+	"    flows [--limit N]     the flow tables\n"
+	"    version               version, edge, shards\n"
+	"    forwards [list]       published ports\n"
+	"    forwards add tcp|udp [ADDR/]PORT[-END][:GUESTPORT[-END]] "
+	"[GUEST_ADDR]\n"
+	"                          publish ports now (as -t/-u; never "
+	"spliced)\n"
+	"    forwards remove ID    stop publishing one (ID from forwards "
+	"list)\n"
+	"  --json prints the reply as it came (one line of JSON).\n";
 
 /**
  * client_usage_error() - report a bad client command line
@@ -39,7 +42,8 @@ static const char client_usage[] =
  */
 static int client_usage_error(const char *msg)
 {
-	fprintf(stderr, "slipway ctl: %s\n%sTry 'slipway --help' for the options.\n",
+	fprintf(stderr,
+		"slipway ctl: %s\n%sTry 'slipway --help' for the options.\n",
 		msg, client_usage);
 	return 2;
 }
@@ -60,13 +64,16 @@ static char *ask(const char *path, const char *req, size_t *len)
 	int fd;
 
 	if (strlen(path) >= sizeof(a.sun_path)) {
-		fprintf(stderr, "slipway ctl: socket path too long: %s\n", path);
+		fprintf(stderr, "slipway ctl: socket path too long: %s\n",
+			path);
 		return NULL;
 	}
 	strcpy(a.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
-		fprintf(stderr, "slipway ctl: cannot connect to %s: %s (is slipway running with --ctl %s?)\n",
+		fprintf(stderr,
+			"slipway ctl: cannot connect to %s: %s (is slipway "
+			"running with --ctl %s?)\n",
 			path, strerror(errno), path);
 		goto fail;
 	}
@@ -85,7 +92,8 @@ static char *ask(const char *path, const char *req, size_t *len)
 		if (!buf)
 			goto fail;
 		if (poll(&p, 1, CLIENT_TIMEOUT_MS) <= 0) {
-			fprintf(stderr, "slipway ctl: no answer from %s within %d s\n",
+			fprintf(stderr,
+				"slipway ctl: no answer from %s within %d s\n",
 				path, CLIENT_TIMEOUT_MS / 1000);
 			goto fail;
 		}
@@ -93,7 +101,8 @@ static char *ask(const char *path, const char *req, size_t *len)
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "slipway ctl: read: %s\n", strerror(errno));
+			fprintf(stderr, "slipway ctl: read: %s\n",
+				strerror(errno));
 			goto fail;
 		}
 		if (!r)
@@ -103,7 +112,8 @@ static char *ask(const char *path, const char *req, size_t *len)
 			char *b;
 
 			if (size >= REPLY_MAX) {
-				fprintf(stderr, "slipway ctl: reply too large\n");
+				fprintf(stderr,
+					"slipway ctl: reply too large\n");
 				goto fail;
 			}
 			size *= 2;
@@ -175,7 +185,8 @@ static void print_stats(const json_t *r)
 		printf(" %15s", h);
 	}
 	printf("\n");
-	json_object_foreach((json_t *)tot, key, v) {
+	json_object_foreach((json_t *)tot, key, v)
+	{
 		if (!json_integer_value(v)) {
 			zero++;
 			continue;
@@ -184,16 +195,17 @@ static void print_stats(const json_t *r)
 		for (i = 0; i < ns && ns > 1; i++)
 			printf(" %15llu",
 			       u(json_object_get(json_array_get(shards, i),
-						 "counters"), key));
+						 "counters"),
+				 key));
 		printf("\n");
 	}
 	printf("(%zu counters are zero; --json shows every one)\n\n", zero);
-	printf("%-22s %10s %10s %10s %10s %10s %10s %10s\n", "HISTOGRAM", "COUNT",
-	       "MIN", "P50", "P90", "P99", "P99.9", "MAX");
-	json_object_foreach((json_t *)hists, key, v)
-		printf("%-22s %10llu %10llu %10llu %10llu %10llu %10llu %10llu\n",
-		       key, u(v, "count"), u(v, "min"), u(v, "p50"),
-		       u(v, "p90"), u(v, "p99"), u(v, "p99_9"), u(v, "max"));
+	printf("%-22s %10s %10s %10s %10s %10s %10s %10s\n", "HISTOGRAM",
+	       "COUNT", "MIN", "P50", "P90", "P99", "P99.9", "MAX");
+	json_object_foreach((json_t *)hists, key, v) printf(
+		"%-22s %10llu %10llu %10llu %10llu %10llu %10llu %10llu\n", key,
+		u(v, "count"), u(v, "min"), u(v, "p50"), u(v, "p90"),
+		u(v, "p99"), u(v, "p99_9"), u(v, "max"));
 }
 
 /**
@@ -225,7 +237,8 @@ static void print_flows(const json_t *r)
 
 	printf("%-6s %-5s %-30s %-30s %-15s %14s %14s %10s\n", "PROTO", "SHARD",
 	       "GUEST", "REMOTE", "STATE", "FROM_GUEST", "TO_GUEST", "AGE_MS");
-	json_array_foreach(flows, i, f) {
+	json_array_foreach(flows, i, f)
+	{
 		bool tcp = !strcmp(s(f, "proto"), "tcp");
 		char age[32];
 
@@ -233,14 +246,17 @@ static void print_flows(const json_t *r)
 			 u(f, tcp ? "age_ms" : "idle_ms"));
 		printf("%-6s %-5llu %-30s %-30s %-15s %14llu %14llu %10s\n",
 		       s(f, "proto"), u(f, "shard"),
-		       endpoint(g, sizeof(g), s(f, "guest_addr"), u(f, "guest_port")),
+		       endpoint(g, sizeof(g), s(f, "guest_addr"),
+				u(f, "guest_port")),
 		       endpoint(rem, sizeof(rem), s(f, "remote_addr"),
 				u(f, "remote_port")),
-		       s(f, "state"), u(f, "from_guest"), u(f, "to_guest"), age);
+		       s(f, "state"), u(f, "from_guest"), u(f, "to_guest"),
+		       age);
 	}
 	printf("%llu flow(s)%s\n", u(r, "total"),
 	       json_is_true(json_object_get(r, "truncated")) ?
-	       ", list truncated (--limit)" : "");
+		       ", list truncated (--limit)" :
+		       "");
 }
 
 /**
@@ -273,16 +289,18 @@ static void print_forwards(const json_t *r)
 
 	printf("%-5s %-5s %-46s %-46s %s\n", "ID", "PROTO", "HOST", "GUEST",
 	       "SPLICE");
-	json_array_foreach(fw, i, f) {
+	json_array_foreach(fw, i, f)
+	{
 		fwd_ends(f, h, sizeof(h), g, sizeof(g));
-		printf("%-5llu %-5s %-46s %-46s %s\n", u(f, "id"), s(f, "proto"),
-		       h, g, json_is_true(json_object_get(f, "splice")) ?
-		       "yes" : "no");
+		printf("%-5llu %-5s %-46s %-46s %s\n", u(f, "id"),
+		       s(f, "proto"), h, g,
+		       json_is_true(json_object_get(f, "splice")) ? "yes" :
+								    "no");
 	}
 	printf("%zu published port(s)\n", json_array_size(fw));
-	json_array_foreach(ns, i, f)
-		printf("-T: guest loopback port %llu -> host loopback port %llu\n",
-		       u(f, "guest_port"), u(f, "host_port"));
+	json_array_foreach(ns, i, f) printf(
+		"-T: guest loopback port %llu -> host loopback port %llu\n",
+		u(f, "guest_port"), u(f, "host_port"));
 }
 
 /**
@@ -295,10 +313,11 @@ static void print_added(const json_t *r)
 	char h[80], g[80];
 	size_t i;
 
-	json_array_foreach(json_object_get(r, "added"), i, f) {
+	json_array_foreach(json_object_get(r, "added"), i, f)
+	{
 		fwd_ends(f, h, sizeof(h), g, sizeof(g));
-		printf("added %llu: %s %s -> %s\n", u(f, "id"), s(f, "proto"), h,
-		       g);
+		printf("added %llu: %s %s -> %s\n", u(f, "id"), s(f, "proto"),
+		       h, g);
 	}
 }
 
@@ -324,22 +343,26 @@ int ctl_client_main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			raw = true;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		} else if (!strcmp(argv[i], "-h") ||
+			   !strcmp(argv[i], "--help")) {
 			fputs(client_usage, stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "--limit")) {
 			char *end;
 
 			if (i + 1 == argc)
-				return client_usage_error("--limit needs a value");
+				return client_usage_error(
+					"--limit needs a value");
 			errno = 0;
 			limit = strtoul(argv[++i], &end, 10);
 			if (errno || *end || !*argv[i] || *argv[i] == '-' ||
 			    limit > CTL_FLOWS_LIMIT_MAX)
-				return client_usage_error("bad --limit: expected 0 to 1000000");
+				return client_usage_error(
+					"bad --limit: expected 0 to 1000000");
 			has_limit = true;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "slipway ctl: unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "slipway ctl: unknown option '%s'\n",
+				argv[i]);
 			return client_usage_error("see the usage");
 		} else if (!path) {
 			path = argv[i];
@@ -358,10 +381,11 @@ int ctl_client_main(int argc, char **argv)
 	if (!strcmp(cmd, "stats") || !strcmp(cmd, "version") ||
 	    !strcmp(cmd, "flows")) {
 		if (nargs)
-			return client_usage_error("this command takes no arguments");
+			return client_usage_error(
+				"this command takes no arguments");
 		if (has_limit)
-			snprintf(req, sizeof(req), "{\"cmd\":\"flows\",\"limit\":%lu}",
-				 limit);
+			snprintf(req, sizeof(req),
+				 "{\"cmd\":\"flows\",\"limit\":%lu}", limit);
 		else
 			snprintf(req, sizeof(req), "{\"cmd\":\"%s\"}", cmd);
 	} else if (!strcmp(cmd, "forwards")) {
@@ -370,12 +394,15 @@ int ctl_client_main(int argc, char **argv)
 		char *t;
 
 		if (!strcmp(op, "list") && nargs <= 1) {
-			q = json_pack("{s:s, s:s}", "cmd", "forwards", "op", "list");
+			q = json_pack("{s:s, s:s}", "cmd", "forwards", "op",
+				      "list");
 		} else if (!strcmp(op, "add") && (nargs == 3 || nargs == 4)) {
 			if (strcmp(args[1], "tcp") && strcmp(args[1], "udp"))
-				return client_usage_error("forwards add: tcp or udp");
+				return client_usage_error(
+					"forwards add: tcp or udp");
 			q = json_pack("{s:s, s:s, s:s, s:s}", "cmd", "forwards",
-				      "op", "add", "proto", args[1], "spec", args[2]);
+				      "op", "add", "proto", args[1], "spec",
+				      args[2]);
 			if (q && nargs == 4)
 				json_object_set_new(q, "guest_addr",
 						    json_string(args[3]));
@@ -387,11 +414,15 @@ int ctl_client_main(int argc, char **argv)
 			id = strtoul(args[1], &end, 10);
 			if (errno || *end || !id || id > INT32_MAX ||
 			    *args[1] == '-' || *args[1] == '+')
-				return client_usage_error("forwards remove: ID is a positive number (see forwards list)");
-			q = json_pack("{s:s, s:s, s:I}", "cmd", "forwards", "op",
-				      "remove", "id", (json_int_t)id);
+				return client_usage_error(
+					"forwards remove: ID is a positive "
+					"number (see forwards list)");
+			q = json_pack("{s:s, s:s, s:I}", "cmd", "forwards",
+				      "op", "remove", "id", (json_int_t)id);
 		} else {
-			return client_usage_error("forwards [list] | forwards add tcp|udp SPEC [GUEST_ADDR] | forwards remove ID");
+			return client_usage_error(
+				"forwards [list] | forwards add tcp|udp SPEC "
+				"[GUEST_ADDR] | forwards remove ID");
 		}
 		t = q ? json_dumps(q, JSON_COMPACT) : NULL;
 		json_decref(q);
@@ -403,7 +434,8 @@ int ctl_client_main(int argc, char **argv)
 		free(t);
 	} else {
 		fprintf(stderr, "slipway ctl: unknown command '%s'\n", cmd);
-		return client_usage_error("COMMAND is stats, flows, version or forwards");
+		return client_usage_error(
+			"COMMAND is stats, flows, version or forwards");
 	}
 
 	reply = ask(path, req, &len);
@@ -411,7 +443,8 @@ int ctl_client_main(int argc, char **argv)
 		return 1;
 	r = json_loadb(reply, len, 0, &jerr);
 	if (!r || !json_is_object(r)) {
-		fprintf(stderr, "slipway ctl: the reply is not a JSON object: %s\n",
+		fprintf(stderr,
+			"slipway ctl: the reply is not a JSON object: %s\n",
 			jerr.text);
 		json_decref(r);
 		free(reply);
@@ -438,11 +471,15 @@ int ctl_client_main(int argc, char **argv)
 	else if (!strcmp(cmd, "forwards"))
 		print_forwards(r);
 	else
-		printf("slipway %s: edge %s, %lld shard(s), SO_PEEK_OFF %s, max %lld flows\n",
+		printf("slipway %s: edge %s, %lld shard(s), SO_PEEK_OFF %s, "
+		       "max %lld flows\n",
 		       s(r, "version"), s(r, "edge"),
-		       (long long)json_integer_value(json_object_get(r, "shards_n")),
-		       json_is_true(json_object_get(r, "peek_offset")) ? "on" : "off",
-		       (long long)json_integer_value(json_object_get(r, "max_flows")));
+		       (long long)json_integer_value(
+			       json_object_get(r, "shards_n")),
+		       json_is_true(json_object_get(r, "peek_offset")) ? "on" :
+									 "off",
+		       (long long)json_integer_value(
+			       json_object_get(r, "max_flows")));
 	json_decref(r);
 	free(reply);
 	return 0;

@@ -69,22 +69,28 @@ static int ctl_fwd_parse(json_t *j, struct ctl_req *r, char *why,
 		if (!strcmp(op, ops[i]))
 			break;
 	if (!op || i == CTL_FWD_OP_NUM) {
-		snprintf(why, why_len, "\"op\" must be \"list\", \"add\" or \"remove\"");
+		snprintf(why, why_len,
+			 "\"op\" must be \"list\", \"add\" or \"remove\"");
 		return -1;
 	}
 	r->op = i;
-	if ((r->op != CTL_FWD_ADD &&
-	     (json_object_get(j, "proto") || json_object_get(j, "spec") || gav)) ||
+	if ((r->op != CTL_FWD_ADD && (json_object_get(j, "proto") ||
+				      json_object_get(j, "spec") || gav)) ||
 	    (r->op != CTL_FWD_REMOVE && idv)) {
-		snprintf(why, why_len, "forwards %s: members of another operation given (add: proto, spec, guest_addr; remove: id)",
+		snprintf(why, why_len,
+			 "forwards %s: members of another operation given "
+			 "(add: proto, spec, guest_addr; remove: id)",
 			 ops[r->op]);
 		return -1;
 	}
 	if (r->op == CTL_FWD_REMOVE) {
-		json_int_t id = json_is_integer(idv) ? json_integer_value(idv) : 0;
+		json_int_t id = json_is_integer(idv) ? json_integer_value(idv) :
+						       0;
 
 		if (id < 1 || id > INT32_MAX) {
-			snprintf(why, why_len, "forwards remove: \"id\" must be a positive integer");
+			snprintf(why, why_len,
+				 "forwards remove: \"id\" must be a positive "
+				 "integer");
 			return -1;
 		}
 		r->id = (unsigned)id;
@@ -93,11 +99,14 @@ static int ctl_fwd_parse(json_t *j, struct ctl_req *r, char *why,
 	if (r->op == CTL_FWD_LIST)
 		return 0;
 	if (!proto || (strcmp(proto, "tcp") && strcmp(proto, "udp"))) {
-		snprintf(why, why_len, "forwards add: \"proto\" must be \"tcp\" or \"udp\"");
+		snprintf(why, why_len,
+			 "forwards add: \"proto\" must be \"tcp\" or \"udp\"");
 		return -1;
 	}
 	if (!spec || fwd_spec_parse(spec, &f, &fwhy)) {
-		snprintf(why, why_len, "forwards add: bad \"spec\"%s%s; expected [ADDR/]PORT[-END][:GUESTPORT[-END]]",
+		snprintf(why, why_len,
+			 "forwards add: bad \"spec\"%s%s; expected "
+			 "[ADDR/]PORT[-END][:GUESTPORT[-END]]",
 			 spec ? ": " : " (missing)", spec ? fwhy : "");
 		return -1;
 	}
@@ -124,10 +133,15 @@ static int ctl_fwd_parse(json_t *j, struct ctl_req *r, char *why,
 	if (gav) {
 		const char *ga = json_string_value(gav);
 
-		if (ga && inet_pton(AF_INET, ga, &rule.guest_addr.s6_addr[12]) == 1) {
-			rule.guest_addr.s6_addr[10] = rule.guest_addr.s6_addr[11] = 0xff;
-		} else if (!ga || inet_pton(AF_INET6, ga, &rule.guest_addr) != 1) {
-			snprintf(why, why_len, "forwards add: \"guest_addr\" must be an IPv4 or IPv6 address");
+		if (ga &&
+		    inet_pton(AF_INET, ga, &rule.guest_addr.s6_addr[12]) == 1) {
+			rule.guest_addr.s6_addr[10] =
+				rule.guest_addr.s6_addr[11] = 0xff;
+		} else if (!ga ||
+			   inet_pton(AF_INET6, ga, &rule.guest_addr) != 1) {
+			snprintf(why, why_len,
+				 "forwards add: \"guest_addr\" must be an IPv4 "
+				 "or IPv6 address");
 			return -1;
 		}
 		rule.guest_set = true;
@@ -173,7 +187,9 @@ int ctl_req_parse(const char *buf, size_t len, struct ctl_req *r, char *why,
 		return -1;
 	}
 	if (!json_is_object(j)) {
-		snprintf(why, why_len, "a request is a JSON object, e.g. {\"cmd\":\"stats\"}");
+		snprintf(
+			why, why_len,
+			"a request is a JSON object, e.g. {\"cmd\":\"stats\"}");
 		goto out;
 	}
 	cmd = json_string_value(json_object_get(j, "cmd"));
@@ -185,19 +201,26 @@ int ctl_req_parse(const char *buf, size_t len, struct ctl_req *r, char *why,
 		if (!strcmp(cmd, ctl_cmd_names[i]))
 			break;
 	if (i == CTL_CMD_NUM) {
-		snprintf(why, why_len, "unknown command \"%.64s\" (stats, flows, version, forwards)",
+		snprintf(why, why_len,
+			 "unknown command \"%.64s\" (stats, flows, version, "
+			 "forwards)",
 			 cmd);
 		goto out;
 	}
 	r->cmd = i;
-	json_object_foreach(j, key, v) {
+	json_object_foreach(j, key, v)
+	{
 		if (!strcmp(key, "cmd"))
 			continue;
 		if (r->cmd == CTL_CMD_FLOWS && !strcmp(key, "limit")) {
-			json_int_t n = json_is_integer(v) ? json_integer_value(v) : -1;
+			json_int_t n = json_is_integer(v) ?
+					       json_integer_value(v) :
+					       -1;
 
 			if (n < 0 || n > CTL_FLOWS_LIMIT_MAX) {
-				snprintf(why, why_len, "\"limit\" must be an integer from 0 to %u",
+				snprintf(why, why_len,
+					 "\"limit\" must be an integer from 0 "
+					 "to %u",
 					 CTL_FLOWS_LIMIT_MAX);
 				goto out;
 			}
@@ -209,8 +232,9 @@ int ctl_req_parse(const char *buf, size_t len, struct ctl_req *r, char *why,
 		     !strcmp(key, "spec") || !strcmp(key, "guest_addr") ||
 		     !strcmp(key, "id")))
 			continue; /* ctl_fwd_parse() */
-		snprintf(why, why_len, "unknown member \"%.64s\" for command \"%s\"",
-			 key, ctl_cmd_names[r->cmd]);
+		snprintf(why, why_len,
+			 "unknown member \"%.64s\" for command \"%s\"", key,
+			 ctl_cmd_names[r->cmd]);
 		goto out;
 	}
 	if (r->cmd == CTL_CMD_FORWARDS && ctl_fwd_parse(j, r, why, why_len))
@@ -272,7 +296,8 @@ static uint64_t rd(const uint64_t *p)
  */
 static json_t *jint(uint64_t v)
 {
-	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX :
+						      (json_int_t)v);
 }
 
 /**
@@ -425,15 +450,13 @@ static json_t *flow_json(const struct flow_rec *r)
 		proto = "icmpv6";
 		break;
 	}
-	o = json_pack("{s:s, s:i, s:s, s:i, s:s, s:i, s:s, s:o, s:o}",
-		      "proto", proto, "shard", (int)r->shard,
-		      "guest_addr", addr_str(r->guest_addr, g),
-		      "guest_port", (int)r->guest_port,
-		      "remote_addr", addr_str(r->remote_addr, rem),
-		      "remote_port", (int)r->remote_port,
-		      "state", state,
-		      "from_guest", jint(r->from_guest),
-		      "to_guest", jint(r->to_guest));
+	o = json_pack("{s:s, s:i, s:s, s:i, s:s, s:i, s:s, s:o, s:o}", "proto",
+		      proto, "shard", (int)r->shard, "guest_addr",
+		      addr_str(r->guest_addr, g), "guest_port",
+		      (int)r->guest_port, "remote_addr",
+		      addr_str(r->remote_addr, rem), "remote_port",
+		      (int)r->remote_port, "state", state, "from_guest",
+		      jint(r->from_guest), "to_guest", jint(r->to_guest));
 	if (!o)
 		return NULL;
 	if (r->proto == IPPROTO_TCP)
@@ -492,15 +515,13 @@ static json_t *addr_or_null(bool set, const struct in6_addr *a)
  */
 json_t *ctl_fwd_json(const struct fwd_rule *r)
 {
-	return json_pack("{s:i, s:s, s:o, s:i, s:o, s:i, s:b}",
-			 "id", (int)r->id,
-			 "proto", r->proto == IPPROTO_TCP ? "tcp" : "udp",
-			 "host_addr", addr_or_null(r->host_family != AF_UNSPEC,
-						   &r->host_addr),
-			 "host_port", (int)r->host_port,
-			 "guest_addr", addr_or_null(r->guest_set, &r->guest_addr),
-			 "guest_port", (int)r->guest_port,
-			 "splice", r->splice);
+	return json_pack(
+		"{s:i, s:s, s:o, s:i, s:o, s:i, s:b}", "id", (int)r->id,
+		"proto", r->proto == IPPROTO_TCP ? "tcp" : "udp", "host_addr",
+		addr_or_null(r->host_family != AF_UNSPEC, &r->host_addr),
+		"host_port", (int)r->host_port, "guest_addr",
+		addr_or_null(r->guest_set, &r->guest_addr), "guest_port",
+		(int)r->guest_port, "splice", r->splice);
 }
 
 /**
@@ -531,9 +552,11 @@ json_t *ctl_reply_forwards(const struct fwd_rule *rules, size_t n,
 		if (f->flags & FWD_SPEC_AUTO)
 			continue; /* followed at run time: not listed */
 		for (p = f->first; p <= f->last; p++)
-			json_array_append_new(t, json_pack("{s:i, s:i}",
-				"guest_port", (int)p, "host_port",
-				(int)(f->guest_first + (p - f->first))));
+			json_array_append_new(
+				t, json_pack("{s:i, s:i}", "guest_port", (int)p,
+					     "host_port",
+					     (int)(f->guest_first +
+						   (p - f->first))));
 	}
 	return json_pack("{s:o, s:o}", "forwards", a, "ns_loopback", t);
 }
@@ -579,7 +602,8 @@ static void metric_name(char *out, size_t size, const char *name)
 	size_t n = (size_t)snprintf(out, size, "slipway_");
 
 	for (; *name && n + 1 < size; name++)
-		out[n++] = (char)(*name >= 'A' && *name <= 'Z' ? *name + 32 : *name);
+		out[n++] = (char)(*name >= 'A' && *name <= 'Z' ? *name + 32 :
+								 *name);
 	out[n] = '\0';
 }
 
@@ -610,15 +634,16 @@ char *metrics_text(const struct ctl_stats_src *s, size_t *len)
 		free(h);
 		return NULL;
 	}
-	fprintf(f, "# HELP slipway_info slipway's version and edge (always 1)\n"
-		   "# TYPE slipway_info gauge\n"
-		   "slipway_info{version=\"%s\",edge=\"%s\"} 1\n"
-		   "# HELP slipway_shards event-loop shards\n"
-		   "# TYPE slipway_shards gauge\n"
-		   "slipway_shards %u\n"
-		   "# HELP slipway_uptime_seconds time since slipway started\n"
-		   "# TYPE slipway_uptime_seconds gauge\n"
-		   "slipway_uptime_seconds %.3f\n",
+	fprintf(f,
+		"# HELP slipway_info slipway's version and edge (always 1)\n"
+		"# TYPE slipway_info gauge\n"
+		"slipway_info{version=\"%s\",edge=\"%s\"} 1\n"
+		"# HELP slipway_shards event-loop shards\n"
+		"# TYPE slipway_shards gauge\n"
+		"slipway_shards %u\n"
+		"# HELP slipway_uptime_seconds time since slipway started\n"
+		"# TYPE slipway_uptime_seconds gauge\n"
+		"slipway_uptime_seconds %.3f\n",
 		s->version, s->edge, s->nshards, (double)s->uptime_ms / 1000);
 	for (i = 0; i < CTR_NUM; i++) {
 		bool gauge = strstr(ctr_descs[i], "(gauge)") != NULL;
@@ -644,9 +669,12 @@ char *metrics_text(const struct ctl_stats_src *s, size_t *len)
 			hist_init(h);
 			hist_merge(h, &s->hist[k][i]);
 			for (q = 0; q < ARRAY_SIZE(quants); q++)
-				fprintf(f, "%s{shard=\"%u\",quantile=\"%s\"} %.9g\n",
+				fprintf(f,
+					"%s{shard=\"%u\",quantile=\"%s\"} "
+					"%.9g\n",
 					name, k, quants[q].label,
-					(double)hist_quantile(h, quants[q].q) * scale);
+					(double)hist_quantile(h, quants[q].q) *
+						scale);
 			fprintf(f, "%s_sum{shard=\"%u\"} %.9g\n", name, k,
 				(double)h->sum * scale);
 			fprintf(f, "%s_count{shard=\"%u\"} %llu\n", name, k,

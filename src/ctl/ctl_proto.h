@@ -18,7 +18,7 @@
 #include "host/shard_api.h"
 #include "obs/hist.h"
 
-#define CTL_REQ_MAX (64U * 1024)	/* request bytes, newline included */
+#define CTL_REQ_MAX (64U * 1024) /* request bytes, newline included */
 #define CTL_FLOWS_LIMIT_DEFAULT 10000
 #define CTL_FLOWS_LIMIT_MAX 1000000
 
@@ -30,12 +30,17 @@
  * @CTL_CMD_FORWARDS:	published ports
  * @CTL_CMD_NUM:	count
  */
-enum ctl_cmd { CTL_CMD_STATS, CTL_CMD_FLOWS, CTL_CMD_VERSION, CTL_CMD_FORWARDS,
-	       CTL_CMD_NUM };
+enum ctl_cmd {
+	CTL_CMD_STATS,
+	CTL_CMD_FLOWS,
+	CTL_CMD_VERSION,
+	CTL_CMD_FORWARDS,
+	CTL_CMD_NUM
+};
 
 extern const char *const ctl_cmd_names[CTL_CMD_NUM];
 
-#define CTL_FWD_RANGE_MAX 64	/* ports one forwards add may publish */
+#define CTL_FWD_RANGE_MAX 64 /* ports one forwards add may publish */
 
 /**
  * enum ctl_fwd_op - what a forwards request does

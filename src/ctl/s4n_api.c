@@ -59,7 +59,8 @@
  *
  * Return: {"error": {"desc": ...}}, or NULL if out of memory
  */
-static json_t * __attribute__((format(printf, 1, 2))) s4n_err(const char *fmt, ...)
+static json_t *__attribute__((format(printf, 1, 2)))
+s4n_err(const char *fmt, ...)
 {
 	char desc[256];
 	va_list ap;
@@ -109,7 +110,6 @@ static int s4n_port_arg(json_t *args, const char *key, uint16_t *port)
 	return 0;
 }
 
-
 /**
  * s4n_parse_add() - add_hostfwd's arguments
  * @args:	arguments (may be NULL)
@@ -132,34 +132,41 @@ static json_t *s4n_parse_add(json_t *args, struct ctl_req *r, char *ga,
 	v = json_object_get(args, "proto");
 	proto = json_string_value(v);
 	if (!proto || (strcmp(proto, "tcp") && strcmp(proto, "udp")))
-		return s4n_err("bad request: add_hostfwd: bad arguments.proto (expected \"tcp\" or \"udp\")");
+		return s4n_err("bad request: add_hostfwd: bad arguments.proto "
+			       "(expected \"tcp\" or \"udp\")");
 	f->proto = strcmp(proto, "tcp") ? IPPROTO_UDP : IPPROTO_TCP;
 	v = json_object_get(args, "host_addr");
 	if (v && !json_is_string(v))
-		return s4n_err("bad request: add_hostfwd: bad arguments.host_addr (expected a string)");
+		return s4n_err("bad request: add_hostfwd: bad "
+			       "arguments.host_addr (expected a string)");
 	if (v)
 		ha = json_string_value(v);
 	if (!*ha)
 		ha = "0.0.0.0";
 	f->host_family = fwd_addr_pton(ha, &f->host_addr);
 	if (!f->host_family)
-		return s4n_err("bad request: add_hostfwd: bad arguments.host_addr \"%s\"",
+		return s4n_err("bad request: add_hostfwd: bad "
+			       "arguments.host_addr \"%s\"",
 			       ha);
 	v = json_object_get(args, "guest_addr");
 	if (v && !json_is_string(v))
-		return s4n_err("bad request: add_hostfwd: bad arguments.guest_addr (expected a string)");
+		return s4n_err("bad request: add_hostfwd: bad "
+			       "arguments.guest_addr (expected a string)");
 	if (v)
 		g = json_string_value(v);
 	if (*g) {
 		if (!fwd_addr_pton(g, &f->guest_addr))
-			return s4n_err("bad request: add_hostfwd: bad arguments.guest_addr \"%s\"",
+			return s4n_err("bad request: add_hostfwd: bad "
+				       "arguments.guest_addr \"%s\"",
 				       g);
 		f->guest_set = true;
 	}
 	if (s4n_port_arg(args, "host_port", &f->host_port))
-		return s4n_err("bad request: add_hostfwd: bad arguments.host_port (expected 1 to 65535)");
+		return s4n_err("bad request: add_hostfwd: bad "
+			       "arguments.host_port (expected 1 to 65535)");
 	if (s4n_port_arg(args, "guest_port", &f->guest_port))
-		return s4n_err("bad request: add_hostfwd: bad arguments.guest_port (expected 1 to 65535)");
+		return s4n_err("bad request: add_hostfwd: bad "
+			       "arguments.guest_port (expected 1 to 65535)");
 	/* an address inet_pton() took: 45 characters at most */
 	snprintf(ga, galen, "%s", g);
 	r->op = CTL_FWD_ADD;
@@ -183,7 +190,8 @@ static json_t *s4n_parse_remove(json_t *args, struct ctl_req *r, bool *run)
 
 	if (!json_is_integer(v) || (id = json_integer_value(v)) < 1 ||
 	    id > UINT32_MAX)
-		return s4n_err("bad request: remove_hostfwd: bad arguments.id (expected an id from add_hostfwd)");
+		return s4n_err("bad request: remove_hostfwd: bad arguments.id "
+			       "(expected an id from add_hostfwd)");
 	r->op = CTL_FWD_REMOVE;
 	r->id = (unsigned)id;
 	*run = true;
@@ -237,8 +245,8 @@ int s4n_req_parse(const char *req, size_t len, struct ctl_req *r, char *ga,
 		err = s4n_err("bad request: cannot parse JSON");
 	} else if (!json_is_object(root)) {
 		err = s4n_err("bad request: json_object() failed");
-	} else if (!(cmd = json_string_value(json_object_get(root,
-							       "execute")))) {
+	} else if (!(cmd = json_string_value(
+			     json_object_get(root, "execute")))) {
 		err = s4n_err("bad request: no execute found");
 	} else if (!strcmp(cmd, "add_hostfwd")) {
 		err = s4n_parse_add(json_object_get(root, "arguments"), r, ga,
@@ -294,14 +302,15 @@ static json_t *s4n_list(const struct fwd_rule *list, unsigned n,
 			g.s6_addr[10] = g.s6_addr[11] = 0xff;
 			memcpy(&g.s6_addr[12], &conf->guest4, 4);
 		}
-		json_array_append_new(entries,
-			json_pack("{s:i,s:s,s:s,s:i,s:s,s:i}",
-				  "id", (json_int_t)r->id,
-				  "proto", r->proto == IPPROTO_UDP ? "udp" : "tcp",
-				  "host_addr", hs,
-				  "host_port", (json_int_t)r->host_port,
-				  "guest_addr", s4n_addr_str(&g, gs),
-				  "guest_port", (json_int_t)r->guest_port));
+		json_array_append_new(
+			entries,
+			json_pack("{s:i,s:s,s:s,s:i,s:s,s:i}", "id",
+				  (json_int_t)r->id, "proto",
+				  r->proto == IPPROTO_UDP ? "udp" : "tcp",
+				  "host_addr", hs, "host_port",
+				  (json_int_t)r->host_port, "guest_addr",
+				  s4n_addr_str(&g, gs), "guest_port",
+				  (json_int_t)r->guest_port));
 	}
 	return json_pack("{s:{s:o}}", "return", "entries", entries);
 }
@@ -328,22 +337,26 @@ char *s4n_reply(const struct ctl_req *r, const char *ga, int ret,
 	switch (r->op) {
 	case CTL_FWD_ADD:
 		if (ret == -EINVAL)
-			return s4n_dump(s4n_err("add_hostfwd: guest_addr %s is not a guest address of the network",
-						ga));
+			return s4n_dump(
+				s4n_err("add_hostfwd: guest_addr %s is not a "
+					"guest address of the network",
+					ga));
 		if (ret == -EAFNOSUPPORT)
-			return s4n_dump(s4n_err("add_hostfwd: guest_addr %s: IPv6 is off (--enable-ipv6)",
+			return s4n_dump(s4n_err("add_hostfwd: guest_addr %s: "
+						"IPv6 is off (--enable-ipv6)",
 						ga));
 		if (ret < 0)
-			return s4n_dump(s4n_err("add_hostfwd: cannot listen on %s:%u (%s): %s",
-						s4n_addr_str(&f->host_addr, hs),
-						f->host_port,
-						f->proto == IPPROTO_UDP ? "udp" : "tcp",
-						strerror(-ret)));
+			return s4n_dump(s4n_err(
+				"add_hostfwd: cannot listen on %s:%u (%s): %s",
+				s4n_addr_str(&f->host_addr, hs), f->host_port,
+				f->proto == IPPROTO_UDP ? "udp" : "tcp",
+				strerror(-ret)));
 		return s4n_dump(json_pack("{s:{s:i}}", "return", "id", ret));
 	case CTL_FWD_REMOVE:
 		if (ret)
-			return s4n_dump(s4n_err("remove_hostfwd: no forward with id %lld",
-						(long long)r->id));
+			return s4n_dump(s4n_err(
+				"remove_hostfwd: no forward with id %lld",
+				(long long)r->id));
 		return s4n_dump(json_pack("{s:{}}", "return"));
 	default:
 		return list ? s4n_dump(s4n_list(list, n, conf)) : NULL;

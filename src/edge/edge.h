@@ -162,9 +162,9 @@ struct edge_ops {
 
 #define EDGE_MAX_QUEUES 16
 #define EDGE_RX_BATCH 32
-#define EDGE_TICK_MS 1000 /* how often an edge's tick runs */
+#define EDGE_TICK_MS 1000   /* how often an edge's tick runs */
 #define EDGE_PLACE_SLOTS 64 /* frame slots a shard may place at once */
-#define EDGE_PLACE_IOV 64 /* guest buffers one placed frame may span */
+#define EDGE_PLACE_IOV 64   /* guest buffers one placed frame may span */
 
 /**
  * struct edge - an edge instance: what every kind shares with its users
@@ -241,10 +241,10 @@ struct edge_args {
 typedef int edge_init_fn(struct edge *e, const struct edge_args *a);
 
 /* the kinds (main.c's edge_kinds[] picks one by the command line) */
-edge_init_fn tap_edge_init;		/* tap.c: taps in a namespace */
-edge_init_fn qsock_stream_edge_init;	/* qsock.c: --stream PATH, --fd N */
-edge_init_fn qsock_dgram_edge_init;	/* qsock.c: --dgram PATH */
-edge_init_fn vu_edge_init;		/* vhost_user.c: --vhost-user */
+edge_init_fn tap_edge_init;	     /* tap.c: taps in a namespace */
+edge_init_fn qsock_stream_edge_init; /* qsock.c: --stream PATH, --fd N */
+edge_init_fn qsock_dgram_edge_init;  /* qsock.c: --dgram PATH */
+edge_init_fn vu_edge_init;	     /* vhost_user.c: --vhost-user */
 
 /**
  * qframe_parse() - split a byte stream into length-prefixed frames

@@ -24,7 +24,8 @@ int qframe_parse(const uint8_t *buf, size_t len, struct pkt_view *v,
 	unsigned n = 0;
 
 	while (n < max && len - off >= 4) {
-		size_t flen = (size_t)buf[off] << 24 | (size_t)buf[off + 1] << 16 |
+		size_t flen = (size_t)buf[off] << 24 |
+			      (size_t)buf[off + 1] << 16 |
 			      (size_t)buf[off + 2] << 8 | buf[off + 3];
 
 		if (flen > frame_max) {

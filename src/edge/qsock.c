@@ -59,11 +59,11 @@
 #include "util/ctr.h"
 #include "util/log.h"
 
-#define QSOCK_RBUF	(1U << 20)	/* stream receive buffer */
-#define QSOCK_BACKLOG	(4U << 20)	/* stream transmit backlog */
-#define QSOCK_SOCKBUF	(4 << 20)	/* SO_SNDBUF and SO_RCVBUF */
-#define QSOCK_TX_FRAMES	64		/* frames gathered per flush */
-#define QSOCK_WAIT_MS	2000		/* longest wait for a slow peer */
+#define QSOCK_RBUF (1U << 20)	 /* stream receive buffer */
+#define QSOCK_BACKLOG (4U << 20) /* stream transmit backlog */
+#define QSOCK_SOCKBUF (4 << 20)	 /* SO_SNDBUF and SO_RCVBUF */
+#define QSOCK_TX_FRAMES 64	 /* frames gathered per flush */
+#define QSOCK_WAIT_MS 2000	 /* longest wait for a slow peer */
 #define QSOCK_WAIT_SLICE_MS 50
 
 #define CTR(q, id) ctr_add(&(q)->e->qctr[0][CTR_##id], 1)
@@ -227,7 +227,8 @@ static int qsock_stream_rx(struct edge *e, unsigned qn, struct pkt_view *v,
 		}
 	}
 	if (n < 0) {
-		warn("the guest sent a frame length over %u bytes: closing its connection",
+		warn("the guest sent a frame length over %u bytes: closing its "
+		     "connection",
 		     QSOCK_FRAME_MAX);
 		CTR(q, EDGE_BAD_FRAMING);
 		qsock_drop(q, "bad framing");
@@ -260,8 +261,7 @@ static bool qsock_wait_out(struct qsock *q, int *left_ms)
 		CTR(q, EDGE_TX_WAITS);
 	/* an unconnected datagram socket does not poll writable for its
 	 * peer's queue: the wait is a sleep then */
-	poll(&p, q->dgram && !q->connected ? 0 : 1,
-	     QSOCK_WAIT_SLICE_MS);
+	poll(&p, q->dgram && !q->connected ? 0 : 1, QSOCK_WAIT_SLICE_MS);
 	*left_ms -= QSOCK_WAIT_SLICE_MS;
 	return true;
 }
@@ -363,7 +363,8 @@ static int qsock_stream_flush(struct edge *e, unsigned qn)
 	/* the rest goes to the backlog: the partly written frame always
 	 * (the framing needs it), whole frames while they fit */
 	if (i < q->niov && q->bstart) {
-		memmove(q->backlog, q->backlog + q->bstart, q->bend - q->bstart);
+		memmove(q->backlog, q->backlog + q->bstart,
+			q->bend - q->bstart);
 		q->bend -= q->bstart;
 		q->bstart = 0;
 	}
@@ -463,7 +464,8 @@ static int qsock_dgram_rx(struct edge *e, unsigned qn, struct pkt_view *v,
 		max = EDGE_RX_BATCH;
 	if (q->dg_next >= q->dg_got) {
 		for (i = 0; i < max; i++) {
-			memset(&q->msgs[i].msg_hdr, 0, sizeof(q->msgs[i].msg_hdr));
+			memset(&q->msgs[i].msg_hdr, 0,
+			       sizeof(q->msgs[i].msg_hdr));
 			q->msgs[i].msg_hdr.msg_name = &q->from[i];
 			q->msgs[i].msg_hdr.msg_namelen = sizeof(q->from[i]);
 			q->msgs[i].msg_hdr.msg_iov = &q->riov[i];
@@ -486,18 +488,21 @@ static int qsock_dgram_rx(struct edge *e, unsigned qn, struct pkt_view *v,
 			if (n)
 				break; /* the old guest's frames first */
 			if (q->peer_len) {
-				info("a new guest took over the socket: the old one's flows are reset");
+				info("a new guest took over the socket: the "
+				     "old one's flows are reset");
 				CTR(q, EDGE_DISCONNECTS);
 			}
 			memcpy(&q->peer, &q->from[i], alen);
 			q->peer_len = alen;
 			/* refused by a peer connected elsewhere, or one gone
 			 * already: served unconnected, by address */
-			q->connected = !connect(q->fd, (struct sockaddr *)&q->peer,
-						alen);
+			q->connected = !connect(
+				q->fd, (struct sockaddr *)&q->peer, alen);
 			e->gen++;
 			CTR(q, EDGE_CONNECTS);
-			info("guest at %.*s", (int)(alen - offsetof(struct sockaddr_un, sun_path)),
+			info("guest at %.*s",
+			     (int)(alen -
+				   offsetof(struct sockaddr_un, sun_path)),
 			     q->peer.sun_path);
 		}
 		q->dg_next++;
@@ -678,7 +683,8 @@ static int qsock_accept(struct edge *e)
 			       EDGE_ACCEPT_NONE :
 			       -errno;
 	if (q->fd >= 0) {
-		warn("a guest is connected already: refused another connection");
+		warn("a guest is connected already: refused another "
+		     "connection");
 		CTR(q, EDGE_REFUSED);
 		close(fd);
 		return EDGE_ACCEPT_NONE;
@@ -770,14 +776,22 @@ static void qsock_fini(struct edge *e)
 }
 
 static const struct edge_ops qsock_stream_ops = {
-	.name = "stream", .rx = qsock_stream_rx, .tx = qsock_stream_tx,
-	.fd = qsock_fd, .fini = qsock_fini, .accept = qsock_accept,
+	.name = "stream",
+	.rx = qsock_stream_rx,
+	.tx = qsock_stream_tx,
+	.fd = qsock_fd,
+	.fini = qsock_fini,
+	.accept = qsock_accept,
 	.flush = qsock_stream_flush,
 };
 
 static const struct edge_ops qsock_dgram_ops = {
-	.name = "dgram", .rx = qsock_dgram_rx, .tx = qsock_dgram_tx,
-	.fd = qsock_fd, .fini = qsock_fini, .flush = qsock_dgram_flush,
+	.name = "dgram",
+	.rx = qsock_dgram_rx,
+	.tx = qsock_dgram_tx,
+	.fd = qsock_fd,
+	.fini = qsock_fini,
+	.flush = qsock_dgram_flush,
 	.tick = qsock_dgram_tick,
 };
 
@@ -838,7 +852,8 @@ static int qsock_bind(const char *path, int type)
 	memcpy(a.sun_path, path, len + 1);
 	if (!lstat(path, &st)) {
 		if (!S_ISSOCK(st.st_mode)) {
-			err("%s exists and is not a socket: not replacing it (remove it or choose another path)",
+			err("%s exists and is not a socket: not replacing it "
+			    "(remove it or choose another path)",
 			    path);
 			return -EEXIST;
 		}
@@ -847,7 +862,8 @@ static int qsock_bind(const char *path, int type)
 			return -errno;
 		if (!connect(probe, (struct sockaddr *)&a, sizeof(a))) {
 			close(probe);
-			err("%s is in use by a running program: stop it or choose another path",
+			err("%s is in use by a running program: stop it or "
+			    "choose another path",
 			    path);
 			return -EADDRINUSE;
 		}
@@ -865,7 +881,8 @@ static int qsock_bind(const char *path, int type)
 	    (type == SOCK_STREAM && listen(fd, 4))) {
 		int ret = -errno;
 
-		err_perror("cannot bind %s (does its directory exist and may we write there?)",
+		err_perror("cannot bind %s (does its directory exist and may "
+			   "we write there?)",
 			   path);
 		close(fd);
 		return ret;

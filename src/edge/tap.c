@@ -118,7 +118,10 @@ static void tap_fini(struct edge *e)
 }
 
 static const struct edge_ops tap_ops = {
-	.name = "tap", .rx = tap_rx, .tx = tap_tx, .fd = tap_fd,
+	.name = "tap",
+	.rx = tap_rx,
+	.tx = tap_tx,
+	.fd = tap_fd,
 	.fini = tap_fini,
 };
 

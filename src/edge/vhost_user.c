@@ -81,15 +81,15 @@
 #include "util/log.h"
 #include "util/util.h"
 
-#define VU_PAYLOAD_MAX	512	/* the largest message we take (mem table) */
-#define VU_MAX_FDS	8	/* fds a message may bring, in all its pieces */
-#define VU_CTL_BATCH	64	/* messages handled per readable event */
-#define QVU_BACKLOG	(8U << 20) /* frames held per pair for a full ring */
-#define QVU_FULL	(1U << 20) /* held bytes that stop the shard producing */
+#define VU_PAYLOAD_MAX 512     /* the largest message we take (mem table) */
+#define VU_MAX_FDS 8	       /* fds a message may bring, in all its pieces */
+#define VU_CTL_BATCH 64	       /* messages handled per readable event */
+#define QVU_BACKLOG (8U << 20) /* frames held per pair for a full ring */
+#define QVU_FULL (1U << 20)    /* held bytes that stop the shard producing */
 /* bytes copied out of a one-buffer frame to find its TCP payload: room for
  * every header a loaned segment may have (virtio-net 12, Ethernet 14, IPv4
  * 60 or IPv6 40, TCP 60) */
-#define VU_HDR_COPY	160
+#define VU_HDR_COPY 160
 
 #define VU_CTR(e, q, id) \
 	((e)->qctr[q] ? ctr_add(&(e)->qctr[q][CTR_##id], 1) : (void)0)
@@ -287,8 +287,8 @@ static inline uint64_t vu_features(const struct vu *vu)
  */
 static uint64_t vu_offered(const struct vu *vu)
 {
-	uint64_t f = BIT(F_MRG_RXBUF) | BIT(F_EVENT_IDX) | BIT(F_PROTOCOL_FEATURES) |
-		     BIT(F_VERSION_1) | BIT(F_MTU);
+	uint64_t f = BIT(F_MRG_RXBUF) | BIT(F_EVENT_IDX) |
+		     BIT(F_PROTOCOL_FEATURES) | BIT(F_VERSION_1) | BIT(F_MTU);
 
 	if (vu->offload)
 		f |= BIT(F_CSUM) | BIT(F_GUEST_CSUM) | BIT(F_GUEST_TSO4) |
@@ -429,7 +429,8 @@ static void vu_placed_remap(struct vu *vu, const struct vu_mem *new)
 			if (!pl->nb || pl->epoch != p->epoch)
 				continue;
 			for (k = 0; k < pl->nhiov; k++) {
-				if (vu_host_remap(&vu->mem, new, &pl->hiov[k])) {
+				if (vu_host_remap(&vu->mem, new,
+						  &pl->hiov[k])) {
 					pl->epoch = p->epoch - 1;
 					break;
 				}
@@ -744,8 +745,8 @@ static const char *vu_net_set_mtu(struct vu *vu, struct vu_msg *m)
  * Return: NULL with @r and @map filled, or why the region is refused
  * (nothing mapped then)
  */
-static const char *vu_region_map(const uint8_t *rg, int fd,
-				 struct vu_region *r, struct vu_map *map)
+static const char *vu_region_map(const uint8_t *rg, int fd, struct vu_region *r,
+				 struct vu_map *map)
 {
 	uint64_t gpa, size, uva, off;
 	struct stat st;
@@ -755,8 +756,8 @@ static const char *vu_region_map(const uint8_t *rg, int fd,
 	memcpy(&size, rg + 8, 8);
 	memcpy(&uva, rg + 16, 8);
 	memcpy(&off, rg + 24, 8);
-	if (!size || gpa + size < gpa || uva + size < uva ||
-	    off + size < off || off + size > SIZE_MAX)
+	if (!size || gpa + size < gpa || uva + size < uva || off + size < off ||
+	    off + size > SIZE_MAX)
 		return "a memory region that wraps around";
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return "a memory region whose fd is not a file";
@@ -818,13 +819,11 @@ static const char *vu_set_mem_table(struct vu *vu, struct vu_msg *m)
 	struct vu_pair *p;
 	unsigned i;
 
-	if (!n || n > VU_MAX_REGIONS || m->size < 8 + 32 * n ||
-	    vu->nfds != n)
+	if (!n || n > VU_MAX_REGIONS || m->size < 8 + 32 * n || vu->nfds != n)
 		return "a memory table whose regions and fds do not match";
 	for (mem.n = 0; mem.n < n; mem.n++) {
-		why = vu_region_map(m->raw + 8 + 32 * mem.n,
-				    vu->msg_fds[mem.n], &mem.r[mem.n],
-				    &maps[mem.n]);
+		why = vu_region_map(m->raw + 8 + 32 * mem.n, vu->msg_fds[mem.n],
+				    &mem.r[mem.n], &maps[mem.n]);
 		if (why)
 			break;
 	}
@@ -1122,26 +1121,27 @@ struct vu_handler {
 /* every request we serve; the rest (dirty logging, ...) close the
  * connection: we offer no feature that would bring them */
 static const struct vu_handler vu_handlers[VU_REQ_NUM] = {
-	[VU_GET_FEATURES]	   = { vu_get_features, 0, 8, 0, true },
-	[VU_SET_FEATURES]	   = { vu_set_features, 8, 8, 0, false },
-	[VU_SET_OWNER]		   = { vu_ignore, 0, 8, 0, false },
-	[VU_RESET_OWNER]	   = { vu_ignore, 0, 8, 0, false },
-	[VU_SET_MEM_TABLE]	   = { vu_set_mem_table, 8 + 32,
-				       8 + 32 * VU_MAX_REGIONS, VU_MAX_REGIONS,
+	[VU_GET_FEATURES] = { vu_get_features, 0, 8, 0, true },
+	[VU_SET_FEATURES] = { vu_set_features, 8, 8, 0, false },
+	[VU_SET_OWNER] = { vu_ignore, 0, 8, 0, false },
+	[VU_RESET_OWNER] = { vu_ignore, 0, 8, 0, false },
+	[VU_SET_MEM_TABLE] = { vu_set_mem_table, 8 + 32,
+			       8 + 32 * VU_MAX_REGIONS, VU_MAX_REGIONS, false },
+	[VU_SET_VRING_NUM] = { vu_set_vring_num, 8, 8, 0, false },
+	[VU_SET_VRING_ADDR] = { vu_set_vring_addr, 40, 40, 0, false },
+	[VU_SET_VRING_BASE] = { vu_set_vring_base, 8, 8, 0, false },
+	[VU_GET_VRING_BASE] = { vu_get_vring_base, 8, 8, 0, true },
+	[VU_SET_VRING_KICK] = { vu_set_vring_kick, 8, 8, 1, false },
+	[VU_SET_VRING_CALL] = { vu_set_vring_call, 8, 8, 1, false },
+	[VU_SET_VRING_ERR] = { vu_set_vring_err, 8, 8, 1, false },
+	[VU_GET_PROTOCOL_FEATURES] = { vu_get_protocol_features, 0, 8, 0,
+				       true },
+	[VU_SET_PROTOCOL_FEATURES] = { vu_set_protocol_features, 8, 8, 0,
 				       false },
-	[VU_SET_VRING_NUM]	   = { vu_set_vring_num, 8, 8, 0, false },
-	[VU_SET_VRING_ADDR]	   = { vu_set_vring_addr, 40, 40, 0, false },
-	[VU_SET_VRING_BASE]	   = { vu_set_vring_base, 8, 8, 0, false },
-	[VU_GET_VRING_BASE]	   = { vu_get_vring_base, 8, 8, 0, true },
-	[VU_SET_VRING_KICK]	   = { vu_set_vring_kick, 8, 8, 1, false },
-	[VU_SET_VRING_CALL]	   = { vu_set_vring_call, 8, 8, 1, false },
-	[VU_SET_VRING_ERR]	   = { vu_set_vring_err, 8, 8, 1, false },
-	[VU_GET_PROTOCOL_FEATURES] = { vu_get_protocol_features, 0, 8, 0, true },
-	[VU_SET_PROTOCOL_FEATURES] = { vu_set_protocol_features, 8, 8, 0, false },
-	[VU_GET_QUEUE_NUM]	   = { vu_get_queue_num, 0, 8, 0, true },
-	[VU_SET_VRING_ENABLE]	   = { vu_set_vring_enable, 8, 8, 0, false },
-	[VU_SEND_RARP]		   = { vu_ignore, 8, 8, 0, false },
-	[VU_NET_SET_MTU]	   = { vu_net_set_mtu, 8, 8, 0, false },
+	[VU_GET_QUEUE_NUM] = { vu_get_queue_num, 0, 8, 0, true },
+	[VU_SET_VRING_ENABLE] = { vu_set_vring_enable, 8, 8, 0, false },
+	[VU_SEND_RARP] = { vu_ignore, 8, 8, 0, false },
+	[VU_NET_SET_MTU] = { vu_net_set_mtu, 8, 8, 0, false },
 };
 
 /**
@@ -1171,7 +1171,8 @@ static int vu_recv(struct vu *vu, const char **why)
 
 	for (;;) {
 		struct iovec iov;
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+		struct msghdr mh = { .msg_iov = &iov,
+				     .msg_iovlen = 1,
 				     .msg_control = cbuf,
 				     .msg_controllen = sizeof(cbuf) };
 
@@ -1329,7 +1330,8 @@ static int vu_ctl(struct edge *e)
 		if (why) {
 			char msg[96];
 
-			snprintf(msg, sizeof(msg), "request %u: %s", m.req, why);
+			snprintf(msg, sizeof(msg), "request %u: %s", m.req,
+				 why);
 			vu_violation(vu, msg);
 			return -ECONNRESET;
 		}
@@ -1361,7 +1363,8 @@ static int vu_accept(struct edge *e)
 			       EDGE_ACCEPT_NONE :
 			       -errno;
 	if (vu->ctl >= 0) {
-		warn("a vhost-user frontend is connected already: refused another");
+		warn("a vhost-user frontend is connected already: refused "
+		     "another");
 		VU_CTR(e, 0, EDGE_REFUSED);
 		close(fd);
 		return EDGE_ACCEPT_NONE;
@@ -1427,7 +1430,8 @@ static bool vu_ring_ready(const struct vu_ring *r)
 static void vu_ring_broken(struct vu *vu, struct vu_pair *p, struct vu_ring *r,
 			   unsigned q)
 {
-	warn("vhost-user: the guest's queue %u broke the virtqueue rules: closing the frontend's connection",
+	warn("vhost-user: the guest's queue %u broke the virtqueue rules: "
+	     "closing the frontend's connection",
 	     2 * q + (unsigned)(r - p->ring));
 	VU_CTR(vu->e, q, EDGE_VU_RING_ERRORS);
 	vu_ring_stop(p, r);
@@ -1489,7 +1493,8 @@ static struct pkt_view vu_rx_view(struct edge *e, unsigned q, unsigned n,
 		split = pkt_payload_off(b, VU_HDR_COPY, hl);
 		if (split) {
 			VU_CTR(e, q, EDGE_VU_LOANS);
-			return (struct pkt_view){ .p = b, .len = split,
+			return (struct pkt_view){ .p = b,
+						  .len = split,
 						  .tail = g + split,
 						  .tail_len = glen - split };
 		}
@@ -1584,8 +1589,7 @@ static int vu_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 			break;
 		}
 		p->loan_heads[p->nloans++] = el.head;
-		v[n] = vu_rx_view(e, q, n, &el,
-				  vu_hdr_len(vu_features(vu)));
+		v[n] = vu_rx_view(e, q, n, &el, vu_hdr_len(vu_features(vu)));
 		n++;
 	}
 	if (n == max)
@@ -1773,7 +1777,8 @@ static int vu_tx(struct edge *e, unsigned q, const struct iovec *iov,
 		}
 	}
 	if (p->bend + 4 + len > QVU_BACKLOG && p->bstart) {
-		memmove(p->backlog, p->backlog + p->bstart, p->bend - p->bstart);
+		memmove(p->backlog, p->backlog + p->bstart,
+			p->bend - p->bstart);
 		p->bend -= p->bstart;
 		p->bstart = 0;
 	}
@@ -1903,7 +1908,8 @@ static int vu_reserve(struct edge *e, unsigned q, unsigned slot, size_t hdr,
 			uint16_t seen = virtq_kick_on_more(&r->vq);
 
 			p->rx_kicks = true;
-			if ((uint16_t)(virtq_avail(&r->vq) + r->vq.last_avail) != seen) {
+			if ((uint16_t)(virtq_avail(&r->vq) +
+				       r->vq.last_avail) != seen) {
 				VU_CTR(e, q, EDGE_VU_KICK_RACE);
 				continue;
 			}
@@ -2100,10 +2106,19 @@ static void vu_fini(struct edge *e)
 }
 
 static const struct edge_ops vu_ops = {
-	.name = "vhost-user", .rx = vu_rx, .tx = vu_tx, .fd = vu_fd,
-	.fini = vu_fini, .accept = vu_accept, .flush = vu_flush,
-	.ctl = vu_ctl, .rx_done = vu_rx_done, .offloads = vu_guest_offloads,
-	.tx_full = vu_tx_full, .place = vu_reserve, .place_end = vu_reserve_end,
+	.name = "vhost-user",
+	.rx = vu_rx,
+	.tx = vu_tx,
+	.fd = vu_fd,
+	.fini = vu_fini,
+	.accept = vu_accept,
+	.flush = vu_flush,
+	.ctl = vu_ctl,
+	.rx_done = vu_rx_done,
+	.offloads = vu_guest_offloads,
+	.tx_full = vu_tx_full,
+	.place = vu_reserve,
+	.place_end = vu_reserve_end,
 	.tx_placed = vu_tx_placed,
 };
 

@@ -59,9 +59,9 @@
 
 #include "edge/virtq.h"
 
-#define DESC_SIZE	16
-#define RING_HDR	4	/* flags u16, idx u16 */
-#define USED_ELEM_SIZE	8
+#define DESC_SIZE 16
+#define RING_HDR 4 /* flags u16, idx u16 */
+#define USED_ELEM_SIZE 8
 
 /**
  * struct vdesc - a local copy of one descriptor, host byte order
@@ -257,8 +257,7 @@ int virtq_init(struct virtq *vq, unsigned num, uint8_t *desc, uint8_t *avail,
  *
  * Return: 0, or -EINVAL as virtq_init() (then @vq is unchanged)
  */
-int virtq_remap(struct virtq *vq, uint8_t *desc, uint8_t *avail,
-		uint8_t *used)
+int virtq_remap(struct virtq *vq, uint8_t *desc, uint8_t *avail, uint8_t *used)
 {
 	if (!desc || !avail || !used || (uintptr_t)desc % 16 ||
 	    (uintptr_t)avail % 2 || (uintptr_t)used % 4)

@@ -19,14 +19,14 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#define VU_MAX_REGIONS 8	/* VHOST_MEMORY_BASELINE_NREGIONS */
-#define VIRTQ_MAX_SIZE 32768	/* the largest ring size virtio allows */
-#define VIRTQ_MAX_IOV 64	/* descriptors per chain we accept */
+#define VU_MAX_REGIONS 8     /* VHOST_MEMORY_BASELINE_NREGIONS */
+#define VIRTQ_MAX_SIZE 32768 /* the largest ring size virtio allows */
+#define VIRTQ_MAX_IOV 64     /* descriptors per chain we accept */
 
-#define VIRTQ_DESC_F_NEXT	1
-#define VIRTQ_DESC_F_WRITE	2
-#define VIRTQ_DESC_F_INDIRECT	4
-#define VIRTQ_USED_F_NO_NOTIFY	1
+#define VIRTQ_DESC_F_NEXT 1
+#define VIRTQ_DESC_F_WRITE 2
+#define VIRTQ_DESC_F_INDIRECT 4
+#define VIRTQ_USED_F_NO_NOTIFY 1
 #define VIRTQ_AVAIL_F_NO_INTERRUPT 1
 
 /**
@@ -148,8 +148,7 @@ int virtq_init(struct virtq *vq, unsigned num, uint8_t *desc, uint8_t *avail,
  *
  * Return: 0, or -EINVAL as virtq_init() (then @vq is unchanged)
  */
-int virtq_remap(struct virtq *vq, uint8_t *desc, uint8_t *avail,
-		uint8_t *used);
+int virtq_remap(struct virtq *vq, uint8_t *desc, uint8_t *avail, uint8_t *used);
 
 /**
  * virtq_avail() - how many chains the guest has made available

@@ -57,34 +57,34 @@ enum vu_req {
 };
 
 /* message header: request, flags, size (u32 each, native byte order) */
-#define VU_HDR_LEN		12
-#define VU_VERSION		0x1		/* flags bits 0-1 */
-#define VU_VERSION_MASK		0x3
-#define VU_FLAG_REPLY		(1u << 2)
-#define VU_FLAG_NEED_REPLY	(1u << 3)
-#define VU_VRING_NOFD		0x100	/* SET_VRING_KICK/CALL/ERR: no fd */
+#define VU_HDR_LEN 12
+#define VU_VERSION 0x1 /* flags bits 0-1 */
+#define VU_VERSION_MASK 0x3
+#define VU_FLAG_REPLY (1u << 2)
+#define VU_FLAG_NEED_REPLY (1u << 3)
+#define VU_VRING_NOFD 0x100 /* SET_VRING_KICK/CALL/ERR: no fd */
 
 /* virtio-net and ring feature bits (virtio 1.x, 5.1.3 and 6) */
-#define F_CSUM			0	/* device takes partial checksums */
-#define F_GUEST_CSUM		1	/* driver takes partial checksums */
-#define F_MTU			3
-#define F_GUEST_TSO4		7
-#define F_GUEST_TSO6		8
-#define F_HOST_TSO4		11
-#define F_HOST_TSO6		12
-#define F_MRG_RXBUF		15
-#define F_MQ			22
-#define F_EVENT_IDX		29
-#define F_PROTOCOL_FEATURES	30	/* vhost-user, not virtio */
-#define F_VERSION_1		32
+#define F_CSUM 0       /* device takes partial checksums */
+#define F_GUEST_CSUM 1 /* driver takes partial checksums */
+#define F_MTU 3
+#define F_GUEST_TSO4 7
+#define F_GUEST_TSO6 8
+#define F_HOST_TSO4 11
+#define F_HOST_TSO6 12
+#define F_MRG_RXBUF 15
+#define F_MQ 22
+#define F_EVENT_IDX 29
+#define F_PROTOCOL_FEATURES 30 /* vhost-user, not virtio */
+#define F_VERSION_1 32
 
 /* vhost-user protocol feature bits */
-#define PF_MQ			0
-#define PF_REPLY_ACK		3
-#define PF_NET_MTU		4
+#define PF_MQ 0
+#define PF_REPLY_ACK 3
+#define PF_NET_MTU 4
 
 #ifndef BIT
-#define BIT(n)			(1ULL << (n))
+#define BIT(n) (1ULL << (n))
 #endif
 
 #endif /* SLIPWAY_EDGE_VU_PROTO_H */

@@ -19,190 +19,302 @@
 #include "util/util.h"
 
 static const char usage_text[] =
-"Usage: slipway [OPTIONS] [-- COMMAND [ARGS...]]\n"
-"       slipway [OPTIONS] --netns PATH|NAME\n"
-"       slipway [OPTIONS] --stream PATH | --dgram PATH | --fd N\n"
-"       slipway [OPTIONS] --vhost-user PATH | --vhost-user --fd N\n"
-"\n"
-"A user-mode network gateway. Runs COMMAND (default: your shell) in a new\n"
-"network namespace whose only interface is a tap device served by slipway,\n"
-"or serves a tap it creates in an existing namespace (--netns), or a VM\n"
-"through a unix socket (--stream, --dgram, --fd). The guest's TCP and UDP\n"
-"flows continue on ordinary host sockets.\n"
-"\n"
-"VM socket edges (one guest at a time; the next is served when it leaves):\n"
-"  --stream PATH           listen there for QEMU -netdev stream (frames with\n"
-"                          a 4-byte big-endian length, as passt's)\n"
-"  --dgram PATH            bind a datagram socket there: one frame per\n"
-"                          datagram (QEMU -netdev dgram, vfkit)\n"
-"  --fd N                  serve the connected stream socket N; exit when\n"
-"                          it closes\n"
-"  --vhost-user PATH       listen there for a vhost-user frontend (QEMU\n"
-"                          -netdev vhost-user): virtio-net with offloads,\n"
-"                          one queue pair per shard (--shards)\n"
-"  --vhost-user --fd N     a vhost-user frontend connected on socket N\n"
-"                          (QEMU -netdev passt,vhost-user=on); exit when\n"
-"                          it leaves\n"
-"  --print-capabilities    print the vhost-user backend's capabilities as\n"
-"                          JSON and exit\n"
-"\n"
-"Namespace:\n"
-"  --netns PATH|NAME       attach to an existing namespace: /run/netns/NAME,\n"
-"                          or a path such as /proc/PID/ns/net (needs root)\n"
-"  -I, --ifname NAME       tap device name (default: tap0)\n"
-"  --no-config             do not configure addresses, routes, MTU or link\n"
-"                          state in the namespace\n"
-"  --userns / --no-userns  create a user namespace too (default: only when\n"
-"                          not run as root)\n"
-"\n"
-"Addresses (IPv4):\n"
-"  -a, --address ADDR[/PREFIX]  guest address (default: 10.0.2.15/24)\n"
-"  -g, --gateway ADDR      gateway address (default: 10.0.2.2); connections\n"
-"                          to it reach the host's 127.0.0.1\n"
-"  --cidr NET/PREFIX       guest network: guest .15, gateway .2\n"
-"                          (default: 10.0.2.0/24)\n"
-"  -o, --outbound ADDR     source address of outbound sockets (to hosts other\n"
-"                          than loopback); one IPv4 and one IPv6 at most\n"
-"  --outbound-if4 IFNAME   bind outbound IPv4 sockets to this interface\n"
-"  --outbound-if6 IFNAME   the same for IPv6\n"
-"  --no-map-gw, --no-map-host-loopback\n"
-"                          connections to the gateway address are refused\n"
-"                          instead of reaching host loopback (then the\n"
-"                          guest cannot reach the host's loopback at all)\n"
-"  -m, --mtu N             guest MTU, 576..65520 (default: 65520; IPv6\n"
-"                          needs 1280 or more)\n"
-"\n"
-"Addresses (IPv6):\n"
-"  --ipv6-prefix PREFIX/64 the guest network's /64 (default: fd00:5ee:d::/64);\n"
-"                          guest ::15, gateway ::2 (and fe80::1), DNS ::3.\n"
-"                          Connections to the gateway reach the host's ::1\n"
-"                          (--no-map-gw refuses them)\n"
-"  --no-ipv6               no IPv6: frames dropped, nothing configured\n"
-"\n"
-"Services (for the guest):\n"
-"  --no-dhcp               do not answer DHCPv4 or DHCPv6 (default: the\n"
-"                          guest can get its address, router, DNS, MTU and\n"
-"                          search list)\n"
-"  --dns-addr ADDR         DNS forwarder address in the guest's network\n"
-"                          (default: .3 of it, e.g. 10.0.2.3; over IPv6\n"
-"                          always ::3 of the prefix)\n"
-"  --no-dns                no DNS forwarder\n"
-"  --resolv-conf PATH      upstream resolvers (default: /etc/resolv.conf,\n"
-"                          re-read when it changes)\n"
-"  -H, --hostname NAME     host name for DHCP (option 12)\n"
-"  --fqdn NAME             fully qualified name for DHCP: option 81, DHCPv6\n"
-"                          option 39 (to clients that ask for it)\n"
-"\n"
-"";
+	"Usage: slipway [OPTIONS] [-- COMMAND [ARGS...]]\n"
+	"       slipway [OPTIONS] --netns PATH|NAME\n"
+	"       slipway [OPTIONS] --stream PATH | --dgram PATH | --fd N\n"
+	"       slipway [OPTIONS] --vhost-user PATH | --vhost-user --fd N\n"
+	"\n"
+	"A user-mode network gateway. Runs COMMAND (default: your shell) in a "
+	"new\n"
+	"network namespace whose only interface is a tap device served by "
+	"slipway,\n"
+	"or serves a tap it creates in an existing namespace (--netns), or a "
+	"VM\n"
+	"through a unix socket (--stream, --dgram, --fd). The guest's TCP and "
+	"UDP\n"
+	"flows continue on ordinary host sockets.\n"
+	"\n"
+	"VM socket edges (one guest at a time; the next is served when it "
+	"leaves):\n"
+	"  --stream PATH           listen there for QEMU -netdev stream "
+	"(frames with\n"
+	"                          a 4-byte big-endian length, as passt's)\n"
+	"  --dgram PATH            bind a datagram socket there: one frame "
+	"per\n"
+	"                          datagram (QEMU -netdev dgram, vfkit)\n"
+	"  --fd N                  serve the connected stream socket N; exit "
+	"when\n"
+	"                          it closes\n"
+	"  --vhost-user PATH       listen there for a vhost-user frontend "
+	"(QEMU\n"
+	"                          -netdev vhost-user): virtio-net with "
+	"offloads,\n"
+	"                          one queue pair per shard (--shards)\n"
+	"  --vhost-user --fd N     a vhost-user frontend connected on socket "
+	"N\n"
+	"                          (QEMU -netdev passt,vhost-user=on); exit "
+	"when\n"
+	"                          it leaves\n"
+	"  --print-capabilities    print the vhost-user backend's capabilities "
+	"as\n"
+	"                          JSON and exit\n"
+	"\n"
+	"Namespace:\n"
+	"  --netns PATH|NAME       attach to an existing namespace: "
+	"/run/netns/NAME,\n"
+	"                          or a path such as /proc/PID/ns/net (needs "
+	"root)\n"
+	"  -I, --ifname NAME       tap device name (default: tap0)\n"
+	"  --no-config             do not configure addresses, routes, MTU or "
+	"link\n"
+	"                          state in the namespace\n"
+	"  --userns / --no-userns  create a user namespace too (default: only "
+	"when\n"
+	"                          not run as root)\n"
+	"\n"
+	"Addresses (IPv4):\n"
+	"  -a, --address ADDR[/PREFIX]  guest address (default: 10.0.2.15/24)\n"
+	"  -g, --gateway ADDR      gateway address (default: 10.0.2.2); "
+	"connections\n"
+	"                          to it reach the host's 127.0.0.1\n"
+	"  --cidr NET/PREFIX       guest network: guest .15, gateway .2\n"
+	"                          (default: 10.0.2.0/24)\n"
+	"  -o, --outbound ADDR     source address of outbound sockets (to "
+	"hosts other\n"
+	"                          than loopback); one IPv4 and one IPv6 at "
+	"most\n"
+	"  --outbound-if4 IFNAME   bind outbound IPv4 sockets to this "
+	"interface\n"
+	"  --outbound-if6 IFNAME   the same for IPv6\n"
+	"  --no-map-gw, --no-map-host-loopback\n"
+	"                          connections to the gateway address are "
+	"refused\n"
+	"                          instead of reaching host loopback (then "
+	"the\n"
+	"                          guest cannot reach the host's loopback at "
+	"all)\n"
+	"  -m, --mtu N             guest MTU, 576..65520 (default: 65520; "
+	"IPv6\n"
+	"                          needs 1280 or more)\n"
+	"\n"
+	"Addresses (IPv6):\n"
+	"  --ipv6-prefix PREFIX/64 the guest network's /64 (default: "
+	"fd00:5ee:d::/64);\n"
+	"                          guest ::15, gateway ::2 (and fe80::1), DNS "
+	"::3.\n"
+	"                          Connections to the gateway reach the host's "
+	"::1\n"
+	"                          (--no-map-gw refuses them)\n"
+	"  --no-ipv6               no IPv6: frames dropped, nothing "
+	"configured\n"
+	"\n"
+	"Services (for the guest):\n"
+	"  --no-dhcp               do not answer DHCPv4 or DHCPv6 (default: "
+	"the\n"
+	"                          guest can get its address, router, DNS, MTU "
+	"and\n"
+	"                          search list)\n"
+	"  --dns-addr ADDR         DNS forwarder address in the guest's "
+	"network\n"
+	"                          (default: .3 of it, e.g. 10.0.2.3; over "
+	"IPv6\n"
+	"                          always ::3 of the prefix)\n"
+	"  --no-dns                no DNS forwarder\n"
+	"  --resolv-conf PATH      upstream resolvers (default: "
+	"/etc/resolv.conf,\n"
+	"                          re-read when it changes)\n"
+	"  -H, --hostname NAME     host name for DHCP (option 12)\n"
+	"  --fqdn NAME             fully qualified name for DHCP: option 81, "
+	"DHCPv6\n"
+	"                          option 39 (to clients that ask for it)\n"
+	"\n"
+	"";
 
 /* pasta's addressing model and the address mappings (conf_net.c) */
 static const char usage_text_net[] =
-"Addressing model and mappings (pasta's):\n"
-"  --copy-host-addrs       give the guest the host's own address, prefix and\n"
-"                          default gateway of each family (from the default\n"
-"                          route's interface) and its name as the tap's,\n"
-"                          as pasta does; -a, -g, -I still override. No\n"
-"                          DNS forwarder unless --dns-forward\n"
-"  --map-host-loopback ADDR|none\n"
-"                          connections to ADDR reach the host's 127.0.0.1\n"
-"                          (::1); default the gateway; none: --no-map-gw\n"
-"  --map-guest-addr ADDR|none\n"
-"                          connections to ADDR reach the host's own address\n"
-"                          (e.g. 169.254.1.2 for host.containers.internal)\n"
-"  --dns-forward ADDR      the DNS forwarder's address (IPv4 or IPv6), e.g.\n"
-"                          169.254.1.1\n"
-"  --host-lo-to-ns-lo      with --copy-host-addrs: spliced loopback clients\n"
-"                          reach the guest's loopback, not its address\n"
-"\n";
+	"Addressing model and mappings (pasta's):\n"
+	"  --copy-host-addrs       give the guest the host's own address, "
+	"prefix and\n"
+	"                          default gateway of each family (from the "
+	"default\n"
+	"                          route's interface) and its name as the "
+	"tap's,\n"
+	"                          as pasta does; -a, -g, -I still override. "
+	"No\n"
+	"                          DNS forwarder unless --dns-forward\n"
+	"  --map-host-loopback ADDR|none\n"
+	"                          connections to ADDR reach the host's "
+	"127.0.0.1\n"
+	"                          (::1); default the gateway; none: "
+	"--no-map-gw\n"
+	"  --map-guest-addr ADDR|none\n"
+	"                          connections to ADDR reach the host's own "
+	"address\n"
+	"                          (e.g. 169.254.1.2 for "
+	"host.containers.internal)\n"
+	"  --dns-forward ADDR      the DNS forwarder's address (IPv4 or IPv6), "
+	"e.g.\n"
+	"                          169.254.1.1\n"
+	"  --host-lo-to-ns-lo      with --copy-host-addrs: spliced loopback "
+	"clients\n"
+	"                          reach the guest's loopback, not its "
+	"address\n"
+	"\n";
 
 /* the second half: one string may not pass 4095 bytes in ISO C */
 static const char usage_text2[] =
-"Published ports:\n"
-"  -t, --tcp-ports SPEC    publish host TCP ports to the guest; repeatable.\n"
-"                          SPEC is none, auto, all, or [ADDR[%IFNAME]/]\n"
-"                          then a comma list of PORT[-END][:GUESTPORT[-END]]\n"
-"                          (GUESTPORT may follow GUESTADDR/), ~PORT[-END]\n"
-"                          (excluded) and auto:\n"
-"                            -t 8080            host 8080 -> guest 8080\n"
-"                            -t 8080:80         host 8080 -> guest 80\n"
-"                            -t 127.0.0.1/2222:22  loopback only\n"
-"                            -t 9000-9009,~9005 a range, one to one, less 9005\n"
-"                            -t ~22             all non-ephemeral ports but 22\n"
-"                            -t auto            the ports the guest listens on,\n"
-"                                               followed as they change\n"
-"                          Without ADDR, all addresses (IPv4 and IPv6).\n"
-"  -u, --udp-ports SPEC    publish host UDP ports, same SPEC as -t (auto: the\n"
-"                          guest's bound UDP ports and its TCP listeners')\n"
-"  --no-splice             carry loopback clients of -t ports through the tap\n"
-"                          too (default: spliced to the guest's loopback)\n"
-"  -T, --tcp-ns-ports SPEC guest loopback TCP ports spliced to host loopback\n"
-"                          ports: as -t, no ADDR; auto: the host's listeners\n"
-"  -U, --udp-ns-ports SPEC guest loopback UDP ports forwarded to host loopback\n"
-"                          ports: as -T, no auto\n";
+	"Published ports:\n"
+	"  -t, --tcp-ports SPEC    publish host TCP ports to the guest; "
+	"repeatable.\n"
+	"                          SPEC is none, auto, all, or "
+	"[ADDR[%IFNAME]/]\n"
+	"                          then a comma list of "
+	"PORT[-END][:GUESTPORT[-END]]\n"
+	"                          (GUESTPORT may follow GUESTADDR/), "
+	"~PORT[-END]\n"
+	"                          (excluded) and auto:\n"
+	"                            -t 8080            host 8080 -> guest "
+	"8080\n"
+	"                            -t 8080:80         host 8080 -> guest 80\n"
+	"                            -t 127.0.0.1/2222:22  loopback only\n"
+	"                            -t 9000-9009,~9005 a range, one to one, "
+	"less 9005\n"
+	"                            -t ~22             all non-ephemeral "
+	"ports but 22\n"
+	"                            -t auto            the ports the guest "
+	"listens on,\n"
+	"                                               followed as they "
+	"change\n"
+	"                          Without ADDR, all addresses (IPv4 and "
+	"IPv6).\n"
+	"  -u, --udp-ports SPEC    publish host UDP ports, same SPEC as -t "
+	"(auto: the\n"
+	"                          guest's bound UDP ports and its TCP "
+	"listeners')\n"
+	"  --no-splice             carry loopback clients of -t ports through "
+	"the tap\n"
+	"                          too (default: spliced to the guest's "
+	"loopback)\n"
+	"  -T, --tcp-ns-ports SPEC guest loopback TCP ports spliced to host "
+	"loopback\n"
+	"                          ports: as -t, no ADDR; auto: the host's "
+	"listeners\n"
+	"  -U, --udp-ns-ports SPEC guest loopback UDP ports forwarded to host "
+	"loopback\n"
+	"                          ports: as -T, no auto\n";
 
 static const char usage_text3[] =
-"\n"
-"Limits and tuning:\n"
-"  --shards N              event-loop threads, one tap queue each, 1..8\n"
-"                          (default: half the online CPUs, 1 to 4)\n"
-"  --max-flows N           TCP flow table size (default: 16384)\n"
-"  --max-udp-flows N       UDP/ICMP flow table size (default: 4096)\n"
-"  --udp-timeout SECONDS   idle UDP flows close after this (default: 180)\n"
-"  --no-offload            no checksum/TSO offload on the tap\n"
-"  --ack-every N           ACK the guest at least every N full-sized segments\n"
-"                          received, within a batch too (default: 0, only\n"
-"                          once per batch of frames)\n"
-"  --no-peek-offset        do not use SO_PEEK_OFF (test the fallback)\n"
-"  --impair DIR:KIND=V[,..] testing: impair the guest's link; DIR up (guest\n"
-"                          to host) or down; KIND drop, dup, reorder,\n"
-"                          corrupt (V a percentage) or delay (V in ms)\n"
-"  --impair-seed N         seed of --impair's choices (default 1)\n"
-"  --no-place              vhost-user: copy TCP payload into guest buffers\n"
-"                          instead of peeking it there (for comparison)\n"
-"\n"
-"Sandbox (after set-up; see SECURITY in slipway(1)):\n"
-"  --runas USER[:GROUP]    as root, become USER (name or uid) and GROUP\n"
-"                          (default: USER's group)\n"
-"  --no-sandbox            keep privileges, filesystem and all system calls\n"
-"  --seccomp-log           log system calls off the allowlist (kernel log)\n"
-"                          instead of killing the process\n"
-"\n"
-"Output and control:\n"
-"  --stats-file PATH       write counters as JSON there at exit and on\n"
-"                          SIGUSR1 (default: standard error)\n"
-"  --ctl PATH              serve the JSON control API on a unix socket\n"
-"                          there (stats, flows, version, forwards); query\n"
-"                          it with 'slipway ctl PATH CMD'\n"
-"  --metrics [ADDR:]PORT   serve Prometheus metrics over HTTP at\n"
-"                          /metrics (ADDR default: 127.0.0.1)\n"
-"  --pcap FILE             write every frame crossing the edge to FILE\n"
-"                          (pcap, Ethernet, no virtio-net header)\n"
-"  --pcap-max BYTES        stop capturing at this file size (k, M, G\n"
-"                          suffixes; default: 100M)\n"
-"  -q, --quiet             errors only\n"
-"  -d, --debug             debug messages\n"
-"  --trace                 per-packet trace messages\n"
-"  -h, --help              this text\n"
-"  --version               print the version\n"
-"\n"
-"Client: slipway ctl PATH stats|flows|version|forwards [--json]\n"
-"\n"
-"Exit status: COMMAND's status; 1 on a run-time failure; 2 on a bad\n"
-"command line. See slipway(1) for details and examples.\n";
+	"\n"
+	"Limits and tuning:\n"
+	"  --shards N              event-loop threads, one tap queue each, "
+	"1..8\n"
+	"                          (default: half the online CPUs, 1 to 4)\n"
+	"  --max-flows N           TCP flow table size (default: 16384)\n"
+	"  --max-udp-flows N       UDP/ICMP flow table size (default: 4096)\n"
+	"  --udp-timeout SECONDS   idle UDP flows close after this (default: "
+	"180)\n"
+	"  --no-offload            no checksum/TSO offload on the tap\n"
+	"  --ack-every N           ACK the guest at least every N full-sized "
+	"segments\n"
+	"                          received, within a batch too (default: 0, "
+	"only\n"
+	"                          once per batch of frames)\n"
+	"  --no-peek-offset        do not use SO_PEEK_OFF (test the fallback)\n"
+	"  --impair DIR:KIND=V[,..] testing: impair the guest's link; DIR up "
+	"(guest\n"
+	"                          to host) or down; KIND drop, dup, reorder,\n"
+	"                          corrupt (V a percentage) or delay (V in "
+	"ms)\n"
+	"  --impair-seed N         seed of --impair's choices (default 1)\n"
+	"  --no-place              vhost-user: copy TCP payload into guest "
+	"buffers\n"
+	"                          instead of peeking it there (for "
+	"comparison)\n"
+	"\n"
+	"Sandbox (after set-up; see SECURITY in slipway(1)):\n"
+	"  --runas USER[:GROUP]    as root, become USER (name or uid) and "
+	"GROUP\n"
+	"                          (default: USER's group)\n"
+	"  --no-sandbox            keep privileges, filesystem and all system "
+	"calls\n"
+	"  --seccomp-log           log system calls off the allowlist (kernel "
+	"log)\n"
+	"                          instead of killing the process\n"
+	"\n"
+	"Output and control:\n"
+	"  --stats-file PATH       write counters as JSON there at exit and "
+	"on\n"
+	"                          SIGUSR1 (default: standard error)\n"
+	"  --ctl PATH              serve the JSON control API on a unix "
+	"socket\n"
+	"                          there (stats, flows, version, forwards); "
+	"query\n"
+	"                          it with 'slipway ctl PATH CMD'\n"
+	"  --metrics [ADDR:]PORT   serve Prometheus metrics over HTTP at\n"
+	"                          /metrics (ADDR default: 127.0.0.1)\n"
+	"  --pcap FILE             write every frame crossing the edge to "
+	"FILE\n"
+	"                          (pcap, Ethernet, no virtio-net header)\n"
+	"  --pcap-max BYTES        stop capturing at this file size (k, M, G\n"
+	"                          suffixes; default: 100M)\n"
+	"  -q, --quiet             errors only\n"
+	"  -d, --debug             debug messages\n"
+	"  --trace                 per-packet trace messages\n"
+	"  -h, --help              this text\n"
+	"  --version               print the version\n"
+	"\n"
+	"Client: slipway ctl PATH stats|flows|version|forwards [--json]\n"
+	"\n"
+	"Exit status: COMMAND's status; 1 on a run-time failure; 2 on a bad\n"
+	"command line. See slipway(1) for details and examples.\n";
 
 enum {
-	OPT_NETNS = 256, OPT_NO_CONFIG, OPT_USERNS, OPT_NO_USERNS, OPT_CIDR,
-	OPT_NO_MAP_GW, OPT_MAX_FLOWS, OPT_NO_OFFLOAD, OPT_NO_PEEK_OFF, OPT_NO_PLACE,
-	OPT_IMPAIR, OPT_IMPAIR_SEED,
-	OPT_STATS_FILE, OPT_TRACE, OPT_VERSION, OPT_NO_DHCP, OPT_NO_DNS,
-	OPT_DNS_ADDR, OPT_RESOLV_CONF, OPT_MAX_UDP_FLOWS, OPT_UDP_TIMEOUT,
-	OPT_SHARDS, OPT_ACK_EVERY, OPT_NO_SPLICE, OPT_IPV6_PREFIX, OPT_NO_IPV6,
-	OPT_STREAM, OPT_DGRAM, OPT_FD, OPT_VHOST_USER, OPT_RUNAS, OPT_NO_SANDBOX,
-	OPT_SECCOMP_LOG, OPT_CTL, OPT_METRICS, OPT_PCAP, OPT_PCAP_MAX,
-	OPT_OUT_IF4, OPT_OUT_IF6,
-	OPT_FQDN, OPT_PRINT_CAPS,
-	OPT_COPY_HOST_ADDRS, OPT_MAP_GUEST_ADDR, OPT_MAP_HOST_LOOPBACK,
-	OPT_DNS_FORWARD, OPT_HOST_LO_TO_NS_LO,
+	OPT_NETNS = 256,
+	OPT_NO_CONFIG,
+	OPT_USERNS,
+	OPT_NO_USERNS,
+	OPT_CIDR,
+	OPT_NO_MAP_GW,
+	OPT_MAX_FLOWS,
+	OPT_NO_OFFLOAD,
+	OPT_NO_PEEK_OFF,
+	OPT_NO_PLACE,
+	OPT_IMPAIR,
+	OPT_IMPAIR_SEED,
+	OPT_STATS_FILE,
+	OPT_TRACE,
+	OPT_VERSION,
+	OPT_NO_DHCP,
+	OPT_NO_DNS,
+	OPT_DNS_ADDR,
+	OPT_RESOLV_CONF,
+	OPT_MAX_UDP_FLOWS,
+	OPT_UDP_TIMEOUT,
+	OPT_SHARDS,
+	OPT_ACK_EVERY,
+	OPT_NO_SPLICE,
+	OPT_IPV6_PREFIX,
+	OPT_NO_IPV6,
+	OPT_STREAM,
+	OPT_DGRAM,
+	OPT_FD,
+	OPT_VHOST_USER,
+	OPT_RUNAS,
+	OPT_NO_SANDBOX,
+	OPT_SECCOMP_LOG,
+	OPT_CTL,
+	OPT_METRICS,
+	OPT_PCAP,
+	OPT_PCAP_MAX,
+	OPT_OUT_IF4,
+	OPT_OUT_IF6,
+	OPT_FQDN,
+	OPT_PRINT_CAPS,
+	OPT_COPY_HOST_ADDRS,
+	OPT_MAP_GUEST_ADDR,
+	OPT_MAP_HOST_LOOPBACK,
+	OPT_DNS_FORWARD,
+	OPT_HOST_LO_TO_NS_LO,
 };
 
 #define CONF_STR_(x) #x
@@ -359,7 +471,8 @@ static char *fwd_prefix_split(char *buf, struct fwd_spec *f, const char **why)
 	if (pct) {
 		*pct = '\0';
 		if (!fwd_ifname_ok(pct + 1)) {
-			*why = "bad interface name after '%' (1 to 15 characters)";
+			*why = "bad interface name after '%' (1 to 15 "
+			       "characters)";
 			return NULL;
 		}
 	}
@@ -408,7 +521,8 @@ static int fwd_range_parse(char *s, struct fwd_spec *f, const char **why)
 
 		*slash = '\0';
 		if (fwd_addr_parse(to, &f->to_family, &f->to_addr)) {
-			*why = "the target address is not an IPv4 or IPv6 address";
+			*why = "the target address is not an IPv4 or IPv6 "
+			       "address";
 			return -1;
 		}
 		to = slash + 1;
@@ -485,7 +599,8 @@ static int fwd_opt_emit(const struct fwd_spec *f, uint16_t (*excl)[2],
 			continue;
 		if (excl[k][0] > f->first) {
 			part.last = (uint16_t)(excl[k][0] - 1);
-			if (fwd_opt_emit(&part, excl, k + 1, nexcl, out, max, n))
+			if (fwd_opt_emit(&part, excl, k + 1, nexcl, out, max,
+					 n))
 				return -1;
 		}
 		if (excl[k][1] < f->last) {
@@ -493,7 +608,8 @@ static int fwd_opt_emit(const struct fwd_spec *f, uint16_t (*excl)[2],
 			part.first = (uint16_t)(excl[k][1] + 1);
 			part.guest_first = (uint16_t)(f->guest_first +
 						      (part.first - f->first));
-			if (fwd_opt_emit(&part, excl, k + 1, nexcl, out, max, n))
+			if (fwd_opt_emit(&part, excl, k + 1, nexcl, out, max,
+					 n))
 				return -1;
 		}
 		return 0;
@@ -554,7 +670,8 @@ int fwd_opt_parse(const char *s, struct fwd_spec *out, unsigned max,
 			}
 			if (parse_port_range(item + 1, &excl[nexcl][0],
 					     &excl[nexcl][1])) {
-				*why = "bad excluded port or range (~FIRST[-LAST])";
+				*why = "bad excluded port or range "
+				       "(~FIRST[-LAST])";
 				return -1;
 			}
 			nexcl++;
@@ -692,10 +809,20 @@ int conf_size_parse(const char *s, uint64_t *v)
 		return -1;
 	if (*end) {
 		switch (*end) {
-		case 'k': case 'K': shift = 10; break;
-		case 'm': case 'M': shift = 20; break;
-		case 'g': case 'G': shift = 30; break;
-		default: return -1;
+		case 'k':
+		case 'K':
+			shift = 10;
+			break;
+		case 'm':
+		case 'M':
+			shift = 20;
+			break;
+		case 'g':
+		case 'G':
+			shift = 30;
+			break;
+		default:
+			return -1;
 		}
 		if (end[1])
 			return -1;
@@ -811,7 +938,8 @@ static int parse_prefix6(const char *s, struct in6_addr *p, const char **why)
 	}
 	if (IN6_IS_ADDR_MULTICAST(p) || IN6_IS_ADDR_LINKLOCAL(p) ||
 	    IN6_IS_ADDR_V4MAPPED(p) || !memcmp(p->s6_addr, zero, 8)) {
-		*why = "not a unicast prefix the host can route (multicast, link-local, v4-mapped or ::)";
+		*why = "not a unicast prefix the host can route (multicast, "
+		       "link-local, v4-mapped or ::)";
 		return -1;
 	}
 	return 0;
@@ -829,8 +957,7 @@ static int parse_prefix6(const char *s, struct in6_addr *p, const char **why)
  *
  * Return: 0, or -1
  */
-static int parse_runas(const char *s, uid_t *uid, gid_t *gid,
-		       const char **why)
+static int parse_runas(const char *s, uid_t *uid, gid_t *gid, const char **why)
 {
 	char buf[256], *colon;
 	struct passwd *pw;
@@ -911,7 +1038,8 @@ int conf_dhcp_name_check(const char *s, bool fqdn, const char **why)
 
 		if (ch == '.') {
 			if (!label) {
-				*why = "an empty label (two dots, or a dot first)";
+				*why = "an empty label (two dots, or a dot "
+				       "first)";
 				return -1;
 			}
 			if (s[i - 1] == '-') {
@@ -1038,8 +1166,8 @@ int conf_cmdline_run(const struct conf_cmdline *cl, int argc, char **argv,
 			break;
 		case CONF_OPT_TRUE:
 		case CONF_OPT_FALSE:
-			*(bool *)((char *)fields + r->off) =
-				r->kind == CONF_OPT_TRUE;
+			*(bool *)((char *)fields + r->off) = r->kind ==
+							     CONF_OPT_TRUE;
 			break;
 		case CONF_OPT_STR:
 			*(const char **)((char *)fields + r->off) = optarg;
@@ -1115,16 +1243,19 @@ static void opt_edge(void *st, const struct conf_opt *o, char *arg)
 	if (o->id == OPT_FD && c->edge == CONF_EDGE_VU && !c->sock_path &&
 	    c->sock_fd < 0) {
 		if (conf_parse_uint(arg, 0, INT32_MAX, &v))
-			usage_error("bad --fd '%s': expected a file descriptor number",
+			usage_error("bad --fd '%s': expected a file descriptor "
+				    "number",
 				    arg);
 		c->sock_fd = (int)v;
 		return;
 	}
 	if (c->edge != CONF_EDGE_TAP)
-		usage_error("one edge only: --stream, --dgram, --fd and --vhost-user exclude each other");
+		usage_error("one edge only: --stream, --dgram, --fd and "
+			    "--vhost-user exclude each other");
 	if (o->id == OPT_FD) {
 		if (conf_parse_uint(arg, 0, INT32_MAX, &v))
-			usage_error("bad --fd '%s': expected a file descriptor number",
+			usage_error("bad --fd '%s': expected a file descriptor "
+				    "number",
 				    arg);
 		c->sock_fd = (int)v;
 		c->edge = CONF_EDGE_FD;
@@ -1150,8 +1281,9 @@ static void opt_ifname(void *st, const struct conf_opt *o, char *arg)
 	struct conf *c = ((struct conf_parse_st *)st)->c;
 
 	if (!*arg || strlen(arg) >= 16 || strchr(arg, '/'))
-		usage_error("bad interface name '%s': 1 to 15 characters, no '/'",
-			    arg);
+		usage_error(
+			"bad interface name '%s': 1 to 15 characters, no '/'",
+			arg);
 	c->ifname = arg;
 	c->ifname_set = true;
 }
@@ -1184,18 +1316,21 @@ static void opt_addr4(void *st, const struct conf_opt *o, char *arg)
 
 	if (o->id == 'a') {
 		if (parse_cidr4(arg, &c->guest4, &c->prefix_len))
-			usage_error("bad address '%s': expected an IPv4 address, optionally /PREFIX (1-30)",
+			usage_error("bad address '%s': expected an IPv4 "
+				    "address, optionally /PREFIX (1-30)",
 				    arg);
 		p->addr_set = true;
 	} else if (o->id == 'g') {
 		if (parse_cidr4(arg, &c->gw4, &c->prefix_len) ||
 		    strchr(arg, '/'))
-			usage_error("bad gateway '%s': expected an IPv4 address",
-				    arg);
+			usage_error(
+				"bad gateway '%s': expected an IPv4 address",
+				arg);
 		p->gw_set = true;
 	} else if (parse_cidr4(arg, &p->net, &c->prefix_len) ||
 		   !strchr(arg, '/') || c->prefix_len > 29) {
-		usage_error("bad --cidr '%s': expected NET/PREFIX, e.g. 10.0.2.0/24 (prefix 1-29)",
+		usage_error("bad --cidr '%s': expected NET/PREFIX, e.g. "
+			    "10.0.2.0/24 (prefix 1-29)",
 			    arg);
 	}
 }
@@ -1218,7 +1353,8 @@ static void opt_outbound(void *st, const struct conf_opt *o, char *arg)
 		return;
 	}
 	if (!*arg || strlen(arg) >= 16 || strchr(arg, '/'))
-		usage_error("bad --outbound-if%c '%s': an interface name of 1 to 15 characters, no '/'",
+		usage_error("bad --outbound-if%c '%s': an interface name of 1 "
+			    "to 15 characters, no '/'",
 			    o->id == OPT_OUT_IF4 ? '4' : '6', arg);
 	if (o->id == OPT_OUT_IF4)
 		c->outbound_if4 = arg;
@@ -1239,7 +1375,9 @@ static void opt_fwd(void *st, const struct conf_opt *o, char *arg)
 
 	if (fwd_opt_parse(arg, o->id == 't' ? c->fwd : c->ufwd, CONF_MAX_FWD,
 			  o->id == 't' ? &c->nfwd : &c->nufwd, &why))
-		usage_error("bad -%c '%s': %s; expected none, auto, all or [ADDR[%%IFNAME]/]PORT[-END][:[GUESTADDR/]GUESTPORT[-END]][,~PORT[-END]][,auto]...",
+		usage_error("bad -%c '%s': %s; expected none, auto, all or "
+			    "[ADDR[%%IFNAME]/]PORT[-END][:[GUESTADDR/"
+			    "]GUESTPORT[-END]][,~PORT[-END]][,auto]...",
 			    o->id, arg, why);
 }
 
@@ -1260,16 +1398,24 @@ static void opt_ns_fwd(void *st, const struct conf_opt *o, char *arg)
 	const char *why;
 
 	if (fwd_opt_parse(arg, f, CONF_MAX_FWD, n, &why))
-		usage_error(udp ? "bad -U '%s': %s; expected none or PORT[-END][:HOSTPORT[-END]][,~PORT[-END]]..." :
-				  "bad -T '%s': %s; expected none, auto or PORT[-END][:HOSTPORT[-END]][,~PORT[-END]][,auto]...",
-			    arg, why);
+		usage_error(
+			udp ? "bad -U '%s': %s; expected none or "
+			      "PORT[-END][:HOSTPORT[-END]][,~PORT[-END]]..." :
+			      "bad -T '%s': %s; expected none, auto or "
+			      "PORT[-END][:HOSTPORT[-END]][,~PORT[-END]][,auto]"
+			      "...",
+			arg, why);
 	for (; k < *n; k++) {
 		if (f[k].family != AF_UNSPEC || f[k].ifname[0] ||
 		    f[k].to_family != AF_UNSPEC)
-			usage_error("bad -%c '%s': no address or interface: the port is on the guest's loopback and goes to the host's; expected PORT[-END][:HOSTPORT[-END]]",
+			usage_error("bad -%c '%s': no address or interface: "
+				    "the port is on the guest's loopback and "
+				    "goes to the host's; expected "
+				    "PORT[-END][:HOSTPORT[-END]]",
 				    o->id, arg);
 		if (udp && (f[k].flags & (FWD_SPEC_AUTO | FWD_SPEC_ALL)))
-			usage_error("bad -U '%s': auto and all are not supported for -U; give the ports",
+			usage_error("bad -U '%s': auto and all are not "
+				    "supported for -U; give the ports",
 				    arg);
 	}
 }
@@ -1302,7 +1448,8 @@ static void opt_ipv6_prefix(void *st, const struct conf_opt *o, char *arg)
 	const char *why;
 
 	if (parse_prefix6(arg, &p->c->prefix6, &why))
-		usage_error("bad --ipv6-prefix '%s': %s; expected PREFIX/64, e.g. fd00:5ee:d::/64",
+		usage_error("bad --ipv6-prefix '%s': %s; expected PREFIX/64, "
+			    "e.g. fd00:5ee:d::/64",
 			    arg, why);
 	p->prefix6_set = true;
 }
@@ -1338,7 +1485,10 @@ static void opt_impair(void *st, const struct conf_opt *o, char *arg)
 
 	if (o->id == OPT_IMPAIR) {
 		if (impair_parse(&c->impair, arg))
-			usage_error("bad --impair '%s': expected up|down:KIND=VALUE[,...] with KIND drop, dup, reorder, corrupt (a percentage, e.g. 1%%) or delay (e.g. 10ms)",
+			usage_error("bad --impair '%s': expected "
+				    "up|down:KIND=VALUE[,...] with KIND drop, "
+				    "dup, reorder, corrupt (a percentage, e.g. "
+				    "1%%) or delay (e.g. 10ms)",
 				    arg);
 		return;
 	}
@@ -1360,7 +1510,8 @@ static void opt_path(void *st, const struct conf_opt *o, char *arg)
 
 	if (o->id == OPT_CTL) {
 		if (!*arg || strlen(arg) >= CONF_SOCK_PATH_MAX)
-			usage_error("bad --ctl '%s': a socket path of 1 to %d characters",
+			usage_error("bad --ctl '%s': a socket path of 1 to %d "
+				    "characters",
 				    arg, CONF_SOCK_PATH_MAX - 1);
 		c->ctl_path = arg;
 	} else if (o->id == OPT_PCAP) {
@@ -1386,13 +1537,15 @@ static void opt_output(void *st, const struct conf_opt *o, char *arg)
 
 	if (o->id == OPT_METRICS) {
 		if (conf_metrics_parse(arg, &c->metrics))
-			usage_error("bad --metrics '%s': expected PORT, ADDR:PORT or [ADDR6]:PORT (port 1-65535)",
+			usage_error("bad --metrics '%s': expected PORT, "
+				    "ADDR:PORT or [ADDR6]:PORT (port 1-65535)",
 				    arg);
 		c->metrics_set = true;
 		return;
 	}
 	if (conf_size_parse(arg, &c->pcap_max) || c->pcap_max < 4096)
-		usage_error("bad --pcap-max '%s': expected a size of at least 4096 bytes, e.g. 100M",
+		usage_error("bad --pcap-max '%s': expected a size of at least "
+			    "4096 bytes, e.g. 100M",
 			    arg);
 }
 
@@ -1408,7 +1561,8 @@ static void opt_runas(void *st, const struct conf_opt *o, char *arg)
 	const char *why;
 
 	if (parse_runas(arg, &c->runas_uid, &c->runas_gid, &why))
-		usage_error("bad --runas '%s': %s; expected USER[:GROUP], names or numbers",
+		usage_error("bad --runas '%s': %s; expected USER[:GROUP], "
+			    "names or numbers",
 			    arg, why);
 	c->runas = true;
 }
@@ -1426,9 +1580,10 @@ static void opt_dhcp_name(void *st, const struct conf_opt *o, char *arg)
 	const char *why;
 
 	if (conf_dhcp_name_check(arg, fqdn, &why))
-		usage_error("bad %s '%s': %s; expected a host name such as vm1%s",
-			    fqdn ? "--fqdn" : "--hostname", arg, why,
-			    fqdn ? ".example.org" : "");
+		usage_error(
+			"bad %s '%s': %s; expected a host name such as vm1%s",
+			fqdn ? "--fqdn" : "--hostname", arg, why,
+			fqdn ? ".example.org" : "");
 	if (fqdn)
 		c->fqdn = arg;
 	else
@@ -1455,7 +1610,8 @@ static void opt_copy_host_addrs(void *st, const struct conf_opt *o, char *arg)
 static void opt_log(void *st, const struct conf_opt *o, char *arg)
 {
 	log_max_level = o->id == 'q' ? LOG_ERR :
-			o->id == 'd' ? LOG_DEBUG : LOG_TRACE;
+			o->id == 'd' ? LOG_DEBUG :
+				       LOG_TRACE;
 }
 
 /**
@@ -1500,8 +1656,7 @@ static const struct conf_opt conf_opts[] = {
 	CONF_OPT_ROW_CALL("runas", OPT_RUNAS, 1, opt_runas),
 	CONF_OPT_ROW_FALSE("no-sandbox", OPT_NO_SANDBOX, P, sandbox),
 	CONF_OPT_ROW_TRUE("seccomp-log", OPT_SECCOMP_LOG, P, seccomp_log),
-	CONF_OPT_ROW_U32("mtu", 'm', P, mtu, 576, 65520, "MTU",
-			 "576 to 65520"),
+	CONF_OPT_ROW_U32("mtu", 'm', P, mtu, 576, 65520, "MTU", "576 to 65520"),
 	CONF_OPT_ROW_CALL("tcp-ports", 't', 1, opt_fwd),
 	CONF_OPT_ROW_CALL("udp-ports", 'u', 1, opt_fwd),
 	CONF_OPT_ROW_FALSE("no-splice", OPT_NO_SPLICE, P, splice),
@@ -1517,14 +1672,14 @@ static const struct conf_opt conf_opts[] = {
 			 16, 1U << 22, "--max-udp-flows", "16 to 4194304"),
 	CONF_OPT_ROW_U32("udp-timeout", OPT_UDP_TIMEOUT, P, udp_idle_s, 1,
 			 86400, "--udp-timeout", "1 to 86400 seconds"),
-	CONF_OPT_ROW_U32("max-flows", OPT_MAX_FLOWS, P, max_flows, 16,
-			 1U << 22, "--max-flows", "16 to 4194304"),
+	CONF_OPT_ROW_U32("max-flows", OPT_MAX_FLOWS, P, max_flows, 16, 1U << 22,
+			 "--max-flows", "16 to 4194304"),
 	CONF_OPT_ROW_CALL("shards", OPT_SHARDS, 1, opt_shards),
 	CONF_OPT_ROW_FALSE("no-offload", OPT_NO_OFFLOAD, P, offload),
 	CONF_OPT_ROW_U32("ack-every", OPT_ACK_EVERY, P, ack_every, 0,
 			 CONF_ACK_EVERY_MAX, "--ack-every",
-			 "0 (only at the end of each batch) to "
-			 CONF_STR(CONF_ACK_EVERY_MAX) " segments"),
+			 "0 (only at the end of each batch) to " CONF_STR(
+				 CONF_ACK_EVERY_MAX) " segments"),
 	CONF_OPT_ROW_TRUE("no-peek-offset", OPT_NO_PEEK_OFF, P, no_peek_off),
 	CONF_OPT_ROW_TRUE("no-place", OPT_NO_PLACE, P, no_place),
 	CONF_OPT_ROW_CALL("impair", OPT_IMPAIR, 1, opt_impair),
@@ -1556,7 +1711,9 @@ static const struct conf_opt conf_opts[] = {
 #undef P
 
 static const struct conf_cmdline conf_cmdline = {
-	.opts = conf_opts, .flags = "+:", .error = usage_error,
+	.opts = conf_opts,
+	.flags = "+:",
+	.error = usage_error,
 };
 
 /**
@@ -1607,7 +1764,8 @@ static void conf_check_edge(struct conf *c, const struct conf_parse_st *st)
 	if (c->edge == CONF_EDGE_TAP)
 		return;
 	if (c->netns)
-		usage_error("--netns serves a tap: it cannot be combined with --stream, --dgram, --fd or --vhost-user");
+		usage_error("--netns serves a tap: it cannot be combined with "
+			    "--stream, --dgram, --fd or --vhost-user");
 	if (c->nnsfwd)
 		usage_error("-T needs a namespace: a VM has its own loopback");
 	if (c->nnsufwd)
@@ -1615,9 +1773,11 @@ static void conf_check_edge(struct conf *c, const struct conf_parse_st *st)
 	for (i = 0; i < c->nfwd + c->nufwd; i++)
 		if ((i < c->nfwd ? c->fwd[i] : c->ufwd[i - c->nfwd]).flags &
 		    FWD_SPEC_AUTO)
-			usage_error("-t/-u auto needs a namespace: slipway cannot see a VM's sockets");
+			usage_error("-t/-u auto needs a namespace: slipway "
+				    "cannot see a VM's sockets");
 	if (c->edge != CONF_EDGE_VU && st->shards_set && c->shards > 1)
-		usage_error("a socket edge has one queue: --shards must be 1 (got %u)",
+		usage_error("a socket edge has one queue: --shards must be 1 "
+			    "(got %u)",
 			    c->shards);
 	if (c->edge != CONF_EDGE_VU)
 		c->shards = 1;
@@ -1644,17 +1804,21 @@ static void conf_addrs(struct conf *c, const struct conf_parse_st *st)
 	if (c->guest4 == c->gw4)
 		usage_error("the guest and gateway addresses are the same");
 	if ((c->guest4 & ~mask) == 0 || (c->guest4 | mask) == 0xffffffffU)
-		usage_error("the guest address is the network or broadcast address");
+		usage_error("the guest address is the network or broadcast "
+			    "address");
 	if (!st->dns_set)
 		c->dns4 = (c->guest4 & mask) | htonl(3);
 	if (c->dns && (c->dns4 == c->guest4 || c->dns4 == c->gw4 ||
 		       (c->dns4 & mask) != (c->guest4 & mask)))
-		usage_error("the DNS address must be in the guest's network and differ from the guest and gateway addresses (or use --no-dns)");
+		usage_error("the DNS address must be in the guest's network "
+			    "and differ from the guest and gateway addresses "
+			    "(or use --no-dns)");
 
 	/* IPv6: the /64's hosts as IPv4's; the MTU must be IPv6's minimum */
 	if (c->ipv6 && c->mtu < 1280) {
 		if (st->prefix6_set)
-			usage_error("IPv6 needs an MTU of at least 1280 (got %u): raise --mtu or drop --ipv6-prefix",
+			usage_error("IPv6 needs an MTU of at least 1280 (got "
+				    "%u): raise --mtu or drop --ipv6-prefix",
 				    c->mtu);
 		c->ipv6 = false; /* logged at start */
 	}
@@ -1691,10 +1855,12 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	o = conf_cmdline_run(&conf_cmdline, argc, argv, &st, c);
 	if (o < argc) {
 		if (c->edge != CONF_EDGE_TAP)
-			usage_error("a COMMAND cannot be combined with a socket edge (got '%s')",
+			usage_error("a COMMAND cannot be combined with a "
+				    "socket edge (got '%s')",
 				    argv[o]);
 		if (c->netns)
-			usage_error("a COMMAND cannot be combined with --netns (got '%s')",
+			usage_error("a COMMAND cannot be combined with --netns "
+				    "(got '%s')",
 				    argv[o]);
 		c->cmd = &argv[o];
 	}
@@ -1702,12 +1868,14 @@ void conf_parse(struct conf *c, int argc, char **argv)
 	conf_addrs(c, &st);
 
 	if (c->ctl_path && c->sock_path && !strcmp(c->ctl_path, c->sock_path))
-		usage_error("--ctl and the edge's socket cannot be the same path");
+		usage_error(
+			"--ctl and the edge's socket cannot be the same path");
 
 	if (!st.userns_set)
 		c->userns = !c->netns && geteuid() != 0;
 	if (c->seccomp_log && !c->sandbox)
-		usage_error("--seccomp-log needs the sandbox: it cannot be combined with --no-sandbox");
+		usage_error("--seccomp-log needs the sandbox: it cannot be "
+			    "combined with --no-sandbox");
 	if (c->resolv_conf[0] != '/') {
 		/* the sandbox keeps its directory by absolute path */
 		static char abs_resolv[PATH_MAX];
@@ -1715,7 +1883,8 @@ void conf_parse(struct conf *c, int argc, char **argv)
 		if (!getcwd(abs_resolv, sizeof(abs_resolv)) ||
 		    strlen(abs_resolv) + 1 + strlen(c->resolv_conf) >=
 			    sizeof(abs_resolv))
-			usage_error("--resolv-conf '%s': cannot make it an absolute path",
+			usage_error("--resolv-conf '%s': cannot make it an "
+				    "absolute path",
 				    c->resolv_conf);
 		strcat(abs_resolv, "/");
 		strcat(abs_resolv, c->resolv_conf);

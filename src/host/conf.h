@@ -18,11 +18,13 @@
 #define CONF_ACK_EVERY_MAX 1024
 
 /* fwd_spec flags */
-#define FWD_SPEC_AUTO 0x01	/* only the ports bound on the other side
+#define FWD_SPEC_AUTO \
+	0x01 /* only the ports bound on the other side
 				 * ("auto"), followed while slipway runs */
-#define FWD_SPEC_ALL 0x02	/* "all", or exclusions only: ephemeral ports
+#define FWD_SPEC_ALL \
+	0x02		     /* "all", or exclusions only: ephemeral ports
 				 * and ports already in use are left out */
-#define FWD_SPEC_IFNAMSIZ 16	/* IFNAMSIZ */
+#define FWD_SPEC_IFNAMSIZ 16 /* IFNAMSIZ */
 
 /**
  * struct fwd_spec - one range of a -t, -u or -T option: host ports published
@@ -48,7 +50,7 @@ struct fwd_spec {
 	unsigned flags;
 };
 
-#define SHARDS_MAX 8 /* --shards at most */
+#define SHARDS_MAX 8	       /* --shards at most */
 #define CONF_SOCK_PATH_MAX 108 /* sizeof(sun_path) */
 
 /**
@@ -60,8 +62,14 @@ struct fwd_spec {
  * @CONF_EDGE_VU:	--vhost-user: a VM's virtio-net backend
  * @CONF_EDGE_NUM:	kinds (main.c's edge_kinds[] has a row for each)
  */
-enum conf_edge { CONF_EDGE_TAP, CONF_EDGE_STREAM, CONF_EDGE_DGRAM, CONF_EDGE_FD,
-		 CONF_EDGE_VU, CONF_EDGE_NUM };
+enum conf_edge {
+	CONF_EDGE_TAP,
+	CONF_EDGE_STREAM,
+	CONF_EDGE_DGRAM,
+	CONF_EDGE_FD,
+	CONF_EDGE_VU,
+	CONF_EDGE_NUM
+};
 
 /**
  * enum conf_addr_model - where the guest's addresses come from
@@ -80,8 +88,12 @@ enum conf_addr_model { CONF_ADDR_SLIRP, CONF_ADDR_HOST_COPY };
  * @CONF_PASTA_PASST:	passt's: a VM on a socket (pasta.c)
  * @CONF_PASTA_MODE_NUM: count
  */
-enum conf_pasta_mode { CONF_PASTA_NONE, CONF_PASTA_PASTA, CONF_PASTA_PASST,
-		       CONF_PASTA_MODE_NUM };
+enum conf_pasta_mode {
+	CONF_PASTA_NONE,
+	CONF_PASTA_PASTA,
+	CONF_PASTA_PASST,
+	CONF_PASTA_MODE_NUM
+};
 
 /**
  * struct conf - everything the command line says
@@ -414,8 +426,14 @@ int conf_parse_uint(const char *s, unsigned long min, unsigned long max,
  *			"bad @label 'VALUE': expected @expect"
  * @CONF_OPT_NOP:	accepted, no effect
  */
-enum conf_opt_kind { CONF_OPT_CALL, CONF_OPT_TRUE, CONF_OPT_FALSE,
-		     CONF_OPT_STR, CONF_OPT_U32, CONF_OPT_NOP };
+enum conf_opt_kind {
+	CONF_OPT_CALL,
+	CONF_OPT_TRUE,
+	CONF_OPT_FALSE,
+	CONF_OPT_STR,
+	CONF_OPT_U32,
+	CONF_OPT_NOP
+};
 
 struct conf_opt;
 
@@ -452,28 +470,45 @@ struct conf_opt {
 };
 
 /* rows: T is the type of the fields the command line fills */
-#define CONF_OPT_ROW_CALL(name, id, has_arg, fn)			\
-	{ name, id, has_arg, CONF_OPT_CALL, 0, fn, 0, 0, NULL, NULL }
-#define CONF_OPT_ROW_PASS(name, id, has_arg, fn, to)			\
-	{ name, id, has_arg, CONF_OPT_CALL, 0, fn, 0, 0, to, NULL }
-#define CONF_OPT_ROW_TRUE(name, id, T, field)				\
-	{ name, id, 0, CONF_OPT_TRUE, offsetof(T, field), NULL, 0, 0,	\
-	  NULL, NULL }
-#define CONF_OPT_ROW_FALSE(name, id, T, field)				\
-	{ name, id, 0, CONF_OPT_FALSE, offsetof(T, field), NULL, 0, 0,	\
-	  NULL, NULL }
-#define CONF_OPT_ROW_STR(name, id, T, field)				\
-	{ name, id, 1, CONF_OPT_STR, offsetof(T, field), NULL, 0, 0,	\
-	  NULL, NULL }
-#define CONF_OPT_ROW_U32(name, id, T, field, min, max, label, expect)	\
-	{ name, id, 1, CONF_OPT_U32, offsetof(T, field), NULL, min, max,	\
-	  label, expect }
-#define CONF_OPT_ROW_NOP(name, id, has_arg)				\
-	{ name, id, has_arg, CONF_OPT_NOP, 0, NULL, 0, 0, NULL, NULL }
-#define CONF_OPT_ROW_END { NULL, 0, 0, CONF_OPT_NOP, 0, NULL, 0, 0, NULL, NULL }
+#define CONF_OPT_ROW_CALL(name, id, has_arg, fn)                          \
+	{                                                                 \
+		name, id, has_arg, CONF_OPT_CALL, 0, fn, 0, 0, NULL, NULL \
+	}
+#define CONF_OPT_ROW_PASS(name, id, has_arg, fn, to)                    \
+	{                                                               \
+		name, id, has_arg, CONF_OPT_CALL, 0, fn, 0, 0, to, NULL \
+	}
+#define CONF_OPT_ROW_TRUE(name, id, T, field)                               \
+	{                                                                   \
+		name, id, 0, CONF_OPT_TRUE, offsetof(T, field), NULL, 0, 0, \
+			NULL, NULL                                          \
+	}
+#define CONF_OPT_ROW_FALSE(name, id, T, field)                               \
+	{                                                                    \
+		name, id, 0, CONF_OPT_FALSE, offsetof(T, field), NULL, 0, 0, \
+			NULL, NULL                                           \
+	}
+#define CONF_OPT_ROW_STR(name, id, T, field)                               \
+	{                                                                  \
+		name, id, 1, CONF_OPT_STR, offsetof(T, field), NULL, 0, 0, \
+			NULL, NULL                                         \
+	}
+#define CONF_OPT_ROW_U32(name, id, T, field, min, max, label, expect)          \
+	{                                                                      \
+		name, id, 1, CONF_OPT_U32, offsetof(T, field), NULL, min, max, \
+			label, expect                                          \
+	}
+#define CONF_OPT_ROW_NOP(name, id, has_arg)                                \
+	{                                                                  \
+		name, id, has_arg, CONF_OPT_NOP, 0, NULL, 0, 0, NULL, NULL \
+	}
+#define CONF_OPT_ROW_END                                            \
+	{                                                           \
+		NULL, 0, 0, CONF_OPT_NOP, 0, NULL, 0, 0, NULL, NULL \
+	}
 
 /* the table rows of options every command line spells and means alike */
-#define CONF_OPT_ROW_PRINT_CAPS(id)					\
+#define CONF_OPT_ROW_PRINT_CAPS(id) \
 	CONF_OPT_ROW_CALL("print-capabilities", id, 0, conf_opt_print_caps)
 
 #define CONF_OPTS_MAX 96 /* rows in a table at most */
@@ -495,8 +530,7 @@ struct conf_cmdline {
 	const char *flags;
 	void (*error)(const char *fmt, ...)
 		__attribute__((format(printf, 1, 2), noreturn));
-	void (*bad)(void *st, int o, const char *arg)
-		__attribute__((noreturn));
+	void (*bad)(void *st, int o, const char *arg) __attribute__((noreturn));
 };
 
 /**

@@ -78,9 +78,8 @@ static bool conf_net_addr6_bad(const struct in6_addr *a)
  * #syscalls:setup sendto recvfrom
  * Return: 0, or -ENOENT if the family has no usable template
  */
-static int conf_net_tmpl(int nl, int family, unsigned tmpl,
-			 unsigned *ifindex, uint8_t *gw, uint8_t *addr,
-			 uint8_t *prefix)
+static int conf_net_tmpl(int nl, int family, unsigned tmpl, unsigned *ifindex,
+			 uint8_t *gw, uint8_t *addr, uint8_t *prefix)
 {
 	unsigned oif = tmpl;
 	int ret;
@@ -115,7 +114,8 @@ static void conf_net_copy4(struct conf *c, int nl, unsigned tmpl,
 			  (uint8_t *)&addr, &prefix)) {
 		*ifindex = 0;
 		if (c->addr_model == CONF_ADDR_HOST_COPY)
-			warn("no IPv4 address or default route on the host to copy: the guest keeps its own IPv4 network");
+			warn("no IPv4 address or default route on the host to "
+			     "copy: the guest keeps its own IPv4 network");
 		return;
 	}
 	c->host4 = addr;
@@ -160,7 +160,8 @@ static void conf_net_copy6(struct conf *c, int nl, unsigned tmpl,
 				      addr.s6_addr, &prefix)) {
 		*ifindex = 0;
 		if (c->ipv6 && c->addr_model == CONF_ADDR_HOST_COPY) {
-			info("no global IPv6 address or default route on the host to copy: no IPv6");
+			info("no global IPv6 address or default route on the "
+			     "host to copy: no IPv6");
 			c->ipv6 = false;
 		}
 		return;
@@ -198,14 +199,16 @@ static int conf_net_host(struct conf *c)
 	if (c->template_if) {
 		tmpl = if_nametoindex(c->template_if);
 		if (!tmpl) {
-			err("no such host interface '%s' to copy addresses from",
+			err("no such host interface '%s' to copy addresses "
+			    "from",
 			    c->template_if);
 			return -ENODEV;
 		}
 	}
 	nl = nl_open();
 	if (nl < 0) {
-		err("cannot open a netlink socket to read the host's addresses: %s",
+		err("cannot open a netlink socket to read the host's "
+		    "addresses: %s",
 		    strerror(-nl));
 		return nl;
 	}
@@ -253,7 +256,9 @@ static int conf_net_loopback(struct conf *c, const char **why)
 
 		memcpy(&a4, &a.s6_addr[12], 4);
 		if (conf_net_addr4_bad(a4) || a4 == c->guest4) {
-			*why = "--map-host-loopback: not an address the guest can reach (loopback, multicast, broadcast, 0.0.0.0/8 or its own)";
+			*why = "--map-host-loopback: not an address the guest "
+			       "can reach (loopback, multicast, broadcast, "
+			       "0.0.0.0/8 or its own)";
 			return -1;
 		}
 		if (a4 == c->gw4 && c->map_gw)
@@ -267,7 +272,8 @@ static int conf_net_loopback(struct conf *c, const char **why)
 	if (fam == AF_INET6) {
 		if (conf_net_addr6_bad(&a) ||
 		    IN6_ARE_ADDR_EQUAL(&a, &c->guest6)) {
-			*why = "--map-host-loopback: not an address the guest can reach (::, ::1, multicast or its own)";
+			*why = "--map-host-loopback: not an address the guest "
+			       "can reach (::, ::1, multicast or its own)";
 			return -1;
 		}
 		if (c->map_gw && (IN6_ARE_ADDR_EQUAL(&a, &c->gw6) ||
@@ -302,13 +308,14 @@ static int conf_net_guest(struct conf *c, const char **why)
 		uint32_t a4;
 
 		memcpy(&a4, &a.s6_addr[12], 4);
-		if (conf_net_addr4_bad(a4) || a4 == c->guest4 ||
-		    a4 == c->gw4) {
-			*why = "--map-guest-addr: not an address the guest can reach, or the guest's or gateway's own";
+		if (conf_net_addr4_bad(a4) || a4 == c->guest4 || a4 == c->gw4) {
+			*why = "--map-guest-addr: not an address the guest can "
+			       "reach, or the guest's or gateway's own";
 			return -1;
 		}
 		if (!c->host4) {
-			*why = "--map-guest-addr: the host has no IPv4 address on its default route's interface to map it to";
+			*why = "--map-guest-addr: the host has no IPv4 address "
+			       "on its default route's interface to map it to";
 			return -1;
 		}
 		c->map_guest4 = a4;
@@ -319,11 +326,14 @@ static int conf_net_guest(struct conf *c, const char **why)
 		    IN6_ARE_ADDR_EQUAL(&a, &c->guest6) ||
 		    IN6_ARE_ADDR_EQUAL(&a, &c->gw6) ||
 		    IN6_ARE_ADDR_EQUAL(&a, &c->gw6_ll)) {
-			*why = "--map-guest-addr: not an address the guest can reach, or the guest's or gateway's own";
+			*why = "--map-guest-addr: not an address the guest can "
+			       "reach, or the guest's or gateway's own";
 			return -1;
 		}
 		if (IN6_IS_ADDR_UNSPECIFIED(&c->host6)) {
-			*why = "--map-guest-addr: the host has no global IPv6 address on its default route's interface to map it to";
+			*why = "--map-guest-addr: the host has no global IPv6 "
+			       "address on its default route's interface to "
+			       "map it to";
 			return -1;
 		}
 		c->map_guest6 = a;
@@ -362,9 +372,11 @@ static int conf_net_dns(struct conf *c, const char **why)
 		uint32_t a4;
 
 		memcpy(&a4, &a.s6_addr[12], 4);
-		if (conf_net_addr4_bad(a4) || a4 == c->guest4 ||
-		    a4 == c->gw4 || a4 == c->map_lo4 || a4 == c->map_guest4) {
-			*why = "--dns-forward: not an address the guest can reach, or one already in use (guest, gateway, a mapping)";
+		if (conf_net_addr4_bad(a4) || a4 == c->guest4 || a4 == c->gw4 ||
+		    a4 == c->map_lo4 || a4 == c->map_guest4) {
+			*why = "--dns-forward: not an address the guest can "
+			       "reach, or one already in use (guest, gateway, "
+			       "a mapping)";
 			return -1;
 		}
 		c->dns4 = a4;
@@ -375,7 +387,9 @@ static int conf_net_dns(struct conf *c, const char **why)
 		    IN6_ARE_ADDR_EQUAL(&a, &c->gw6_ll) ||
 		    IN6_ARE_ADDR_EQUAL(&a, &c->map_lo6) ||
 		    IN6_ARE_ADDR_EQUAL(&a, &c->map_guest6)) {
-			*why = "--dns-forward: not an address the guest can reach, or one already in use (guest, gateway, a mapping)";
+			*why = "--dns-forward: not an address the guest can "
+			       "reach, or one already in use (guest, gateway, "
+			       "a mapping)";
 			return -1;
 		}
 		c->dns6 = a;
@@ -417,8 +431,7 @@ int conf_net_setup(struct conf *c)
 	}
 	if (conf_net_loopback(c, &why) || conf_net_guest(c, &why) ||
 	    conf_net_dns(c, &why)) {
-		fprintf(stderr, "%s: %s\n", program_invocation_short_name,
-			why);
+		fprintf(stderr, "%s: %s\n", program_invocation_short_name, why);
 		return -EINVAL;
 	}
 	return 0;

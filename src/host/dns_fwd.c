@@ -131,17 +131,19 @@
 #include "util/log.h"
 #include "util/siphash.h"
 
-#define DNS_UPSTREAMS_MAX 3	/* as glibc's MAXNS */
+#define DNS_UPSTREAMS_MAX 3 /* as glibc's MAXNS */
 #define DNS_INFLIGHT_MAX 1024
-#define DNS_QUERY_MAX 1232	/* longer ones are dropped (DNS Flag Day 2020 size) */
+#define DNS_QUERY_MAX \
+	1232 /* longer ones are dropped (DNS Flag Day 2020 size) */
 #define DNS_BUDGET_NS (4000ULL * 1000 * 1000)
 #define DNS_RX_BURST 64
-#define DNS_RESOLV_MAX (RESOLVH_TEXT_MAX + 1) /* resolv.conf read, and its NUL */
+#define DNS_RESOLV_MAX \
+	(RESOLVH_TEXT_MAX + 1) /* resolv.conf read, and its NUL */
 #define DNS_SEARCH_MAX 256
 #define DNS_NAME_LEN (INET6_ADDRSTRLEN + IF_NAMESIZE + 1)
-#define DNS_SOCKS 8		/* upstream sockets per address family */
-#define DNS_SOCK_USES 16	/* queries a socket carries, then it is replaced */
-#define DNS_SK_NONE 0xff	/* struct dns_query.sk: no socket yet */
+#define DNS_SOCKS 8	 /* upstream sockets per address family */
+#define DNS_SOCK_USES 16 /* queries a socket carries, then it is replaced */
+#define DNS_SK_NONE 0xff /* struct dns_query.sk: no socket yet */
 
 /* EP_DATA(EP_DNS, n) indices: the timer, the resolv.conf reader, then the
  * upstream sockets (slot k at DNS_EP_SOCK + k: DNS_SOCKS IPv4 ones, then
@@ -630,8 +632,8 @@ static void dns_upstream_failed(struct shard *sh, const struct dns_query *q,
  *
  * Return: 0, or -1 if it could not be queued (counted by the core)
  */
-static int dns_to_guest(struct shard *sh, const uint8_t *gaddr,
-			uint16_t gport, const uint8_t *msg, size_t len)
+static int dns_to_guest(struct shard *sh, const uint8_t *gaddr, uint16_t gport,
+			const uint8_t *msg, size_t len)
 {
 	uint8_t from[ADDR_LEN];
 
@@ -697,8 +699,7 @@ static void dns_q_free(struct dns_fwd *d, struct dns_query *q)
 static void dns_servfail(struct shard *sh, struct dns_query *q)
 {
 	trace("DNS query %04x: no upstream answered, SERVFAIL", q->qm.id);
-	dns_made_up(sh, &q->qm, q->gaddr, q->gport, DNS_RCODE_SERVFAIL,
-		    false);
+	dns_made_up(sh, &q->qm, q->gaddr, q->gport, DNS_RCODE_SERVFAIL, false);
 	CTR_INC(&sh->core, DNS_SERVFAIL);
 	dns_q_free(sh->svc.dns, q);
 }
@@ -803,8 +804,7 @@ static void dns_attempt(struct shard *sh, struct dns_query *q)
  * @q:		entry, on the deadline list
  * @why:	for the log
  */
-static void dns_failover(struct shard *sh, struct dns_query *q,
-			 const char *why)
+static void dns_failover(struct shard *sh, struct dns_query *q, const char *why)
 {
 	dns_unlink(sh->svc.dns, q);
 	dns_upstream_failed(sh, q, why);
@@ -971,7 +971,8 @@ static void dns_reply(struct shard *sh, unsigned k, const union dns_sa *src,
 	if (i == q->nsent || q->sk[k / DNS_SOCKS] != k) {
 		CTR_INC(&sh->core, DNS_REPLY_DROP_SRC);
 		trace("DNS reply %04x from an address not asked, or on "
-		      "another socket", rm.id);
+		      "another socket",
+		      rm.id);
 		return;
 	}
 	if (r != DNS_OK && r != DNS_ERR_QDCOUNT) {
@@ -1309,11 +1310,13 @@ static void dns_apply(struct shard *sh, char *text, int e, bool initial)
 	if (e) {
 		errno = e;
 		if (initial)
-			warn_perror("DNS: cannot read %s, no upstream: queries get SERVFAIL",
+			warn_perror("DNS: cannot read %s, no upstream: queries "
+				    "get SERVFAIL",
 				    d->path);
 		else
-			warn_perror("DNS: cannot read %s, keeping the upstreams",
-				    d->path);
+			warn_perror(
+				"DNS: cannot read %s, keeping the upstreams",
+				d->path);
 		return;
 	}
 
@@ -1359,7 +1362,8 @@ static void dns_resolv_event(struct shard *sh)
 	if (ret > 0)
 		dns_apply(sh, (char *)d->rbuf, e, false);
 	if (ret < 0) {
-		warn("DNS: the resolv.conf reader is gone: changes to %s will go unnoticed",
+		warn("DNS: the resolv.conf reader is gone: changes to %s will "
+		     "go unnoticed",
 		     d->path);
 		close(d->fd[DNS_EP_RESOLV]);
 		d->fd[DNS_EP_RESOLV] = -1;
@@ -1479,16 +1483,16 @@ int dns_fwd_init(struct shard *sh, const char *resolv)
 	sh->svc.dns = d;
 	/* the reader's first message is the file as it is now */
 	ret = resolvh_start(resolv, sh->conf);
-	if (ret >= 0 && (resolvh_recv(ret, (char *)d->rbuf, sizeof(d->rbuf),
-				      &e) != 1 ||
-			 shard_ep_add(sh, ret, EPOLLIN,
-				      EP_DATA(EP_DNS, DNS_EP_RESOLV)))) {
+	if (ret >= 0 &&
+	    (resolvh_recv(ret, (char *)d->rbuf, sizeof(d->rbuf), &e) != 1 ||
+	     shard_ep_add(sh, ret, EPOLLIN, EP_DATA(EP_DNS, DNS_EP_RESOLV)))) {
 		close(ret);
 		ret = -ECONNRESET;
 	}
 	if (ret < 0) {
 		errno = -ret;
-		warn_perror("DNS: no resolv.conf reader: changes to %s will go unnoticed",
+		warn_perror("DNS: no resolv.conf reader: changes to %s will go "
+			    "unnoticed",
 			    resolv);
 		e = dns_read_file(d, (char *)d->rbuf);
 	} else {

@@ -176,8 +176,8 @@ const char *fwd_rule_str(const struct fwd_rule *r, char *buf, size_t len)
  *
  * Return: the table's pointer (in @sh)
  */
-static struct listener **fwd_table(struct shard *sh, int proto,
-				   unsigned **n, unsigned **cap)
+static struct listener **fwd_table(struct shard *sh, int proto, unsigned **n,
+				   unsigned **cap)
 {
 	if (proto == IPPROTO_UDP) {
 		*n = &sh->lis.nulisteners;
@@ -207,14 +207,14 @@ static int fwd_check(const struct shard *sh, const struct fwd_rule *r)
 	if (r->host_family != AF_INET && r->host_family != AF_INET6 &&
 	    r->host_family != AF_UNSPEC)
 		return -EINVAL;
-	if (r->host_family == AF_INET &&
-	    !IN6_IS_ADDR_V4MAPPED(&r->host_addr))
+	if (r->host_family == AF_INET && !IN6_IS_ADDR_V4MAPPED(&r->host_addr))
 		return -EINVAL;
 	if (!r->guest_set)
 		return 0;
 	if (IN6_IS_ADDR_V4MAPPED(&r->guest_addr)) {
 		uint32_t g, m = c->prefix_len ?
-				htonl(~0U << (32 - c->prefix_len)) : 0;
+					htonl(~0U << (32 - c->prefix_len)) :
+					0;
 
 		memcpy(&g, &r->guest_addr.s6_addr[12], 4);
 		if ((g & m) != (c->guest4 & m) || g == c->gw4 ||
@@ -266,7 +266,8 @@ static int fwd_open(struct shard *sh, const struct fwd_rule *r)
 	if (fd < 0)
 		goto out_self;
 	if (shard_ep_add(sh, fd, EPOLLIN,
-			 EP_DATA(type == SOCK_STREAM ? EP_LISTEN : EP_UDP_LISTEN,
+			 EP_DATA(type == SOCK_STREAM ? EP_LISTEN :
+						       EP_UDP_LISTEN,
 				 i))) {
 		int ret = -errno;
 
@@ -320,8 +321,8 @@ static void fwd_ephemeral(unsigned *first, unsigned *last)
  * @p:		host port, in @s
  * @r:		out
  */
-void fwd_rule_from(const struct shard *sh, const struct fwd_spec *s,
-		   int proto, unsigned p, struct fwd_rule *r)
+void fwd_rule_from(const struct shard *sh, const struct fwd_spec *s, int proto,
+		   unsigned p, struct fwd_rule *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->proto = proto;
@@ -335,8 +336,8 @@ void fwd_rule_from(const struct shard *sh, const struct fwd_spec *s,
 		r->guest_set = true;
 		r->guest_addr = s->to_addr;
 		if (s->to_family == AF_INET)
-			r->guest_addr.s6_addr[10] =
-				r->guest_addr.s6_addr[11] = 0xff;
+			r->guest_addr.s6_addr[10] = r->guest_addr.s6_addr[11] =
+				0xff;
 	}
 	/* spliced clients reach the guest's loopback, not another address */
 	r->splice = proto == IPPROTO_TCP && sh->conf->splice && !r->guest_set;
@@ -372,7 +373,9 @@ static int fwd_open_all(struct shard *sh, const struct fwd_spec *specs,
 			continue;
 		fwd_rule_from(sh, s, proto, s->first, &r);
 		if (r.guest_set && fwd_check(sh, &r)) {
-			err("cannot publish %s ports %u-%u: the guest address is not one in the guest's network (nor the gateway's or DNS's)",
+			err("cannot publish %s ports %u-%u: the guest address "
+			    "is not one in the guest's network (nor the "
+			    "gateway's or DNS's)",
 			    proto == IPPROTO_TCP ? "TCP" : "UDP", s->first,
 			    s->last);
 			return -EINVAL;
@@ -382,24 +385,32 @@ static int fwd_open_all(struct shard *sh, const struct fwd_spec *specs,
 				continue;
 			fwd_rule_from(sh, s, proto, p, &r);
 			ret = fwd_open(sh, &r);
-			if (ret < 0 && all && (ret == -EADDRINUSE ||
-					       ret == -EACCES)) {
+			if (ret < 0 && all &&
+			    (ret == -EADDRINUSE || ret == -EACCES)) {
 				skipped++;
 				continue;
 			}
 			if (ret < 0) {
 				errno = -ret;
-				err_perror("cannot publish %s port %u%s",
-					   proto == IPPROTO_TCP ? "TCP" : "UDP", p,
-					   ret == -EADDRINUSE ?
-						   " (in use by another program; pick another port)" :
-					   ret == -EACCES ?
-						   " (ports below 1024 need root or net.ipv4.ip_unprivileged_port_start)" :
-					   ret == -ENODEV ?
-						   " (no such interface)" :
-					   ret == -EMFILE || ret == -ENFILE ?
-						   " (one descriptor a port: raise the open files limit, ulimit -Hn, or publish fewer ports)" :
-						   "");
+				err_perror(
+					"cannot publish %s port %u%s",
+					proto == IPPROTO_TCP ? "TCP" : "UDP", p,
+					ret == -EADDRINUSE ?
+						" (in use by another program; "
+						"pick another port)" :
+					ret == -EACCES ?
+						" (ports below 1024 need root "
+						"or "
+						"net.ipv4.ip_unprivileged_port_"
+						"start)" :
+					ret == -ENODEV ?
+						" (no such interface)" :
+					ret == -EMFILE || ret == -ENFILE ?
+						" (one descriptor a port: "
+						"raise the open files limit, "
+						"ulimit -Hn, or publish fewer "
+						"ports)" :
+						"");
 				return ret;
 			}
 		}
@@ -447,8 +458,8 @@ int fwd_add(struct shard *sh, const struct fwd_rule *r)
 	if (!ret)
 		ret = fwd_open(sh, &rr);
 	if (ret < 0) {
-		debug("cannot publish %s: %s", fwd_rule_str(&rr, buf, sizeof(buf)),
-		      strerror(-ret));
+		debug("cannot publish %s: %s",
+		      fwd_rule_str(&rr, buf, sizeof(buf)), strerror(-ret));
 		return ret;
 	}
 	info("published %s (id %d)", fwd_rule_str(&rr, buf, sizeof(buf)), ret);
@@ -490,7 +501,8 @@ unsigned fwd_find_auto(const struct shard *sh, int proto, unsigned tag,
 {
 	const struct listener *t = proto == IPPROTO_UDP ? sh->lis.ulisteners :
 							  sh->lis.listeners;
-	unsigned n = proto == IPPROTO_UDP ? sh->lis.nulisteners : sh->lis.nlisteners;
+	unsigned n = proto == IPPROTO_UDP ? sh->lis.nulisteners :
+					    sh->lis.nlisteners;
 	unsigned i;
 
 	for (i = 0; i < n; i++)
@@ -560,7 +572,8 @@ unsigned fwd_list(const struct shard *sh, struct fwd_rule *out, unsigned max)
 		for (j = 0; j < 2; j++) {
 			const struct listener *t = j ? sh->lis.ulisteners :
 						       sh->lis.listeners;
-			unsigned n = j ? sh->lis.nulisteners : sh->lis.nlisteners;
+			unsigned n = j ? sh->lis.nulisteners :
+					 sh->lis.nlisteners;
 
 			for (i = 0; i < n; i++)
 				if (t[i].fd >= 0 && t[i].rule.id > last &&
@@ -719,18 +732,21 @@ void fwd_accept(struct shard *sh, uint32_t idx)
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
 		int fd = accept4(l->fd, (struct sockaddr *)&ss, &sl,
-				 SOCK_NONBLOCK | SOCK_CLOEXEC), e;
+				 SOCK_NONBLOCK | SOCK_CLOEXEC),
+		    e;
 
 		if (fd < 0) {
 			e = errno;
 			if (e == EAGAIN || e == EINTR || e == ECONNABORTED)
 				return;
 			CTR_INC(&sh->core, TCP_ACCEPT_ERRORS);
-			n = shard_accept_nofd(sh, l->fd, EP_DATA(EP_LISTEN, idx),
-					      e, true, (unsigned)budget + 1);
+			n = shard_accept_nofd(sh, l->fd,
+					      EP_DATA(EP_LISTEN, idx), e, true,
+					      (unsigned)budget + 1);
 			l->paused = true;
 			errno = e;
-			warn_perror_rl("published port %u: %u client(s) refused, accepting again in %u ms",
+			warn_perror_rl("published port %u: %u client(s) "
+				       "refused, accepting again in %u ms",
 				       l->rule.host_port, n, LISTEN_PAUSE_MS);
 			return;
 		}
@@ -742,8 +758,7 @@ void fwd_accept(struct shard *sh, uint32_t idx)
 		 * keeps the connection here */
 		to = sh->grp->rr++ % sh->grp->n;
 		if (to != sh->id &&
-		    mbox_put_accept(sh, to, fd, &ss, l->rule.guest_port,
-				    gaddr))
+		    mbox_put_accept(sh, to, fd, &ss, l->rule.guest_port, gaddr))
 			continue;
 		sock_tcp_accepted(sh, fd, &ss, l->rule.guest_port, gaddr);
 		shard_drain(sh);

@@ -161,8 +161,8 @@ struct listener {
  * (never the control thread).
  */
 int fwd_init(struct shard *sh);
-void fwd_rule_from(const struct shard *sh, const struct fwd_spec *s,
-		   int proto, unsigned p, struct fwd_rule *r);
+void fwd_rule_from(const struct shard *sh, const struct fwd_spec *s, int proto,
+		   unsigned p, struct fwd_rule *r);
 void fwd_accept(struct shard *sh, uint32_t idx);
 void fwd_resume(struct shard *sh);
 unsigned fwd_count(const struct shard *sh);

@@ -64,13 +64,13 @@
 #include "host/splice.h"
 #include "util/log.h"
 
-#define FWDAUTO_SCAN_MS 100	/* the sockstat check: how fast ports follow */
-#define FWDAUTO_FULL_TICKS 10	/* a dump at least every this many checks */
+#define FWDAUTO_SCAN_MS 100   /* the sockstat check: how fast ports follow */
+#define FWDAUTO_FULL_TICKS 10 /* a dump at least every this many checks */
 #define FWDAUTO_BUF_LEN 32768
 #define FWDAUTO_WORDS (65536 / 64)
 
-enum { FA_HOST, FA_GUEST, FA_NS_NUM };		/* namespaces */
-enum { FA_TCP, FA_UDP, FA_PROTO_NUM };		/* bound-port maps */
+enum { FA_HOST, FA_GUEST, FA_NS_NUM };		    /* namespaces */
+enum { FA_TCP, FA_UDP, FA_PROTO_NUM };		    /* bound-port maps */
 enum { FA_DIR_T, FA_DIR_U, FA_DIR_NS, FA_DIR_NUM }; /* -t, -u, -T */
 
 /**
@@ -234,7 +234,7 @@ static int fwdauto_list(struct fwdauto *fa)
 						   protos[p], fa->bound[ns][p]);
 				/* no IPv6 in that namespace: nothing bound */
 				if (ret && !(f && (ret == -ENOENT ||
-						  ret == -EAFNOSUPPORT)))
+						   ret == -EAFNOSUPPORT)))
 					return ret;
 			}
 		}
@@ -408,9 +408,11 @@ static void fwdauto_sync(struct shard *sh, struct fwdauto_range *r)
 				continue;
 			}
 			CTR_INC(&sh->core, FWD_AUTO_FAILED);
-			debug("auto %s port %u (bound on the other side): not opened: %s",
+			debug("auto %s port %u (bound on the other side): not "
+			      "opened: %s",
 			      r->dir == FA_DIR_T ? "-t" :
-			      r->dir == FA_DIR_U ? "-u" : "-T",
+			      r->dir == FA_DIR_U ? "-u" :
+						   "-T",
 			      r->s->first + (t - gfirst), strerror(-ret));
 		}
 	}
@@ -605,7 +607,8 @@ int fwdauto_init(struct shard *sh)
 		ret = splice_nsh_diag(sh);
 		if (ret < 0) {
 			errno = -ret;
-			err_perror("auto: no sock_diag socket in the guest's namespace");
+			err_perror("auto: no sock_diag socket in the guest's "
+				   "namespace");
 			goto out;
 		}
 		fa->diag[FA_GUEST] = ret;
@@ -624,7 +627,8 @@ int fwdauto_init(struct shard *sh)
 		if (fa->diag[ns] < 0)
 			continue;
 		if (fwdauto_sig(fa, ns, &fa->sig[ns]))
-			info("auto ports: no /proc/net/sockstat%s for the %s: dumping the sockets every %u ms",
+			info("auto ports: no /proc/net/sockstat%s for the %s: "
+			     "dumping the sockets every %u ms",
 			     fa->stat[ns][0] < 0 ? "" : "6",
 			     ns == FA_HOST ? "host" : "guest", FWDAUTO_SCAN_MS);
 	}

@@ -24,9 +24,9 @@
 #include "util/ctr.h"
 #include "util/util.h"
 
-#define IMPAIR_HELD_MAX 8192		/* frames held at most */
-#define IMPAIR_BYTES_MAX (64U << 20)	/* bytes held at most */
-#define IMPAIR_REORDER_NS 1000000ULL	/* held back this much more */
+#define IMPAIR_HELD_MAX 8192	     /* frames held at most */
+#define IMPAIR_BYTES_MAX (64U << 20) /* bytes held at most */
+#define IMPAIR_REORDER_NS 1000000ULL /* held back this much more */
 
 /**
  * struct held - a held frame
@@ -121,7 +121,8 @@ int impair_parse(struct impair_conf *c, const char *arg)
 		return -1;
 	sp = c->dir[dir];
 	strcpy(buf, colon + 1);
-	for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+	for (kv = strtok_r(buf, ",", &save); kv;
+	     kv = strtok_r(NULL, ",", &save)) {
 		char *v = strchr(kv, '=');
 		int ret;
 
@@ -226,7 +227,9 @@ static bool held_less(const struct held *a, const struct held *b)
 static uint8_t *hold(struct impair *im, int dir, const uint8_t *p, size_t len,
 		     uint64_t due)
 {
-	struct held h = { .due = due, .seq = im->seq++, .dir = dir, .len = len };
+	struct held h = {
+		.due = due, .seq = im->seq++, .dir = dir, .len = len
+	};
 	unsigned i;
 
 	if (im->n == IMPAIR_HELD_MAX || im->bytes + len > IMPAIR_BYTES_MAX)

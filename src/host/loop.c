@@ -191,15 +191,16 @@ unsigned shard_accept_nofd(struct shard *sh, int fd, uint64_t data, int err,
 	unsigned n = 0;
 
 	if (err == EMFILE || err == ENFILE)
-		while (n < max &&
-		       fd_spare_refuse(&sh->lis.reserve_fd, sh->timerfd, fd, reset) > 0)
+		while (n < max && fd_spare_refuse(&sh->lis.reserve_fd,
+						  sh->timerfd, fd, reset) > 0)
 			n++;
 	CTR_ADD(&sh->core, SHARD_ACCEPT_NOFD, n);
 	CTR_INC(&sh->core, SHARD_LISTEN_PAUSES);
 	if (epoll_ctl(sh->epfd, EPOLL_CTL_MOD, fd, &ev))
 		warn_perror_rl("cannot pause the listener on fd %d", fd);
 	if (sh->lis.listen_resume_ns == UINT64_MAX)
-		sh->lis.listen_resume_ns = sh->now_ns + LISTEN_PAUSE_MS * 1000000ULL;
+		sh->lis.listen_resume_ns = sh->now_ns +
+					   LISTEN_PAUSE_MS * 1000000ULL;
 	return n;
 }
 
@@ -270,8 +271,7 @@ static uint32_t shard_gso_max(const struct edge *e)
  * Return: 0, or -errno (logged)
  */
 int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
-	       const uint8_t guest_mac[6], struct shard_group *grp,
-	       unsigned id)
+	       const uint8_t guest_mac[6], struct shard_group *grp, unsigned id)
 {
 	struct core_conf cc;
 	uint32_t max_udp;
@@ -295,8 +295,8 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	memcpy(cc.guest_mac, guest_mac, 6);
 	cc.guest4_be = conf->guest4;
 	cc.gw4_be = conf->gw4;
-	cc.mask4_be = conf->prefix_len ?
-			      htonl(~0U << (32 - conf->prefix_len)) : 0;
+	cc.mask4_be = conf->prefix_len ? htonl(~0U << (32 - conf->prefix_len)) :
+					 0;
 	cc.map_gw_to_loopback = conf->map_gw;
 	cc.gw_unreach = conf->gw_unreach;
 	cc.mtu = conf->mtu;
@@ -363,10 +363,12 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 
 	/* probed (and warned about) once: shard 0 is set up first */
 	sh->sock.peek_off = id ? grp->sh[0]->sock.peek_off :
-			    !conf->no_peek_off && sock_tcp_peek_off_supported();
+				 !conf->no_peek_off &&
+					    sock_tcp_peek_off_supported();
 	if (!sh->sock.peek_off) {
 		if (!conf->no_peek_off && !id)
-			warn("this kernel lacks TCP SO_PEEK_OFF: using the slower re-peek fallback");
+			warn("this kernel lacks TCP SO_PEEK_OFF: using the "
+			     "slower re-peek fallback");
 		sh->sock.discard_len = FALLBACK_INFLIGHT;
 		sh->sock.discard = malloc(sh->sock.discard_len);
 		if (!sh->sock.discard)
@@ -374,21 +376,19 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 		cc.max_inflight = FALLBACK_INFLIGHT;
 	}
 
-	if (!id && getrandom(grp->key, sizeof(grp->key), 0) !=
-			   sizeof(grp->key))
+	if (!id && getrandom(grp->key, sizeof(grp->key), 0) != sizeof(grp->key))
 		return -errno;
 	mem = calloc(1, core_mem_size(&cc));
 	sh->sock.hflags = calloc(sh->max_flows, 1);
 	sh->sock.txq = calloc(2 * (size_t)sh->max_flows, sizeof(*sh->sock.txq));
 	sh->frame_len = calloc(FX_SLOTS, sizeof(*sh->frame_len));
-	sh->sock.upeer = calloc(max_udp ? max_udp : 1,
-			   sizeof(*sh->sock.upeer));
+	sh->sock.upeer = calloc(max_udp ? max_udp : 1, sizeof(*sh->sock.upeer));
 	sh->fx.slot_size = e->frame_max;
 	sh->fx.nslots = FX_SLOTS;
 	sh->fx.slots = malloc(FX_SLOTS * sh->fx.slot_size);
 	sh->fx.frame_len = sh->frame_len;
-	if (!mem || !sh->sock.hflags || !sh->sock.txq || !sh->frame_len || !sh->fx.slots ||
-	    !sh->sock.upeer)
+	if (!mem || !sh->sock.hflags || !sh->sock.txq || !sh->frame_len ||
+	    !sh->fx.slots || !sh->sock.upeer)
 		return -ENOMEM;
 	ret = core_init(&sh->core, &cc, mem, sh->stats.ctr, grp->key);
 	if (ret)
@@ -555,12 +555,12 @@ void shard_flush_frames(struct shard *sh)
 
 		if (sh->sock.placed[i]) {
 			sh->sock.placed[i] = false;
-			ret = sh->edge->ops->tx_placed(sh->edge, sh->q, i,
-						       iov.iov_base,
-						       iov.iov_len);
+			ret = sh->edge->ops->tx_placed(
+				sh->edge, sh->q, i, iov.iov_base, iov.iov_len);
 		} else if (sh->imp &&
 			   impair_frame(sh->imp, IMPAIR_DOWN, iov.iov_base,
-					iov.iov_len, hl, sh->now_ns, sh->stats.ctr)) {
+					iov.iov_len, hl, sh->now_ns,
+					sh->stats.ctr)) {
 			continue; /* dropped, or held for later */
 		} else {
 			ret = sh->edge->ops->tx(sh->edge, sh->q, &iov, 1);
@@ -594,9 +594,13 @@ static void shard_impair_release(struct shard *sh)
 				    0);
 			continue;
 		}
-		shard_tx_result(sh, sh->edge->ops->tx(sh->edge, sh->q,
-			&(struct iovec){ .iov_base = (void *)p, .iov_len = len },
-			1), p, len);
+		shard_tx_result(sh,
+				sh->edge->ops->tx(
+					sh->edge, sh->q,
+					&(struct iovec){ .iov_base = (void *)p,
+							 .iov_len = len },
+					1),
+				p, len);
 		/* an edge may gather: out before the copy is freed */
 		if (sh->edge->ops->flush &&
 		    sh->edge->ops->flush(sh->edge, sh->q) == -ECONNRESET)
@@ -727,7 +731,7 @@ static void shard_edge_changed(struct shard *sh)
 	 * placed frame's payload is in the guest's buffer, not in its
 	 * slot, where --pcap copies frames from: either turns it off */
 	sh->sock.can_place = e->ops->place && csum && !sh->conf->no_place &&
-			!sh->imp && !sh->stats.pcap;
+			     !sh->imp && !sh->stats.pcap;
 	if (core_set_edge(&sh->core, hl, csum,
 			  gso && sh->conf->offload ? shard_gso_max(e) : 0))
 		warn("the guest's offloads make no sense: header %u", hl);
@@ -749,18 +753,19 @@ static int shard_edge_accept(struct shard *sh)
 		int lfd = e->ops->fd(e, EDGE_FD_LISTEN, 0);
 
 		/* not the end of the gateway: refuse, pause, try again */
-		ret = (int)shard_accept_nofd(sh, lfd,
-					     EP_DATA(EP_EDGE_LISTEN, 0), -ret,
-					     false, 1);
+		ret = (int)shard_accept_nofd(
+			sh, lfd, EP_DATA(EP_EDGE_LISTEN, 0), -ret, false, 1);
 		sh->lis.edge_listen_paused = true;
-		warn_rl("out of file descriptors: %d connection(s) to the guest's socket refused (ulimit -n)",
+		warn_rl("out of file descriptors: %d connection(s) to the "
+			"guest's socket refused (ulimit -n)",
 			ret);
 		return 0;
 	}
 	if (ret < 0)
 		return ret;
 	if (ret == EDGE_ACCEPT_CTL) /* a control connection (vhost-user) */
-		return shard_edge_poll(sh, EDGE_FD_CTL, EP_EDGE_CTL) ? -errno : 0;
+		return shard_edge_poll(sh, EDGE_FD_CTL, EP_EDGE_CTL) ? -errno :
+								       0;
 	if (ret == EDGE_ACCEPT_GUEST)
 		return shard_edge_poll(sh, EDGE_FD_QUEUE, EP_EDGE) ? -errno : 0;
 	return 0;
@@ -778,8 +783,7 @@ static void shard_edge_ctl(struct shard *sh)
 {
 	unsigned i, gen = sh->edge->gen;
 
-	if (sh->edge->ops->ctl(sh->edge) == -ECONNRESET &&
-	    !sh->edge->reconnect)
+	if (sh->edge->ops->ctl(sh->edge) == -ECONNRESET && !sh->edge->reconnect)
 		sh->edge_lost = true;
 	if (__atomic_load_n(&sh->edge->gen, __ATOMIC_ACQUIRE) == gen)
 		return;
@@ -823,9 +827,11 @@ static int shard_edge_rx(struct shard *sh)
 		for (i = 0; i < n; i++) {
 			CTR_INC(&sh->core, EDGE_RX_FRAMES);
 			CTR_ADD(&sh->core, EDGE_RX_BYTES, v[i].len - hl);
-			hist_record(&sh->stats.hist[HIST_EDGE_RX_BYTES], v[i].len - hl);
+			hist_record(&sh->stats.hist[HIST_EDGE_RX_BYTES],
+				    v[i].len - hl);
 			if (unlikely(sh->stats.pcap) && v[i].len >= hl)
-				pcap_frame(sh->stats.pcap, v[i].p + hl, v[i].len - hl);
+				pcap_frame(sh->stats.pcap, v[i].p + hl,
+					   v[i].len - hl);
 			if (hl && v[i].len > 1 && v[i].p[1])
 				CTR_INC(&sh->core, EDGE_RX_GSO_FRAMES);
 			if (sh->imp &&
@@ -948,7 +954,8 @@ uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 		r->guest_port = u->guest_port;
 		r->remote_port = u->remote_port;
 		r->proto = u->kind != UDPK_ICMP ? IPPROTO_UDP :
-			   udp_flow_v6(u) ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+			   udp_flow_v6(u)	? IPPROTO_ICMPV6 :
+						  IPPROTO_ICMP;
 		r->state = u->kind;
 		r->shard = (uint8_t)sh->id;
 		r->from_guest = u->from_guest;
@@ -983,13 +990,14 @@ static void shard_kick_ctl(struct shard *sh)
  */
 static void shard_snap_answer(struct shard *sh)
 {
-	unsigned req = atomic_load_explicit(&sh->req.snap.req, memory_order_acquire);
+	unsigned req = atomic_load_explicit(&sh->req.snap.req,
+					    memory_order_acquire);
 
 	if (likely(req == sh->req.snap.seen))
 		return;
 	sh->req.snap.seen = req;
-	sh->req.snap.n = shard_snap_flows(sh, sh->req.snap.buf, sh->req.snap.cap,
-				      &sh->req.snap.total);
+	sh->req.snap.n = shard_snap_flows(
+		sh, sh->req.snap.buf, sh->req.snap.cap, &sh->req.snap.total);
 	/* pairs with the acquire load in shard_api_snap_done(): the
 	 * records and @n, @total are visible before the answer */
 	atomic_store_explicit(&sh->req.snap.done, req, memory_order_release);
@@ -1006,7 +1014,8 @@ static void shard_snap_answer(struct shard *sh)
  */
 static void shard_call_answer(struct shard *sh)
 {
-	unsigned req = atomic_load_explicit(&sh->req.call.req, memory_order_acquire);
+	unsigned req = atomic_load_explicit(&sh->req.call.req,
+					    memory_order_acquire);
 
 	if (likely(req == sh->req.call.seen))
 		return;
@@ -1041,19 +1050,27 @@ int shard_run(struct shard *sh,
 	shard_rearm_timer(sh);
 	for (;;) {
 		int timeout = sh->edge->rx_pending[sh->q] ? 0 :
-			      sh->edge->ops->tick ? EDGE_TICK_MS : -1, n, i;
+			      sh->edge->ops->tick	  ? EDGE_TICK_MS :
+							    -1,
+		    n, i;
 
 		if (sh->lis.listen_resume_ns != UINT64_MAX) {
-			uint64_t due = sh->lis.listen_resume_ns, now = now_mono_ns();
-			int ms = due <= now ? 0 : (int)((due - now + 999999) / 1000000);
+			uint64_t due = sh->lis.listen_resume_ns,
+				 now = now_mono_ns();
+			int ms = due <= now ?
+					 0 :
+					 (int)((due - now + 999999) / 1000000);
 
 			if (timeout < 0 || ms < timeout)
 				timeout = ms;
 		}
 		if (sh->imp && impair_next_ns(sh->imp) != UINT64_MAX) {
-			uint64_t due = impair_next_ns(sh->imp), now = now_mono_ns();
-			int ms = due <= now ? 0 : (int)MIN((due - now + 999999) / 1000000,
-							   1000U);
+			uint64_t due = impair_next_ns(sh->imp),
+				 now = now_mono_ns();
+			int ms = due <= now ? 0 :
+					      (int)MIN((due - now + 999999) /
+							       1000000,
+						       1000U);
 
 			if (timeout < 0 || ms < timeout)
 				timeout = ms;
@@ -1067,7 +1084,8 @@ int shard_run(struct shard *sh,
 		}
 		sh->now_ns = now_mono_ns();
 		if (sh->edge->ops->tick && sh->now_ns >= sh->edge_tick_ns) {
-			sh->edge_tick_ns = sh->now_ns + EDGE_TICK_MS * 1000000ULL;
+			sh->edge_tick_ns = sh->now_ns +
+					   EDGE_TICK_MS * 1000000ULL;
 			if (sh->edge->ops->tick(sh->edge) == -ECONNRESET)
 				sh->edge_lost = true;
 		}

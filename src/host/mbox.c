@@ -40,8 +40,8 @@
 enum mbox_kind {
 	MBOX_FRAME,
 	MBOX_ACCEPT,
-	MBOX_ADOPT,	/* a flow in its handshake, and the frame for it */
-	MBOX_WRAP,	/* the rest of the ring is unused: go on at its start */
+	MBOX_ADOPT, /* a flow in its handshake, and the frame for it */
+	MBOX_WRAP,  /* the rest of the ring is unused: go on at its start */
 };
 
 /**
@@ -156,8 +156,10 @@ static struct mbox_msg *mbox_at(const struct mbox_ring *r, uint64_t t)
  */
 static uint64_t mbox_size(const struct mbox_msg *m, uint64_t t)
 {
-	size_t len = MBOX_HDR + (m && (m->kind == MBOX_FRAME ||
-				      m->kind == MBOX_ADOPT) ? m->len : 0);
+	size_t len = MBOX_HDR +
+		     (m && (m->kind == MBOX_FRAME || m->kind == MBOX_ADOPT) ?
+			      m->len :
+			      0);
 
 	if (!m)
 		return MBOX_BYTES - t % MBOX_BYTES;
@@ -180,8 +182,8 @@ void mbox_fini(struct shard *sh)
 		for (t = atomic_load(&r->tail); r->buf && t != h;
 		     t += mbox_size(m, t)) {
 			m = mbox_at(r, t);
-			if (m && (m->kind == MBOX_ACCEPT ||
-				  m->kind == MBOX_ADOPT))
+			if (m &&
+			    (m->kind == MBOX_ACCEPT || m->kind == MBOX_ADOPT))
 				close(m->fd);
 		}
 		free(r->buf);
@@ -203,13 +205,13 @@ void mbox_fini(struct shard *sh)
  *
  * Return: where to write, or NULL if the ring is full (counted)
  */
-static struct mbox_msg *mbox_reserve(struct shard *sh, unsigned to,
-				     size_t len)
+static struct mbox_msg *mbox_reserve(struct shard *sh, unsigned to, size_t len)
 {
 	struct mbox_ring *r = &sh->grp->sh[to]->peers.mbox[sh->id];
 	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
 	uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
-	size_t need = (MBOX_HDR + len + MBOX_ALIGN - 1) & ~(size_t)(MBOX_ALIGN - 1);
+	size_t need = (MBOX_HDR + len + MBOX_ALIGN - 1) &
+		      ~(size_t)(MBOX_ALIGN - 1);
 	size_t end = MBOX_BYTES - (size_t)(h % MBOX_BYTES);
 	size_t skip = end < need ? end : 0;
 	struct mbox_msg *m;
@@ -377,7 +379,8 @@ void mbox_kick(struct shard *sh)
 		unsigned to = (unsigned)__builtin_ctz(sh->peers.kick);
 
 		sh->peers.kick &= sh->peers.kick - 1;
-		if (write(sh->grp->sh[to]->peers.mbox_fd, &one, sizeof(one)) < 0 &&
+		if (write(sh->grp->sh[to]->peers.mbox_fd, &one, sizeof(one)) <
+			    0 &&
 		    errno != EAGAIN)
 			warn_perror("mailbox kick");
 	}
@@ -429,9 +432,9 @@ void mbox_rx(struct shard *sh)
 				sock_tcp_adopt(sh, m->fd, &m->ho);
 				shard_input(sh, v, 0);
 			} else {
-				sock_tcp_accepted(sh, m->fd, &m->sa,
-						  m->guest_port,
-						  m->gaddr_set ? m->gaddr : NULL);
+				sock_tcp_accepted(
+					sh, m->fd, &m->sa, m->guest_port,
+					m->gaddr_set ? m->gaddr : NULL);
 				shard_drain(sh);
 			}
 			t += mbox_size(m, t);

@@ -183,7 +183,8 @@ static void netns_child_map(int sock, const char *file, const char *what,
 	ret = netns_write_file(file, map);
 	if (ret)
 		netns_child_fail(sock, -ret,
-				 "cannot map %s %u to root in the new user namespace: %s",
+				 "cannot map %s %u to root in the new user "
+				 "namespace: %s",
 				 what, id, strerror(-ret));
 }
 
@@ -204,11 +205,17 @@ static void netns_child_userns(int sock, uid_t uid, gid_t gid)
 		int e = errno;
 
 		if (e == EPERM)
-			netns_child_fail(sock, e,
-					 "cannot create a user namespace (unprivileged user namespaces disabled?): run as root or enable them (sysctl user.max_user_namespaces)");
+			netns_child_fail(
+				sock, e,
+				"cannot create a user namespace (unprivileged "
+				"user namespaces disabled?): run as root or "
+				"enable them (sysctl "
+				"user.max_user_namespaces)");
 		if (e == ENOSPC || e == EUSERS)
 			netns_child_fail(sock, e,
-					 "cannot create a user namespace: limit reached; raise it with sysctl user.max_user_namespaces");
+					 "cannot create a user namespace: "
+					 "limit reached; raise it with sysctl "
+					 "user.max_user_namespaces");
 		netns_child_fail(sock, e, "cannot create a user namespace: %s",
 				 strerror(e));
 	}
@@ -242,10 +249,14 @@ static void netns_child_newnet(int sock, bool userns)
 	e = errno;
 	if (e == EPERM && !userns)
 		netns_child_fail(sock, e,
-				 "cannot create a network namespace: permission denied; run as root, or create a user namespace too (rootless mode)");
+				 "cannot create a network namespace: "
+				 "permission denied; run as root, or create a "
+				 "user namespace too (rootless mode)");
 	if (e == ENOSPC)
-		netns_child_fail(sock, e,
-				 "cannot create a network namespace: limit reached; raise it with sysctl user.max_net_namespaces");
+		netns_child_fail(
+			sock, e,
+			"cannot create a network namespace: limit reached; "
+			"raise it with sysctl user.max_net_namespaces");
 	netns_child_fail(sock, e, "cannot create a network namespace: %s",
 			 strerror(e));
 }
@@ -272,7 +283,9 @@ static void netns_child_resolv(const char *text)
 		return;
 	if (unshare(CLONE_NEWNS) ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
-		fprintf(stderr, "slipway: warning: no mount namespace (%s): the command keeps the host's /etc/resolv.conf\n",
+		fprintf(stderr,
+			"slipway: warning: no mount namespace (%s): the "
+			"command keeps the host's /etc/resolv.conf\n",
 			strerror(errno));
 		return;
 	}
@@ -292,7 +305,9 @@ static void netns_child_resolv(const char *text)
 	unlink(tmp);
 	return;
 fail:
-	fprintf(stderr, "slipway: warning: cannot replace /etc/resolv.conf for the command (%s): it keeps the host's\n",
+	fprintf(stderr,
+		"slipway: warning: cannot replace /etc/resolv.conf for the "
+		"command (%s): it keeps the host's\n",
 		strerror(errno));
 }
 
@@ -327,9 +342,11 @@ static void netns_child_join_user(int sock, const char *path)
 	}
 	if (setns(fd, CLONE_NEWUSER)) {
 		e = errno;
-		netns_child_fail(sock, e,
-				 "cannot join user namespace %s: %s (it must be owned by our user, or we need CAP_SYS_ADMIN)",
-				 path, strerror(e));
+		netns_child_fail(
+			sock, e,
+			"cannot join user namespace %s: %s (it must be owned "
+			"by our user, or we need CAP_SYS_ADMIN)",
+			path, strerror(e));
 	}
 	close(fd);
 }
@@ -351,30 +368,38 @@ static void netns_child_join(int sock, const char *path)
 		e = errno;
 		if (e == ENOENT)
 			netns_child_fail(sock, e,
-					 "network namespace %s does not exist: create it (ip netns add NAME) or check the name or path",
+					 "network namespace %s does not exist: "
+					 "create it (ip netns add NAME) or "
+					 "check the name or path",
 					 path);
 		if (e == EACCES || e == EPERM)
-			netns_child_fail(sock, e,
-					 "cannot open network namespace %s: permission denied; joining a namespace needs root",
-					 path);
+			netns_child_fail(
+				sock, e,
+				"cannot open network namespace %s: permission "
+				"denied; joining a namespace needs root",
+				path);
 		netns_child_fail(sock, e,
-				 "cannot open network namespace %s: %s",
-				 path, strerror(e));
+				 "cannot open network namespace %s: %s", path,
+				 strerror(e));
 	}
 
 	if (setns(fd, CLONE_NEWNET)) {
 		e = errno;
 		if (e == EPERM)
-			netns_child_fail(sock, e,
-					 "cannot join network namespace %s: joining a namespace needs root (CAP_SYS_ADMIN)",
-					 path);
+			netns_child_fail(
+				sock, e,
+				"cannot join network namespace %s: joining a "
+				"namespace needs root (CAP_SYS_ADMIN)",
+				path);
 		if (e == EINVAL)
 			netns_child_fail(sock, e,
-					 "cannot join %s: not a network namespace (expected /run/netns/NAME or /proc/PID/ns/net)",
+					 "cannot join %s: not a network "
+					 "namespace (expected /run/netns/NAME "
+					 "or /proc/PID/ns/net)",
 					 path);
 		netns_child_fail(sock, e,
-				 "cannot join network namespace %s: %s",
-				 path, strerror(e));
+				 "cannot join network namespace %s: %s", path,
+				 strerror(e));
 	}
 
 	close(fd);
@@ -399,13 +424,16 @@ static int netns_child_tap_open(int sock)
 	e = errno;
 	if (e == EACCES || e == EPERM)
 		netns_child_fail(sock, e,
-				 "cannot open /dev/net/tun: permission denied; it must be mode 0666 (the distribution default) for rootless use, or run as root");
+				 "cannot open /dev/net/tun: permission denied; "
+				 "it must be mode 0666 (the distribution "
+				 "default) for rootless use, or run as root");
 	if (e == ENOENT || e == ENODEV || e == ENXIO)
 		netns_child_fail(sock, e,
-				 "cannot open /dev/net/tun: %s; load the tun module (modprobe tun) or create the node (mknod /dev/net/tun c 10 200)",
+				 "cannot open /dev/net/tun: %s; load the tun "
+				 "module (modprobe tun) or create the node "
+				 "(mknod /dev/net/tun c 10 200)",
 				 strerror(e));
-	netns_child_fail(sock, e, "cannot open /dev/net/tun: %s",
-			 strerror(e));
+	netns_child_fail(sock, e, "cannot open /dev/net/tun: %s", strerror(e));
 }
 
 /**
@@ -450,17 +478,25 @@ static void netns_child_tap(int sock, const struct netns_conf *c, int *fds,
 
 		e = errno;
 		if (e == EPERM)
-			netns_child_fail(sock, e,
-					 "cannot create tap %s: permission denied; it needs CAP_NET_ADMIN in the namespace (run as root or use a user namespace)",
-					 ifr.ifr_name);
+			netns_child_fail(
+				sock, e,
+				"cannot create tap %s: permission denied; it "
+				"needs CAP_NET_ADMIN in the namespace (run as "
+				"root or use a user namespace)",
+				ifr.ifr_name);
 		if (e == EBUSY)
 			netns_child_fail(sock, e,
-					 "cannot create tap %s: a device with this name already exists and is in use; choose another name",
+					 "cannot create tap %s: a device with "
+					 "this name already exists and is in "
+					 "use; choose another name",
 					 ifr.ifr_name);
 		if (e == EINVAL)
-			netns_child_fail(sock, e,
-					 "cannot create tap %s: invalid argument (bad name, or a device with this name exists with other flags or queue settings)",
-					 ifr.ifr_name);
+			netns_child_fail(
+				sock, e,
+				"cannot create tap %s: invalid argument (bad "
+				"name, or a device with this name exists with "
+				"other flags or queue settings)",
+				ifr.ifr_name);
 		netns_child_fail(sock, e, "cannot create tap %s: %s",
 				 ifr.ifr_name, strerror(e));
 	}
@@ -469,17 +505,22 @@ static void netns_child_tap(int sock, const struct netns_conf *c, int *fds,
 
 	if (vnet_hdr_len && ioctl(fds[0], TUNSETVNETHDRSZ, &vnet_hdr_len)) {
 		e = errno;
-		netns_child_fail(sock, e,
-				 "cannot set the virtio-net header size of %s to %d: %s (use 10, or 12 with VIRTIO_NET_F_MRG_RXBUF or VIRTIO_F_VERSION_1)",
-				 name, vnet_hdr_len, strerror(e));
+		netns_child_fail(
+			sock, e,
+			"cannot set the virtio-net header size of %s to %d: %s "
+			"(use 10, or 12 with VIRTIO_NET_F_MRG_RXBUF or "
+			"VIRTIO_F_VERSION_1)",
+			name, vnet_hdr_len, strerror(e));
 	}
 
 	if (c->offloads &&
 	    ioctl(fds[0], TUNSETOFFLOAD, (unsigned long)c->offloads)) {
 		e = errno;
-		netns_child_fail(sock, e,
-				 "cannot enable offloads 0x%x on %s: %s (TSO and USO need TUN_F_CSUM, and old kernels lack some flags)",
-				 c->offloads, name, strerror(e));
+		netns_child_fail(
+			sock, e,
+			"cannot enable offloads 0x%x on %s: %s (TSO and USO "
+			"need TUN_F_CSUM, and old kernels lack some flags)",
+			c->offloads, name, strerror(e));
 	}
 
 	if (c->mac_set) {
@@ -495,8 +536,8 @@ static void netns_child_tap(int sock, const struct netns_conf *c, int *fds,
 	if (ioctl(fds[0], SIOCGIFHWADDR, &ifr)) {
 		e = errno;
 		netns_child_fail(sock, e,
-				 "cannot read the MAC address of %s: %s",
-				 name, strerror(e));
+				 "cannot read the MAC address of %s: %s", name,
+				 strerror(e));
 	}
 	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
 
@@ -509,7 +550,9 @@ static void netns_child_tap(int sock, const struct netns_conf *c, int *fds,
 
 		ifr.ifr_qlen = NETNS_TAP_TXQLEN;
 		if (s < 0 || ioctl(s, SIOCSIFTXQLEN, &ifr))
-			fprintf(stderr, "slipway: warning: cannot set the queue length of %s: %s\n",
+			fprintf(stderr,
+				"slipway: warning: cannot set the queue length "
+				"of %s: %s\n",
 				name, strerror(errno));
 		if (s >= 0)
 			close(s);
@@ -569,8 +612,8 @@ static void netns_child_sysctl6(const char *name)
  * missing or disabled, which are warned about
  * #syscalls:setup sendto recvfrom
  */
-static void netns_child_configure6(int sock, const struct netns_conf *c,
-				   int nl, const char *name, unsigned ifindex)
+static void netns_child_configure6(int sock, const struct netns_conf *c, int nl,
+				   const char *name, unsigned ifindex)
 {
 	char addr[INET6_ADDRSTRLEN], gw[INET6_ADDRSTRLEN];
 	uint8_t plen = c->prefix6_len ? c->prefix6_len : 64;
@@ -580,7 +623,9 @@ static void netns_child_configure6(int sock, const struct netns_conf *c,
 	inet_ntop(AF_INET6, c->gw6, gw, sizeof(gw));
 	ret = nl_addr6_add(nl, ifindex, c->addr6, plen);
 	if (ret == -EAFNOSUPPORT || ret == -EACCES) {
-		fprintf(stderr, "slipway: warning: no IPv6 in the namespace (%s): IPv4 only; --no-ipv6 silences this\n",
+		fprintf(stderr,
+			"slipway: warning: no IPv6 in the namespace (%s): IPv4 "
+			"only; --no-ipv6 silences this\n",
 			strerror(-ret));
 		return;
 	}
@@ -591,18 +636,23 @@ static void netns_child_configure6(int sock, const struct netns_conf *c,
 	ret = nl_route6_default(nl, ifindex, c->gw6);
 	if (ret == -EEXIST && c->route_beside) {
 		/* slirp4netns adds no IPv6 route: the namespace's stays */
-		fprintf(stderr, "slipway: warning: the namespace has an IPv6 default route already: kept, none added via %s\n",
+		fprintf(stderr,
+			"slipway: warning: the namespace has an IPv6 default "
+			"route already: kept, none added via %s\n",
 			gw);
 		return;
 	}
 	if (ret == -EEXIST)
 		netns_child_fail(sock, -ret,
-				 "cannot add IPv6 default route via %s: the namespace already has one; remove it, use --no-ipv6, or do not configure the tap",
+				 "cannot add IPv6 default route via %s: the "
+				 "namespace already has one; remove it, use "
+				 "--no-ipv6, or do not configure the tap",
 				 gw);
 	if (ret)
-		netns_child_fail(sock, -ret,
-				 "cannot add IPv6 default route via %s dev %s: %s",
-				 gw, name, strerror(-ret));
+		netns_child_fail(
+			sock, -ret,
+			"cannot add IPv6 default route via %s dev %s: %s", gw,
+			name, strerror(-ret));
 }
 
 /**
@@ -650,7 +700,8 @@ static void netns_child_configure(int sock, const struct netns_conf *c,
 	ret = nl_link_up(nl, ifindex, c->mtu);
 	if (ret == -EINVAL && c->mtu)
 		netns_child_fail(sock, -ret,
-				 "cannot set MTU %u on %s: invalid argument; a tap accepts 68 to 65521",
+				 "cannot set MTU %u on %s: invalid argument; a "
+				 "tap accepts 68 to 65521",
 				 c->mtu, name);
 	if (ret)
 		netns_child_fail(sock, -ret, "cannot bring up %s: %s", name,
@@ -666,20 +717,24 @@ static void netns_child_configure(int sock, const struct netns_conf *c,
 	}
 
 	if (c->gw_be) {
-		ret = nl_route4_default(nl, ifindex, c->gw_be,
-					c->route_beside);
+		ret = nl_route4_default(nl, ifindex, c->gw_be, c->route_beside);
 		if (ret == -EEXIST)
 			netns_child_fail(sock, -ret,
-					 "cannot add default route via %s: the namespace already has one; remove it, or do not configure the tap",
+					 "cannot add default route via %s: the "
+					 "namespace already has one; remove "
+					 "it, or do not configure the tap",
 					 gw);
 		if (ret == -ENETUNREACH)
 			netns_child_fail(sock, -ret,
-					 "cannot add default route: gateway %s is not in %s/%u; fix the address, prefix length or gateway",
+					 "cannot add default route: gateway %s "
+					 "is not in %s/%u; fix the address, "
+					 "prefix length or gateway",
 					 gw, addr, c->prefix_len);
 		if (ret)
-			netns_child_fail(sock, -ret,
-					 "cannot add default route via %s dev %s: %s",
-					 gw, name, strerror(-ret));
+			netns_child_fail(
+				sock, -ret,
+				"cannot add default route via %s dev %s: %s",
+				gw, name, strerror(-ret));
 	}
 
 	if (c->ipv6)
@@ -744,7 +799,7 @@ static _Noreturn void netns_child_exec(int sock, const struct netns_conf *c,
 		n = recv(sock, &go, 1, 0);
 	while (n < 0 && errno == EINTR);
 	if (n <= 0)
-		_exit(1);	/* EOF: slipway exited or gave up */
+		_exit(1); /* EOF: slipway exited or gave up */
 	close(sock);
 
 	if (c->cmd && c->cmd[0]) {
@@ -759,7 +814,8 @@ static _Noreturn void netns_child_exec(int sock, const struct netns_conf *c,
 	execvp(argv[0], argv);
 
 	err_perror("cannot run '%s' in the new namespace "
-		   "(check the command name and $PATH)", argv[0]);
+		   "(check the command name and $PATH)",
+		   argv[0]);
 	_exit(127);
 }
 
@@ -965,8 +1021,8 @@ static pid_t netns_path_pid(const char *path)
 static int netns_check_conf(const struct netns_conf *c)
 {
 	if (!c->queues || c->queues > NETNS_MAX_QUEUES) {
-		err("invalid number of tap queues %u: use 1 to %d",
-		    c->queues, NETNS_MAX_QUEUES);
+		err("invalid number of tap queues %u: use 1 to %d", c->queues,
+		    NETNS_MAX_QUEUES);
 		return -EINVAL;
 	}
 
@@ -982,8 +1038,7 @@ static int netns_check_conf(const struct netns_conf *c)
 		return -EINVAL;
 	}
 
-	if (c->netns_path && (!*c->netns_path ||
-			      !strcmp(c->netns_path, ".") ||
+	if (c->netns_path && (!*c->netns_path || !strcmp(c->netns_path, ".") ||
 			      !strcmp(c->netns_path, ".."))) {
 		err("invalid network namespace name '%s'", c->netns_path);
 		return -EINVAL;
@@ -1042,15 +1097,18 @@ int netns_setup(const struct netns_conf *c, struct netns_state *s)
 	}
 	if (path && c->userns && !c->userns_path)
 		warn("ignoring the user namespace option: joining %s "
-		     "needs root", path);
+		     "needs root",
+		     path);
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		ret = -errno;
 		err_perror("cannot create a socket pair for the netns helper");
 		return ret;
 	}
-	if (c->nsh && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, hv)) {
-		warn_perror("no socket pair for the namespace socket helper: published ports are served through the tap only");
+	if (c->nsh &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, hv)) {
+		warn_perror("no socket pair for the namespace socket helper: "
+			    "published ports are served through the tap only");
 		hv[0] = hv[1] = -1;
 	}
 

@@ -319,8 +319,7 @@ int nl_route4_default(int nl, unsigned ifindex, uint32_t gw_be, bool beside)
  * #syscalls:setup sendto recvfrom
  * Return: 0, -EINVAL for a bad @prefix, or negative errno from the kernel
  */
-int nl_addr6_add(int nl, unsigned ifindex, const uint8_t *addr,
-		 uint8_t prefix)
+int nl_addr6_add(int nl, unsigned ifindex, const uint8_t *addr, uint8_t prefix)
 {
 	struct ifaddrmsg *ifa;
 	union nl_req r;
@@ -519,8 +518,8 @@ static void nl_addr_cb(const struct nlmsghdr *h, void *arg)
 	    h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)) ||
 	    ifa->ifa_family != q->family || ifa->ifa_index != q->ifindex ||
 	    ifa->ifa_scope != RT_SCOPE_UNIVERSE ||
-	    (ifa->ifa_flags & (IFA_F_TENTATIVE | IFA_F_DEPRECATED |
-			       IFA_F_DADFAILED)))
+	    (ifa->ifa_flags &
+	     (IFA_F_TENTATIVE | IFA_F_DEPRECATED | IFA_F_DADFAILED)))
 		return;
 	len = (int)IFA_PAYLOAD(h);
 	for (rta = IFA_RTA(ifa); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {

@@ -70,8 +70,7 @@ int nl_route4_default(int nl, unsigned ifindex, uint32_t gw_be, bool beside);
  * Return: 0, -EINVAL for a bad @prefix, or negative errno from the kernel
  * (-EACCES: IPv6 is disabled on the link; -EAFNOSUPPORT: no IPv6 at all)
  */
-int nl_addr6_add(int nl, unsigned ifindex, const uint8_t *addr,
-		 uint8_t prefix);
+int nl_addr6_add(int nl, unsigned ifindex, const uint8_t *addr, uint8_t prefix);
 
 /**
  * nl_route6_default() - add an IPv6 default route via a gateway

@@ -274,7 +274,8 @@ static int nsh_make(const struct nsh_req *req, long len, int *fds,
 			return EINVAL;
 		for (i = 0; i < req->count; i++) {
 			fd = socket(req->family,
-				    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+				    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+				    0);
 			if (fd < 0)
 				return errno;
 			fds[(*nfds)++] = fd;
@@ -284,8 +285,9 @@ static int nsh_make(const struct nsh_req *req, long len, int *fds,
 	case NSH_OP_UDP:
 		if (!req->port)
 			return EINVAL;
-		fd = nsh_socket_lo(req->family, req->op == NSH_OP_LISTEN ?
-						SOCK_STREAM : SOCK_DGRAM,
+		fd = nsh_socket_lo(req->family,
+				   req->op == NSH_OP_LISTEN ? SOCK_STREAM :
+							      SOCK_DGRAM,
 				   req->port);
 		if (fd < 0)
 			return -fd;
@@ -363,7 +365,10 @@ void nsh_spawn(int sock)
 
 	mid = fork();
 	if (mid < 0) {
-		fprintf(stderr, "slipway: warning: cannot start the namespace socket helper (%s): published ports are served through the tap only\n",
+		fprintf(stderr,
+			"slipway: warning: cannot start the namespace socket "
+			"helper (%s): published ports are served through the "
+			"tap only\n",
 			strerror(errno));
 		return;
 	}

@@ -64,81 +64,125 @@
 #include "util/util.h"
 
 static const char pasta_usage_text[] =
-"Usage: pasta [OPTION]... [COMMAND [ARG]...]\n"
-"       pasta [OPTION]... PID\n"
-"       pasta [OPTION]... --netns [PATH|NAME]\n"
-"       passt [OPTION]...\n"
-"\n"
-"slipway in pasta/passt compatibility mode: see slipway(1), PASTA AND PASST\n"
-"COMPATIBILITY, for what each option does here and which are refused.\n"
-"\n"
-"  -d, --debug              debug messages\n"
-"  --trace                  per-packet messages\n"
-"  -q, --quiet              errors only\n"
-"  -f, --foreground         do not fork into the background\n"
-"  -e, --stderr             (no effect: messages go to stderr until ready)\n"
-"  -l, --log-file PATH      messages there once in the background\n"
-"  --log-size SIZE          (accepted, no effect)\n"
-"  --version                print the version and exit\n"
-"  -h, --help               this text\n"
-"  --runas UID|UID:GID      become this user after set-up (as root)\n"
-"  -P, --pid FILE           write the (background) process's PID there\n"
-"  -p, --pcap FILE          capture the guest's frames there\n"
-"  -m, --mtu MTU            guest MTU (default: 65520)\n"
-"  -a, --address ADDR[/LEN] guest address\n"
-"  -n, --netmask MASK       IPv4 prefix length or netmask\n"
-"  -g, --gateway ADDR       gateway address\n"
-"  -4, --ipv4-only          no IPv6\n"
-"  -i, --interface NAME     host interface addresses and routes come from\n"
-"  -o, --outbound ADDR      source address of outbound sockets\n"
-"  --outbound-if4 NAME      bind outbound IPv4 sockets to NAME\n"
-"  --outbound-if6 NAME      bind outbound IPv6 sockets to NAME\n"
-"  -D, --dns ADDR|none      (none: no DNS forwarder; ADDR: accepted, ignored)\n"
-"  -S, --search LIST|none   (accepted, the host's list is used)\n"
-"  --dns-forward ADDR       DNS sent to ADDR goes to the host's resolver\n"
-"  --dns-host ADDR          (accepted, the host's resolv.conf is used)\n"
-"  -H, --hostname NAME      hostname for DHCP\n"
-"  --fqdn NAME              FQDN for DHCP\n"
-"  --no-dhcp                no DHCP (v4 and v6)\n"
-"  --no-dhcpv6, --no-ndp, --no-ra, --dhcp-dns, --no-dhcp-dns, --dhcp-search,\n"
-"  --no-dhcp-search, --freebind, --no-copy-routes, --no-copy-addrs\n"
-"                           (accepted, no effect)\n"
-"  --map-host-loopback ADDR|none  ADDR reaches the host's loopback\n"
-"  --map-guest-addr ADDR|none     ADDR reaches the host as the guest's address\n"
-"  --no-map-gw              the gateway does not reach the host's loopback\n"
-"  -t, --tcp-ports SPEC     host TCP ports to the guest (none, auto, all,\n"
-"                           [ADDR[%IF]/]PORTS)\n"
-"  -u, --udp-ports SPEC     the same for UDP\n"
-"  -M, --mac-addr ADDR      (accepted, slipway's gateway MAC is fixed)\n"
-"pasta only:\n"
-"  -I, --ns-ifname NAME     tap name in the namespace (default: tap0)\n"
-"  --ns-mac-addr ADDR       the tap's MAC address\n"
-"  -T, --tcp-ns SPEC        namespace loopback TCP ports to the host's\n"
-"  -U, --udp-ns SPEC        namespace loopback UDP ports to the host's\n"
-"  --userns PATH            user namespace to join first\n"
-"  --netns PATH|NAME        target namespace (NAME: /run/netns/NAME)\n"
-"  --netns-only             do not join the target's user namespace\n"
-"  --no-netns-quit          keep running when the namespace goes\n"
-"  --config-net             configure the namespace's interface\n"
-"  --no-splice              no loopback splicing\n"
-"  --host-lo-to-ns-lo       host loopback clients reach the namespace's\n"
-"passt only:\n"
-"  -s, --socket PATH        listen there (default: /tmp/passt_N.socket)\n"
-"  -F, --fd FD              serve this connected socket (implies -1)\n"
-"  -1, --one-off            exit when the guest leaves\n"
-"  --vhost-user             vhost-user on the -s socket (or the --fd one)\n"
-"  --print-capabilities     vhost-user backend capabilities (JSON), exit\n"
-"  --repair-path none       (accepted: migration is not supported)\n";
+	"Usage: pasta [OPTION]... [COMMAND [ARG]...]\n"
+	"       pasta [OPTION]... PID\n"
+	"       pasta [OPTION]... --netns [PATH|NAME]\n"
+	"       passt [OPTION]...\n"
+	"\n"
+	"slipway in pasta/passt compatibility mode: see slipway(1), PASTA AND "
+	"PASST\n"
+	"COMPATIBILITY, for what each option does here and which are refused.\n"
+	"\n"
+	"  -d, --debug              debug messages\n"
+	"  --trace                  per-packet messages\n"
+	"  -q, --quiet              errors only\n"
+	"  -f, --foreground         do not fork into the background\n"
+	"  -e, --stderr             (no effect: messages go to stderr until "
+	"ready)\n"
+	"  -l, --log-file PATH      messages there once in the background\n"
+	"  --log-size SIZE          (accepted, no effect)\n"
+	"  --version                print the version and exit\n"
+	"  -h, --help               this text\n"
+	"  --runas UID|UID:GID      become this user after set-up (as root)\n"
+	"  -P, --pid FILE           write the (background) process's PID "
+	"there\n"
+	"  -p, --pcap FILE          capture the guest's frames there\n"
+	"  -m, --mtu MTU            guest MTU (default: 65520)\n"
+	"  -a, --address ADDR[/LEN] guest address\n"
+	"  -n, --netmask MASK       IPv4 prefix length or netmask\n"
+	"  -g, --gateway ADDR       gateway address\n"
+	"  -4, --ipv4-only          no IPv6\n"
+	"  -i, --interface NAME     host interface addresses and routes come "
+	"from\n"
+	"  -o, --outbound ADDR      source address of outbound sockets\n"
+	"  --outbound-if4 NAME      bind outbound IPv4 sockets to NAME\n"
+	"  --outbound-if6 NAME      bind outbound IPv6 sockets to NAME\n"
+	"  -D, --dns ADDR|none      (none: no DNS forwarder; ADDR: accepted, "
+	"ignored)\n"
+	"  -S, --search LIST|none   (accepted, the host's list is used)\n"
+	"  --dns-forward ADDR       DNS sent to ADDR goes to the host's "
+	"resolver\n"
+	"  --dns-host ADDR          (accepted, the host's resolv.conf is "
+	"used)\n"
+	"  -H, --hostname NAME      hostname for DHCP\n"
+	"  --fqdn NAME              FQDN for DHCP\n"
+	"  --no-dhcp                no DHCP (v4 and v6)\n"
+	"  --no-dhcpv6, --no-ndp, --no-ra, --dhcp-dns, --no-dhcp-dns, "
+	"--dhcp-search,\n"
+	"  --no-dhcp-search, --freebind, --no-copy-routes, --no-copy-addrs\n"
+	"                           (accepted, no effect)\n"
+	"  --map-host-loopback ADDR|none  ADDR reaches the host's loopback\n"
+	"  --map-guest-addr ADDR|none     ADDR reaches the host as the guest's "
+	"address\n"
+	"  --no-map-gw              the gateway does not reach the host's "
+	"loopback\n"
+	"  -t, --tcp-ports SPEC     host TCP ports to the guest (none, auto, "
+	"all,\n"
+	"                           [ADDR[%IF]/]PORTS)\n"
+	"  -u, --udp-ports SPEC     the same for UDP\n"
+	"  -M, --mac-addr ADDR      (accepted, slipway's gateway MAC is "
+	"fixed)\n"
+	"pasta only:\n"
+	"  -I, --ns-ifname NAME     tap name in the namespace (default: tap0)\n"
+	"  --ns-mac-addr ADDR       the tap's MAC address\n"
+	"  -T, --tcp-ns SPEC        namespace loopback TCP ports to the "
+	"host's\n"
+	"  -U, --udp-ns SPEC        namespace loopback UDP ports to the "
+	"host's\n"
+	"  --userns PATH            user namespace to join first\n"
+	"  --netns PATH|NAME        target namespace (NAME: /run/netns/NAME)\n"
+	"  --netns-only             do not join the target's user namespace\n"
+	"  --no-netns-quit          keep running when the namespace goes\n"
+	"  --config-net             configure the namespace's interface\n"
+	"  --no-splice              no loopback splicing\n"
+	"  --host-lo-to-ns-lo       host loopback clients reach the "
+	"namespace's\n"
+	"passt only:\n"
+	"  -s, --socket PATH        listen there (default: "
+	"/tmp/passt_N.socket)\n"
+	"  -F, --fd FD              serve this connected socket (implies -1)\n"
+	"  -1, --one-off            exit when the guest leaves\n"
+	"  --vhost-user             vhost-user on the -s socket (or the --fd "
+	"one)\n"
+	"  --print-capabilities     vhost-user backend capabilities (JSON), "
+	"exit\n"
+	"  --repair-path none       (accepted: migration is not supported)\n";
 
 enum {
-	PO_NO_DHCP = 256, PO_NO_DHCPV6, PO_NO_NDP, PO_NO_RA, PO_NO_SPLICE,
-	PO_FREEBIND, PO_NO_MAP_GW, PO_USERNS, PO_NETNS, PO_NS_MAC,
-	PO_DHCP_DNS, PO_NO_DHCP_DNS, PO_DHCP_SEARCH, PO_NO_DHCP_SEARCH,
-	PO_DNS_FORWARD, PO_NO_NETNS_QUIT, PO_TRACE, PO_RUNAS, PO_LOG_SIZE,
-	PO_VERSION, PO_OUT_IF4, PO_OUT_IF6, PO_CONFIG_NET, PO_NO_COPY_ROUTES,
-	PO_NO_COPY_ADDRS, PO_NETNS_ONLY, PO_MAP_HOST_LO, PO_MAP_GUEST,
-	PO_HOST_LO_TO_NS_LO, PO_DNS_HOST, PO_VHOST_USER, PO_PRINT_CAPS,
-	PO_FQDN, PO_REPAIR_PATH,
+	PO_NO_DHCP = 256,
+	PO_NO_DHCPV6,
+	PO_NO_NDP,
+	PO_NO_RA,
+	PO_NO_SPLICE,
+	PO_FREEBIND,
+	PO_NO_MAP_GW,
+	PO_USERNS,
+	PO_NETNS,
+	PO_NS_MAC,
+	PO_DHCP_DNS,
+	PO_NO_DHCP_DNS,
+	PO_DHCP_SEARCH,
+	PO_NO_DHCP_SEARCH,
+	PO_DNS_FORWARD,
+	PO_NO_NETNS_QUIT,
+	PO_TRACE,
+	PO_RUNAS,
+	PO_LOG_SIZE,
+	PO_VERSION,
+	PO_OUT_IF4,
+	PO_OUT_IF6,
+	PO_CONFIG_NET,
+	PO_NO_COPY_ROUTES,
+	PO_NO_COPY_ADDRS,
+	PO_NETNS_ONLY,
+	PO_MAP_HOST_LO,
+	PO_MAP_GUEST,
+	PO_HOST_LO_TO_NS_LO,
+	PO_DNS_HOST,
+	PO_VHOST_USER,
+	PO_PRINT_CAPS,
+	PO_FQDN,
+	PO_REPAIR_PATH,
 };
 
 /* -t, -u, -T, -U: which ports a direction forwards, as pasta counts */
@@ -159,8 +203,10 @@ pasta_error(const char *fmt, ...)
 	conf_usage_status = 1;
 	conf_usage_verror(pasta_prog,
 			  !strcmp(pasta_prog, "passt") ?
-				  "Try 'passt --help' (and slipway(1), PASTA AND PASST COMPATIBILITY)." :
-				  "Try 'pasta --help' (and slipway(1), PASTA AND PASST COMPATIBILITY).",
+				  "Try 'passt --help' (and slipway(1), PASTA "
+				  "AND PASST COMPATIBILITY)." :
+				  "Try 'pasta --help' (and slipway(1), PASTA "
+				  "AND PASST COMPATIBILITY).",
 			  fmt, ap);
 }
 
@@ -185,8 +231,8 @@ int pasta_invoked(int argc, char **argv, enum conf_pasta_mode *mode)
 						CONF_PASTA_PASST;
 		return 1;
 	}
-	if (argc > 1 && (!strcmp(argv[1], "pasta") ||
-			 !strcmp(argv[1], "passt"))) {
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "pasta") || !strcmp(argv[1], "passt"))) {
 		*mode = !strcmp(argv[1], "pasta") ? CONF_PASTA_PASTA :
 						    CONF_PASTA_PASST;
 		return 2;
@@ -321,18 +367,20 @@ static const char *pasta_sock_default(void)
  *
  * Return: true if the value forwards ports (to be given to the parser)
  */
-static bool pasta_fwd_mode_set(enum pasta_fwd_mode *m, int o,
-			       const char *spec, bool passt)
+static bool pasta_fwd_mode_set(enum pasta_fwd_mode *m, int o, const char *spec,
+			       bool passt)
 {
 	enum pasta_fwd_mode n = !strcmp(spec, "none") ? FWDM_NONE :
 				!strcmp(spec, "auto") ? FWDM_AUTO :
-				!strcmp(spec, "all")  ? FWDM_ALL : FWDM_SPEC;
+				!strcmp(spec, "all")  ? FWDM_ALL :
+							FWDM_SPEC;
 
 	if (n == FWDM_AUTO && passt)
 		pasta_error("'auto' port forwarding is only allowed for pasta");
 	if ((n != FWDM_SPEC && *m != FWDM_UNSET) ||
 	    (n == FWDM_SPEC && *m > FWDM_SPEC))
-		pasta_error("port forwarding mode '%s' of -%c conflicts with the previous one",
+		pasta_error("port forwarding mode '%s' of -%c conflicts with "
+			    "the previous one",
 			    spec, o);
 	*m = n;
 	return n != FWDM_NONE;
@@ -352,8 +400,8 @@ static int pasta_file_open(const char *path, const char *what)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 	if (fd < 0) {
-		fprintf(stderr, "%s: cannot open %s %s: %s\n", pasta_prog,
-			what, path, strerror(errno));
+		fprintf(stderr, "%s: cannot open %s %s: %s\n", pasta_prog, what,
+			path, strerror(errno));
 		exit(1);
 	}
 	return fd;
@@ -432,15 +480,15 @@ struct pasta_args {
 	char addr4_s[64];
 };
 
-#define PASTA_ONLY(a, name)						\
-	do {								\
-		if ((a)->passt)						\
-			pasta_error("%s is for pasta mode only", name);	\
+#define PASTA_ONLY(a, name)                                             \
+	do {                                                            \
+		if ((a)->passt)                                         \
+			pasta_error("%s is for pasta mode only", name); \
 	} while (0)
-#define PASST_ONLY(a, name)						\
-	do {								\
-		if (!(a)->passt)					\
-			pasta_error("%s is for passt mode only", name);	\
+#define PASST_ONLY(a, name)                                             \
+	do {                                                            \
+		if (!(a)->passt)                                        \
+			pasta_error("%s is for passt mode only", name); \
 	} while (0)
 
 /**
@@ -491,7 +539,8 @@ static _Noreturn void pasta_opt_help(void *st, const struct conf_opt *o,
 		exit(0);
 	}
 	printf("%s (slipway) %s\n"
-	       "slipway %s in %s compatibility mode: see slipway(1), PASTA AND PASST COMPATIBILITY\n"
+	       "slipway %s in %s compatibility mode: see slipway(1), PASTA AND "
+	       "PASST COMPATIBILITY\n"
 	       "GNU General Public License, version 2 or later\n",
 	       pasta_prog, SLIPWAY_VERSION, SLIPWAY_VERSION, pasta_prog);
 	exit(0);
@@ -743,9 +792,9 @@ static void pasta_opt_dns(void *st, const struct conf_opt *o, char *arg)
 		a->dns_fwd = arg;
 	} else if (o->id == PO_DNS_HOST) {
 		if (!pasta_addr(arg, &a6))
-			pasta_error("invalid host nameserver address: %s",
-				    arg);
-		warn("--dns-host %s: ignored: DNS goes to the resolvers in the host's resolv.conf",
+			pasta_error("invalid host nameserver address: %s", arg);
+		warn("--dns-host %s: ignored: DNS goes to the resolvers in the "
+		     "host's resolv.conf",
 		     arg);
 	} else if (!strcmp(arg, "none")) {
 		a->no_dns = true;
@@ -753,7 +802,8 @@ static void pasta_opt_dns(void *st, const struct conf_opt *o, char *arg)
 		if (!pasta_addr(arg, &a6))
 			pasta_error("cannot use DNS address %s", arg);
 		a->no_dns = false;
-		warn("-D %s: ignored: the guest is told slipway's DNS forwarder",
+		warn("-D %s: ignored: the guest is told slipway's DNS "
+		     "forwarder",
 		     arg);
 	}
 }
@@ -769,8 +819,8 @@ static void pasta_opt_name(void *st, const struct conf_opt *o, char *arg)
 	struct pasta_args *a = st;
 
 	if (!*arg || strlen(arg) > 253)
-		pasta_error("invalid %s: %s", o->id == 'H' ? "hostname" : "FQDN",
-			    arg);
+		pasta_error("invalid %s: %s",
+			    o->id == 'H' ? "hostname" : "FQDN", arg);
 	if (o->id == 'H')
 		a->hostname = arg;
 	else
@@ -789,7 +839,8 @@ static void pasta_opt_fwd(void *st, const struct conf_opt *o, char *arg)
 	struct pasta_args *a = st;
 	enum pasta_fwd_mode *m = o->id == 't' ? &a->fm_t :
 				 o->id == 'u' ? &a->fm_u :
-				 o->id == 'T' ? &a->fm_T : &a->fm_U;
+				 o->id == 'T' ? &a->fm_T :
+						&a->fm_U;
 
 	if (o->id == 'T' || o->id == 'U')
 		PASTA_ONLY(a, o->id == 'T' ? "-T" : "-U");
@@ -799,7 +850,9 @@ static void pasta_opt_fwd(void *st, const struct conf_opt *o, char *arg)
 		if (*m == FWDM_AUTO)
 			return; /* as pasta's default: below */
 		if (*m == FWDM_ALL || strstr(arg, "auto"))
-			pasta_error("-U %s: slipway forwards explicit UDP ports from the namespace only (-U PORT[:HOSTPORT], none or auto)",
+			pasta_error("-U %s: slipway forwards explicit UDP "
+				    "ports from the namespace only (-U "
+				    "PORT[:HOSTPORT], none or auto)",
 				    arg);
 	}
 	a->av[a->n++] = (char *)o->label;
@@ -838,7 +891,8 @@ static void pasta_opt_map(void *st, const struct conf_opt *o, char *arg)
 static void pasta_opt_repair(void *st, const struct conf_opt *o, char *arg)
 {
 	if (strcmp(arg, "none"))
-		pasta_error("--repair-path %s: migration is not supported (only none)",
+		pasta_error("--repair-path %s: migration is not supported "
+			    "(only none)",
 			    arg);
 }
 
@@ -849,8 +903,8 @@ static void pasta_opt_repair(void *st, const struct conf_opt *o, char *arg)
  * @o:		getopt's '?'
  * @arg:	the argument
  */
-static void __attribute__((noreturn)) pasta_bad(void *st, int o,
-						const char *arg)
+static void __attribute__((noreturn))
+pasta_bad(void *st, int o, const char *arg)
 {
 	fprintf(stderr, "Try '%s --help'.\n", pasta_prog);
 	exit(1);
@@ -905,8 +959,8 @@ static const struct conf_opt pasta_opts[] = {
 	CALL("dhcp-search", PO_DHCP_SEARCH, 0, pasta_opt_nop),
 	CALL("no-dhcp-search", PO_NO_DHCP_SEARCH, 0, pasta_opt_nop),
 	CALL("dns-forward", PO_DNS_FORWARD, 1, pasta_opt_dns),
-	CONF_OPT_ROW_PASS("no-netns-quit", PO_NO_NETNS_QUIT, 0,
-			  pasta_opt_pasta, "--no-netns-quit"),
+	CONF_OPT_ROW_PASS("no-netns-quit", PO_NO_NETNS_QUIT, 0, pasta_opt_pasta,
+			  "--no-netns-quit"),
 	CONF_OPT_ROW_PASS("trace", PO_TRACE, 0, pasta_opt_pass, "--trace"),
 	CONF_OPT_ROW_STR("runas", PO_RUNAS, A, runas),
 	CONF_OPT_ROW_NOP("log-size", PO_LOG_SIZE, 1),
@@ -934,7 +988,9 @@ static const struct conf_opt pasta_opts[] = {
 #undef A
 
 static const struct conf_cmdline pasta_cmdline = {
-	.opts = pasta_opts, .flags = "+", .error = pasta_error,
+	.opts = pasta_opts,
+	.flags = "+",
+	.error = pasta_error,
 	.bad = pasta_bad,
 };
 
@@ -962,9 +1018,11 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 	unsigned long v;
 	int first, i;
 
-	a = (struct pasta_args){ .argv = argv, .netns_quit = true,
+	a = (struct pasta_args){ .argv = argv,
+				 .netns_quit = true,
 				 .passt = mode == CONF_PASTA_PASST,
-				 .prefix4 = -1, .netmask = -1 };
+				 .prefix4 = -1,
+				 .netmask = -1 };
 	pasta_prog = a.passt ? "passt" : "pasta";
 	conf_usage_status = 1;
 	p->pid_fd = p->log_fd = p->null_fd = p->ready_fd = -1;
@@ -1006,10 +1064,10 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 		} else {
 			a.av[a.n++] = vhost_user ? "--vhost-user" : "--stream";
 			a.av[a.n++] = (char *)(a.sock ? a.sock :
-						       pasta_sock_default());
+							pasta_sock_default());
 		}
-	} else if (first < argc && !conf_parse_uint(argv[first], 1,
-						       INT32_MAX, &v)) {
+	} else if (first < argc &&
+		   !conf_parse_uint(argv[first], 1, INT32_MAX, &v)) {
 		if (a.netns)
 			pasta_error("both --netns and PID given");
 		if (first + 1 < argc)
@@ -1259,8 +1317,8 @@ void pasta_daemon_start(struct pasta_conf *p)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	pasta_relay(lg[0]);
-	_exit(WIFEXITED(status) && WEXITSTATUS(status) ?
-		      WEXITSTATUS(status) : 1);
+	_exit(WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) :
+							 1);
 }
 
 /**

@@ -58,9 +58,10 @@
 #include "util/log.h"
 #include "util/util.h"
 
-#define RESOLVH_FD 3		/* the helper's socket, after nsh_fds_reset() */
-#define RESOLVH_DELAY_MS 100	/* from the first event of an update to the read */
-#define RESOLVH_START_MS 5000	/* how long resolvh_start() waits for the first read */
+#define RESOLVH_FD 3	     /* the helper's socket, after nsh_fds_reset() */
+#define RESOLVH_DELAY_MS 100 /* from the first event of an update to the read */
+#define RESOLVH_START_MS \
+	5000 /* how long resolvh_start() waits for the first read */
 
 /**
  * struct resolvh_watch - an inotify watch on the directory of one file
@@ -170,10 +171,12 @@ static void resolvh_watch_set(int ino, struct resolvh_watch *w, unsigned i,
 	snprintf(s->base, sizeof(s->base), "%s", slash ? slash + 1 : file);
 	if (s->wd >= 0 && !strcmp(s->dir, dir))
 		return;
-	wd = inotify_add_watch(ino, dir, IN_CLOSE_WRITE | IN_MOVED_TO |
-				       IN_MOVED_FROM | IN_CREATE | IN_DELETE);
+	wd = inotify_add_watch(ino, dir,
+			       IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |
+				       IN_CREATE | IN_DELETE);
 	if (wd < 0)
-		warn_perror("DNS: cannot watch %s for resolv.conf changes", dir);
+		warn_perror("DNS: cannot watch %s for resolv.conf changes",
+			    dir);
 	if (s->wd >= 0 && s->wd != o->wd && s->wd != wd)
 		inotify_rm_watch(ino, s->wd);
 	s->wd = wd;
@@ -270,7 +273,8 @@ static bool resolvh_events(int ino, const struct resolvh_watch *w)
 
 		while (off + (ssize_t)sizeof(struct inotify_event) <= n) {
 			const struct inotify_event *e =
-				(const struct inotify_event *)(void *)(ev.buf + off);
+				(const struct inotify_event *)(void *)(ev.buf +
+								       off);
 			unsigned i;
 
 			if (e->mask & IN_Q_OVERFLOW)

@@ -71,46 +71,64 @@
 #define S4N_GUEST_HOST 100
 
 static const char s4n_usage[] =
-"Usage: slirp4netns [OPTION]... PID|PATH [TAPNAME]\n"
-"User-mode networking for unprivileged network namespaces.\n"
-"(slipway in slirp4netns compatibility mode; see slipway(1), SLIRP4NETNS\n"
-"COMPATIBILITY.)\n"
-"\n"
-"-c, --configure          bring up the interface\n"
-"-e, --exit-fd=FD         specify the FD for terminating slirp4netns\n"
-"-r, --ready-fd=FD        specify the FD to write to when the network is\n"
-"                         configured\n"
-"-m, --mtu=MTU            specify MTU (default=1500, max=65521)\n"
-"-6, --enable-ipv6        enable IPv6 (fd00::/64, guest fd00::100)\n"
-"-a, --api-socket=PATH    specify API socket path\n"
-"--cidr=CIDR              specify network address CIDR (default=10.0.2.0/24)\n"
-"--disable-host-loopback  prohibit connecting to 127.0.0.1:* on the host\n"
-"                         namespace\n"
-"--netns-type=TYPE        specify network namespace type ([path|pid],\n"
-"                         default=pid)\n"
-"--userns-path=PATH       specify user namespace path\n"
-"--enable-sandbox         create a new mount namespace (and drop all caps\n"
-"                         except CAP_NET_BIND_SERVICE if running as the root)\n"
-"                         [slipway: its sandbox is always on, and keeps\n"
-"                         CAP_NET_BIND_SERVICE]\n"
-"--enable-seccomp         enable seccomp to limit syscalls\n"
-"                         [slipway: its seccomp filter is always on]\n"
-"--outbound-addr=IPv4|IFNAME  sets outbound ipv4 address to bound to\n"
-"--outbound-addr6=IPv6|IFNAME sets outbound ipv6 address to bound to\n"
-"--disable-dns            disables 10.0.2.3 (or configured internal ip) to\n"
-"                         host dns redirect (experimental)\n"
-"--macaddress=MAC         specify the MAC address of the TAP (only valid\n"
-"                         with -c)\n"
-"--target-type=TYPE       specify the target type ([netns], default=netns)\n"
-"-h, --help               show this help and exit\n"
-"-v, --version            show version and exit\n"
-"\n"
-"Addressing: gateway .2 of the network (host loopback unless\n"
-"--disable-host-loopback), DNS .3, guest .100 (-c), DHCP lease .15.\n";
+	"Usage: slirp4netns [OPTION]... PID|PATH [TAPNAME]\n"
+	"User-mode networking for unprivileged network namespaces.\n"
+	"(slipway in slirp4netns compatibility mode; see slipway(1), "
+	"SLIRP4NETNS\n"
+	"COMPATIBILITY.)\n"
+	"\n"
+	"-c, --configure          bring up the interface\n"
+	"-e, --exit-fd=FD         specify the FD for terminating slirp4netns\n"
+	"-r, --ready-fd=FD        specify the FD to write to when the network "
+	"is\n"
+	"                         configured\n"
+	"-m, --mtu=MTU            specify MTU (default=1500, max=65521)\n"
+	"-6, --enable-ipv6        enable IPv6 (fd00::/64, guest fd00::100)\n"
+	"-a, --api-socket=PATH    specify API socket path\n"
+	"--cidr=CIDR              specify network address CIDR "
+	"(default=10.0.2.0/24)\n"
+	"--disable-host-loopback  prohibit connecting to 127.0.0.1:* on the "
+	"host\n"
+	"                         namespace\n"
+	"--netns-type=TYPE        specify network namespace type ([path|pid],\n"
+	"                         default=pid)\n"
+	"--userns-path=PATH       specify user namespace path\n"
+	"--enable-sandbox         create a new mount namespace (and drop all "
+	"caps\n"
+	"                         except CAP_NET_BIND_SERVICE if running as "
+	"the root)\n"
+	"                         [slipway: its sandbox is always on, and "
+	"keeps\n"
+	"                         CAP_NET_BIND_SERVICE]\n"
+	"--enable-seccomp         enable seccomp to limit syscalls\n"
+	"                         [slipway: its seccomp filter is always on]\n"
+	"--outbound-addr=IPv4|IFNAME  sets outbound ipv4 address to bound to\n"
+	"--outbound-addr6=IPv6|IFNAME sets outbound ipv6 address to bound to\n"
+	"--disable-dns            disables 10.0.2.3 (or configured internal "
+	"ip) to\n"
+	"                         host dns redirect (experimental)\n"
+	"--macaddress=MAC         specify the MAC address of the TAP (only "
+	"valid\n"
+	"                         with -c)\n"
+	"--target-type=TYPE       specify the target type ([netns], "
+	"default=netns)\n"
+	"-h, --help               show this help and exit\n"
+	"-v, --version            show version and exit\n"
+	"\n"
+	"Addressing: gateway .2 of the network (host loopback unless\n"
+	"--disable-host-loopback), DNS .3, guest .100 (-c), DHCP lease .15.\n";
 
 enum {
-	S4N_CIDR = 256, S4N_NO_LOOPBACK, S4N_NETNS_TYPE, S4N_USERNS_PATH,
-	S4N_SANDBOX, S4N_SECCOMP, S4N_OUT4, S4N_OUT6, S4N_NO_DNS, S4N_MAC,
+	S4N_CIDR = 256,
+	S4N_NO_LOOPBACK,
+	S4N_NETNS_TYPE,
+	S4N_USERNS_PATH,
+	S4N_SANDBOX,
+	S4N_SECCOMP,
+	S4N_OUT4,
+	S4N_OUT6,
+	S4N_NO_DNS,
+	S4N_MAC,
 	S4N_TARGET_TYPE,
 };
 
@@ -125,7 +143,8 @@ s4n_usage_error(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	conf_usage_verror("slirp4netns",
-			  "Try 'slirp4netns --help' (slipway --help for slipway's own options).",
+			  "Try 'slirp4netns --help' (slipway --help for "
+			  "slipway's own options).",
 			  fmt, ap);
 }
 
@@ -195,8 +214,8 @@ static int s4n_outbound(const char *arg, int family, char *out)
 			if (found && !(ll && family == AF_INET6 &&
 				       !IN6_IS_ADDR_LINKLOCAL(&a6->sin6_addr)))
 				continue;
-			memcpy(&ss, i->ifa_addr, family == AF_INET ?
-				   sizeof(*s4) : sizeof(*s6));
+			memcpy(&ss, i->ifa_addr,
+			       family == AF_INET ? sizeof(*s4) : sizeof(*s6));
 			ll = family == AF_INET6 &&
 			     IN6_IS_ADDR_LINKLOCAL(&a6->sin6_addr);
 			found = true;
@@ -214,8 +233,9 @@ static int s4n_outbound(const char *arg, int family, char *out)
 			      family == AF_INET ? sizeof(*s4) : sizeof(*s6));
 	if (fd >= 0)
 		close(fd);
-	inet_ntop(family, family == AF_INET ? (void *)&s4->sin_addr :
-					      (void *)&s6->sin6_addr,
+	inet_ntop(family,
+		  family == AF_INET ? (void *)&s4->sin_addr :
+				      (void *)&s6->sin6_addr,
 		  out, INET6_ADDRSTRLEN);
 	return ok ? 0 : -1;
 }
@@ -274,7 +294,8 @@ static void s4n_cidr(const char *arg, uint32_t *net, unsigned *prefix)
 		s4n_cidr_fail("prefix length needs to be %d-%d", 1,
 			      S4N_PREFIX_MAX);
 	if (*net & ~htonl(~0U << (32 - v)))
-		s4n_cidr_fail("CIDR needs to be a network address like 10.0.2.0/24, not like 10.0.2.100/24");
+		s4n_cidr_fail("CIDR needs to be a network address like "
+			      "10.0.2.0/24, not like 10.0.2.100/24");
 	*prefix = (unsigned)v;
 }
 
@@ -292,7 +313,8 @@ static int s4n_mac(const char *s, uint8_t *mac)
 	int i;
 
 	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3],
-		   &v[4], &v[5], &tail) != 6 || strlen(s) != 17)
+		   &v[4], &v[5], &tail) != 6 ||
+	    strlen(s) != 17)
 		return -1;
 	for (i = 0; i < 6; i++)
 		mac[i] = (uint8_t)v[i];
@@ -335,8 +357,9 @@ static void s4n_opt_fd(void *st, const struct conf_opt *o, char *arg)
 	unsigned long v;
 
 	if (conf_parse_uint(arg, 0, INT32_MAX, &v))
-		s4n_usage_error("bad %s '%s': expected a file descriptor number",
-				o->id == 'e' ? "--exit-fd" : "--ready-fd", arg);
+		s4n_usage_error(
+			"bad %s '%s': expected a file descriptor number",
+			o->id == 'e' ? "--exit-fd" : "--ready-fd", arg);
 	if (o->id == 'e')
 		s->exit_fd = (int)v;
 	else
@@ -382,7 +405,8 @@ static void s4n_opt_type(void *st, const struct conf_opt *o, char *arg)
 {
 	if (o->id == S4N_TARGET_TYPE) {
 		if (strcmp(arg, "netns"))
-			s4n_usage_error("bad --target-type '%s': only netns is supported",
+			s4n_usage_error("bad --target-type '%s': only netns is "
+					"supported",
 					arg);
 		return;
 	}
@@ -416,7 +440,8 @@ static void s4n_opt_mac(void *st, const struct conf_opt *o, char *arg)
 	struct s4n_args *a = st;
 
 	if (s4n_mac(arg, a->mac))
-		s4n_usage_error("bad --macaddress '%s': expected a unicast xx:xx:xx:xx:xx:xx",
+		s4n_usage_error("bad --macaddress '%s': expected a unicast "
+				"xx:xx:xx:xx:xx:xx",
 				arg);
 	a->mac_set = true;
 }
@@ -471,7 +496,9 @@ static const struct conf_opt s4n_opts[] = {
 #undef A
 
 static const struct conf_cmdline s4n_cmdline = {
-	.opts = s4n_opts, .flags = ":", .error = s4n_usage_error,
+	.opts = s4n_opts,
+	.flags = ":",
+	.error = s4n_usage_error,
 };
 
 /**
@@ -507,7 +534,8 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 	if (optind_end >= argc)
 		s4n_usage_error("missing PID or PATH of the network namespace");
 	if (argc - optind_end > 2)
-		s4n_usage_error("too many arguments (from '%s'): expected PID|PATH [TAPNAME]",
+		s4n_usage_error("too many arguments (from '%s'): expected "
+				"PID|PATH [TAPNAME]",
 				argv[optind_end + 2]);
 	target = argv[optind_end];
 	tap = optind_end + 1 < argc ? argv[optind_end + 1] : "tap0";
@@ -524,7 +552,8 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 			 strchr(target, '/') ? "" : "./", target);
 	} else {
 		if (conf_parse_uint(target, 0, INT32_MAX, &v) || !v)
-			s4n_usage_error("bad PID '%s' (use --netns-type=path for a namespace file)",
+			s4n_usage_error("bad PID '%s' (use --netns-type=path "
+					"for a namespace file)",
 					target);
 		snprintf(netns_s, sizeof(netns_s), "/proc/%lu/ns/net", v);
 		if (!a.userns && geteuid() != 0) {
@@ -593,12 +622,15 @@ void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 	}
 	if (a.out4 && (s4n_outbound(a.out4, AF_INET, out_s) ||
 		       conf_outbound_addr(c, out_s, AF_INET, &why)))
-		s4n_usage_error("bad --outbound-addr '%s': not an IPv4 address or interface of this host we can bind to",
+		s4n_usage_error("bad --outbound-addr '%s': not an IPv4 address "
+				"or interface of this host we can bind to",
 				a.out4);
 	if (a.out6 && (s4n_outbound(a.out6, AF_INET6, out_s) ||
 		       conf_outbound_addr(c, out_s, AF_INET6, &why)))
-		s4n_usage_error("bad --outbound-addr6 '%s': not an IPv6 address or interface of this host we can bind to",
-				a.out6);
+		s4n_usage_error(
+			"bad --outbound-addr6 '%s': not an IPv6 address or "
+			"interface of this host we can bind to",
+			a.out6);
 	c->s4n = true;
 	c->gw_unreach = true; /* with --disable-host-loopback (no map_gw) */
 	c->lease4 = net | htonl(S4N_DHCP_FIRST);

@@ -283,8 +283,9 @@ static int sandbox_mountns(const struct sandbox_conf *c, bool keep_proc)
 			continue;
 		}
 	}
-	if (mount(NULL, mnt, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID |
-		  MS_NODEV | MS_NOEXEC, NULL))
+	if (mount(NULL, mnt, NULL,
+		  MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  NULL))
 		goto out;
 	if (chdir(mnt) || syscall(SYS_pivot_root, ".", "."))
 		goto out;
@@ -313,7 +314,8 @@ out:
 static int sandbox_landlock_rule(int rs, int fd, uint64_t access)
 {
 	struct landlock_path_beneath_attr pb = {
-		.allowed_access = access, .parent_fd = fd,
+		.allowed_access = access,
+		.parent_fd = fd,
 	};
 
 	return (int)syscall(SYS_landlock_add_rule, rs,
@@ -333,7 +335,8 @@ static int sandbox_landlock(const struct sandbox_conf *c, bool keep_proc)
 	const uint64_t rd = LANDLOCK_ACCESS_FS_READ_FILE |
 			    LANDLOCK_ACCESS_FS_READ_DIR;
 	struct landlock_ruleset_attr attr = { 0 };
-	uint64_t wr = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG;
+	uint64_t wr = LANDLOCK_ACCESS_FS_WRITE_FILE |
+		      LANDLOCK_ACCESS_FS_MAKE_REG;
 	int abi, rs, fd, e;
 	unsigned i;
 
@@ -365,11 +368,14 @@ static int sandbox_landlock(const struct sandbox_conf *c, bool keep_proc)
 			close(fd);
 	}
 	for (i = 0; i < c->n_dirfd; i++) {
-		uint64_t a = c->dirfd_access[i] == SANDBOX_READ  ? rd :
-			     c->dirfd_access[i] == SANDBOX_WRITE ? wr :
-					LANDLOCK_ACCESS_FS_REMOVE_FILE;
+		uint64_t a = c->dirfd_access[i] == SANDBOX_READ ?
+				     rd :
+			     c->dirfd_access[i] == SANDBOX_WRITE ?
+				     wr :
+				     LANDLOCK_ACCESS_FS_REMOVE_FILE;
 
-		if (c->dirfd[i] >= 0 && sandbox_landlock_rule(rs, c->dirfd[i], a))
+		if (c->dirfd[i] >= 0 &&
+		    sandbox_landlock_rule(rs, c->dirfd[i], a))
 			warn_perror("sandbox: Landlock rule");
 	}
 	if (syscall(SYS_landlock_restrict_self, rs, 0)) {
@@ -421,7 +427,8 @@ static int sandbox_caps_bound(int keep)
 static int sandbox_caps_clear(int keep, bool *kept)
 {
 	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0,
+		.version = _LINUX_CAPABILITY_VERSION_3,
+		.pid = 0,
 	};
 	struct __user_cap_data_struct data[2];
 	uint32_t bit = 0;
@@ -468,7 +475,8 @@ int sandbox_enter(const struct sandbox_conf *c)
 			return -EPERM;
 		}
 		if (!c->who)
-			info("sandbox off (--no-sandbox): full privileges, filesystem and system calls");
+			info("sandbox off (--no-sandbox): full privileges, "
+			     "filesystem and system calls");
 		return 0;
 	}
 	if (c->runas && geteuid() != 0 &&
@@ -485,19 +493,23 @@ int sandbox_enter(const struct sandbox_conf *c)
 	if (SANDBOX_TSAN) {
 		fs = "kept (ThreadSanitizer build)";
 		if (!c->who)
-			info("sandbox: filesystem kept and seccomp skipped under ThreadSanitizer (it symbolises from the binary's path)");
+			info("sandbox: filesystem kept and seccomp skipped "
+			     "under ThreadSanitizer (it symbolises from the "
+			     "binary's path)");
 	} else if (!c->keep_fs && !sandbox_mountns(c, keep_proc)) {
 		fs = "empty mount namespace";
 	} else {
 		if (!c->keep_fs)
-			debug("sandbox: no mount namespace (%s): Landlock instead",
+			debug("sandbox: no mount namespace (%s): Landlock "
+			      "instead",
 			      strerror(errno));
 		abi = sandbox_landlock(c, keep_proc);
 		if (abi > 0) {
 			snprintf(fsbuf, sizeof(fsbuf), "Landlock ABI %d", abi);
 			fs = fsbuf;
 		} else {
-			warn("sandbox: the host filesystem stays reachable: no mount namespace and no Landlock (%s)",
+			warn("sandbox: the host filesystem stays reachable: no "
+			     "mount namespace and no Landlock (%s)",
 			     strerror(errno));
 		}
 	}
@@ -522,11 +534,13 @@ int sandbox_enter(const struct sandbox_conf *c)
 	if (SANDBOX_ASAN)
 		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	if (c->who)
-		debug("sandbox of the %s: filesystem: %s; uid %u gid %u; %s; no new privileges",
+		debug("sandbox of the %s: filesystem: %s; uid %u gid %u; %s; "
+		      "no new privileges",
 		      c->who, fs, (unsigned)geteuid(), (unsigned)getegid(),
 		      caps);
 	else
-		info("sandbox: filesystem: %s; uid %u gid %u; %s; no new privileges",
+		info("sandbox: filesystem: %s; uid %u gid %u; %s; no new "
+		     "privileges",
 		     fs, (unsigned)geteuid(), (unsigned)getegid(), caps);
 	return 0;
 }
@@ -538,7 +552,8 @@ int sandbox_seccomp(const struct sandbox_conf *c)
 	if (c->off)
 		return 0;
 	if (SANDBOX_ASAN || SANDBOX_TSAN) {
-		info("sandbox: no seccomp filter in a sanitizer build (its run-time needs calls the allowlist does not name)");
+		info("sandbox: no seccomp filter in a sanitizer build (its "
+		     "run-time needs calls the allowlist does not name)");
 		return 0;
 	}
 	ret = seccomp_install(c->seccomp_log, c->kill_pid);
@@ -547,7 +562,8 @@ int sandbox_seccomp(const struct sandbox_conf *c)
 		err_perror("cannot install the seccomp filter");
 		return ret;
 	}
-	info("sandbox: seccomp allowlist of %u system calls; others %s; %u allowed only with some arguments",
+	info("sandbox: seccomp allowlist of %u system calls; others %s; %u "
+	     "allowed only with some arguments",
 	     seccomp_allow_count(),
 	     c->seccomp_log ? "logged (--seccomp-log)" : "kill the process",
 	     seccomp_arg_count());

@@ -73,7 +73,7 @@
 
 #define SECCOMP_LEAF 4 /* numbers tested one by one at the bottom */
 #define SECCOMP_NR_MAX ARRAY_SIZE(seccomp_allow)
-#define SECCOMP_ARG_VALS 4 /* values one argument may take */
+#define SECCOMP_ARG_VALS 4  /* values one argument may take */
 #define SECCOMP_ARG_CONDS 2 /* arguments checked in one call */
 
 /* the low 32 bits of a 64-bit argument */
@@ -125,14 +125,15 @@ struct seccomp_arg_rule {
 
 /* see the Theory of Operation for why each value is here */
 static const struct seccomp_arg_rule seccomp_arg_rules[] = {
-	{ SYS_ioctl, { { SECCOMP_ARG_IN, 1, 3,
-			 { SIOCOUTQ, SIOCGIFINDEX, TCGETS } } } },
-	{ SYS_socket, { { SECCOMP_ARG_IN, 0, 3,
-			  { AF_UNIX, AF_INET, AF_INET6 } } } },
+	{ SYS_ioctl,
+	  { { SECCOMP_ARG_IN, 1, 3, { SIOCOUTQ, SIOCGIFINDEX, TCGETS } } } },
+	{ SYS_socket,
+	  { { SECCOMP_ARG_IN, 0, 3, { AF_UNIX, AF_INET, AF_INET6 } } } },
 	{ SYS_mmap, { { SECCOMP_ARG_NOBITS, 2, 1, { PROT_EXEC } } } },
 	{ SYS_mprotect, { { SECCOMP_ARG_NOBITS, 2, 1, { PROT_EXEC } } } },
-	{ SYS_kill, { { SECCOMP_ARG_KILL_PID, 0, 0, { 0 } },
-		      { SECCOMP_ARG_IN, 1, 1, { SIGTERM } } } },
+	{ SYS_kill,
+	  { { SECCOMP_ARG_KILL_PID, 0, 0, { 0 } },
+	    { SECCOMP_ARG_IN, 1, 1, { SIGTERM } } } },
 	{ SYS_tgkill, { { SECCOMP_ARG_SELF, 0, 0, { 0 } } } },
 };
 
@@ -248,9 +249,9 @@ static unsigned seccomp_tree(struct sock_filter *f, const long *nr, unsigned n,
 
 	if (n <= SECCOMP_LEAF) {
 		for (i = 0; i < n; i++) {
-			struct sock_filter jeq = BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  (uint32_t)nr[i],
-							  (uint8_t)(n - i), 0);
+			struct sock_filter jeq = BPF_JUMP(
+				BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr[i],
+				(uint8_t)(n - i), 0);
 			f[i] = jeq;
 		}
 		f[n] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA,
@@ -293,8 +294,8 @@ static unsigned seccomp_cond(struct sock_filter *f,
 	f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      SECCOMP_ARG_LO(c->arg));
 	if (c->op == SECCOMP_ARG_NOBITS) {
-		f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
-						      v[0], 0, 1);
+		f[i++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JSET | BPF_K, v[0], 0, 1);
 	} else {
 		for (j = 0; j < n; j++)
 			f[i++] = (struct sock_filter)BPF_JUMP(
@@ -349,14 +350,14 @@ unsigned seccomp_filter_build(struct sock_filter *f,
 	long nr[SECCOMP_NR_MAX];
 	unsigned n = seccomp_nrs(nr, true), i = 0;
 
-	f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		offsetof(struct seccomp_data, arch));
+	f[i++] = (struct sock_filter)BPF_STMT(
+		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
 	f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 					      SECCOMP_AUDIT_ARCH, 1, 0);
 	f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 					      SECCOMP_RET_KILL_PROCESS);
-	f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		offsetof(struct seccomp_data, nr));
+	f[i++] = (struct sock_filter)BPF_STMT(
+		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
 	if (n)
 		i += seccomp_tree(f + i, nr, n, seccomp_tree_len(n));
 	return i + seccomp_args(f + i, o);
@@ -381,12 +382,13 @@ int seccomp_install(bool log, pid_t kill_pid)
 	struct sock_fprog prog;
 	long ret;
 
-	_Static_assert(SECCOMP_NR_MAX * 2 + 8 +
-			       ARRAY_SIZE(seccomp_arg_rules) *
-				       (2 + SECCOMP_ARG_CONDS *
-						    (2 + SECCOMP_ARG_VALS)) <
-		       SECCOMP_PROG_MAX,
-		       "SECCOMP_PROG_MAX too small for the allowlist");
+	_Static_assert(
+		SECCOMP_NR_MAX * 2 + 8 +
+				ARRAY_SIZE(seccomp_arg_rules) *
+					(2 + SECCOMP_ARG_CONDS *
+						     (2 + SECCOMP_ARG_VALS)) <
+			SECCOMP_PROG_MAX,
+		"SECCOMP_PROG_MAX too small for the allowlist");
 	prog.len = (unsigned short)seccomp_filter_build(f, &o);
 	prog.filter = f;
 	ret = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,

@@ -97,8 +97,7 @@ uint8_t selfport_class(int family, const struct in6_addr *addr)
  *
  * Return: SELF_* bits
  */
-static uint8_t selfport_pins(const struct selfport *s, int proto,
-			     uint16_t port)
+static uint8_t selfport_pins(const struct selfport *s, int proto, uint16_t port)
 {
 	uint8_t bits = 0;
 	unsigned i;
@@ -122,8 +121,9 @@ void selfport_add(struct selfport *s, int proto, uint16_t port, uint8_t bits)
 {
 	uint8_t *p = &s->map[selfport_idx(proto)][port];
 
-	__atomic_store_n(p, (uint8_t)(__atomic_load_n(p, __ATOMIC_RELAXED) |
-				      bits), __ATOMIC_RELAXED);
+	__atomic_store_n(p,
+			 (uint8_t)(__atomic_load_n(p, __ATOMIC_RELAXED) | bits),
+			 __ATOMIC_RELAXED);
 }
 
 /**
@@ -225,8 +225,8 @@ static bool selfport_local(const struct sockaddr_storage *dst)
 		local = s4->sin_addr.s_addr == d4->sin_addr.s_addr ||
 			(ntohl(s4->sin_addr.s_addr) >> 24) == 127;
 	} else {
-		const struct sockaddr_in6 *d6 =
-			(const struct sockaddr_in6 *)dst;
+		const struct sockaddr_in6 *d6 = (const struct sockaddr_in6 *)
+			dst;
 		const struct sockaddr_in6 *s6 =
 			(const struct sockaddr_in6 *)&src;
 

@@ -11,14 +11,14 @@
 struct listener;
 
 /* which addresses a listening socket on a port takes connections on */
-#define SELF_ANY4	0x01	/* every IPv4 address (0.0.0.0, dual-stack ::) */
-#define SELF_LO4	0x02	/* an IPv4 loopback address */
-#define SELF_ADDR4	0x04	/* one other IPv4 address */
-#define SELF_ANY6	0x08	/* every IPv6 address (::) */
-#define SELF_LO6	0x10	/* ::1 */
-#define SELF_ADDR6	0x20	/* one other IPv6 address */
+#define SELF_ANY4 0x01	/* every IPv4 address (0.0.0.0, dual-stack ::) */
+#define SELF_LO4 0x02	/* an IPv4 loopback address */
+#define SELF_ADDR4 0x04 /* one other IPv4 address */
+#define SELF_ANY6 0x08	/* every IPv6 address (::) */
+#define SELF_LO6 0x10	/* ::1 */
+#define SELF_ADDR6 0x20 /* one other IPv6 address */
 
-#define SELFPORT_PINS	4
+#define SELFPORT_PINS 4
 
 /**
  * struct selfport - slipway's own listening ports, per protocol

@@ -23,7 +23,7 @@ struct listener;
 
 /* epoll data: type in the high 32 bits, index in the low ones */
 enum ep_type {
-	EP_EDGE,	/* the edge queue this shard serves (EDGE_FD_QUEUE) */
+	EP_EDGE, /* the edge queue this shard serves (EDGE_FD_QUEUE) */
 	EP_TIMER,
 	EP_SIGNAL,
 	EP_LISTEN,
@@ -35,7 +35,7 @@ enum ep_type {
 	EP_DNS,
 	EP_MBOX,
 	EP_SPLICE,	/* splice.c: spliced sockets, namespace helper */
-	EP_EDGE_LISTEN,	/* the edge's listening socket (EDGE_FD_LISTEN) */
+	EP_EDGE_LISTEN, /* the edge's listening socket (EDGE_FD_LISTEN) */
 	EP_EDGE_CTL,	/* the edge's control connection (EDGE_FD_CTL) */
 	EP_CTL,		/* main thread's control fd: the slirp4netns exit
 			 * fd (the API socket is the control thread's) */
@@ -320,7 +320,8 @@ struct shard {
  */
 static inline bool shard_edge_full(const struct shard *sh)
 {
-	return sh->edge->ops->tx_full && sh->edge->ops->tx_full(sh->edge, sh->q);
+	return sh->edge->ops->tx_full &&
+	       sh->edge->ops->tx_full(sh->edge, sh->q);
 }
 
 /* loop.c (its helpers the control thread uses too: shard_api.h) */

@@ -238,8 +238,8 @@ int sock_out_check(const struct conf *c)
 			memcpy(&((struct sockaddr_in6 *)&dst)->sin6_addr,
 			       v6_probe, 16);
 		else
-			((struct sockaddr_in *)&dst)->sin_addr.s_addr =
-				htonl(0xc0000201);
+			((struct sockaddr_in *)&dst)->sin_addr.s_addr = htonl(
+				0xc0000201);
 		fd = socket(dst.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		if (fd < 0) {
 			err_perror("cannot test the outbound IPv%c binding",
@@ -255,14 +255,18 @@ int sock_out_check(const struct conf *c)
 		else
 			inet_ntop(AF_INET, &c->outbound4, as, sizeof(as));
 		if (ifname && (ret == -EPERM || ret == -EACCES))
-			err("cannot bind outbound IPv%c sockets to interface %s (--outbound-if%c): %s; before Linux 5.7, SO_BINDTODEVICE needs CAP_NET_RAW",
+			err("cannot bind outbound IPv%c sockets to interface "
+			    "%s (--outbound-if%c): %s; before Linux 5.7, "
+			    "SO_BINDTODEVICE needs CAP_NET_RAW",
 			    fam ? '6' : '4', ifname, fam ? '6' : '4',
 			    strerror(-ret));
 		else if (ifname && ret == -ENODEV)
-			err("cannot bind outbound IPv%c sockets to interface %s (--outbound-if%c): no such interface",
+			err("cannot bind outbound IPv%c sockets to interface "
+			    "%s (--outbound-if%c): no such interface",
 			    fam ? '6' : '4', ifname, fam ? '6' : '4');
 		else if (addr && ret == -EADDRNOTAVAIL)
-			err("cannot bind outbound IPv%c sockets to %s: not an address of this host%s%s",
+			err("cannot bind outbound IPv%c sockets to %s: not an "
+			    "address of this host%s%s",
 			    fam ? '6' : '4', as, ifname ? " or of " : "",
 			    ifname ? ifname : "");
 		else
@@ -313,7 +317,8 @@ static void sock_connect(struct shard *sh, struct tcp_flow *f,
 	if (fd < 0) {
 		/* out of fds or memory: reset this flow, serve the others */
 		CTR_INC(&sh->core, TCP_FLOWS_SOCK_FAIL);
-		warn_perror_rl("no host socket for a guest's TCP connection: reset (TCP_FLOWS_SOCK_FAIL)");
+		warn_perror_rl("no host socket for a guest's TCP connection: "
+			       "reset (TCP_FLOWS_SOCK_FAIL)");
 		tcp_on_sock_connected(&sh->core, f, ECONNRESET, sh->now_ns,
 				      &sh->fx);
 		return;
@@ -323,13 +328,15 @@ static void sock_connect(struct shard *sh, struct tcp_flow *f,
 	sock_setup(sh, fd);
 	/* DNS over TCP to the forwarder's address goes to the host's
 	 * resolver, as the forwarder's own queries do: unbound, like them */
-	ret = core_addr_is_dns(&sh->core, f->remote_addr) ? 0 :
-	      sock_bind_out(sh->conf, fd, &sa);
+	ret = core_addr_is_dns(&sh->core, f->remote_addr) ?
+		      0 :
+		      sock_bind_out(sh->conf, fd, &sa);
 	if (ret) {
 		/* the outbound address or interface is gone: unbound, the
 		 * connection would leave another way */
 		CTR_INC(&sh->core, TCP_FLOWS_BIND_FAIL);
-		warn_rl("cannot bind a guest's connection to the outbound address or interface: %s (TCP_FLOWS_BIND_FAIL)",
+		warn_rl("cannot bind a guest's connection to the outbound "
+			"address or interface: %s (TCP_FLOWS_BIND_FAIL)",
 			strerror(-ret));
 		tcp_on_sock_connected(&sh->core, f, -ret, sh->now_ns, &sh->fx);
 		return;
@@ -341,8 +348,7 @@ static void sock_connect(struct shard *sh, struct tcp_flow *f,
 		return;
 	}
 	if (errno != EINPROGRESS) {
-		tcp_on_sock_connected(&sh->core, f, errno, sh->now_ns,
-				      &sh->fx);
+		tcp_on_sock_connected(&sh->core, f, errno, sh->now_ns, &sh->fx);
 		return;
 	}
 	sh->sock.hflags[idx] |= HF_CONNECTING;
@@ -428,10 +434,12 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
 			n = sock_discard(it->sock, it->len);
 		else
 			n = recv(it->sock, sh->sock.discard,
-				 MIN(it->len, sh->sock.discard_len), MSG_DONTWAIT);
+				 MIN(it->len, sh->sock.discard_len),
+				 MSG_DONTWAIT);
 		if (n != (ssize_t)it->len) {
 			/* the kernel held these bytes when we peeked them */
-			err("flow %u: discarding %u acknowledged bytes took %zd",
+			err("flow %u: discarding %u acknowledged bytes took "
+			    "%zd",
 			    it->flow, it->len, n);
 			f = tcp_flow_get(c, it->flow);
 			if (f && f->sock == it->sock)
@@ -608,10 +616,11 @@ static ssize_t sock_tcp_peek(struct shard *sh, struct tcp_flow *f,
 
 	if (sh->sock.peek_off) {
 		do
-			n = iovcnt == 1 ?
-				    recv(f->sock, iov[1].iov_base,
-					 iov[1].iov_len, MSG_PEEK | MSG_DONTWAIT) :
-				    recvmsg(f->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
+			n = iovcnt == 1 ? recv(f->sock, iov[1].iov_base,
+					       iov[1].iov_len,
+					       MSG_PEEK | MSG_DONTWAIT) :
+					  recvmsg(f->sock, &mh,
+						  MSG_PEEK | MSG_DONTWAIT);
 		while (n < 0 && errno == EINTR);
 		return n < 0 ? -errno : n;
 	} else {
@@ -628,8 +637,10 @@ static ssize_t sock_tcp_peek(struct shard *sh, struct tcp_flow *f,
 		if (n > (ssize_t)off)
 			return n - (ssize_t)off;
 		/* nothing new: end of stream only if the peer's FIN came */
-		return (sh->sock.hflags[tcp_flow_idx(&sh->core, f)] & HF_RDHUP) ?
-			       0 : -EAGAIN;
+		return (sh->sock.hflags[tcp_flow_idx(&sh->core, f)] &
+			HF_RDHUP) ?
+			       0 :
+			       -EAGAIN;
 	}
 }
 
@@ -677,7 +688,8 @@ static ssize_t sock_tcp_place(struct shard *sh, struct tcp_flow *f,
 			sh->sock.nplaced++;
 		}
 	}
-	e->ops->place_end(e, sh->q, slot, sh->sock.placed[slot] ? (size_t)n : 0);
+	e->ops->place_end(e, sh->q, slot,
+			  sh->sock.placed[slot] ? (size_t)n : 0);
 	return n;
 }
 
@@ -707,7 +719,8 @@ static void sock_tcp_tx_flow(struct shard *sh, struct tcp_flow *f)
 			}
 			continue;
 		}
-		n = sh->sock.can_place ? sock_tcp_place(sh, f, want, off) : -ENOBUFS;
+		n = sh->sock.can_place ? sock_tcp_place(sh, f, want, off) :
+					 -ENOBUFS;
 		if (n == -EBUSY) {
 			/* the guest has no buffers: go on when it posts
 			 * some (its kick wakes us) */

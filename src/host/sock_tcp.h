@@ -15,10 +15,10 @@ struct sockaddr_storage;
 struct tcp_handover;
 
 /* per-flow host-side state bits (shard_sock.hflags, one per flow) */
-#define HF_CONNECTING 0x01	/* non-blocking connect in progress */
-#define HF_WANT_OUT 0x02	/* EPOLLOUT armed for send space */
-#define HF_TX_PENDING 0x04	/* on the tx pending list */
-#define HF_RDHUP 0x08		/* the peer's FIN arrived (fallback EOF test) */
+#define HF_CONNECTING 0x01 /* non-blocking connect in progress */
+#define HF_WANT_OUT 0x02   /* EPOLLOUT armed for send space */
+#define HF_TX_PENDING 0x04 /* on the tx pending list */
+#define HF_RDHUP 0x08	   /* the peer's FIN arrived (fallback EOF test) */
 
 int sock_bind_out(const struct conf *c, int fd,
 		  const struct sockaddr_storage *dst);

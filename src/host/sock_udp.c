@@ -53,7 +53,9 @@ static int sock_udp_open(struct shard *sh, struct udp_flow *f,
 		return -ECONNREFUSED;
 	}
 	fd = socket(sa.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		    !icmp ? 0 : v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
+		    !icmp ? 0 :
+		    v6	  ? IPPROTO_ICMPV6 :
+			    IPPROTO_ICMP);
 	if (fd < 0) {
 		ret = -errno;
 		if (icmp && (ret == -EACCES || ret == -EPERM)) {
@@ -64,12 +66,17 @@ static int sock_udp_open(struct shard *sh, struct udp_flow *f,
 			else
 				CTR_INC(&sh->core, ICMP4_PING_DENIED);
 			if (!said)
-				warn("ping from the guest needs ping sockets: allow group %u in net.ipv4.ping_group_range (e.g. sysctl -w net.ipv4.ping_group_range='0 2147483647')",
+				warn("ping from the guest needs ping sockets: "
+				     "allow group %u in "
+				     "net.ipv4.ping_group_range (e.g. sysctl "
+				     "-w net.ipv4.ping_group_range='0 "
+				     "2147483647')",
 				     (unsigned)getegid());
 			said = true;
 		} else {
 			CTR_INC(&sh->core, UDP_SOCK_FAIL);
-			warn_perror_rl("no host socket for a guest's %s flow: dropped (UDP_SOCK_FAIL)",
+			warn_perror_rl("no host socket for a guest's %s flow: "
+				       "dropped (UDP_SOCK_FAIL)",
 				       icmp ? "ICMP echo" : "UDP");
 		}
 		return ret;
@@ -78,7 +85,8 @@ static int sock_udp_open(struct shard *sh, struct udp_flow *f,
 	if (ret) {
 		/* not unbound: the datagrams would leave another way */
 		CTR_INC(&sh->core, UDP_BIND_FAIL);
-		warn_rl("cannot bind a guest's %s flow to the outbound address or interface: %s (UDP_BIND_FAIL)",
+		warn_rl("cannot bind a guest's %s flow to the outbound address "
+			"or interface: %s (UDP_BIND_FAIL)",
 			icmp ? "ICMP echo" : "UDP", strerror(-ret));
 		close(fd);
 		return ret;
@@ -130,9 +138,11 @@ void sock_udp_intent(struct shard *sh, const struct fx_intent *it)
 	if (f->kind == UDPK_PUB) {
 		const struct sockaddr_storage *ss = &sh->sock.upeer[it->flow];
 
-		n = sendto(f->sock, it->data, it->len, MSG_DONTWAIT, (const struct sockaddr *)ss,
-			   ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-						       sizeof(struct sockaddr_in));
+		n = sendto(f->sock, it->data, it->len, MSG_DONTWAIT,
+			   (const struct sockaddr *)ss,
+			   ss->ss_family == AF_INET6 ?
+				   sizeof(struct sockaddr_in6) :
+				   sizeof(struct sockaddr_in));
 	} else {
 		n = send(f->sock, it->data, it->len, MSG_DONTWAIT);
 	}
@@ -214,8 +224,8 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 	if (idx >= sh->lis.nulisteners || l->fd < 0)
 		return; /* removed in this batch of events */
 	gaddr = l->rule.guest_set ? l->rule.guest_addr.s6_addr : NULL;
-	rx6 = c->conf.ipv6 && (gaddr ? !addr_is4(gaddr) :
-				       l->family == AF_INET6);
+	rx6 = c->conf.ipv6 &&
+	      (gaddr ? !addr_is4(gaddr) : l->family == AF_INET6);
 
 	while (budget--) {
 		uint8_t *p = udp_payload_slot(c, &sh->fx, rx6);

@@ -88,13 +88,13 @@
 #include "host/splice.h"
 #include "util/log.h"
 
-#define SPLICE_PIPE_MAX (1 << 20)	/* pipes grow to this when busy */
+#define SPLICE_PIPE_MAX (1 << 20)	    /* pipes grow to this when busy */
 #define SPLICE_BUDGET (4 * SPLICE_PIPE_MAX) /* bytes per direction per event */
-#define SPLICE_PIPE_MIN 65536	/* smaller pipes: the tap path is faster */
+#define SPLICE_PIPE_MIN 65536 /* smaller pipes: the tap path is faster */
 #define SPLICE_TIGHT_NS (10ULL * 1000 * 1000 * 1000) /* then, tap for 10 s */
-#define SPLICE_WAIT_MS 1000		/* longest wait for the helper */
+#define SPLICE_WAIT_MS 1000 /* longest wait for the helper */
 #define SPLICE_POOL_MAX 8
-#define SPLICE_IDX_NSH (1U << 31)	/* EP_IDX of the helper socket */
+#define SPLICE_IDX_NSH (1U << 31) /* EP_IDX of the helper socket */
 #define SPLICE_EVENTS (EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET)
 #define SPLICE_WARN_NS (10ULL * 1000000000ULL)
 
@@ -103,11 +103,11 @@ static const unsigned splice_pool_target[2] = { 8, 4 };
 
 enum splice_state { SPS_FREE, SPS_CONNECTING, SPS_OPEN };
 
-#define SPF_EOF(d) (0x01U << (d))	/* side d's stream ended */
-#define SPF_SHUT(d) (0x04U << (d))	/* direction d done: side !d shut */
-#define SPF_GROWN(d) (0x10U << (d))	/* pipe d was grown (or tried) */
-#define SPF_V6 0x40U			/* the side 1 socket is IPv6 */
-#define SPF_OUT 0x80U			/* -T: side 0 is the guest's, side 1 the host's */
+#define SPF_EOF(d) (0x01U << (d))   /* side d's stream ended */
+#define SPF_SHUT(d) (0x04U << (d))  /* direction d done: side !d shut */
+#define SPF_GROWN(d) (0x10U << (d)) /* pipe d was grown (or tried) */
+#define SPF_V6 0x40U		    /* the side 1 socket is IPv6 */
+#define SPF_OUT 0x80U /* -T: side 0 is the guest's, side 1 the host's */
 
 /**
  * struct splice_conn - one spliced connection
@@ -221,7 +221,8 @@ static int splice_client_fam(const void *sa)
 		return -1;
 	if (IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr))
 		return 1;
-	if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) && s6->sin6_addr.s6_addr[12] == 127)
+	if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) &&
+	    s6->sin6_addr.s6_addr[12] == 127)
 		return 0;
 	return -1;
 }
@@ -254,7 +255,9 @@ static void splice_nsh_gone(struct shard *sh)
 
 	if (sp->nsh_fd < 0)
 		return;
-	warn("the namespace socket helper exited: loopback clients of published ports go through the tap once its %u spare sockets are used",
+	warn("the namespace socket helper exited: loopback clients of "
+	     "published ports go through the tap once its %u spare sockets are "
+	     "used",
 	     sp->npool[0] + sp->npool[1]);
 	close(sp->nsh_fd); /* also leaves the epoll set */
 	sp->nsh_fd = -1;
@@ -327,11 +330,13 @@ static void splice_nsh_take(struct shard *sh, const struct nsh_rsp *rsp,
 		return;
 	}
 	if (fam && (rsp->err == EAFNOSUPPORT || rsp->err == EPROTONOSUPPORT)) {
-		info("no IPv6 in the guest's namespace: IPv6 loopback clients are spliced to 127.0.0.1");
+		info("no IPv6 in the guest's namespace: IPv6 loopback clients "
+		     "are spliced to 127.0.0.1");
 		sp->fam_off[1] = true;
 	} else if (splice_warn_ok(sh)) {
 		errno = rsp->err;
-		warn_perror("the namespace socket helper could not make sockets (raise its open-files limit?)");
+		warn_perror("the namespace socket helper could not make "
+			    "sockets (raise its open-files limit?)");
 	}
 }
 
@@ -356,7 +361,8 @@ static void splice_nsh_input(struct shard *sh)
 			/* transient: the next taker asks again */
 			sp->req_out = false;
 			if (splice_warn_ok(sh))
-				warn("out of file descriptors for sockets from the namespace socket helper (ulimit -n)");
+				warn("out of file descriptors for sockets from "
+				     "the namespace socket helper (ulimit -n)");
 			continue;
 		}
 		if (n < 0) {
@@ -399,7 +405,9 @@ static void splice_pool_wait(struct shard *sh, int fam)
 		}
 		if (now >= end) {
 			sp->req_late = true;
-			warn("the namespace socket helper did not answer within %u ms: loopback clients go through the tap until it does",
+			warn("the namespace socket helper did not answer "
+			     "within %u ms: loopback clients go through the "
+			     "tap until it does",
 			     SPLICE_WAIT_MS);
 			return;
 		}
@@ -621,7 +629,8 @@ static int splice_connect(struct shard *sh, uint32_t idx)
 					   .sin6_addr = IN6ADDR_LOOPBACK_INIT,
 					   .sin6_port = htons(c->port) };
 		struct sockaddr_in s4 = { .sin_family = AF_INET,
-					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+					  .sin_addr.s_addr = htonl(
+						  INADDR_LOOPBACK),
 					  .sin_port = htons(c->port) };
 		int ret;
 
@@ -635,15 +644,20 @@ static int splice_connect(struct shard *sh, uint32_t idx)
 			s6.sin6_addr = sh->conf->guest6;
 		}
 
-		setsockopt(c->fd[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		setsockopt(c->fd[1], IPPROTO_TCP, TCP_NODELAY, &one,
+			   sizeof(one));
 		if ((c->flags & SPF_OUT) && splice_to_self(sh, c))
 			e = ECONNREFUSED; /* slipway's own: as a closed port */
 		else if (c->flags & SPF_V6)
 			e = connect(c->fd[1], (struct sockaddr *)&s6,
-				    sizeof(s6)) ? errno : 0;
+				    sizeof(s6)) ?
+				    errno :
+				    0;
 		else
 			e = connect(c->fd[1], (struct sockaddr *)&s4,
-				    sizeof(s4)) ? errno : 0;
+				    sizeof(s4)) ?
+				    errno :
+				    0;
 		if (!e || e == EINPROGRESS) {
 			ret = splice_ep(sh, idx, 1, EPOLL_CTL_ADD);
 			if (!ret)
@@ -699,8 +713,12 @@ static void splice_grow(struct shard *sh, struct splice_conn *c, int d)
 	CTR_INC(&sh->core, SPLICE_PIPE_SMALL);
 	splice_tight(sh);
 	if (splice_warn_ok(sh))
-		warn_perror("splice: a pipe cannot grow to %u bytes, this connection moves %u at a time at about twice the CPU, and loopback clients go through the tap for 10 s; raise fs.pipe-user-pages-soft or use --no-splice",
-			    SPLICE_PIPE_MAX, c->pipe_len[d]);
+		warn_perror(
+			"splice: a pipe cannot grow to %u bytes, this "
+			"connection moves %u at a time at about twice the CPU, "
+			"and loopback clients go through the tap for 10 s; "
+			"raise fs.pipe-user-pages-soft or use --no-splice",
+			SPLICE_PIPE_MAX, c->pipe_len[d]);
 }
 
 /**
@@ -723,7 +741,8 @@ static int splice_dir(struct shard *sh, struct splice_conn *c, int d)
 	for (;;) {
 		bool progress = false;
 
-		if (!(c->flags & SPF_EOF(d)) && c->pending[d] < c->pipe_len[d]) {
+		if (!(c->flags & SPF_EOF(d)) &&
+		    c->pending[d] < c->pipe_len[d]) {
 			n = splice(c->fd[d], NULL, c->pipe_w[d], NULL,
 				   c->pipe_len[d] - c->pending[d], fl);
 			if (n > 0) {
@@ -748,10 +767,12 @@ static int splice_dir(struct shard *sh, struct splice_conn *c, int d)
 				moved += (size_t)n;
 				progress = true;
 				if ((d == 0) == !(c->flags & SPF_OUT))
-					CTR_ADD(&sh->core, SPLICE_TO_GUEST_BYTES,
+					CTR_ADD(&sh->core,
+						SPLICE_TO_GUEST_BYTES,
 						(uint64_t)n);
 				else
-					CTR_ADD(&sh->core, SPLICE_FROM_GUEST_BYTES,
+					CTR_ADD(&sh->core,
+						SPLICE_FROM_GUEST_BYTES,
 						(uint64_t)n);
 			} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
 				return -errno;
@@ -785,9 +806,11 @@ static void splice_run(struct shard *sh, uint32_t idx)
 	for (d = 0; d < 2; d++) {
 		ret = splice_dir(sh, c, d);
 		if (ret < 0) {
-			debug("splice %u: %s moving bytes %s the guest: resetting both",
+			debug("splice %u: %s moving bytes %s the guest: "
+			      "resetting both",
 			      idx, strerror(-ret),
-			      (d == 0) == !(c->flags & SPF_OUT) ? "to" : "from");
+			      (d == 0) == !(c->flags & SPF_OUT) ? "to" :
+								  "from");
 			/* as a direct connection would, pass on what the other
 			 * way holds (the guest's last answer) before the reset */
 			if (d == 0)
@@ -866,8 +889,10 @@ static void splice_connected(struct shard *sh, uint32_t idx)
 	if (err) {
 		if (splice_warn_ok(sh)) {
 			errno = err;
-			warn_perror("cannot reach %s loopback port %u: resetting the client",
-				    (c->flags & SPF_OUT) ? "the host's" : "the guest's",
+			warn_perror("cannot reach %s loopback port %u: "
+				    "resetting the client",
+				    (c->flags & SPF_OUT) ? "the host's" :
+							   "the guest's",
 				    c->port);
 		}
 		CTR_INC(&sh->core, SPLICE_RESET);
@@ -888,10 +913,12 @@ static void splice_fallback(struct shard *sh, uint16_t port, const char *why)
 {
 	CTR_INC(&sh->core, SPLICE_FALLBACKS);
 	if (splice_warn_ok(sh))
-		warn("loopback client of guest port %u carried through the tap: %s",
+		warn("loopback client of guest port %u carried through the "
+		     "tap: %s",
 		     port, why);
 	else
-		debug("loopback client of guest port %u carried through the tap: %s",
+		debug("loopback client of guest port %u carried through the "
+		      "tap: %s",
 		      port, why);
 }
 
@@ -941,9 +968,10 @@ static int splice_start(struct shard *sh, int fd, int s1, uint16_t port,
 		splice_end(sh, idx, false);
 		*why = ret == -EMFILE || ret == -ENFILE ?
 			       "no file descriptors for pipes (ulimit -n)" :
-		       ret == -ENOBUFS ?
-			       "this user's pipe memory is used up (fs.pipe-user-pages-soft): small pipes are slower than the tap" :
-			       "cannot create pipes";
+		       ret == -ENOBUFS ? "this user's pipe memory is used up "
+					 "(fs.pipe-user-pages-soft): small "
+					 "pipes are slower than the tap" :
+					 "cannot create pipes";
 		return 0;
 	}
 	ret = splice_connect(sh, idx);
@@ -1001,12 +1029,14 @@ bool splice_accept(struct shard *sh, int fd, const void *sa,
 	if (cfam < 0)
 		return false;
 	if (!sp->nfree) {
-		splice_fallback(sh, guest_port, "splice table full (--max-flows)");
+		splice_fallback(sh, guest_port,
+				"splice table full (--max-flows)");
 		return false;
 	}
 	if (sp->tight_ns && sh->now_ns - sp->tight_ns < SPLICE_TIGHT_NS) {
 		splice_fallback(sh, guest_port,
-				"pipes cannot grow lately (fs.pipe-user-pages-soft): the tap is faster");
+				"pipes cannot grow lately "
+				"(fs.pipe-user-pages-soft): the tap is faster");
 		return false;
 	}
 	fam = sp->fam_off[1] ? 0 : cfam;
@@ -1059,8 +1089,10 @@ static void splice_tl_accept(struct shard *sh, unsigned k)
 			sp->tl[k].paused = true;
 			CTR_ADD(&sh->core, SPLICE_NS_DROPPED, n);
 			errno = e;
-			warn_perror_rl("-T host port %u: %u connection(s) from the guest reset, accepting again in %u ms",
-				       tl->host_port, n, LISTEN_PAUSE_MS);
+			warn_perror_rl(
+				"-T host port %u: %u connection(s) from the "
+				"guest reset, accepting again in %u ms",
+				tl->host_port, n, LISTEN_PAUSE_MS);
 			return;
 		}
 		s1 = splice_side1_sock(sh, true, fam);
@@ -1204,8 +1236,8 @@ static int splice_nsh_call(struct shard *sh, struct nsh_req *req)
 			continue;
 		if (n < 0)
 			return n;
-		if (rsp.seq == req->seq && rsp.op == req->op &&
-		    !rsp.err && n == 1)
+		if (rsp.seq == req->seq && rsp.op == req->op && !rsp.err &&
+		    n == 1)
 			return fds[0];
 		if (rsp.seq != req->seq) {
 			splice_nsh_take(sh, &rsp, fds, n);
@@ -1227,7 +1259,9 @@ static int splice_nsh_call(struct shard *sh, struct nsh_req *req)
  */
 static int splice_nsh_listen(struct shard *sh, int af, uint16_t port)
 {
-	struct nsh_req req = { .op = NSH_OP_LISTEN, .family = af, .port = port };
+	struct nsh_req req = { .op = NSH_OP_LISTEN,
+			       .family = af,
+			       .port = port };
 
 	return splice_nsh_call(sh, &req);
 }
@@ -1349,7 +1383,8 @@ int splice_tl_add(struct shard *sh, int af, uint16_t guest_port,
 	tl->host_port = host_port;
 	tl->tag = tag;
 	if (shard_ep_add(sh, fd, EPOLLIN,
-			 EP_DATA(EP_SPLICE, SPLICE_IDX_NSH + 1 + (unsigned)k))) {
+			 EP_DATA(EP_SPLICE,
+				 SPLICE_IDX_NSH + 1 + (unsigned)k))) {
 		close(fd);
 		tl->fd = -1;
 		return -EIO;
@@ -1375,7 +1410,8 @@ unsigned splice_tl_remove(struct shard *sh, uint16_t guest_port, unsigned tag)
 	for (k = 0; sp && k < sp->ntl; k++) {
 		struct splice_tl *tl = &sp->tl[k];
 
-		if (tl->fd < 0 || tl->tag != tag || tl->guest_port != guest_port)
+		if (tl->fd < 0 || tl->tag != tag ||
+		    tl->guest_port != guest_port)
 			continue;
 		close(tl->fd); /* leaves the epoll set: ours alone */
 		tl->fd = -1;
@@ -1425,9 +1461,9 @@ int splice_ns_port_fail(int ret, int af, unsigned port, bool udp)
 		   udp ? "bind" : "listen on",
 		   af == AF_INET ? "127.0.0.1" : "::1", udp ? "UDP " : "", port,
 		   udp ? 'U' : 'T',
-		   ret == -EADDRINUSE ?
-			   " (in use in the guest's namespace; pick another port)" :
-			   "");
+		   ret == -EADDRINUSE ? " (in use in the guest's namespace; "
+					"pick another port)" :
+					"");
 	return ret;
 }
 
@@ -1453,7 +1489,8 @@ static int splice_tl_open(struct shard *sh)
 		if (f->flags & FWD_SPEC_AUTO)
 			continue;
 		for (p = f->first; p <= f->last; p++) {
-			for (af = AF_INET; af; af = af == AF_INET ? AF_INET6 : 0) {
+			for (af = AF_INET; af;
+			     af = af == AF_INET ? AF_INET6 : 0) {
 				ret = splice_tl_add(sh, af, (uint16_t)p,
 						    (uint16_t)(f->guest_first +
 							       (p - f->first)),
@@ -1462,8 +1499,8 @@ static int splice_tl_open(struct shard *sh)
 					err("out of memory for the -T ports");
 					return ret;
 				}
-				if (ret < 0 && splice_ns_port_fail(ret, af, p,
-								   false) > 0)
+				if (ret < 0 &&
+				    splice_ns_port_fail(ret, af, p, false) > 0)
 					continue; /* no IPv6 there */
 				if (ret < 0)
 					return ret;
@@ -1494,7 +1531,8 @@ int splice_init(struct shard *sh, int nsh_fd)
 	if (nsh_fd < 0) {
 		if (!need)
 			return 0;
-		err("-T, -U and auto need the namespace socket helper, which did not start");
+		err("-T, -U and auto need the namespace socket helper, which "
+		    "did not start");
 		return -EIO;
 	}
 	sp = calloc(1, sizeof(*sp));
@@ -1524,7 +1562,8 @@ int splice_init(struct shard *sh, int nsh_fd)
 	}
 	sp->nfree = sp->max;
 	if (fcntl(nsh_fd, F_SETFL, fcntl(nsh_fd, F_GETFL) | O_NONBLOCK) ||
-	    shard_ep_add(sh, nsh_fd, EPOLLIN, EP_DATA(EP_SPLICE, SPLICE_IDX_NSH)))
+	    shard_ep_add(sh, nsh_fd, EPOLLIN,
+			 EP_DATA(EP_SPLICE, SPLICE_IDX_NSH)))
 		goto off;
 	ret = splice_tl_open(sh);
 	if (ret) {
@@ -1539,16 +1578,19 @@ int splice_init(struct shard *sh, int nsh_fd)
 	if (!sp->npool[0])
 		goto off;
 	splice_pool_wait(sh, 1);
-	debug("splice: %u IPv4 and %u IPv6 sockets ready in the guest's namespace",
+	debug("splice: %u IPv4 and %u IPv6 sockets ready in the guest's "
+	      "namespace",
 	      sp->npool[0], sp->npool[1]);
 	return 0;
 off:
 	if (need) {
-		err("no answer from the namespace socket helper: cannot open the -T or -U ports or follow auto ports");
+		err("no answer from the namespace socket helper: cannot open "
+		    "the -T or -U ports or follow auto ports");
 		splice_fini(sh);
 		return -EIO;
 	}
-	warn("no sockets from the namespace socket helper: loopback clients of published ports go through the tap");
+	warn("no sockets from the namespace socket helper: loopback clients of "
+	     "published ports go through the tap");
 	splice_fini(sh);
 	return 0;
 }

@@ -47,12 +47,12 @@
 #include "host/udpns.h"
 #include "util/log.h"
 
-#define UDPNS_FLOWS_MAX 1024		/* host sockets: one fd each */
-#define UDPNS_BUDGET 64			/* datagrams per socket per event */
-#define UDPNS_BUF_LEN 65536		/* > the largest UDP payload */
-#define UDPNS_IDX_TIMER (1U << 31)	/* EP_IDX of the expiry timer */
-#define UDPNS_IDX_FLOW (1U << 30)	/* EP_IDX of flow i: this + i */
-#define UDPNS_NONE UINT32_MAX		/* end of a chain */
+#define UDPNS_FLOWS_MAX 1024	   /* host sockets: one fd each */
+#define UDPNS_BUDGET 64		   /* datagrams per socket per event */
+#define UDPNS_BUF_LEN 65536	   /* > the largest UDP payload */
+#define UDPNS_IDX_TIMER (1U << 31) /* EP_IDX of the expiry timer */
+#define UDPNS_IDX_FLOW (1U << 30)  /* EP_IDX of flow i: this + i */
+#define UDPNS_NONE UINT32_MAX	   /* end of a chain */
 
 /**
  * struct udpns_lsn - a -U port: a socket bound on the guest's loopback
@@ -160,8 +160,7 @@ static uint32_t udpns_hash(const struct udpns *u, uint32_t lsn,
  *
  * Return: true if family, address and port match
  */
-static bool udpns_addr_eq(const union udpns_addr *a,
-			  const union udpns_addr *b)
+static bool udpns_addr_eq(const union udpns_addr *a, const union udpns_addr *b)
 {
 	if (a->sa.sa_family != b->sa.sa_family)
 		return false;
@@ -314,8 +313,8 @@ static void udpns_lsn_input(struct shard *sh, uint32_t lsn)
 		}
 		if (peer.sa.sa_family != u->lsn[lsn].af)
 			continue;
-		for (i = u->bucket[udpns_hash(u, lsn, &peer)];
-		     i != UDPNS_NONE; i = u->flows[i].next)
+		for (i = u->bucket[udpns_hash(u, lsn, &peer)]; i != UDPNS_NONE;
+		     i = u->flows[i].next)
 			if (u->flows[i].lsn == lsn &&
 			    udpns_addr_eq(&u->flows[i].peer, &peer))
 				break;
@@ -467,8 +466,8 @@ int udpns_init(struct shard *sh)
 
 	sh->svc.udpns = NULL;
 	for (i = 0; i < cf->nnsufwd; i++)
-		nports += (unsigned)(cf->nsufwd[i].last -
-				     cf->nsufwd[i].first) + 1;
+		nports += (unsigned)(cf->nsufwd[i].last - cf->nsufwd[i].first) +
+			  1;
 	if (!nports)
 		return 0;
 	u = calloc(1, sizeof(*u));
@@ -503,9 +502,8 @@ int udpns_init(struct shard *sh)
 	}
 	u->free = 0;
 	u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (u->tfd < 0 ||
-	    shard_ep_add(sh, u->tfd, EPOLLIN,
-			 EP_DATA(EP_UDPNS, UDPNS_IDX_TIMER))) {
+	if (u->tfd < 0 || shard_ep_add(sh, u->tfd, EPOLLIN,
+				       EP_DATA(EP_UDPNS, UDPNS_IDX_TIMER))) {
 		err_perror("-U: cannot make the expiry timer");
 		udpns_fini(sh);
 		return -EIO;

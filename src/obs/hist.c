@@ -17,9 +17,12 @@ _Static_assert(sizeof(hist_names) / sizeof(hist_names[0]) == HIST_ID_NUM,
 	       "hist_names must name every histogram");
 
 const char *const hist_descs[] = {
-	[HIST_EDGE_RX_BYTES] = "size of frames read from the edge (guest to host), bytes without the virtio-net header",
-	[HIST_EDGE_TX_BYTES] = "size of frames written to the edge (host to guest), bytes without the virtio-net header",
-	[HIST_BATCH_NS] = "time to handle one edge receive batch, from the read to its effects flushed, nanoseconds",
+	[HIST_EDGE_RX_BYTES] = "size of frames read from the edge (guest to "
+			       "host), bytes without the virtio-net header",
+	[HIST_EDGE_TX_BYTES] = "size of frames written to the edge (host to "
+			       "guest), bytes without the virtio-net header",
+	[HIST_BATCH_NS] = "time to handle one edge receive batch, from the "
+			  "read to its effects flushed, nanoseconds",
 };
 _Static_assert(sizeof(hist_descs) / sizeof(hist_descs[0]) == HIST_ID_NUM,
 	       "hist_descs must describe every histogram");
@@ -46,7 +49,7 @@ uint64_t hist_bucket_low(unsigned i)
 
 	if (i < HIST_LINEAR)
 		return i;
-	octave = (i - HIST_LINEAR) / HIST_SUB;	/* 0: [256, 512) */
+	octave = (i - HIST_LINEAR) / HIST_SUB; /* 0: [256, 512) */
 	k = octave + HIST_SUB_BITS + 1;
 	return (uint64_t)(HIST_SUB + (i - HIST_LINEAR) % HIST_SUB)
 	       << (k - HIST_SUB_BITS);

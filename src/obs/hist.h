@@ -26,11 +26,12 @@
 
 #include <stdint.h>
 
-#define HIST_SUB_BITS 7			/* 128 buckets per power of two */
+#define HIST_SUB_BITS 7 /* 128 buckets per power of two */
 #define HIST_SUB (1U << HIST_SUB_BITS)
-#define HIST_LINEAR (2U * HIST_SUB)	/* values below this: exact */
-#define HIST_MAX_BITS 40		/* values >= 2^40 share the last bucket */
-#define HIST_BUCKETS (HIST_LINEAR + (HIST_MAX_BITS - HIST_SUB_BITS - 1) * HIST_SUB)
+#define HIST_LINEAR (2U * HIST_SUB) /* values below this: exact */
+#define HIST_MAX_BITS 40	    /* values >= 2^40 share the last bucket */
+#define HIST_BUCKETS \
+	(HIST_LINEAR + (HIST_MAX_BITS - HIST_SUB_BITS - 1) * HIST_SUB)
 
 /**
  * struct hist - one histogram
@@ -56,8 +57,12 @@ struct hist {
  *			effect flushed, nanoseconds
  * @HIST_ID_NUM:	count
  */
-enum hist_id { HIST_EDGE_RX_BYTES, HIST_EDGE_TX_BYTES, HIST_BATCH_NS,
-	       HIST_ID_NUM };
+enum hist_id {
+	HIST_EDGE_RX_BYTES,
+	HIST_EDGE_TX_BYTES,
+	HIST_BATCH_NS,
+	HIST_ID_NUM
+};
 
 extern const char *const hist_names[HIST_ID_NUM];
 extern const char *const hist_descs[HIST_ID_NUM];
@@ -76,7 +81,7 @@ static inline unsigned hist_bucket(uint64_t v)
 		return (unsigned)v;
 	if (v >> HIST_MAX_BITS)
 		return HIST_BUCKETS - 1;
-	k = 63U - (unsigned)__builtin_clzll(v);	/* 2^k <= v, k >= 8 */
+	k = 63U - (unsigned)__builtin_clzll(v); /* 2^k <= v, k >= 8 */
 	shift = k - HIST_SUB_BITS;
 	return HIST_LINEAR + (k - HIST_SUB_BITS - 1) * HIST_SUB +
 	       (unsigned)(v >> shift) - HIST_SUB;

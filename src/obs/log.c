@@ -16,7 +16,7 @@
 enum log_level log_max_level = LOG_WARN;
 
 static const char *const log_prefix[] = {
-	[LOG_ERR] = "error", [LOG_WARN] = "warning", [LOG_INFO] = "info",
+	[LOG_ERR] = "error",   [LOG_WARN] = "warning", [LOG_INFO] = "info",
 	[LOG_DEBUG] = "debug", [LOG_TRACE] = "trace",
 };
 _Static_assert(ARRAY_SIZE(log_prefix) == LOG_LEVEL_NUM, "log_prefix");
@@ -153,8 +153,7 @@ void die_perror(const char *fmt, ...)
  * @line:	source line
  * @func:	function name
  */
-void assert_fail(const char *expr, const char *file, int line,
-		 const char *func)
+void assert_fail(const char *expr, const char *file, int line, const char *func)
 {
 	fprintf(stderr, "slipway: ASSERTION FAILED: %s at %s:%d (%s)\n", expr,
 		file, line, func);

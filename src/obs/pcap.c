@@ -81,8 +81,11 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 int pcap_open(struct pcap *pc, const char *path, uint64_t max)
 {
 	struct pcap_file_hdr h = {
-		.magic = PCAP_MAGIC_US, .major = 2, .minor = 4,
-		.snaplen = PCAP_SNAPLEN, .linktype = LINKTYPE_ETHERNET,
+		.magic = PCAP_MAGIC_US,
+		.major = 2,
+		.minor = 4,
+		.snaplen = PCAP_SNAPLEN,
+		.linktype = LINKTYPE_ETHERNET,
 	};
 	int ret;
 
@@ -140,8 +143,9 @@ void pcap_flush(struct pcap_buf *pb)
 		ctr_add(&pb->ctr[CTR_PCAP_WRITE_ERRORS], 1);
 		errno = -ret;
 		if (pb->ctr[CTR_PCAP_WRITE_ERRORS] == 1)
-			warn_perror("--pcap file %s: write failed, records lost",
-				    pb->pc->path);
+			warn_perror(
+				"--pcap file %s: write failed, records lost",
+				pb->pc->path);
 	}
 	pb->len = 0;
 }
@@ -171,7 +175,8 @@ void pcap_frame(struct pcap_buf *pb, const uint8_t *p, size_t len)
 	if (old + rec > pc->max) {
 		ctr_add(&pb->ctr[CTR_PCAP_FRAMES_LOST], 1);
 		if (!atomic_exchange(&pc->full, 1))
-			warn("--pcap file %s reached --pcap-max (%llu bytes): capture stopped",
+			warn("--pcap file %s reached --pcap-max (%llu bytes): "
+			     "capture stopped",
 			     pc->path, (unsigned long long)pc->max);
 		return;
 	}

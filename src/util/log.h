@@ -6,7 +6,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum log_level { LOG_ERR, LOG_WARN, LOG_INFO, LOG_DEBUG, LOG_TRACE, LOG_LEVEL_NUM };
+enum log_level {
+	LOG_ERR,
+	LOG_WARN,
+	LOG_INFO,
+	LOG_DEBUG,
+	LOG_TRACE,
+	LOG_LEVEL_NUM
+};
 
 extern enum log_level log_max_level;
 
@@ -65,23 +72,23 @@ struct log_rl {
 void logmsg_rl(struct log_rl *rl, enum log_level lvl, bool with_errno,
 	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-#define LOG_RL(lvl, with_errno, ...)                                   \
-	do {                                                           \
-		static struct log_rl log_rl_site_;                     \
+#define LOG_RL(lvl, with_errno, ...)                                        \
+	do {                                                                \
+		static struct log_rl log_rl_site_;                          \
 		logmsg_rl(&log_rl_site_, (lvl), (with_errno), __VA_ARGS__); \
 	} while (0)
 
 #define err(...) logmsg(LOG_ERR, false, __VA_ARGS__)
 #define warn(...) logmsg(LOG_WARN, false, __VA_ARGS__)
 #define info(...) logmsg(LOG_INFO, false, __VA_ARGS__)
-#define debug(...)                                            \
-	do {                                                  \
-		if (log_max_level >= LOG_DEBUG)               \
+#define debug(...)                                             \
+	do {                                                   \
+		if (log_max_level >= LOG_DEBUG)                \
 			logmsg(LOG_DEBUG, false, __VA_ARGS__); \
 	} while (0)
-#define trace(...)                                            \
-	do {                                                  \
-		if (log_max_level >= LOG_TRACE)               \
+#define trace(...)                                             \
+	do {                                                   \
+		if (log_max_level >= LOG_TRACE)                \
 			logmsg(LOG_TRACE, false, __VA_ARGS__); \
 	} while (0)
 #define err_perror(...) logmsg(LOG_ERR, true, __VA_ARGS__)

@@ -58,8 +58,10 @@ uint64_t siphash24(const uint8_t key[16], const void *data, size_t len)
 {
 	const uint8_t *p = data;
 	uint64_t k0 = ld64le(key), k1 = ld64le(key + 8);
-	uint64_t v[4] = { k0 ^ 0x736f6d6570736575ULL, k1 ^ 0x646f72616e646f6dULL,
-			  k0 ^ 0x6c7967656e657261ULL, k1 ^ 0x7465646279746573ULL };
+	uint64_t v[4] = { k0 ^ 0x736f6d6570736575ULL,
+			  k1 ^ 0x646f72616e646f6dULL,
+			  k0 ^ 0x6c7967656e657261ULL,
+			  k1 ^ 0x7465646279746573ULL };
 	uint8_t tail[8] = { 0 };
 	uint64_t m;
 	size_t i;

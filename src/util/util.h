@@ -12,7 +12,8 @@
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
-#define container_of(p, type, m) ((type *)(void *)((char *)(p) - offsetof(type, m)))
+#define container_of(p, type, m) \
+	((type *)(void *)((char *)(p)-offsetof(type, m)))
 
 /**
  * assert_fail() - report a broken internal invariant and abort
@@ -27,9 +28,9 @@ _Noreturn void assert_fail(const char *expr, const char *file, int line,
 			   const char *func);
 
 /* ASSERT() - our own invariants only, never input validation; on in every build */
-#define ASSERT(e)                                                    \
-	do {                                                         \
-		if (unlikely(!(e)))                                  \
+#define ASSERT(e)                                                      \
+	do {                                                           \
+		if (unlikely(!(e)))                                    \
 			assert_fail(#e, __FILE__, __LINE__, __func__); \
 	} while (0)
 
@@ -37,10 +38,10 @@ _Noreturn void assert_fail(const char *expr, const char *file, int line,
  * ASSERT_KEPT() - ASSERT() for a checker that returns NULL when its rules
  * hold, else the rule broken (tcp_flow_bad()): that rule is the message
  */
-#define ASSERT_KEPT(why)                                             \
-	do {                                                         \
-		const char *why_ = (why);                            \
-		if (unlikely(why_))                                  \
+#define ASSERT_KEPT(why)                                                 \
+	do {                                                             \
+		const char *why_ = (why);                                \
+		if (unlikely(why_))                                      \
 			assert_fail(why_, __FILE__, __LINE__, __func__); \
 	} while (0)
 

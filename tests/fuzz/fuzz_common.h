@@ -132,9 +132,9 @@ uint16_t fz_u16(void);
  */
 uint32_t fz_u32(void);
 
-#define FZ_CHECK(e)                                    \
-	do {                                           \
-		if (!(e))                              \
+#define FZ_CHECK(e)                                      \
+	do {                                             \
+		if (!(e))                                \
 			fz_fail(#e, __FILE__, __LINE__); \
 	} while (0)
 

@@ -93,19 +93,19 @@ static struct {
 	uint64_t ctr[CTR_NUM];
 	struct fx fx;
 	uint32_t frame_len[NSLOTS_CAP];
-	unsigned checked;	/* frames already checked */
-	unsigned low_water;	/* flush when this close to full */
+	unsigned checked;   /* frames already checked */
+	unsigned low_water; /* flush when this close to full */
 	uint64_t now;
 	uint64_t consume_sum;
 	struct hsock fds[NFDS];
 	uint32_t txq[4 * MAX_FLOWS_CAP];
 	unsigned ntxq;
 	bool tx_pending[MAX_FLOWS_CAP];
-	const uint8_t *frame;	/* the frame being input, if any */
+	const uint8_t *frame; /* the frame being input, if any */
 	size_t frame_size;
-	bool structured;	/* its payload follows pat_guest() */
+	bool structured; /* its payload follows pat_guest() */
 	uint32_t guest_iss[NTUPLES];
-	bool v6[NTUPLES];	/* the tuple is an IPv6 one */
+	bool v6[NTUPLES]; /* the tuple is an IPv6 one */
 } H;
 
 /* flows, and OOO_SLOTS held segments of TCP_OOO_SLOT bytes */
@@ -261,7 +261,8 @@ static void drain(void);
  */
 static void do_connect(struct tcp_flow *f)
 {
-	static const int errs[] = { 0, 0, 0, -1, ECONNRESET, ECONNREFUSED,
+	static const int errs[] = { 0,		 0,	      0,
+				    -1,		 ECONNRESET,  ECONNREFUSED,
 				    ENETUNREACH, EHOSTUNREACH };
 	uint32_t idx = tcp_flow_idx(&H.c, f);
 	uint8_t d = fz_u8() % 8;
@@ -344,7 +345,8 @@ static void do_send(struct tcp_flow *f, struct hsock *hs,
 	}
 	if (tcp_flow_get(&H.c, idx) == f) {
 		if (d >> 3)
-			hs->space = (d >> 3) == 31 ? 0 : (uint32_t)(d >> 3) << 11;
+			hs->space = (d >> 3) == 31 ? 0 :
+						     (uint32_t)(d >> 3) << 11;
 		space_update(f);
 	}
 }
@@ -483,8 +485,8 @@ static void tx_flow(struct tcp_flow *f, uint16_t lim)
 		}
 		FZ_CHECK(tcp_payload_off(&H.c, f) + n <= H.fx.slot_size);
 		for (i = 0; i < n; i++)
-			slot[tcp_payload_off(&H.c, f) + i] =
-				pat_host(hs->consumed + off + i);
+			slot[tcp_payload_off(&H.c, f) + i] = pat_host(
+				hs->consumed + off + i);
 		fi = H.fx.nframes;
 		tcp_build_data(&H.c, f, &H.fx, n, H.now);
 		FZ_CHECK(H.fx.nframes == fi + 1);
@@ -643,12 +645,21 @@ static struct tcp_flow *tuple_flow(unsigned t)
 static void op_segment(void)
 {
 	static const uint8_t flag_tab[12] = {
-		TH_ACK, TH_ACK | TH_PSH, TH_SYN, TH_FIN | TH_ACK,
-		TH_SYN | TH_ACK, TH_RST, TH_RST | TH_ACK, TH_ACK,
-		TH_FIN | TH_PSH | TH_ACK, TH_ACK | TH_PSH, 0, TH_FIN,
+		TH_ACK,
+		TH_ACK | TH_PSH,
+		TH_SYN,
+		TH_FIN | TH_ACK,
+		TH_SYN | TH_ACK,
+		TH_RST,
+		TH_RST | TH_ACK,
+		TH_ACK,
+		TH_FIN | TH_PSH | TH_ACK,
+		TH_ACK | TH_PSH,
+		0,
+		TH_FIN,
 	};
-	static const uint16_t mss_tab[8] = { 1460, 536, 1, 65535, 0, 64,
-					     8960, 100 };
+	static const uint16_t mss_tab[8] = { 1460, 536, 1,    65535,
+					     0,	   64,	8960, 100 };
 	unsigned t = fz_u8() % NTUPLES;
 	uint8_t fsel = fz_u8(), ssel = fz_u8(), asel = fz_u8(), osel = fz_u8();
 	uint16_t wnd = fz_u16(), psel = fz_u16();
@@ -849,7 +860,8 @@ static void op_time(void)
 /* a pending connect finishes (EPOLLOUT or EPOLLERR) */
 static void op_connect_done(void)
 {
-	static const int errs[] = { 0, ECONNREFUSED, ETIMEDOUT, EHOSTUNREACH,
+	static const int errs[] = { 0,		 ECONNREFUSED,
+				    ETIMEDOUT,	 EHOSTUNREACH,
 				    ENETUNREACH, ECONNRESET };
 	struct tcp_flow *f = pick_flow(true);
 	int err = errs[fz_u8() % ARRAY_SIZE(errs)];
@@ -879,8 +891,8 @@ static void op_accept(void)
 
 	if (fd < 0)
 		return;
-	f = tcp_host_accepted(&H.c, tuple_raddr(t, ra), t_rport[t],
-			      t_gport[t], fd, H.now, &H.fx);
+	f = tcp_host_accepted(&H.c, tuple_raddr(t, ra), t_rport[t], t_gport[t],
+			      fd, H.now, &H.fx);
 	if (!f) {
 		fd_get(fd)->open = false;
 		drain();
@@ -973,7 +985,9 @@ static void trace_op(unsigned op)
 
 		if (f->state == TCPS_FREE)
 			continue;
-		fprintf(stderr, " [%u %s una+%u nxt+%u max+%u rcv %u wnd %u/%u fl %#x dl %llu]",
+		fprintf(stderr,
+			" [%u %s una+%u nxt+%u max+%u rcv %u wnd %u/%u fl %#x "
+			"dl %llu]",
 			i, tcp_state_str[f->state], f->snd_una - f->iss,
 			f->snd_nxt - f->iss, f->snd_max - f->iss, f->rcv_nxt,
 			f->guest_wnd, f->adv_wnd_end - f->rcv_nxt, f->flags,
@@ -1020,9 +1034,11 @@ static void check_state(void)
 
 			if (f->snd_nxt != f->snd_una)
 				FZ_CHECK(f->deadline_ns);
-			FZ_CHECK(f->snd_una - (f->iss + 1) == hs->consumed + fin);
+			FZ_CHECK(f->snd_una - (f->iss + 1) ==
+				 hs->consumed + fin);
 			if (f->flags & TCPF_FIN_SENT)
-				FZ_CHECK(f->fin_seq - (f->iss + 1) == hs->avail);
+				FZ_CHECK(f->fin_seq - (f->iss + 1) ==
+					 hs->avail);
 		}
 	}
 	for (i = c->free_head; i; i = c->flows[i - 1].next) {

@@ -95,8 +95,10 @@ static void fill(const uint8_t *data, size_t size)
 		for (h = 0; h < HIST_ID_NUM; h++) {
 			hist_init(&hist[k][h]);
 			for (i = 0; i < size && i < 64; i++)
-				hist_record(&hist[k][h],
-					    (uint64_t)data[i] << (data[(i + h) % size] % 48));
+				hist_record(
+					&hist[k][h],
+					(uint64_t)data[i]
+						<< (data[(i + h) % size] % 48));
 		}
 	}
 }
@@ -105,8 +107,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t n = MIN(size, CTL_REQ_MAX + 16), mlen = 0;
 	char *copy = malloc(n + 1), *m;
-	struct ctl_stats_src src = { .version = "0.1.0", .edge = "tap",
-				     .nshards = 2, .max_flows = 64 };
+	struct ctl_stats_src src = {
+		.version = "0.1.0", .edge = "tap", .nshards = 2, .max_flows = 64
+	};
 	struct ctl_req r;
 	char why[256] = "";
 	const char *msg;
@@ -132,7 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(msg && strlen(msg) == strlen(why));
 		for (k = 0; why[k]; k++)
 			FZ_CHECK(msg[k] == why[k] ||
-				 (msg[k] == '?' && (why[k] < 0x20 || why[k] >= 0x7f)));
+				 (msg[k] == '?' &&
+				  (why[k] < 0x20 || why[k] >= 0x7f)));
 		json_decref(j);
 		FZ_CHECK(!memcmp(copy, data, n));
 		free(copy);
@@ -142,22 +146,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (r.cmd) {
 	case CTL_CMD_STATS:
 		j = dump_check(ctl_reply_stats(&src));
-		FZ_CHECK(json_object_size(json_object_get(j, "counters")) == CTR_NUM);
+		FZ_CHECK(json_object_size(json_object_get(j, "counters")) ==
+			 CTR_NUM);
 		FZ_CHECK(json_array_size(json_object_get(j, "shards")) == 2);
 		FZ_CHECK(json_object_size(json_object_get(j, "histograms")) ==
 			 HIST_ID_NUM);
 		break;
 	case CTL_CMD_FLOWS:
 		FZ_CHECK(r.limit <= CTL_FLOWS_LIMIT_MAX);
-		j = dump_check(ctl_reply_flows(recs, MIN(NRECS, r.limit), NRECS));
+		j = dump_check(
+			ctl_reply_flows(recs, MIN(NRECS, r.limit), NRECS));
 		FZ_CHECK(json_array_size(json_object_get(j, "flows")) ==
 			 MIN(NRECS, r.limit));
-		FZ_CHECK(json_integer_value(json_object_get(j, "total")) == NRECS);
+		FZ_CHECK(json_integer_value(json_object_get(j, "total")) ==
+			 NRECS);
 		break;
 	case CTL_CMD_VERSION:
 		j = dump_check(ctl_reply_version(&src));
-		FZ_CHECK(!strcmp(json_string_value(json_object_get(j, "version")),
-				 "0.1.0"));
+		FZ_CHECK(!strcmp(
+			json_string_value(json_object_get(j, "version")),
+			"0.1.0"));
 		break;
 	default:
 		if (r.op == CTL_FWD_REMOVE) {
@@ -169,18 +177,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			unsigned i;
 
 			/* what ctl.c hands to fwd_add(): whole, valid ports */
-			FZ_CHECK(r.nrules >= 1 && r.nrules <= CTL_FWD_RANGE_MAX);
+			FZ_CHECK(r.nrules >= 1 &&
+				 r.nrules <= CTL_FWD_RANGE_MAX);
 			for (i = 0; i < r.nrules; i++) {
 				const struct fwd_rule *w = &r.rules[i];
 
-				FZ_CHECK(w->proto == IPPROTO_TCP || w->proto == IPPROTO_UDP);
-				FZ_CHECK(w->host_port && w->guest_port && !w->splice);
+				FZ_CHECK(w->proto == IPPROTO_TCP ||
+					 w->proto == IPPROTO_UDP);
+				FZ_CHECK(w->host_port && w->guest_port &&
+					 !w->splice);
 				FZ_CHECK(w->proto == r.rules[0].proto);
-				FZ_CHECK(w->host_port == r.rules[0].host_port + i);
+				FZ_CHECK(w->host_port ==
+					 r.rules[0].host_port + i);
 			}
-			j = dump_check(ctl_reply_forwards(r.rules, r.nrules, &conf));
-			FZ_CHECK(json_array_size(json_object_get(j, "forwards")) ==
-				 r.nrules);
+			j = dump_check(
+				ctl_reply_forwards(r.rules, r.nrules, &conf));
+			FZ_CHECK(json_array_size(json_object_get(
+					 j, "forwards")) == r.nrules);
 			break;
 		}
 		/* list: whatever rules the input bytes make */
@@ -192,20 +205,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (i = 0; i < 4; i++, b += 40) {
 				memset(&fr[i], 0, sizeof(fr[i]));
 				fr[i].id = b[0];
-				fr[i].proto = b[1] & 1 ? IPPROTO_TCP : IPPROTO_UDP;
+				fr[i].proto = b[1] & 1 ? IPPROTO_TCP :
+							 IPPROTO_UDP;
 				fr[i].host_family = b[2] % 3 == 0 ? AF_UNSPEC :
-						    b[2] % 3 == 1 ? AF_INET : AF_INET6;
+						    b[2] % 3 == 1 ? AF_INET :
+								    AF_INET6;
 				memcpy(&fr[i].host_addr, b + 4, 16);
 				fr[i].host_port = (uint16_t)(b[3] << 8 | b[20]);
 				fr[i].guest_set = b[21] & 1;
 				memcpy(&fr[i].guest_addr, b + 22, 16);
-				fr[i].guest_port = (uint16_t)(b[38] << 8 | b[39]);
+				fr[i].guest_port = (uint16_t)(b[38] << 8 |
+							      b[39]);
 				fr[i].splice = b[21] & 2;
 			}
 			j = dump_check(ctl_reply_forwards(fr, 4, &conf));
-			FZ_CHECK(json_array_size(json_object_get(j, "forwards")) == 4);
+			FZ_CHECK(json_array_size(
+					 json_object_get(j, "forwards")) == 4);
 		}
-		FZ_CHECK(json_array_size(json_object_get(j, "ns_loopback")) == 1);
+		FZ_CHECK(json_array_size(json_object_get(j, "ns_loopback")) ==
+			 1);
 		break;
 	}
 	json_decref(j);

@@ -71,11 +71,23 @@ static void conf_tap_init(void)
 	d->ndns = 1;
 	d->lease_s = 3600;
 	d->mtu = MTU;
-	memcpy(d->search, "\x07" "example" "\x04" "test", 14);
+	memcpy(d->search,
+	       "\x07"
+	       "example"
+	       "\x04"
+	       "test",
+	       14);
 	d->search_len = 14;
 	memcpy(d->hostname, "vm1", 3);
 	d->hostname_len = 3;
-	memcpy(d->fqdn, "\x03" "vm1" "\x07" "example" "\x04" "test", 18);
+	memcpy(d->fqdn,
+	       "\x03"
+	       "vm1"
+	       "\x07"
+	       "example"
+	       "\x04"
+	       "test",
+	       18);
 	d->fqdn_len = 18;
 }
 
@@ -121,8 +133,7 @@ static void conf_plain_init(void)
  *
  * Return: frame length
  */
-static size_t build_frame(const struct core *c, const uint8_t *data,
-			  size_t len)
+static size_t build_frame(const struct core *c, const uint8_t *data, size_t len)
 {
 	size_t vl = c->conf.vnet_hdr_len;
 	uint8_t *eth = frame + vl, *ip = eth + ETH_HLEN, *uh = ip + IP4_HLEN;
@@ -274,7 +285,7 @@ static uint8_t check_reply(const uint8_t *req, size_t req_len)
 
 	b = uh + UDP_HLEN;
 	FZ_CHECK(b[0] == 2 && b[1] == 1 && b[2] == 6 && b[3] == 0);
-	FZ_CHECK(!memcmp(b + 4, req + 4, 4));	/* xid */
+	FZ_CHECK(!memcmp(b + 4, req + 4, 4));	 /* xid */
 	FZ_CHECK(!memcmp(b + 28, req + 28, 16)); /* chaddr */
 	type = check_options(b, ulen - UDP_HLEN, req_max_len(req, req_len));
 	if (type == 6) /* NAK: broadcast, no address handed out */
@@ -288,8 +299,7 @@ static uint8_t check_reply(const uint8_t *req, size_t req_len)
  * @data:	UDP payload
  * @size:	its length
  */
-static void run(const struct core_conf *conf, const uint8_t *data,
-		size_t size)
+static void run(const struct core_conf *conf, const uint8_t *data, size_t size)
 {
 	struct pkt_view v = { 0 };
 	uint64_t in;

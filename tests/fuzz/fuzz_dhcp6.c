@@ -59,12 +59,12 @@ static uint32_t frame_len[NSLOTS];
 
 static const uint8_t all_servers[16] = { 0xff, 0x02, [13] = 1, [15] = 2 };
 static const uint8_t guest6_ll[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00,
-				       0xff, 0xfe, 0x12, 0x34, 0x56 };
-static const uint8_t guest6_ula[16] = { PFX, 0x50, 0x54, 0x00, 0xff,
+				       0xff, 0xfe, 0x12,       0x34, 0x56 };
+static const uint8_t guest6_ula[16] = { PFX,  0x50, 0x54, 0x00, 0xff,
 					0xfe, 0x12, 0x34, 0x56 };
 static const uint8_t unspec6[16];
-static const uint8_t server_duid[10] = { 0, 3, 0, 1, 0x52, 0x56,
-					 0x00, 0x00, 0x00, 0x02 };
+static const uint8_t server_duid[10] = { 0,    3,    0,	   1,	 0x52,
+					 0x56, 0x00, 0x00, 0x00, 0x02 };
 
 static struct core_conf conf_tap;
 
@@ -80,9 +80,21 @@ static void conf_tap_init(void)
 	fz_conf_tap(&conf_tap, MTU, MAX_FLOWS);
 	fz_conf_ipv6(&conf_tap, pfx, true);
 	conf_tap.dhcp6 = true;
-	memcpy(d->search, "\x07" "example" "\x04" "test", 14);
+	memcpy(d->search,
+	       "\x07"
+	       "example"
+	       "\x04"
+	       "test",
+	       14);
 	d->search_len = 14;
-	memcpy(d->fqdn, "\x03" "vm1" "\x07" "example" "\x04" "test", 18);
+	memcpy(d->fqdn,
+	       "\x03"
+	       "vm1"
+	       "\x07"
+	       "example"
+	       "\x04"
+	       "test",
+	       18);
 	d->fqdn_len = 18;
 }
 
@@ -127,8 +139,8 @@ static void conf_plain_init(void)
  * Return: frame length
  */
 static size_t build_frame(const struct core *c, uint8_t sel,
-			  const uint8_t *data, size_t len,
-			  const uint8_t **src, const uint8_t **dst)
+			  const uint8_t *data, size_t len, const uint8_t **src,
+			  const uint8_t **dst)
 {
 	size_t vl = c->conf.vnet_hdr_len, l4 = UDP_HLEN + len;
 	uint8_t *eth = frame + vl, *ip = eth + ETH_HLEN, *uh = ip + IP6_HLEN;

@@ -79,7 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(dns_err_str(rq) != NULL);
 	if (rq == DNS_OK) {
 		check_parsed(&q, size);
-		FZ_CHECK((unsigned)dns_check_records(m, size, &q) < DNS_ERR_NUM);
+		FZ_CHECK((unsigned)dns_check_records(m, size, &q) <
+			 DNS_ERR_NUM);
 		check_answer(&q, DNS_RCODE_SERVFAIL, false);
 		check_answer(&q, DNS_RCODE_NOERROR, true);
 	} else {
@@ -97,7 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(!(rq == DNS_OK && rr == DNS_OK));
 	if (rr == DNS_OK) {
 		check_parsed(&r, size);
-		FZ_CHECK((unsigned)dns_check_records(m, size, &r) < DNS_ERR_NUM);
+		FZ_CHECK((unsigned)dns_check_records(m, size, &r) <
+			 DNS_ERR_NUM);
 	}
 
 	for (off = DNS_HLEN; off < size && off < NAME_OFFSETS; off++) {

@@ -110,7 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    rd16(copy + VNET_LEN + 12) == ETHERTYPE_IP4 &&
 		    !(ip[11] & 1)) {
 			wr16(ip + 10, 0);
-			wr16(ip + 10, (uint16_t)~csum_fold(csum_partial(ip, IP4_HLEN, 0)));
+			wr16(ip + 10, (uint16_t)~csum_fold(
+					      csum_partial(ip, IP4_HLEN, 0)));
 		}
 		data = copy;
 		v.p = copy;

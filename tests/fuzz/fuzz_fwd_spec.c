@@ -85,8 +85,8 @@ static void check_result(const struct fwd_spec *f)
 		addr_str(f->family, &f->addr, addr, sizeof(addr));
 	}
 	if (*addr || il)
-		n = snprintf(text, sizeof(text), "%s%s%s/", addr,
-			     il ? "%" : "", f->ifname);
+		n = snprintf(text, sizeof(text), "%s%s%s/", addr, il ? "%" : "",
+			     f->ifname);
 	to[0] = '\0';
 	if (f->to_family == AF_UNSPEC) {
 		FZ_CHECK(!memcmp(&f->to_addr, zero, 16));
@@ -94,8 +94,8 @@ static void check_result(const struct fwd_spec *f)
 		addr_str(f->to_family, &f->to_addr, to, sizeof(to) - 1);
 		strcat(to, "/");
 	}
-	snprintf(text + n, sizeof(text) - (size_t)n, "%u-%u:%s%u-%u",
-		 f->first, f->last, to, f->guest_first, glast);
+	snprintf(text + n, sizeof(text) - (size_t)n, "%u-%u:%s%u-%u", f->first,
+		 f->last, to, f->guest_first, glast);
 
 	FZ_CHECK(fwd_spec_parse(text, &again, &why) == 0);
 	mine.flags = 0;

@@ -31,7 +31,8 @@ static uint8_t buf[1 << 17];
  */
 static size_t frame_len_at(const uint8_t *p)
 {
-	return (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3];
+	return (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 |
+	       p[3];
 }
 
 /**
@@ -70,7 +71,8 @@ static long parse_all(const uint8_t *d, size_t len, unsigned max, size_t *out,
 			FZ_CHECK(v[k].len <= FRAME_MAX);
 			FZ_CHECK(frame_len_at(v[k].p - 4) == v[k].len);
 			if (k)
-				FZ_CHECK(v[k].p == v[k - 1].p + v[k - 1].len + 4);
+				FZ_CHECK(v[k].p ==
+					 v[k - 1].p + v[k - 1].len + 4);
 			out[(*nout)++] = v[k].len;
 		}
 		off += used;

@@ -37,9 +37,9 @@
 
 #include "fuzz_common.h"
 
-#define MEM_SIZE	0x10000
-#define UVA_OFF		0x7f0000000000ULL
-#define HDR_LEN		3
+#define MEM_SIZE 0x10000
+#define UVA_OFF 0x7f0000000000ULL
+#define HDR_LEN 3
 
 static _Alignas(4096) uint8_t mem[MEM_SIZE];
 
@@ -110,8 +110,7 @@ static uint64_t rd64le(const uint8_t *p)
  *
  * Return: the region, or NULL
  */
-static const struct vu_region *ref_region(const struct vu_mem *m,
-					  uint64_t gpa)
+static const struct vu_region *ref_region(const struct vu_mem *m, uint64_t gpa)
 {
 	unsigned i;
 
@@ -260,11 +259,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	desc_gpa = 0;
 	avail_gpa = 16ULL * num;
 	used_gpa = (avail_gpa + 6 + 2 * num + 3) & ~3ULL;
-	FZ_CHECK(virtq_init(&vq, num,
-			    vu_uva_to_host(&m, desc_gpa + UVA_OFF, 16ULL * num),
-			    vu_uva_to_host(&m, avail_gpa + UVA_OFF, 6 + 2 * num),
-			    vu_uva_to_host(&m, used_gpa + UVA_OFF, 6 + 8 * num),
-			    start, event_idx) == 0);
+	FZ_CHECK(
+		virtq_init(&vq, num,
+			   vu_uva_to_host(&m, desc_gpa + UVA_OFF, 16ULL * num),
+			   vu_uva_to_host(&m, avail_gpa + UVA_OFF, 6 + 2 * num),
+			   vu_uva_to_host(&m, used_gpa + UVA_OFF, 6 + 8 * num),
+			   start, event_idx) == 0);
 
 	virtq_kick_enable(&vq, false);
 	for (iter = 0; iter < 2 * num + 4; iter++) {

@@ -107,8 +107,8 @@ static void drain(const uint8_t *frame, size_t flen)
 						      now, &fx);
 				break;
 			case 3:
-				tcp_on_sock_connected(&core, f, ECONNRESET,
-						      now, &fx);
+				tcp_on_sock_connected(&core, f, ECONNRESET, now,
+						      &fx);
 				break;
 			case 4:
 				break; /* still connecting */
@@ -134,16 +134,14 @@ static void drain(const uint8_t *frame, size_t flen)
 static uint32_t pick_dst(uint8_t sel)
 {
 	static const uint32_t tab[] = {
-		0x22d8b85dU, /* 93.184.216.34 */
-		GW4,
-		0xffffffffU, /* limited broadcast */
-		0xff02000aU, /* 10.0.2.255: subnet broadcast */
-		0x03020100U, /* 0.1.2.3 */
-		0x010000e0U, /* 224.0.0.1 */
-		GUEST4,
-		0x0100007fU, /* 127.0.0.1 */
-		0x0302000aU, /* 10.0.2.3: a neighbour */
-		0xfeffffdfU, /* 223.255.255.254 */
+		0x22d8b85dU,		  /* 93.184.216.34 */
+		GW4,	     0xffffffffU, /* limited broadcast */
+		0xff02000aU,		  /* 10.0.2.255: subnet broadcast */
+		0x03020100U,		  /* 0.1.2.3 */
+		0x010000e0U,		  /* 224.0.0.1 */
+		GUEST4,	     0x0100007fU, /* 127.0.0.1 */
+		0x0302000aU,		  /* 10.0.2.3: a neighbour */
+		0xfeffffdfU,		  /* 223.255.255.254 */
 	};
 
 	if (sel < 0xf0)
@@ -229,7 +227,7 @@ static size_t tcp_options(uint8_t *p)
 static size_t build_tcp(uint8_t *p, size_t room, uint32_t daddr)
 {
 	static const uint8_t flag_tab[8] = {
-		TH_SYN, TH_ACK, TH_ACK | TH_PSH, TH_FIN | TH_ACK,
+		TH_SYN, TH_ACK,		 TH_ACK | TH_PSH, TH_FIN | TH_ACK,
 		TH_RST, TH_SYN | TH_ACK, TH_RST | TH_ACK, 0,
 	};
 	uint8_t ps = fz_u8(), fs = fz_u8(), ss = fz_u8(), dm = fz_u8();
@@ -521,8 +519,9 @@ static void one_frame(void)
 	case 0:
 	case 1:
 		type = ETHERTYPE_IP4;
-		l3len = build_ip4(eth + ETH_HLEN, FRAME_CAP - hl - ETH_HLEN - 64,
-				  kind, ctl & 0x40);
+		l3len = build_ip4(eth + ETH_HLEN,
+				  FRAME_CAP - hl - ETH_HLEN - 64, kind,
+				  ctl & 0x40);
 		break;
 	case 2:
 		type = ETHERTYPE_ARP;
@@ -531,8 +530,7 @@ static void one_frame(void)
 	default:
 		if (sub == 0) {
 			type = ETHERTYPE_IP4;
-			l3len = build_ip4(eth + ETH_HLEN, 4096, 2,
-					  ctl & 0x40);
+			l3len = build_ip4(eth + ETH_HLEN, 4096, 2, ctl & 0x40);
 		} else if (sub == 1) {
 			type = ETHERTYPE_IP6;
 			l3len = fz_u8();

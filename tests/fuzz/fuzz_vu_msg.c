@@ -52,10 +52,10 @@
 
 #include "fuzz_common.h"
 
-#define NPAIRS		2
-#define GUEST_MEM	0x10000
-#define MAX_FDS		15
-#define REPLY_LEN	(VU_HDR_LEN + 8)
+#define NPAIRS 2
+#define GUEST_MEM 0x10000
+#define MAX_FDS 15
+#define REPLY_LEN (VU_HDR_LEN + 8)
 
 enum log_level log_max_level = LOG_ERR;
 
@@ -129,9 +129,12 @@ static void edge_setup(void)
 	snprintf(sock_dir, sizeof(sock_dir), "/tmp/fuzz_vu_msg.XXXXXX");
 	FZ_CHECK(mkdtemp(sock_dir));
 	snprintf(sock_path, sizeof(sock_path), "%s/vu.sock", sock_dir);
-	FZ_CHECK(!vu_edge_init(&edge, &(const struct edge_args){
-		.path = sock_path, .fd = -1, .nqueues = NPAIRS,
-		.offload = true, .mtu = 65520 }));
+	FZ_CHECK(!vu_edge_init(&edge,
+			       &(const struct edge_args){ .path = sock_path,
+							  .fd = -1,
+							  .nqueues = NPAIRS,
+							  .offload = true,
+							  .mtu = 65520 }));
 	for (i = 0; i < NPAIRS; i++)
 		edge.qctr[i] = ctrs[i];
 	atexit(cleanup);

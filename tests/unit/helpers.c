@@ -15,8 +15,8 @@ const uint8_t prefix6[8] = { PFX6 };
 const uint8_t gw6[16] = { PFX6, [15] = 0x02 };
 const uint8_t dns6[16] = { PFX6, [15] = 0x03 };
 const uint8_t gw6_ll[16] = { 0xfe, 0x80, [15] = 0x01 };
-const uint8_t guest6_ll[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00, 0xff,
-				0xfe, 0x12, 0x34, 0x56 };
+const uint8_t guest6_ll[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00,
+				0xff, 0xfe, 0x12,	0x34, 0x56 };
 
 static const uint8_t test_key[16] = {
 	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
@@ -100,8 +100,8 @@ uint16_t ref_pseudo4(uint32_t saddr, uint32_t daddr, uint8_t proto,
  *
  * Return: folded sum (16 bits)
  */
-uint16_t ref_pseudo6(const uint8_t *saddr, const uint8_t *daddr,
-		     uint8_t proto, uint32_t len)
+uint16_t ref_pseudo6(const uint8_t *saddr, const uint8_t *daddr, uint8_t proto,
+		     uint32_t len)
 {
 	uint8_t ph[40] = { 0 };
 
@@ -285,10 +285,11 @@ void assert_ctr_deltas(const struct env *e, ...)
 		return;
 	for (i = 0; i < CTR_NUM; i++) {
 		if (env_delta(e, (enum ctr_id)i) != want[i])
-			print_error("counter %s changed by %lld, expected %lld\n",
-				    ctr_name[i],
-				    (long long)env_delta(e, (enum ctr_id)i),
-				    (long long)want[i]);
+			print_error(
+				"counter %s changed by %lld, expected %lld\n",
+				ctr_name[i],
+				(long long)env_delta(e, (enum ctr_id)i),
+				(long long)want[i]);
 	}
 	fail();
 }
@@ -694,8 +695,8 @@ const uint8_t *parse_ip4(const struct env *e, unsigned i, uint8_t proto,
 uint32_t l4_csum_ok(uint32_t saddr, uint32_t daddr, uint8_t proto,
 		    const uint8_t *l4, size_t len)
 {
-	return ref_sum16(l4, len, ref_pseudo4(saddr, daddr, proto,
-					      (uint16_t)len));
+	return ref_sum16(l4, len,
+			 ref_pseudo4(saddr, daddr, proto, (uint16_t)len));
 }
 
 /**
@@ -764,7 +765,8 @@ void parse_tcp(const struct env *e, unsigned i, struct otcp *o)
 			/* a GSO super-frame: headers and a segment size */
 			assert_int_equal(f[1], VNET_HDR_GSO_TCPV4);
 			assert_int_equal(f[2] | f[3] << 8,
-					 ETH_HLEN + IP4_HLEN + (th[12] >> 4) * 4);
+					 ETH_HLEN + IP4_HLEN +
+						 (th[12] >> 4) * 4);
 			assert_true((f[4] | f[5] << 8) > 0);
 		}
 		assert_int_equal(f[6] | f[7] << 8, ETH_HLEN + IP4_HLEN);
@@ -776,7 +778,8 @@ void parse_tcp(const struct env *e, unsigned i, struct otcp *o)
 		for (k = 0; k < e->c.conf.vnet_hdr_len; k++)
 			assert_int_equal(f[k], 0);
 		assert_int_equal(l4_csum_ok(o->saddr, o->daddr, IPPROTO_TCP_,
-					    th, len), 0xffff);
+					    th, len),
+				 0xffff);
 	}
 }
 

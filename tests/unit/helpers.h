@@ -27,8 +27,8 @@
 #define ENV_IN_SIZE (VNET_HDR_MAX_LEN + ETH_HLEN + 65535 + 64)
 #define ENV_MAX_FLOWS 64
 
-#define MS(x) ((uint64_t)(x) * 1000 * 1000)
-#define T0 MS(1000)	/* start time of every test: not zero on purpose */
+#define MS(x) ((uint64_t)(x)*1000 * 1000)
+#define T0 MS(1000) /* start time of every test: not zero on purpose */
 
 /* TCP header flags (tcp.c keeps its own copy private) */
 #define T_FIN 0x01
@@ -181,8 +181,8 @@ struct otcp {
 uint16_t ref_sum16(const void *buf, size_t len, uint32_t sum);
 uint16_t ref_pseudo4(uint32_t saddr, uint32_t daddr, uint8_t proto,
 		     uint16_t len);
-uint16_t ref_pseudo6(const uint8_t *saddr, const uint8_t *daddr,
-		     uint8_t proto, uint32_t len);
+uint16_t ref_pseudo6(const uint8_t *saddr, const uint8_t *daddr, uint8_t proto,
+		     uint32_t len);
 
 /* set-up */
 void env_conf(struct core_conf *cc, bool offload);
@@ -239,9 +239,9 @@ int env_teardown(void **state);
 
 /* ENV_BOTH() - a test run twice: on a core as on tap (vnet header and
  * checksum offload) and on a plain one, each with its own set-up */
-#define ENV_BOTH(t, setup_offload, setup_plain, teardown)              \
-	cmocka_unit_test_setup_teardown(t, setup_offload, teardown),   \
-	cmocka_unit_test_setup_teardown(t, setup_plain, teardown)
+#define ENV_BOTH(t, setup_offload, setup_plain, teardown)            \
+	cmocka_unit_test_setup_teardown(t, setup_offload, teardown), \
+		cmocka_unit_test_setup_teardown(t, setup_plain, teardown)
 
 /**
  * ENV_SETUPS() - define setup_offload() and setup_plain(), the cmocka
@@ -249,20 +249,20 @@ int env_teardown(void **state);
  * @conf:	void conf(struct core_conf *cc, bool offload): true for a
  *		12-byte vnet header and checksum offload, false for none
  */
-#define ENV_SETUPS(conf)						\
-static int setup_offload(void **state)					\
-{									\
-	struct core_conf cc;						\
-									\
-	conf(&cc, true);						\
-	return env_setup(state, &cc);					\
-}									\
-static int setup_plain(void **state)					\
-{									\
-	struct core_conf cc;						\
-									\
-	conf(&cc, false);						\
-	return env_setup(state, &cc);					\
-}
+#define ENV_SETUPS(conf)                       \
+	static int setup_offload(void **state) \
+	{                                      \
+		struct core_conf cc;           \
+                                               \
+		conf(&cc, true);               \
+		return env_setup(state, &cc);  \
+	}                                      \
+	static int setup_plain(void **state)   \
+	{                                      \
+		struct core_conf cc;           \
+                                               \
+		conf(&cc, false);              \
+		return env_setup(state, &cc);  \
+	}
 
 #endif /* SLIPWAY_TEST_HELPERS_H */

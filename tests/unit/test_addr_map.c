@@ -13,12 +13,12 @@
 #include "core/udp.h"
 #include "helpers.h"
 
-#define H4 ip4(10, 77, 0, 5)	 /* the host's address, and the guest's */
-#define HGW4 ip4(10, 77, 0, 1)	 /* the host's gateway, and the guest's */
+#define H4 ip4(10, 77, 0, 5)	  /* the host's address, and the guest's */
+#define HGW4 ip4(10, 77, 0, 1)	  /* the host's gateway, and the guest's */
 #define MAPG4 ip4(169, 254, 1, 2) /* --map-guest-addr */
 #define DNSF4 ip4(169, 254, 1, 1) /* --dns-forward */
 #define MAPL4 ip4(169, 254, 1, 3) /* --map-host-loopback */
-#define OTHER4 ip4(10, 77, 0, 7) /* a neighbour of the host */
+#define OTHER4 ip4(10, 77, 0, 7)  /* a neighbour of the host */
 
 static const uint8_t h6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x77, [15] = 5 };
 static const uint8_t hgw6[16] = { 0xfe, 0x80, [15] = 1 };
@@ -180,8 +180,12 @@ static void test_frames(void **state)
 {
 	struct core_conf cc;
 	struct env *e;
-	struct seg s = { .saddr = H4, .sport = 40001, .dport = 8080,
-			 .seq = 1000, .flags = T_SYN, .wnd = 65535,
+	struct seg s = { .saddr = H4,
+			 .sport = 40001,
+			 .dport = 8080,
+			 .seq = 1000,
+			 .flags = T_SYN,
+			 .wnd = 65535,
 			 .mss = 1460 };
 	const struct fx_intent *it;
 

@@ -125,8 +125,8 @@ static void test_arp_bad(void **state)
 
 	len = build_arp(e, buf, 1, guest_mac, GUEST4, zero, GW4);
 	env_input(e, buf, len - 1); /* 27 bytes of ARP */
-	env_input(e, buf, off); /* none */
-	buf[off + 1] = 6; /* hardware type 6 */
+	env_input(e, buf, off);	    /* none */
+	buf[off + 1] = 6;	    /* hardware type 6 */
 	env_input(e, buf, len);
 	len = build_arp(e, buf, 1, guest_mac, GUEST4, zero, GW4);
 	buf[off + 3] = 0xdd; /* protocol type 0x08dd */
@@ -275,7 +275,8 @@ static void test_icmp_unsupported(void **state)
 	assert_int_equal(e->fx.intents[1].type, FX_DGRAM_SEND);
 	assert_int_equal(e->fx.intents[1].len, 12);
 	assert_int_equal(e->fx.intents[1].data[0], 8);
-	assert_ctr_deltas(e, CTR_ICMP4_ECHO_OUT, 1, CTR_UDP_FLOWS_OPENED, 1, -1);
+	assert_ctr_deltas(e, CTR_ICMP4_ECHO_OUT, 1, CTR_UDP_FLOWS_OPENED, 1,
+			  -1);
 	e->fx.nintents = 0;
 	/* idle: the flow expires and its socket is closed */
 	env_mark(e);
@@ -362,8 +363,13 @@ static size_t build_bad_raw(const struct env *e, uint8_t *buf, int kind,
 	size_t vl = e->c.conf.vnet_hdr_len, l3 = vl + ETH_HLEN, len;
 	uint8_t data[8] = { 0 };
 	struct seg s = {
-		.daddr = ip4(192, 0, 2, 1), .sport = 40000, .dport = 80,
-		.seq = 1000, .flags = T_SYN, .wnd = 65535, .mss = 1460,
+		.daddr = ip4(192, 0, 2, 1),
+		.sport = 40000,
+		.dport = 80,
+		.seq = 1000,
+		.flags = T_SYN,
+		.wnd = 65535,
+		.mss = 1460,
 	};
 	uint8_t *ip = buf + l3;
 
@@ -616,8 +622,7 @@ static void test_no_slot(void **state)
  */
 int main(void)
 {
-#define BOTH(t) \
-	ENV_BOTH(t, env_setup_offload, env_setup_plain, env_teardown)
+#define BOTH(t) ENV_BOTH(t, env_setup_offload, env_setup_plain, env_teardown)
 	const struct CMUnitTest tests[] = {
 		BOTH(test_arp_gw),
 		BOTH(test_arp_other_address),

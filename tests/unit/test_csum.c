@@ -68,9 +68,9 @@ static void test_rfc1071_example(void **state)
  */
 static void test_ip_header_example(void **state)
 {
-	uint8_t h[20] = { 0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00,
-			  0x40, 0x11, 0x00, 0x00, 0xc0, 0xa8, 0x00, 0x01,
-			  0xc0, 0xa8, 0x00, 0xc7 };
+	uint8_t h[20] = { 0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40,
+			  0x00, 0x40, 0x11, 0x00, 0x00, 0xc0, 0xa8,
+			  0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7 };
 
 	(void)state;
 	assert_int_equal((uint16_t)~csum_fold(csum_partial(h, 20, 0)), 0xb861);
@@ -121,12 +121,12 @@ static void test_random_vs_reference(void **state)
 		for (off = 0; off < 8; off++) {
 			uint32_t sum = (uint32_t)rng_next(&rng);
 
-			assert_int_equal(csum_fold(csum_partial(buf + off, len,
-								0)),
-					 ref_sum16(buf + off, len, 0));
-			assert_int_equal(csum_fold(csum_partial(buf + off, len,
-								sum)),
-					 ref_sum16(buf + off, len, sum));
+			assert_int_equal(
+				csum_fold(csum_partial(buf + off, len, 0)),
+				ref_sum16(buf + off, len, 0));
+			assert_int_equal(
+				csum_fold(csum_partial(buf + off, len, sum)),
+				ref_sum16(buf + off, len, sum));
 		}
 	}
 	for (n = 0; n < 200; n++) {
@@ -154,9 +154,9 @@ static void test_carries(void **state)
 	for (i = 0; i < ARRAY_SIZE(lens); i++) {
 		assert_int_equal(csum_fold(csum_partial(buf, lens[i], 0)),
 				 ref_sum16(buf, lens[i], 0));
-		assert_int_equal(csum_fold(csum_partial(buf + 1, lens[i],
-							0xffffffffU)),
-				 ref_sum16(buf + 1, lens[i], 0xffffffffU));
+		assert_int_equal(
+			csum_fold(csum_partial(buf + 1, lens[i], 0xffffffffU)),
+			ref_sum16(buf + 1, lens[i], 0xffffffffU));
 	}
 	assert_int_equal(csum_fold(csum_partial(buf, 65536, 0)), 0xffff);
 	memset(buf, 0, sizeof(buf));
@@ -178,9 +178,9 @@ static void test_chaining(void **state)
 	for (split = 0; split <= 1000; split += 2) {
 		uint32_t a = csum_partial(buf, split, 0);
 
-		assert_int_equal(csum_fold(csum_partial(buf + split,
-							1001 - split, a)),
-				 csum_fold(csum_partial(buf, 1001, 0)));
+		assert_int_equal(
+			csum_fold(csum_partial(buf + split, 1001 - split, a)),
+			csum_fold(csum_partial(buf, 1001, 0)));
 	}
 }
 
@@ -212,9 +212,9 @@ static void test_pseudo4(void **state)
 	/* 0a00 + 0202 + 0a00 + 020f + 0006 + 0028 = 183f */
 	assert_int_equal(csum_fold(csum_pseudo4(GW4, GUEST4, 6, 40)), 0x183f);
 	/* 4 x ffff + 00ff + ffff folds to 00ff */
-	assert_int_equal(csum_fold(csum_pseudo4(0xffffffffU, 0xffffffffU, 255,
-						0xffff)),
-			 0x00ff);
+	assert_int_equal(
+		csum_fold(csum_pseudo4(0xffffffffU, 0xffffffffU, 255, 0xffff)),
+		0x00ff);
 	assert_int_equal(csum_fold(csum_pseudo4(0, 0, 0, 0)), 0);
 	for (n = 0; n < 1000; n++) {
 		uint32_t s = (uint32_t)rng_next(&rng);
@@ -237,8 +237,8 @@ static void test_pseudo4(void **state)
 static void test_tcp_segment(void **state)
 {
 	uint8_t th[24] = { 0x9c, 0x40, 0x00, 0x50, 0x11, 0x22, 0x33, 0x44,
-			   0, 0, 0, 0, 0x60, 0x02, 0xfa, 0xf0,
-			   0, 0, 0, 0, 2, 4, 0x05, 0xb4 };
+			   0,	 0,    0,    0,	   0x60, 0x02, 0xfa, 0xf0,
+			   0,	 0,    0,    0,	   2,	 4,    0x05, 0xb4 };
 	uint32_t s;
 
 	(void)state;
@@ -254,11 +254,10 @@ static void test_tcp_segment(void **state)
 		memcpy(odd, th, 24);
 		odd[24] = 0x5a;
 		wr16(odd + 16, 0);
-		s = csum_partial(odd, 25, csum_pseudo4(GUEST4, GW4,
-						       IPPROTO_TCP_, 25));
+		s = csum_partial(odd, 25,
+				 csum_pseudo4(GUEST4, GW4, IPPROTO_TCP_, 25));
 		wr16(odd + 16, (uint16_t)~csum_fold(s));
-		assert_int_equal(l4_csum_ok(GUEST4, GW4, IPPROTO_TCP_, odd,
-					    25),
+		assert_int_equal(l4_csum_ok(GUEST4, GW4, IPPROTO_TCP_, odd, 25),
 				 0xffff);
 	}
 }

@@ -26,7 +26,10 @@ enum log_level log_max_level = LOG_ERR;
 #define MTU 65520
 
 /* "example.test" as a DNS name (RFC 3397 wire format) */
-static const uint8_t search_wire[] = "\x07" "example" "\x04" "test";
+static const uint8_t search_wire[] = "\x07"
+				     "example"
+				     "\x04"
+				     "test";
 #define SEARCH_LEN sizeof(search_wire) /* with the root label's 0 */
 
 /* client hardware address: the guest's MAC, zero-padded to 16 bytes */
@@ -207,11 +210,10 @@ static size_t build_udp_frame(const struct env *e, uint8_t *buf,
 	wr16(uh + 4, (uint16_t)(UDP_HLEN + len));
 	wr16(uh + 6, 0);
 	memmove(uh + UDP_HLEN, msg, len);
-	wr16(uh + 6, (uint16_t)~ref_sum16(uh, UDP_HLEN + len,
-					  ref_pseudo4(saddr, daddr,
-						      IPPROTO_UDP_,
-						      (uint16_t)(UDP_HLEN +
-								 len))));
+	wr16(uh + 6,
+	     (uint16_t)~ref_sum16(uh, UDP_HLEN + len,
+				  ref_pseudo4(saddr, daddr, IPPROTO_UDP_,
+					      (uint16_t)(UDP_HLEN + len))));
 	return off + UDP_HLEN + len;
 }
 
@@ -271,8 +273,8 @@ static void send_unicast(struct env *e, const struct dreq *q)
  * cookie, the option syntax (each option once but 119, End present, zero
  * padding after it) and the RFC 1542 minimum of 300 bytes.
  */
-static void parse_reply(const struct env *e, unsigned i,
-			const uint8_t *dst_mac, struct dreply *r)
+static void parse_reply(const struct env *e, unsigned i, const uint8_t *dst_mac,
+			struct dreply *r)
 {
 	const uint8_t *f = e->fx.slots + (size_t)i * e->fx.slot_size;
 	const uint8_t *ip, *uh, *b;
@@ -310,7 +312,8 @@ static void parse_reply(const struct env *e, unsigned i,
 			assert_int_equal(f[k], 0);
 		assert_int_not_equal(rd16(uh + 6), 0);
 		assert_int_equal(l4_csum_ok(r->saddr, r->daddr, IPPROTO_UDP_,
-					    uh, ulen), 0xffff);
+					    uh, ulen),
+				 0xffff);
 	}
 
 	b = uh + UDP_HLEN;
@@ -367,8 +370,7 @@ static void parse_reply(const struct env *e, unsigned i,
  * @q:	message, sent as send_bcast() does
  * @r:	out: the reply (frame 0, to the broadcast MAC), as parse_reply()
  */
-static void bcast_reply(struct env *e, const struct dreq *q,
-			struct dreply *r)
+static void bcast_reply(struct env *e, const struct dreq *q, struct dreply *r)
 {
 	send_bcast(e, q);
 	assert_int_equal(e->fx.nframes, 1);
@@ -405,8 +407,7 @@ static void assert_opts_exactly(const struct dreply *r, ...)
  * @code:	option
  * @addr:	expected address
  */
-static void assert_opt_addr(const struct dreply *r, uint8_t code,
-			    uint32_t addr)
+static void assert_opt_addr(const struct dreply *r, uint8_t code, uint32_t addr)
 {
 	assert_non_null(r->opt[code]);
 	assert_int_equal(r->optlen[code], 4);
@@ -444,8 +445,7 @@ static void assert_type(const struct dreply *r, uint8_t type)
  * @off:	field offset (12 ciaddr, 16 yiaddr, 20 siaddr, 24 giaddr)
  * @addr:	expected value
  */
-static void assert_addr_field(const struct dreply *r, size_t off,
-			      uint32_t addr)
+static void assert_addr_field(const struct dreply *r, size_t off, uint32_t addr)
 {
 	assert_memory_equal(r->b + off, &addr, 4);
 }
@@ -532,7 +532,8 @@ static void check_nak(const struct env *e, uint16_t flags)
  */
 static void test_discover_offer(void **state)
 {
-	struct dreq q = { .type = 1, .prl = prl_all,
+	struct dreq q = { .type = 1,
+			  .prl = prl_all,
 			  .prl_len = sizeof(prl_all) };
 	struct env *e = *state;
 	struct dreply r;
@@ -564,7 +565,8 @@ static void test_discover_offer(void **state)
  */
 static void test_discover_no_mtu(void **state)
 {
-	struct dreq q = { .type = 1, .prl = prl_no_mtu,
+	struct dreq q = { .type = 1,
+			  .prl = prl_no_mtu,
 			  .prl_len = sizeof(prl_no_mtu) };
 	struct env *e = *state;
 
@@ -585,8 +587,11 @@ static void test_discover_no_mtu(void **state)
  */
 static void test_request_selecting(void **state)
 {
-	struct dreq q = { .type = 3, .req_addr = GUEST4, .server_id = GW4,
-			  .prl = prl_all, .prl_len = sizeof(prl_all) };
+	struct dreq q = { .type = 3,
+			  .req_addr = GUEST4,
+			  .server_id = GW4,
+			  .prl = prl_all,
+			  .prl_len = sizeof(prl_all) };
 	struct env *e = *state;
 
 	send_bcast(e, &q);
@@ -603,7 +608,9 @@ static void test_request_selecting(void **state)
  */
 static void test_request_init_reboot(void **state)
 {
-	struct dreq q = { .type = 3, .req_addr = GUEST4, .prl = prl_all,
+	struct dreq q = { .type = 3,
+			  .req_addr = GUEST4,
+			  .prl = prl_all,
 			  .prl_len = sizeof(prl_all) };
 	struct env *e = *state;
 
@@ -625,8 +632,10 @@ static void test_request_init_reboot(void **state)
  */
 static void test_request_other_addr(void **state)
 {
-	struct dreq q = { .type = 3, .req_addr = ip4(10, 0, 2, 16),
-			  .server_id = GW4, .flags = 0x8000 };
+	struct dreq q = { .type = 3,
+			  .req_addr = ip4(10, 0, 2, 16),
+			  .server_id = GW4,
+			  .flags = 0x8000 };
 	struct env *e = *state;
 
 	send_bcast(e, &q);
@@ -643,7 +652,8 @@ static void test_request_other_addr(void **state)
  */
 static void test_request_other_server(void **state)
 {
-	struct dreq q = { .type = 3, .req_addr = GUEST4,
+	struct dreq q = { .type = 3,
+			  .req_addr = GUEST4,
 			  .server_id = ip4(10, 0, 2, 1) };
 	struct env *e = *state;
 
@@ -663,7 +673,9 @@ static void test_request_other_server(void **state)
  */
 static void test_renew(void **state)
 {
-	struct dreq q = { .type = 3, .ciaddr = GUEST4, .prl = prl_all,
+	struct dreq q = { .type = 3,
+			  .ciaddr = GUEST4,
+			  .prl = prl_all,
 			  .prl_len = sizeof(prl_all) };
 	struct env *e = *state;
 
@@ -691,7 +703,8 @@ static void test_renew(void **state)
  */
 static void test_request_no_addr(void **state)
 {
-	struct dreq q = { .type = 3, .prl = prl_all,
+	struct dreq q = { .type = 3,
+			  .prl = prl_all,
 			  .prl_len = sizeof(prl_all) };
 	struct env *e = *state;
 
@@ -709,7 +722,9 @@ static void test_request_no_addr(void **state)
  */
 static void test_inform(void **state)
 {
-	struct dreq q = { .type = 8, .ciaddr = GUEST4, .prl = prl_all,
+	struct dreq q = { .type = 8,
+			  .ciaddr = GUEST4,
+			  .prl = prl_all,
 			  .prl_len = sizeof(prl_all) };
 	struct env *e = *state;
 	struct dreply r;
@@ -766,16 +781,17 @@ static void test_release_decline(void **state)
 static void test_option_syntax(void **state)
 {
 	static const uint8_t split[] = {
-		0, 0,		  /* Pad */
-		55, 2, 1, 3,	  /* the rest of the request list */
-		55, 1, 26,	  /* ... with the MTU */
-		52, 1, 3,	  /* overload: ignored */
-		224, 3, 1, 2, 3,  /* site-specific option */
-		12, 4, 'g', 'u', 'e', 's', /* host name */
+		0,   0,			    /* Pad */
+		55,  2, 1,   3,		    /* the rest of the request list */
+		55,  1, 26,		    /* ... with the MTU */
+		52,  1, 3,		    /* overload: ignored */
+		224, 3, 1,   2,	  3,	    /* site-specific option */
+		12,  4, 'g', 'u', 'e', 's', /* host name */
 		0,
 	};
 	static const uint8_t after_end[] = { 255, 53, 1, 7, 42, 200 };
-	struct dreq q = { .type = 1, .extra = split,
+	struct dreq q = { .type = 1,
+			  .extra = split,
 			  .extra_len = sizeof(split) };
 	struct env *e = *state;
 
@@ -789,8 +805,10 @@ static void test_option_syntax(void **state)
 	env_clear(e);
 
 	/* bytes after End are not options: not a second type, not bad */
-	q = (struct dreq){ .type = 1, .extra = after_end,
-			   .extra_len = sizeof(after_end), .no_end = true };
+	q = (struct dreq){ .type = 1,
+			   .extra = after_end,
+			   .extra_len = sizeof(after_end),
+			   .no_end = true };
 	send_bcast(e, &q);
 	check_lease_reply(e, 2, bcast_mac, 0xffffffffU, 0, 0, false);
 	env_clear(e);
@@ -806,7 +824,9 @@ static void test_option_syntax(void **state)
 static void test_padded_datagram(void **state)
 {
 	static const uint8_t junk[] = { 50, 200 };
-	struct dreq q = { .type = 1, .extra = junk, .extra_len = sizeof(junk),
+	struct dreq q = { .type = 1,
+			  .extra = junk,
+			  .extra_len = sizeof(junk),
 			  .no_end = true };
 	struct env *e = *state;
 	size_t off = e->c.conf.vnet_hdr_len + ETH_HLEN + IP4_HLEN, flen;
@@ -870,7 +890,8 @@ static size_t build_bad(uint8_t *msg, int kind, enum ctr_id *ctr)
 	static const uint8_t sid_len[] = { 54, 5, 10, 0, 2, 2, 0 };
 	static const uint8_t sid_twice[] = { 54, 4, 10, 0, 2, 2 };
 	static const uint8_t max_len[] = { 57, 1, 255 };
-	struct dreq q = { .type = 1, .prl = prl_all,
+	struct dreq q = { .type = 1,
+			  .prl = prl_all,
 			  .prl_len = sizeof(prl_all) };
 	size_t len;
 
@@ -1022,7 +1043,8 @@ static void test_dhcp_off(void **state)
  */
 static void test_conf_variants(void **state)
 {
-	struct dreq q = { .type = 1, .prl = prl_no_mtu,
+	struct dreq q = { .type = 1,
+			  .prl = prl_no_mtu,
 			  .prl_len = sizeof(prl_no_mtu) };
 	struct env *e = *state;
 	struct dhcp4_conf *d = &e->c.conf.dhcp4;
@@ -1059,8 +1081,10 @@ static void test_long_search(void **state)
 {
 	static const uint8_t max1500[] = { 57, 2, 0x05, 0xdc };
 	static const uint8_t max300[] = { 57, 2, 0x01, 0x2c };
-	struct dreq q = { .type = 1, .prl = prl_all,
-			  .prl_len = sizeof(prl_all), .extra = max1500,
+	struct dreq q = { .type = 1,
+			  .prl = prl_all,
+			  .prl_len = sizeof(prl_all),
+			  .extra = max1500,
 			  .extra_len = sizeof(max1500) };
 	struct env *e = *state;
 	struct dhcp4_conf *d = &e->c.conf.dhcp4;
@@ -1115,8 +1139,7 @@ static void test_long_search(void **state)
  * @host:	option 12 text ("" for none)
  * @fqdn:	dotted FQDN ("" for none)
  */
-static void set_names(struct dhcp4_conf *d, const char *host,
-		      const char *fqdn)
+static void set_names(struct dhcp4_conf *d, const char *host, const char *fqdn)
 {
 	d->hostname_len = strlen(host);
 	memcpy(d->hostname, host, d->hostname_len);
@@ -1130,8 +1153,8 @@ static void set_names(struct dhcp4_conf *d, const char *host,
  * @name:	expected name field
  * @len:	its length
  */
-static void assert_fqdn(const struct dreply *r, uint8_t flags,
-			const void *name, size_t len)
+static void assert_fqdn(const struct dreply *r, uint8_t flags, const void *name,
+			size_t len)
 {
 	assert_non_null(r->opt[81]);
 	assert_int_equal(r->optlen[81], 3 + len);
@@ -1157,7 +1180,8 @@ static void test_names(void **state)
 	/* flags N and E, no name */
 	static const uint8_t fqdn_ne[] = { 81, 3, 0x0c, 0, 0 };
 	static const char ascii[] = "vm1.example.test";
-	struct dreq q = { .type = 1, .prl = prl_no_mtu,
+	struct dreq q = { .type = 1,
+			  .prl = prl_no_mtu,
 			  .prl_len = sizeof(prl_no_mtu) };
 	struct env *e = *state;
 	struct dhcp4_conf *d = &e->c.conf.dhcp4;
@@ -1226,9 +1250,8 @@ static void test_names(void **state)
 	check_nak(e, 0);
 	env_clear(e);
 	assert_ctr_deltas(e, CTR_DHCP4_DISCOVER, 2, CTR_DHCP4_OFFER, 2,
-			  CTR_DHCP4_REQUEST, 4, CTR_DHCP4_ACK, 4,
-			  CTR_DHCP4_NAK, 1, CTR_DHCP4_INFORM, 1,
-			  CTR_UDP_TO_GUEST, 7, -1);
+			  CTR_DHCP4_REQUEST, 4, CTR_DHCP4_ACK, 4, CTR_DHCP4_NAK,
+			  1, CTR_DHCP4_INFORM, 1, CTR_UDP_TO_GUEST, 7, -1);
 }
 
 /**
@@ -1241,7 +1264,8 @@ static void test_names_fit(void **state)
 {
 	static const uint8_t max1500[] = { 57, 2, 0x05, 0xdc };
 	static const uint8_t prl_fqdn[] = { 1, 3, 6, 12, 26, 81, 119 };
-	struct dreq q = { .type = 1, .prl = prl_fqdn,
+	struct dreq q = { .type = 1,
+			  .prl = prl_fqdn,
 			  .prl_len = sizeof(prl_fqdn) };
 	struct env *e = *state;
 	struct dhcp4_conf *d = &e->c.conf.dhcp4;

@@ -64,10 +64,10 @@ enum log_level log_max_level = LOG_ERR;
 #define ST_NOPREFIX 6
 
 /* in env_conf6()'s fd00:5170:7761:7901::/64 (helpers.c) */
-static const uint8_t guest6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61,
-				    0x79, 0x01, [15] = 0x15 };
-static const uint8_t old6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79,
-				  0x01, [15] = 0x99 };
+static const uint8_t guest6[16] = { 0xfd, 0x00, 0x51, 0x70,	  0x77,
+				    0x61, 0x79, 0x01, [15] = 0x15 };
+static const uint8_t old6[16] = { 0xfd, 0x00, 0x51, 0x70,	0x77,
+				  0x61, 0x79, 0x01, [15] = 0x99 };
 static const uint8_t outside6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 static const uint8_t unspec6[16];
 static const uint8_t all_servers[16] = { 0xff, 0x02, [13] = 1, [15] = 2 };
@@ -75,14 +75,18 @@ static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
 static const uint8_t all_nodes_mac[6] = { 0x33, 0x33, 0, 0, 0, 1 };
 
 /* our DUID-LL: type 3, hardware type 1, our MAC */
-static const uint8_t server_duid[10] = { 0, 3, 0, 1, 0x52, 0x56,
-					 0x00, 0x00, 0x00, 0x02 };
+static const uint8_t server_duid[10] = { 0,    3,    0,	   1,	 0x52,
+					 0x56, 0x00, 0x00, 0x00, 0x02 };
 /* the client's DUID-LLT: type 1, hardware type 1, time, its MAC */
-static const uint8_t client_duid[14] = { 0, 1, 0, 1, 0x2c, 0x3d, 0x4e, 0x5f,
-					 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+static const uint8_t client_duid[14] = { 0,    1,    0,	   1,	 0x2c,
+					 0x3d, 0x4e, 0x5f, 0x52, 0x54,
+					 0x00, 0x12, 0x34, 0x56 };
 
 /* "example.test" as a DNS name (wire format) */
-static const uint8_t search_wire[] = "\x07" "example" "\x04" "test";
+static const uint8_t search_wire[] = "\x07"
+				     "example"
+				     "\x04"
+				     "test";
 #define SEARCH_LEN sizeof(search_wire) /* with the root label's 0 */
 
 /**
@@ -347,8 +351,9 @@ static void send6(struct env *e, const struct msg6 *m, const uint8_t *src,
 	wr16(uh + 4, (uint16_t)l4);
 	wr16(uh + 6, 0);
 	memcpy(uh + 8, m->b, m->len);
-	wr16(uh + 6, (uint16_t)~ref_sum16(uh, l4, ref_pseudo6(src, dst, NH_UDP,
-							      (uint32_t)l4)));
+	wr16(uh + 6,
+	     (uint16_t)~ref_sum16(uh, l4,
+				  ref_pseudo6(src, dst, NH_UDP, (uint32_t)l4)));
 	env_input(e, e->in, off + IP6_HLEN + l4);
 }
 
@@ -419,8 +424,8 @@ static void parse_reply(const struct env *e, unsigned i, const uint8_t *src,
 			assert_int_equal(f[k], 0);
 		assert_int_not_equal(rd16(uh + 6), 0);
 	}
-	assert_int_equal(ref_sum16(copy, l4, ref_pseudo6(src, dst, NH_UDP,
-							 (uint32_t)l4)),
+	assert_int_equal(ref_sum16(copy, l4,
+				   ref_pseudo6(src, dst, NH_UDP, (uint32_t)l4)),
 			 0xffff);
 
 	r->m = uh + 8;
@@ -1295,7 +1300,8 @@ static void test_udp_hook(void **state)
 	assert_int_equal(e->fx.nframes, 0);
 	/* the unicast ones are UDP flows like any other; multicast dropped */
 	assert_ctr_deltas(e, CTR_IP6_DROP_ADDR, 3, CTR_UDP_FROM_GUEST, 2,
-			  CTR_UDP_FLOWS_OPENED, 2, CTR_UDP_FLOWS_OPENED6, 2, -1);
+			  CTR_UDP_FLOWS_OPENED, 2, CTR_UDP_FLOWS_OPENED6, 2,
+			  -1);
 	assert_int_equal(fx_count(e, FX_DGRAM_OPEN), 2);
 	env_clear(e);
 	core_timer(&e->c, e->now + e->c.conf.udp_idle_ns + 1, &e->fx);

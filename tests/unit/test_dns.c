@@ -346,7 +346,8 @@ static void test_truncated(void **state)
 	for (n = DNS_HLEN; n < m.n; n++) {
 		enum dns_err r = parse_q(m.b, n, &d);
 
-		assert_int_equal(r, n < name_end ? DNS_ERR_NAME : DNS_ERR_TRUNC);
+		assert_int_equal(r,
+				 n < name_end ? DNS_ERR_NAME : DNS_ERR_TRUNC);
 		assert_int_equal(d.qname_len, 0);
 	}
 	assert_int_equal(parse_q(m.b, m.n, &d), DNS_OK);
@@ -464,8 +465,7 @@ static void test_name_length(void **state)
 		put_long_name(&m, 1, 0);
 		m.n--;
 		put_ptr(&m, DNS_HLEN);
-		assert_int_equal(name_at(m.b, m.n, second, out, &olen),
-				 DNS_OK);
+		assert_int_equal(name_at(m.b, m.n, second, out, &olen), DNS_OK);
 		assert_int_equal(olen, 64 + 129);
 	}
 }
@@ -510,10 +510,10 @@ static void test_pointer_loops(void **state)
 
 	/* label then a pointer back into the same name's first label */
 	put_hdr(&m, 1, 0, 1, 0, 0, 0);
-	put_name(&m, "a");		/* 12: \1 a \0 */
-	put8(&m, 1);			/* 15: \1 b */
+	put_name(&m, "a"); /* 12: \1 a \0 */
+	put8(&m, 1);	   /* 15: \1 b */
 	put8(&m, 'b');
-	put_ptr(&m, 15);		/* 17: -> 15: loop */
+	put_ptr(&m, 15); /* 17: -> 15: loop */
 	assert_int_equal(name_at(m.b, m.n, 15, out, &olen), DNS_ERR_NAME);
 
 	/* backwards, but into the name itself (no loop, yet not a prior
@@ -532,26 +532,26 @@ static void test_pointer_loops(void **state)
 	/* two pointers that each go back, in a cycle: 20 -> 14, and at 14
 	 * a label whose end is the pointer at 16 -> 14 */
 	put_hdr(&m, 1, 0, 1, 0, 0, 0);
-	put8(&m, 1);			/* 12: \1 'x' */
+	put8(&m, 1); /* 12: \1 'x' */
 	put8(&m, 'x');
-	put8(&m, 1);			/* 14: \1 'y' */
+	put8(&m, 1); /* 14: \1 'y' */
 	put8(&m, 'y');
-	put_ptr(&m, 14);		/* 16: -> 14 */
-	put8(&m, 0);			/* 18 */
-	put8(&m, 0);			/* 19 */
-	put_ptr(&m, 14);		/* 20: -> 14 -> y -> 16 -> 14 ... */
+	put_ptr(&m, 14); /* 16: -> 14 */
+	put8(&m, 0);	 /* 18 */
+	put8(&m, 0);	 /* 19 */
+	put_ptr(&m, 14); /* 20: -> 14 -> y -> 16 -> 14 ... */
 	assert_int_equal(name_at(m.b, m.n, 20, out, &olen), DNS_ERR_NAME);
 	assert_int_equal(name_at(m.b, m.n, 16, out, &olen), DNS_ERR_NAME);
 
 	/* the same cycle reached through a second backward jump */
 	put_hdr(&m, 1, 0, 1, 0, 0, 0);
-	put8(&m, 1);			/* 12: \1 'p' -> 18 */
+	put8(&m, 1); /* 12: \1 'p' -> 18 */
 	put8(&m, 'p');
-	put_ptr(&m, 18);		/* 14: forward from 12's run */
+	put_ptr(&m, 18); /* 14: forward from 12's run */
 	put8(&m, 0);
 	put8(&m, 0);
-	put_ptr(&m, 12);		/* 18: -> 12 */
-	put_ptr(&m, 18);		/* 20: -> 18 -> 12 -> 14 -> 18 ... */
+	put_ptr(&m, 12); /* 18: -> 12 */
+	put_ptr(&m, 18); /* 20: -> 18 -> 12 -> 14 -> 18 ... */
 	assert_int_equal(name_at(m.b, m.n, 20, out, &olen), DNS_ERR_NAME);
 }
 
@@ -572,8 +572,8 @@ static void test_pointer_chains(void **state)
 		unsigned i;
 
 		put_hdr(&m, 1, 0, 1, 0, 0, 0);
-		put_name(&m, "end");		/* 12 */
-		put_ptr(&m, DNS_HLEN);		/* 17: first hop */
+		put_name(&m, "end");   /* 12 */
+		put_ptr(&m, DNS_HLEN); /* 17: first hop */
 		for (i = 1; i < hops; i++)
 			put_ptr(&m, (uint16_t)(m.n - 2));
 		if (hops <= DNS_PTR_HOPS_MAX) {
@@ -618,7 +618,7 @@ static void put_answer(struct mb *m, uint16_t id)
 	size_t cname_target;
 
 	put_hdr(m, id, DNS_F_QR | DNS_F_RD | DNS_F_RA, 1, 3, 1, 1);
-	put_name(m, "WWW.example.COM");		/* 12, example at 16 */
+	put_name(m, "WWW.example.COM"); /* 12, example at 16 */
 	put16(m, 1);
 	put16(m, 1);
 	/* www.example.com CNAME web.example.com */

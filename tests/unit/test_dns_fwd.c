@@ -156,8 +156,8 @@ static struct fenv *fenv_new(void)
 	cc.dns4_be = DNS4;
 	e->mem = calloc(1, core_mem_size(&cc));
 	assert_non_null(e->mem);
-	assert_int_equal(core_init(&e->sh->core, &cc, e->mem, e->sh->stats.ctr,
-				   key), 0);
+	assert_int_equal(
+		core_init(&e->sh->core, &cc, e->mem, e->sh->stats.ctr, key), 0);
 	e->sh->fx.slots = calloc(ENV_SLOTS, ENV_SLOT_SIZE);
 	assert_non_null(e->sh->fx.slots);
 	e->sh->fx.slot_size = ENV_SLOT_SIZE;
@@ -200,9 +200,9 @@ static void fenv_free(struct fenv *e)
 static size_t build_query(uint8_t *buf, uint16_t id)
 {
 	static const uint8_t q[] = {
-		0, 0, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0,
-		1, 'a', 4, 't', 'e', 's', 't', 7, 's', 'l', 'i', 'p', 'w', 'a',
-		'y', 0, 0, 1, 0, 1,
+		0,   0,	  0x01, 0x00, 0,   1,	0,   0,	  0, 0,	  0,
+		0,   1,	  'a',	4,    't', 'e', 's', 't', 7, 's', 'l',
+		'i', 'p', 'w',	'a',  'y', 0,	0,   1,	  0, 1,
 	};
 
 	memcpy(buf, q, sizeof(q));

@@ -234,12 +234,9 @@ static void test_full(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_legacy),
-		cmocka_unit_test(test_podman),
-		cmocka_unit_test(test_ifname),
-		cmocka_unit_test(test_lists),
-		cmocka_unit_test(test_auto),
-		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_legacy), cmocka_unit_test(test_podman),
+		cmocka_unit_test(test_ifname), cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_auto),   cmocka_unit_test(test_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

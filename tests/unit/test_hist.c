@@ -145,7 +145,8 @@ static void test_quantiles(void **state)
 	for (i = 0; i < 1000; i++)
 		hist_record(&ha, 1514);
 	for (i = 0; i < 5; i++)
-		assert_int_equal(hist_quantile(&ha, 0.1 + 0.2 * (double)i), 1514);
+		assert_int_equal(hist_quantile(&ha, 0.1 + 0.2 * (double)i),
+				 1514);
 	assert_int_equal(ha.sum, 1514000);
 }
 

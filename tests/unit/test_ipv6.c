@@ -130,7 +130,7 @@ static size_t build_udp6(const struct env *e, uint8_t *b, const uint8_t *src,
 	memcpy(uh + 8, data, len);
 	wr16(uh + 6, (uint16_t)~ref_sum16(uh, 8 + len,
 					  ref_pseudo6(src, dst, IPPROTO_UDP_,
-							(uint32_t)(8 + len))));
+						      (uint32_t)(8 + len))));
 	return off + IP6_HLEN + 8 + len;
 }
 
@@ -158,10 +158,10 @@ static size_t build_echo6(const struct env *e, uint8_t *b, const uint8_t *dst,
 	wr16(m + 4, id);
 	wr16(m + 6, seqno);
 	memcpy(m + 8, pat, len);
-	wr16(m + 2, (uint16_t)~ref_sum16(m, 8 + len,
-					 ref_pseudo6(guest6, dst,
-						       IPPROTO_ICMPV6_,
-						       (uint32_t)(8 + len))));
+	wr16(m + 2,
+	     (uint16_t)~ref_sum16(m, 8 + len,
+				  ref_pseudo6(guest6, dst, IPPROTO_ICMPV6_,
+					      (uint32_t)(8 + len))));
 	return off + IP6_HLEN + 8 + len;
 }
 
@@ -363,7 +363,7 @@ static const uint8_t *parse_icmp6(const struct env *e, unsigned i,
 	assert_memory_equal(ip + 24, dst, 16);
 	assert_int_equal(ref_sum16(m, *len,
 				   ref_pseudo6(src, dst, IPPROTO_ICMPV6_,
-						 (uint32_t)*len)),
+					       (uint32_t)*len)),
 			 0xffff);
 	return m;
 }
@@ -401,13 +401,19 @@ struct conn6 {
  *
  * Return: the segment (window 502, scaled by 7: 64256 bytes)
  */
-static struct seg cseg6(const struct conn6 *k, uint8_t flags,
-			 const void *data, size_t len)
+static struct seg cseg6(const struct conn6 *k, uint8_t flags, const void *data,
+			size_t len)
 {
 	struct seg s = {
-		.daddr6 = k->raddr, .sport = k->gport, .dport = k->rport,
-		.seq = k->gseq, .ack = (flags & T_ACK) ? k->gack : 0,
-		.flags = flags, .wnd = 502, .data = data, .len = len,
+		.daddr6 = k->raddr,
+		.sport = k->gport,
+		.dport = k->rport,
+		.seq = k->gseq,
+		.ack = (flags & T_ACK) ? k->gack : 0,
+		.flags = flags,
+		.wnd = 502,
+		.data = data,
+		.len = len,
 	};
 
 	return s;
@@ -599,8 +605,12 @@ static void test_tcp6_gateway(void **state)
 static void test_tcp6_link_local(void **state)
 {
 	struct env *e = *state;
-	struct seg s = { .saddr6 = guest6_ll, .daddr6 = gw6_ll, .sport = 40060,
-			  .dport = 22, .seq = 10, .flags = T_SYN };
+	struct seg s = { .saddr6 = guest6_ll,
+			 .daddr6 = gw6_ll,
+			 .sport = 40060,
+			 .dport = 22,
+			 .seq = 10,
+			 .flags = T_SYN };
 	const struct fx_intent *it;
 	struct tcp_flow *f;
 	struct o6 o;
@@ -746,8 +756,8 @@ static void test_tcp6_rst_unknown(void **state)
 	s = cseg6(&k, T_RST, NULL, 0);
 	env_send(e, &s);
 	assert_int_equal(e->fx.nframes, 0);
-	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 3, CTR_TCP_RST_UNKNOWN_FLOW,
-			  2, -1);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 3, CTR_TCP_RST_UNKNOWN_FLOW, 2,
+			  -1);
 	env_clear(e);
 }
 
@@ -763,13 +773,16 @@ static void test_tcp6_connect_fail(void **state)
 	static const struct {
 		int err;
 		int code;
-	} cases[] = { { ECONNREFUSED, -1 }, { EHOSTUNREACH, 3 },
+	} cases[] = { { ECONNREFUSED, -1 },
+		      { EHOSTUNREACH, 3 },
 		      { ENETUNREACH, 0 } };
 	unsigned i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct conn6 k = { .raddr = remote6, .gport = 42000 + i,
-				   .rport = 80, .gseq = 777 };
+		struct conn6 k = { .raddr = remote6,
+				   .gport = 42000 + i,
+				   .rport = 80,
+				   .gseq = 777 };
 		struct seg s = cseg6(&k, T_SYN, NULL, 0);
 		struct tcp_flow *f;
 		const uint8_t *m, *q;
@@ -915,8 +928,8 @@ static void test_tcp6_published(void **state)
 	check6(e, 0, &k, T_SYN, f->iss, 0, &o);
 	assert_int_equal(o.mss, MSS6);
 	env_clear(e);
-	f4 = tcp_host_accepted(&e->c, M4(ip4(192, 168, 1, 9)), 50000, 8080,
-			       43, e->now, &e->fx);
+	f4 = tcp_host_accepted(&e->c, M4(ip4(192, 168, 1, 9)), 50000, 8080, 43,
+			       e->now, &e->fx);
 	assert_non_null(f4);
 	assert_false(tcp_flow_v6(f4));
 	assert_memory_equal(f4->guest_addr, M4(GUEST4), 16);
@@ -925,16 +938,21 @@ static void test_tcp6_published(void **state)
 	/* the guest refuses both */
 	env_clear(e);
 	{
-		struct seg s = { .daddr6 = remote6, .sport = 8080,
-				  .dport = 50000, .ack = f->iss + 1,
-				  .flags = T_RST | T_ACK };
+		struct seg s = { .daddr6 = remote6,
+				 .sport = 8080,
+				 .dport = 50000,
+				 .ack = f->iss + 1,
+				 .flags = T_RST | T_ACK };
 
 		env_send(e, &s);
 	}
 	{
-		struct seg s = { .saddr = GUEST4, .daddr = ip4(192, 168, 1, 9),
-				 .sport = 8080, .dport = 50000,
-				 .ack = f4->iss + 1, .flags = T_RST | T_ACK };
+		struct seg s = { .saddr = GUEST4,
+				 .daddr = ip4(192, 168, 1, 9),
+				 .sport = 8080,
+				 .dport = 50000,
+				 .ack = f4->iss + 1,
+				 .flags = T_RST | T_ACK };
 
 		env_send(e, &s);
 	}
@@ -944,8 +962,8 @@ static void test_tcp6_published(void **state)
 
 	/* with IPv6 off, an IPv6 source has nowhere to go */
 	e->c.conf.ipv6 = false;
-	assert_null(tcp_host_accepted(&e->c, remote6, 1, 2, 44, e->now,
-				      &e->fx));
+	assert_null(
+		tcp_host_accepted(&e->c, remote6, 1, 2, 44, e->now, &e->fx));
 	e->c.conf.ipv6 = true;
 }
 
@@ -957,8 +975,11 @@ static void test_tcp6_published(void **state)
 static void test_tcp6_families_apart(void **state)
 {
 	struct env *e = *state;
-	struct seg s4 = { .saddr = GUEST4, .daddr = ip4(93, 184, 216, 34),
-			  .sport = 40050, .dport = 80, .seq = 1,
+	struct seg s4 = { .saddr = GUEST4,
+			  .daddr = ip4(93, 184, 216, 34),
+			  .sport = 40050,
+			  .dport = 80,
+			  .seq = 1,
 			  .flags = T_SYN };
 	struct conn6 k;
 	struct tcp_flow *f4;
@@ -970,7 +991,8 @@ static void test_tcp6_families_apart(void **state)
 	assert_true(f4 != k.f);
 	assert_true(addr_is4(fx_find(e, FX_SOCK_CONNECT)->addr));
 	assert_ptr_equal(flow_lookup(&e->c, M4(GUEST4), 40050,
-				     M4(ip4(93, 184, 216, 34)), 80), f4);
+				     M4(ip4(93, 184, 216, 34)), 80),
+			 f4);
 	assert_ptr_equal(flow_lookup(&e->c, guest6, 40050, remote6, 80), k.f);
 	f4->sock = 77;
 	env_clear(e);
@@ -988,8 +1010,8 @@ static void test_tcp6_families_apart(void **state)
 static void test_ip6_unusable(void **state)
 {
 	struct env *e = *state;
-	static const uint8_t unspec[16], mapped[16] = { [10] = 0xff, 0xff,
-							127, 0, 0, 1 };
+	static const uint8_t unspec[16],
+		mapped[16] = { [10] = 0xff, 0xff, 127, 0, 0, 1 };
 	static const uint8_t mcast[16] = { 0xff, 0x02, [15] = 0xfb };
 	static const uint8_t other_ll[16] = { 0xfe, 0x80, [15] = 0x99 };
 	const uint8_t *dsts[] = { unspec, lo6, mapped, mcast, other_ll };
@@ -998,22 +1020,27 @@ static void test_ip6_unusable(void **state)
 	size_t len;
 
 	for (i = 0; i < ARRAY_SIZE(dsts); i++) {
-		struct seg s = { .daddr6 = dsts[i], .sport = 1, .dport = 2,
-				  .flags = T_SYN };
+		struct seg s = { .daddr6 = dsts[i],
+				 .sport = 1,
+				 .dport = 2,
+				 .flags = T_SYN };
 
 		env_send(e, &s);
 		len = build_udp6(e, e->in, guest6, dsts[i], 1, 2, pat, 4);
 		env_input(e, e->in, len);
 		n += 2;
 		if (dsts[i][0] != 0xff) { /* echo to multicast: ndp.c's */
-			env_input(e, e->in, build_echo6(e, e->in, dsts[i], 1,
-							1, 0));
+			env_input(e, e->in,
+				  build_echo6(e, e->in, dsts[i], 1, 1, 0));
 			n++;
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(srcs); i++) {
-		struct seg s = { .saddr6 = srcs[i], .daddr6 = remote6, .sport = 1,
-				  .dport = 2, .flags = T_SYN };
+		struct seg s = { .saddr6 = srcs[i],
+				 .daddr6 = remote6,
+				 .sport = 1,
+				 .dport = 2,
+				 .flags = T_SYN };
 
 		env_send(e, &s);
 		n++;
@@ -1041,8 +1068,8 @@ static void test_udp6_flow(void **state)
 	uint8_t *slot;
 	size_t len;
 
-	env_input(e, e->in, build_udp6(e, e->in, guest6, remote6, 5000, 53,
-				       pat, 100));
+	env_input(e, e->in,
+		  build_udp6(e, e->in, guest6, remote6, 5000, 53, pat, 100));
 	assert_intents(e, FX_DGRAM_OPEN, FX_DGRAM_SEND, -1);
 	it = &e->fx.intents[0];
 	assert_memory_equal(it->addr, remote6, 16);
@@ -1054,8 +1081,8 @@ static void test_udp6_flow(void **state)
 	assert_true(udp_flow_v6(f));
 	f->sock = 60;
 	env_clear(e);
-	env_input(e, e->in, build_udp6(e, e->in, guest6, remote6, 5000, 53,
-				       pat, 7));
+	env_input(e, e->in,
+		  build_udp6(e, e->in, guest6, remote6, 5000, 53, pat, 7));
 	assert_intents(e, FX_DGRAM_SEND, -1);
 	env_clear(e);
 
@@ -1090,8 +1117,7 @@ static void test_udp6_unreach(void **state)
 	const uint8_t *m;
 	size_t len;
 
-	env_input(e, e->in, build_udp6(e, e->in, guest6, gw6, 5001, 9, pat,
-				       5));
+	env_input(e, e->in, build_udp6(e, e->in, guest6, gw6, 5001, 9, pat, 5));
 	assert_memory_equal(fx_find(e, FX_DGRAM_OPEN)->addr, lo6, 16);
 	f = udp_flow_get(&e->c, fx_find(e, FX_DGRAM_OPEN)->flow);
 	f->sock = 61;
@@ -1128,16 +1154,16 @@ static void test_udp6_no_map_gw(void **state)
 	size_t len;
 
 	e->c.conf.map_gw_to_loopback = false;
-	env_input(e, e->in, build_udp6(e, e->in, guest6, gw6, 5002, 9, pat,
-				       40));
+	env_input(e, e->in,
+		  build_udp6(e, e->in, guest6, gw6, 5002, 9, pat, 40));
 	assert_int_equal(e->fx.nintents, 0);
 	m = parse_icmp6(e, 0, gw6, guest6, &len);
 	assert_int_equal(m[0], 1);
 	assert_int_equal(m[1], 4);
 	assert_int_equal(len, 8 + IP6_HLEN + UDP_HLEN + 40);
 	assert_memory_equal(m + 8 + IP6_HLEN + UDP_HLEN, pat, 40);
-	assert_ctr_deltas(e, CTR_UDP_UNREACH_SENT, 1, CTR_ICMP6_UNREACH_SENT,
-			  1, -1);
+	assert_ctr_deltas(e, CTR_UDP_UNREACH_SENT, 1, CTR_ICMP6_UNREACH_SENT, 1,
+			  -1);
 	env_clear(e);
 }
 
@@ -1154,8 +1180,8 @@ static void test_udp6_dns(void **state)
 	const uint8_t *p;
 	size_t len;
 
-	env_input(e, e->in, build_udp6(e, e->in, guest6, dns6, 33333, 53,
-				       pat, 30));
+	env_input(e, e->in,
+		  build_udp6(e, e->in, guest6, dns6, 33333, 53, pat, 30));
 	assert_intents(e, FX_DNS_QUERY, -1);
 	it = &e->fx.intents[0];
 	assert_memory_equal(it->addr, guest6, 16);
@@ -1164,13 +1190,15 @@ static void test_udp6_dns(void **state)
 	assert_ctr_deltas(e, CTR_DNS_QUERIES, 1, CTR_DNS_QUERIES6, 1, -1);
 	env_clear(e);
 	assert_int_equal(udp_send(&e->c, &e->fx, dns6, 53, guest6, 33333,
-				  pat + 1, 99), 0);
+				  pat + 1, 99),
+			 0);
 	p = parse_udp6(e, 0, dns6, guest6, 53, 33333, &len);
 	assert_int_equal(len, 99);
 	assert_memory_equal(p, pat + 1, 99);
 	/* too large for a frame: dropped and counted */
 	assert_int_equal(udp_send(&e->c, &e->fx, dns6, 53, guest6, 1, pat,
-				  65520 - 47), -1);
+				  65520 - 47),
+			 -1);
 	assert_int_equal(env_delta(e, CTR_UDP_DROP_TOO_BIG), 1);
 	env_clear(e);
 }
@@ -1188,8 +1216,7 @@ static void test_udp6_published(void **state)
 	size_t len;
 
 	memcpy(udp_payload_slot(&e->c, &e->fx, true), pat, 12);
-	f = udp_pub_to_guest(&e->c, remote6, 6000, 5353, 9, &e->fx, 12,
-			     e->now);
+	f = udp_pub_to_guest(&e->c, remote6, 6000, 5353, 9, &e->fx, 12, e->now);
 	assert_non_null(f);
 	assert_int_equal(f->kind, UDPK_PUB);
 	p = parse_udp6(e, 0, remote6, guest6, 6000, 5353, &len);
@@ -1197,8 +1224,8 @@ static void test_udp6_published(void **state)
 	assert_memory_equal(p, pat, 12);
 	env_clear(e);
 	/* the guest answers: sent on the listener */
-	env_input(e, e->in, build_udp6(e, e->in, guest6, remote6, 5353, 6000,
-				       pat, 3));
+	env_input(e, e->in,
+		  build_udp6(e, e->in, guest6, remote6, 5353, 6000, pat, 3));
 	assert_intents(e, FX_DGRAM_SEND, -1);
 	assert_int_equal(e->fx.intents[0].sock, 9);
 	env_clear(e);
@@ -1259,21 +1286,22 @@ static void test_echo6_out(void **state)
 static void test_shards6(void **state)
 {
 	struct env *e = *state;
-	struct seg s = { .daddr6 = remote6, .sport = 1000, .dport = 80,
-			  .flags = T_ACK };
+	struct seg s = {
+		.daddr6 = remote6, .sport = 1000, .dport = 80, .flags = T_ACK
+	};
 
 	e->c.conf.nshards = 2;
 	e->c.conf.shard_id = 1;
 	e->c.in_hop = 0;
-	env_input(e, e->in, build_udp6(e, e->in, guest6, dns6, 4000, 53, pat,
-				       20));
+	env_input(e, e->in,
+		  build_udp6(e, e->in, guest6, dns6, 4000, 53, pat, 20));
 	assert_int_equal(e->c.pass_to, 0);
 	assert_int_equal(e->fx.nintents, 0);
 	env_send(e, &s);
 	assert_int_equal(e->c.pass_to, 0);
 	assert_int_equal(e->fx.nframes, 0);
-	env_input(e, e->in, build_udp6(e, e->in, guest6, remote6, 4001, 9,
-				       pat, 2));
+	env_input(e, e->in,
+		  build_udp6(e, e->in, guest6, remote6, 4001, 9, pat, 2));
 	assert_int_equal(e->c.pass_to, 0);
 	assert_int_equal(e->fx.nintents, 0);
 	s.flags = T_SYN;

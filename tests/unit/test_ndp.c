@@ -24,8 +24,8 @@
 #define RA_LEN 88 /* 16 + prefix 32 + MTU 8 + RDNSS 24 + SLLA 8 */
 
 /* in env_conf6()'s fd00:5170:7761:7901::/64 (helpers.c) */
-static const uint8_t other6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79,
-				    0x01, [15] = 0x99 };
+static const uint8_t other6[16] = { 0xfd, 0x00, 0x51, 0x70,	  0x77,
+				    0x61, 0x79, 0x01, [15] = 0x99 };
 static const uint8_t outside6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 static const uint8_t guest6[16] = { 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61,
 				    0x79, 0x01, 0x50, 0x54, 0x00, 0xff,
@@ -122,9 +122,10 @@ static size_t build6(const struct env *e, uint8_t *buf, const struct pkt6 *p)
 	memcpy(m, p->msg, p->len);
 	if (p->last_nh == NH_ICMP6 && p->len >= 4) {
 		wr16(m + 2, 0);
-		wr16(m + 2, (uint16_t)~ref_sum16(m, p->len,
-						 ref_pseudo6(p->src, p->dst, NH_ICMP6,
-							     (uint32_t)p->len)));
+		wr16(m + 2,
+		     (uint16_t)~ref_sum16(m, p->len,
+					  ref_pseudo6(p->src, p->dst, NH_ICMP6,
+						      (uint32_t)p->len)));
 	}
 	return off + p->len;
 }
@@ -176,10 +177,10 @@ static const uint8_t *parse_icmp6(const struct env *e, unsigned i,
 	assert_memory_equal(ip + 8, src, 16);
 	assert_memory_equal(ip + 24, dst, 16);
 	*len = l3 - IP6_HLEN;
-	assert_int_equal(ref_sum16(ip + IP6_HLEN, *len,
-				   ref_pseudo6(src, dst, NH_ICMP6,
-					       (uint32_t)*len)),
-			 0xffff);
+	assert_int_equal(
+		ref_sum16(ip + IP6_HLEN, *len,
+			  ref_pseudo6(src, dst, NH_ICMP6, (uint32_t)*len)),
+		0xffff);
 	return ip + IP6_HLEN;
 }
 
@@ -276,27 +277,92 @@ static void check_ra_full(const struct env *e, unsigned i,
 			  const uint8_t *search, size_t search_len)
 {
 	uint8_t want[RA_LEN + 8 + 264] = {
-		134, 0, 0, 0,		/* type, code, checksum */
-		64, flags,		/* cur hop limit, M/O flags */
-		(uint8_t)(lifetime >> 8), (uint8_t)lifetime,
-		0, 0, 0, 0,		/* reachable time */
-		0, 0, 0, 0,		/* retrans timer */
+		134,
+		0,
+		0,
+		0, /* type, code, checksum */
+		64,
+		flags, /* cur hop limit, M/O flags */
+		(uint8_t)(lifetime >> 8),
+		(uint8_t)lifetime,
+		0,
+		0,
+		0,
+		0, /* reachable time */
+		0,
+		0,
+		0,
+		0, /* retrans timer */
 		/* prefix information: /64, L and A, infinite lifetimes */
-		3, 4, 64, 0xc0,
-		0xff, 0xff, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff,
-		0, 0, 0, 0,
-		0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79, 0x01,
-		0, 0, 0, 0, 0, 0, 0, 0,
+		3,
+		4,
+		64,
+		0xc0,
+		0xff,
+		0xff,
+		0xff,
+		0xff,
+		0xff,
+		0xff,
+		0xff,
+		0xff,
+		0,
+		0,
+		0,
+		0,
+		0xfd,
+		0x00,
+		0x51,
+		0x70,
+		0x77,
+		0x61,
+		0x79,
+		0x01,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
 		/* MTU 1500 */
-		5, 1, 0, 0, 0, 0, 0x05, 0xdc,
+		5,
+		1,
+		0,
+		0,
+		0,
+		0,
+		0x05,
+		0xdc,
 		/* RDNSS: infinite lifetime, dns6 */
-		25, 3, 0, 0, 0xff, 0xff, 0xff, 0xff,
-		0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79, 0x01,
-		0, 0, 0, 0, 0, 0, 0, 3,
+		25,
+		3,
+		0,
+		0,
+		0xff,
+		0xff,
+		0xff,
+		0xff,
+		0xfd,
+		0x00,
+		0x51,
+		0x70,
+		0x77,
+		0x61,
+		0x79,
+		0x01,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		3,
 	};
-	static const uint8_t slla[8] = { 1, 1, 0x52, 0x56, 0x00,
-					 0x00, 0x00, 0x02 };
+	static const uint8_t slla[8] = { 1,    1,    0x52, 0x56,
+					 0x00, 0x00, 0x00, 0x02 };
 	size_t want_len = RA_LEN - 8, len, olen;
 	const uint8_t *m;
 
@@ -407,8 +473,11 @@ static void test_rs_ra(void **state)
 {
 	struct env *e = *state;
 	struct pkt6 p = {
-		.dst_mac = all_routers_mac, .src = unspec6,
-		.dst = all_routers, .hop = 255, .last_nh = NH_ICMP6,
+		.dst_mac = all_routers_mac,
+		.src = unspec6,
+		.dst = all_routers,
+		.hop = 255,
+		.last_nh = NH_ICMP6,
 	};
 	uint8_t m[16];
 
@@ -435,8 +504,11 @@ static void test_rs_ra(void **state)
 static void test_ra_lifetime_no_dns(void **state)
 {
 	struct pkt6 p = {
-		.dst_mac = all_routers_mac, .src = guest6_ll,
-		.dst = all_routers, .hop = 255, .last_nh = NH_ICMP6,
+		.dst_mac = all_routers_mac,
+		.src = guest6_ll,
+		.dst = all_routers,
+		.hop = 255,
+		.last_nh = NH_ICMP6,
 	};
 	struct core_conf cc;
 	struct env *e;
@@ -516,8 +588,12 @@ static void test_ns_na(void **state)
 	struct env *e = *state;
 	uint8_t m[32], sn[16], sn_mac[6] = { 0x33, 0x33, 0xff };
 	struct pkt6 p = {
-		.src = guest6_ll, .dst = sn, .dst_mac = sn_mac, .hop = 255,
-		.last_nh = NH_ICMP6, .msg = m,
+		.src = guest6_ll,
+		.dst = sn,
+		.dst_mac = sn_mac,
+		.hop = 255,
+		.last_nh = NH_ICMP6,
+		.msg = m,
 	};
 
 	sol_node(sn, gw6_ll);
@@ -557,8 +633,12 @@ static void test_ns_other(void **state)
 	struct env *e = *state;
 	uint8_t m[32], sn[16];
 	struct pkt6 p = {
-		.src = guest6_ll, .dst = sn, .dst_mac = all_nodes_mac,
-		.hop = 255, .last_nh = NH_ICMP6, .msg = m,
+		.src = guest6_ll,
+		.dst = sn,
+		.dst_mac = all_nodes_mac,
+		.hop = 255,
+		.last_nh = NH_ICMP6,
+		.msg = m,
 	};
 
 	send_ns(e, &p, sn, m, other6, true);
@@ -579,8 +659,12 @@ static void test_dad(void **state)
 	struct env *e = *state;
 	uint8_t m[32], sn[16], sn_mac[6] = { 0x33, 0x33, 0xff };
 	struct pkt6 p = {
-		.src = unspec6, .dst = sn, .dst_mac = sn_mac, .hop = 255,
-		.last_nh = NH_ICMP6, .msg = m,
+		.src = unspec6,
+		.dst = sn,
+		.dst_mac = sn_mac,
+		.hop = 255,
+		.last_nh = NH_ICMP6,
+		.msg = m,
 	};
 
 	sol_node(sn, guest6_ll);
@@ -617,8 +701,12 @@ static void test_ns_proxy(void **state)
 	struct env *e = *state;
 	uint8_t m[32], sn[16];
 	struct pkt6 p = {
-		.src = guest6_ll, .dst = sn, .dst_mac = all_nodes_mac,
-		.hop = 255, .last_nh = NH_ICMP6, .msg = m,
+		.src = guest6_ll,
+		.dst = sn,
+		.dst_mac = all_nodes_mac,
+		.hop = 255,
+		.last_nh = NH_ICMP6,
+		.msg = m,
 	};
 
 	memcpy(e->c.conf.map_guest6, mapped_ll, 16);
@@ -708,7 +796,10 @@ static void test_echo(void **state)
 	struct env *e = *state;
 	uint8_t m[8 + 57], data[57];
 	struct pkt6 p = {
-		.src = guest6, .dst = gw6, .hop = 64, .last_nh = NH_ICMP6,
+		.src = guest6,
+		.dst = gw6,
+		.hop = 64,
+		.last_nh = NH_ICMP6,
 		.msg = m,
 	};
 	size_t i, len;
@@ -767,8 +858,8 @@ static void test_echo(void **state)
 	p.src = unspec6;
 	input6(e, &p);
 	assert_int_equal(e->fx.nframes, 0);
-	assert_ctr_deltas(e, CTR_ICMP6_DROP_UNSUPPORTED, 1,
-			  CTR_ICMP6_DROP_BAD, 3, -1);
+	assert_ctr_deltas(e, CTR_ICMP6_DROP_UNSUPPORTED, 1, CTR_ICMP6_DROP_BAD,
+			  3, -1);
 }
 
 /**
@@ -781,8 +872,12 @@ static void test_ndp_hop_limit(void **state)
 	struct env *e = *state;
 	uint8_t m[32];
 	struct pkt6 p = {
-		.src = guest6_ll, .dst = all_routers, .hop = 254,
-		.dst_mac = all_routers_mac, .last_nh = NH_ICMP6, .msg = m,
+		.src = guest6_ll,
+		.dst = all_routers,
+		.hop = 254,
+		.dst_mac = all_routers_mac,
+		.last_nh = NH_ICMP6,
+		.msg = m,
 	};
 
 	p.len = rs_msg(m, true);
@@ -806,8 +901,11 @@ static void test_ndp_malformed(void **state)
 	struct env *e = *state;
 	uint8_t m[40], sn[16];
 	struct pkt6 p = {
-		.src = guest6_ll, .dst = gw6_ll, .hop = 255,
-		.last_nh = NH_ICMP6, .msg = m,
+		.src = guest6_ll,
+		.dst = gw6_ll,
+		.hop = 255,
+		.last_nh = NH_ICMP6,
+		.msg = m,
 	};
 
 	/* NS: option length 0 */
@@ -869,8 +967,8 @@ static void test_ndp_malformed(void **state)
 	m[0] = 143;
 	input6(e, &p);
 	assert_int_equal(e->fx.nframes, 0);
-	assert_ctr_deltas(e, CTR_ICMP6_DROP_BAD, 1,
-			  CTR_ICMP6_DROP_UNSUPPORTED, 2, -1);
+	assert_ctr_deltas(e, CTR_ICMP6_DROP_BAD, 1, CTR_ICMP6_DROP_UNSUPPORTED,
+			  2, -1);
 }
 
 /**
@@ -885,14 +983,36 @@ static void test_ext_headers(void **state)
 	/* hop-by-hop (8 bytes, PadN), destination options (16), routing (8,
 	 * type 4, segments left 0), destination options (8) */
 	uint8_t ext[40] = {
-		NH_DSTOPTS, 0, 1, 4, 0, 0, 0, 0,
-		NH_ROUTING, 1, 1, 12, [24] = NH_DSTOPTS, 0, 4, 0,
-		[32] = NH_ICMP6, 0, 1, 4,
+		NH_DSTOPTS,
+		0,
+		1,
+		4,
+		0,
+		0,
+		0,
+		0,
+		NH_ROUTING,
+		1,
+		1,
+		12,
+		[24] = NH_DSTOPTS,
+		0,
+		4,
+		0,
+		[32] = NH_ICMP6,
+		0,
+		1,
+		4,
 	};
 	uint8_t chain[72] = { 0 };
 	struct pkt6 p = {
-		.src = guest6, .dst = gw6, .hop = 64, .ext = ext,
-		.ext_nh = NH_HOPOPTS, .ext_len = 40, .last_nh = NH_ICMP6,
+		.src = guest6,
+		.dst = gw6,
+		.hop = 64,
+		.ext = ext,
+		.ext_nh = NH_HOPOPTS,
+		.ext_len = 40,
+		.last_nh = NH_ICMP6,
 		.msg = m,
 	};
 	unsigned i;
@@ -982,11 +1102,16 @@ static void test_frag_proto(void **state)
 	struct env *e = *state;
 	uint8_t m[16], data[1] = { 0 };
 	/* hop-by-hop, then a fragment header: first fragment (M set) */
-	uint8_t ext[16] = { NH_FRAG, 0, 1, 4, 0, 0, 0, 0,
+	uint8_t ext[16] = { NH_FRAG,  0, 1, 4, 0, 0, 0,	   0,
 			    NH_ICMP6, 0, 0, 1, 0, 0, 0x12, 0x34 };
 	struct pkt6 p = {
-		.src = guest6, .dst = gw6, .hop = 64, .ext = ext + 8,
-		.ext_nh = NH_FRAG, .ext_len = 8, .last_nh = NH_ICMP6,
+		.src = guest6,
+		.dst = gw6,
+		.hop = 64,
+		.ext = ext + 8,
+		.ext_nh = NH_FRAG,
+		.ext_len = 8,
+		.last_nh = NH_ICMP6,
 		.msg = m,
 	};
 
@@ -1032,7 +1157,10 @@ static void test_ip6_bad_hdr(void **state)
 	size_t l3 = e->c.conf.vnet_hdr_len + ETH_HLEN, len;
 	uint8_t m[16], data[1] = { 0 };
 	struct pkt6 p = {
-		.src = guest6, .dst = gw6, .hop = 64, .last_nh = NH_ICMP6,
+		.src = guest6,
+		.dst = gw6,
+		.hop = 64,
+		.last_nh = NH_ICMP6,
 		.msg = m,
 	};
 
@@ -1062,8 +1190,12 @@ static void test_no_slot(void **state)
 	struct env *e = *state;
 	uint8_t m[32];
 	struct pkt6 p = {
-		.src = guest6_ll, .dst = all_routers, .hop = 255,
-		.dst_mac = all_routers_mac, .last_nh = NH_ICMP6, .msg = m,
+		.src = guest6_ll,
+		.dst = all_routers,
+		.hop = 255,
+		.dst_mac = all_routers_mac,
+		.last_nh = NH_ICMP6,
+		.msg = m,
 	};
 
 	e->fx.nframes = e->fx.nslots;
@@ -1091,8 +1223,12 @@ static void test_ipv6_off(void **state)
 	struct env *e = *state;
 	uint8_t m[32];
 	struct pkt6 p = {
-		.src = unspec6, .dst = all_routers, .hop = 255,
-		.dst_mac = all_routers_mac, .last_nh = NH_ICMP6, .msg = m,
+		.src = unspec6,
+		.dst = all_routers,
+		.hop = 255,
+		.dst_mac = all_routers_mac,
+		.last_nh = NH_ICMP6,
+		.msg = m,
 	};
 
 	p.len = rs_msg(m, false);
@@ -1195,8 +1331,11 @@ static void test_ra_periodic_no_slot(void **state)
 static void test_ra_shards(void **state)
 {
 	struct pkt6 p = {
-		.dst_mac = all_routers_mac, .src = guest6_ll,
-		.dst = all_routers, .hop = 255, .last_nh = NH_ICMP6,
+		.dst_mac = all_routers_mac,
+		.src = guest6_ll,
+		.dst = all_routers,
+		.hop = 255,
+		.last_nh = NH_ICMP6,
 	};
 	struct core_conf cc;
 	struct env *e;
@@ -1235,11 +1374,19 @@ static void test_ra_shards(void **state)
  */
 static void test_ra_dhcp6_dnssl(void **state)
 {
-	static const uint8_t search[] = "\x07" "example" "\x04" "test" "\0"
-					"\x03" "lab";
+	static const uint8_t search[] = "\x07"
+					"example"
+					"\x04"
+					"test"
+					"\0"
+					"\x03"
+					"lab";
 	struct pkt6 p = {
-		.dst_mac = all_routers_mac, .src = guest6_ll,
-		.dst = all_routers, .hop = 255, .last_nh = NH_ICMP6,
+		.dst_mac = all_routers_mac,
+		.src = guest6_ll,
+		.dst = all_routers,
+		.hop = 255,
+		.last_nh = NH_ICMP6,
 	};
 	struct core_conf cc;
 	struct env *e;
@@ -1308,8 +1455,8 @@ int main(void)
 		BOTH(test_frag_proto),
 		BOTH(test_ip6_bad_hdr),
 		BOTH(test_no_slot),
-		cmocka_unit_test_setup_teardown(test_ipv6_off, env_setup_offload,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_ipv6_off,
+						env_setup_offload, teardown),
 		BOTH(test_ra_periodic),
 		BOTH(test_ra_periodic_no_slot),
 		cmocka_unit_test(test_ra_shards),

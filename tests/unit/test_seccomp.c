@@ -96,7 +96,8 @@ static uint32_t bpf_run(const struct sock_filter *f, unsigned len,
 		case BPF_RET | BPF_K:
 			return i->k;
 		default:
-			fail_msg("unexpected instruction 0x%x at %u", i->code, pc);
+			fail_msg("unexpected instruction 0x%x at %u", i->code,
+				 pc);
 		}
 	}
 	fail_msg("ran off the end of the program (pc %u of %u)", pc, len);
@@ -154,7 +155,9 @@ static bool checked(long nr)
 static unsigned build(struct sock_filter *f, uint32_t deny, pid_t kill_pid)
 {
 	struct seccomp_opts o = {
-		.deny = deny, .kill_pid = kill_pid, .self = SELF,
+		.deny = deny,
+		.kill_pid = kill_pid,
+		.self = SELF,
 	};
 
 	return seccomp_filter_build(f, &o);
@@ -248,8 +251,8 @@ static void test_args(void **state)
 	assert_int_equal(run(f, len, SYS_ioctl, 5, TIOCSTI, 0), K);
 	assert_int_equal(run(f, len, SYS_ioctl, 5, 0, 0), K);
 	/* the kernel reads only the low 32 bits of the request: so do we */
-	assert_int_equal(run(f, len, SYS_ioctl, 5, (1ULL << 32) | SIOCOUTQ,
-			     0), A);
+	assert_int_equal(run(f, len, SYS_ioctl, 5, (1ULL << 32) | SIOCOUTQ, 0),
+			 A);
 	assert_int_equal(run(f, len, SYS_ioctl, 5, (1ULL << 32) | TIOCSTI, 0),
 			 K);
 	/* socket families */
@@ -364,11 +367,15 @@ static int in_child(bool log, int what)
 			break;
 		case 4:
 			r = syscall(SYS_ioctl, -1, TUNSETIFF, NULL) < 0 &&
-					    errno == EBADF ? 0 : -1;
+					    errno == EBADF ?
+				    0 :
+				    -1;
 			break;
 		case 5:
 			r = syscall(SYS_ioctl, -1, SIOCOUTQ, NULL) < 0 &&
-					    errno == EBADF ? 0 : -1;
+					    errno == EBADF ?
+				    0 :
+				    -1;
 			break;
 		case 6:
 		case 7:
@@ -390,14 +397,18 @@ static int in_child(bool log, int what)
 			break;
 		case 11:
 			r = syscall(SYS_kill, NO_PID, SIGTERM) < 0 &&
-					    errno == ESRCH ? 0 : -1;
+					    errno == ESRCH ?
+				    0 :
+				    -1;
 			break;
 		case 12:
 			p = mmap(NULL, 4096, PROT_READ,
 				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			r = p != MAP_FAILED &&
-					    !mprotect(p, 4096, PROT_READ | PROT_EXEC) ?
-				    0 : -1;
+					    !mprotect(p, 4096,
+						      PROT_READ | PROT_EXEC) ?
+				    0 :
+				    -1;
 			break;
 		}
 		_exit(r ? 101 : 0);

@@ -38,9 +38,16 @@ static void two_shards(struct env **a, struct env **b)
 static struct seg synack(uint32_t iss)
 {
 	struct seg s = {
-		.daddr = GW4, .sport = GPORT, .dport = RPORT,
-		.seq = 7000, .ack = iss + 1, .flags = T_SYN | T_ACK,
-		.wnd = 29200, .mss = 1460, .ws_on = true, .ws = 7,
+		.daddr = GW4,
+		.sport = GPORT,
+		.dport = RPORT,
+		.seq = 7000,
+		.ack = iss + 1,
+		.flags = T_SYN | T_ACK,
+		.wnd = 29200,
+		.mss = 1460,
+		.ws_on = true,
+		.ws = 7,
 	};
 
 	return s;
@@ -64,8 +71,7 @@ static void test_move_at_handshake(void **state)
 
 	(void)state;
 	two_shards(&a, &b);
-	f = tcp_host_accepted(&a->c, M4(GW4), RPORT, GPORT, 42, a->now,
-			      &a->fx);
+	f = tcp_host_accepted(&a->c, M4(GW4), RPORT, GPORT, 42, a->now, &a->fx);
 	assert_non_null(f);
 	iss = f->iss;
 	env_clear(a);
@@ -97,8 +103,8 @@ static void test_move_at_handshake(void **state)
 	assert_int_equal(g->state, TCPS_SYN_SENT);
 	assert_int_equal(g->sock, 42);
 	assert_int_equal(b->fx.nframes, 0);
-	assert_ctr_deltas(b, CTR_TCP_FLOWS_ADOPTED, 1, CTR_TCP_FLOWS_ACTIVE,
-			  1, -1);
+	assert_ctr_deltas(b, CTR_TCP_FLOWS_ADOPTED, 1, CTR_TCP_FLOWS_ACTIVE, 1,
+			  -1);
 	/* the same tuple cannot be adopted twice */
 	assert_null(tcp_adopt(&b->c, &h, 43, b->now));
 	b->c.in_hop = 0;
@@ -133,8 +139,7 @@ static void test_no_move(void **state)
 
 	(void)state;
 	two_shards(&a, &b);
-	f = tcp_host_accepted(&a->c, M4(GW4), RPORT, GPORT, 42, a->now,
-			      &a->fx);
+	f = tcp_host_accepted(&a->c, M4(GW4), RPORT, GPORT, 42, a->now, &a->fx);
 	assert_non_null(f);
 	env_clear(a);
 	/* a wrong ACK number, passed on: dropped as before, not moved */

@@ -13,13 +13,13 @@
 #include "helpers.h"
 #include "core/udp.h"
 
-#define SOCK_BASE 100	/* fake host socket numbers: SOCK_BASE + flow index */
-#define RTO_NS MS(200)	/* the core's default initial RTO */
-#define OUR_MSS 65480	/* MTU 65520 - 40 */
+#define SOCK_BASE 100  /* fake host socket numbers: SOCK_BASE + flow index */
+#define RTO_NS MS(200) /* the core's default initial RTO */
+#define OUR_MSS 65480  /* MTU 65520 - 40 */
 #define GUEST_WS 7
 #define REMOTE4 ip4(93, 184, 216, 34)
 
-static uint8_t pat[70000];	/* payload pattern: pat[i] = f(i) */
+static uint8_t pat[70000]; /* payload pattern: pat[i] = f(i) */
 
 /**
  * struct conn - one connection as the guest sees it
@@ -91,10 +91,16 @@ static struct seg cseg(const struct conn *k, uint32_t seq, uint8_t flags,
 		       const void *data, size_t len)
 {
 	struct seg s = {
-		.saddr = GUEST4, .daddr = k->raddr,
-		.sport = k->gport, .dport = k->rport,
-		.seq = seq, .ack = (flags & T_ACK) ? k->gack : 0,
-		.flags = flags, .wnd = k->gwnd, .data = data, .len = len,
+		.saddr = GUEST4,
+		.daddr = k->raddr,
+		.sport = k->gport,
+		.dport = k->rport,
+		.seq = seq,
+		.ack = (flags & T_ACK) ? k->gack : 0,
+		.flags = flags,
+		.wnd = k->gwnd,
+		.data = data,
+		.len = len,
 	};
 
 	return s;
@@ -524,7 +530,10 @@ static void test_handshake_mss(void **state)
 	static const struct {
 		uint16_t opt, mss;
 	} cases[] = {
-		{ 65535, OUR_MSS }, { 20, 64 }, { 0, 536 }, { 9000, 9000 },
+		{ 65535, OUR_MSS },
+		{ 20, 64 },
+		{ 0, 536 },
+		{ 9000, 9000 },
 	};
 	struct env *e = *state;
 	uint32_t off, mss;
@@ -626,8 +635,9 @@ static void test_handshake_no_map_gw(void **state)
 {
 	struct core_conf cc;
 	struct env *e;
-	struct conn k = { .raddr = GW4, .gport = 40003, .rport = 22,
-			  .gwnd = 1000 };
+	struct conn k = {
+		.raddr = GW4, .gport = 40003, .rport = 22, .gwnd = 1000
+	};
 	struct seg s;
 
 	(void)state;
@@ -734,8 +744,8 @@ static void test_connect_refused(void **state)
 	assert_int_equal(e->fx.intents[0].sock, SOCK_BASE + k.idx);
 	assert_int_equal(e->fx.intents[0].flow, k.idx);
 	assert_null(tcp_flow_get(&e->c, k.idx));
-	assert_ctr_deltas(e, CTR_TCP_FLOWS_REFUSED, 1, CTR_TCP_FLOWS_ACTIVE,
-			  -1, -1);
+	assert_ctr_deltas(e, CTR_TCP_FLOWS_REFUSED, 1, CTR_TCP_FLOWS_ACTIVE, -1,
+			  -1);
 	env_clear(e);
 
 	/* the guest's retransmitted SYN now opens a new flow */
@@ -833,14 +843,18 @@ static void test_syn_options(void **state)
 		/* an option running past the header */
 		{ { 1, 1, 3, 3 }, 4, 536, -1 },
 		/* MSS, SACK permitted, timestamps, NOP, WS 7 */
-		{ { 2, 4, 0x05, 0xb4, 4, 2, 8, 10, 1, 2, 3, 4, 0, 0, 0, 0,
-		    1, 3, 3, 7 }, 20, 1460, 7 },
+		{ { 2, 4, 0x05, 0xb4, 4, 2, 8, 10, 1, 2,
+		    3, 4, 0,	0,    0, 0, 1, 3,  3, 7 },
+		  20,
+		  1460,
+		  7 },
 	};
 	struct env *e = *state;
 	unsigned i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct conn k = { .raddr = REMOTE4, .rport = 80,
+		struct conn k = { .raddr = REMOTE4,
+				  .rport = 80,
 				  .gport = (uint16_t)(42000 + i),
 				  .gwnd = 1000 };
 		struct seg s = cseg(&k, 7, T_SYN, NULL, 0);
@@ -1003,21 +1017,24 @@ static void test_guest_data_loaned(void **state)
 	len = build_tcp(e, e->in, &s);
 	hdr = pkt_payload_off(e->in, len, e->c.conf.vnet_hdr_len);
 	assert_int_equal(hdr, (size_t)(in_payload(e) - e->in));
-	assert_int_equal(pkt_payload_off(e->in, hdr - 1,
-					 e->c.conf.vnet_hdr_len), 0);
+	assert_int_equal(
+		pkt_payload_off(e->in, hdr - 1, e->c.conf.vnet_hdr_len), 0);
 
 	/* the stable part ends one byte into the payload: dropped */
 	env_mark(e);
-	v = (struct pkt_view){ .p = e->in, .len = hdr + 1,
-			       .tail = guest + 1, .tail_len = sizeof(guest) - 1 };
+	v = (struct pkt_view){ .p = e->in,
+			       .len = hdr + 1,
+			       .tail = guest + 1,
+			       .tail_len = sizeof(guest) - 1 };
 	core_input(&e->c, v, e->now, &e->fx);
 	assert_int_equal(e->fx.nintents, 0);
 	assert_ctr_deltas(e, CTR_CORE_DROP_BAD_LOAN, 1, -1);
 
 	/* split where the payload starts: sent from the loan */
 	env_mark(e);
-	v = (struct pkt_view){ .p = e->in, .len = hdr, .tail = guest,
-			       .tail_len = sizeof(guest) };
+	v = (struct pkt_view){
+		.p = e->in, .len = hdr, .tail = guest, .tail_len = sizeof(guest)
+	};
 	core_input(&e->c, v, e->now, &e->fx);
 	assert_intents(e, FX_SOCK_SEND, -1);
 	assert_ptr_equal(e->fx.intents[0].data, guest);
@@ -1149,9 +1166,12 @@ static void gsend_gso(struct env *e, struct conn *k, const void *data,
 {
 	struct seg s = cseg(k, k->gseq, T_ACK | T_PSH, data, len);
 	struct vnet_hdr vh = {
-		.flags = VNET_HDR_F_NEEDS_CSUM, .gso_type = gso_type,
-		.hdr_len = ETH_HLEN + IP4_HLEN + TCP_HLEN, .gso_size = 1460,
-		.csum_start = ETH_HLEN + IP4_HLEN, .csum_offset = 16,
+		.flags = VNET_HDR_F_NEEDS_CSUM,
+		.gso_type = gso_type,
+		.hdr_len = ETH_HLEN + IP4_HLEN + TCP_HLEN,
+		.gso_size = 1460,
+		.csum_start = ETH_HLEN + IP4_HLEN,
+		.csum_offset = 16,
 	};
 	size_t flen = build_tcp(e, e->in, &s);
 	uint8_t *th = e->in + e->c.conf.vnet_hdr_len + ETH_HLEN + IP4_HLEN;
@@ -1382,7 +1402,7 @@ static void test_guest_data_dup_ooo(void **state)
 	expect_one_ack(e, &k, start + 500, NULL);
 
 	env_mark(e);
-	gsend_at(e, &k, start, T_ACK, pat, 500);	/* all old */
+	gsend_at(e, &k, start, T_ACK, pat, 500); /* all old */
 	assert_int_equal(e->fx.nintents, 0);
 	assert_int_equal(e->fx.nframes, 0);
 	expect_one_ack(e, &k, start + 500, NULL);
@@ -1716,7 +1736,8 @@ static void test_host_data_gso(void **state)
 	host_tx(e, &k, pat, 5000);
 	assert_int_equal(slot[0], VNET_HDR_F_NEEDS_CSUM);
 	assert_int_equal(slot[1], VNET_HDR_GSO_TCPV4);
-	assert_int_equal(slot[2] | (slot[3] << 8), ETH_HLEN + IP4_HLEN + TCP_HLEN);
+	assert_int_equal(slot[2] | (slot[3] << 8),
+			 ETH_HLEN + IP4_HLEN + TCP_HLEN);
 	assert_int_equal(slot[4] | (slot[5] << 8), 1460);
 	/* a segment within the MSS is a plain frame */
 	slot = fx_slot_next(&e->fx);
@@ -1785,11 +1806,11 @@ static void test_gso_to_guest_60k(void **state)
 	assert_int_equal(slot[0], VNET_HDR_F_NEEDS_CSUM);
 	assert_int_equal(slot[1], VNET_HDR_GSO_TCPV4);
 	assert_int_equal(slot[2] | slot[3] << 8,
-			 ETH_HLEN + IP4_HLEN + TCP_HLEN);  /* hdr_len */
-	assert_int_equal(slot[4] | slot[5] << 8, 1460);	   /* gso_size */
+			 ETH_HLEN + IP4_HLEN + TCP_HLEN); /* hdr_len */
+	assert_int_equal(slot[4] | slot[5] << 8, 1460);	  /* gso_size */
 	assert_int_equal(slot[6] | slot[7] << 8, ETH_HLEN + IP4_HLEN);
 	assert_int_equal(slot[8] | slot[9] << 8, 16);
-	assert_int_equal(slot[10] | slot[11] << 8, 0);	   /* num_buffers */
+	assert_int_equal(slot[10] | slot[11] << 8, 0); /* num_buffers */
 	ip = slot + 12 + ETH_HLEN;
 	assert_int_equal(rd16(ip + 2), IP4_HLEN + TCP_HLEN + len);
 	csum_completes(e, 0);
@@ -1880,8 +1901,8 @@ static void test_gso_from_guest(void **state)
 	assert_memory_equal(e->fx.intents[0].data, pat + 100, 30000);
 	host_sends(e, &k, 30000);
 	expect_one_ack(e, &k, start + 95495, NULL);
-	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 2, CTR_TCP_GUEST_BYTES,
-			  95495, CTR_TCP_ACKS_SENT, 2, -1);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 2, CTR_TCP_GUEST_BYTES, 95495,
+			  CTR_TCP_ACKS_SENT, 2, -1);
 	rst_conn(e, &k);
 }
 
@@ -1897,9 +1918,12 @@ static void test_gso_from_guest_malformed(void **state)
 	static const uint8_t bad_types[] = { 2, 5, 6, 0x7f, 0x82, 0xff };
 	struct env *e = *state;
 	struct vnet_hdr good = {
-		.flags = VNET_HDR_F_NEEDS_CSUM, .gso_type = VNET_HDR_GSO_TCPV4,
-		.hdr_len = ETH_HLEN + IP4_HLEN + TCP_HLEN, .gso_size = 1460,
-		.csum_start = ETH_HLEN + IP4_HLEN, .csum_offset = 16,
+		.flags = VNET_HDR_F_NEEDS_CSUM,
+		.gso_type = VNET_HDR_GSO_TCPV4,
+		.hdr_len = ETH_HLEN + IP4_HLEN + TCP_HLEN,
+		.gso_size = 1460,
+		.csum_start = ETH_HLEN + IP4_HLEN,
+		.csum_offset = 16,
 	};
 	struct vnet_hdr bad[16];
 	unsigned nbad = 0, i;
@@ -2144,7 +2168,8 @@ static void test_fast_retransmit(void **state)
 	assert_int_equal(k.f->snd_nxt, k.gack);
 	assert_int_equal(k.f->deadline_ns, 0);
 	assert_false(k.f->flags & TCPF_RECOVER);
-	assert_int_equal(env_delta(e, CTR_TCP_RETRANS_BYTES), 1460); /* hole 2 */
+	assert_int_equal(env_delta(e, CTR_TCP_RETRANS_BYTES),
+			 1460); /* hole 2 */
 	env_clear(e);
 
 	/* data with the same ACK is not a duplicate ACK; a window change
@@ -2198,8 +2223,8 @@ static const uint8_t *frame_opts(const struct env *e, unsigned i,
 static void open_sack(struct env *e, struct conn *k, uint16_t gport,
 		      uint32_t gisn)
 {
-	static const uint8_t opts[] = { 2, 4, 0x05, 0xb4, 1, 3, 3, GUEST_WS,
-					1, 1, 4, 2 };
+	static const uint8_t opts[] = { 2, 4,	     0x05, 0xb4, 1, 3,
+					3, GUEST_WS, 1,	   1,	 4, 2 };
 	static const uint8_t sack_ok[] = { 1, 1, 4, 2 };
 	const uint8_t *op;
 	size_t optlen;
@@ -2334,8 +2359,9 @@ static void test_sack_negotiate(void **state)
 	/* published ports: our SYN offers it (host_accept() checks); the
 	 * SYN-ACK with and without */
 	for (i = 0; i < 2; i++) {
-		static const uint8_t syn_opts[] = { 2, 4, 0x05, 0xb4, 1, 1,
-						    4, 2 };
+		static const uint8_t syn_opts[] = {
+			2, 4, 0x05, 0xb4, 1, 1, 4, 2
+		};
 
 		host_accept(e, &k, ip4(192, 168, 1, 20), (uint16_t)(33000 + i),
 			    8080);
@@ -2474,7 +2500,7 @@ static void test_sack_recovery(void **state)
 	struct conn k;
 	int i;
 
-#define SEG(j) (una0 + (j) * 1460U)
+#define SEG(j) (una0 + (j)*1460U)
 	open_sack(e, &k, 41003, 9000);
 	una0 = k.f->snd_una;
 	for (i = 0; i < 8; i++)
@@ -2560,8 +2586,7 @@ static void test_sack_recovery(void **state)
 	core_timer(&e->c, e->now, &e->fx);
 	assert_intents(e, FX_SOCK_REWIND, FX_TX_WANTED, -1);
 	env_clear(e);
-	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss),
-			 2 * 1460);
+	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 2 * 1460);
 	host_tx(e, &k, pat, 1460);
 	host_tx(e, &k, pat + 1460, 1460);
 	assert_int_equal(k.f->snd_nxt, SEG(3));
@@ -2591,7 +2616,7 @@ static void test_sack_recovery_clocked(void **state)
 	struct conn k;
 	int i;
 
-#define SEG(j) (una0 + (j) * 1460U)
+#define SEG(j) (una0 + (j)*1460U)
 	open_sack(e, &k, 41013, 9100);
 	una0 = k.f->snd_una;
 	for (i = 0; i < 10; i++)
@@ -2643,8 +2668,9 @@ static void test_sack_recovery_clocked(void **state)
  */
 static void test_sack_hostile(void **state)
 {
-	static const uint8_t bad_len[] = { 5, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-					   0 };
+	static const uint8_t bad_len[] = {
+		5, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	};
 	struct env *e = *state;
 	uint32_t u, b[8], off, mss;
 	struct conn k, plain;
@@ -2658,13 +2684,13 @@ static void test_sack_hostile(void **state)
 	env_clear(e);
 	env_mark(e);
 	/* (each with another window: no duplicate ACKs yet) */
-	b[0] = u + 3000, b[1] = u + 2000;	/* inverted */
-	b[2] = u + 1000, b[3] = u + 5000;	/* beyond snd_max */
-	b[4] = u, b[5] = u + 1000;		/* at snd_una */
-	b[6] = u - 500, b[7] = u + 500;		/* across snd_una */
+	b[0] = u + 3000, b[1] = u + 2000; /* inverted */
+	b[2] = u + 1000, b[3] = u + 5000; /* beyond snd_max */
+	b[4] = u, b[5] = u + 1000;	  /* at snd_una */
+	b[6] = u - 500, b[7] = u + 500;	  /* across snd_una */
 	gsend_sack(e, &k, b, 4);
-	b[0] = u - 2000, b[1] = u - 1000;	/* a D-SACK: not bad */
-	b[2] = u + 1000, b[3] = u + 1000;	/* empty */
+	b[0] = u - 2000, b[1] = u - 1000;	 /* a D-SACK: not bad */
+	b[2] = u + 1000, b[3] = u + 1000;	 /* empty */
 	b[4] = u + 0x80000000U, b[5] = u + 1000; /* half the space away */
 	k.gwnd--;
 	gsend_sack(e, &k, b, 3);
@@ -2881,7 +2907,8 @@ static void test_pto(void **state)
 		/* the probe: one segment from snd_una, then nothing until
 		 * the guest answers */
 		host_tx(e, &k, pat, m);
-		assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 0);
+		assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss),
+				 0);
 		env_clear(e);
 		/* 10.2, 20.4, ... 163.2 ms: while shorter than the RTO */
 		if (i < 5) {
@@ -3031,7 +3058,7 @@ static void test_half_close_guest_first(void **state)
 	assert_int_equal(e->fx.intents[0].sock, SOCK_BASE + k.idx);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_true(k.f->flags & TCPF_GUEST_FIN);
-	expect_one_ack(e, &k, k.gseq, NULL);	/* gseq counts the FIN */
+	expect_one_ack(e, &k, k.gseq, NULL); /* gseq counts the FIN */
 
 	/* data after our ACK of the FIN is refused */
 	gsend_at(e, &k, k.gseq, T_ACK, pat, 10);
@@ -3064,8 +3091,7 @@ static void test_half_close_guest_first(void **state)
 	assert_int_equal(e->fx.nframes, 0);
 	assert_int_equal(fx_count(e, FX_SOCK_CLOSE), 1);
 	assert_int_equal(fx_count(e, FX_SOCK_CONSUME), 0);
-	assert_int_equal(e->fx.intents[e->fx.nintents - 1].type,
-			 FX_SOCK_CLOSE);
+	assert_int_equal(e->fx.intents[e->fx.nintents - 1].type, FX_SOCK_CLOSE);
 	assert_int_equal(fx_find(e, FX_SOCK_CLOSE)->sock, SOCK_BASE + k.idx);
 	assert_null(tcp_flow_get(&e->c, k.idx));
 	assert_int_equal(env_delta(e, CTR_TCP_FLOWS_CLOSED), 1);
@@ -3243,7 +3269,8 @@ static void test_guest_gone(void **state)
 	struct conn k;
 
 	for (i = 0; i < ENV_MAX_FLOWS; i++) {
-		open_conn(e, &k, GW4, (uint16_t)(41000 + i), 80, 20000 + i, true);
+		open_conn(e, &k, GW4, (uint16_t)(41000 + i), 80, 20000 + i,
+			  true);
 		env_clear(e);
 	}
 	env_mark(e);
@@ -3300,8 +3327,8 @@ static void test_guest_rst(void **state)
 	assert_int_equal(e->fx.nframes, 0);
 	check_sock_reset(e, &k);
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1,
-			  CTR_TCP_FLOWS_RESET_BY_GUEST, 1,
-			  CTR_TCP_FLOWS_ACTIVE, -1, -1);
+			  CTR_TCP_FLOWS_RESET_BY_GUEST, 1, CTR_TCP_FLOWS_ACTIVE,
+			  -1, -1);
 	env_clear(e);
 
 	/* while connecting, any RST of the tuple ends the attempt */
@@ -3350,8 +3377,11 @@ static void test_sock_error(void **state)
 static void test_no_flow(void **state)
 {
 	struct env *e = *state;
-	struct conn k = { .raddr = REMOTE4, .gport = 40080, .rport = 80,
-			  .gack = 0x77777777, .gwnd = 1000 };
+	struct conn k = { .raddr = REMOTE4,
+			  .gport = 40080,
+			  .rport = 80,
+			  .gack = 0x77777777,
+			  .gwnd = 1000 };
 
 	env_mark(e);
 	gsend_at(e, &k, 0x55555555, T_ACK, NULL, 0);
@@ -3518,8 +3548,8 @@ static void test_published_port_refused(void **state)
 	check_sock_reset(e, &k);
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 4, CTR_TCP_DROP_STATE, 1,
 			  CTR_TCP_RST_UNKNOWN_FLOW, 1,
-			  CTR_TCP_FLOWS_GUEST_REFUSED, 1,
-			  CTR_TCP_FLOWS_ACTIVE, -1, -1);
+			  CTR_TCP_FLOWS_GUEST_REFUSED, 1, CTR_TCP_FLOWS_ACTIVE,
+			  -1, -1);
 	env_clear(e);
 }
 
@@ -3585,8 +3615,7 @@ static void test_table_full(void **state)
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_FLOWS_TABLE_FULL, 1,
 			  CTR_TCP_RST_UNKNOWN_FLOW, 1, -1);
 	env_clear(e);
-	assert_null(tcp_host_accepted(&e->c, M4(GW4), 1, 2, 3, e->now,
-				      &e->fx));
+	assert_null(tcp_host_accepted(&e->c, M4(GW4), 1, 2, 3, e->now, &e->fx));
 	assert_int_equal(e->fx.nframes, 0);
 	assert_int_equal(env_delta(e, CTR_TCP_FLOWS_TABLE_FULL), 2);
 
@@ -3601,8 +3630,7 @@ static void test_table_full(void **state)
 
 	/* every flow is still found by its tuple */
 	for (i = 0; i < ENV_MAX_FLOWS; i++) {
-		f = flow_lookup(&e->c, M4(GUEST4), k[i].gport, M4(REMOTE4),
-				80);
+		f = flow_lookup(&e->c, M4(GUEST4), k[i].gport, M4(REMOTE4), 80);
 		assert_ptr_equal(f, k[i].f);
 	}
 	for (i = 0; i < ENV_MAX_FLOWS; i++) {
@@ -3870,8 +3898,8 @@ static void test_bug_zero_window_after_rto(void **state)
 		e->now = next;
 		next = core_timer(&e->c, e->now, &e->fx);
 		if (fx_count(e, FX_TX_WANTED)) /* the host peeks: no room */
-			assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off,
-						     &mss), 0);
+			assert_int_equal(
+				tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 0);
 		env_clear(e);
 		next = MIN(next, e->c.next_deadline_ns);
 	}
@@ -3897,8 +3925,9 @@ static void test_bug_loopback_without_map_gw(void **state)
 {
 	struct core_conf cc;
 	struct env *e;
-	struct conn k = { .raddr = LO4, .gport = 40104, .rport = 22,
-			  .gwnd = 1000 };
+	struct conn k = {
+		.raddr = LO4, .gport = 40104, .rport = 22, .gwnd = 1000
+	};
 	struct seg s;
 
 	(void)state; /* own core */
@@ -3935,11 +3964,11 @@ static void test_bug_ack_list_stale(void **state)
 
 	open_conn(e, &k, GW4, 40105, 80, 24000, true);
 	gsend(e, &k, T_ACK, pat, 10);
-	host_sends(e, &k, 10);			/* ACK due, listed */
-	host_tx(e, &k, pat, 100);		/* the ACK rides along */
+	host_sends(e, &k, 10);	  /* ACK due, listed */
+	host_tx(e, &k, pat, 100); /* the ACK rides along */
 	env_clear(e);
 	gsend(e, &k, T_ACK, pat, 10);
-	host_sends(e, &k, 10);			/* listed again */
+	host_sends(e, &k, 10); /* listed again */
 	assert_int_equal(e->c.nacks, 1);
 	expect_one_ack(e, &k, k.gseq, NULL);
 	rst_conn(e, &k);
@@ -4008,8 +4037,15 @@ static void test_shard_pass_on(void **state)
 	struct env *e = *state;
 	struct conn k;
 	struct seg s = {
-		.daddr = GW4, .sport = 40100, .dport = 80, .seq = 1000,
-		.ack = 5000, .flags = T_ACK, .wnd = 1000, .data = pat, .len = 10,
+		.daddr = GW4,
+		.sport = 40100,
+		.dport = 80,
+		.seq = 1000,
+		.ack = 5000,
+		.flags = T_ACK,
+		.wnd = 1000,
+		.data = pat,
+		.len = 10,
 	};
 
 	e->c.conf.nshards = 2;
@@ -4099,10 +4135,8 @@ static void test_shard_pass_on(void **state)
  */
 int main(void)
 {
-#define T(t) \
-	cmocka_unit_test_setup_teardown(t, env_setup_offload, env_teardown)
-#define TP(t) \
-	cmocka_unit_test_setup_teardown(t, env_setup_plain, env_teardown)
+#define T(t) cmocka_unit_test_setup_teardown(t, env_setup_offload, env_teardown)
+#define TP(t) cmocka_unit_test_setup_teardown(t, env_setup_plain, env_teardown)
 #define TB(t) ENV_BOTH(t, env_setup_offload, env_setup_plain, env_teardown)
 	const struct CMUnitTest tests[] = {
 		TB(test_handshake_gw),

@@ -43,8 +43,14 @@ static void gseg(struct env *e, uint32_t seq, uint32_t ack, uint8_t flags,
 		 size_t len)
 {
 	struct seg s = {
-		.daddr = REMOTE, .sport = GPORT, .dport = RPORT, .seq = seq,
-		.ack = ack, .flags = flags, .wnd = 65535, .data = pat,
+		.daddr = REMOTE,
+		.sport = GPORT,
+		.dport = RPORT,
+		.seq = seq,
+		.ack = ack,
+		.flags = flags,
+		.wnd = 65535,
+		.data = pat,
 		.len = len,
 	};
 
@@ -63,8 +69,13 @@ static struct tcp_flow *establish(struct env *e)
 	/* MSS 1460, NOP + window scale 7, NOP NOP + SACK permitted */
 	static const uint8_t opts[] = { 2, 4, 5, 180, 1, 3, 3, 7, 1, 1, 4, 2 };
 	struct seg s = {
-		.daddr = REMOTE, .sport = GPORT, .dport = RPORT, .seq = GISN,
-		.flags = T_SYN, .wnd = 65535, .opts = opts,
+		.daddr = REMOTE,
+		.sport = GPORT,
+		.dport = RPORT,
+		.seq = GISN,
+		.flags = T_SYN,
+		.wnd = 65535,
+		.opts = opts,
 		.optlen = sizeof(opts),
 	};
 	const struct fx_intent *it;

@@ -26,19 +26,19 @@
 
 #include "edge/virtq.h"
 
-#define A_GPA	0x10000ULL
-#define B_GPA	0x18000ULL
-#define C_GPA	0x40000ULL
-#define AB_SIZE	0x8000ULL
-#define C_SIZE	0x10000ULL
+#define A_GPA 0x10000ULL
+#define B_GPA 0x18000ULL
+#define C_GPA 0x40000ULL
+#define AB_SIZE 0x8000ULL
+#define C_SIZE 0x10000ULL
 #define BUF_SIZE 0x30000
 
-#define UVA_BASE 0x7f0000000000ULL	/* the frontend's mapping: gpa + this */
+#define UVA_BASE 0x7f0000000000ULL /* the frontend's mapping: gpa + this */
 
-#define DESC_GPA	(C_GPA)
-#define AVAIL_GPA	(C_GPA + 0x8000)
-#define USED_GPA	(C_GPA + 0x9000)
-#define MAX_NUM		256	/* what the ring areas above have room for */
+#define DESC_GPA (C_GPA)
+#define AVAIL_GPA (C_GPA + 0x8000)
+#define USED_GPA (C_GPA + 0x9000)
+#define MAX_NUM 256 /* what the ring areas above have room for */
 
 /**
  * struct drv - the guest's side of one queue, and our virtqueue on it
@@ -162,7 +162,8 @@ static struct drv *drv_new(unsigned num, uint16_t last_avail, bool event_idx)
 	put16(avail + 2, last_avail);
 	put16(used + 2, last_avail);
 	assert_int_equal(virtq_init(&d->vq, num, desc, avail, used, last_avail,
-				    event_idx), 0);
+				    event_idx),
+			 0);
 	return d;
 }
 
@@ -341,8 +342,8 @@ static void test_uva_translate(void **state)
  */
 static void test_init(void **state)
 {
-	static const unsigned bad[] = { 0, 3, 6, 100, 32767, 32769, 65536,
-					65535, 1u << 20 };
+	static const unsigned bad[] = { 0,     3,     6,     100,     32767,
+					32769, 65536, 65535, 1u << 20 };
 	_Alignas(16) static uint8_t area[64];
 	struct virtq vq;
 	unsigned i;
@@ -350,7 +351,8 @@ static void test_init(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(virtq_init(&vq, bad[i], area, area, area, 0,
-					    false), -EINVAL);
+					    false),
+				 -EINVAL);
 	for (i = 1; i <= VIRTQ_MAX_SIZE; i <<= 1)
 		assert_int_equal(virtq_init(&vq, i, area, area, area, 7, true),
 				 0);
@@ -566,7 +568,7 @@ static void test_used_ring(void **state)
 	(void)state;
 	virtq_push(&d->vq, 3, 1000);
 	virtq_push(&d->vq, 1, 0);
-	assert_int_equal(get16(d->used + 2), 100);	/* not yet visible */
+	assert_int_equal(get16(d->used + 2), 100); /* not yet visible */
 	assert_int_equal(get32(d->used + 4 + 8 * 0), 3);
 	assert_int_equal(get32(d->used + 4 + 8 * 0 + 4), 1000);
 	assert_int_equal(get32(d->used + 4 + 8 * 1), 1);
@@ -575,7 +577,7 @@ static void test_used_ring(void **state)
 	assert_int_equal(get16(d->used + 2), 102);
 	virtq_push(&d->vq, 0, 0xffffffff);
 	virtq_push(&d->vq, 2, 7);
-	virtq_push(&d->vq, 65535, 8);	/* slot 4 % 4 = 0 */
+	virtq_push(&d->vq, 65535, 8); /* slot 4 % 4 = 0 */
 	virtq_publish(&d->vq);
 	assert_int_equal(get16(d->used + 2), 105);
 	assert_int_equal(get32(d->used + 4 + 8 * 2 + 4), 0xffffffff);
@@ -601,7 +603,7 @@ static void test_notify_flags(void **state)
 	virtq_publish(&d->vq);
 	assert_true(virtq_should_notify(&d->vq));
 	assert_int_equal(d->vq.signalled_used, 1);
-	assert_false(virtq_should_notify(&d->vq));	/* nothing new */
+	assert_false(virtq_should_notify(&d->vq)); /* nothing new */
 
 	put16(d->avail, VIRTQ_AVAIL_F_NO_INTERRUPT);
 	virtq_push(&d->vq, 1, 0);
@@ -610,7 +612,7 @@ static void test_notify_flags(void **state)
 	assert_int_equal(d->vq.signalled_used, 2);
 
 	put16(d->avail, 0);
-	assert_false(virtq_should_notify(&d->vq));	/* still nothing new */
+	assert_false(virtq_should_notify(&d->vq)); /* still nothing new */
 	virtq_push(&d->vq, 2, 0);
 	virtq_publish(&d->vq);
 	assert_true(virtq_should_notify(&d->vq));
@@ -637,19 +639,19 @@ static void test_notify_event_idx(void **state)
 	/* the first call cannot know what was crossed */
 	used_event_set(d, 10);
 	virtq_push(&d->vq, 0, 0);
-	virtq_publish(&d->vq);			/* used 65534 */
+	virtq_publish(&d->vq); /* used 65534 */
 	assert_true(virtq_should_notify(&d->vq));
 	assert_true(d->vq.signalled_valid);
 	assert_false(virtq_should_notify(&d->vq));
 
 	/* the guest wants to hear once entry 65535 is used (idx 0) */
 	used_event_set(d, 65535);
-	put16(d->avail, VIRTQ_AVAIL_F_NO_INTERRUPT);	/* ignored */
+	put16(d->avail, VIRTQ_AVAIL_F_NO_INTERRUPT); /* ignored */
 	virtq_push(&d->vq, 1, 0);
-	virtq_publish(&d->vq);			/* 65535: not yet */
+	virtq_publish(&d->vq); /* 65535: not yet */
 	assert_false(virtq_should_notify(&d->vq));
 	virtq_push(&d->vq, 2, 0);
-	virtq_publish(&d->vq);			/* 0: crossed */
+	virtq_publish(&d->vq); /* 0: crossed */
 	assert_true(virtq_should_notify(&d->vq));
 	assert_int_equal(d->vq.signalled_used, 0);
 
@@ -657,7 +659,7 @@ static void test_notify_event_idx(void **state)
 	used_event_set(d, 2);
 	for (k = 0; k < 5; k++)
 		virtq_push(&d->vq, (uint16_t)k, 0);
-	virtq_publish(&d->vq);			/* 0 -> 5 covers 2 */
+	virtq_publish(&d->vq); /* 0 -> 5 covers 2 */
 	assert_true(virtq_should_notify(&d->vq));
 
 	/* event exactly at the old index: entry 5 becomes used */
@@ -696,12 +698,12 @@ static void test_kick_enable(void **state)
 	assert_int_equal(get16(d->used), VIRTQ_USED_F_NO_NOTIFY);
 	virtq_kick_enable(&d->vq, true);
 	assert_int_equal(get16(d->used), 0);
-	assert_int_equal(avail_event_get(d), 0);	/* not written */
+	assert_int_equal(avail_event_get(d), 0); /* not written */
 	drv_free(d);
 
 	d = drv_new(8, 40, true);
 	put16(d->used + 4 + 8 * 8, 0x1234);
-	virtq_kick_enable(&d->vq, false);		/* writes nothing */
+	virtq_kick_enable(&d->vq, false); /* writes nothing */
 	assert_int_equal(avail_event_get(d), 0x1234);
 	assert_int_equal(get16(d->used), 0);
 	virtq_kick_enable(&d->vq, true);
@@ -740,9 +742,11 @@ static void test_kick_on_more(void **state)
 	seen = virtq_kick_on_more(&d->vq);
 	assert_int_equal(seen, 42);
 	assert_int_equal(avail_event_get(d), 42); /* not 40: those are seen */
-	assert_int_equal((uint16_t)(virtq_avail(&d->vq) + d->vq.last_avail), seen);
+	assert_int_equal((uint16_t)(virtq_avail(&d->vq) + d->vq.last_avail),
+			 seen);
 	offer(d, 0);
-	assert_int_not_equal((uint16_t)(virtq_avail(&d->vq) + d->vq.last_avail), seen);
+	assert_int_not_equal((uint16_t)(virtq_avail(&d->vq) + d->vq.last_avail),
+			     seen);
 	drv_free(d);
 
 	d = drv_new(8, 40, false);
@@ -930,14 +934,14 @@ static void test_bad_buffers(void **state)
 		uint64_t addr;
 		uint32_t len;
 	} bad[] = {
-		{ 0, 1 },			/* below everything */
-		{ A_GPA - 1, 2 },		/* starts before A */
-		{ 0x20000, 16 },		/* in the gap */
-		{ 0x1fff0, 0x20 },		/* B runs into the gap */
-		{ A_GPA, 2 * AB_SIZE + 1 },	/* A, B, then the gap */
-		{ C_GPA + C_SIZE - 4, 8 },	/* off the end of C */
-		{ 0x3ffff, 2 },			/* from the gap into C */
-		{ UINT64_MAX - 4, 16 },		/* addr + len wraps */
+		{ 0, 1 },		    /* below everything */
+		{ A_GPA - 1, 2 },	    /* starts before A */
+		{ 0x20000, 16 },	    /* in the gap */
+		{ 0x1fff0, 0x20 },	    /* B runs into the gap */
+		{ A_GPA, 2 * AB_SIZE + 1 }, /* A, B, then the gap */
+		{ C_GPA + C_SIZE - 4, 8 },  /* off the end of C */
+		{ 0x3ffff, 2 },		    /* from the gap into C */
+		{ UINT64_MAX - 4, 16 },	    /* addr + len wraps */
 		{ UINT64_MAX, 0xffffffff },
 		{ UINT64_MAX - 0xfffffffeULL, 0xffffffff }, /* ends at 2^64 */
 	};
@@ -958,7 +962,7 @@ static void test_bad_buffers(void **state)
 	set_desc(d, 0, A_GPA, 0, 0, 0);
 	assert_pop_einval(d, false);
 	set_desc(d, 0, A_GPA, 0, N, 1);
-	set_desc(d, 1, 0x20000, 0, N, 2);	/* unmapped, but empty */
+	set_desc(d, 1, 0x20000, 0, N, 2); /* unmapped, but empty */
 	set_desc(d, 2, UINT64_MAX, 0, 0, 0);
 	assert_pop_einval(d, false);
 	/* one byte makes it a chain */
