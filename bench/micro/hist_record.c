@@ -40,16 +40,25 @@ int main(void)
 	for (i = 0; i < N_DISTINCT; i++) {
 		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
 		switch ((s >> 33) % 4) {
-		case 0: vals[i] = 66; break;
-		case 1: vals[i] = 1514; break;
-		case 2: vals[i] = 60000 + (s >> 40) % 5535; break;
-		default: vals[i] = 54 + (s >> 40) % 9000; break;
+		case 0:
+			vals[i] = 66;
+			break;
+		case 1:
+			vals[i] = 1514;
+			break;
+		case 2:
+			vals[i] = 60000 + (s >> 40) % 5535;
+			break;
+		default:
+			vals[i] = 54 + (s >> 40) % 9000;
+			break;
 		}
 	}
 	hist_init(&h);
 	t0 = now_ns();
 	for (i = 0; i < N_VALUES; i++)
-		__atomic_store_n(&sum, sum + vals[i % N_DISTINCT], __ATOMIC_RELAXED);
+		__atomic_store_n(&sum, sum + vals[i % N_DISTINCT],
+				 __ATOMIC_RELAXED);
 	t1 = now_ns();
 	for (i = 0; i < N_VALUES; i++)
 		hist_record(&h, vals[i % N_DISTINCT]);
@@ -60,7 +69,8 @@ int main(void)
 	t3 = now_ns();
 	sink = sum + h.count;
 	(void)sink;
-	printf("hist_record: %.2f ns per value (loop baseline %.2f ns, %u values, p50 %llu p99 %llu)\n",
+	printf("hist_record: %.2f ns per value (loop baseline %.2f ns, %u "
+	       "values, p50 %llu p99 %llu)\n",
 	       (double)((t2 - t1) - (t1 - t0)) / N_VALUES,
 	       (double)(t1 - t0) / N_VALUES, N_VALUES,
 	       (unsigned long long)hist_quantile(&h, 0.5),
