@@ -112,7 +112,7 @@ int mbox_init(struct shard *sh)
  * struct shard_call), and a shard without siblings has none otherwise
  * @sh:	shard (after mbox_init())
  *
- * #syscalls:setup eventfd2 epoll_ctl
+ * #syscalls:setup eventfd2 epoll_ctl close
  * Return: 0, or -errno
  */
 int mbox_kick_fd(struct shard *sh)
