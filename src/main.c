@@ -404,9 +404,9 @@ static void search_list_load(struct conf *c)
  *
  * Everything opened by path after set-up is here: the stats file (through
  * @r->stats_dirfd) and our socket files, removed at exit (through the
- * edge's EDGE_FD_DIR, ctl_dirfd() and ctl_api_dirfd()). resolv.conf is not: the resolv.conf reader
- * (resolvh.c), a process of its own, keeps its directory and sends us its
- * contents.
+ * edge's EDGE_FD_DIR, ctl_dirfd() and ctl_api_dirfd()). resolv.conf is
+ * not: the resolv.conf reader (resolvh.c), a process of its own, keeps its
+ * directory and sends us its contents.
  * The datagram edge connects to its guest's socket by path, learnt at run
  * time: the host filesystem stays mounted there, and Landlock alone
  * restricts it.

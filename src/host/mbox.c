@@ -14,16 +14,16 @@
  * is counted (a frame is dropped and the guest retransmits; a connection
  * is served by the sender instead, a flow to adopt stays with it).
  *
- * This is the slow path by design: tun's automatic flow steering sends a
- * flow's frames to the queue its shard last wrote to, so only the odd frame
- * crosses (docs/design.md, Who owns a flow). Under connection churn tun's flow table (4096
- * flows, kept 3 s) is full and a new flow's frames go by the kernel's hash
- * instead, to a queue no shard can predict. A flow the guest opens is owned
- * where its SYN lands, so that is its queue. A published port's connection
- * gets its owner before the guest has sent anything; if the guest's
- * SYN-ACK lands on another shard, the frame is passed to the owner, which
- * hands the flow there (MBOX_ADOPT: socket, sequence numbers, the frame),
- * and its later frames land where it now lives.
+ * This is the slow path by design: tun's automatic flow steering sends a flow's
+ * frames to the queue its shard last wrote to, so only the odd frame crosses
+ * (docs/design.md, "Who owns a flow"). Under connection churn tun's flow table
+ * (4096 flows, kept 3 s) is full and a new flow's frames go by the kernel's
+ * hash instead, to a queue no shard can predict. A flow the guest opens is
+ * owned where its SYN lands, so that is its queue. A published port's
+ * connection gets its owner before the guest has sent anything; if the guest's
+ * SYN-ACK lands on another shard, the frame is passed to the owner, which hands
+ * the flow there (MBOX_ADOPT: socket, sequence numbers, the frame), and its
+ * later frames land where it now lives.
  */
 
 #include <errno.h>
