@@ -108,6 +108,8 @@ static const struct edge_kind edge_kinds[CONF_EDGE_NUM] = {
  *
  * Our tap holds a reference on the namespace, so it is never destroyed
  * while we run: deletion has to be seen as the file going away.
+ *
+ * #syscalls:setup inotify_init1 inotify_add_watch
  */
 static void ns_watch_start(struct run *r, const char *path)
 {
@@ -314,7 +316,7 @@ static bool worker_other(struct shard *sh, uint64_t data, void *arg)
  * worker() - a shard thread other than shard 0
  * @arg:	its struct shard
  *
- * A failing loop (the tap went away) makes shard 0 stop everything.
+ * A failing loop (the edge went away) makes shard 0 stop everything.
  * It waits until main() has installed the seccomp filter (for every
  * thread at once) before it handles anything.
  *
@@ -344,6 +346,8 @@ static void *worker(void *arg)
  * Reads the last "search" (or "domain") line of the resolv.conf and
  * encodes its names in DNS wire format without compression (RFC 3397).
  * Names that do not fit are left out.
+ *
+ * #syscalls:setup openat read close
  */
 static void search_list_load(struct conf *c)
 {
@@ -399,10 +403,10 @@ static void search_list_load(struct conf *c)
  * @e:		edge (the socket file's directory)
  *
  * Everything opened by path after set-up is here: the stats file (through
- * @r->stats_dirfd) and our socket file, removed at exit (through the
- * edge's EDGE_FD_DIR). resolv.conf is not: the resolv.conf reader
- * (resolvh.c), a process of its own, keeps its directory and sends us its
- * contents.
+ * @r->stats_dirfd) and our socket files, removed at exit (through the
+ * edge's EDGE_FD_DIR, ctl_dirfd() and ctl_api_dirfd()). resolv.conf is
+ * not: the resolv.conf reader (resolvh.c), a process of its own, keeps its
+ * directory and sends us its contents.
  * The datagram edge connects to its guest's socket by path, learnt at run
  * time: the host filesystem stays mounted there, and Landlock alone
  * restricts it.
@@ -481,6 +485,8 @@ static void nofile_raise(void)
  * @argc:	argument count
  * @argv:	arguments
  *
+ * #syscalls:setup fcntl signalfd4 pidfd_open rt_sigaction
+ * #syscalls kill
  * Return: the command's exit status, 1 on failure, 2 on a bad command line
  */
 int main(int argc, char **argv)

@@ -1383,7 +1383,7 @@ static void *ctl_thread(void *arg)
  * http_listen() - the metrics listening socket
  * @ss:		address
  *
- * #syscalls socket setsockopt bind listen
+ * #syscalls socket setsockopt bind listen close
  * Return: socket, or -1 (logged)
  */
 static int http_listen(const struct sockaddr_storage *ss)
@@ -1412,7 +1412,7 @@ static int http_listen(const struct sockaddr_storage *ss)
  * there is something to serve)
  * @c:		server
  *
- * #syscalls:setup eventfd2
+ * #syscalls:setup eventfd2 close
  * Return: 0, or -1 (logged)
  */
 static int ctl_evfd_init(struct ctl *c)

@@ -54,6 +54,8 @@ static int client_usage_error(const char *msg)
  * @req:	request (one line, newline added here)
  * @len:	reply length
  *
+ * Context: the slipway ctl client process (no sandbox)
+ * #syscalls socket connect sendto shutdown poll read close
  * Return: malloc'ed reply (NUL-terminated), or NULL (reported)
  */
 static char *ask(const char *path, const char *req, size_t *len)

@@ -652,6 +652,9 @@ static void shard_room(struct shard *sh)
 /**
  * shard_end_of_batch() - peek for flows that may send, flush ACKs and frames
  * @sh:	shard
+ *
+ * Carries out the intents that queued, writes every frame to the edge and
+ * kicks the shards we put mailbox messages for.
  */
 void shard_end_of_batch(struct shard *sh)
 {
@@ -672,6 +675,11 @@ void shard_end_of_batch(struct shard *sh)
  * @sh:		shard
  * @v:		frame (vnet header included), valid until this returns
  * @hop:	shards that passed it on before us
+ *
+ * A flow in its handshake whose frame landed here is moved here with it
+ * when the core asks (core.give: mbox_put_adopt()); with no room in the
+ * mailbox the core takes the frame itself. A frame for a flow elsewhere
+ * goes on to the next shard (core.pass_to).
  */
 void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop)
 {
@@ -742,7 +750,8 @@ static void shard_edge_changed(struct shard *sh)
  * the edge's listening socket (shard 0)
  * @sh:	shard
  *
- * Return: 0, or -errno if the listening socket failed
+ * Return: 0, or -errno if the listening socket failed or the new fd could
+ * not be polled
  */
 static int shard_edge_accept(struct shard *sh)
 {
@@ -796,7 +805,8 @@ static void shard_edge_ctl(struct shard *sh)
  * shard_edge_rx() - read and handle batches of frames from the edge
  * @sh:	shard
  *
- * Return: 0, or -errno if the edge is gone
+ * Return: 0 (also when the guest left an edge that waits for the next),
+ * or -errno if the edge failed or its guest left for good
  */
 static int shard_edge_rx(struct shard *sh)
 {
@@ -1027,14 +1037,23 @@ static void shard_call_answer(struct shard *sh)
 }
 
 /**
- * shard_run() - the event loop, until @stop says so
+ * shard_run() - the event loop, until a handler, the group or the edge
+ * ends it
  * @sh:		shard
- * @on_other:	handler for EP_SIGNAL and EP_PIDFD events; returns true to
- *		stop the loop
+ * @on_other:	handler for EP_SIGNAL, EP_PIDFD, EP_NSWATCH and EP_CTL
+ *		events (shard 0's); returns true to stop the loop
  * @arg:	passed to @on_other
  *
+ * Each wake-up handles the events in the order epoll gave them, then the
+ * frames the edge holds unannounced, then expired deadlines (after the
+ * input, so that an ACK in the same wake-up comes first), held --impair
+ * frames, the end of the batch, and last the control thread's requests.
+ *
  * #syscalls epoll_wait
- * Return: 0 when stopped by @on_other, -errno if the edge went away
+ * Return: 0 when stopped by @on_other or, on shards but 0, by
+ * shard_group.stop; shard 0: the -errno another shard left in
+ * shard_group.fatal; -ECONNRESET if the edge's guest went away for good;
+ * -errno if epoll_wait() or the edge failed
  */
 int shard_run(struct shard *sh,
 	      bool (*on_other)(struct shard *sh, uint64_t data, void *arg),

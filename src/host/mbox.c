@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* mbox.c - mailboxes between shards: frames and accepted connections
+/* mbox.c - mailboxes between shards: frames, accepted connections and
+ * adopted flows
  *
  * Each shard has one single-producer single-consumer byte ring per other
  * shard (the sender is the only writer of @head, the owner the only writer
@@ -11,18 +12,18 @@
  * thousands of small frames (a DNS burst all landing on one queue) or
  * dozens of 64 KiB ones. No locks; a full ring refuses the message, which
  * is counted (a frame is dropped and the guest retransmits; a connection
- * is served by the sender instead).
+ * is served by the sender instead, a flow to adopt stays with it).
  *
- * This is the slow path by design: tun's automatic flow steering sends a
- * flow's frames to the queue its shard last wrote to, so only the odd frame
- * crosses (DESIGN law 5). Under connection churn tun's flow table (4096
- * flows, kept 3 s) is full and a new flow's frames go by the kernel's hash
- * instead, to a queue no shard can predict. A flow the guest opens is owned
- * where its SYN lands, so that is its queue. A published port's connection
- * gets its owner before the guest has sent anything; if the guest's
- * SYN-ACK lands on another shard, the frame is passed to the owner, which
- * hands the flow there (MBOX_ADOPT: socket, sequence numbers, the frame),
- * and its later frames land where it now lives.
+ * This is the slow path by design: tun's automatic flow steering sends a flow's
+ * frames to the queue its shard last wrote to, so only the odd frame crosses
+ * (docs/design.md, "Who owns a flow"). Under connection churn tun's flow table
+ * (4096 flows, kept 3 s) is full and a new flow's frames go by the kernel's
+ * hash instead, to a queue no shard can predict. A flow the guest opens is
+ * owned where its SYN lands, so that is its queue. A published port's
+ * connection gets its owner before the guest has sent anything; if the guest's
+ * SYN-ACK lands on another shard, the frame is passed to the owner, which hands
+ * the flow there (MBOX_ADOPT: socket, sequence numbers, the frame), and its
+ * later frames land where it now lives.
  */
 
 #include <errno.h>
@@ -75,7 +76,8 @@ struct mbox_msg {
  * mbox_init() - the shard's receiving rings and eventfd
  * @sh:	shard (edge and group set)
  *
- * Ring memory is reserved here and touched only when messages use it.
+ * Ring memory is reserved here and touched only when messages use it. A
+ * group of one has neither (mbox_kick_fd() makes the eventfd).
  *
  * #syscalls:setup eventfd2
  * Return: 0, or -errno
@@ -110,7 +112,7 @@ int mbox_init(struct shard *sh)
  * struct shard_call), and a shard without siblings has none otherwise
  * @sh:	shard (after mbox_init())
  *
- * #syscalls:setup eventfd2 epoll_ctl
+ * #syscalls:setup eventfd2 epoll_ctl close
  * Return: 0, or -errno
  */
 int mbox_kick_fd(struct shard *sh)
@@ -169,6 +171,8 @@ static uint64_t mbox_size(const struct mbox_msg *m, uint64_t t)
 /**
  * mbox_fini() - free the rings; close sockets still waiting in them
  * @sh:	shard (the other shards have stopped)
+ *
+ * #syscalls close
  */
 void mbox_fini(struct shard *sh)
 {
@@ -327,7 +331,7 @@ bool mbox_put_accept(struct shard *sh, unsigned to, int fd, const void *sa,
 /**
  * mbox_put_adopt() - move a flow in its handshake to the shard its guest
  * frames land on, with the frame that landed there (core_input() set
- * @c->give)
+ * core.give)
  * @sh:		sending shard, the flow's owner
  * @to:		receiving shard
  * @f:		the flow: freed here if queued, its socket out of our epoll

@@ -69,9 +69,9 @@ extern const char *const ep_type_str[EP_TYPE_NUM];
  * release store: the shard sees @buf and @cap. The acquire load of @done
  * in shard_api_snap_done() pairs with the shard's release store: the
  * control thread sees the records and @n, @total.
- * The shard looks at @req once per loop iteration after its mailbox
- * eventfd is kicked; it answers by kicking the control thread's eventfd
- * (shard_group.ctl_fd).
+ * The shard looks at @req once per loop iteration (the control thread
+ * kicks its mailbox eventfd to wake it); it answers by kicking the control
+ * thread's eventfd (shard_group.ctl_fd).
  */
 struct flow_snap {
 	_Atomic unsigned req;

@@ -54,9 +54,10 @@ bool shard_api_peek_off(const struct shard *sh)
  * @sh:		shard 0
  * @k:		shard index, below shard_api_count()
  *
- * Ownership: a loan for the life of the shards. Read them with ctr_read()
- * (relaxed loads: the shard writes them); the control thread writes only
- * the CTL_* and METRICS_* counters of shard 0, whose single writer it is.
+ * Ownership: a loan for the life of the shards. Read them with relaxed
+ * loads (the shard writes them: ctl_proto.c's rd(), obs/ctr.c's
+ * ctr_read()); the control thread writes only the CTL_* and METRICS_*
+ * counters of shard 0, whose single writer it is.
  * Return: CTR_NUM counters
  */
 uint64_t *shard_api_ctr(struct shard *sh, unsigned k)

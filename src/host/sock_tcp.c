@@ -407,7 +407,7 @@ static void sock_close(int fd, bool rst)
  * @sh:	shard
  * @it:	intent
  *
- * #syscalls send recvfrom setsockopt shutdown
+ * #syscalls send sendto recvfrom setsockopt shutdown
  */
 void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
 {

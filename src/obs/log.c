@@ -152,6 +152,8 @@ void die_perror(const char *fmt, ...)
  * @file:	source file
  * @line:	source line
  * @func:	function name
+ *
+ * #syscalls write
  */
 void assert_fail(const char *expr, const char *file, int line, const char *func)
 {

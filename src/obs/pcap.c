@@ -75,7 +75,7 @@ static int write_all(int fd, const uint8_t *p, size_t len)
  * @path:	file (truncated)
  * @max:	size cap in bytes
  *
- * #syscalls openat write
+ * #syscalls openat write close
  * Return: 0, or -errno (logged)
  */
 int pcap_open(struct pcap *pc, const char *path, uint64_t max)
