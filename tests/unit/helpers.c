@@ -169,6 +169,27 @@ struct env *env_new(const struct core_conf *cc)
 }
 
 /**
+ * core_init_rc() - what core_init() says to a configuration
+ * @cc:	configuration
+ *
+ * On fresh memory of core_mem_size(@cc), freed again.
+ *
+ * Return: core_init()'s return value
+ */
+int core_init_rc(const struct core_conf *cc)
+{
+	uint64_t ctr[CTR_NUM];
+	struct core c;
+	void *mem = calloc(1, core_mem_size(cc));
+	int rc;
+
+	assert_non_null(mem);
+	rc = core_init(&c, cc, mem, ctr, test_key);
+	free(mem);
+	return rc;
+}
+
+/**
  * env_new_default() - env_new() with env_conf()
  * @offload:	passed to env_conf()
  *

@@ -188,6 +188,7 @@ uint16_t ref_pseudo6(const uint8_t *saddr, const uint8_t *daddr, uint8_t proto,
 void env_conf(struct core_conf *cc, bool offload);
 void env_conf6(struct core_conf *cc, bool offload);
 struct env *env_new(const struct core_conf *cc);
+int core_init_rc(const struct core_conf *cc);
 struct env *env_new_default(bool offload);
 void env_free(struct env *e);
 void env_clear(struct env *e);

@@ -585,34 +585,27 @@ static void test_ra_lifetime_no_dns(void **state)
 static void test_conf_bad(void **state)
 {
 	struct core_conf cc;
-	uint64_t ctr[CTR_NUM];
-	uint8_t key[16] = { 0 };
-	struct core c;
-	void *mem;
 
 	(void)state;
 	conf6(&cc, true);
-	mem = calloc(1, core_mem_size(&cc));
-	assert_non_null(mem);
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), 0);
+	assert_int_equal(core_init_rc(&cc), 0);
 	cc.mtu = 1279;
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	conf6(&cc, true);
 	cc.gw6_ll[0] = 0xfd;
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	conf6(&cc, true);
 	memset(cc.gw6, 0, 16);
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	conf6(&cc, true);
 	cc.dns6[0] = 0xff;
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	conf6(&cc, true);
 	cc.ra_router_lifetime_s = 65536;
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	cc.ipv6 = false;
 	cc.mtu = 576;
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), 0);
-	free(mem);
+	assert_int_equal(core_init_rc(&cc), 0);
 }
 
 /**
