@@ -69,6 +69,25 @@ void fz_conf_tap(struct core_conf *cc, uint32_t mtu, uint32_t max_flows);
 void fz_conf_ipv6(struct core_conf *cc, const uint8_t *pfx, bool guest);
 
 /**
+ * fz_conf_names() - the short names of both DHCP servers: the search list
+ * "example.test" and the FQDN "vm1.example.test", in wire format
+ * @d:		DHCP configuration
+ */
+void fz_conf_names(struct dhcp4_conf *d);
+
+/**
+ * fz_conf_plain() - @tap on a plain edge (no vnet header, no checksum
+ * offload) with the longest names: a 256-byte search list and an FQDN of
+ * labels of 63, 63, 63 and @last bytes of 'f', a zero at @fqdn_len - 1
+ * @plain:	configuration out
+ * @tap:	the configuration it derives from
+ * @last:	length byte of the fourth label
+ * @fqdn_len:	bytes of the FQDN
+ */
+void fz_conf_plain(struct core_conf *plain, const struct core_conf *tap,
+		   uint8_t last, size_t fqdn_len);
+
+/**
  * fz_core_init() - a fresh core over zeroed memory and zeroed counters
  * @c:		core to set up
  * @conf:	its configuration
