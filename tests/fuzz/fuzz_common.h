@@ -10,6 +10,20 @@
 #include "core/core.h"
 
 /**
+ * FZ_CORE_STATE() - the state of a fuzz target that drives one core: its
+ * memory, counters, core, effects batch, frame slots and their lengths
+ * @mem_size:	bytes of core memory (core_mem, aligned to 64)
+ * @nslots:	frame slots (frame_len[])
+ */
+#define FZ_CORE_STATE(mem_size, nslots)                 \
+	static _Alignas(64) uint8_t core_mem[mem_size]; \
+	static uint64_t ctr[CTR_NUM];                   \
+	static struct core core;                        \
+	static struct fx fx;                            \
+	static uint8_t *slots;                          \
+	static uint32_t frame_len[nslots]
+
+/**
  * fz_fail() - report a broken check and trap (the fuzzer keeps the input)
  * @expr:	text of the check
  * @file:	source file

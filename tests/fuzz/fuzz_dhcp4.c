@@ -41,13 +41,8 @@
 #define HDRS (VNET_LEN + ETH_HLEN + IP4_HLEN + UDP_HLEN)
 #define MAX_PAYLOAD (65535 - IP4_HLEN - UDP_HLEN)
 
-static _Alignas(64) uint8_t core_mem[16384];
-static uint64_t ctr[CTR_NUM];
-static struct core core;
-static struct fx fx;
-static uint8_t *slots;
+FZ_CORE_STATE(16384, NSLOTS);
 static uint8_t *frame;
-static uint32_t frame_len[NSLOTS];
 
 static const uint8_t bcast[ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 

@@ -47,13 +47,8 @@
 #define MAX_PAYLOAD (MTU - IP6_HLEN - UDP_HLEN)
 #define REPLY_MAX 1232
 
-static _Alignas(64) uint8_t core_mem[16384];
-static uint64_t ctr[CTR_NUM];
-static struct core core;
-static struct fx fx;
-static uint8_t *slots;
+FZ_CORE_STATE(16384, NSLOTS);
 static uint8_t *frame;
-static uint32_t frame_len[NSLOTS];
 
 #define PFX 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79, 0x01
 
