@@ -316,6 +316,23 @@ void assert_ctr_deltas(const struct env *e, ...)
 }
 
 /**
+ * assert_dropped() - since env_mark(), one defect was dropped: no frame,
+ * no intent, @ctr counted once and no other counter moved
+ * @e:		environment
+ * @kind:	the defect's number, named on failure
+ * @ctr:	the counter it must count under
+ */
+void assert_dropped(const struct env *e, int kind, enum ctr_id ctr)
+{
+	if (e->fx.nframes || e->fx.nintents)
+		fail_msg("defect %d: %u frames, %u intents", kind,
+			 e->fx.nframes, e->fx.nintents);
+	if (env_delta(e, ctr) != 1)
+		fail_msg("defect %d: counter %d not counted", kind, ctr);
+	assert_ctr_deltas(e, ctr, 1, -1);
+}
+
+/**
  * fx_count() - how many intents of a type are queued
  * @e:		environment
  * @type:	intent type

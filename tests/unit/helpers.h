@@ -198,6 +198,7 @@ void env_assert_quiet(struct env *e);
 void env_mark(struct env *e);
 int64_t env_delta(const struct env *e, enum ctr_id id);
 void assert_ctr_deltas(const struct env *e, ...);
+void assert_dropped(const struct env *e, int kind, enum ctr_id ctr);
 
 /* intents */
 unsigned fx_count(const struct env *e, enum fx_intent_type type);
