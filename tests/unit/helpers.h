@@ -229,6 +229,7 @@ const uint8_t *frame_l3(const struct env *e, unsigned i, uint16_t ethertype,
 			const uint8_t *dst, size_t *l3_len);
 const uint8_t *parse_ip4(const struct env *e, unsigned i, uint8_t proto,
 			 size_t *l4_len);
+size_t tcp_decode(const uint8_t *th, size_t len, struct otcp *o);
 void parse_tcp(const struct env *e, unsigned i, struct otcp *o);
 uint32_t l4_csum_ok(uint32_t saddr, uint32_t daddr, uint8_t proto,
 		    const uint8_t *l4, size_t len);
