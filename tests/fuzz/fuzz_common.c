@@ -116,6 +116,58 @@ void fz_conf_ipv6(struct core_conf *cc, const uint8_t *pfx, bool guest)
 }
 
 /**
+ * fz_conf_names() - the short names of both DHCP servers: the search list
+ * "example.test" and the FQDN "vm1.example.test", in wire format
+ * @d:		DHCP configuration
+ */
+void fz_conf_names(struct dhcp4_conf *d)
+{
+	static const uint8_t search[] = "\x07"
+					"example"
+					"\x04"
+					"test";
+	static const uint8_t fqdn[] = "\x03"
+				      "vm1"
+				      "\x07"
+				      "example"
+				      "\x04"
+				      "test";
+
+	memcpy(d->search, search, sizeof(search));
+	d->search_len = sizeof(search);
+	memcpy(d->fqdn, fqdn, sizeof(fqdn));
+	d->fqdn_len = sizeof(fqdn);
+}
+
+/**
+ * fz_conf_plain() - @tap on a plain edge (no vnet header, no checksum
+ * offload) with the longest names: a 256-byte search list and an FQDN of
+ * labels of 63, 63, 63 and @last bytes of 'f', a zero at @fqdn_len - 1
+ * @plain:	configuration out
+ * @tap:	the configuration it derives from
+ * @last:	length byte of the fourth label
+ * @fqdn_len:	bytes of the FQDN
+ */
+void fz_conf_plain(struct core_conf *plain, const struct core_conf *tap,
+		   uint8_t last, size_t fqdn_len)
+{
+	struct dhcp4_conf *d = &plain->dhcp4;
+	size_t i;
+
+	*plain = *tap;
+	plain->vnet_hdr_len = 0;
+	plain->csum_offload = false;
+	for (i = 0; i < sizeof(d->search); i++)
+		d->search[i] = (uint8_t)(i * 7 + 1);
+	d->search_len = sizeof(d->search);
+	memset(d->fqdn, 'f', sizeof(d->fqdn));
+	for (i = 0; i < 4; i++)
+		d->fqdn[i * 64] = i < 3 ? 63 : last;
+	d->fqdn[fqdn_len - 1] = 0;
+	d->fqdn_len = fqdn_len;
+}
+
+/**
  * fz_core_init() - a fresh core over zeroed memory and zeroed counters
  * @c:		core to set up
  * @conf:	its configuration

@@ -10,6 +10,20 @@
 #include "core/core.h"
 
 /**
+ * FZ_CORE_STATE() - the state of a fuzz target that drives one core: its
+ * memory, counters, core, effects batch, frame slots and their lengths
+ * @mem_size:	bytes of core memory (core_mem, aligned to 64)
+ * @nslots:	frame slots (frame_len[])
+ */
+#define FZ_CORE_STATE(mem_size, nslots)                 \
+	static _Alignas(64) uint8_t core_mem[mem_size]; \
+	static uint64_t ctr[CTR_NUM];                   \
+	static struct core core;                        \
+	static struct fx fx;                            \
+	static uint8_t *slots;                          \
+	static uint32_t frame_len[nslots]
+
+/**
  * fz_fail() - report a broken check and trap (the fuzzer keeps the input)
  * @expr:	text of the check
  * @file:	source file
@@ -67,6 +81,25 @@ void fz_conf_tap(struct core_conf *cc, uint32_t mtu, uint32_t max_flows);
  * @guest:	set guest6 too
  */
 void fz_conf_ipv6(struct core_conf *cc, const uint8_t *pfx, bool guest);
+
+/**
+ * fz_conf_names() - the short names of both DHCP servers: the search list
+ * "example.test" and the FQDN "vm1.example.test", in wire format
+ * @d:		DHCP configuration
+ */
+void fz_conf_names(struct dhcp4_conf *d);
+
+/**
+ * fz_conf_plain() - @tap on a plain edge (no vnet header, no checksum
+ * offload) with the longest names: a 256-byte search list and an FQDN of
+ * labels of 63, 63, 63 and @last bytes of 'f', a zero at @fqdn_len - 1
+ * @plain:	configuration out
+ * @tap:	the configuration it derives from
+ * @last:	length byte of the fourth label
+ * @fqdn_len:	bytes of the FQDN
+ */
+void fz_conf_plain(struct core_conf *plain, const struct core_conf *tap,
+		   uint8_t last, size_t fqdn_len);
 
 /**
  * fz_core_init() - a fresh core over zeroed memory and zeroed counters

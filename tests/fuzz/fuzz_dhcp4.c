@@ -41,13 +41,8 @@
 #define HDRS (VNET_LEN + ETH_HLEN + IP4_HLEN + UDP_HLEN)
 #define MAX_PAYLOAD (65535 - IP4_HLEN - UDP_HLEN)
 
-static _Alignas(64) uint8_t core_mem[16384];
-static uint64_t ctr[CTR_NUM];
-static struct core core;
-static struct fx fx;
-static uint8_t *slots;
+FZ_CORE_STATE(16384, NSLOTS);
 static uint8_t *frame;
-static uint32_t frame_len[NSLOTS];
 
 static const uint8_t bcast[ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
@@ -71,24 +66,9 @@ static void conf_tap_init(void)
 	d->ndns = 1;
 	d->lease_s = 3600;
 	d->mtu = MTU;
-	memcpy(d->search,
-	       "\x07"
-	       "example"
-	       "\x04"
-	       "test",
-	       14);
-	d->search_len = 14;
+	fz_conf_names(d);
 	memcpy(d->hostname, "vm1", 3);
 	d->hostname_len = 3;
-	memcpy(d->fqdn,
-	       "\x03"
-	       "vm1"
-	       "\x07"
-	       "example"
-	       "\x04"
-	       "test",
-	       18);
-	d->fqdn_len = 18;
 }
 
 static struct core_conf conf_plain;
@@ -102,27 +82,16 @@ static const uint8_t key[16] = "slipway-fuzz-key";
 static void conf_plain_init(void)
 {
 	struct dhcp4_conf *d = &conf_plain.dhcp4;
-	size_t i;
 
 	conf_tap_init();
-	conf_plain = conf_tap;
-	conf_plain.vnet_hdr_len = 0;
-	conf_plain.csum_offload = false;
+	/* 63, 63, 63 and 60 bytes of labels: 252 bytes with the root */
+	fz_conf_plain(&conf_plain, &conf_tap, 60, 252);
 	d->dns_be[1] = 0x350200c0; /* 192.0.2.53 */
 	d->dns_be[2] = 0x08080808;
 	d->ndns = 3;
 	d->lease_s = UINT32_MAX;
-	for (i = 0; i < sizeof(d->search); i++)
-		d->search[i] = (uint8_t)(i * 7 + 1);
-	d->search_len = sizeof(d->search);
 	memset(d->hostname, 'h', sizeof(d->hostname));
 	d->hostname_len = sizeof(d->hostname);
-	/* 63, 63, 63 and 60 bytes of labels: 252 bytes with the root */
-	memset(d->fqdn, 'f', sizeof(d->fqdn));
-	for (i = 0; i < 4; i++)
-		d->fqdn[i * 64] = i < 3 ? 63 : 60;
-	d->fqdn[251] = 0;
-	d->fqdn_len = 252;
 }
 
 /**

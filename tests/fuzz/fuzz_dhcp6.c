@@ -47,13 +47,8 @@
 #define MAX_PAYLOAD (MTU - IP6_HLEN - UDP_HLEN)
 #define REPLY_MAX 1232
 
-static _Alignas(64) uint8_t core_mem[16384];
-static uint64_t ctr[CTR_NUM];
-static struct core core;
-static struct fx fx;
-static uint8_t *slots;
+FZ_CORE_STATE(16384, NSLOTS);
 static uint8_t *frame;
-static uint32_t frame_len[NSLOTS];
 
 #define PFX 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79, 0x01
 
@@ -80,22 +75,7 @@ static void conf_tap_init(void)
 	fz_conf_tap(&conf_tap, MTU, MAX_FLOWS);
 	fz_conf_ipv6(&conf_tap, pfx, true);
 	conf_tap.dhcp6 = true;
-	memcpy(d->search,
-	       "\x07"
-	       "example"
-	       "\x04"
-	       "test",
-	       14);
-	d->search_len = 14;
-	memcpy(d->fqdn,
-	       "\x03"
-	       "vm1"
-	       "\x07"
-	       "example"
-	       "\x04"
-	       "test",
-	       18);
-	d->fqdn_len = 18;
+	fz_conf_names(d);
 }
 
 static struct core_conf conf_plain;
@@ -108,23 +88,11 @@ static const uint8_t key[16] = "slipway-fuzz-key";
  */
 static void conf_plain_init(void)
 {
-	struct dhcp4_conf *d = &conf_plain.dhcp4;
-	size_t i;
-
 	conf_tap_init();
-	conf_plain = conf_tap;
-	conf_plain.vnet_hdr_len = 0;
-	conf_plain.csum_offload = false;
-	memset(conf_plain.dns6, 0, 16);
-	for (i = 0; i < sizeof(d->search); i++)
-		d->search[i] = (uint8_t)(i * 7 + 1);
-	d->search_len = sizeof(d->search);
 	/* labels of 63, 63, 63 and 61 bytes: 255 with the root */
-	memset(d->fqdn, 'f', sizeof(d->fqdn));
-	for (i = 0; i < 4; i++)
-		d->fqdn[i * 64] = i < 3 ? 63 : 61;
-	d->fqdn[254] = 0;
-	d->fqdn_len = sizeof(d->fqdn);
+	fz_conf_plain(&conf_plain, &conf_tap, 61,
+		      sizeof(conf_plain.dhcp4.fqdn));
+	memset(conf_plain.dns6, 0, 16);
 }
 
 /**

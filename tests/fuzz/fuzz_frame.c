@@ -33,12 +33,7 @@
 #define MAX_UDP_FLOWS 4
 #define PFX6 0xfd, 0x00, 0x05, 0xee, 0x00, 0x0d, 0x00, 0x00
 
-static _Alignas(64) uint8_t core_mem[16384];
-static uint64_t ctr[CTR_NUM];
-static struct core core;
-static struct fx fx;
-static uint8_t *slots;
-static uint32_t frame_len[NSLOTS];
+FZ_CORE_STATE(16384, NSLOTS);
 
 static struct core_conf conf;
 

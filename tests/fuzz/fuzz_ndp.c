@@ -31,12 +31,7 @@
 #define SLOT_SIZE (VNET_LEN + ETH_HLEN + MTU)
 #define MAX_FLOWS 16
 
-static _Alignas(64) uint8_t core_mem[16384];
-static uint64_t ctr[CTR_NUM];
-static struct core core;
-static struct fx fx;
-static uint8_t *slots;
-static uint32_t frame_len[NSLOTS];
+FZ_CORE_STATE(16384, NSLOTS);
 
 static struct core_conf conf;
 

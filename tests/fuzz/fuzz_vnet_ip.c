@@ -40,12 +40,7 @@
 #define TH_PSH 0x08
 #define TH_ACK 0x10
 
-static _Alignas(64) uint8_t core_mem[8192];
-static uint64_t ctr[CTR_NUM];
-static struct core core;
-static struct fx fx;
-static uint32_t frame_len[NSLOTS];
-static uint8_t *slots;
+FZ_CORE_STATE(8192, NSLOTS);
 static unsigned checked;
 static uint64_t now;
 static uint8_t fb[FRAME_CAP]; /* frame under construction */

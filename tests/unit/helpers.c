@@ -169,6 +169,27 @@ struct env *env_new(const struct core_conf *cc)
 }
 
 /**
+ * core_init_rc() - what core_init() says to a configuration
+ * @cc:	configuration
+ *
+ * On fresh memory of core_mem_size(@cc), freed again.
+ *
+ * Return: core_init()'s return value
+ */
+int core_init_rc(const struct core_conf *cc)
+{
+	uint64_t ctr[CTR_NUM];
+	struct core c;
+	void *mem = calloc(1, core_mem_size(cc));
+	int rc;
+
+	assert_non_null(mem);
+	rc = core_init(&c, cc, mem, ctr, test_key);
+	free(mem);
+	return rc;
+}
+
+/**
  * env_new_default() - env_new() with env_conf()
  * @offload:	passed to env_conf()
  *
@@ -292,6 +313,23 @@ void assert_ctr_deltas(const struct env *e, ...)
 				(long long)want[i]);
 	}
 	fail();
+}
+
+/**
+ * assert_dropped() - since env_mark(), one defect was dropped: no frame,
+ * no intent, @ctr counted once and no other counter moved
+ * @e:		environment
+ * @kind:	the defect's number, named on failure
+ * @ctr:	the counter it must count under
+ */
+void assert_dropped(const struct env *e, int kind, enum ctr_id ctr)
+{
+	if (e->fx.nframes || e->fx.nintents)
+		fail_msg("defect %d: %u frames, %u intents", kind,
+			 e->fx.nframes, e->fx.nintents);
+	if (env_delta(e, ctr) != 1)
+		fail_msg("defect %d: counter %d not counted", kind, ctr);
+	assert_ctr_deltas(e, ctr, 1, -1);
 }
 
 /**
@@ -700,28 +738,23 @@ uint32_t l4_csum_ok(uint32_t saddr, uint32_t daddr, uint8_t proto,
 }
 
 /**
- * parse_tcp() - check a queued TCP frame completely and decode it
- * @e:	environment
- * @i:	frame index
- * @o:	decoded segment
+ * tcp_decode() - check a TCP header the core sent and decode it
+ * @th:		TCP header
+ * @len:	bytes of segment
+ * @o:		out: ports, numbers, flags, window, options and payload (the
+ *		addresses and IP identification zero)
  *
- * With checksum offload, the vnet header must say NEEDS_CSUM from byte 34
- * (Ethernet + IPv4) with the field at offset 16, and the field must hold
- * the folded pseudo-header sum; without, the full checksum must verify and
- * the vnet header (if any) be zero. Options must be well formed.
+ * The data offset must fit, the reserved bits and urgent pointer be zero,
+ * the acknowledgement number zero without ACK, and the options well
+ * formed.
+ *
+ * Return: the data offset
  */
-void parse_tcp(const struct env *e, unsigned i, struct otcp *o)
+size_t tcp_decode(const uint8_t *th, size_t len, struct otcp *o)
 {
-	const uint8_t *f = e->fx.slots + (size_t)i * e->fx.slot_size;
-	const uint8_t *ip, *th;
-	size_t len, doff, k;
+	size_t doff, k;
 
-	th = parse_ip4(e, i, IPPROTO_TCP_, &len);
-	ip = th - IP4_HLEN;
 	memset(o, 0, sizeof(*o));
-	memcpy(&o->saddr, ip + 12, 4);
-	memcpy(&o->daddr, ip + 16, 4);
-	o->ip_id = rd16(ip + 4);
 	assert_true(len >= TCP_HLEN);
 	doff = (size_t)(th[12] >> 4) * 4;
 	assert_true(doff >= TCP_HLEN && doff <= len);
@@ -757,6 +790,32 @@ void parse_tcp(const struct env *e, unsigned i, struct otcp *o)
 		}
 		k += th[k + 1];
 	}
+	return doff;
+}
+
+/**
+ * parse_tcp() - check a queued TCP frame completely and decode it
+ * @e:	environment
+ * @i:	frame index
+ * @o:	decoded segment
+ *
+ * With checksum offload, the vnet header must say NEEDS_CSUM from byte 34
+ * (Ethernet + IPv4) with the field at offset 16, and the field must hold
+ * the folded pseudo-header sum; without, the full checksum must verify and
+ * the vnet header (if any) be zero. Options must be well formed.
+ */
+void parse_tcp(const struct env *e, unsigned i, struct otcp *o)
+{
+	const uint8_t *f = e->fx.slots + (size_t)i * e->fx.slot_size;
+	const uint8_t *ip, *th;
+	size_t len, k;
+
+	th = parse_ip4(e, i, IPPROTO_TCP_, &len);
+	ip = th - IP4_HLEN;
+	tcp_decode(th, len, o);
+	memcpy(&o->saddr, ip + 12, 4);
+	memcpy(&o->daddr, ip + 16, 4);
+	o->ip_id = rd16(ip + 4);
 
 	if (e->c.conf.csum_offload) {
 		assert_int_equal(e->c.conf.vnet_hdr_len, 12);

@@ -188,6 +188,7 @@ uint16_t ref_pseudo6(const uint8_t *saddr, const uint8_t *daddr, uint8_t proto,
 void env_conf(struct core_conf *cc, bool offload);
 void env_conf6(struct core_conf *cc, bool offload);
 struct env *env_new(const struct core_conf *cc);
+int core_init_rc(const struct core_conf *cc);
 struct env *env_new_default(bool offload);
 void env_free(struct env *e);
 void env_clear(struct env *e);
@@ -197,6 +198,7 @@ void env_assert_quiet(struct env *e);
 void env_mark(struct env *e);
 int64_t env_delta(const struct env *e, enum ctr_id id);
 void assert_ctr_deltas(const struct env *e, ...);
+void assert_dropped(const struct env *e, int kind, enum ctr_id ctr);
 
 /* intents */
 unsigned fx_count(const struct env *e, enum fx_intent_type type);
@@ -227,6 +229,7 @@ const uint8_t *frame_l3(const struct env *e, unsigned i, uint16_t ethertype,
 			const uint8_t *dst, size_t *l3_len);
 const uint8_t *parse_ip4(const struct env *e, unsigned i, uint8_t proto,
 			 size_t *l4_len);
+size_t tcp_decode(const uint8_t *th, size_t len, struct otcp *o);
 void parse_tcp(const struct env *e, unsigned i, struct otcp *o);
 uint32_t l4_csum_ok(uint32_t saddr, uint32_t daddr, uint8_t proto,
 		    const uint8_t *l4, size_t len);

@@ -1377,32 +1377,25 @@ static void test_no_slot(void **state)
 static void test_conf(void **state)
 {
 	struct core_conf cc;
-	uint64_t ctr[CTR_NUM];
-	uint8_t key[16] = { 0 };
-	struct core c;
-	void *mem;
 
 	(void)state;
 	conf_dhcp6(&cc, true);
-	mem = calloc(1, core_mem_size(&cc));
-	assert_non_null(mem);
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), 0);
+	assert_int_equal(core_init_rc(&cc), 0);
 	cc.guest6[7] ^= 1;
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	memcpy(cc.guest6, outside6, 16);
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	memset(cc.guest6, 0, 16);
 	memcpy(cc.guest6, prefix6, 8);
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	memcpy(cc.guest6, gw6, 16);
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	memcpy(cc.guest6, dns6, 16);
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	cc.dhcp6 = false;
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), 0);
+	assert_int_equal(core_init_rc(&cc), 0);
 	memset(cc.guest6, 0xff, 16);
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), 0);
-	free(mem);
+	assert_int_equal(core_init_rc(&cc), 0);
 }
 
 /**

@@ -171,28 +171,12 @@ static size_t build_echo6(const struct env *e, uint8_t *b, const uint8_t *dst,
  * struct o6 - a TCP segment the core sent over IPv6
  * @src:	source address
  * @dst:	destination address
- * @sport:	source port
- * @dport:	destination port
- * @seq:	sequence number
- * @ack:	acknowledgement number
- * @flags:	flags
- * @wnd:	window field
- * @mss:	MSS option (0: none)
- * @ws:		window scale option (-1: none)
- * @data:	payload
- * @len:	payload length
+ * @tcp:	the TCP header's fields and payload, as tcp_decode() gives
  * @gso_size:	GSO segment size from the vnet header (0: not GSO)
  */
 struct o6 {
 	uint8_t src[16], dst[16];
-	uint16_t sport, dport;
-	uint32_t seq, ack;
-	uint8_t flags;
-	uint16_t wnd;
-	uint16_t mss;
-	int ws;
-	const uint8_t *data;
-	size_t len;
+	struct otcp tcp;
 	uint16_t gso_size;
 };
 
@@ -265,44 +249,20 @@ static void parse_tcp6(const struct env *e, unsigned i, struct o6 *o)
 {
 	const uint8_t *f = e->fx.slots + (size_t)i * e->fx.slot_size;
 	const uint8_t *th, *ip;
-	size_t len, doff, k;
+	size_t len, doff;
 
 	th = parse_ip6(e, i, IPPROTO_TCP_, &len);
 	ip = th - IP6_HLEN;
 	memset(o, 0, sizeof(*o));
 	memcpy(o->src, ip + 8, 16);
 	memcpy(o->dst, ip + 24, 16);
-	assert_true(len >= TCP_HLEN);
-	doff = (size_t)(th[12] >> 4) * 4;
-	assert_true(doff >= TCP_HLEN && doff <= len);
-	o->sport = rd16(th);
-	o->dport = rd16(th + 2);
-	o->seq = rd32(th + 4);
-	o->ack = rd32(th + 8);
-	o->flags = th[13];
-	o->wnd = rd16(th + 14);
-	o->ws = -1;
-	o->data = th + doff;
-	o->len = len - doff;
-	for (k = TCP_HLEN; k < doff;) {
-		if (th[k] == 0)
-			break;
-		if (th[k] == 1) {
-			k++;
-			continue;
-		}
-		if (th[k] == 2)
-			o->mss = rd16(th + k + 2);
-		else if (th[k] == 3)
-			o->ws = th[k + 2];
-		k += th[k + 1];
-	}
+	doff = tcp_decode(th, len, &o->tcp);
 	check_l4_csum6(e, i, th, len, IPPROTO_TCP_);
 	if (e->c.conf.vnet_hdr_len && f[1] != VNET_HDR_GSO_NONE) {
 		assert_int_equal(f[1], VNET_HDR_GSO_TCPV6);
 		assert_int_equal(f[2] | f[3] << 8, ETH_HLEN + IP6_HLEN + doff);
 		o->gso_size = (uint16_t)(f[4] | f[5] << 8);
-		assert_true(o->gso_size > 0 && o->len > o->gso_size);
+		assert_true(o->gso_size > 0 && o->tcp.len > o->gso_size);
 	}
 }
 
@@ -439,13 +399,13 @@ static void check6(const struct env *e, unsigned i, const struct conn6 *k,
 	parse_tcp6(e, i, o);
 	assert_memory_equal(o->src, k->raddr, 16);
 	assert_memory_equal(o->dst, guest6, 16);
-	assert_int_equal(o->sport, k->rport);
-	assert_int_equal(o->dport, k->gport);
-	assert_int_equal(o->flags, flags);
-	assert_int_equal(o->seq, seq);
+	assert_int_equal(o->tcp.sport, k->rport);
+	assert_int_equal(o->tcp.dport, k->gport);
+	assert_int_equal(o->tcp.flags, flags);
+	assert_int_equal(o->tcp.seq, seq);
 	if (flags & T_ACK)
-		assert_int_equal(o->ack, k->f ? k->f->rcv_nxt : k->gseq);
-	assert_int_equal(o->len, len);
+		assert_int_equal(o->tcp.ack, k->f ? k->f->rcv_nxt : k->gseq);
+	assert_int_equal(o->tcp.len, len);
 }
 
 /**
@@ -499,9 +459,9 @@ static void open6(struct env *e, struct conn6 *k, const uint8_t *raddr,
 	tcp_on_sock_connected(&e->c, k->f, 0, e->now, &e->fx);
 	assert_int_equal(e->fx.nframes, 1);
 	check6(e, 0, k, T_SYN | T_ACK, k->f->iss, 0, &o);
-	assert_int_equal(o.mss, MSS6);
-	assert_int_equal(o.ws, 9);
-	k->iss = o.seq;
+	assert_int_equal(o.tcp.mss, MSS6);
+	assert_int_equal(o.tcp.ws, 9);
+	k->iss = o.tcp.seq;
 	k->gack = k->iss + 1;
 	env_clear(e);
 
@@ -626,12 +586,12 @@ static void test_tcp6_link_local(void **state)
 	parse_tcp6(e, 0, &o);
 	assert_memory_equal(o.src, gw6_ll, 16);
 	assert_memory_equal(o.dst, guest6_ll, 16);
-	assert_int_equal(o.flags, T_SYN | T_ACK);
-	assert_int_equal(o.ack, 11);
+	assert_int_equal(o.tcp.flags, T_SYN | T_ACK);
+	assert_int_equal(o.tcp.ack, 11);
 	env_clear(e);
 	tcp_on_sock_error(&e->c, f, &e->fx);
 	parse_tcp6(e, 0, &o);
-	assert_int_equal(o.flags, T_RST | T_ACK);
+	assert_int_equal(o.tcp.flags, T_RST | T_ACK);
 	assert_memory_equal(o.dst, guest6_ll, 16);
 	env_clear(e);
 }
@@ -713,7 +673,7 @@ static void test_tcp6_data(void **state)
 	memcpy(slot + tcp_payload_off(&e->c, k.f), pat + 5, 1440);
 	tcp_build_data(&e->c, k.f, &e->fx, 1440, e->now);
 	check6(e, 0, &k, T_ACK | T_PSH, seq, 1440, &o);
-	assert_memory_equal(o.data, pat + 5, 1440);
+	assert_memory_equal(o.tcp.data, pat + 5, 1440);
 	assert_int_equal(o.gso_size, 0);
 	env_clear(e);
 	k.gack += 1440;
@@ -744,7 +704,7 @@ static void test_tcp6_rst_unknown(void **state)
 	env_send(e, &s);
 	assert_int_equal(e->fx.nframes, 1);
 	check6(e, 0, &k, T_RST, 0xabcdef01, 0, &o);
-	assert_int_equal(o.wnd, 0);
+	assert_int_equal(o.tcp.wnd, 0);
 	env_clear(e);
 
 	s = cseg6(&k, T_PSH, pat, 10);
@@ -849,7 +809,7 @@ static void test_tcp6_gso(void **state)
 	assert_int_equal(e->fx.nframes, 1);
 	check6(e, 0, &k, T_ACK | T_PSH, seq, len, &o);
 	assert_int_equal(o.gso_size, 1440);
-	assert_memory_equal(o.data, pat, len);
+	assert_memory_equal(o.tcp.data, pat, len);
 	assert_int_equal(env_delta(e, CTR_TCP_TX_GSO_FRAMES), 1);
 	env_clear(e);
 	k.gack += len;
@@ -926,7 +886,7 @@ static void test_tcp6_published(void **state)
 	assert_memory_equal(f->guest_addr, guest6, 16);
 	k.f = NULL;
 	check6(e, 0, &k, T_SYN, f->iss, 0, &o);
-	assert_int_equal(o.mss, MSS6);
+	assert_int_equal(o.tcp.mss, MSS6);
 	env_clear(e);
 	f4 = tcp_host_accepted(&e->c, M4(ip4(192, 168, 1, 9)), 50000, 8080, 43,
 			       e->now, &e->fx);

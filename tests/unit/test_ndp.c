@@ -141,6 +141,32 @@ static void input6(struct env *e, const struct pkt6 *p)
 }
 
 /**
+ * icmp6_pkt() - an ICMPv6 packet from the guest, without extension headers
+ * @src:	source address
+ * @dst:	destination address
+ * @dst_mac:	Ethernet destination (NULL: our MAC)
+ * @hop:	hop limit
+ * @msg:	the message (its length is set by the caller)
+ *
+ * Return: the packet, for build6() or input6()
+ */
+static struct pkt6 icmp6_pkt(const uint8_t *src, const uint8_t *dst,
+			     const uint8_t *dst_mac, uint8_t hop,
+			     const uint8_t *msg)
+{
+	struct pkt6 p = {
+		.dst_mac = dst_mac,
+		.src = src,
+		.dst = dst,
+		.hop = hop,
+		.last_nh = NH_ICMP6,
+		.msg = msg,
+	};
+
+	return p;
+}
+
+/**
  * parse_icmp6() - check a queued ICMPv6 frame completely
  * @e:		environment
  * @i:		frame index
@@ -238,21 +264,57 @@ static void sol_node(uint8_t *out, const uint8_t *target)
 }
 
 /**
- * send_ns() - a neighbour solicitation for @target to its solicited-node
- * group, from the guest
+ * send_rs() - a router solicitation from the guest to all-routers, hop
+ * limit 255
  * @e:		environment
- * @p:		packet: its @dst is @sn and its @msg is @m; @len is set
- * @sn:		16 bytes out: @target's solicited-node address
- * @m:		32 bytes out: the message
+ * @src:	source address
+ * @slla:	add a source link-layer address option
+ */
+static void send_rs(struct env *e, const uint8_t *src, bool slla)
+{
+	uint8_t m[16];
+	struct pkt6 p = icmp6_pkt(src, all_routers, all_routers_mac, 255, m);
+
+	p.len = rs_msg(m, slla);
+	input6(e, &p);
+}
+
+/**
+ * send_ns_to() - a neighbour solicitation from the guest, hop limit 255
+ * @e:		environment
+ * @src:	source address
+ * @dst:	destination address
+ * @dst_mac:	Ethernet destination (NULL: our MAC)
  * @target:	target address
  * @slla:	add a source link-layer address option
  */
-static void send_ns(struct env *e, struct pkt6 *p, uint8_t *sn, uint8_t *m,
+static void send_ns_to(struct env *e, const uint8_t *src, const uint8_t *dst,
+		       const uint8_t *dst_mac, const uint8_t *target, bool slla)
+{
+	uint8_t m[32];
+	struct pkt6 p = icmp6_pkt(src, dst, dst_mac, 255, m);
+
+	p.len = ns_msg(m, target, slla);
+	input6(e, &p);
+}
+
+/**
+ * send_ns() - a neighbour solicitation for @target to its solicited-node
+ * group, from the guest
+ * @e:		environment
+ * @src:	source address
+ * @dst_mac:	Ethernet destination (NULL: the group's, 33:33:ff:xx:xx:xx)
+ * @target:	target address
+ * @slla:	add a source link-layer address option
+ */
+static void send_ns(struct env *e, const uint8_t *src, const uint8_t *dst_mac,
 		    const uint8_t *target, bool slla)
 {
+	uint8_t sn[16], sn_mac[6] = { 0x33, 0x33, 0xff };
+
 	sol_node(sn, target);
-	p->len = ns_msg(m, target, slla);
-	input6(e, p);
+	memcpy(sn_mac + 2, sn + 12, 4);
+	send_ns_to(e, src, sn, dst_mac ? dst_mac : sn_mac, target, slla);
 }
 
 /**
@@ -277,89 +339,20 @@ static void check_ra_full(const struct env *e, unsigned i,
 			  const uint8_t *search, size_t search_len)
 {
 	uint8_t want[RA_LEN + 8 + 264] = {
-		134,
-		0,
-		0,
-		0, /* type, code, checksum */
-		64,
-		flags, /* cur hop limit, M/O flags */
-		(uint8_t)(lifetime >> 8),
+		/* type, code, checksum, cur hop limit, M/O flags, lifetime */
+		134, 0, 0, 0, 64, flags, (uint8_t)(lifetime >> 8),
 		(uint8_t)lifetime,
-		0,
-		0,
-		0,
-		0, /* reachable time */
-		0,
-		0,
-		0,
-		0, /* retrans timer */
+		/* reachable time, retrans timer */
+		0, 0, 0, 0, 0, 0, 0, 0,
 		/* prefix information: /64, L and A, infinite lifetimes */
-		3,
-		4,
-		64,
-		0xc0,
-		0xff,
-		0xff,
-		0xff,
-		0xff,
-		0xff,
-		0xff,
-		0xff,
-		0xff,
-		0,
-		0,
-		0,
-		0,
-		0xfd,
-		0x00,
-		0x51,
-		0x70,
-		0x77,
-		0x61,
-		0x79,
-		0x01,
-		0,
-		0,
-		0,
-		0,
-		0,
-		0,
-		0,
-		0,
+		3, 4, 64, 0xc0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0, 0, 0, 0, 0xfd, 0x00, 0x51, 0x70, 0x77, 0x61, 0x79, 0x01, 0,
+		0, 0, 0, 0, 0, 0, 0,
 		/* MTU 1500 */
-		5,
-		1,
-		0,
-		0,
-		0,
-		0,
-		0x05,
-		0xdc,
+		5, 1, 0, 0, 0, 0, 0x05, 0xdc,
 		/* RDNSS: infinite lifetime, dns6 */
-		25,
-		3,
-		0,
-		0,
-		0xff,
-		0xff,
-		0xff,
-		0xff,
-		0xfd,
-		0x00,
-		0x51,
-		0x70,
-		0x77,
-		0x61,
-		0x79,
-		0x01,
-		0,
-		0,
-		0,
-		0,
-		0,
-		0,
-		0,
-		3,
+		25, 3, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xfd, 0x00, 0x51, 0x70,
+		0x77, 0x61, 0x79, 0x01, 0, 0, 0, 0, 0, 0, 0, 3
 	};
 	static const uint8_t slla[8] = { 1,    1,    0x52, 0x56,
 					 0x00, 0x00, 0x00, 0x02 };
@@ -472,24 +465,12 @@ static void assert_quiet6(struct env *e)
 static void test_rs_ra(void **state)
 {
 	struct env *e = *state;
-	struct pkt6 p = {
-		.dst_mac = all_routers_mac,
-		.src = unspec6,
-		.dst = all_routers,
-		.hop = 255,
-		.last_nh = NH_ICMP6,
-	};
-	uint8_t m[16];
 
-	p.msg = m;
-	p.len = rs_msg(m, false);
-	input6(e, &p);
+	send_rs(e, unspec6, false);
 	assert_int_equal(e->fx.nframes, 1);
 	check_ra(e, 0, all_nodes_mac, all_nodes, 0, true);
 
-	p.src = guest6_ll;
-	p.len = rs_msg(m, true);
-	input6(e, &p);
+	send_rs(e, guest6_ll, true);
 	assert_int_equal(e->fx.nframes, 2);
 	check_ra(e, 1, NULL, guest6_ll, 0, true);
 	assert_int_equal(e->fx.nintents, 0);
@@ -503,16 +484,8 @@ static void test_rs_ra(void **state)
  */
 static void test_ra_lifetime_no_dns(void **state)
 {
-	struct pkt6 p = {
-		.dst_mac = all_routers_mac,
-		.src = guest6_ll,
-		.dst = all_routers,
-		.hop = 255,
-		.last_nh = NH_ICMP6,
-	};
 	struct core_conf cc;
 	struct env *e;
-	uint8_t m[32];
 
 	(void)state;
 	conf6(&cc, true);
@@ -520,9 +493,7 @@ static void test_ra_lifetime_no_dns(void **state)
 	memset(cc.dns6, 0, 16);
 	e = env_new(&cc);
 	env_mark(e);
-	p.msg = m;
-	p.len = rs_msg(m, false);
-	input6(e, &p);
+	send_rs(e, guest6_ll, false);
 	assert_int_equal(e->fx.nframes, 1);
 	check_ra(e, 0, NULL, guest6_ll, 1800, false);
 	assert_ctr_deltas(e, CTR_NDP_RA_SENT, 1, -1);
@@ -530,10 +501,7 @@ static void test_ra_lifetime_no_dns(void **state)
 	/* without RDNSS, the DNS address is not ours either */
 	env_clear(e);
 	env_mark(e);
-	p.dst = dns6;
-	p.dst_mac = our_mac;
-	p.len = ns_msg(m, dns6, false);
-	input6(e, &p);
+	send_ns_to(e, guest6_ll, dns6, our_mac, dns6, false);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_ctr_deltas(e, -1);
 	assert_quiet6(e);
@@ -548,34 +516,27 @@ static void test_ra_lifetime_no_dns(void **state)
 static void test_conf_bad(void **state)
 {
 	struct core_conf cc;
-	uint64_t ctr[CTR_NUM];
-	uint8_t key[16] = { 0 };
-	struct core c;
-	void *mem;
 
 	(void)state;
 	conf6(&cc, true);
-	mem = calloc(1, core_mem_size(&cc));
-	assert_non_null(mem);
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), 0);
+	assert_int_equal(core_init_rc(&cc), 0);
 	cc.mtu = 1279;
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	conf6(&cc, true);
 	cc.gw6_ll[0] = 0xfd;
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	conf6(&cc, true);
 	memset(cc.gw6, 0, 16);
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	conf6(&cc, true);
 	cc.dns6[0] = 0xff;
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	conf6(&cc, true);
 	cc.ra_router_lifetime_s = 65536;
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), -EINVAL);
+	assert_int_equal(core_init_rc(&cc), -EINVAL);
 	cc.ipv6 = false;
 	cc.mtu = 576;
-	assert_int_equal(core_init(&c, &cc, mem, ctr, key), 0);
-	free(mem);
+	assert_int_equal(core_init_rc(&cc), 0);
 }
 
 /**
@@ -586,37 +547,18 @@ static void test_conf_bad(void **state)
 static void test_ns_na(void **state)
 {
 	struct env *e = *state;
-	uint8_t m[32], sn[16], sn_mac[6] = { 0x33, 0x33, 0xff };
-	struct pkt6 p = {
-		.src = guest6_ll,
-		.dst = sn,
-		.dst_mac = sn_mac,
-		.hop = 255,
-		.last_nh = NH_ICMP6,
-		.msg = m,
-	};
 
-	sol_node(sn, gw6_ll);
-	memcpy(sn_mac + 2, sn + 12, 4);
-	p.len = ns_msg(m, gw6_ll, true);
-	input6(e, &p);
+	send_ns(e, guest6_ll, NULL, gw6_ll, true);
 	assert_int_equal(e->fx.nframes, 1);
 	check_na(e, 0, NULL, guest6_ll, gw6_ll, 0xe0);
 
 	/* from the guest's ULA address, for the gateway, without SLLA */
-	sol_node(sn, gw6);
-	memcpy(sn_mac + 2, sn + 12, 4);
-	p.src = guest6;
-	p.len = ns_msg(m, gw6, false);
-	input6(e, &p);
+	send_ns(e, guest6, NULL, gw6, false);
 	assert_int_equal(e->fx.nframes, 2);
 	check_na(e, 1, NULL, guest6, gw6, 0xe0);
 
 	/* unicast NUD probe for the DNS address */
-	p.dst = dns6;
-	p.dst_mac = our_mac;
-	p.len = ns_msg(m, dns6, true);
-	input6(e, &p);
+	send_ns_to(e, guest6, dns6, our_mac, dns6, true);
 	assert_int_equal(e->fx.nframes, 3);
 	check_na(e, 2, NULL, guest6, dns6, 0xe0);
 	assert_int_equal(e->fx.nintents, 0);
@@ -631,20 +573,11 @@ static void test_ns_na(void **state)
 static void test_ns_other(void **state)
 {
 	struct env *e = *state;
-	uint8_t m[32], sn[16];
-	struct pkt6 p = {
-		.src = guest6_ll,
-		.dst = sn,
-		.dst_mac = all_nodes_mac,
-		.hop = 255,
-		.last_nh = NH_ICMP6,
-		.msg = m,
-	};
 
-	send_ns(e, &p, sn, m, other6, true);
-	send_ns(e, &p, sn, m, outside6, true);
+	send_ns(e, guest6_ll, all_nodes_mac, other6, true);
+	send_ns(e, guest6_ll, all_nodes_mac, outside6, true);
 	/* the guest's own address, as other guests would ask for it */
-	send_ns(e, &p, sn, m, guest6, true);
+	send_ns(e, guest6_ll, all_nodes_mac, guest6, true);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_ctr_deltas(e, -1);
 }
@@ -657,31 +590,13 @@ static void test_ns_other(void **state)
 static void test_dad(void **state)
 {
 	struct env *e = *state;
-	uint8_t m[32], sn[16], sn_mac[6] = { 0x33, 0x33, 0xff };
-	struct pkt6 p = {
-		.src = unspec6,
-		.dst = sn,
-		.dst_mac = sn_mac,
-		.hop = 255,
-		.last_nh = NH_ICMP6,
-		.msg = m,
-	};
 
-	sol_node(sn, guest6_ll);
-	memcpy(sn_mac + 2, sn + 12, 4);
-	p.len = ns_msg(m, guest6_ll, false);
-	input6(e, &p);
-	sol_node(sn, guest6);
-	memcpy(sn_mac + 2, sn + 12, 4);
-	p.len = ns_msg(m, guest6, false);
-	input6(e, &p);
+	send_ns(e, unspec6, NULL, guest6_ll, false);
+	send_ns(e, unspec6, NULL, guest6, false);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_ctr_deltas(e, -1);
 
-	sol_node(sn, gw6_ll);
-	memcpy(sn_mac + 2, sn + 12, 4);
-	p.len = ns_msg(m, gw6_ll, false);
-	input6(e, &p);
+	send_ns(e, unspec6, NULL, gw6_ll, false);
 	assert_int_equal(e->fx.nframes, 1);
 	check_na(e, 0, all_nodes_mac, all_nodes, gw6_ll, 0xa0);
 	assert_ctr_deltas(e, CTR_NDP_NA_SENT, 1, -1);
@@ -699,36 +614,26 @@ static void test_ns_proxy(void **state)
 	static const uint8_t other_ll[16] = { 0xfe, 0x80, [15] = 0x99 };
 	static const uint8_t mapped_ll[16] = { 0xfe, 0x80, [15] = 0x77 };
 	struct env *e = *state;
-	uint8_t m[32], sn[16];
-	struct pkt6 p = {
-		.src = guest6_ll,
-		.dst = sn,
-		.dst_mac = all_nodes_mac,
-		.hop = 255,
-		.last_nh = NH_ICMP6,
-		.msg = m,
-	};
 
 	memcpy(e->c.conf.map_guest6, mapped_ll, 16);
-	send_ns(e, &p, sn, m, mapped_ll, true);
+	send_ns(e, guest6_ll, all_nodes_mac, mapped_ll, true);
 	assert_int_equal(e->fx.nframes, 1);
 	check_na(e, 0, NULL, guest6_ll, mapped_ll, 0xe0);
 	env_clear(e);
 
 	e->c.conf.ndp_proxy = true;
 	memcpy(e->c.conf.guest6, guest6, 16);
-	send_ns(e, &p, sn, m, other6, true);
-	send_ns(e, &p, sn, m, outside6, true);
+	send_ns(e, guest6_ll, all_nodes_mac, other6, true);
+	send_ns(e, guest6_ll, all_nodes_mac, outside6, true);
 	assert_int_equal(e->fx.nframes, 2);
 	check_na(e, 0, NULL, guest6_ll, other6, 0xe0);
 	check_na(e, 1, NULL, guest6_ll, outside6, 0xe0);
 	env_clear(e);
 
 	/* not: the guest's own, another link-local, a DAD probe */
-	send_ns(e, &p, sn, m, guest6, true);
-	send_ns(e, &p, sn, m, other_ll, true);
-	p.src = unspec6;
-	send_ns(e, &p, sn, m, other6, false);
+	send_ns(e, guest6_ll, all_nodes_mac, guest6, true);
+	send_ns(e, guest6_ll, all_nodes_mac, other_ll, true);
+	send_ns(e, unspec6, all_nodes_mac, other6, false);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_ctr_deltas(e, CTR_NDP_NA_SENT, 3, -1);
 	e->c.conf.ndp_proxy = false;
@@ -795,13 +700,7 @@ static void test_echo(void **state)
 {
 	struct env *e = *state;
 	uint8_t m[8 + 57], data[57];
-	struct pkt6 p = {
-		.src = guest6,
-		.dst = gw6,
-		.hop = 64,
-		.last_nh = NH_ICMP6,
-		.msg = m,
-	};
+	struct pkt6 p = icmp6_pkt(guest6, gw6, NULL, 64, m);
 	size_t i, len;
 
 	for (i = 0; i < sizeof(data); i++)
@@ -871,14 +770,8 @@ static void test_ndp_hop_limit(void **state)
 {
 	struct env *e = *state;
 	uint8_t m[32];
-	struct pkt6 p = {
-		.src = guest6_ll,
-		.dst = all_routers,
-		.hop = 254,
-		.dst_mac = all_routers_mac,
-		.last_nh = NH_ICMP6,
-		.msg = m,
-	};
+	struct pkt6 p = icmp6_pkt(guest6_ll, all_routers, all_routers_mac, 254,
+				  m);
 
 	p.len = rs_msg(m, true);
 	input6(e, &p);
@@ -900,13 +793,7 @@ static void test_ndp_malformed(void **state)
 {
 	struct env *e = *state;
 	uint8_t m[40], sn[16];
-	struct pkt6 p = {
-		.src = guest6_ll,
-		.dst = gw6_ll,
-		.hop = 255,
-		.last_nh = NH_ICMP6,
-		.msg = m,
-	};
+	struct pkt6 p = icmp6_pkt(guest6_ll, gw6_ll, NULL, 255, m);
 
 	/* NS: option length 0 */
 	p.len = ns_msg(m, gw6_ll, true);
@@ -1156,13 +1043,7 @@ static void test_ip6_bad_hdr(void **state)
 	struct env *e = *state;
 	size_t l3 = e->c.conf.vnet_hdr_len + ETH_HLEN, len;
 	uint8_t m[16], data[1] = { 0 };
-	struct pkt6 p = {
-		.src = guest6,
-		.dst = gw6,
-		.hop = 64,
-		.last_nh = NH_ICMP6,
-		.msg = m,
-	};
+	struct pkt6 p = icmp6_pkt(guest6, gw6, NULL, 64, m);
 
 	p.len = echo_msg(m, 1, 1, data, 1);
 	len = build6(e, e->in, &p);
@@ -1188,24 +1069,12 @@ static void test_ip6_bad_hdr(void **state)
 static void test_no_slot(void **state)
 {
 	struct env *e = *state;
-	uint8_t m[32];
-	struct pkt6 p = {
-		.src = guest6_ll,
-		.dst = all_routers,
-		.hop = 255,
-		.dst_mac = all_routers_mac,
-		.last_nh = NH_ICMP6,
-		.msg = m,
-	};
+	uint8_t m[8];
+	struct pkt6 p = icmp6_pkt(guest6_ll, gw6_ll, our_mac, 64, m);
 
 	e->fx.nframes = e->fx.nslots;
-	p.len = rs_msg(m, false);
-	input6(e, &p);
-	p.dst = gw6_ll;
-	p.dst_mac = our_mac;
-	p.len = ns_msg(m, gw6_ll, false);
-	input6(e, &p);
-	p.hop = 64;
+	send_rs(e, guest6_ll, false);
+	send_ns_to(e, guest6_ll, gw6_ll, our_mac, gw6_ll, false);
 	p.len = echo_msg(m, 1, 1, m, 0);
 	input6(e, &p);
 	assert_int_equal(e->fx.nframes, e->fx.nslots);
@@ -1221,23 +1090,9 @@ static void test_no_slot(void **state)
 static void test_ipv6_off(void **state)
 {
 	struct env *e = *state;
-	uint8_t m[32];
-	struct pkt6 p = {
-		.src = unspec6,
-		.dst = all_routers,
-		.hop = 255,
-		.dst_mac = all_routers_mac,
-		.last_nh = NH_ICMP6,
-		.msg = m,
-	};
 
-	p.len = rs_msg(m, false);
-	input6(e, &p);
-	p.src = guest6_ll;
-	p.dst = gw6_ll;
-	p.dst_mac = our_mac;
-	p.len = ns_msg(m, gw6_ll, true);
-	input6(e, &p);
+	send_rs(e, unspec6, false);
+	send_ns_to(e, guest6_ll, gw6_ll, our_mac, gw6_ll, true);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_ctr_deltas(e, CTR_ETH_DROP_ETHERTYPE, 2, -1);
 }
@@ -1330,16 +1185,8 @@ static void test_ra_periodic_no_slot(void **state)
  */
 static void test_ra_shards(void **state)
 {
-	struct pkt6 p = {
-		.dst_mac = all_routers_mac,
-		.src = guest6_ll,
-		.dst = all_routers,
-		.hop = 255,
-		.last_nh = NH_ICMP6,
-	};
 	struct core_conf cc;
 	struct env *e;
-	uint8_t m[16];
 
 	(void)state;
 	conf6(&cc, false);
@@ -1350,9 +1197,7 @@ static void test_ra_shards(void **state)
 	assert_true(e->c.next_deadline_ns == UINT64_MAX);
 	assert_true(core_timer(&e->c, e->now, &e->fx) == UINT64_MAX);
 	assert_int_equal(e->fx.nframes, 0);
-	p.msg = m;
-	p.len = rs_msg(m, false);
-	input6(e, &p);
+	send_rs(e, guest6_ll, false);
 	assert_int_equal(e->fx.nframes, 1);
 	check_ra(e, 0, NULL, guest6_ll, 0, true);
 	assert_ctr_deltas(e, CTR_NDP_RA_SENT, 1, -1);
@@ -1381,16 +1226,8 @@ static void test_ra_dhcp6_dnssl(void **state)
 					"\0"
 					"\x03"
 					"lab";
-	struct pkt6 p = {
-		.dst_mac = all_routers_mac,
-		.src = guest6_ll,
-		.dst = all_routers,
-		.hop = 255,
-		.last_nh = NH_ICMP6,
-	};
 	struct core_conf cc;
 	struct env *e;
-	uint8_t m[16];
 	size_t i;
 
 	(void)state;
@@ -1402,9 +1239,7 @@ static void test_ra_dhcp6_dnssl(void **state)
 	cc.dhcp4.search_len = sizeof(search); /* 2 names, 19 bytes */
 	e = env_new(&cc);
 	env_mark(e);
-	p.msg = m;
-	p.len = rs_msg(m, true);
-	input6(e, &p);
+	send_rs(e, guest6_ll, true);
 	assert_int_equal(e->fx.nframes, 1);
 	check_ra_full(e, 0, NULL, guest6_ll, 0, true, 0xc0, search,
 		      sizeof(search));
@@ -1423,8 +1258,7 @@ static void test_ra_dhcp6_dnssl(void **state)
 		cc.dhcp4.search[i] = (uint8_t)(i * 7 + 1);
 	cc.dhcp4.search_len = sizeof(cc.dhcp4.search);
 	e = env_new(&cc);
-	p.len = rs_msg(m, false);
-	input6(e, &p);
+	send_rs(e, guest6_ll, false);
 	assert_int_equal(e->fx.nframes, 1);
 	check_ra_full(e, 0, NULL, guest6_ll, 0, true, 0, cc.dhcp4.search,
 		      sizeof(cc.dhcp4.search));
