@@ -226,6 +226,22 @@ static void tcp_arm_data(struct core *c, struct tcp_flow *f, uint64_t now_ns)
 }
 
 /**
+ * tcp_rearm() - after progress or a window that opened: no zero-window
+ * probe; a deadline for what is in flight, or none
+ * @c:		core
+ * @f:		flow (ESTABLISHED)
+ * @now_ns:	monotonic time
+ */
+static void tcp_rearm(struct core *c, struct tcp_flow *f, uint64_t now_ns)
+{
+	f->flags &= (uint16_t)~TCPF_PERSIST;
+	if (f->snd_una == f->snd_nxt)
+		tcp_arm(c, f, 0);
+	else
+		tcp_arm_data(c, f, now_ns);
+}
+
+/**
  * tcp_rtt_sample() - the timed segment was acknowledged: update SRTT
  * @f:		flow (@rtt_ts_us set)
  * @now_ns:	monotonic time
@@ -1489,11 +1505,7 @@ static int tcp_process_ack(struct core *c, struct tcp_flow *f,
 		f->probes = 0;
 		f->dupacks = 0;
 		f->rto_ns = c->conf.rto_min_ns;
-		f->flags &= (uint16_t)~TCPF_PERSIST;
-		if (f->snd_una == f->snd_nxt)
-			tcp_arm(c, f, 0);
-		else
-			tcp_arm_data(c, f, now_ns);
+		tcp_rearm(c, f, now_ns);
 		tcp_intent(c, fx, FX_TX_WANTED, f);
 	} else {
 		/* in recovery, any ACK lets the next frames go, and news of
@@ -1522,13 +1534,8 @@ static int tcp_process_ack(struct core *c, struct tcp_flow *f,
 		}
 	}
 	if (f->guest_wnd > old_wnd) {
-		if (f->flags & TCPF_PERSIST) {
-			f->flags &= (uint16_t)~TCPF_PERSIST;
-			if (f->snd_una == f->snd_nxt)
-				tcp_arm(c, f, 0);
-			else
-				tcp_arm_data(c, f, now_ns);
-		}
+		if (f->flags & TCPF_PERSIST)
+			tcp_rearm(c, f, now_ns);
 		tcp_intent(c, fx, FX_TX_WANTED, f);
 	}
 	return 0;

@@ -291,9 +291,10 @@ extern const char *const ctr_descs[CTR_NUM];
  * A relaxed atomic load and a relaxed atomic store, not an atomic add: with
  * one writer no read-modify-write is needed, and on x86-64 and arm64 this
  * is the same plain load, add and store as "+=", no lock. What it buys is
- * that another thread's relaxed load (ctl's ctr_read()) is no data race in
- * the C11 sense, and cannot see a torn value (ThreadSanitizer reported
- * every counter of a second shard read by the stats dump).
+ * that another thread's relaxed load (obs/ctr.c's ctr_read(), ctl_proto.c's
+ * rd()) is no data race in the C11 sense, and cannot see a torn value
+ * (ThreadSanitizer reported every counter of a second shard read by the
+ * stats dump).
  */
 static inline void ctr_add(uint64_t *p, uint64_t n)
 {
