@@ -194,6 +194,19 @@ static void tcp_arm(struct core *c, struct tcp_flow *f, uint64_t when_ns)
 }
 
 /**
+ * tcp_probe_ok() - may the flow's deadline be a probe (tcp_arm_data())?
+ * @f:	flow
+ *
+ * Return: true with a round-trip sample, no timeout since the last
+ *	   progress and two full segments or more unacknowledged
+ */
+static bool tcp_probe_ok(const struct tcp_flow *f)
+{
+	return f->srtt_us && !f->retries && f->probes < 16 &&
+	       f->snd_max - f->snd_una >= 2 * f->mss;
+}
+
+/**
  * tcp_arm_data() - arm the timer for data in flight: a probe or the RTO
  * @c:		core
  * @f:		flow (ESTABLISHED, something unacknowledged)
@@ -213,8 +226,7 @@ static void tcp_arm_data(struct core *c, struct tcp_flow *f, uint64_t now_ns)
 {
 	uint64_t pto;
 
-	if (f->srtt_us && !f->retries && f->probes < 16 &&
-	    f->snd_max - f->snd_una >= 2 * f->mss) {
+	if (tcp_probe_ok(f)) {
 		pto = (2000ULL * f->srtt_us + TCP_PTO_SLACK_NS) << f->probes;
 		if (pto < f->rto_ns) {
 			tcp_arm(c, f, now_ns + pto);
@@ -1447,6 +1459,26 @@ static void tcp_rewind(struct core *c, struct tcp_flow *f, struct fx *fx)
 }
 
 /**
+ * tcp_recover() - resend from snd_una in recovery: the first hole, then
+ * what tcp_tx_room() allows
+ * @c:	core
+ * @f:	flow (something unacknowledged)
+ * @fx:	effects out
+ *
+ * Recovery ends when an ACK covers what was out when it began (@recover);
+ * a recovery already going keeps that point (a probe during one).
+ */
+static void tcp_recover(struct core *c, struct tcp_flow *f, struct fx *fx)
+{
+	uint32_t recover = (f->flags & TCPF_RECOVER) ? f->recover : f->snd_max;
+
+	tcp_rewind(c, f, fx);
+	f->recover = recover;
+	f->flags |= TCPF_RECOVER;
+	tcp_sack_skip(c, f, fx);
+}
+
+/**
  * tcp_process_ack() - handle the ACK field and window of a segment
  * @c:		core
  * @f:		flow (established)
@@ -1527,10 +1559,7 @@ static int tcp_process_ack(struct core *c, struct tcp_flow *f,
 			 * that was out (f->recover); with SACK, each hole the
 			 * guest showed: see tcp_tx_room() */
 			CTR_INC(c, TCP_FAST_RETRANS);
-			tcp_rewind(c, f, fx);
-			f->recover = f->snd_max;
-			f->flags |= TCPF_RECOVER;
-			tcp_sack_skip(c, f, fx);
+			tcp_recover(c, f, fx);
 		}
 	}
 	if (f->guest_wnd > old_wnd) {
@@ -1948,8 +1977,7 @@ void tcp_build_data(struct core *c, struct tcp_flow *f, struct fx *fx,
 	/* a first deadline; or the RTO that one segment out had, now that
 	 * more are out and a probe would come sooner */
 	if (!f->deadline_ns || (f->flags & TCPF_PERSIST) ||
-	    (!(f->flags & TCPF_PTO) && !f->retries && !f->probes &&
-	     f->srtt_us && f->snd_max - f->snd_una >= 2 * f->mss &&
+	    (!(f->flags & TCPF_PTO) && !f->probes && tcp_probe_ok(f) &&
 	     f->snd_max - f->snd_una - len < 2 * f->mss)) {
 		f->flags &= (uint16_t)~TCPF_PERSIST;
 		tcp_arm_data(c, f, now_ns);
@@ -2086,16 +2114,7 @@ static void tcp_timer_fire(struct core *c, struct tcp_flow *f, uint64_t now_ns,
 		 * shows the rest. Then a probe twice as late, up to the RTO,
 		 * if the guest stays silent */
 		CTR_INC(c, TCP_PTO_FIRED);
-		f->rtt_ts_us = 0;
-		if (!(f->flags & TCPF_RECOVER)) {
-			f->recover = f->snd_max;
-			f->flags |= TCPF_RECOVER;
-		}
-		f->snd_nxt = f->snd_una;
-		f->dupacks = 0;
-		tcp_intent(c, fx, FX_SOCK_REWIND, f);
-		tcp_intent(c, fx, FX_TX_WANTED, f);
-		tcp_sack_skip(c, f, fx);
+		tcp_recover(c, f, fx);
 		f->probes++;
 		tcp_arm_data(c, f, now_ns);
 		return;
