@@ -96,6 +96,7 @@
 #include "../util/siphash.h"
 #include "core.h"
 #include "csum.h"
+#include "mig.h"
 #include "tcp.h"
 
 #define TH_FIN 0x01
@@ -1244,6 +1245,205 @@ struct tcp_flow *tcp_adopt(struct core *c, const struct tcp_handover *h,
 	tcp_arm(c, f, now_ns + f->rto_ns);
 	CTR_INC(c, TCP_FLOWS_ADOPTED);
 	return f;
+}
+
+static void tcp_rewind(struct core *c, struct tcp_flow *f, struct fx *fx);
+
+/* flags that travel with a migrating flow; the rest are per batch or
+ * per recovery, and start afresh */
+#define TCPF_MIGRATE                                                 \
+	(TCPF_GUEST_FIN | TCPF_HOST_EOF | TCPF_FIN_SENT | TCPF_FIN_ACKED | \
+	 TCPF_GUEST_WS | TCPF_SACK_OK)
+
+/**
+ * tcp_export() - a flow's state for a migration destination
+ * @c:		core
+ * @f:		flow
+ * @now_ns:	monotonic time
+ * @t:		out (@t->fd and @t->hflags are the caller's to set)
+ *
+ * Return: true if the flow migrates
+ */
+bool tcp_export(const struct core *c, const struct tcp_flow *f,
+		uint64_t now_ns, struct mig_tcp *t)
+{
+	(void)c;
+	if (f->state != TCPS_ESTABLISHED && f->state != TCPS_SYN_SENT &&
+	    f->state != TCPS_SYNACK_SENT)
+		return false;
+	memset(t, 0, sizeof(*t));
+	memcpy(t->guest_addr, f->guest_addr, ADDR_LEN);
+	memcpy(t->remote_addr, f->remote_addr, ADDR_LEN);
+	t->guest_port = f->guest_port;
+	t->remote_port = f->remote_port;
+	t->state = f->state;
+	t->ws_guest = f->ws_guest;
+	t->flags = f->flags & TCPF_MIGRATE;
+	t->mss = f->mss;
+	t->iss = f->iss;
+	t->snd_una = f->snd_una;
+	t->snd_nxt = f->snd_nxt;
+	t->snd_max = f->snd_max;
+	t->fin_seq = f->fin_seq;
+	t->rcv_nxt = f->rcv_nxt;
+	t->rcv_acked = f->rcv_acked;
+	t->guest_wnd = f->guest_wnd;
+	t->host_space = f->host_space;
+	t->adv_wnd_end = f->adv_wnd_end;
+	t->srtt_us = f->srtt_us;
+	t->rto_ns = f->rto_ns;
+	t->age_ns = now_ns > f->opened_ns ? now_ns - f->opened_ns : 0;
+	t->bytes_from_guest = f->bytes_from_guest;
+	t->bytes_to_guest = f->bytes_to_guest;
+	return true;
+}
+
+/**
+ * tcp_export_ooo() - the next guest segment a flow holds beyond a gap
+ * @c:		core
+ * @f:		flow
+ * @i:		in/out: the ooo slot to look from (start at 0)
+ * @o:		out: the segment
+ *
+ * Return: true with @o set, false when there is none more
+ */
+bool tcp_export_ooo(const struct core *c, const struct tcp_flow *f,
+		    uint32_t *i, struct mig_ooo *o)
+{
+	uint32_t idx = tcp_flow_idx(c, f) + 1;
+
+	if (!(f->flags & TCPF_OOO))
+		return false;
+	for (; *i < c->conf.ooo_slots; (*i)++) {
+		const struct tcp_ooo *s = &c->ooo[*i];
+
+		if (s->flow != idx)
+			continue;
+		o->seq = s->seq;
+		o->fin = s->fin;
+		o->len = s->len;
+		o->data = c->ooo_data + (size_t)*i * TCP_OOO_SLOT;
+		(*i)++;
+		return true;
+	}
+	return false;
+}
+
+/**
+ * tcp_forget() - drop a flow that migrated: no segment, no intent
+ * @c:		core
+ * @f:		flow
+ */
+void tcp_forget(struct core *c, struct tcp_flow *f)
+{
+	tcp_ooo_drop(c, f);
+	f->sock = -1;
+	flow_free(c, f);
+}
+
+/**
+ * tcp_import() - take a flow a migration source handed over
+ * @c:		core
+ * @t:		its state
+ * @sock:	its socket
+ * @now_ns:	monotonic time
+ * @fx:		effects out
+ * @out:	out: the flow
+ *
+ * Return: NULL, or why the flow was refused
+ */
+const char *tcp_import(struct core *c, const struct mig_tcp *t, int32_t sock,
+		       uint64_t now_ns, struct fx *fx, struct tcp_flow **out)
+{
+	struct tcp_flow *f;
+	const char *why;
+
+	if (t->state != TCPS_ESTABLISHED && t->state != TCPS_SYN_SENT &&
+	    t->state != TCPS_SYNACK_SENT)
+		return "a TCP flow in a state that does not migrate";
+	if (t->flags & ~TCPF_MIGRATE)
+		return "a TCP flow with flags that do not migrate";
+	if (addr_is4(t->guest_addr) != addr_is4(t->remote_addr) ||
+	    (!addr_is4(t->guest_addr) && !c->conf.ipv6))
+		return "a TCP flow of mixed or unserved address families";
+	if (flow_lookup(c, t->guest_addr, t->guest_port, t->remote_addr,
+			t->remote_port))
+		return "a TCP flow that is here already";
+	f = flow_alloc(c, t->guest_addr, t->guest_port, t->remote_addr,
+		       t->remote_port);
+	if (!f)
+		return "the flow table is full";
+	f->state = t->state;
+	f->flags = t->flags;
+	f->ws_guest = t->ws_guest;
+	f->mss = t->mss;
+	f->iss = t->iss;
+	f->snd_una = t->snd_una;
+	f->snd_nxt = t->snd_nxt;
+	f->snd_max = t->snd_max;
+	f->fin_seq = t->fin_seq;
+	f->rcv_nxt = t->rcv_nxt;
+	f->rcv_acked = t->rcv_acked;
+	f->guest_wnd = t->guest_wnd;
+	f->host_space = t->host_space;
+	f->adv_wnd_end = t->adv_wnd_end;
+	f->srtt_us = t->srtt_us;
+	f->rto_ns = MAX(MIN(t->rto_ns, TCP_RTO_MAX_NS), c->conf.rto_min_ns);
+	f->opened_ns = now_ns > t->age_ns ? now_ns - t->age_ns : 0;
+	f->bytes_from_guest = t->bytes_from_guest;
+	f->bytes_to_guest = t->bytes_to_guest;
+	why = tcp_flow_bad(f);
+	if (!why && f->mss > 65535)
+		why = "an MSS out of range";
+	if (!why && f->state == TCPS_ESTABLISHED &&
+	    (SEQ_LT(f->adv_wnd_end, f->rcv_nxt) ||
+	     f->adv_wnd_end - f->rcv_nxt > (65535U << c->conf.ws_shift)))
+		why = "a window beyond what we advertise";
+	if (why) {
+		flow_free(c, f);
+		return why;
+	}
+	f->sock = sock;
+	CTR_INC(c, MIG_TCP_IN);
+	*out = f;
+	if (f->state != TCPS_ESTABLISHED) {
+		/* the SYN or SYN-ACK goes again now */
+		tcp_arm(c, f, now_ns);
+		return NULL;
+	}
+	/* what was in flight goes again; the guest hears from us */
+	tcp_rewind(c, f, fx);
+	if (f->snd_una != f->snd_max)
+		tcp_arm(c, f, now_ns + f->rto_ns);
+	tcp_ack_later(c, f);
+	return NULL;
+}
+
+/**
+ * tcp_import_ooo() - a held segment of a flow just imported
+ * @c:		core
+ * @f:		the flow
+ * @o:		the segment
+ *
+ * Return: NULL, or why it was refused
+ */
+const char *tcp_import_ooo(struct core *c, struct tcp_flow *f,
+			   const struct mig_ooo *o)
+{
+	struct tcp_seg s = { 0 };
+
+	if (f->state != TCPS_ESTABLISHED || (f->flags & TCPF_GUEST_FIN))
+		return "a held segment of a flow that takes no data";
+	if (!SEQ_GT(o->seq, f->rcv_nxt) || o->len > TCP_OOO_SLOT ||
+	    SEQ_GT(o->seq + o->len, f->adv_wnd_end))
+		return "a held segment outside the window";
+	s.seq = o->seq;
+	s.len = o->len;
+	s.data = o->data;
+	s.flags = o->fin ? TH_FIN : 0;
+	tcp_ooo_hold(c, f, &s);
+	CTR_INC(c, MIG_OOO_IN);
+	return NULL;
 }
 
 /**

@@ -390,6 +390,74 @@ void tcp_give(struct core *c, struct tcp_flow *f, struct tcp_handover *h);
 struct tcp_flow *tcp_adopt(struct core *c, const struct tcp_handover *h,
 			   int32_t sock, uint64_t now_ns);
 
+struct mig_tcp;
+struct mig_ooo;
+
+/**
+ * tcp_export() - a flow's state for a migration destination
+ * @c:		core
+ * @f:		flow
+ * @now_ns:	monotonic time
+ * @t:		out (@t->fd and @t->hflags are the caller's to set)
+ *
+ * Return: true if the flow migrates (ESTABLISHED, SYN_SENT or
+ * SYNACK_SENT); a HOST_CONNECTING one does not (the guest's next SYN
+ * opens it again at the destination)
+ */
+bool tcp_export(const struct core *c, const struct tcp_flow *f,
+		uint64_t now_ns, struct mig_tcp *t);
+
+/**
+ * tcp_export_ooo() - the next guest segment a flow holds beyond a gap
+ * @c:		core
+ * @f:		flow
+ * @i:		in/out: the ooo slot to look from (start at 0)
+ * @o:		out: the segment (data points into the core)
+ *
+ * Return: true with @o set, false when there is none more
+ */
+bool tcp_export_ooo(const struct core *c, const struct tcp_flow *f,
+		    uint32_t *i, struct mig_ooo *o);
+
+/**
+ * tcp_forget() - drop a flow that migrated (or would not): no segment, no
+ * intent; its socket is the caller's
+ * @c:		core
+ * @f:		flow
+ */
+void tcp_forget(struct core *c, struct tcp_flow *f);
+
+/**
+ * tcp_import() - take a flow a migration source handed over
+ * @c:		core
+ * @t:		its state, as decoded (mig_get_tcp())
+ * @sock:	its socket
+ * @now_ns:	monotonic time
+ * @fx:		effects out: a rewind and send (what the source had sent
+ *		but the guest had not acknowledged goes again: the frames
+ *		in flight may have died with the source's rings), and an
+ *		ACK at the end of the batch
+ * @out:	out: the flow
+ *
+ * The state must keep the table in tcp.h (tcp_flow_bad()); per-batch
+ * and recovery state (ACK lists, probes, SACK scoreboard) starts afresh.
+ *
+ * Return: NULL, or why the flow was refused (the caller resets @sock)
+ */
+const char *tcp_import(struct core *c, const struct mig_tcp *t, int32_t sock,
+		       uint64_t now_ns, struct fx *fx, struct tcp_flow **out);
+
+/**
+ * tcp_import_ooo() - a held segment of a flow just imported
+ * @c:		core
+ * @f:		the flow (tcp_import())
+ * @o:		the segment
+ *
+ * Return: NULL, or why it was refused (the guest resends it)
+ */
+const char *tcp_import_ooo(struct core *c, struct tcp_flow *f,
+			   const struct mig_ooo *o);
+
 /**
  * tcp_guest_gone() - end every flow: the guest went away with its state
  * @c:		core

@@ -29,6 +29,7 @@
 #include "core.h"
 #include "csum.h"
 #include "dhcp4.h"
+#include "mig.h"
 #include "udp.h"
 
 #define ICMP_ECHOREPLY 0
@@ -721,6 +722,64 @@ unsigned udp_pub_forget(struct core *c, int32_t sock)
 		n++;
 	}
 	return n;
+}
+
+/**
+ * udp_export() - a datagram flow's state for a migration destination
+ * @f:		flow
+ * @now_ns:	monotonic time
+ * @u:		out
+ *
+ * Return: true if it migrates (UDPK_OUT)
+ */
+bool udp_export(const struct udp_flow *f, uint64_t now_ns, struct mig_udp *u)
+{
+	if (!f->used || f->kind != UDPK_OUT || f->sock < 0)
+		return false;
+	memset(u, 0, sizeof(*u));
+	memcpy(u->guest_addr, f->guest_addr, ADDR_LEN);
+	memcpy(u->remote_addr, f->remote_addr, ADDR_LEN);
+	u->guest_port = f->guest_port;
+	u->remote_port = f->remote_port;
+	u->idle_ns = now_ns > f->last_ns ? now_ns - f->last_ns : 0;
+	u->from_guest = f->from_guest;
+	u->to_guest = f->to_guest;
+	return true;
+}
+
+/**
+ * udp_import() - take a datagram flow a migration source handed over
+ * @c:		core
+ * @u:		its state
+ * @sock:	its socket
+ * @now_ns:	monotonic time
+ * @out:	out: the flow
+ *
+ * Return: NULL, or why it was refused
+ */
+const char *udp_import(struct core *c, const struct mig_udp *u, int32_t sock,
+		       uint64_t now_ns, struct udp_flow **out)
+{
+	struct udp_flow *f;
+
+	if (addr_is4(u->guest_addr) != addr_is4(u->remote_addr) ||
+	    (!addr_is4(u->guest_addr) && !c->conf.ipv6))
+		return "a UDP flow of mixed or unserved address families";
+	if (uflow_lookup(c, UDPK_OUT, u->guest_addr, u->guest_port,
+			 u->remote_addr, u->remote_port))
+		return "a UDP flow that is here already";
+	f = uflow_alloc(c, UDPK_OUT, u->guest_addr, u->guest_port,
+			u->remote_addr, u->remote_port);
+	if (!f)
+		return "the datagram flow table is full";
+	f->sock = sock;
+	/* idle time carries over, so it expires when it would have */
+	f->last_ns = now_ns > u->idle_ns ? now_ns - u->idle_ns : 0;
+	f->from_guest = u->from_guest;
+	f->to_guest = u->to_guest;
+	CTR_INC(c, MIG_UDP_IN);
+	*out = f;
+	return NULL;
 }
 
 /**

@@ -255,6 +255,33 @@ bool udp_guest_gone(struct core *c, struct fx *fx);
 uint64_t udp_timer(struct core *c, uint64_t now_ns, struct fx *fx);
 
 /* datagram flow table; addresses are ADDR_LEN bytes */
+struct mig_udp;
+
+/**
+ * udp_export() - a datagram flow's state for a migration destination
+ * @f:		flow
+ * @now_ns:	monotonic time
+ * @u:		out (@u->fd is the caller's to set)
+ *
+ * Return: true if it migrates: a flow with a socket of its own
+ * (UDPK_OUT); the others are forgotten (published ports' flows come back
+ * with the next datagram, echo flows are single exchanges)
+ */
+bool udp_export(const struct udp_flow *f, uint64_t now_ns, struct mig_udp *u);
+
+/**
+ * udp_import() - take a datagram flow a migration source handed over
+ * @c:		core
+ * @u:		its state (mig_get_udp())
+ * @sock:	its socket
+ * @now_ns:	monotonic time
+ * @out:	out: the flow
+ *
+ * Return: NULL, or why it was refused (the caller closes @sock)
+ */
+const char *udp_import(struct core *c, const struct mig_udp *u, int32_t sock,
+		       uint64_t now_ns, struct udp_flow **out);
+
 struct udp_flow *uflow_lookup(struct core *c, uint8_t kind,
 			      const uint8_t *gaddr, uint16_t gport,
 			      const uint8_t *raddr, uint16_t rport);

@@ -118,6 +118,12 @@
 	X(TCP_FLOWS_OPENED_GUEST, "flows opened by the guest")                 \
 	X(TCP_FLOWS_OPENED_HOST, "flows opened through published ports")       \
 	X(TCP_FLOWS_ADOPTED, "flows taken over from another shard")            \
+	X(MIG_TCP_OUT, "flows handed to a migration destination")              \
+	X(MIG_TCP_IN, "flows taken from a migration source")                   \
+	X(MIG_TCP_REFUSED, "flows of a migration source refused (reset)")      \
+	X(MIG_OOO_IN, "held guest segments taken from a migration source")     \
+	X(MIG_UDP_OUT, "datagram flows handed to a migration destination")     \
+	X(MIG_UDP_IN, "datagram flows taken from a migration source")          \
 	X(TCP_FLOWS_OPENED6, "of the flows opened, IPv6 ones")                 \
 	X(TCP_FLOWS_CLOSED, "flows closed cleanly")                            \
 	X(TCP_FLOWS_RESET_BY_GUEST, "flows reset by the guest")                \

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_mig.c - live migration's state stream (core/mig.c) and the flows
+ * that travel in it (tcp_export(), tcp_import(), their held segments)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mig.h"
+#include "helpers.h"
+
+#define GPORT 8080
+#define RPORT 40000
+#define BUF (MIG_HDR_LEN + 4 * MIG_TCP_LEN + MIG_OOO_MAX(2000) + 256)
+
+/**
+ * established() - a published-port flow, its handshake done
+ * @e:		core
+ * @sock:	its socket
+ *
+ * Return: the flow (ESTABLISHED: our iss + 1, the guest's 7001)
+ */
+static struct tcp_flow *established(struct env *e, int32_t sock)
+{
+	struct tcp_flow *f;
+	struct seg s = { .daddr = GW4, .sport = GPORT, .dport = RPORT,
+			 .seq = 7000, .flags = T_SYN | T_ACK, .wnd = 29200,
+			 .mss = 1460, .ws_on = true, .ws = 7 };
+
+	f = tcp_host_accepted(&e->c, M4(GW4), RPORT, GPORT, sock, e->now,
+			      &e->fx);
+	assert_non_null(f);
+	s.ack = f->iss + 1;
+	env_send(e, &s);
+	assert_int_equal(f->state, TCPS_ESTABLISHED);
+	core_flush(&e->c, e->now, &e->fx); /* our ACK opens the window */
+	env_clear(e);
+	return f;
+}
+
+/**
+ * stream() - a whole stream: the network record, @n TCP records, an end
+ * @buf:	out, BUF bytes
+ * @t:		the flows (their @fd set 0, 1, ...)
+ * @n:		how many
+ *
+ * Return: bytes written
+ */
+static size_t stream(uint8_t *buf, struct mig_tcp *t, unsigned n)
+{
+	struct mig_net net = { .guest4_be = GUEST4, .gw4_be = GW4 };
+	struct mig_end end = { .tcp = n };
+	size_t len = MIG_HDR_LEN;
+	unsigned i;
+
+	len += mig_put_net(buf + len, BUF - len, &net);
+	for (i = 0; i < n; i++) {
+		t[i].fd = i;
+		len += mig_put_tcp(buf + len, BUF - len, 0, &t[i]);
+	}
+	len += mig_put_end(buf + len, BUF - len, &end);
+	assert_int_equal(mig_put_hdr(buf, MIG_HDR_LEN,
+				     (uint32_t)(len - MIG_HDR_LEN), n),
+			 MIG_HDR_LEN);
+	return len;
+}
+
+/**
+ * test_flow_moves() - a flow with bytes in flight leaves one core without
+ * a word and goes on in another: the same state, what was in flight sent
+ * again (a rewind), and an ACK to the guest
+ * @state:	unused
+ */
+static void test_flow_moves(void **state)
+{
+	struct env *a = env_new_default(true), *b = env_new_default(true);
+	uint8_t buf[BUF];
+	struct mig_tcp t;
+	struct mig_end counts;
+	struct tcp_flow *f, *g = NULL;
+	uint32_t body, nfds;
+	struct otcp o;
+	size_t len;
+
+	(void)state;
+	f = established(a, 42);
+	/* 3000 bytes went to the guest, 1000 of them acknowledged */
+	f->snd_nxt = f->snd_max = f->snd_una + 3000;
+	f->snd_una += 1000;
+	env_mark(a);
+	assert_true(tcp_export(&a->c, f, a->now, &t));
+	tcp_forget(&a->c, f);
+	assert_int_equal(a->fx.nframes, 0);
+	assert_int_equal(a->fx.nintents, 0);
+	assert_int_equal(env_delta(a, CTR_TCP_FLOWS_ACTIVE), -1);
+	assert_null(tcp_flows_bad(&a->c));
+
+	len = stream(buf, &t, 1);
+	assert_null(mig_parse_hdr(buf, len, &body, &nfds));
+	assert_int_equal(body, len - MIG_HDR_LEN);
+	assert_int_equal(nfds, 1);
+	assert_null(mig_check(buf + MIG_HDR_LEN, body, nfds, &counts));
+	assert_int_equal(counts.tcp, 1);
+
+	env_mark(b);
+	assert_null(tcp_import(&b->c, &t, 43, b->now, &b->fx, &g));
+	assert_non_null(g);
+	assert_int_equal(g->sock, 43);
+	assert_int_equal(g->state, TCPS_ESTABLISHED);
+	assert_int_equal(g->snd_una, t.snd_una);
+	assert_int_equal(g->snd_nxt, t.snd_una); /* rewound */
+	assert_int_equal(g->snd_max, t.snd_max);
+	assert_int_equal(g->rcv_nxt, 7001);
+	assert_int_equal(g->mss, 1460);
+	assert_int_equal(g->ws_guest, 7);
+	assert_true(g->deadline_ns > b->now);
+	assert_non_null(fx_find(b, FX_SOCK_REWIND));
+	assert_non_null(fx_find(b, FX_TX_WANTED));
+	assert_ctr_deltas(b, CTR_MIG_TCP_IN, 1, CTR_TCP_FLOWS_ACTIVE, 1, -1);
+	core_flush(&b->c, b->now, &b->fx);
+	assert_int_equal(b->fx.nframes, 1);
+	parse_tcp(b, 0, &o);
+	assert_int_equal(o.flags, T_ACK);
+	assert_int_equal(o.ack, 7001);
+	assert_int_equal(o.dport, GPORT);
+	assert_null(tcp_flows_bad(&b->c));
+	/* the same flow twice: refused, the first kept */
+	assert_non_null(tcp_import(&b->c, &t, 44, b->now, &b->fx, &g));
+	assert_int_equal(g->sock, 43);
+	env_free(a);
+	env_free(b);
+}
+
+/**
+ * test_held_segment_moves() - a segment the source held beyond a gap is
+ * held at the destination, in the window only, until the gap is filled
+ * @state:	unused
+ */
+static void test_held_segment_moves(void **state)
+{
+	static const uint8_t pay[2000] = { 1 };
+	struct core_conf cc;
+	struct env *a, *b;
+	struct tcp_flow *f, *g = NULL;
+	struct mig_tcp t;
+	struct mig_ooo o;
+	uint32_t k = 0;
+	struct seg s;
+
+	(void)state;
+	env_conf(&cc, true);
+	cc.ooo_slots = 4;
+	a = env_new(&cc);
+	b = env_new(&cc);
+	f = established(a, 42);
+	s = (struct seg){ .daddr = GW4, .sport = GPORT, .dport = RPORT,
+			  .seq = 7001 + 1000, .ack = f->snd_nxt,
+			  .flags = T_ACK, .wnd = 29200, .data = pay,
+			  .len = 1000 };
+	env_send(a, &s);
+	env_clear(a);
+	assert_true(tcp_export(&a->c, f, a->now, &t));
+	assert_true(tcp_export_ooo(&a->c, f, &k, &o));
+	assert_int_equal(o.seq, 8001);
+	assert_int_equal(o.len, 1000);
+	assert_false(tcp_export_ooo(&a->c, f, &k, &o));
+	assert_null(tcp_import(&b->c, &t, 43, b->now, &b->fx, &g));
+	env_clear(b);
+	env_mark(b);
+	k = 0;
+	assert_true(tcp_export_ooo(&a->c, f, &k, &o));
+	assert_null(tcp_import_ooo(&b->c, g, &o));
+	assert_int_equal(env_delta(b, CTR_MIG_OOO_IN), 1);
+	assert_null(tcp_flows_bad(&b->c));
+	/* below rcv_nxt: refused */
+	o.seq = 7001;
+	assert_non_null(tcp_import_ooo(&b->c, g, &o));
+	/* the gap filled: its write goes to the host, the held one waits
+	 * for that (written as the write completes, as on any core) */
+	s.seq = 7001;
+	s.ack = g->snd_nxt;
+	env_send(b, &s);
+	assert_non_null(fx_find(b, FX_SOCK_SEND));
+	assert_int_equal(fx_find(b, FX_SOCK_SEND)->len, 1000);
+	assert_true(g->flags & TCPF_OOO);
+	assert_int_equal(b->c.ooo[0].seq + b->c.ooo[1].seq + b->c.ooo[2].seq +
+				 b->c.ooo[3].seq,
+			 8001);
+	tcp_forget(&a->c, f);
+	env_free(a);
+	env_free(b);
+}
+
+/**
+ * test_refused() - what a destination refuses, each with a reason: an
+ * unknown version, a cut or reordered stream, counts that do not match,
+ * descriptors named out of order, state that breaks the state table
+ * @state:	unused
+ */
+static void test_refused(void **state)
+{
+	struct env *a = env_new_default(true), *b = env_new_default(true);
+	uint8_t buf[BUF];
+	struct mig_tcp t[2], bad;
+	struct mig_end counts;
+	struct tcp_flow *f, *g = NULL;
+	uint32_t body, nfds;
+	size_t len;
+
+	(void)state;
+	f = established(a, 42);
+	assert_true(tcp_export(&a->c, f, a->now, &t[0]));
+	t[1] = t[0];
+	t[1].guest_port++;
+	len = stream(buf, t, 2);
+	assert_null(mig_check(buf + MIG_HDR_LEN, len - MIG_HDR_LEN, 2, &counts));
+
+	/* version 2 */
+	buf[8] = 2;
+	assert_non_null(mig_parse_hdr(buf, len, &body, &nfds));
+	buf[8] = 1;
+	/* cut short: the end record is missing, or a record is cut */
+	assert_non_null(mig_check(buf + MIG_HDR_LEN, len - MIG_HDR_LEN - 24, 2,
+				  &counts));
+	assert_non_null(mig_check(buf + MIG_HDR_LEN, len - MIG_HDR_LEN - 30, 2,
+				  &counts));
+	/* more descriptors than records name */
+	assert_non_null(mig_check(buf + MIG_HDR_LEN, len - MIG_HDR_LEN, 3,
+				  &counts));
+	/* descriptors named out of order */
+	t[0].fd = 1;
+	t[1].fd = 0;
+	len = MIG_HDR_LEN;
+	{
+		struct mig_net net = { 0 };
+		struct mig_end end = { .tcp = 2 };
+
+		len += mig_put_net(buf + len, BUF - len, &net);
+		len += mig_put_tcp(buf + len, BUF - len, 0, &t[0]);
+		len += mig_put_tcp(buf + len, BUF - len, 0, &t[1]);
+		len += mig_put_end(buf + len, BUF - len, &end);
+		assert_non_null(mig_check(buf + MIG_HDR_LEN,
+					  len - MIG_HDR_LEN, 2, &counts));
+		/* counts that do not match */
+		end.tcp = 3;
+		mig_put_end(buf + len - MIG_REC_HDR - 16, 64, &end);
+		assert_non_null(mig_check(buf + MIG_HDR_LEN,
+					  len - MIG_HDR_LEN, 2, &counts));
+	}
+	/* flows whose state breaks the table */
+	bad = t[0];
+	bad.state = TCPS_HOST_CONNECTING;
+	assert_non_null(tcp_import(&b->c, &bad, 43, b->now, &b->fx, &g));
+	bad = t[0];
+	bad.flags |= TCPF_FIN_ACKED; /* without FIN_SENT */
+	assert_non_null(tcp_import(&b->c, &bad, 43, b->now, &b->fx, &g));
+	bad = t[0];
+	bad.snd_nxt = bad.snd_max + 1;
+	assert_non_null(tcp_import(&b->c, &bad, 43, b->now, &b->fx, &g));
+	bad = t[0];
+	bad.flags |= TCPF_ACK_DUE;
+	assert_non_null(tcp_import(&b->c, &bad, 43, b->now, &b->fx, &g));
+	bad = t[0];
+	bad.adv_wnd_end = bad.rcv_nxt - 1;
+	assert_non_null(tcp_import(&b->c, &bad, 43, b->now, &b->fx, &g));
+	assert_int_equal(b->c.hiwat ? !!tcp_flow_get(&b->c, 0) : 0, 0);
+	assert_null(tcp_flows_bad(&b->c));
+	env_free(a);
+	env_free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flow_moves),
+		cmocka_unit_test(test_held_segment_moves),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
