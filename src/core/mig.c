@@ -383,8 +383,8 @@ const char *mig_get_net(const struct mig_rec *r, struct mig_net *n)
 	r_bytes(&c, n->gw6, 16);
 	n->mtu = (uint32_t)r_le(&c, 4);
 	n->stop_ns = r_le(&c, 8);
-	return c.bad || c.p != c.end ? "a network record of the wrong size"
-				     : NULL;
+	return c.bad || c.p != c.end ? "a network record of the wrong size" :
+				       NULL;
 }
 
 /**
@@ -536,8 +536,7 @@ const char *mig_get_end(const struct mig_rec *r, struct mig_end *e)
 	e->ooo = (uint32_t)r_le(&c, 4);
 	e->udp = (uint32_t)r_le(&c, 4);
 	e->listeners = (uint32_t)r_le(&c, 4);
-	return c.bad || c.p != c.end ? "an end record of the wrong size"
-				     : NULL;
+	return c.bad || c.p != c.end ? "an end record of the wrong size" : NULL;
 }
 
 /**
@@ -593,8 +592,8 @@ const char *mig_check(const uint8_t *body, size_t len, uint32_t nfds,
 			after_tcp = true;
 			break;
 		case MIG_REC_OOO:
-			why = after_tcp ? mig_get_ooo(&r, &v.o)
-					: "an out-of-order record with no flow";
+			why = after_tcp ? mig_get_ooo(&r, &v.o) :
+					  "an out-of-order record with no flow";
 			seen.ooo++;
 			break;
 		case MIG_REC_UDP:

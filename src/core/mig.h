@@ -179,8 +179,7 @@ struct mig_rec {
 };
 
 /* writing: each returns bytes written, 0 if @room is too small */
-size_t mig_put_hdr(uint8_t *out, size_t room, uint32_t body_len,
-		   uint32_t nfds);
+size_t mig_put_hdr(uint8_t *out, size_t room, uint32_t body_len, uint32_t nfds);
 size_t mig_put_net(uint8_t *out, size_t room, const struct mig_net *n);
 size_t mig_put_tcp(uint8_t *out, size_t room, uint8_t shard,
 		   const struct mig_tcp *t);
@@ -192,8 +191,8 @@ size_t mig_put_listen(uint8_t *out, size_t room, const struct mig_listen *l);
 size_t mig_put_end(uint8_t *out, size_t room, const struct mig_end *e);
 
 /* the largest record of each kind, for buffer sizes */
-#define MIG_TCP_LEN (MIG_REC_HDR + 4 + 1 + 16 + 16 + 2 + 2 + 1 + 1 + 2 + \
-		     12 * 4 + 4 * 8)
+#define MIG_TCP_LEN \
+	(MIG_REC_HDR + 4 + 1 + 16 + 16 + 2 + 2 + 1 + 1 + 2 + 12 * 4 + 4 * 8)
 #define MIG_OOO_MAX(len) (MIG_REC_HDR + 4 + 1 + (size_t)(len))
 #define MIG_UDP_LEN (MIG_REC_HDR + 4 + 16 + 16 + 2 + 2 + 3 * 8)
 

@@ -1251,7 +1251,7 @@ static void tcp_rewind(struct core *c, struct tcp_flow *f, struct fx *fx);
 
 /* flags that travel with a migrating flow; the rest are per batch or
  * per recovery, and start afresh */
-#define TCPF_MIGRATE                                                 \
+#define TCPF_MIGRATE                                                       \
 	(TCPF_GUEST_FIN | TCPF_HOST_EOF | TCPF_FIN_SENT | TCPF_FIN_ACKED | \
 	 TCPF_GUEST_WS | TCPF_SACK_OK)
 
@@ -1264,8 +1264,8 @@ static void tcp_rewind(struct core *c, struct tcp_flow *f, struct fx *fx);
  *
  * Return: true if the flow migrates
  */
-bool tcp_export(const struct core *c, const struct tcp_flow *f,
-		uint64_t now_ns, struct mig_tcp *t)
+bool tcp_export(const struct core *c, const struct tcp_flow *f, uint64_t now_ns,
+		struct mig_tcp *t)
 {
 	(void)c;
 	if (f->state != TCPS_ESTABLISHED && f->state != TCPS_SYN_SENT &&
@@ -1307,8 +1307,8 @@ bool tcp_export(const struct core *c, const struct tcp_flow *f,
  *
  * Return: true with @o set, false when there is none more
  */
-bool tcp_export_ooo(const struct core *c, const struct tcp_flow *f,
-		    uint32_t *i, struct mig_ooo *o)
+bool tcp_export_ooo(const struct core *c, const struct tcp_flow *f, uint32_t *i,
+		    struct mig_ooo *o)
 {
 	uint32_t idx = tcp_flow_idx(c, f) + 1;
 

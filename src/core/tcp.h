@@ -404,8 +404,8 @@ struct mig_ooo;
  * SYNACK_SENT); a HOST_CONNECTING one does not (the guest's next SYN
  * opens it again at the destination)
  */
-bool tcp_export(const struct core *c, const struct tcp_flow *f,
-		uint64_t now_ns, struct mig_tcp *t);
+bool tcp_export(const struct core *c, const struct tcp_flow *f, uint64_t now_ns,
+		struct mig_tcp *t);
 
 /**
  * tcp_export_ooo() - the next guest segment a flow holds beyond a gap
@@ -416,8 +416,8 @@ bool tcp_export(const struct core *c, const struct tcp_flow *f,
  *
  * Return: true with @o set, false when there is none more
  */
-bool tcp_export_ooo(const struct core *c, const struct tcp_flow *f,
-		    uint32_t *i, struct mig_ooo *o);
+bool tcp_export_ooo(const struct core *c, const struct tcp_flow *f, uint32_t *i,
+		    struct mig_ooo *o);
 
 /**
  * tcp_forget() - drop a flow that migrated (or would not): no segment, no

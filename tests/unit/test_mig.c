@@ -22,9 +22,15 @@
 static struct tcp_flow *established(struct env *e, int32_t sock)
 {
 	struct tcp_flow *f;
-	struct seg s = { .daddr = GW4, .sport = GPORT, .dport = RPORT,
-			 .seq = 7000, .flags = T_SYN | T_ACK, .wnd = 29200,
-			 .mss = 1460, .ws_on = true, .ws = 7 };
+	struct seg s = { .daddr = GW4,
+			 .sport = GPORT,
+			 .dport = RPORT,
+			 .seq = 7000,
+			 .flags = T_SYN | T_ACK,
+			 .wnd = 29200,
+			 .mss = 1460,
+			 .ws_on = true,
+			 .ws = 7 };
 
 	f = tcp_host_accepted(&e->c, M4(GW4), RPORT, GPORT, sock, e->now,
 			      &e->fx);
@@ -152,9 +158,14 @@ static void test_held_segment_moves(void **state)
 	a = env_new(&cc);
 	b = env_new(&cc);
 	f = established(a, 42);
-	s = (struct seg){ .daddr = GW4, .sport = GPORT, .dport = RPORT,
-			  .seq = 7001 + 1000, .ack = f->snd_nxt,
-			  .flags = T_ACK, .wnd = 29200, .data = pay,
+	s = (struct seg){ .daddr = GW4,
+			  .sport = GPORT,
+			  .dport = RPORT,
+			  .seq = 7001 + 1000,
+			  .ack = f->snd_nxt,
+			  .flags = T_ACK,
+			  .wnd = 29200,
+			  .data = pay,
 			  .len = 1000 };
 	env_send(a, &s);
 	env_clear(a);
@@ -212,7 +223,8 @@ static void test_refused(void **state)
 	t[1] = t[0];
 	t[1].guest_port++;
 	len = stream(buf, t, 2);
-	assert_null(mig_check(buf + MIG_HDR_LEN, len - MIG_HDR_LEN, 2, &counts));
+	assert_null(
+		mig_check(buf + MIG_HDR_LEN, len - MIG_HDR_LEN, 2, &counts));
 
 	/* version 2 */
 	buf[8] = 2;
@@ -224,8 +236,8 @@ static void test_refused(void **state)
 	assert_non_null(mig_check(buf + MIG_HDR_LEN, len - MIG_HDR_LEN - 30, 2,
 				  &counts));
 	/* more descriptors than records name */
-	assert_non_null(mig_check(buf + MIG_HDR_LEN, len - MIG_HDR_LEN, 3,
-				  &counts));
+	assert_non_null(
+		mig_check(buf + MIG_HDR_LEN, len - MIG_HDR_LEN, 3, &counts));
 	/* descriptors named out of order */
 	t[0].fd = 1;
 	t[1].fd = 0;
@@ -238,13 +250,13 @@ static void test_refused(void **state)
 		len += mig_put_tcp(buf + len, BUF - len, 0, &t[0]);
 		len += mig_put_tcp(buf + len, BUF - len, 0, &t[1]);
 		len += mig_put_end(buf + len, BUF - len, &end);
-		assert_non_null(mig_check(buf + MIG_HDR_LEN,
-					  len - MIG_HDR_LEN, 2, &counts));
+		assert_non_null(mig_check(buf + MIG_HDR_LEN, len - MIG_HDR_LEN,
+					  2, &counts));
 		/* counts that do not match */
 		end.tcp = 3;
 		mig_put_end(buf + len - MIG_REC_HDR - 16, 64, &end);
-		assert_non_null(mig_check(buf + MIG_HDR_LEN,
-					  len - MIG_HDR_LEN, 2, &counts));
+		assert_non_null(mig_check(buf + MIG_HDR_LEN, len - MIG_HDR_LEN,
+					  2, &counts));
 	}
 	/* flows whose state breaks the table */
 	bad = t[0];
