@@ -28,6 +28,7 @@
 #include "host/fwd.h"
 #include "host/fwdauto.h"
 #include "host/mbox.h"
+#include "host/migrate.h"
 #include "host/netns.h"
 #include "host/pasta.h"
 #include "host/s4n.h"
@@ -57,6 +58,7 @@
  * @stats_dirfd: --stats-file's directory (O_PATH, opened before the
  *		sandbox took the filesystem away), or -1
  * @stats_name:	--stats-file's name in @stats_dirfd
+ * @mig_dirfd:	--migrate-from: its socket file's directory, or -1
  */
 struct run {
 	const struct conf *conf;
@@ -72,6 +74,7 @@ struct run {
 	struct pasta_conf pasta;
 	int stats_dirfd;
 	const char *stats_name;
+	int mig_dirfd;
 };
 
 /* the shard threads wait here until the seccomp filter covers them */
@@ -439,6 +442,27 @@ static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
 		sb->dirfd[sb->n_dirfd] = ctl_api_dirfd(r->ctl);
 		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_REMOVE;
 	}
+	if (r->mig_dirfd >= 0) {
+		sb->dirfd[sb->n_dirfd] = r->mig_dirfd;
+		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_REMOVE;
+	}
+	/* --migrate-to connects to the destination's socket by path, at
+	 * run time: its directory stays there, read-only (connecting to a
+	 * socket is no write to its file system) */
+	if (c->migrate_to) {
+		static char dir[CONF_SOCK_PATH_MAX];
+		char *slash;
+
+		strcpy(dir, c->migrate_to);
+		slash = strrchr(dir, '/');
+		if (!slash)
+			strcpy(dir, ".");
+		else if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+		sb->ro_dir[sb->n_ro++] = dir;
+	}
 }
 
 /**
@@ -644,7 +668,12 @@ int main(int argc, char **argv)
 	r.ctl = ctl_init(sh, &conf);
 	if (!r.ctl)
 		return 1;
-	if (fwd_init(sh))
+	if (mig_init(&grp, &conf, &edge))
+		return 1;
+	r.mig_dirfd = mig_dirfd(&grp);
+	/* a migration destination publishes its ports once the source's
+	 * listening sockets came, or did not (mig_shard_poll()) */
+	if (!conf.migrate_from && fwd_init(sh))
 		return 1;
 	if (splice_init(sh, ns.nsh_fd))
 		return 1;
@@ -717,7 +746,8 @@ int main(int argc, char **argv)
 		return 1;
 	/* the shards and the control thread wait for the seccomp filter */
 	pthread_barrier_init(&start_barrier, NULL,
-			     grp.n + (ctl_active(r.ctl) ? 1 : 0));
+			     grp.n + (ctl_active(r.ctl) ? 1 : 0) +
+				     (mig_active(&grp) ? 1 : 0));
 	for (i = 1; i < grp.n; i++) {
 		ret = pthread_create(&tid[i], NULL, worker, &shs[i]);
 		if (ret) {
@@ -727,6 +757,8 @@ int main(int argc, char **argv)
 	}
 	if (ctl_start(r.ctl, &start_barrier))
 		die("cannot start the control thread");
+	if (mig_start(&grp, &start_barrier))
+		die("cannot start the migration thread");
 	if (sandbox_seccomp(&sb))
 		return 1;
 	pthread_barrier_wait(&start_barrier);
@@ -752,7 +784,9 @@ int main(int argc, char **argv)
 		if (ns.cmd_pid > 0)
 			kill(ns.cmd_pid, SIGTERM);
 	}
-	/* the control thread first: it may be waiting for shards */
+	/* the control and migration threads first: they may be waiting
+	 * for shards */
+	mig_stop(&grp);
 	ctl_stop(r.ctl);
 	atomic_store(&grp.stop, 1);
 	for (i = 1; i < grp.n; i++) {
@@ -770,6 +804,7 @@ int main(int argc, char **argv)
 	/* flows cut off by our leaving: their host peers see resets */
 	for (i = 0; i < grp.n; i++)
 		shard_reset_flows(&shs[i]);
+	mig_fini(&grp);
 	/* slirp4netns, pasta and passt modes: clients log our standard
 	 * error, so counters only on request (SIGUSR1, --stats-file) */
 	if ((!conf.s4n && !conf.pasta_mode) || conf.stats_file)

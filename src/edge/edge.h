@@ -132,9 +132,12 @@ enum edge_accept {
  *		already in place, and it is queued for the guest as @tx
  *		queues a frame. Return: as @tx (-EIO: the reservation went
  *		stale, the frame is lost)
+ * @running:	the shard serving @q: are @q's rings running (the
+ *		guest's device started)? Only vhost-user has it (live
+ *		migration waits for it); edges without it always run
  *
- * Only vhost-user has @ctl, @rx_done, @tx_full, @offloads and the three
- * place ops; @place, @place_end and @tx_placed come together or not at
+ * Only vhost-user has @ctl, @rx_done, @tx_full, @offloads, @running and
+ * the three place ops; @place, @place_end and @tx_placed come together or not at
  * all.
  */
 struct edge_ops {
@@ -158,6 +161,7 @@ struct edge_ops {
 			  size_t len);
 	int (*tx_placed)(struct edge *e, unsigned q, unsigned slot,
 			 const uint8_t *frame, size_t len);
+	bool (*running)(const struct edge *e, unsigned q);
 };
 
 #define EDGE_MAX_QUEUES 16

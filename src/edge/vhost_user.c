@@ -2277,6 +2277,25 @@ static int vu_tx_placed(struct edge *e, unsigned q, unsigned slot,
 }
 
 /**
+ * vu_running() - are a pair's rings running?
+ * @e:		edge
+ * @q:		queue pair
+ *
+ * Context: the pair's shard; read under the pair's lock
+ * Return: true when both are started and enabled
+ */
+static bool vu_running(const struct edge *e, unsigned q)
+{
+	struct vu_pair *p = &((struct vu *)e->priv)->pair[q];
+	bool run;
+
+	pthread_mutex_lock(&p->lock);
+	run = vu_ring_ready(&p->ring[0]) && vu_ring_ready(&p->ring[1]);
+	pthread_mutex_unlock(&p->lock);
+	return run;
+}
+
+/**
  * vu_fd() - the fd of a role
  * @e:		edge
  * @which:	role
@@ -2350,6 +2369,7 @@ static const struct edge_ops vu_ops = {
 	.place = vu_reserve,
 	.place_end = vu_reserve_end,
 	.tx_placed = vu_tx_placed,
+	.running = vu_running,
 };
 
 /**

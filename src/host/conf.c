@@ -245,6 +245,14 @@ static const char usage_text3[] =
 	"  --stats-file PATH       write counters as JSON there at exit and "
 	"on\n"
 	"                          SIGUSR1 (default: standard error)\n"
+	"  --migrate-from PATH     live migration destination: take the "
+	"source's\n"
+	"                          flows on a unix socket there (vhost-user)\n"
+	"  --migrate-to PATH       live migration source: when the VM stops "
+	"with\n"
+	"                          dirty logging on, hand every flow to the "
+	"slipway\n"
+	"                          listening there, then exit (vhost-user)\n"
 	"  --ctl PATH              serve the JSON control API on a unix "
 	"socket\n"
 	"                          there (stats, flows, version, forwards); "
@@ -282,6 +290,8 @@ enum {
 	OPT_IMPAIR,
 	OPT_IMPAIR_SEED,
 	OPT_STATS_FILE,
+	OPT_MIGRATE_TO,
+	OPT_MIGRATE_FROM,
 	OPT_TRACE,
 	OPT_VERSION,
 	OPT_NO_DHCP,
@@ -1498,7 +1508,8 @@ static void opt_impair(void *st, const struct conf_opt *o, char *arg)
 }
 
 /**
- * opt_path() - --stats-file PATH, --ctl PATH, --pcap FILE: a path that
+ * opt_path() - --stats-file PATH, --ctl PATH, --pcap FILE, --migrate-to
+ * PATH, --migrate-from PATH: a path that
  * may not be empty (a socket's: no longer than sun_path takes)
  * @st:		struct conf_parse_st
  * @o:		the row
@@ -1508,12 +1519,18 @@ static void opt_path(void *st, const struct conf_opt *o, char *arg)
 {
 	struct conf *c = ((struct conf_parse_st *)st)->c;
 
-	if (o->id == OPT_CTL) {
+	if (o->id == OPT_CTL || o->id == OPT_MIGRATE_TO ||
+	    o->id == OPT_MIGRATE_FROM) {
 		if (!*arg || strlen(arg) >= CONF_SOCK_PATH_MAX)
-			usage_error("bad --ctl '%s': a socket path of 1 to %d "
+			usage_error("bad --%s '%s': a socket path of 1 to %d "
 				    "characters",
-				    arg, CONF_SOCK_PATH_MAX - 1);
-		c->ctl_path = arg;
+				    o->name, arg, CONF_SOCK_PATH_MAX - 1);
+		if (o->id == OPT_CTL)
+			c->ctl_path = arg;
+		else if (o->id == OPT_MIGRATE_TO)
+			c->migrate_to = arg;
+		else
+			c->migrate_from = arg;
 	} else if (o->id == OPT_PCAP) {
 		if (!*arg)
 			usage_error("--pcap needs a file name");
@@ -1688,6 +1705,8 @@ static const struct conf_opt conf_opts[] = {
 	CONF_OPT_ROW_CALL("ctl", OPT_CTL, 1, opt_path),
 	CONF_OPT_ROW_CALL("metrics", OPT_METRICS, 1, opt_output),
 	CONF_OPT_ROW_CALL("pcap", OPT_PCAP, 1, opt_path),
+	CONF_OPT_ROW_CALL("migrate-to", OPT_MIGRATE_TO, 1, opt_path),
+	CONF_OPT_ROW_CALL("migrate-from", OPT_MIGRATE_FROM, 1, opt_path),
 	CONF_OPT_ROW_CALL("pcap-max", OPT_PCAP_MAX, 1, opt_output),
 	CONF_OPT_ROW_CALL("hostname", 'H', 1, opt_dhcp_name),
 	CONF_OPT_ROW_CALL("fqdn", OPT_FQDN, 1, opt_dhcp_name),
@@ -1753,7 +1772,8 @@ static void conf_defaults(struct conf *c)
 
 /**
  * conf_check_edge() - what a socket edge excludes: a COMMAND, --netns, -T,
- * -U, auto forwarding, more than one shard but for vhost-user
+ * -U, auto forwarding, more than one shard but for vhost-user; what only
+ * vhost-user has: live migration
  * @c:		configuration
  * @st:		what the options said
  */
@@ -1761,6 +1781,14 @@ static void conf_check_edge(struct conf *c, const struct conf_parse_st *st)
 {
 	unsigned i;
 
+	if (c->edge != CONF_EDGE_VU && (c->migrate_to || c->migrate_from))
+		usage_error(
+			"--migrate-to and --migrate-from need --vhost-user: "
+			"live migration is the vhost-user backend's");
+	if (c->migrate_to && c->migrate_from &&
+	    !strcmp(c->migrate_to, c->migrate_from))
+		usage_error("--migrate-to and --migrate-from name the same "
+			    "socket: a gateway does not migrate to itself");
 	if (c->edge == CONF_EDGE_TAP)
 		return;
 	if (c->netns)

@@ -149,6 +149,9 @@ enum conf_pasta_mode {
  * @gw6:		the gateway's IPv6 address: @prefix6::2
  * @dns6:		the DNS forwarder's IPv6 address: @prefix6::3
  * @ctl_path:		--ctl: the control socket's path, or NULL
+ * @migrate_to:		--migrate-to: a migration destination's socket, or NULL
+ * @migrate_from:	--migrate-from: our socket for a migration source's
+ *			state, or NULL
  * @metrics:		--metrics: the address to serve /metrics on
  * @metrics_set:	@metrics is set
  * @pcap_path:		--pcap: the capture file, or NULL
@@ -260,6 +263,8 @@ struct conf {
 	bool ipv6;
 	struct in6_addr prefix6, guest6, gw6, dns6;
 	const char *ctl_path;
+	const char *migrate_to;
+	const char *migrate_from;
 	struct sockaddr_storage metrics;
 	bool metrics_set;
 	const char *pcap_path;

@@ -233,6 +233,60 @@ static int fwd_check(const struct shard *sh, const struct fwd_rule *r)
 }
 
 /**
+ * fwd_pool_take() - a listening socket a migration source handed over
+ * for this rule, if one is in the pool (shard_listen.pool)
+ * @sh:		shard 0
+ * @r:		rule
+ * @type:	SOCK_STREAM or SOCK_DGRAM
+ *
+ * #syscalls getsockname getsockopt
+ * Return: the socket (out of the pool), or -1
+ */
+static int fwd_pool_take(struct shard *sh, const struct fwd_rule *r, int type)
+{
+	unsigned i;
+
+	for (i = 0; i < sh->lis.npool; i++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		int fd = sh->lis.pool[i], t = 0;
+		socklen_t tl = sizeof(t);
+		const void *a;
+		uint16_t port;
+
+		if (fd < 0 || getsockname(fd, (struct sockaddr *)&ss, &sl) ||
+		    getsockopt(fd, SOL_SOCKET, SO_TYPE, &t, &tl) || t != type)
+			continue;
+		if (type == SOCK_STREAM &&
+		    (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &t, &tl) || !t))
+			continue;
+		if (ss.ss_family == AF_INET) {
+			const struct sockaddr_in *s4 = (void *)&ss;
+
+			if (r->host_family != AF_INET ||
+			    memcmp(&s4->sin_addr, &r->host_addr.s6_addr[12], 4))
+				continue;
+			port = ntohs(s4->sin_port);
+		} else if (ss.ss_family == AF_INET6) {
+			const struct sockaddr_in6 *s6 = (void *)&ss;
+
+			a = &s6->sin6_addr;
+			if (r->host_family == AF_INET ||
+			    memcmp(a, &r->host_addr, 16))
+				continue;
+			port = ntohs(s6->sin6_port);
+		} else {
+			continue;
+		}
+		if (port != r->host_port)
+			continue;
+		sh->lis.pool[i] = -1;
+		return fd;
+	}
+	return -1;
+}
+
+/**
  * fwd_open() - open a rule's socket into a free slot of its table
  * @sh:		shard 0
  * @r:		rule (checked)
@@ -261,8 +315,10 @@ static int fwd_open(struct shard *sh, const struct fwd_rule *r)
 	/* the guest is kept away from it from before the bind on */
 	selfport_add(&sh->grp->self, r->proto, r->host_port,
 		     selfport_class(r->host_family, &r->host_addr));
-	fd = fwd_listen(r->host_family, &r->host_addr, r->host_port, type,
-			r->ifname, sh->sock.peek_off);
+	fd = fwd_pool_take(sh, r, type);
+	if (fd < 0)
+		fd = fwd_listen(r->host_family, &r->host_addr, r->host_port,
+				type, r->ifname, sh->sock.peek_off);
 	if (fd < 0)
 		goto out_self;
 	if (shard_ep_add(sh, fd, EPOLLIN,
@@ -291,7 +347,8 @@ out_self:
 
 /**
  * fwd_ephemeral() - the host's ephemeral port range, which "all" and
- * exclusions-only specs leave out (as pasta does)
+ * exclusions-only specs leave out (as pasta does); read once, at set-up
+ * (fwd_init(), or fwd_prepare() when the ports are opened later)
  * @first:	out
  * @last:	out
  *
@@ -299,18 +356,38 @@ out_self:
  */
 static void fwd_ephemeral(unsigned *first, unsigned *last)
 {
-	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+	static unsigned have_first, have_last;
+	FILE *f;
 
+	if (have_last) {
+		*first = have_first;
+		*last = have_last;
+		return;
+	}
+	f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
 	*first = 32768; /* the kernel's default */
 	*last = 60999;
-	if (!f)
-		return;
-	if (fscanf(f, "%u %u", first, last) != 2 || *first > *last ||
-	    *last > 65535) {
-		*first = 32768;
-		*last = 60999;
+	if (f) {
+		if (fscanf(f, "%u %u", first, last) != 2 || *first > *last ||
+		    *last > 65535) {
+			*first = 32768;
+			*last = 60999;
+		}
+		fclose(f);
 	}
-	fclose(f);
+	have_first = *first;
+	have_last = *last;
+}
+
+/**
+ * fwd_prepare() - what fwd_init() reads from the host, read at set-up
+ * when the ports are opened only later (--migrate-from)
+ */
+void fwd_prepare(void)
+{
+	unsigned first, last;
+
+	fwd_ephemeral(&first, &last);
 }
 
 /**

@@ -161,6 +161,7 @@ struct listener {
  * (never the control thread).
  */
 int fwd_init(struct shard *sh);
+void fwd_prepare(void);
 void fwd_rule_from(const struct shard *sh, const struct fwd_spec *s, int proto,
 		   unsigned p, struct fwd_rule *r);
 void fwd_accept(struct shard *sh, uint32_t idx);

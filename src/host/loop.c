@@ -21,6 +21,7 @@
 #include "host/fwdauto.h"
 #include "host/impair.h"
 #include "host/mbox.h"
+#include "host/migrate.h"
 #include "host/shard.h"
 #include "host/sock_tcp.h"
 #include "host/sock_udp.h"
@@ -716,6 +717,49 @@ static void shard_guest_gone(struct shard *sh)
 }
 
 /**
+ * shard_mig_hold() - --migrate-from: stop polling the edge's queue until
+ * the source's flows are in (mig_shard_poll())
+ * @sh:	shard
+ *
+ * Context: start-up
+ * #syscalls:setup epoll_ctl
+ */
+void shard_mig_hold(struct shard *sh)
+{
+	int fd = sh->edge->ops->fd(sh->edge, EDGE_FD_QUEUE, sh->q);
+
+	if (fd >= 0)
+		epoll_ctl(sh->epfd, EPOLL_CTL_DEL, fd, NULL);
+	sh->mig_hold = true;
+}
+
+/**
+ * shard_mig_release() - poll the edge's queue again, and look at what
+ * waits there now
+ * @sh:	shard
+ */
+void shard_mig_release(struct shard *sh)
+{
+	if (shard_edge_poll(sh, EDGE_FD_QUEUE, EP_EDGE))
+		warn_perror("migration: cannot poll the guest's queue");
+	sh->mig_hold = false;
+	sh->edge->rx_pending[sh->q] = true;
+	sh->armed_ns = 0; /* the held period's tick is over */
+}
+
+static void shard_edge_changed(struct shard *sh);
+
+/**
+ * shard_edge_sync() - follow the edge's generation now (a frontend that
+ * set features since): before flows are taken for the guest it serves
+ * @sh:	shard
+ */
+void shard_edge_sync(struct shard *sh)
+{
+	shard_edge_changed(sh);
+}
+
+/**
  * shard_edge_changed() - if another guest took over the edge (or the same
  * one changed what it accepts), reset the old flows and follow the new
  * offloads
@@ -899,6 +943,9 @@ static void shard_rearm_timer(struct shard *sh)
 	uint64_t d = sh->core.next_deadline_ns;
 	struct itimerspec its = { 0 };
 
+	/* held for a migration: look again within a millisecond */
+	if (unlikely(sh->mig_hold) && d > sh->now_ns + 1000000)
+		d = sh->now_ns + 1000000;
 	if (d == sh->armed_ns)
 		return;
 	if (d != UINT64_MAX) {
@@ -1016,23 +1063,24 @@ static void shard_snap_answer(struct shard *sh)
 
 /**
  * shard_call_answer() - run what the control thread asked shard 0 to run
- * (a forward added, removed or listed: a bind or a close, a table copied)
- * @sh:		shard 0
+ * (a forward added, removed or listed: a bind or a close, a table copied),
+ * or what the migration thread asked any shard to run
+ * @sh:		shard
+ * @call:	the slot: shard 0's @req.call, or any shard's @req.mig
  *
  * At the end of a loop iteration, where no event is half handled. One
  * acquire load per iteration when nothing is asked.
  */
-static void shard_call_answer(struct shard *sh)
+static void shard_call_answer(struct shard *sh, struct shard_call *call)
 {
-	unsigned req = atomic_load_explicit(&sh->req.call.req,
-					    memory_order_acquire);
+	unsigned req = atomic_load_explicit(&call->req, memory_order_acquire);
 
-	if (likely(req == sh->req.call.seen))
+	if (likely(req == call->seen))
 		return;
-	sh->req.call.seen = req;
-	sh->req.call.fn(sh, sh->req.call.arg);
+	call->seen = req;
+	call->fn(sh, call->arg);
 	/* pairs with the acquire load in shard_api_call_done() */
-	atomic_store_explicit(&sh->req.call.done, req, memory_order_release);
+	atomic_store_explicit(&call->done, req, memory_order_release);
 	shard_kick_ctl(sh);
 }
 
@@ -1191,13 +1239,23 @@ int shard_run(struct shard *sh,
 		shard_edge_changed(sh);
 		if (sh->edge_lost && !sh->edge->reconnect)
 			return -ECONNRESET;
+		/* the flows went with the VM: done once its frontend left */
+		if (unlikely(sh->grp->mig) && !sh->id &&
+		    mig_handed_over(sh->grp) &&
+		    sh->edge->ops->fd(sh->edge, EDGE_FD_CTL, 0) < 0)
+			return -ECONNRESET;
 		sh->edge_lost = false;
 		shard_rearm_timer(sh);
 		if (unlikely(sh->stats.pcap))
 			pcap_flush(sh->stats.pcap);
 		shard_snap_answer(sh);
 		if (!sh->id)
-			shard_call_answer(sh);
+			shard_call_answer(sh, &sh->req.call);
+		if (unlikely(sh->grp->mig)) {
+			shard_call_answer(sh, &sh->req.mig);
+			if (sh->mig_hold)
+				mig_shard_poll(sh);
+		}
 		if (sh->id && atomic_load(&sh->grp->stop))
 			return 0;
 		ret = atomic_load(&sh->grp->fatal);

@@ -128,6 +128,8 @@ struct shard_call {
  *		without a control thread
  * @self:	slipway's own listening ports (selfport.c): guest flows
  *		to them are refused
+ * @mig:	live migration (migrate.c), or NULL without --migrate-to
+ *		and --migrate-from
  */
 struct shard_group {
 	unsigned n;
@@ -138,6 +140,7 @@ struct shard_group {
 	uint8_t key[16];
 	int ctl_fd;
 	struct selfport self;
+	struct mig *mig;
 };
 
 /**
@@ -187,6 +190,9 @@ struct shard_sock {
  * @listen_resume_ns: when the paused listeners are armed again
  *		(UINT64_MAX: none is paused)
  * @edge_listen_paused: the edge's listener is paused (out of fds)
+ * @pool:	listening sockets a migration source handed over, which
+ *		fwd_open() takes instead of binding anew (-1: taken); NULL
+ * @npool:	entries in @pool
  */
 struct shard_listen {
 	struct listener *listeners;
@@ -199,6 +205,8 @@ struct shard_listen {
 	int reserve_fd;
 	uint64_t listen_resume_ns;
 	bool edge_listen_paused;
+	int *pool;
+	unsigned npool;
 };
 
 /**
@@ -234,10 +242,13 @@ struct shard_peers {
  * loop.c answers at the end of a loop iteration)
  * @snap:	flow table snapshot requests (every shard)
  * @call:	functions the control thread has shard 0 run (forwards)
+ * @mig:	functions the migration thread has any shard run
+ *		(migrate.c: flows out and in)
  */
 struct shard_req {
 	struct flow_snap snap;
 	struct shard_call call;
+	struct shard_call mig;
 };
 
 /**
@@ -280,6 +291,9 @@ struct shard_stats {
  * @peers:	mailboxes from the other shards
  * @req:	the control thread's request slots
  * @stats:	counters, capture, histograms
+ * @mig_hold:	--migrate-from: the edge's queue is not polled until the
+ *		source's flows are in, or given up (mig_shard_poll())
+ * @mig_ready_ns: when the held queue's rings were first seen running
  *
  * The fields before @lis are the data path's: what a frame or a socket
  * event touches, kept together at the start; the groups after it are
@@ -310,6 +324,8 @@ struct shard {
 	struct shard_peers peers;
 	struct shard_req req;
 	struct shard_stats stats;
+	bool mig_hold;
+	uint64_t mig_ready_ns;
 };
 
 /**
@@ -329,6 +345,9 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	       const uint8_t guest_mac[6], struct shard_group *grp,
 	       unsigned id);
 void shard_reset_flows(struct shard *sh);
+void shard_mig_hold(struct shard *sh);
+void shard_mig_release(struct shard *sh);
+void shard_edge_sync(struct shard *sh);
 void shard_fini(struct shard *sh);
 void shard_flush_frames(struct shard *sh);
 void shard_drain(struct shard *sh);

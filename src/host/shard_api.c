@@ -220,6 +220,40 @@ bool shard_api_call_done(const struct shard *sh, unsigned req)
 }
 
 /**
+ * shard_api_mig_ask() - have any shard run a function at the end of a
+ * loop iteration, for the migration thread (its own slot: the control
+ * thread's calls go on meanwhile)
+ * @sh:		the shard
+ * @fn:		what to run, on @sh's thread
+ * @arg:	its argument, lent until shard_api_mig_done()
+ * @req:	request number, different from the last one asked
+ */
+void shard_api_mig_ask(struct shard *sh,
+		       void (*fn)(struct shard *sh, void *arg), void *arg,
+		       unsigned req)
+{
+	sh->req.mig.fn = fn;
+	sh->req.mig.arg = arg;
+	/* pairs with the acquire load in shard_call_answer() */
+	atomic_store_explicit(&sh->req.mig.req, req, memory_order_release);
+	shard_api_kick(sh);
+}
+
+/**
+ * shard_api_mig_done() - did a shard run a migration call?
+ * @sh:		the shard
+ * @req:	the request number given to shard_api_mig_ask()
+ *
+ * Return: true once @fn returned (what it wrote is visible)
+ */
+bool shard_api_mig_done(const struct shard *sh, unsigned req)
+{
+	/* pairs with the release store in shard_call_answer() */
+	return atomic_load_explicit(&sh->req.mig.done, memory_order_acquire) ==
+	       req;
+}
+
+/**
  * shard_api_wake_init() - give every shard the eventfd the control thread
  * kicks to have a request looked at (mbox_kick_fd(): a shard without
  * siblings has none otherwise)

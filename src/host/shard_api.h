@@ -74,6 +74,10 @@ void shard_api_call_ask(struct shard *sh,
 			void (*fn)(struct shard *sh, void *arg), void *arg,
 			unsigned req);
 bool shard_api_call_done(const struct shard *sh, unsigned req);
+void shard_api_mig_ask(struct shard *sh,
+		       void (*fn)(struct shard *sh, void *arg), void *arg,
+		       unsigned req);
+bool shard_api_mig_done(const struct shard *sh, unsigned req);
 int shard_api_wake_init(struct shard *sh);
 void shard_api_attach(struct shard *sh, int evfd);
 void shard_api_detach(struct shard *sh, int evfd);

@@ -547,6 +547,42 @@ void sock_tcp_adopt(struct shard *sh, int fd, const struct tcp_handover *h)
 }
 
 /**
+ * sock_tcp_migrated() - a flow taken from a migration source: its socket
+ * joins this shard
+ * @sh:		shard
+ * @f:		the flow (tcp_import())
+ * @hflags:	the source's host bits for it (only HF_RDHUP carries over)
+ */
+void sock_tcp_migrated(struct shard *sh, struct tcp_flow *f, uint8_t hflags)
+{
+	uint32_t idx = tcp_flow_idx(&sh->core, f);
+
+	sh->sock.hflags[idx] = (uint8_t)((sh->sock.hflags[idx] &
+					  HF_TX_PENDING) |
+					 (hflags & HF_RDHUP));
+	sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
+}
+
+/**
+ * sock_tcp_leave() - a flow's socket leaves this shard for a migration
+ * destination: out of the epoll set, its host bits cleared
+ * @sh:		shard
+ * @f:		the flow (its socket still open)
+ *
+ * #syscalls epoll_ctl
+ * Return: the host bits it had
+ */
+uint8_t sock_tcp_leave(struct shard *sh, struct tcp_flow *f)
+{
+	uint32_t idx = tcp_flow_idx(&sh->core, f);
+	uint8_t hf = sh->sock.hflags[idx];
+
+	epoll_ctl(sh->epfd, EPOLL_CTL_DEL, f->sock, NULL);
+	sh->sock.hflags[idx] &= HF_TX_PENDING;
+	return hf;
+}
+
+/**
  * sock_tcp_event() - epoll event on a flow socket
  * @sh:		shard
  * @idx:	flow index

@@ -12,6 +12,7 @@ struct conf;
 struct fx_intent;
 struct shard;
 struct sockaddr_storage;
+struct tcp_flow;
 struct tcp_handover;
 
 /* per-flow host-side state bits (shard_sock.hflags, one per flow) */
@@ -30,5 +31,7 @@ void sock_tcp_tx_pending(struct shard *sh);
 void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
 		       uint16_t guest_port, const uint8_t *gaddr);
 void sock_tcp_adopt(struct shard *sh, int fd, const struct tcp_handover *h);
+void sock_tcp_migrated(struct shard *sh, struct tcp_flow *f, uint8_t hflags);
+uint8_t sock_tcp_leave(struct shard *sh, struct tcp_flow *f);
 
 #endif /* SLIPWAY_SOCK_TCP_H */

@@ -1,0 +1,1214 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* migrate.c - live migration: a vhost-user guest's flows move from one
+ * slipway (the source) to another (the destination) with the VM
+ *
+ * DOC: Theory of Operation
+ *
+ * QEMU migrates the VM's memory and device state; what lives in the
+ * gateway (TCP and UDP flows with their host sockets, the published
+ * ports' listening sockets, the guest's MAC address) moves here, over a
+ * unix socket between the two gateways, with the sockets themselves
+ * passed as descriptors (SCM_RIGHTS): the kernel keeps their queues, so
+ * nothing in flight is lost — what the guest had not acknowledged is
+ * still in the host socket (we only peek until it is acknowledged), and
+ * nothing the guest sent is acknowledged before it is written.
+ *
+ * Destination (--migrate-from PATH): listens at PATH from start-up, and
+ * holds its guest's queues (they are not polled) and its published ports
+ * (not bound). A migration thread takes one source's stream, checks it
+ * whole (mig_check(): framing, counts, every descriptor named once, the
+ * network the same as ours), answers "OK" and leaves it for the shards.
+ * Each shard, once its queue pair's rings run (the VM was started here),
+ * takes its own flows (tcp_import(), udp_import(): each flow's state
+ * checked against the state table), then polls its queue. Shard 0 then
+ * publishes the configured ports, taking the source's listening sockets
+ * where they match (fwd_open() and shard_listen.pool) and binding anew
+ * where none came. A guest that runs MIG_WAIT_MS without a state having
+ * come is served without one: the source's connections are then lost
+ * (the guest's segments for them get RSTs).
+ *
+ * Source (--migrate-to PATH): the vhost-user edge signals when the
+ * frontend stops the device with dirty logging on, which is how QEMU
+ * ends a live migration (edge.mig_evfd). The migration thread connects
+ * to PATH, has each shard in turn take its flows out of its tables and
+ * its epoll set into one stream (mig_export()), sends it and the
+ * descriptors, and waits for the answer. On "OK" the sockets are closed
+ * here (the destination holds them now) and the gateway exits once its
+ * frontend leaves. On anything else the shards take the same stream
+ * back (mig_import()): the VM, which QEMU resumes after a failed
+ * migration, keeps its connections.
+ *
+ * Downtime: the source's stop time travels in the stream (CLOCK_REALTIME
+ * nanoseconds, comparable on one host); the destination logs how long
+ * after it the flows were in and the first frame went to the guest.
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/mig.h"
+#include "core/tcp.h"
+#include "core/udp.h"
+#include "edge/edge.h"
+#include "host/conf.h"
+#include "host/fwd.h"
+#include "host/migrate.h"
+#include "host/shard.h"
+#include "host/shard_api.h"
+#include "host/sock_tcp.h"
+#include "util/log.h"
+
+#define MIG_FDS_PER_MSG 250 /* below SCM_MAX_FD */
+#define MIG_IO_TIMEOUT_S 10
+
+enum mig_phase {
+	MIG_WAITING,  /* destination: no state yet */
+	MIG_RECEIVED, /* destination: a state is here for the shards */
+	MIG_GAVE_UP,  /* destination: serving the guest without one */
+};
+
+/**
+ * struct mig_xfer - one state stream in memory, with its descriptors
+ * @buf:	header and body
+ * @cap:	bytes @buf holds
+ * @len:	bytes in it
+ * @fds:	the descriptors, by index (-1: taken by a shard, or closed)
+ * @nfds:	entries in @fds
+ * @fdcap:	entries @fds holds
+ * @counts:	records of each kind
+ * @full:	the source's export ran out of room (the flows stay)
+ * @stop_ns:	when the source's device stopped (CLOCK_REALTIME)
+ */
+struct mig_xfer {
+	uint8_t *buf;
+	size_t cap, len;
+	int *fds;
+	uint32_t nfds, fdcap;
+	struct mig_end counts;
+	bool full;
+	uint64_t stop_ns;
+};
+
+/**
+ * struct mig - the migration side of a gateway
+ * @conf:	configuration
+ * @grp:	the shards
+ * @e:		the vhost-user edge
+ * @lfd:	destination: our listening socket, else -1
+ * @dirfd:	destination: its file's directory (O_PATH), else -1
+ * @lfd_path:	destination: its file is there still
+ * @evfd:	source: the edge's signal (edge.mig_evfd), else -1
+ * @stopfd:	eventfd that stops the thread
+ * @tid:	the thread
+ * @started:	@tid runs
+ * @barrier:	start-up barrier (the seccomp filter first)
+ * @phase:	destination: enum mig_phase
+ * @handed:	source: the flows went to the destination
+ * @req:	last shard call request number
+ * @x:		the stream (destination: received; source: being sent)
+ * @first_frame: destination: the first frame to the guest is yet to be
+ *		logged (shard 0)
+ */
+struct mig {
+	const struct conf *conf;
+	struct shard_group *grp;
+	struct edge *e;
+	int lfd, evfd, stopfd;
+	int dirfd;
+	bool lfd_path;
+	pthread_t tid;
+	bool started;
+	pthread_barrier_t *barrier;
+	_Atomic int phase;
+	_Atomic int handed;
+	unsigned req;
+	struct mig_xfer x;
+};
+
+/**
+ * realtime_ns() - wall-clock time, comparable between two processes
+ *
+ * Return: CLOCK_REALTIME in nanoseconds
+ */
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/**
+ * mig_shard_call() - run a function on one shard and wait for it
+ * @m:		migration state
+ * @sh:		the shard
+ * @fn:		the function
+ *
+ * #syscalls nanosleep clock_nanosleep
+ */
+static void mig_shard_call(struct mig *m, struct shard *sh,
+			   void (*fn)(struct shard *sh, void *arg))
+{
+	unsigned req = ++m->req;
+
+	shard_api_mig_ask(sh, fn, &m->x, req);
+	while (!shard_api_mig_done(sh, req))
+		nanosleep(&(struct timespec){ .tv_nsec = 20000 }, NULL);
+}
+
+/**
+ * mig_room() - the room one record needs in the stream: the export stops
+ * (the flows stay) when it is not there
+ * @x:		stream
+ * @bytes:	bytes wanted
+ * @fds:	descriptors wanted
+ *
+ * Return: true if there is room
+ */
+static bool mig_room(struct mig_xfer *x, size_t bytes, uint32_t fds)
+{
+	if (x->cap - x->len < bytes || x->fdcap - x->nfds < fds)
+		x->full = true;
+	return !x->full;
+}
+
+/**
+ * mig_export_tcp() - a shard's TCP flows into the stream, out of its
+ * tables
+ * @sh:		shard
+ * @x:		stream
+ */
+static void mig_export_tcp(struct shard *sh, struct mig_xfer *x)
+{
+	struct core *c = &sh->core;
+	uint32_t i;
+
+	for (i = 0; i < c->hiwat; i++) {
+		struct tcp_flow *f = tcp_flow_get(c, i);
+		struct mig_tcp t;
+		struct mig_ooo o;
+		uint32_t k = 0;
+		size_t need = MIG_TCP_LEN;
+
+		if (!f || f->sock < 0 || !tcp_export(c, f, sh->now_ns, &t))
+			continue;
+		while (tcp_export_ooo(c, f, &k, &o))
+			need += MIG_OOO_MAX(o.len);
+		if (!mig_room(x, need, 1))
+			return;
+		t.fd = x->nfds;
+		t.hflags = sock_tcp_leave(sh, f);
+		x->len += mig_put_tcp(x->buf + x->len, x->cap - x->len,
+				      (uint8_t)sh->id, &t);
+		x->counts.tcp++;
+		k = 0;
+		while (tcp_export_ooo(c, f, &k, &o)) {
+			x->len += mig_put_ooo(x->buf + x->len, x->cap - x->len,
+					      (uint8_t)sh->id, &o);
+			x->counts.ooo++;
+		}
+		x->fds[x->nfds++] = f->sock;
+		tcp_forget(c, f);
+		CTR_INC(c, MIG_TCP_OUT);
+	}
+}
+
+/**
+ * mig_export_udp() - a shard's datagram flows with sockets of their own
+ * into the stream, out of its tables
+ * @sh:		shard
+ * @x:		stream
+ *
+ * #syscalls epoll_ctl
+ */
+static void mig_export_udp(struct shard *sh, struct mig_xfer *x)
+{
+	struct core *c = &sh->core;
+	uint32_t i;
+
+	for (i = 0; i < c->uhiwat; i++) {
+		struct udp_flow *f = &c->uflows[i];
+		struct mig_udp u;
+
+		if (!udp_export(f, sh->now_ns, &u))
+			continue;
+		if (!mig_room(x, MIG_UDP_LEN, 1))
+			return;
+		u.fd = x->nfds;
+		epoll_ctl(sh->epfd, EPOLL_CTL_DEL, f->sock, NULL);
+		x->len += mig_put_udp(x->buf + x->len, x->cap - x->len,
+				      (uint8_t)sh->id, &u);
+		x->counts.udp++;
+		x->fds[x->nfds++] = f->sock;
+		f->sock = -1;
+		uflow_free(c, f);
+		CTR_INC(c, MIG_UDP_OUT);
+	}
+}
+
+/**
+ * mig_export_listeners() - shard 0's published ports' sockets into the
+ * stream, out of its epoll set (still in its tables until the hand-over
+ * is over: mig_commit() or mig_import())
+ * @sh:		shard 0
+ * @x:		stream
+ *
+ * #syscalls epoll_ctl
+ */
+static void mig_export_listeners(struct shard *sh, struct mig_xfer *x)
+{
+	unsigned t, i;
+
+	for (t = 0; t < 2; t++) {
+		struct listener *l = t ? sh->lis.ulisteners : sh->lis.listeners;
+		unsigned n = t ? sh->lis.nulisteners : sh->lis.nlisteners;
+
+		for (i = 0; i < n; i++) {
+			struct mig_listen ml = { .fd = x->nfds,
+						 .proto = t ? 17 : 6 };
+
+			if (l[i].fd < 0)
+				continue;
+			if (!mig_room(x, 16, 1))
+				return;
+			epoll_ctl(sh->epfd, EPOLL_CTL_DEL, l[i].fd, NULL);
+			x->len += mig_put_listen(x->buf + x->len,
+						 x->cap - x->len, &ml);
+			x->counts.listeners++;
+			x->fds[x->nfds++] = l[i].fd;
+		}
+	}
+}
+
+/**
+ * mig_export() - shard call: this shard's flows into the stream (shard 0
+ * first, with the network record and the listeners)
+ * @sh:		shard
+ * @arg:	struct mig_xfer
+ */
+static void mig_export(struct shard *sh, void *arg)
+{
+	struct mig_xfer *x = arg;
+
+	if (!sh->id) {
+		const struct core_conf *cc = &sh->core.conf;
+		struct mig_net n = { .guest4_be = cc->guest4_be,
+				     .gw4_be = cc->gw4_be,
+				     .mtu = cc->mtu,
+				     .stop_ns = x->stop_ns };
+
+		memcpy(n.guest_mac, cc->guest_mac, 6);
+		memcpy(n.guest6, cc->guest6, 16);
+		memcpy(n.gw6, cc->gw6, 16);
+		x->len += mig_put_net(x->buf + x->len, x->cap - x->len, &n);
+	}
+	mig_export_tcp(sh, x);
+	mig_export_udp(sh, x);
+	if (!sh->id)
+		mig_export_listeners(sh, x);
+}
+
+/**
+ * mig_close_fd() - close a migrated socket that is not taken
+ * @fd:		the socket
+ * @reset:	a TCP flow's: reset it (its peer is told the truth)
+ *
+ * #syscalls setsockopt close
+ */
+static void mig_close_fd(int fd, bool reset)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	if (fd < 0)
+		return;
+	if (reset)
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(fd);
+}
+
+/**
+ * mig_listeners_back() - the source keeps its listeners after all: back
+ * into shard 0's epoll set
+ * @sh:		shard 0
+ */
+static void mig_listeners_back(struct shard *sh)
+{
+	unsigned t, i;
+
+	for (t = 0; t < 2; t++) {
+		struct listener *l = t ? sh->lis.ulisteners : sh->lis.listeners;
+		unsigned n = t ? sh->lis.nulisteners : sh->lis.nlisteners;
+
+		for (i = 0; i < n; i++)
+			if (l[i].fd >= 0 && !l[i].paused)
+				shard_ep_add(sh, l[i].fd, EPOLLIN,
+					     EP_DATA(t ? EP_UDP_LISTEN :
+							 EP_LISTEN,
+						     i));
+	}
+}
+
+/**
+ * mig_import() - shard call, and the destination's shards on their own:
+ * take this shard's flows from the stream (the source takes back its own
+ * the same way after a failed hand-over)
+ * @sh:		shard
+ * @arg:	struct mig_xfer
+ *
+ * A flow refused (table full, state that does not check out) has its
+ * socket reset and is counted in MIG_TCP_REFUSED.
+ */
+static void mig_import(struct shard *sh, void *arg)
+{
+	struct mig_xfer *x = arg;
+	const uint8_t *p = x->buf + MIG_HDR_LEN, *end = x->buf + x->len;
+	struct core *c = &sh->core;
+	struct tcp_flow *last = NULL;
+	struct mig_rec r;
+	const char *why;
+
+	while (mig_next(&p, end, &r) > 0) {
+		bool mine = r.shard % sh->grp->n == sh->id;
+		struct mig_tcp t;
+		struct mig_ooo o;
+		struct mig_udp u;
+
+		if (r.type == MIG_REC_TCP) {
+			last = NULL;
+			if (!mine || mig_get_tcp(&r, x->nfds, &t))
+				continue;
+			why = tcp_import(c, &t, x->fds[t.fd], sh->now_ns,
+					 &sh->fx, &last);
+			if (why) {
+				debug("migration: a TCP flow refused: %s", why);
+				CTR_INC(c, MIG_TCP_REFUSED);
+				mig_close_fd(x->fds[t.fd], true);
+			} else {
+				sock_tcp_migrated(sh, last, t.hflags);
+			}
+			x->fds[t.fd] = -1;
+			shard_drain(sh); /* the rewind and send it queued */
+		} else if (r.type == MIG_REC_OOO && last) {
+			if (!mig_get_ooo(&r, &o) &&
+			    (why = tcp_import_ooo(c, last, &o)))
+				debug("migration: a held segment refused: %s",
+				      why);
+		} else if (r.type == MIG_REC_UDP) {
+			struct udp_flow *f;
+
+			last = NULL;
+			if (!mine || mig_get_udp(&r, x->nfds, &u))
+				continue;
+			why = udp_import(c, &u, x->fds[u.fd], sh->now_ns, &f);
+			if (why) {
+				debug("migration: a UDP flow refused: %s", why);
+				mig_close_fd(x->fds[u.fd], false);
+			} else if (epoll_ctl(
+					   sh->epfd, EPOLL_CTL_ADD, f->sock,
+					   &(struct epoll_event){
+						   .events = EPOLLIN,
+						   .data.u64 = EP_DATA(
+							   EP_UDP,
+							   udp_flow_idx(
+								   c, f)) })) {
+				f->sock = -1;
+				uflow_free(c, f);
+				mig_close_fd(x->fds[u.fd], false);
+			}
+			x->fds[u.fd] = -1;
+		} else {
+			last = NULL;
+		}
+	}
+	shard_drain(sh);
+}
+
+/**
+ * mig_import_back() - shard call: a failed hand-over: the source's shard
+ * takes its flows back, shard 0 its listeners
+ * @sh:		shard
+ * @arg:	struct mig_xfer
+ */
+static void mig_import_back(struct shard *sh, void *arg)
+{
+	mig_import(sh, arg);
+	if (!sh->id)
+		mig_listeners_back(sh);
+}
+
+/**
+ * mig_commit() - shard call on shard 0: the destination has it all:
+ * close our copies of the sockets, and the listeners' table entries
+ * @sh:		shard 0
+ * @arg:	struct mig_xfer
+ */
+static void mig_commit(struct shard *sh, void *arg)
+{
+	struct mig_xfer *x = arg;
+	unsigned t, i;
+
+	for (t = 0; t < 2; t++) {
+		struct listener *l = t ? sh->lis.ulisteners : sh->lis.listeners;
+		unsigned n = t ? sh->lis.nulisteners : sh->lis.nlisteners;
+
+		for (i = 0; i < n; i++) {
+			if (l[i].fd < 0)
+				continue;
+			if (t)
+				udp_pub_forget(&sh->core, l[i].fd);
+			l[i].fd = -1; /* closed below, with the flows' */
+		}
+	}
+	for (i = 0; i < x->nfds; i++) {
+		mig_close_fd(x->fds[i], false);
+		x->fds[i] = -1;
+	}
+}
+
+/**
+ * mig_send_all() - write a whole buffer
+ * @fd:		socket
+ * @p:		bytes
+ * @len:	how many
+ *
+ * #syscalls sendto
+ * Return: 0, or -errno
+ */
+static int mig_send_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/**
+ * mig_recv_all() - read a whole buffer
+ * @fd:		socket
+ * @p:		out
+ * @len:	how many bytes
+ *
+ * #syscalls recvfrom
+ * Return: 0, or -errno (-EPIPE at end of stream)
+ */
+static int mig_recv_all(int fd, uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = recv(fd, p, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/**
+ * mig_send_fds() - the descriptors, MIG_FDS_PER_MSG a message, each
+ * message one byte
+ * @fd:		socket
+ * @fds:	descriptors
+ * @n:		how many
+ *
+ * #syscalls sendmsg
+ * Return: 0, or -errno
+ */
+static int mig_send_fds(int fd, const int *fds, uint32_t n)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * MIG_FDS_PER_MSG)];
+		struct cmsghdr align;
+	} u;
+	uint32_t i = 0;
+
+	while (i < n) {
+		uint32_t k = MIN(n - i, MIG_FDS_PER_MSG);
+		char one = 'F';
+		struct iovec iov = { &one, 1 };
+		struct msghdr mh = { .msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = u.buf,
+				     .msg_controllen = CMSG_SPACE(sizeof(int) *
+								  k) };
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * k);
+		memcpy(CMSG_DATA(cm), fds + i, sizeof(int) * k);
+		if (sendmsg(fd, &mh, MSG_NOSIGNAL) != 1)
+			return errno ? -errno : -EPIPE;
+		i += k;
+	}
+	return 0;
+}
+
+/**
+ * mig_recv_fds() - the descriptors that come with a stream
+ * @fd:		socket
+ * @fds:	out, -1 where none came
+ * @n:		how many are due
+ *
+ * #syscalls recvmsg close
+ * Return: 0, or -errno (-EPROTO: a message cut short, or not carrying
+ * what it should)
+ */
+static int mig_recv_fds(int fd, int *fds, uint32_t n)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * MIG_FDS_PER_MSG)];
+		struct cmsghdr align;
+	} u;
+	uint32_t i = 0;
+
+	while (i < n) {
+		char one;
+		struct iovec iov = { &one, 1 };
+		struct msghdr mh = { .msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = u.buf,
+				     .msg_controllen = sizeof(u.buf) };
+		struct cmsghdr *cm;
+		ssize_t got = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+		uint32_t k = 0;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : -EPIPE;
+		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+			uint32_t j, c;
+
+			if (cm->cmsg_level != SOL_SOCKET ||
+			    cm->cmsg_type != SCM_RIGHTS)
+				continue;
+			c = (uint32_t)((cm->cmsg_len - CMSG_LEN(0)) /
+				       sizeof(int));
+			for (j = 0; j < c; j++) {
+				int v;
+
+				memcpy(&v, CMSG_DATA(cm) + j * sizeof(int),
+				       sizeof(int));
+				if (i + k < n)
+					fds[i + k++] = v;
+				else
+					close(v);
+			}
+		}
+		if ((mh.msg_flags & MSG_CTRUNC) || !k || k > MIG_FDS_PER_MSG)
+			return -EPROTO;
+		i += k;
+	}
+	return 0;
+}
+
+/**
+ * mig_xfer_alloc() - room for a stream
+ * @x:		stream (zeroed)
+ * @bytes:	bytes
+ * @fds:	descriptors
+ *
+ * Return: 0, or -ENOMEM
+ */
+static int mig_xfer_alloc(struct mig_xfer *x, size_t bytes, uint32_t fds)
+{
+	uint32_t i;
+
+	x->buf = malloc(bytes ? bytes : 1);
+	x->fds = malloc((fds ? fds : 1) * sizeof(int));
+	if (!x->buf || !x->fds)
+		return -ENOMEM;
+	x->cap = bytes;
+	x->fdcap = fds;
+	for (i = 0; i < fds; i++)
+		x->fds[i] = -1;
+	return 0;
+}
+
+/**
+ * mig_xfer_free() - a stream's memory, and the descriptors nobody took
+ * @x:		stream
+ */
+static void mig_xfer_free(struct mig_xfer *x)
+{
+	uint32_t i;
+
+	for (i = 0; x->fds && i < x->nfds; i++)
+		mig_close_fd(x->fds[i], false);
+	free(x->buf);
+	free(x->fds);
+	memset(x, 0, sizeof(*x));
+}
+
+/**
+ * mig_source_send() - the VM stopped for a migration: hand the flows to
+ * the destination
+ * @m:		migration state
+ *
+ * #syscalls socket connect setsockopt close
+ */
+static void mig_source_send(struct mig *m)
+{
+	struct mig_xfer *x = &m->x;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = MIG_IO_TIMEOUT_S };
+	uint64_t t0 = now_mono_ns();
+	size_t bytes = MIG_HDR_LEN + 256;
+	uint32_t fds = 0, k;
+	char ans[128] = "";
+	struct mig_end *n = &x->counts;
+	int fd, ret;
+
+	for (k = 0; k < m->grp->n; k++) {
+		const struct core *c = &m->grp->sh[k]->core;
+
+		bytes += (size_t)c->conf.max_flows * MIG_TCP_LEN +
+			 (size_t)c->conf.ooo_slots * MIG_OOO_MAX(TCP_OOO_SLOT) +
+			 (size_t)c->conf.max_udp_flows * MIG_UDP_LEN;
+		fds += c->conf.max_flows + c->conf.max_udp_flows;
+	}
+	fds += m->grp->sh[0]->lis.nlisteners + m->grp->sh[0]->lis.nulisteners;
+	bytes += (size_t)fds * 16;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || strlen(m->conf->migrate_to) >= sizeof(sa.sun_path)) {
+		err_perror("migration: no socket");
+		goto out_fd;
+	}
+	strcpy(sa.sun_path, m->conf->migrate_to);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		warn_perror("migration: cannot reach the destination at %s: "
+			    "the flows stay here (reset if the VM does not "
+			    "come back)",
+			    m->conf->migrate_to);
+		goto out_fd;
+	}
+	if (mig_xfer_alloc(x, bytes, fds)) {
+		err("migration: out of memory for the state (%zu bytes): the "
+		    "flows stay here",
+		    bytes);
+		goto out_fd;
+	}
+	x->stop_ns = realtime_ns();
+	x->len = MIG_HDR_LEN;
+	for (k = 0; k < m->grp->n; k++)
+		mig_shard_call(m, m->grp->sh[k], mig_export);
+	if (x->full)
+		warn("migration: the state did not fit: some flows stay here");
+	x->len += mig_put_end(x->buf + x->len, x->cap - x->len, n);
+	mig_put_hdr(x->buf, MIG_HDR_LEN, (uint32_t)(x->len - MIG_HDR_LEN),
+		    x->nfds);
+	ret = mig_send_all(fd, x->buf, x->len);
+	if (!ret)
+		ret = mig_send_fds(fd, x->fds, x->nfds);
+	if (!ret)
+		ret = mig_recv_all(fd, (uint8_t *)ans, sizeof(ans) - 1);
+	ans[sizeof(ans) - 1] = '\0';
+	if (ret || strncmp(ans, "OK", 2)) {
+		if (ret)
+			warn("migration: the destination did not take the "
+			     "state: %s; the flows stay here",
+			     strerror(-ret));
+		else
+			warn("migration: the destination refused the state: "
+			     "%s; the flows stay here",
+			     ans);
+		for (k = 0; k < m->grp->n; k++)
+			mig_shard_call(m, m->grp->sh[k], mig_import_back);
+		goto out;
+	}
+	mig_shard_call(m, m->grp->sh[0], mig_commit);
+	atomic_store(&m->handed, 1);
+	info("migration: %u TCP flows (%u held segments), %u UDP flows and %u "
+	     "listeners handed to %s in %.1f ms (%zu bytes)",
+	     n->tcp, n->ooo, n->udp, n->listeners, m->conf->migrate_to,
+	     (double)(now_mono_ns() - t0) / 1e6, x->len);
+out:
+	mig_xfer_free(x);
+out_fd:
+	if (fd >= 0)
+		close(fd);
+}
+
+/**
+ * mig_refuse() - answer a source with a refusal
+ * @fd:		its connection
+ * @why:	the reason
+ */
+static void mig_refuse(int fd, const char *why)
+{
+	char ans[128] = { 0 };
+
+	warn("migration: a source's state refused: %s", why);
+	snprintf(ans, sizeof(ans), "NO %s", why);
+	mig_send_all(fd, (const uint8_t *)ans, sizeof(ans) - 1);
+}
+
+/**
+ * mig_net_differs() - does the source's network differ from ours?
+ * @m:		migration state
+ * @n:		the source's
+ *
+ * Return: NULL, or what differs
+ */
+static const char *mig_net_differs(const struct mig *m, const struct mig_net *n)
+{
+	const struct core_conf *cc = &m->grp->sh[0]->core.conf;
+
+	if (n->guest4_be != cc->guest4_be || n->gw4_be != cc->gw4_be ||
+	    memcmp(n->guest6, cc->guest6, 16) || memcmp(n->gw6, cc->gw6, 16))
+		return "the guest's or the gateway's addresses differ here "
+		       "(give the destination the source's -a, -g, "
+		       "--ipv6-prefix)";
+	if (n->mtu != cc->mtu)
+		return "the MTU differs here (give the destination the "
+		       "source's -m)";
+	return NULL;
+}
+
+/**
+ * mig_dest_take() - take one source's stream on its connection
+ * @m:		migration state
+ * @fd:		the connection
+ *
+ * #syscalls setsockopt
+ * Return: true if the state is ours now
+ */
+static bool mig_dest_take(struct mig *m, int fd)
+{
+	struct timeval tv = { .tv_sec = MIG_IO_TIMEOUT_S };
+	struct mig_xfer *x = &m->x;
+	uint8_t hdr[MIG_HDR_LEN];
+	uint32_t body, nfds;
+	const char *why;
+	struct mig_rec r;
+	struct mig_net n;
+	const uint8_t *p;
+	int ret, exp = MIG_WAITING;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	ret = mig_recv_all(fd, hdr, sizeof(hdr));
+	if (ret) {
+		warn("migration: a source went away before its state: %s",
+		     strerror(-ret));
+		return false;
+	}
+	why = mig_parse_hdr(hdr, sizeof(hdr), &body, &nfds);
+	if (why) {
+		mig_refuse(fd, why);
+		return false;
+	}
+	if (mig_xfer_alloc(x, MIG_HDR_LEN + (size_t)body, nfds)) {
+		mig_refuse(fd, "out of memory");
+		goto fail;
+	}
+	memcpy(x->buf, hdr, MIG_HDR_LEN);
+	x->len = MIG_HDR_LEN + (size_t)body;
+	ret = mig_recv_all(fd, x->buf + MIG_HDR_LEN, body);
+	if (!ret) {
+		x->nfds = nfds;
+		ret = mig_recv_fds(fd, x->fds, nfds);
+	}
+	if (ret) {
+		mig_refuse(fd, ret == -EPROTO ?
+				       "its descriptors came cut short (raise "
+				       "the open files limit)" :
+				       "the stream broke off");
+		goto fail;
+	}
+	why = mig_check(x->buf + MIG_HDR_LEN, body, nfds, &x->counts);
+	if (!why) {
+		p = x->buf + MIG_HDR_LEN;
+		mig_next(&p, x->buf + x->len, &r); /* the first: checked */
+		why = mig_get_net(&r, &n);
+	}
+	if (!why)
+		why = mig_net_differs(m, &n);
+	if (!why &&
+	    !atomic_compare_exchange_strong(&m->phase, &exp, MIG_RECEIVED))
+		why = "too late: the VM runs here without it already";
+	if (why) {
+		mig_refuse(fd, why);
+		goto fail;
+	}
+	x->stop_ns = n.stop_ns;
+	mig_send_all(fd, (const uint8_t *)"OK", 2);
+	info("migration: state taken: %u TCP flows (%u held segments), %u UDP "
+	     "flows, %u listeners, %zu bytes, %.1f ms after the source "
+	     "stopped",
+	     x->counts.tcp, x->counts.ooo, x->counts.udp, x->counts.listeners,
+	     x->len, (double)(realtime_ns() - n.stop_ns) / 1e6);
+	return true;
+fail:
+	mig_xfer_free(x);
+	return false;
+}
+
+/**
+ * mig_unlink() - remove the destination's socket file: one source is
+ * served, and a later one cannot reach us by name
+ * @m:		migration state
+ *
+ */
+static void mig_unlink(struct mig *m)
+{
+	if (!m->lfd_path)
+		return;
+	qsock_path_unlink(m->dirfd, m->conf->migrate_from);
+	m->dirfd = -1;
+	m->lfd_path = false;
+}
+
+/**
+ * mig_thread() - the migration thread: the source waits for its device
+ * to stop, the destination for a source
+ * @arg:	struct mig
+ *
+ * #syscalls poll ppoll read accept accept4 close
+ * Return: NULL
+ */
+static void *mig_thread(void *arg)
+{
+	struct mig *m = arg;
+	struct pollfd pfd[2] = {
+		{ .fd = m->stopfd, .events = POLLIN },
+		{ .fd = m->lfd >= 0 ? m->lfd : m->evfd, .events = POLLIN },
+	};
+	uint64_t v;
+
+	pthread_barrier_wait(m->barrier);
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			err_perror("migration: poll");
+			return NULL;
+		}
+		if (pfd[0].revents)
+			return NULL;
+		if (!pfd[1].revents)
+			continue;
+		if (m->lfd < 0) {
+			if (read(m->evfd, &v, sizeof(v)) < 0)
+				continue;
+			info("migration: the VM stopped with dirty logging on: "
+			     "handing its flows to %s",
+			     m->conf->migrate_to);
+			mig_source_send(m);
+			if (atomic_load(&m->handed))
+				return NULL;
+			continue;
+		}
+		{
+			int fd = accept4(m->lfd, NULL, NULL, SOCK_CLOEXEC);
+			bool took;
+
+			if (fd < 0)
+				continue;
+			mig_unlink(m);
+			took = mig_dest_take(m, fd);
+			close(fd);
+			if (took || atomic_load(&m->phase) == MIG_GAVE_UP)
+				return NULL;
+		}
+	}
+}
+
+/**
+ * mig_listen() - the destination's socket, bound before the sandbox
+ * @path:	where
+ *
+ * #syscalls:setup socket bind listen close
+ * Return: the listening socket, or -errno (logged)
+ */
+static int mig_listen(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), ret;
+
+	if (fd < 0)
+		return -errno;
+	strcpy(sa.sun_path, path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1)) {
+		ret = -errno;
+		errno = -ret;
+		err_perror("--migrate-from: cannot listen at %s%s", path,
+			   ret == -EADDRINUSE ? " (it exists: remove it, or "
+						"pick another path)" :
+						"");
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/**
+ * mig_init() - live migration's set-up: the destination's socket, the
+ * source's signal from the edge
+ * @grp:	the shards (@grp->mig set here)
+ * @conf:	configuration (--migrate-to, --migrate-from)
+ * @e:		the vhost-user edge
+ *
+ * Context: start-up, main thread, before the sandbox
+ * #syscalls:setup eventfd2
+ * Return: 0 (also without either option), or -errno (logged)
+ */
+int mig_init(struct shard_group *grp, const struct conf *conf, struct edge *e)
+{
+	struct mig *m;
+	unsigned k;
+	int ret;
+
+	if (!conf->migrate_to && !conf->migrate_from)
+		return 0;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->conf = conf;
+	m->grp = grp;
+	m->e = e;
+	m->lfd = m->evfd = m->dirfd = -1;
+	m->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (m->stopfd < 0)
+		goto fail_errno;
+	if (conf->migrate_from) {
+		fwd_prepare();
+		m->lfd = mig_listen(conf->migrate_from);
+		if (m->lfd < 0) {
+			ret = m->lfd;
+			goto fail;
+		}
+		m->dirfd = qsock_path_dir(conf->migrate_from);
+		m->lfd_path = true;
+		for (k = 0; k < grp->n; k++)
+			shard_mig_hold(grp->sh[k]);
+		info("migration: waiting for a source's state at %s; the "
+		     "guest's queues and published ports wait for it",
+		     conf->migrate_from);
+	} else {
+		m->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (m->evfd < 0)
+			goto fail_errno;
+		e->mig_evfd = m->evfd;
+	}
+	/* the shards' call slots are woken through their mailbox fds */
+	ret = shard_api_wake_init(grp->sh[0]);
+	if (ret)
+		goto fail;
+	grp->mig = m;
+	return 0;
+fail_errno:
+	ret = -errno;
+fail:
+	if (m->stopfd >= 0)
+		close(m->stopfd);
+	if (m->evfd >= 0)
+		close(m->evfd);
+	free(m);
+	return ret;
+}
+
+/**
+ * mig_active() - does the migration thread join the start-up barrier?
+ * @grp:	the shards
+ *
+ * Return: true with --migrate-to or --migrate-from
+ */
+bool mig_active(const struct shard_group *grp)
+{
+	return grp->mig;
+}
+
+/**
+ * mig_start() - start the migration thread
+ * @grp:	the shards
+ * @barrier:	the start-up barrier it waits on
+ *
+ * Return: 0, or -errno
+ */
+int mig_start(struct shard_group *grp, pthread_barrier_t *barrier)
+{
+	struct mig *m = grp->mig;
+	int ret;
+
+	if (!m)
+		return 0;
+	m->barrier = barrier;
+	ret = pthread_create(&m->tid, NULL, mig_thread, m);
+	if (ret)
+		return -ret;
+	m->started = true;
+	return 0;
+}
+
+/**
+ * mig_stop() - stop the migration thread (before the shards stop: it may
+ * be waiting for them)
+ * @grp:	the shards
+ *
+ * #syscalls write
+ */
+void mig_stop(struct shard_group *grp)
+{
+	struct mig *m = grp->mig;
+	uint64_t one = 1;
+
+	if (!m || !m->started)
+		return;
+	if (write(m->stopfd, &one, sizeof(one)) < 0)
+		warn_perror("migration: stop");
+	pthread_join(m->tid, NULL);
+	m->started = false;
+}
+
+/**
+ * mig_fini() - free what mig_init() made, close what nobody took
+ * @grp:	the shards
+ *
+ * #syscalls close
+ */
+void mig_fini(struct shard_group *grp)
+{
+	struct mig *m = grp->mig;
+
+	if (!m)
+		return;
+	mig_xfer_free(&m->x);
+	mig_unlink(m);
+	if (m->lfd >= 0)
+		close(m->lfd);
+	if (m->evfd >= 0)
+		close(m->evfd);
+	close(m->stopfd);
+	free(m);
+	grp->mig = NULL;
+}
+
+/**
+ * mig_dirfd() - the destination's socket file's directory, for the sandbox
+ * @grp:	the shards
+ *
+ * Return: an O_PATH fd, or -1
+ */
+int mig_dirfd(const struct shard_group *grp)
+{
+	return grp->mig ? grp->mig->dirfd : -1;
+}
+
+/**
+ * mig_handed_over() - did this source hand its flows over?
+ * @grp:	the shards
+ *
+ * Return: true once the destination took them
+ */
+bool mig_handed_over(const struct shard_group *grp)
+{
+	return grp->mig && atomic_load(&grp->mig->handed);
+}
+
+/**
+ * mig_publish() - the destination publishes its ports: the source's
+ * listening sockets where they match, bound anew where none came
+ * @sh:		shard 0
+ * @x:		the source's stream, or NULL if none came
+ *
+ * #syscalls close
+ */
+static void mig_publish(struct shard *sh, struct mig_xfer *x)
+{
+	const uint8_t *p = x ? x->buf + MIG_HDR_LEN : NULL;
+	int *pool = x ? calloc(x->counts.listeners + 1, sizeof(int)) : NULL;
+	unsigned n = 0, i, left = 0;
+	struct mig_listen l;
+	struct mig_rec r;
+
+	while (pool && mig_next(&p, x->buf + x->len, &r) > 0) {
+		if (r.type != MIG_REC_LISTEN || mig_get_listen(&r, x->nfds, &l))
+			continue;
+		pool[n++] = x->fds[l.fd];
+		x->fds[l.fd] = -1;
+	}
+	sh->lis.pool = pool;
+	sh->lis.npool = n;
+	if (fwd_init(sh))
+		warn("migration: not every published port could be opened "
+		     "(above)");
+	for (i = 0; i < n; i++) {
+		if (pool[i] < 0)
+			continue;
+		close(pool[i]);
+		left++;
+	}
+	if (left)
+		info("migration: %u listening socket(s) of the source match no "
+		     "port published here: closed",
+		     left);
+	sh->lis.pool = NULL;
+	sh->lis.npool = 0;
+	free(pool);
+}
+
+/**
+ * mig_shard_poll() - a destination's held shard: take the flows once the
+ * state is here and the guest's rings run, or go on without them
+ * @sh:		shard (@sh->mig_hold set)
+ *
+ * Context: the shard, at the end of each loop iteration while held
+ */
+void mig_shard_poll(struct shard *sh)
+{
+	struct mig *m = sh->grp->mig;
+	int phase = atomic_load(&m->phase);
+	bool run = !sh->edge->ops->running ||
+		   sh->edge->ops->running(sh->edge, sh->q);
+
+	if (!run)
+		return;
+	if (!sh->mig_ready_ns)
+		sh->mig_ready_ns = sh->now_ns;
+	if (phase == MIG_WAITING) {
+		int exp = MIG_WAITING;
+
+		if (sh->now_ns - sh->mig_ready_ns < MIG_WAIT_MS * 1000000ULL)
+			return;
+		if (atomic_compare_exchange_strong(&m->phase, &exp,
+						   MIG_GAVE_UP))
+			warn("migration: the VM runs and no source's state "
+			     "came in %u ms: serving it without (its "
+			     "connections are lost)",
+			     MIG_WAIT_MS);
+		phase = atomic_load(&m->phase);
+	}
+	if (phase == MIG_RECEIVED) {
+		shard_edge_sync(sh);
+		mig_import(sh, &m->x);
+		info("migration: shard %u: flows in, %.1f ms after the "
+		     "source stopped",
+		     sh->id, (double)(realtime_ns() - m->x.stop_ns) / 1e6);
+	}
+	if (!sh->id)
+		mig_publish(sh, phase == MIG_RECEIVED ? &m->x : NULL);
+	shard_mig_release(sh);
+}
