@@ -64,7 +64,9 @@
 # sw.dhcp_fqdn=1 (udhcpc asks for option 81 too, -O 81),
 # sw.xfer_timeout=S (limit of each ping/put/get step, default 120),
 # sw.par=1 (run the put and the get at the same time, each reporting as
-# it ends: a long pair of them spans a live migration),
+# it ends: a long pair of them spans a live migration), sw.get_tick=S
+# (during sw.get the guest sends a newline every S seconds: a receiving
+# guest that still sends, so it learns soon of a connection reset),
 # sw.deadline=S (power off after S seconds whatever happens; 0: never),
 # sw.dmesg=1 (print the kernel log, each line prefixed "K: ", before SW_DONE).
 #
@@ -316,8 +318,15 @@ do_get() {
 	hostport "$sw_get"
 	mkfifo /tmp/hold
 	t=$(up)
-	# stdin: a FIFO we hold open for writing, so nc never sees EOF there
-	timeout "$xt" nc "$host" "$port" <>/tmp/hold >/tmp/get
+	if [ -n "${sw_get_tick:-}" ]; then
+		# a receiver that talks too: a newline every tick
+		while sleep "$sw_get_tick" && echo; do :; done |
+			timeout "$xt" nc "$host" "$port" >/tmp/get
+	else
+		# stdin: a FIFO we hold open for writing, so nc never sees
+		# EOF there
+		timeout "$xt" nc "$host" "$port" <>/tmp/hold >/tmp/get
+	fi
 	echo "SW_GET done rc=$?"
 	echo "SW_GET_SECS $(since "$t")"
 	s=$(sha256sum /tmp/get)

@@ -48,6 +48,8 @@
 #   qemu_migrate_wait [SECS]        wait for the migration's end; prints
 #                                   completed, failed, cancelled or
 #                                   timeout; status 0 for completed
+#   qemu_kill_incoming              SIGKILL the destination QEMU (not
+#                                   its timeout wrapper), wait for it
 #   qemu_switch                     after a completed migration: quit the
 #                                   source (status 0 wanted) and make the
 #                                   destination the guest that
@@ -211,6 +213,15 @@ qemu_migrate_start() {
 
 qemu_migrate_wait() {
 	qemu_qmp wait-migration "${1:-$QEMU_TIMEOUT}" 2>>"$T/qmp.err"
+}
+
+qemu_kill_incoming() {
+	local q
+	# QEMU_IN_PID is timeout(1)'s; QEMU is its only child
+	q=$(cat "/proc/$QEMU_IN_PID/task/$QEMU_IN_PID/children" 2>/dev/null)
+	[ -n "$q" ] || qemu_fail "the destination QEMU is not running"
+	kill -KILL $q
+	wait "$QEMU_IN_PID" 2>/dev/null
 }
 
 qemu_switch() {

@@ -11,7 +11,8 @@ Usage: qhost.py recv PORT OUT STATUS KIBPS
         KIBPS KiB/s at most (0: as fast as it comes) until the guest's EOF,
         then close
   send  accept one connection, send the file SRC at KIBPS KiB/s at most,
-        then close
+        then half-close and read (and drop) what the guest sends until its
+        EOF, then close
   idle  accept one connection and keep it; each line written to the FIFO
         CTL is sent to the guest and the guest's answer line awaited
         (30 s at most)
@@ -97,6 +98,12 @@ def send(port, src, status, kibps):
                 c.sendall(d)
                 n += len(d)
                 pace(t0, n, kibps)
+            # whatever the guest sends (sw.get_tick) is read till its
+            # EOF: closing with it unread would reset the connection
+            c.shutdown(socket.SHUT_WR)
+            c.settimeout(60)
+            while c.recv(4096):
+                pass
         except OSError as e:
             ended(status, e, n)
             return

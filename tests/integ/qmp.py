@@ -9,8 +9,9 @@ Usage: qmp.py SOCK COMMAND [ARGUMENTS-JSON]
                     CLASS: DESCRIPTION" on stderr and exit 1
   wait-migration    poll query-migrate every 0.2 s until the status is
                     completed, failed or cancelled, or SECS pass; print the
-                    status ("timeout" for SECS passed, with the last one
-                    on stderr) and exit 0 for completed, 1 otherwise
+                    status ("timeout" for SECS passed) and exit 0 for
+                    completed, 1 otherwise; the last query-migrate's
+                    answer goes to stderr
 Exit status 2: no QMP there (QEMU gone, or not up yet).
 """
 import json
@@ -61,8 +62,7 @@ def main():
             st = q.call("query-migrate").get("return", {})
             if st.get("status") in ("completed", "failed", "cancelled"):
                 print(st["status"])
-                if st["status"] != "completed":
-                    print(json.dumps(st), file=sys.stderr)
+                print(json.dumps(st), file=sys.stderr)
                 sys.exit(st["status"] != "completed")
             time.sleep(0.2)
         print("timeout")
