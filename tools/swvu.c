@@ -77,6 +77,20 @@
  * num_buffers beyond the ring ends swvu with status 1 and a message, since
  * swvu exists to test backends. A frame the tap refuses is a drop.
  *
+ * --log plays a live migration's start: --after MS (default 1000) after
+ * the ready line, with the rings running, swvu switches dirty-page logging
+ * on as QEMU does (vhost_migration_log()): SET_LOG_BASE with a memfd of
+ * one bit per 4 KiB page of guest memory (LOG_SHMFD; the backend's reply
+ * is awaited), then per queue pair SET_FEATURES with VHOST_F_LOG_ALL and
+ * SET_VRING_ADDR for both rings again, with the log flag and the used
+ * ring's guest address. From then on, every descriptor posted is noted;
+ * when the backend gives one back, the pages it wrote (a receive
+ * buffer's bytes, the used entry, the used index) are recorded, and at
+ * exit each recorded page's bit must be set in the log:
+ * "swvu: log: N pages written, M not marked", status 1 if M > 0. A
+ * backend that offers neither LOG_ALL nor LOG_SHMFD ends swvu at once
+ * with status 1.
+ *
  * The main thread waits for SIGTERM or SIGINT (status 0), the backend
  * closing the socket (status 0) or a worker's error (SIGUSR1, status 1),
  * prints one summary line on stderr and exits; the kernel removes the tap.
@@ -186,6 +200,8 @@ static const char *vu_req_str(enum vu_req req)
 		return "GET_QUEUE_NUM";
 	case VU_SET_VRING_ENABLE:
 		return "SET_VRING_ENABLE";
+	case VU_SET_LOG_BASE:
+		return "SET_LOG_BASE";
 	default:
 		break; /* not sent by swvu */
 	}
@@ -293,6 +309,8 @@ static_assert(sizeof(dir_str) / sizeof(dir_str[0]) == DIR_NUM,
  * @mask:	ANDed with the features we want (--features-mask)
  * @misbehave:	--misbehave: what to do wrong, or NULL
  * @after_ms:	--after: when, from the ready line
+ * @log:	--log: switch dirty-page logging on after --after ms, check
+ *		the backend marks what it writes
  */
 struct opts {
 	const char *tap;
@@ -307,6 +325,7 @@ struct opts {
 	uint64_t mask;
 	const char *misbehave;
 	unsigned int after_ms;
+	bool log;
 };
 
 /**
@@ -347,6 +366,9 @@ struct opts {
  * @nfree:	entries in @free
  * @kick_fd:	eventfd we write to kick the backend
  * @call_fd:	eventfd the backend writes to call us
+ * @log_on:	the frontend's dirty logging is on (--log)
+ * @logpost:	per descriptor: posted while logging was on, so what the
+ *		backend writes for it must be marked
  */
 struct vq {
 	unsigned int index;
@@ -380,6 +402,8 @@ struct vq {
 	unsigned int nfree;
 	int kick_fd;
 	int call_fd;
+	const atomic_bool *log_on;
+	bool *logpost;
 };
 
 struct fe;
@@ -417,6 +441,13 @@ struct pair {
  * @pairs:	queue pairs
  * @main_tid:	main thread, told with SIGUSR1 when a worker ends
  * @end:	first reason a worker ended, an enum end
+ * @poison:	--misbehave indirect: pair 0 posts a bad descriptor next
+ * @log_on:	--log: logging is on (every ring told)
+ * @log:	--log: the dirty log, shared with the backend
+ * @log_len:	its bytes
+ * @log_fd:	its memfd
+ * @written:	--log: pages the backend wrote while logging, one bit each
+ *		as in @log
  */
 struct fe {
 	int sock_fd;
@@ -433,6 +464,11 @@ struct fe {
 	pthread_t main_tid;
 	_Atomic int end;
 	atomic_bool poison;
+	atomic_bool log_on;
+	uint8_t *log;
+	size_t log_len;
+	int log_fd;
+	uint8_t *written;
 };
 
 /**
@@ -481,7 +517,7 @@ static void usage(FILE *f)
 	      "N]\n"
 	      "       [--mem MIB] [--rx-buf BYTES] [--queue-frames N]\n"
 	      "       [--no-offload] [--features-mask HEX]\n"
-	      "       [--misbehave indirect|remap [--after MS]]\n"
+	      "       [--misbehave indirect|remap [--after MS]] [--log]\n"
 	      "\n"
 	      "Be the frontend (the VM) of a vhost-user net backend, and "
 	      "bridge\n"
@@ -515,6 +551,11 @@ static void usage(FILE *f)
 	      "                      SET_MEM_TABLE again every 50 ms, while "
 	      "the\n"
 	      "                      queues run\n"
+	      "  --log               a live migration's start: --after MS on,\n"
+	      "                      dirty-page logging (LOG_SHMFD, LOG_ALL);\n"
+	      "                      at exit, fail if a page the backend "
+	      "wrote\n"
+	      "                      is not marked in the log\n"
 	      "\n"
 	      "The socket is connected first (retried for 5 s), the features "
 	      "are\n"
@@ -572,6 +613,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "features-mask", required_argument, NULL, 'f' },
 		{ "misbehave", required_argument, NULL, 'B' },
 		{ "after", required_argument, NULL, 'A' },
+		{ "log", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -639,6 +681,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'A':
 			o->after_ms = parse_uint("--after", optarg, 0, 3600000);
 			break;
+		case 'L':
+			o->log = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -649,6 +694,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	args_done(argc, argv, o->tap);
 	if (!o->socket)
 		usage_error("--socket PATH is required");
+	if (o->log && o->misbehave)
+		usage_error("--log and --misbehave: one at a time");
 }
 
 /**
@@ -989,7 +1036,10 @@ static void vq_init(struct fe *fe, struct vq *vq, unsigned int index,
 	vq->free = calloc(num, sizeof(*vq->free));
 	vq->buf_of = calloc(num, sizeof(*vq->buf_of));
 	vq->spare = calloc(num, sizeof(*vq->spare));
-	if (!vq->posted || !vq->free || !vq->buf_of || !vq->spare)
+	vq->logpost = calloc(num, sizeof(*vq->logpost));
+	vq->log_on = &fe->log_on;
+	if (!vq->posted || !vq->free || !vq->buf_of || !vq->spare ||
+	    !vq->logpost)
 		die("out of memory");
 	for (i = 0; i < num; i++) {
 		vq->desc[i].addr = vq->buf_off + (uint64_t)i * buf_len;
@@ -1068,6 +1118,10 @@ static void negotiate(struct fe *fe, const struct opts *o)
 	want &= o->mask;
 
 	offered = vu_get_u64(fe, VU_GET_FEATURES);
+	if (o->log && !(offered & BIT(F_LOG_ALL)))
+		die("--log: the backend does not offer VHOST_F_LOG_ALL "
+		    "(features 0x%" PRIx64 "): it cannot be migrated",
+		    offered);
 	f = offered & want;
 	/* virtio 5.1.3.1: segmentation needs the matching checksum offload */
 	if (!(f & BIT(F_CSUM)))
@@ -1079,11 +1133,17 @@ static void negotiate(struct fe *fe, const struct opts *o)
 	if (f & BIT(F_PROTOCOL_FEATURES)) {
 		uint64_t p = vu_get_u64(fe, VU_GET_PROTOCOL_FEATURES);
 
-		p &= BIT(PF_REPLY_ACK) | (o->queues > 1 ? BIT(PF_MQ) : 0);
+		if (o->log && !(p & BIT(PF_LOG_SHMFD)))
+			die("--log: the backend does not offer the LOG_SHMFD "
+			    "protocol feature");
+		p &= BIT(PF_REPLY_ACK) | (o->queues > 1 ? BIT(PF_MQ) : 0) |
+		     (o->log ? BIT(PF_LOG_SHMFD) : 0);
 		/* sent before REPLY_ACK is on: no need_reply here */
 		vu_set_u64(fe, VU_SET_PROTOCOL_FEATURES, p, -1);
 		fe->proto = p;
 	}
+	if (o->log && !(fe->proto & BIT(PF_LOG_SHMFD)))
+		die("--log needs protocol features (bit 30)");
 	if (o->queues > 1) {
 		uint64_t n;
 
@@ -1124,6 +1184,121 @@ static void set_mem_table(struct fe *fe)
 	};
 
 	vu_set(fe, VU_SET_MEM_TABLE, &t, sizeof(t), fe->mem_fd);
+}
+
+/**
+ * log_init() - --log: the dirty log's memfd, one bit per page of guest
+ * memory (in whole u64 words, as QEMU's), and our record of the pages
+ * written
+ * @fe:		frontend, guest memory made
+ *
+ * #syscalls memfd_create ftruncate mmap
+ */
+static void log_init(struct fe *fe)
+{
+	size_t pages = fe->mem_len / PAGE_LEN;
+
+	fe->log_len = (pages + 63) / 64 * 8;
+	fe->log_fd = memfd_create("swvu-log", MFD_CLOEXEC);
+	if (fe->log_fd < 0)
+		die("memfd_create: %s", strerror(errno));
+	if (ftruncate(fe->log_fd, (off_t)fe->log_len))
+		die("dirty log of %zu bytes: %s", fe->log_len, strerror(errno));
+	fe->log = mmap(NULL, fe->log_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fe->log_fd, 0);
+	fe->written = calloc(1, fe->log_len);
+	if (fe->log == MAP_FAILED || !fe->written)
+		die("dirty log: %s", strerror(errno));
+}
+
+/**
+ * log_start() - --log: switch dirty logging on with the rings running,
+ * in QEMU's order (vhost_dev_log_resize(), then vhost_dev_set_log() for
+ * each queue pair's vhost device)
+ * @fe:		frontend
+ *
+ * SET_LOG_BASE has a reply of its own with LOG_SHMFD (QEMU waits for it);
+ * then, per pair, SET_FEATURES with VHOST_F_LOG_ALL and SET_VRING_ADDR of
+ * both rings with the log flag and the used ring's guest address. Only
+ * once every request is acknowledged (REPLY_ACK) are descriptors posted
+ * noted as logged.
+ */
+static void log_start(struct fe *fe)
+{
+	uint64_t lb[2] = { fe->log_len, 0 }, v;
+	unsigned int i, k;
+	int rc;
+
+	rc = vu_send(fe, VU_SET_LOG_BASE, 0, lb, sizeof(lb), &fe->log_fd, 1);
+	if (rc)
+		die("sending SET_LOG_BASE: %s", strerror(-rc));
+	vu_recv_reply(fe, VU_SET_LOG_BASE, &v, sizeof(v));
+	for (i = 0; i < fe->npairs; i++) {
+		vu_set_u64(fe, VU_SET_FEATURES, fe->features | BIT(F_LOG_ALL),
+			   -1);
+		for (k = 0; k < 2; k++) {
+			const struct vq *vq = k ? &fe->pairs[i].tx :
+						  &fe->pairs[i].rx;
+			struct vu_vring_addr a = {
+				.index = vq->index,
+				.flags = VU_VRING_F_LOG,
+				.desc_uva = (uint64_t)(uintptr_t)gptr(
+					fe, vq->desc_off),
+				.used_uva = (uint64_t)(uintptr_t)gptr(
+					fe, vq->used_off),
+				.avail_uva = (uint64_t)(uintptr_t)gptr(
+					fe, vq->avail_off),
+				.log_gpa = vq->used_off,
+			};
+
+			vu_set(fe, VU_SET_VRING_ADDR, &a, sizeof(a), -1);
+		}
+	}
+	atomic_store(&fe->log_on, true);
+	fprintf(stderr, "swvu: dirty logging on (%zu-byte log)\n", fe->log_len);
+}
+
+/**
+ * log_check() - --log: is every page the backend wrote while logging
+ * marked in the log? One line on stderr says.
+ * @fe:		frontend
+ *
+ * The workers may still run: a page they record has been marked before
+ * (the backend marks before it publishes the used index they read).
+ *
+ * Return: pages written but not marked
+ */
+static size_t log_check(struct fe *fe)
+{
+	size_t i, written = 0, missed = 0;
+	unsigned int b;
+
+	if (!atomic_load(&fe->log_on)) {
+		fprintf(stderr, "swvu: log: logging was never switched on\n");
+		return 1;
+	}
+	for (i = 0; i < fe->log_len; i++) {
+		uint8_t w = __atomic_load_n(&fe->written[i], __ATOMIC_ACQUIRE);
+		uint8_t l = __atomic_load_n(&fe->log[i], __ATOMIC_ACQUIRE);
+
+		for (b = 0; b < 8; b++) {
+			if (!(w & (1U << b)))
+				continue;
+			written++;
+			if (!(l & (1U << b))) {
+				if (!missed)
+					fprintf(stderr,
+						"swvu: log: page %zu (guest "
+						"0x%zx) written, not marked\n",
+						i * 8 + b,
+						(i * 8 + b) * PAGE_LEN);
+				missed++;
+			}
+		}
+	}
+	fprintf(stderr, "swvu: log: %zu pages written, %zu not marked\n",
+		written, missed);
+	return missed;
 }
 
 /**
@@ -1189,6 +1364,46 @@ static void vq_add(struct vq *vq, uint16_t id)
 	vq->avail_ring[vq->avail_idx & (vq->num - 1)] = id;
 	vq->avail_idx++;
 	vq->posted[id] = true;
+	/* acquire: pairs with the main thread's store once the backend
+	 * acknowledged logging; the backend takes this descriptor only
+	 * after that, so it must log what it writes for it */
+	vq->logpost[id] = atomic_load_explicit(vq->log_on,
+					       memory_order_acquire);
+}
+
+/**
+ * log_written() - record guest pages the backend wrote while logging
+ * @fe:		frontend
+ * @gpa:	first byte
+ * @len:	bytes (0: none)
+ *
+ * Release: pairs with the acquire loads in log_check(), so the backend's
+ * marks, seen before the used index we read, are seen there too.
+ */
+static void log_written(struct fe *fe, uint64_t gpa, uint64_t len)
+{
+	uint64_t page, last;
+
+	if (!len || gpa + len > fe->mem_len)
+		return;
+	last = (gpa + len - 1) / PAGE_LEN;
+	for (page = gpa / PAGE_LEN; page <= last; page++)
+		__atomic_fetch_or(&fe->written[page / 8],
+				  (uint8_t)(1U << (page % 8)),
+				  __ATOMIC_RELEASE);
+}
+
+/**
+ * log_used() - a descriptor posted while logging came back in used ring
+ * entry @pos: record the entry and the used index as written
+ * @fe:		frontend
+ * @vq:		queue
+ * @pos:	used ring position (free running)
+ */
+static void log_used(struct fe *fe, const struct vq *vq, uint16_t pos)
+{
+	log_written(fe, vq->used_off + 4 + 8ULL * (pos & (vq->num - 1)), 8);
+	log_written(fe, vq->used_off + 2, 2);
 }
 
 /**
@@ -1336,6 +1551,8 @@ static int tx_reclaim(struct pair *p)
 			return -EPROTO;
 		}
 		vq->posted[id] = false;
+		if (vq->logpost[id])
+			log_used(p->fe, vq, vq->last_used);
 		vq->free[vq->nfree++] = (uint16_t)id;
 		vq->last_used++;
 	}
@@ -1471,6 +1688,13 @@ static int rx_take(struct pair *p, uint16_t pos, uint32_t *len)
 		return -EPROTO;
 	}
 	vq->posted[e.id] = false;
+	if (vq->logpost[e.id]) {
+		log_used(p->fe, vq, pos);
+		log_written(p->fe,
+			    vq->buf_off +
+				    (uint64_t)vq->buf_of[e.id] * vq->buf_len,
+			    e.len);
+	}
 	*len = e.len;
 	return (int)e.id;
 }
@@ -1815,9 +2039,10 @@ static void dump_rings(const struct fe *fe)
  * @fe:		frontend
  * @set:	signals blocked in every thread: SIGTERM, SIGINT, SIGUSR1,
  *		SIGUSR2
- * @o:		command line (--misbehave, --after)
+ * @o:		command line (--misbehave, --log, --after)
  *
  * SIGUSR2 prints the state of the rings (dump_rings()) and goes on.
+ * --log switches dirty logging on --after ms from now (log_start()).
  * --misbehave starts --after ms from now: "indirect" has queue pair 0
  * post a descriptor with the INDIRECT flag, "remap" sends the memory
  * table again every REMAP_EVERY_MS.
@@ -1831,7 +2056,7 @@ static void dump_rings(const struct fe *fe)
 static const char *wait_end(struct fe *fe, const sigset_t *set,
 			    const struct opts *o)
 {
-	int wait_ms = o->misbehave ? (int)o->after_ms : -1;
+	int wait_ms = o->misbehave || o->log ? (int)o->after_ms : -1;
 	struct pollfd p[2];
 	int sfd = signalfd(-1, set, SFD_CLOEXEC);
 
@@ -1852,7 +2077,10 @@ static const char *wait_end(struct fe *fe, const sigset_t *set,
 			die("poll: %s", strerror(errno));
 		}
 		if (!n) {
-			if (!strcmp(o->misbehave, "indirect")) {
+			if (o->log) {
+				log_start(fe);
+				wait_ms = -1;
+			} else if (!strcmp(o->misbehave, "indirect")) {
 				atomic_store(&fe->poison, true);
 				wait_ms = -1;
 			} else {
@@ -1926,6 +2154,8 @@ int main(int argc, char **argv)
 		    o.queues, o.queues > 1 ? "s" : "", o.ring,
 		    (need + (1u << 20) - 1) >> 20);
 	gmem_init(&fe, o.mem_mib);
+	if (o.log)
+		log_init(&fe);
 	set_mem_table(&fe);
 
 	fe.pairs = calloc(o.queues, sizeof(*fe.pairs));
@@ -1958,6 +2188,8 @@ int main(int argc, char **argv)
 
 	why = wait_end(&fe, &set, &o);
 	summarize(&fe, why);
+	if (o.log && log_check(&fe))
+		return 1;
 	/* exit() ends the workers too, wherever they block */
 	return strcmp(why, "error") ? 0 : 1;
 }

@@ -185,6 +185,12 @@ struct edge_ops {
  *			there)
  * @where:		what the edge serves, for the start-up log line: the
  *			tap's name, or the socket's path or fd
+ * @mig_evfd:		an eventfd the host sets after init (-1: none; every
+ *			constructor sets -1): vhost-user writes 1 to it when
+ *			the frontend stops the device with dirty logging on,
+ *			the end of a live migration's source side
+ * @dirty_log:		vhost-user: the frontend's dirty-page logging is on
+ *			(read with edge_logging())
  * @priv:		the kind's own state (fds, buffers, rings)
  */
 struct edge {
@@ -198,8 +204,23 @@ struct edge {
 	bool rx_pending[EDGE_MAX_QUEUES];
 	uint64_t *qctr[EDGE_MAX_QUEUES];
 	char where[160];
+	int mig_evfd;
+	bool dirty_log;
 	void *priv;
 };
+
+/**
+ * edge_logging() - is the guest's memory being dirty-logged (a live
+ * migration under way)?
+ * @e:	edge
+ *
+ * Context: any thread (the control path changes it: relaxed load)
+ * Return: true if the frontend has dirty-page logging on
+ */
+static inline bool edge_logging(const struct edge *e)
+{
+	return __atomic_load_n(&e->dirty_log, __ATOMIC_RELAXED);
+}
 
 /**
  * struct edge_args - what an edge is made from: the command line, and the

@@ -938,9 +938,11 @@ static struct qsock *qsock_new(struct edge *e, const struct edge_args *a,
  */
 int qsock_dgram_edge_init(struct edge *e, const struct edge_args *a)
 {
-	struct qsock *q = qsock_new(e, a, &qsock_dgram_ops);
+	struct qsock *q;
 	int i;
 
+	e->mig_evfd = -1;
+	q = qsock_new(e, a, &qsock_dgram_ops);
 	if (!q)
 		return -ENOMEM;
 	q->dgram = true;
@@ -977,10 +979,12 @@ int qsock_dgram_edge_init(struct edge *e, const struct edge_args *a)
  */
 int qsock_stream_edge_init(struct edge *e, const struct edge_args *a)
 {
-	struct qsock *q = qsock_new(e, a, &qsock_stream_ops);
 	int type = 0, fd = a->fd;
 	socklen_t sl = sizeof(type);
+	struct qsock *q;
 
+	e->mig_evfd = -1;
+	q = qsock_new(e, a, &qsock_stream_ops);
 	if (!q)
 		return -ENOMEM;
 	q->rbuf = malloc(QSOCK_RBUF);

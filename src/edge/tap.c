@@ -135,9 +135,11 @@ static const struct edge_ops tap_ops = {
  */
 int tap_edge_init(struct edge *e, const struct edge_args *a)
 {
-	struct tap *t = calloc(1, sizeof(*t));
+	struct tap *t;
 	unsigned q;
 
+	e->mig_evfd = -1;
+	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	e->ops = &tap_ops;

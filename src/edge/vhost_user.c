@@ -54,6 +54,22 @@
  * no room, and placing waits until the backlog is empty, so the guest
  * sees frames in the order they were made.
  *
+ * Dirty-page logging (live migration): we offer VHOST_F_LOG_ALL and the
+ * LOG_SHMFD protocol feature. The frontend maps us a log bitmap
+ * (SET_LOG_BASE: a memfd, one bit per 4 KiB guest page; we reply when it
+ * is mapped), gives each ring's used ring guest address (SET_VRING_ADDR
+ * with its log flag, sent again to running rings) and sets LOG_ALL. While
+ * both a log is mapped and LOG_ALL is set, each ring points at the log
+ * and marks every page we write (virtq.c: receive chain bytes, used
+ * entries, index, flags and avail_event), always before the used index
+ * that makes the write visible is published (EDGE_VU_LOG_MARKS; a page
+ * beyond the log, EDGE_VU_LOG_SKIPS). Switching logging on or off
+ * disturbs nothing: the rings run on, and the generation does not move
+ * (that would reset the flows a migration keeps). The log is replaced
+ * under every pair's lock. When the last running ring is stopped
+ * (GET_VRING_BASE) with LOG_ALL set, the source side of a migration is
+ * at its end: @e->mig_evfd, if the host set one, is written.
+ *
  * The virtio-net header is 12 bytes with VERSION_1 or MRG_RXBUF, else 10;
  * offloads follow what the guest accepted: the shards re-read them (and
  * reset the old guest's flows) whenever @gen changes, which it does when
@@ -100,6 +116,8 @@
  * @desc_uva:	descriptor table, frontend address
  * @avail_uva:	avail ring, frontend address
  * @used_uva:	used ring, frontend address
+ * @log_gpa:	used ring's guest physical address, for dirty logging
+ * @log_ok:	@log_gpa is valid (SET_VRING_ADDR's VU_VRING_F_LOG)
  * @base:	first avail index (SET_VRING_BASE)
  * @kick:	kick eventfd, -1
  * @call:	call eventfd, -1
@@ -110,6 +128,8 @@
 struct vu_ring {
 	unsigned num;
 	uint64_t desc_uva, avail_uva, used_uva;
+	uint64_t log_gpa;
+	bool log_ok;
 	uint16_t base;
 	int kick, call;
 	bool started, enabled;
@@ -209,6 +229,10 @@ struct vu_map {
  * @pfeatures:	protocol features it set
  * @mem:	guest memory table
  * @maps:	mappings behind @mem
+ * @log:	the dirty log (SET_LOG_BASE), @log.bitmap NULL if none;
+ *		replaced under every pair's lock
+ * @log_map:	its mapping (from offset 0 of the file), or NULL
+ * @log_map_len: the mapping's length
  * @pair:	queue pairs
  * @msg_fds:	fds received with the message being received or handled
  * @nfds:	entries in @msg_fds
@@ -229,6 +253,9 @@ struct vu {
 	uint64_t pfeatures;
 	struct vu_mem mem;
 	struct vu_map maps[VU_MAX_REGIONS];
+	struct virtq_log log;
+	void *log_map;
+	size_t log_map_len;
 	struct vu_pair pair[EDGE_MAX_QUEUES];
 	int msg_fds[VU_MAX_FDS];
 	unsigned nfds;
@@ -288,7 +315,8 @@ static inline uint64_t vu_features(const struct vu *vu)
 static uint64_t vu_offered(const struct vu *vu)
 {
 	uint64_t f = BIT(F_MRG_RXBUF) | BIT(F_EVENT_IDX) |
-		     BIT(F_PROTOCOL_FEATURES) | BIT(F_VERSION_1) | BIT(F_MTU);
+		     BIT(F_PROTOCOL_FEATURES) | BIT(F_VERSION_1) | BIT(F_MTU) |
+		     BIT(F_LOG_ALL);
 
 	if (vu->offload)
 		f |= BIT(F_CSUM) | BIT(F_GUEST_CSUM) | BIT(F_GUEST_TSO4) |
@@ -373,6 +401,63 @@ static void vu_unmap(struct vu *vu)
 	for (i = 0; i < vu->mem.n; i++)
 		munmap(vu->maps[i].addr, vu->maps[i].len);
 	vu->mem.n = 0;
+}
+
+/**
+ * vu_ring_log_apply() - point a started ring at the dirty log, or not
+ * (its pair's lock held)
+ * @vu:		state
+ * @r:		ring
+ *
+ * Logging is on while the frontend's features have LOG_ALL and a log is
+ * mapped; the used ring is logged at the address SET_VRING_ADDR gave
+ * with its log flag.
+ */
+static void vu_ring_log_apply(struct vu *vu, struct vu_ring *r)
+{
+	bool on = (vu_features(vu) & BIT(F_LOG_ALL)) && vu->log.bitmap;
+
+	r->vq.log = on ? &vu->log : NULL;
+	r->vq.used_gpa = r->log_gpa;
+	r->vq.used_gpa_ok = r->log_ok;
+}
+
+/**
+ * vu_log_update() - logging may have been switched on or off: every
+ * started ring follows, and the edge says so (every lock held)
+ * @vu:		state
+ */
+static void vu_log_update(struct vu *vu)
+{
+	bool on = (vu_features(vu) & BIT(F_LOG_ALL)) && vu->log.bitmap;
+	unsigned i, k;
+
+	for (i = 0; i < vu->npairs; i++) {
+		for (k = 0; k < 2; k++) {
+			struct vu_ring *r = &vu->pair[i].ring[k];
+
+			if (r->started)
+				vu_ring_log_apply(vu, r);
+		}
+	}
+	__atomic_store_n(&vu->e->dirty_log, on, __ATOMIC_RELAXED);
+}
+
+/**
+ * vu_log_unmap() - forget the dirty log (every lock held, or none needed:
+ * no ring points at it any more)
+ * @vu:		state
+ *
+ * #syscalls munmap
+ */
+static void vu_log_unmap(struct vu *vu)
+{
+	if (vu->log_map)
+		munmap(vu->log_map, vu->log_map_len);
+	vu->log_map = NULL;
+	vu->log_map_len = 0;
+	vu->log.bitmap = NULL;
+	vu->log.size = 0;
 }
 
 /**
@@ -467,7 +552,9 @@ static void vu_reset(struct vu *vu)
 		p->bstart = p->bend = 0;
 	}
 	vu_unmap(vu);
+	vu_log_unmap(vu);
 	__atomic_store_n(&vu->features, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&vu->e->dirty_log, false, __ATOMIC_RELAXED);
 	vu->pfeatures = 0;
 	vu_unlock_all(vu);
 }
@@ -560,6 +647,7 @@ static int vu_ring_try_start(struct vu *vu, struct vu_ring *r)
 	if (virtq_init(&r->vq, r->num, d, a, u, r->base,
 		       !!(vu_features(vu) & BIT(F_EVENT_IDX))))
 		return -EINVAL;
+	vu_ring_log_apply(vu, r);
 	r->started = true;
 	return 0;
 }
@@ -621,10 +709,19 @@ static const char *vu_get_features(struct vu *vu, struct vu_msg *m)
  * @vu:		state
  * @m:		message
  *
+ * LOG_ALL alone switches dirty logging on or off (a live migration
+ * starting, or given up): the rings run on untouched and the generation
+ * stays, for its move resets every guest flow, the very connections a
+ * migration keeps. So do the same features set again while a ring runs
+ * (QEMU sends them once per queue pair); set again with every ring
+ * stopped (the guest rebooted), they still move it.
+ *
  * Return: NULL, or why the features are refused
  */
 static const char *vu_set_features(struct vu *vu, struct vu_msg *m)
 {
+	uint64_t old = vu_features(vu);
+	bool running = false, keep;
 	struct vu_pair *p;
 	unsigned i;
 
@@ -642,8 +739,19 @@ static const char *vu_set_features(struct vu *vu, struct vu_msg *m)
 		struct vu_ring *r = vu_ring_of(vu, i, &p);
 
 		r->enabled = !(m->u64 & BIT(F_PROTOCOL_FEATURES)) || r->enabled;
+		running |= r->started;
 	}
+	vu_log_update(vu);
 	vu_unlock_all(vu);
+	keep = !((old ^ m->u64) & ~BIT(F_LOG_ALL)) &&
+	       (old != m->u64 || running);
+	if (keep) {
+		if (old != m->u64)
+			info("vhost-user: dirty-page logging %s%s",
+			     m->u64 & BIT(F_LOG_ALL) ? "on" : "off",
+			     vu->log.bitmap ? "" : " (no log mapped yet)");
+		return NULL;
+	}
 	info("vhost-user features %#llx: %s%s%s%s", (unsigned long long)m->u64,
 	     m->u64 & BIT(F_MRG_RXBUF) ? "mrg_rxbuf " : "",
 	     m->u64 & BIT(F_GUEST_TSO4) ? "guest_tso " : "",
@@ -653,7 +761,8 @@ static const char *vu_set_features(struct vu *vu, struct vu_msg *m)
 	return NULL;
 }
 
-#define VU_PFEATURES (BIT(PF_REPLY_ACK) | BIT(PF_NET_MTU) | BIT(PF_MQ))
+#define VU_PFEATURES \
+	(BIT(PF_REPLY_ACK) | BIT(PF_NET_MTU) | BIT(PF_MQ) | BIT(PF_LOG_SHMFD))
 
 /**
  * vu_get_protocol_features() - VU_GET_PROTOCOL_FEATURES: what we offer
@@ -854,6 +963,77 @@ static const char *vu_set_mem_table(struct vu *vu, struct vu_msg *m)
 	return NULL;
 }
 
+#define VU_LOG_MAX (1ULL << 30) /* the largest log we map: 32 TiB of guest */
+
+/**
+ * vu_set_log_base() - VU_SET_LOG_BASE: the dirty log, a memfd (with
+ * LOG_SHMFD), in place of the one before
+ * @vu:		state
+ * @m:		message: mmap_size, mmap_offset (u64 each); its payload
+ *		becomes the reply: a u64 0 (QEMU waits for it)
+ *
+ * The file must cover the log (touching a mapping past its end is
+ * SIGBUS). The new log is mapped before anything changes; it replaces
+ * the old under every pair's lock, and the old is unmapped after.
+ *
+ * #syscalls fstat mmap munmap
+ * Return: NULL, or why the log is refused
+ */
+static const char *vu_set_log_base(struct vu *vu, struct vu_msg *m)
+{
+	void *old_map = vu->log_map, *a;
+	size_t old_len = vu->log_map_len;
+	uint64_t size, off;
+	struct stat st;
+	int fd;
+
+	if (!(vu->pfeatures & BIT(PF_LOG_SHMFD)) || vu->nfds != 1)
+		return "a dirty log without LOG_SHMFD, or without its fd";
+	fd = vu->msg_fds[0];
+	memcpy(&size, m->raw, 8);
+	memcpy(&off, m->raw + 8, 8);
+	if (!size || size > VU_LOG_MAX || off > VU_LOG_MAX)
+		return "a dirty log of a bad size or offset";
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    off + size > (uint64_t)st.st_size)
+		return "a dirty log whose fd is not a file that covers it";
+	a = mmap(NULL, off + size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (a == MAP_FAILED)
+		return "a dirty log we cannot map";
+	vu_lock_all(vu);
+	vu->log_map = a;
+	vu->log_map_len = off + size;
+	vu->log.bitmap = (uint8_t *)a + off;
+	vu->log.size = size;
+	vu_log_update(vu);
+	vu_unlock_all(vu);
+	if (old_map)
+		munmap(old_map, old_len);
+	VU_CTR(vu->e, 0, EDGE_VU_LOG_BASES);
+	info("vhost-user: dirty log of %llu bytes (%llu MiB of guest memory)",
+	     (unsigned long long)size,
+	     (unsigned long long)(size * 8 * VU_LOG_PAGE >> 20));
+	m->u64 = 0;
+	return NULL;
+}
+
+/**
+ * vu_set_log_fd() - VU_SET_LOG_FD: an eventfd to signal after logging;
+ * QEMU never sends it (it reads the log when it syncs), so it is taken
+ * and closed (vu_ctl() closes the message's fds)
+ * @vu:		state
+ * @m:		message
+ *
+ * Return: NULL, or why the message is refused
+ */
+static const char *vu_set_log_fd(struct vu *vu, struct vu_msg *m)
+{
+	(void)m;
+	if (vu->nfds != 1)
+		return "a log fd message without its fd";
+	return NULL;
+}
+
 /**
  * vu_set_vring_num() - VU_SET_VRING_NUM: a ring's size
  * @vu:		state
@@ -877,9 +1057,14 @@ static const char *vu_set_vring_num(struct vu *vu, struct vu_msg *m)
 
 /**
  * vu_set_vring_addr() - VU_SET_VRING_ADDR: where a ring's areas are, in
- * the frontend's addresses (translated when the ring starts)
+ * the frontend's addresses (translated when the ring starts), and the used
+ * ring's guest address for dirty logging
  * @vu:		state
  * @m:		message
+ *
+ * QEMU sends it again to a running ring when logging starts or stops,
+ * the areas unchanged and only the log flag different: the running ring
+ * takes the log address in place, and runs on.
  *
  * Return: NULL, or why the message is refused
  */
@@ -891,6 +1076,11 @@ static const char *vu_set_vring_addr(struct vu *vu, struct vu_msg *m)
 	if (!r)
 		return "a bad ring index";
 	pthread_mutex_lock(&p->lock);
+	r->log_ok = m->addr.flags & VU_VRING_F_LOG;
+	r->log_gpa = m->addr.log;
+	if (r->started && r->desc_uva == m->addr.desc &&
+	    r->avail_uva == m->addr.avail && r->used_uva == m->addr.used)
+		vu_ring_log_apply(vu, r);
 	r->desc_uva = m->addr.desc;
 	r->avail_uva = m->addr.avail;
 	r->used_uva = m->addr.used;
@@ -925,17 +1115,25 @@ static const char *vu_set_vring_base(struct vu *vu, struct vu_msg *m)
  * @m:		message; its payload becomes the reply: the ring's index
  *		and next avail index (a vring state)
  *
- * #syscalls close
+ * The last running ring stopped with LOG_ALL negotiated is the device
+ * stopped in the middle of a live migration, at its end on the source
+ * (QEMU: migration_completion(), vm_stop(), vhost_dev_stop()): the host
+ * is told through @e->mig_evfd.
+ *
+ * #syscalls close write
  * Return: NULL, or why the message is refused
  */
 static const char *vu_get_vring_base(struct vu *vu, struct vu_msg *m)
 {
 	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
 	struct vu_ring *r = vu_ring_of(vu, m->state.index, &p);
+	bool was_started;
+	unsigned i;
 
 	if (!r)
 		return "a bad ring index";
 	pthread_mutex_lock(&p->lock);
+	was_started = r->started;
 	m->state.num = r->started ? r->vq.last_avail : r->base;
 	r->base = (uint16_t)m->state.num;
 	vu_ring_stop(p, r);
@@ -944,6 +1142,22 @@ static const char *vu_get_vring_base(struct vu *vu, struct vu_msg *m)
 		r->call = -1;
 	}
 	pthread_mutex_unlock(&p->lock);
+	if (!was_started || !(vu_features(vu) & BIT(F_LOG_ALL)))
+		return NULL;
+	for (i = 0; i < 2 * vu->npairs; i++) {
+		bool started;
+
+		r = vu_ring_of(vu, i, &p);
+		pthread_mutex_lock(&p->lock);
+		started = r->started;
+		pthread_mutex_unlock(&p->lock);
+		if (started)
+			return NULL;
+	}
+	info("vhost-user: device stopped with dirty logging on: migration");
+	if (vu->e->mig_evfd >= 0 &&
+	    write(vu->e->mig_evfd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
+		warn_perror("migration eventfd");
 	return NULL;
 }
 
@@ -1118,8 +1332,8 @@ struct vu_handler {
 	bool reply;
 };
 
-/* every request we serve; the rest (dirty logging, ...) close the
- * connection: we offer no feature that would bring them */
+/* every request we serve; the rest close the connection: we offer no
+ * feature that would bring them */
 static const struct vu_handler vu_handlers[VU_REQ_NUM] = {
 	[VU_GET_FEATURES] = { vu_get_features, 0, 8, 0, true },
 	[VU_SET_FEATURES] = { vu_set_features, 8, 8, 0, false },
@@ -1127,6 +1341,9 @@ static const struct vu_handler vu_handlers[VU_REQ_NUM] = {
 	[VU_RESET_OWNER] = { vu_ignore, 0, 8, 0, false },
 	[VU_SET_MEM_TABLE] = { vu_set_mem_table, 8 + 32,
 			       8 + 32 * VU_MAX_REGIONS, VU_MAX_REGIONS, false },
+	[VU_SET_LOG_BASE] = { vu_set_log_base, VU_LOG_BASE_LEN, VU_LOG_BASE_LEN,
+			      1, true },
+	[VU_SET_LOG_FD] = { vu_set_log_fd, 0, 8, 1, false },
 	[VU_SET_VRING_NUM] = { vu_set_vring_num, 8, 8, 0, false },
 	[VU_SET_VRING_ADDR] = { vu_set_vring_addr, 40, 40, 0, false },
 	[VU_SET_VRING_BASE] = { vu_set_vring_base, 8, 8, 0, false },
@@ -1444,15 +1661,28 @@ static void vu_backlog_drain(struct vu *vu, struct vu_pair *p, unsigned q);
 
 /**
  * vu_notify() - signal the guest about a ring's used entries, if it wants
+ * @e:	edge
+ * @q:	queue pair of @r, for the counters
  * @r:	ring (lock held)
+ *
+ * The dirty-log marks the ring made since the last call are counted.
  *
  * #syscalls write
  */
-static void vu_notify(struct vu_ring *r)
+static void vu_notify(struct edge *e, unsigned q, struct vu_ring *r)
 {
 	uint64_t one = 1;
 
 	virtq_publish(&r->vq);
+	if (r->vq.log_marks | r->vq.log_skips) {
+		if (e->qctr[q]) {
+			ctr_add(&e->qctr[q][CTR_EDGE_VU_LOG_MARKS],
+				r->vq.log_marks);
+			ctr_add(&e->qctr[q][CTR_EDGE_VU_LOG_SKIPS],
+				r->vq.log_skips);
+		}
+		r->vq.log_marks = r->vq.log_skips = 0;
+	}
 	if (r->call >= 0 && virtq_should_notify(&r->vq) &&
 	    write(r->call, &one, sizeof(one)) < 0)
 		debug("call write: %s", strerror(errno));
@@ -1555,7 +1785,7 @@ static int vu_rx(struct edge *e, unsigned q, struct pkt_view *v, unsigned max)
 	if (p->bstart < p->bend && vu_ring_ready(&p->ring[0])) {
 		vu_backlog_drain(vu, p, q);
 		if (p->rx_dirty)
-			vu_notify(&p->ring[0]);
+			vu_notify(e, q, &p->ring[0]);
 		p->rx_dirty = false;
 	}
 	e->rx_pending[q] = false;
@@ -1614,7 +1844,7 @@ static void vu_rx_done(struct edge *e, unsigned q)
 	if (p->nloans && r->started) {
 		for (i = 0; i < p->nloans; i++)
 			virtq_push(&r->vq, p->loan_heads[i], 0);
-		vu_notify(r);
+		vu_notify(e, q, r);
 	}
 	if (e->qctr[q])
 		ctr_add(&e->qctr[q][CTR_EDGE_VU_RETURNS], p->nloans);
@@ -1812,7 +2042,7 @@ static int vu_flush(struct edge *e, unsigned q)
 
 	pthread_mutex_lock(&p->lock);
 	if (p->rx_dirty && p->ring[0].started)
-		vu_notify(&p->ring[0]);
+		vu_notify(e, q, &p->ring[0]);
 	p->rx_dirty = false;
 	pthread_mutex_unlock(&p->lock);
 	return 0;
@@ -2222,8 +2452,10 @@ static int vu_edge_connected(struct vu *vu, int fd)
  */
 int vu_edge_init(struct edge *e, const struct edge_args *a)
 {
-	struct vu *vu = vu_edge_make(e, a);
+	struct vu *vu;
 
+	e->mig_evfd = -1; /* the host sets it after init */
+	vu = vu_edge_make(e, a);
 	if (!vu)
 		return -ENOMEM;
 	if (!a->path) {

@@ -48,6 +48,23 @@
  * Host byte order: little-endian is assumed nowhere; le16toh() and
  * friends convert (no-ops on x86).
  *
+ * Dirty logging (live migration): while the frontend logs (@log set),
+ * every guest byte we write is marked in its log bitmap, one bit per 4 KiB
+ * guest physical page, after the write and before the used index that
+ * makes it visible is published: the bytes of a receive chain (walked
+ * again from its head at virtq_push(), as the frontend gives no other
+ * way to know their guest addresses), the used entry there, the used
+ * index in virtq_publish(), used->flags and avail_event where they are
+ * written. The used ring's guest address is the one SET_VRING_ADDR gave
+ * with its log flag. Marks are atomic ORs (the frontend fetches and
+ * clears words of the log concurrently, and other rings mark the same
+ * bytes) with release order: pairs with the frontend's fetch-and-clear
+ * (a full barrier) before it copies the page. Closes: the frontend seeing
+ * the bit, copying the page and missing our bytes (the compiler or CPU
+ * having moved the data store after the mark); on x86 the locked OR is a
+ * full barrier anyway. With logging off the cost is one test of @log per
+ * write.
+ *
  * Alignment: virtq_init() insists on the alignment the specification
  * requires (descriptor table 16, avail ring 2, used ring 4 bytes), which
  * makes every field naturally aligned for the atomic accesses.
@@ -242,6 +259,10 @@ int virtq_init(struct virtq *vq, unsigned num, uint8_t *desc, uint8_t *avail,
 	vq->used_idx = last_avail;
 	vq->signalled_used = last_avail;
 	vq->signalled_valid = false;
+	vq->log = NULL;
+	vq->used_gpa = 0;
+	vq->used_gpa_ok = false;
+	vq->log_marks = vq->log_skips = 0;
 	return 0;
 }
 
@@ -420,19 +441,109 @@ int virtq_pop(struct virtq *vq, const struct vu_mem *m, bool writable,
 }
 
 /**
+ * virtq_log_range() - mark the pages of a guest physical range as dirty
+ * @vq:		virtqueue, @vq->log set
+ * @gpa:	first byte written
+ * @len:	bytes written (0: nothing marked)
+ *
+ * The range's last byte is clamped at 2^64 - 1 (no wrap). Pages are
+ * marked in order; the first beyond the log ends the walk (all after it
+ * are beyond too), counted once in @vq->log_skips.
+ */
+void virtq_log_range(struct virtq *vq, uint64_t gpa, uint64_t len)
+{
+	const struct virtq_log *l = vq->log;
+	uint64_t page, last;
+
+	if (!len || !l)
+		return;
+	page = gpa / VIRTQ_LOG_PAGE;
+	if (gpa > UINT64_MAX - (len - 1))
+		last = UINT64_MAX / VIRTQ_LOG_PAGE;
+	else
+		last = (gpa + len - 1) / VIRTQ_LOG_PAGE;
+	for (;;) {
+		if (page / 8 >= l->size) {
+			vq->log_skips++;
+			return;
+		}
+		/* release: our bytes before the bit; pairs with the
+		 * frontend's fetch-and-clear before it copies the page */
+		__atomic_fetch_or(&l->bitmap[page / 8],
+				  (uint8_t)(1U << (page % 8)),
+				  __ATOMIC_RELEASE);
+		vq->log_marks++;
+		if (page == last)
+			return;
+		page++;
+	}
+}
+
+/**
+ * virtq_log_chain() - mark the pages of the first @len bytes of a chain
+ * @vq:		virtqueue, @vq->log set
+ * @head:	the chain's head index
+ * @len:	bytes written into it
+ *
+ * Each descriptor is copied out once (desc_read()); the walk stops at an
+ * index out of range, after @vq->num hops (a loop) or when @len bytes are
+ * covered, so a guest that rewrote its descriptors since the chain was
+ * taken makes us mark wrong pages of its own log, never write elsewhere.
+ */
+void virtq_log_chain(struct virtq *vq, uint16_t head, uint32_t len)
+{
+	unsigned hops = 0, i = head;
+	uint64_t left = len;
+	struct vdesc d;
+
+	while (left && i < vq->num && hops++ < vq->num) {
+		uint64_t l;
+
+		desc_read(vq, i, &d);
+		l = d.len < left ? d.len : left;
+		virtq_log_range(vq, d.addr, l);
+		left -= l;
+		if (!(d.flags & VIRTQ_DESC_F_NEXT))
+			break;
+		i = d.next;
+	}
+}
+
+/**
+ * log_used() - mark bytes of the used ring as dirty, if its guest address
+ * is known
+ * @vq:		virtqueue, @vq->log set
+ * @off:	offset in the used ring
+ * @len:	bytes written there
+ */
+static void log_used(struct virtq *vq, uint64_t off, uint64_t len)
+{
+	if (vq->used_gpa_ok)
+		virtq_log_range(vq, vq->used_gpa + off, len);
+}
+
+/**
  * virtq_push() - put a used chain in the used ring (not yet visible)
  * @vq:		virtqueue
  * @head:	the chain's head index
  * @len:	bytes the device wrote into it (0 for transmit)
+ *
+ * With logging on, the chain's written bytes and the entry are marked
+ * (after they are written, before virtq_publish()).
  */
 void virtq_push(struct virtq *vq, uint16_t head, uint32_t len)
 {
-	uint8_t *e = vq->used + RING_HDR +
+	size_t off = RING_HDR +
 		     (size_t)(vq->used_idx & (vq->num - 1)) * USED_ELEM_SIZE;
+	uint8_t *e = vq->used + off;
 
 	st32(e, head);
 	st32(e + 4, len);
 	vq->used_idx++;
+	if (vq->log) {
+		virtq_log_chain(vq, head, len);
+		log_used(vq, off, USED_ELEM_SIZE);
+	}
 }
 
 /**
@@ -450,6 +561,8 @@ void virtq_publish(struct virtq *vq)
 	 */
 	__atomic_store_n((uint16_t *)(void *)(vq->used + 2),
 			 htole16(vq->used_idx), __ATOMIC_RELEASE);
+	if (vq->log)
+		log_used(vq, 2, 2);
 }
 
 /**
@@ -528,10 +641,15 @@ uint16_t virtq_kick_on_more(struct virtq *vq)
 {
 	uint16_t idx = ld16_acquire(vq->avail + 2);
 
-	if (vq->event_idx)
+	if (vq->event_idx) {
 		st16(vq->used + RING_HDR + USED_ELEM_SIZE * vq->num, idx);
-	else
+		if (vq->log)
+			log_used(vq, RING_HDR + USED_ELEM_SIZE * vq->num, 2);
+	} else {
 		st16(vq->used, 0);
+		if (vq->log)
+			log_used(vq, 0, 2);
+	}
 	/* full barrier: as in virtq_kick_enable(), the store before the
 	 * caller's next avail->idx load (pairs with the guest's barrier
 	 * between its avail->idx store and its avail_event/flags load) */
@@ -562,8 +680,12 @@ void virtq_kick_enable(struct virtq *vq, bool on)
 			return;
 		st16(vq->used + RING_HDR + USED_ELEM_SIZE * vq->num,
 		     vq->last_avail);
+		if (vq->log)
+			log_used(vq, RING_HDR + USED_ELEM_SIZE * vq->num, 2);
 	} else {
 		st16(vq->used, on ? 0 : VIRTQ_USED_F_NO_NOTIFY);
+		if (vq->log)
+			log_used(vq, 0, 2);
 		if (!on)
 			return;
 	}

@@ -77,6 +77,23 @@ uint8_t *vu_gpa_to_host(const struct vu_mem *m, uint64_t gpa, uint64_t *len);
  */
 uint8_t *vu_uva_to_host(const struct vu_mem *m, uint64_t uva, uint64_t len);
 
+#define VIRTQ_LOG_PAGE 4096 /* guest bytes per dirty-log bit */
+
+/**
+ * struct virtq_log - the frontend's dirty-page log (live migration)
+ * @bitmap:	the log, shared with the frontend: bit n (byte n / 8, bit
+ *		n % 8) stands for guest physical page n (VIRTQ_LOG_PAGE
+ *		bytes); the frontend fetches and clears it at any moment
+ * @size:	bytes of @bitmap: pages at or beyond 8 * @size are not marked
+ *
+ * Set and replaced by the control path while every ring using it is
+ * locked; rings point at it only while logging is on.
+ */
+struct virtq_log {
+	uint8_t *bitmap;
+	uint64_t size;
+};
+
 /**
  * struct virtq - one split virtqueue
  * @num:		ring size (a power of 2, 1..VIRTQ_MAX_SIZE)
@@ -91,6 +108,14 @@ uint8_t *vu_uva_to_host(const struct vu_mem *m, uint64_t uva, uint64_t len);
  * @signalled_used:	used index at the last virtq_should_notify() call
  * @signalled_valid:	@signalled_used means something (false until the
  *			first call, which cannot tell what was crossed)
+ * @log:		dirty log to mark what we write in guest memory, or
+ *			NULL (logging off); changed only by the ring's owner
+ *			under its lock, like every field here
+ * @used_gpa:		the used ring's guest physical address (for @log)
+ * @used_gpa_ok:	@used_gpa is known (SET_VRING_ADDR's log flag): without
+ *			it, used ring writes are not logged
+ * @log_marks:		pages marked since the owner last took the count
+ * @log_skips:		marks skipped since: the page is beyond the log
  */
 struct virtq {
 	unsigned num;
@@ -102,6 +127,11 @@ struct virtq {
 	uint16_t used_idx;
 	uint16_t signalled_used;
 	bool signalled_valid;
+	const struct virtq_log *log;
+	uint64_t used_gpa;
+	bool used_gpa_ok;
+	uint32_t log_marks;
+	uint32_t log_skips;
 };
 
 /**
@@ -130,7 +160,8 @@ struct virtq_elem {
  * @event_idx:	VIRTIO_RING_F_EVENT_IDX negotiated
  *
  * The used index starts at @last_avail too (the device had used all it
- * took when the ring was stopped).
+ * took when the ring was stopped). Logging is off (@log NULL, no used ring
+ * address) until the caller sets it.
  *
  * Return: 0, or -EINVAL if @num is not a power of 2 in range, or an area
  * is not aligned as virtio requires (@desc 16, @avail 2, @used 4 bytes;
@@ -200,8 +231,37 @@ static inline void virtq_unpop(struct virtq *vq, unsigned n)
  * @vq:		virtqueue
  * @head:	the chain's head index
  * @len:	bytes the device wrote into it (0 for transmit)
+ *
+ * With logging on, the pages of the @len bytes written into the chain
+ * (walked again from @head: virtq_log_chain()) and of the used entry are
+ * marked, before virtq_publish() makes them visible.
  */
 void virtq_push(struct virtq *vq, uint16_t head, uint32_t len);
+
+/**
+ * virtq_log_range() - mark the pages of a guest physical range as dirty
+ * @vq:		virtqueue, @vq->log set
+ * @gpa:	first byte written
+ * @len:	bytes written (0: nothing marked)
+ *
+ * Atomic ORs (the frontend clears bits at any moment, other rings mark
+ * the same bytes); a page beyond the log is skipped and counted in
+ * @vq->log_skips. Never touches memory outside @vq->log->bitmap.
+ */
+void virtq_log_range(struct virtq *vq, uint64_t gpa, uint64_t len);
+
+/**
+ * virtq_log_chain() - mark the pages of the first @len bytes of a chain
+ * @vq:		virtqueue, @vq->log set
+ * @head:	the chain's head index
+ * @len:	bytes written into it
+ *
+ * The descriptors are read again from the table (each copied out once);
+ * a guest that changed them since the chain was taken spoils only its
+ * own migration: the walk stops at a bad index, after @vq->num hops, or
+ * when @len bytes are covered.
+ */
+void virtq_log_chain(struct virtq *vq, uint16_t head, uint32_t len);
 
 /**
  * virtq_publish() - make the pushed entries visible to the guest

@@ -63,6 +63,9 @@ enum vu_req {
 #define VU_FLAG_REPLY (1u << 2)
 #define VU_FLAG_NEED_REPLY (1u << 3)
 #define VU_VRING_NOFD 0x100 /* SET_VRING_KICK/CALL/ERR: no fd */
+#define VU_VRING_F_LOG 1    /* SET_VRING_ADDR flags: log_gpa is valid */
+#define VU_LOG_PAGE 4096    /* bytes of guest memory per log bit */
+#define VU_LOG_BASE_LEN 16  /* SET_LOG_BASE: mmap_size, mmap_offset */
 
 /* virtio-net and ring feature bits (virtio 1.x, 5.1.3 and 6) */
 #define F_CSUM 0       /* device takes partial checksums */
@@ -74,12 +77,14 @@ enum vu_req {
 #define F_HOST_TSO6 12
 #define F_MRG_RXBUF 15
 #define F_MQ 22
+#define F_LOG_ALL 26 /* VHOST_F_LOG_ALL: dirty-page logging (migration) */
 #define F_EVENT_IDX 29
 #define F_PROTOCOL_FEATURES 30 /* vhost-user, not virtio */
 #define F_VERSION_1 32
 
 /* vhost-user protocol feature bits */
 #define PF_MQ 0
+#define PF_LOG_SHMFD 1 /* the log comes as an fd with SET_LOG_BASE */
 #define PF_REPLY_ACK 3
 #define PF_NET_MTU 4
 

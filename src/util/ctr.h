@@ -56,6 +56,11 @@
 			  "straight into guest buffers")                       \
 	X(EDGE_VU_PLACE_STALE,                                                 \
 	  "placed frames lost: the ring stopped before they were complete")    \
+	X(EDGE_VU_LOG_MARKS,                                                   \
+	  "dirty-log page marks for guest memory written (migration)")         \
+	X(EDGE_VU_LOG_SKIPS,                                                   \
+	  "dirty-log marks skipped: the page lies beyond the log")             \
+	X(EDGE_VU_LOG_BASES, "dirty logs mapped (VHOST_USER_SET_LOG_BASE)")    \
 	/* shards: frames and connections crossing between them */             \
 	X(SHARD_FRAMES_PASSED, "frames passed on to another shard")            \
 	X(SHARD_FRAMES_TAKEN, "frames taken from another shard's mailbox")     \

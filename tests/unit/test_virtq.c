@@ -1002,6 +1002,260 @@ static void test_top_of_memory(void **state)
 }
 
 /**
+ * log_on() - point a ring at a dirty log, its used ring at @used_gpa
+ * @d:		driver
+ * @l:		the log
+ * @bitmap:	its bytes, zeroed here
+ * @size:	bytes of the log
+ * @used_gpa:	the used ring's guest address, as SET_VRING_ADDR gives it
+ */
+static void log_on(struct drv *d, struct virtq_log *l, uint8_t *bitmap,
+		   uint64_t size, uint64_t used_gpa)
+{
+	l->bitmap = bitmap;
+	l->size = size;
+	d->vq.log = l;
+	d->vq.used_gpa = used_gpa;
+	d->vq.used_gpa_ok = true;
+}
+
+/**
+ * marked() - is page @page set in a log bitmap?
+ * @b:		bitmap
+ * @page:	guest page number
+ *
+ * Return: true if its bit is set
+ */
+static bool marked(const uint8_t *b, uint64_t page)
+{
+	return b[page / 8] & (1U << (page % 8));
+}
+
+/**
+ * count_marked() - bits set in a log bitmap
+ * @b:		bitmap
+ * @len:	its bytes
+ *
+ * Return: how many
+ */
+static unsigned count_marked(const uint8_t *b, size_t len)
+{
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < len * 8; i++)
+		n += marked(b, i);
+	return n;
+}
+
+/**
+ * test_log_chain() - with logging on, a pushed receive chain spanning two
+ * pages of one descriptor and a page of another marks exactly the pages of
+ * the bytes written, and the used ring page(s) of the entry; publishing,
+ * kick requests mark the used ring too
+ * @state:	unused
+ */
+static void test_log_chain(void **state)
+{
+	struct drv *d = drv_new(8, 0, true);
+	uint8_t bitmap[64] = { 0 };
+	struct virtq_log l;
+	struct virtq_elem el;
+
+	(void)state;
+	/* the used ring's entry 0 (+4..+11) straddles pages 0x49 and 0x4a */
+	log_on(d, &l, bitmap, sizeof(bitmap), 0x49ff8);
+	set_desc(d, 3, A_GPA + 0xf00, 0x200,
+		 VIRTQ_DESC_F_WRITE | VIRTQ_DESC_F_NEXT, 6);
+	set_desc(d, 6, B_GPA + 0x10, 100, VIRTQ_DESC_F_WRITE, 0);
+	set_desc(d, 7, 0x30000, 100, VIRTQ_DESC_F_WRITE, 0); /* not chained */
+	offer(d, 3);
+	assert_int_equal(virtq_pop(&d->vq, &d->m, true, &el), 1);
+	assert_int_equal(count_marked(bitmap, sizeof(bitmap)), 0);
+
+	virtq_push(&d->vq, 3, 0x200 + 50);
+	assert_true(marked(bitmap, 0x10));
+	assert_true(marked(bitmap, 0x11));
+	assert_true(marked(bitmap, 0x18));
+	assert_true(marked(bitmap, 0x49));
+	assert_true(marked(bitmap, 0x4a));
+	assert_int_equal(count_marked(bitmap, sizeof(bitmap)), 5);
+	assert_int_equal(d->vq.log_marks, 5);
+	assert_int_equal(d->vq.log_skips, 0);
+
+	/* only the bytes written: 0x100 bytes stay on page 0x10 */
+	memset(bitmap, 0, sizeof(bitmap));
+	set_desc(d, 3, A_GPA + 0xf00, 0x200,
+		 VIRTQ_DESC_F_WRITE | VIRTQ_DESC_F_NEXT, 6);
+	offer(d, 3);
+	assert_int_equal(virtq_pop(&d->vq, &d->m, true, &el), 1);
+	virtq_push(&d->vq, 3, 0x100); /* entry 1: +12..+19, page 0x4a */
+	assert_true(marked(bitmap, 0x10));
+	assert_true(marked(bitmap, 0x4a));
+	assert_int_equal(count_marked(bitmap, sizeof(bitmap)), 2);
+
+	/* the used index (+2, page 0x49) */
+	memset(bitmap, 0, sizeof(bitmap));
+	virtq_publish(&d->vq);
+	assert_true(marked(bitmap, 0x49));
+	assert_int_equal(count_marked(bitmap, sizeof(bitmap)), 1);
+
+	/* avail_event (+4 + 8 * 8 = +68, page 0x4a) */
+	memset(bitmap, 0, sizeof(bitmap));
+	virtq_kick_enable(&d->vq, true);
+	assert_true(marked(bitmap, 0x4a));
+	assert_int_equal(count_marked(bitmap, sizeof(bitmap)), 1);
+	memset(bitmap, 0, sizeof(bitmap));
+	virtq_kick_on_more(&d->vq);
+	assert_true(marked(bitmap, 0x4a));
+	assert_int_equal(count_marked(bitmap, sizeof(bitmap)), 1);
+	drv_free(d);
+
+	/* without EVENT_IDX: used->flags (+0, page 0x49) */
+	d = drv_new(8, 0, false);
+	memset(bitmap, 0, sizeof(bitmap));
+	log_on(d, &l, bitmap, sizeof(bitmap), 0x49ff8);
+	virtq_kick_enable(&d->vq, false);
+	assert_true(marked(bitmap, 0x49));
+	assert_int_equal(count_marked(bitmap, sizeof(bitmap)), 1);
+	memset(bitmap, 0, sizeof(bitmap));
+	virtq_kick_on_more(&d->vq);
+	assert_true(marked(bitmap, 0x49));
+	assert_int_equal(count_marked(bitmap, sizeof(bitmap)), 1);
+
+	/* the used ring's address unknown (no log flag): chains only */
+	memset(bitmap, 0, sizeof(bitmap));
+	d->vq.used_gpa_ok = false;
+	set_desc(d, 1, C_GPA, 10, VIRTQ_DESC_F_WRITE, 0);
+	offer(d, 1);
+	assert_int_equal(virtq_pop(&d->vq, &d->m, true, &el), 1);
+	virtq_push(&d->vq, 1, 10);
+	virtq_publish(&d->vq);
+	assert_true(marked(bitmap, C_GPA / VIRTQ_LOG_PAGE));
+	assert_int_equal(count_marked(bitmap, sizeof(bitmap)), 1);
+	drv_free(d);
+}
+
+/**
+ * test_log_off() - with logging off, nothing is marked and nothing counted
+ * @state:	unused
+ */
+static void test_log_off(void **state)
+{
+	struct drv *d = drv_new(8, 0, true);
+	uint8_t bitmap[64] = { 0 };
+	struct virtq_log l = { bitmap, sizeof(bitmap) };
+	struct virtq_elem el;
+
+	(void)state;
+	(void)l;
+	d->vq.used_gpa = USED_GPA;
+	d->vq.used_gpa_ok = true; /* the address known, the log not set */
+	set_desc(d, 0, A_GPA, 0x3000, VIRTQ_DESC_F_WRITE, 0);
+	offer(d, 0);
+	assert_int_equal(virtq_pop(&d->vq, &d->m, true, &el), 1);
+	virtq_push(&d->vq, 0, 0x3000);
+	virtq_publish(&d->vq);
+	virtq_kick_enable(&d->vq, true);
+	virtq_kick_on_more(&d->vq);
+	assert_int_equal(count_marked(bitmap, sizeof(bitmap)), 0);
+	assert_int_equal(d->vq.log_marks, 0);
+	assert_int_equal(d->vq.log_skips, 0);
+	drv_free(d);
+}
+
+/**
+ * test_log_beyond() - pages beyond the log are skipped and counted, and
+ * nothing outside the log's bytes is written, whatever the address
+ * @state:	unused
+ */
+static void test_log_beyond(void **state)
+{
+	struct drv *d = drv_new(8, 0, false);
+	uint8_t bitmap[8] = { 0 };
+	struct virtq_log l;
+	struct virtq_elem el;
+
+	(void)state;
+	/* a 2-byte log: pages 0..15 (guest 0..64 KiB); guard bytes after */
+	log_on(d, &l, bitmap, 2, USED_GPA);
+	set_desc(d, 0, A_GPA - 0x1000, 0x2000, VIRTQ_DESC_F_WRITE, 0);
+	set_desc(d, 0, A_GPA, 0x100, VIRTQ_DESC_F_WRITE, 0);
+	offer(d, 0);
+	assert_int_equal(virtq_pop(&d->vq, &d->m, true, &el), 1);
+	/* the guest rewrites the descriptor before the push: page 15, 16 */
+	set_desc(d, 0, A_GPA - 0x1000, 0x2000, VIRTQ_DESC_F_WRITE, 0);
+	virtq_push(&d->vq, 0, 0x2000);
+	assert_true(marked(bitmap, 15));
+	assert_int_equal(count_marked(bitmap, 2), 1);
+	assert_int_equal(d->vq.log_marks, 1);
+	/* page 16 and the used entry (page 0x49) are beyond */
+	assert_int_equal(d->vq.log_skips, 2);
+	assert_int_equal(count_marked(bitmap + 2, sizeof(bitmap) - 2), 0);
+
+	/* ranges at the top of the address space: no wrap, no write */
+	d->vq.log_skips = 0;
+	virtq_log_range(&d->vq, UINT64_MAX - 10, 0x10000);
+	virtq_log_range(&d->vq, UINT64_MAX, 1);
+	virtq_log_range(&d->vq, 0, 0); /* nothing */
+	assert_int_equal(d->vq.log_skips, 2);
+	assert_int_equal(count_marked(bitmap + 2, sizeof(bitmap) - 2), 0);
+	drv_free(d);
+}
+
+/**
+ * test_log_loop() - a chain the guest turned into a loop (or pointed out
+ * of the table) after it was taken: the walk at virtq_push() is bounded
+ * by the ring size and by the bytes written
+ * @state:	unused
+ */
+static void test_log_loop(void **state)
+{
+	struct drv *d = drv_new(8, 0, false);
+	uint8_t bitmap[64] = { 0 };
+	struct virtq_log l;
+	struct virtq_elem el;
+	unsigned i;
+
+	(void)state;
+	log_on(d, &l, bitmap, sizeof(bitmap), USED_GPA);
+	d->vq.used_gpa_ok = false; /* count the chain's marks only */
+	set_desc(d, 0, A_GPA, 0x8000, VIRTQ_DESC_F_WRITE, 0);
+	offer(d, 0);
+	assert_int_equal(virtq_pop(&d->vq, &d->m, true, &el), 1);
+	/* 0 -> 1 -> 0 -> ..., one page each */
+	set_desc(d, 0, A_GPA, 0x1000, VIRTQ_DESC_F_WRITE | VIRTQ_DESC_F_NEXT,
+		 1);
+	set_desc(d, 1, B_GPA, 0x1000, VIRTQ_DESC_F_WRITE | VIRTQ_DESC_F_NEXT,
+		 0);
+	virtq_push(&d->vq, 0, 0x8000);
+	assert_int_equal(d->vq.log_marks, 8); /* num hops, one page each */
+	assert_int_equal(count_marked(bitmap, sizeof(bitmap)), 2);
+
+	/* a next index out of the table ends the walk */
+	d->vq.log_marks = 0;
+	set_desc(d, 1, B_GPA, 0x1000, VIRTQ_DESC_F_WRITE | VIRTQ_DESC_F_NEXT,
+		 0x4000);
+	offer(d, 2);
+	set_desc(d, 2, A_GPA, 0x8000, VIRTQ_DESC_F_WRITE, 0);
+	assert_int_equal(virtq_pop(&d->vq, &d->m, true, &el), 1);
+	virtq_push(&d->vq, 1, 0x8000);
+	assert_int_equal(d->vq.log_marks, 1);
+
+	/* zero-length descriptors in a loop: still num hops at most */
+	d->vq.log_marks = 0;
+	for (i = 0; i < 8; i++)
+		set_desc(d, i, A_GPA, 0, VIRTQ_DESC_F_WRITE | VIRTQ_DESC_F_NEXT,
+			 (uint16_t)((i + 1) % 8));
+	virtq_push(&d->vq, 0, 0xffffffff);
+	assert_int_equal(d->vq.log_marks, 0);
+	/* and a head out of range marks nothing */
+	virtq_push(&d->vq, 0xffff, 100);
+	assert_int_equal(d->vq.log_marks, 0);
+	drv_free(d);
+}
+
+/**
  * main() - run the virtqueue tests
  *
  * Return: 0 if all passed, else the number of failures
@@ -1027,6 +1281,10 @@ int main(void)
 		cmocka_unit_test(test_bad_flags),
 		cmocka_unit_test(test_bad_buffers),
 		cmocka_unit_test(test_top_of_memory),
+		cmocka_unit_test(test_log_chain),
+		cmocka_unit_test(test_log_off),
+		cmocka_unit_test(test_log_beyond),
+		cmocka_unit_test(test_log_loop),
 	};
 
 	return cmocka_run_group_tests_name("virtq", tests, NULL, NULL);
