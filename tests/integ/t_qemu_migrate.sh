@@ -235,7 +235,7 @@ if [ "$MODE" = abort ]; then
 	sw_end B term
 	(T=$T/A expect_ctr TCP_GUEST_BYTES -ge $((SIZE << 20))) || exit 1
 	keep
-	pass "QEMU migration ($MIG_EDGE) aborted halfway (destination killed at ${t0}s): the source VM went on through A, $SIZE MiB each way checksummed, idle connection and published port answer"
+	pass "QEMU migration ($MIG_EDGE) aborted halfway (started at ${t0}s, its destination killed): the source VM went on through A, $SIZE MiB each way checksummed, idle connection and published port answer"
 fi
 
 st=$(qemu_migrate_wait 120)
