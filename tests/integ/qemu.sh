@@ -21,6 +21,7 @@
 #   qemu_wait_done [SECS]           wait for SW_DONE and QEMU's clean exit
 #   qemu_marker NAME                print the rest of NAME's (last) line;
 #                                   status 1 if there is none
+#   qemu_console                    the console so far (both QEMUs')
 #   qemu_expect NAME GLOB           fail unless NAME's value matches GLOB
 #   qemu_feature BIT                status 0 if virtio feature BIT was
 #                                   negotiated (from SW_FEATURES)

@@ -26,6 +26,7 @@
 # that without its backend's help): a check of the harness alone.
 # MIG_KEEP=DIR copies the consoles, QEMU outputs and traces (QEMU_TRACE)
 # and slipway logs there at the end.
+# shellcheck disable=SC2030,SC2031 # T is changed in subshells on purpose
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/qemu.sh"
 require_root
@@ -173,7 +174,6 @@ qemu_host_ends "$SIZE" "$RATE"
 IDLE_PORT=$(free_port)
 mkfifo "$T/idle.ctl"
 "$PY" "$QEMU_LIB_DIR/qhost.py" idle "$IDLE_PORT" "$T/idle.ctl" "$T/idle.status" &
-IDLE_PID=$!
 PIDS+=($!)
 wait_listen "$IDLE_PORT"
 exec 7<>"$T/idle.ctl"
