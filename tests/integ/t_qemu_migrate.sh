@@ -136,6 +136,13 @@ status_end() {
 	tail -1 "$1" 2>/dev/null
 }
 
+# spanning WHEN: both transfers still run (a test that migrates after
+# they ended proves nothing)
+spanning() {
+	! grep -q ' bytes=' "$T/put.status" "$T/get.status" ||
+		qemu_fail "the transfers ended before $1: $(cat "$T/put.status" "$T/get.status")"
+}
+
 keep() {
 	[ -n "${MIG_KEEP:-}" ] || return 0
 	mkdir -p "$MIG_KEEP"
@@ -218,6 +225,7 @@ if [ "$MODE" = abort ]; then
 	qemu_kill_incoming
 	st=$(qemu_migrate_wait 30)
 	[ "$st" = failed ] || qemu_fail "migration after the destination's death: $st ($(tail -1 "$T/qmp.err"))"
+	spanning "the migration failed"
 	st=$(qemu_qmp query-status)
 	[[ $st == *'"running": true'* ]] || qemu_fail "the source VM does not run: $st"
 	[ "$(idle_ask after)" = "idle-ack after" ] ||
@@ -241,6 +249,7 @@ fi
 st=$(qemu_migrate_wait 120)
 [ "$st" = completed ] || qemu_fail "migration: $st ($(tail -1 "$T/qmp.err"))"
 t1=$(qemu_elapsed)
+spanning "the migration completed"
 qemu_switch
 st=$(qemu_qmp query-status)
 [[ $st == *'"running": true'* ]] || qemu_fail "the destination VM does not run: $st"
