@@ -109,8 +109,8 @@ struct virtq_log {
  * @signalled_valid:	@signalled_used means something (false until the
  *			first call, which cannot tell what was crossed)
  * @log:		dirty log to mark what we write in guest memory, or
- *			NULL (logging off); changed only by the ring's owner
- *			under its lock, like every field here
+ *			NULL (logging off); changed only under the ring's
+ *			lock (the control path's, or the data path's)
  * @used_gpa:		the used ring's guest physical address (for @log)
  * @used_gpa_ok:	@used_gpa is known (SET_VRING_ADDR's log flag): without
  *			it, used ring writes are not logged

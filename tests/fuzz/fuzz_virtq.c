@@ -4,7 +4,9 @@
  * Input: byte 0 configures the queue (bits 0-3: log2 of the ring size,
  * taken modulo 10, so 1..512 entries; bit 4: receive queue, the device
  * writes; bit 5: EVENT_IDX; bit 6: publish after every push instead of at
- * the end), bytes 1-2 are the starting index (little-endian), and the rest
+ * the end; bit 7: dirty logging on, into a 4-byte log of its own
+ * allocation, pages 0..31, so that ASan sees any mark outside it), bytes
+ * 1-2 are the starting index (little-endian), and the rest
  * is the guest memory image, copied to its start (the rest is zero).
  *
  * Guest memory, 64 KiB here, in four regions with holes between them both
@@ -27,10 +29,13 @@
  * lookup per piece), on the result and on every iovec; each iovec lies
  * whole inside one region's mapping; niov <= VIRTQ_MAX_IOV; len is the
  * sum of the iovec lengths and not 0; last_avail moves by one exactly on
- * success; used->idx in memory follows what was published.
+ * success; used->idx in memory follows what was published; with logging,
+ * the used index's page is marked once published, and every mark stays in
+ * the log.
  */
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "edge/virtq.h"
@@ -235,7 +240,8 @@ static void check_elem(const struct vu_mem *m, const struct virtq_elem *el,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct virtq_elem el, ref;
-	uint64_t desc_gpa, avail_gpa, used_gpa;
+	uint64_t desc_gpa, avail_gpa, used_gpa, idx_page;
+	struct virtq_log log = { NULL, 4 };
 	unsigned num, iter, k;
 	bool writable, event_idx, eager;
 	uint16_t start, before;
@@ -265,6 +271,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   vu_uva_to_host(&m, avail_gpa + UVA_OFF, 6 + 2 * num),
 			   vu_uva_to_host(&m, used_gpa + UVA_OFF, 6 + 8 * num),
 			   start, event_idx) == 0);
+	if (data[0] & 0x80) {
+		log.bitmap = calloc(1, log.size);
+		FZ_CHECK(log.bitmap);
+		vq.log = &log;
+		vq.used_gpa = used_gpa;
+		vq.used_gpa_ok = true;
+	}
 
 	virtq_kick_enable(&vq, false);
 	for (iter = 0; iter < 2 * num + 4; iter++) {
@@ -305,5 +318,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(vq.signalled_used == vq.used_idx && vq.signalled_valid);
 	virtq_kick_enable(&vq, true);
 	(void)virtq_avail(&vq);
+	if (log.bitmap) {
+		idx_page = (used_gpa + 2) / VIRTQ_LOG_PAGE;
+		FZ_CHECK(log.bitmap[idx_page / 8] & (1U << (idx_page % 8)));
+		free(log.bitmap);
+	}
 	return 0;
 }

@@ -27,7 +27,7 @@ ip netns exec "$NS" "$SWVU" --tap tap0 --socket "$SOCK" --queues 2 \
 	--log --after "$AFTER_MS" >"$T/swvu.log" 2>&1 &
 VM_PID=$!
 PIDS+=("$VM_PID")
-wait_for "the VM's tap" 10 "ip -n $NS link show tap0 2>/dev/null | grep -q UP || ! kill -0 $VM_PID"
+wait_for "the VM's tap" 10 "ip -n $NS link show tap0 2>/dev/null | grep -q UP || ! kill -0 $VM_PID 2>/dev/null"
 kill -0 "$VM_PID" 2>/dev/null || fail "swvu --log: $(cat "$T/swvu.log")"
 g ip addr add 10.0.2.15/24 dev tap0
 g ip route add default via 10.0.2.2
@@ -52,7 +52,7 @@ c2=$!
 PIDS+=("$c1" "$c2")
 
 # logging goes on while both transfers still run
-wait_for "dirty logging on" 20 "grep -q 'dirty logging on' $T/swvu.log || ! kill -0 $VM_PID"
+wait_for "dirty logging on" 20 "grep -q 'dirty logging on' $T/swvu.log || ! kill -0 $VM_PID 2>/dev/null"
 grep -q 'dirty logging on' "$T/swvu.log" || fail "swvu: $(cat "$T/swvu.log")"
 kill -0 "$c1" 2>/dev/null && kill -0 "$c2" 2>/dev/null ||
 	fail "a transfer ended before logging went on (raise SIZE)"
