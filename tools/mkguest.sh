@@ -44,16 +44,29 @@
 #   SW_GET done rc=N               (sw.get=HOST:PORT) all the host sent, read
 #   SW_GET_SUM SHA256 bytes=N
 #   SW_GET_SECS S
+#   SW_LISTEN port=P               (sw.listen=PORT) a server that answers
+#                                  every connection with the line
+#                                  "guest-hello" and closes runs from now on
+#   SW_IDLE connected              (sw.idle=HOST:PORT) a connection opened
+#                                  before the transfers and kept open: each
+#                                  line L the host sends is answered with
+#                                  "idle-ack L" (and SW_IDLE_LINE L shown)
+#   SW_IDLE_LINE L                 the idle connection carried line L
+#   SW_IDLE closed                 the host ended the idle connection
 #   SW_TIMEOUT deadline=S          sw.deadline expired: powering off now
 #   SW_DONE                        the plan is over; the guest powers off
 #
 # /tmp is a tmpfs of half the guest's memory: sw.size, and what a sw.get
 # receives, must each fit (about 200 MiB with QEMU's -m 512; sent data is
-# deleted before the get).
+# deleted before the get); with sw.par=1 both at once.
 #
 # Other parameters: sw.mtu=N (default 65520), sw.dns=ADDR (static resolver),
 # sw.dhcp_fqdn=1 (udhcpc asks for option 81 too, -O 81),
 # sw.xfer_timeout=S (limit of each ping/put/get step, default 120),
+# sw.par=1 (run the put and the get at the same time, each reporting as
+# it ends: a long pair of them spans a live migration), sw.get_tick=S
+# (during sw.get the guest sends a newline every S seconds: a receiving
+# guest that still sends, so it learns soon of a connection reset),
 # sw.deadline=S (power off after S seconds whatever happens; 0: never),
 # sw.dmesg=1 (print the kernel log, each line prefixed "K: ", before SW_DONE).
 #
@@ -272,6 +285,16 @@ echo "SW_FEATURES $(echo "$f" | awk '{
 echo "SW_QUEUES rx=$(ls -d /sys/class/net/eth0/queues/rx-* | wc -l) tx=$(ls -d /sys/class/net/eth0/queues/tx-* | wc -l)"
 echo "SW_MTU $(cat /sys/class/net/eth0/mtu)"
 
+if [ -n "${sw_listen:-}" ]; then
+	nc -ll -p "$sw_listen" -e /bin/sw-hello &
+	echo "SW_LISTEN port=$sw_listen"
+fi
+
+if [ -n "${sw_idle:-}" ]; then
+	hostport "$sw_idle"
+	nc "$host" "$port" -e /bin/sw-idle &
+fi
+
 if [ -n "${sw_ping:-}" ]; then
 	if timeout "$xt" ping -c 3 -W 2 "$sw_ping"; then
 		echo "SW_PING ok"
@@ -280,32 +303,71 @@ if [ -n "${sw_ping:-}" ]; then
 	fi
 fi
 
-if [ -n "${sw_put:-}" ]; then
+do_put() {
+	local host port t
 	hostport "$sw_put"
-	head -c $((${sw_size:-16} * 1048576)) /dev/urandom >/tmp/put
-	s=$(sha256sum /tmp/put)
-	echo "SW_PUT_SUM ${s%% *}"
 	t=$(up)
 	timeout "$xt" nc "$host" "$port" </tmp/put
 	echo "SW_PUT done rc=$?"
 	echo "SW_PUT_SECS $(since "$t")"
 	rm -f /tmp/put
-fi
+}
 
-if [ -n "${sw_get:-}" ]; then
+do_get() {
+	local host port s t
 	hostport "$sw_get"
 	mkfifo /tmp/hold
 	t=$(up)
-	# stdin: a FIFO we hold open for writing, so nc never sees EOF there
-	timeout "$xt" nc "$host" "$port" <>/tmp/hold >/tmp/get
+	if [ -n "${sw_get_tick:-}" ]; then
+		# a receiver that talks too: a newline every tick
+		while sleep "$sw_get_tick" && echo; do :; done |
+			timeout "$xt" nc "$host" "$port" >/tmp/get
+	else
+		# stdin: a FIFO we hold open for writing, so nc never sees
+		# EOF there
+		timeout "$xt" nc "$host" "$port" <>/tmp/hold >/tmp/get
+	fi
 	echo "SW_GET done rc=$?"
 	echo "SW_GET_SECS $(since "$t")"
 	s=$(sha256sum /tmp/get)
 	echo "SW_GET_SUM ${s%% *} bytes=$(wc -c </tmp/get)"
 	rm -f /tmp/get
+}
+
+if [ -n "${sw_put:-}" ]; then
+	head -c $((${sw_size:-16} * 1048576)) /dev/urandom >/tmp/put
+	s=$(sha256sum /tmp/put)
+	echo "SW_PUT_SUM ${s%% *}"
+fi
+if [ "${sw_par:-0}" = 1 ] && [ -n "${sw_put:-}" ] && [ -n "${sw_get:-}" ]; then
+	do_put &
+	pp=$!
+	do_get
+	wait $pp
+else
+	[ -n "${sw_put:-}" ] && do_put
+	[ -n "${sw_get:-}" ] && do_get
 fi
 
 finish
+EOF
+}
+
+# write_helpers DIR: the programs sw.listen and sw.idle run on their
+# connections (busybox nc -e: standard input and output are the socket)
+write_helpers() {
+	cat >"$1/sw-hello" <<'EOF'
+#!/bin/sh
+echo guest-hello
+EOF
+	cat >"$1/sw-idle" <<'EOF'
+#!/bin/sh
+echo "SW_IDLE connected" >/dev/console
+while read -r l; do
+	echo "idle-ack $l"
+	echo "SW_IDLE_LINE $l" >/dev/console
+done
+echo "SW_IDLE closed" >/dev/console
 EOF
 }
 
@@ -373,7 +435,9 @@ build() {
 	: >>"$root/mods/order"
 	write_init "$root/init"
 	write_udhcpc "$root/etc/udhcpc.sh"
-	chmod 755 "$root/init" "$root/etc/udhcpc.sh"
+	write_helpers "$root/bin"
+	chmod 755 "$root/init" "$root/etc/udhcpc.sh" "$root/bin/sw-hello" \
+		"$root/bin/sw-idle"
 	find "$root" -exec touch -h -d @0 {} +
 	(cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio -o -H newc -R 0:0 --reproducible --quiet) |

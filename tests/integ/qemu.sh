@@ -21,14 +21,41 @@
 #   qemu_wait_done [SECS]           wait for SW_DONE and QEMU's clean exit
 #   qemu_marker NAME                print the rest of NAME's (last) line;
 #                                   status 1 if there is none
+#   qemu_console                    the console so far (both QEMUs')
 #   qemu_expect NAME GLOB           fail unless NAME's value matches GLOB
 #   qemu_feature BIT                status 0 if virtio feature BIT was
 #                                   negotiated (from SW_FEATURES)
 #   qemu_elapsed                    seconds since QEMU started (0.1 s grain)
 #   qemu_fail MESSAGE               fail, showing the console's tail
-#   qemu_host_ends SIZE             host servers for sw.put/sw.get (sets
-#                                   PUT_PORT, GET_PORT; SIZE MiB to get)
+#   qemu_host_ends SIZE [KIBPS]     host servers for sw.put/sw.get (sets
+#                                   PUT_PORT, GET_PORT; SIZE MiB to get);
+#                                   with KIBPS, paced to that many KiB/s
+#                                   each way, and each tells how it ended
+#                                   in $T/put.status, $T/get.status
 #   qemu_check_xfer SIZE            the guest's checksums match the host's
+#
+# Live migration: a second QEMU continues the same guest.
+#   qemu_incoming QEMU_ARGS...      start the destination: the same kernel,
+#                                   initrd and parameters as qemu_guest's,
+#                                   the caller's devices (same memory and
+#                                   device line; its own backend), waiting
+#                                   on -incoming unix:$QEMU_MIG; sets
+#                                   QEMU_IN_PID. Its console is
+#                                   $T/console-in.log: the marker
+#                                   functions read both logs, source first
+#   qemu_qmp [-in] CMD [ARGS-JSON]  QMP command to the source (-in: the
+#                                   destination); prints its return JSON
+#   qemu_migrate_start              "migrate" the source to $QEMU_MIG
+#   qemu_migrate_wait [SECS]        wait for the migration's end; prints
+#                                   completed, failed, cancelled or
+#                                   timeout; status 0 for completed
+#   qemu_kill_incoming              SIGKILL the destination QEMU (not
+#                                   its timeout wrapper), wait for it
+#   qemu_switch                     after a completed migration: quit the
+#                                   source (status 0 wanted) and make the
+#                                   destination the guest that
+#                                   qemu_wait_marker and qemu_wait_done
+#                                   watch
 #
 # Example, a guest behind a stream socket edge listening on $SOCK:
 #   qemu_guest -netdev stream,id=n0,server=off,addr.type=unix,addr.path=$SOCK \
@@ -54,8 +81,13 @@
 # Environment: QEMU (qemu-system-x86_64), QEMU_TIMEOUT (240: whole run,
 # seconds; the guest powers itself off a tenth, at least 10 s, earlier), QEMU_MEM (512, MiB),
 # QEMU_SMP (1: guest CPUs; a multi-queue guest uses one queue pair per CPU),
-# QEMU_KVER (newest kernel with modules), MKGUEST (tools/mkguest.sh).
-# Files: $T/console.log (serial console), $T/qemu.log (QEMU's own output).
+# QEMU_KVER (newest kernel with modules), MKGUEST (tools/mkguest.sh),
+# QEMU_TRACE (QEMU trace event patterns, comma-separated, e.g.
+# "vhost_user_*,migrate_set_state": logged with time stamps to
+# $T/trace.log, the destination's to $T/trace-in.log).
+# Files: $T/console.log (serial console), $T/qemu.log (QEMU's own output),
+# $T/qmp.sock (QMP); the destination's $T/console-in.log, $T/qemu-in.log,
+# $T/qmp-in.sock.
 
 QEMU_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MKGUEST=${MKGUEST:-$QEMU_LIB_DIR/../../tools/mkguest.sh}
@@ -64,8 +96,14 @@ QEMU_TIMEOUT=${QEMU_TIMEOUT:-240}
 QEMU_MEM=${QEMU_MEM:-512}
 QEMU_KVER=${QEMU_KVER:-}
 QEMU_LOG=$T/console.log
+QEMU_IN_LOG=$T/console-in.log
+QEMU_QMP=$T/qmp.sock
+QEMU_IN_QMP=$T/qmp-in.sock
+QEMU_MIG=$T/mig.sock
 QEMU_PID=
+QEMU_IN_PID=
 QEMU_T0=
+QEMU_APPEND=
 
 require_qemu() {
 	local why
@@ -80,16 +118,46 @@ require_qemu() {
 	fi
 }
 
+# qemu_console: the guest's console so far, the source's then (after a
+# migration) the destination's; a line the migration split is whole again
+qemu_console() {
+	cat "$QEMU_LOG" "$QEMU_IN_LOG" 2>/dev/null
+}
+
 qemu_fail() {
+	local f
 	{
-		echo "--- guest console (last 40 lines of $QEMU_LOG)"
-		tail -40 "$QEMU_LOG" 2>/dev/null | tr -d '\r'
-		if [ -s "$T/qemu.log" ]; then
-			echo "--- qemu output"
-			tail -10 "$T/qemu.log"
-		fi
+		echo "--- guest console (last 40 lines)"
+		qemu_console | tail -40 | tr -d '\r'
+		for f in qemu.log qemu-in.log; do
+			[ -s "$T/$f" ] || continue
+			echo "--- $f"
+			tail -10 "$T/$f"
+		done
 	} >&2
 	fail "$@"
+}
+
+# qemu_run CONSOLE OUTPUT QMP TRACE ARGS...: QEMU in the background with
+# the guest's kernel, initrd and $QEMU_APPEND, its serial console written
+# to CONSOLE, its own output to OUTPUT, QMP on the socket QMP, traces (with
+# QEMU_TRACE) to TRACE, and the caller's ARGS
+qemu_run() {
+	local console=$1 out=$2 qmp=$3 trace=() p
+	if [ -n "${QEMU_TRACE:-}" ]; then
+		for p in ${QEMU_TRACE//,/ }; do
+			trace+=(-trace "enable=$p")
+		done
+		trace+=(-D "$4" -msg timestamp=on)
+	fi
+	shift 4
+	: >"$console"
+	bg timeout -k 5 "$QEMU_TIMEOUT" "$QEMU" -accel tcg -m "$QEMU_MEM" -smp "${QEMU_SMP:-1}" \
+		-nodefaults -no-user-config -display none -monitor none \
+		-qmp "unix:$qmp,server=on,wait=off" "${trace[@]}" \
+		-serial "file:$console" -no-reboot \
+		-kernel "$(cat "$T/guest.kernel")" -initrd "$T/guest.cpio.gz" \
+		-append "$QEMU_APPEND" "$@" >"$out" 2>&1
 }
 
 qemu_guest() {
@@ -108,19 +176,68 @@ qemu_guest() {
 			fail "tools/mkguest.sh failed"
 		echo "$kernel" >"$T/guest.kernel"
 	fi
-	kernel=$(cat "$T/guest.kernel")
 	# the guest gives up first, so the log says where it was stuck
 	deadline=$((QEMU_TIMEOUT / 10 > 10 ? QEMU_TIMEOUT / 10 : 10))
 	deadline=$((QEMU_TIMEOUT - deadline > 1 ? QEMU_TIMEOUT - deadline : 1))
-	: >"$QEMU_LOG"
+	QEMU_APPEND="console=ttyS0 panic=-1 quiet loglevel=3 sw.deadline=$deadline ${params[*]}"
 	QEMU_T0=$(date +%s.%N)
-	bg timeout -k 5 "$QEMU_TIMEOUT" "$QEMU" -accel tcg -m "$QEMU_MEM" -smp "${QEMU_SMP:-1}" \
-		-nodefaults -no-user-config -display none -monitor none \
-		-serial "file:$QEMU_LOG" -no-reboot \
-		-kernel "$kernel" -initrd "$T/guest.cpio.gz" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=3 sw.deadline=$deadline ${params[*]}" \
-		"${net[@]}" >"$T/qemu.log" 2>&1
+	qemu_run "$QEMU_LOG" "$T/qemu.log" "$QEMU_QMP" "$T/trace.log" "${net[@]}"
 	QEMU_PID=$LASTPID
+}
+
+qemu_incoming() {
+	[ -n "$QEMU_APPEND" ] || fail "qemu_incoming: no qemu_guest to continue"
+	rm -f "$QEMU_MIG"
+	qemu_run "$QEMU_IN_LOG" "$T/qemu-in.log" "$QEMU_IN_QMP" "$T/trace-in.log" \
+		"$@" -incoming "unix:$QEMU_MIG"
+	QEMU_IN_PID=$LASTPID
+	wait_for "the destination QEMU's migration socket" 30 \
+		"[ -S $QEMU_MIG ] || ! kill -0 $QEMU_IN_PID"
+	kill -0 "$QEMU_IN_PID" 2>/dev/null ||
+		qemu_fail "the destination QEMU exited: $(tail -3 "$T/qemu-in.log")"
+}
+
+qemu_qmp() {
+	local sock=$QEMU_QMP
+	if [ "$1" = -in ]; then
+		sock=$QEMU_IN_QMP
+		shift
+	fi
+	"$PY" "$QEMU_LIB_DIR/qmp.py" "$sock" "$@"
+}
+
+qemu_migrate_start() {
+	local err
+	err=$(qemu_qmp migrate "{\"uri\": \"unix:$QEMU_MIG\"}" 2>&1 >/dev/null) ||
+		qemu_fail "migrate refused: $err"
+}
+
+qemu_migrate_wait() {
+	qemu_qmp wait-migration "${1:-$QEMU_TIMEOUT}" 2>>"$T/qmp.err"
+}
+
+qemu_kill_incoming() {
+	local q
+	# QEMU_IN_PID is timeout(1)'s; QEMU is its only child
+	q=$(cat "/proc/$QEMU_IN_PID/task/$QEMU_IN_PID/children" 2>/dev/null)
+	[ -n "$q" ] || qemu_fail "the destination QEMU is not running"
+	kill -KILL $q
+	wait "$QEMU_IN_PID" 2>/dev/null
+}
+
+qemu_switch() {
+	local i rc
+	qemu_qmp quit >/dev/null 2>&1 || qemu_fail "the source QEMU refused to quit"
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$QEMU_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$QEMU_PID" 2>/dev/null && qemu_fail "the source QEMU still runs 10 s after quit"
+	wait "$QEMU_PID"
+	rc=$?
+	[ "$rc" = 0 ] || qemu_fail "the source QEMU exited with status $rc"
+	QEMU_PID=$QEMU_IN_PID
+	QEMU_QMP=$QEMU_IN_QMP
 }
 
 qemu_elapsed() {
@@ -130,7 +247,7 @@ qemu_elapsed() {
 qemu_marker() {
 	awk -v m="$1" '{ sub(/\r$/, "") }
 		$1 == m { v = substr($0, index($0, m) + length(m) + 1); found = 1 }
-		END { if (found) print v; exit !found }' "$QEMU_LOG" 2>/dev/null
+		END { if (found) print v; exit !found }' <(qemu_console)
 }
 
 qemu_wait_marker() {
@@ -173,18 +290,33 @@ qemu_feature() {
 	(((h >> $1) & 1))
 }
 
-# qemu_host_ends SIZE: servers on the host's loopback for the guest's
-# transfers: PUT_PORT receives into $T/put.out (its sending side held open
-# by a FIFO until the guest's EOF), GET_PORT sends SIZE MiB of random bytes
-# ($T/get.src); both started without bg, which would give them /dev/null
-# as input
+# qemu_host_ends SIZE [KIBPS]: servers on the host's loopback for the
+# guest's transfers: PUT_PORT receives into $T/put.out (its sending side
+# held open by a FIFO until the guest's EOF), GET_PORT sends SIZE MiB of
+# random bytes ($T/get.src); both started without bg, which would give
+# them /dev/null as input. With KIBPS: tests/integ/qhost.py instead, each
+# way paced to KIBPS KiB/s and its end in $T/put.status, $T/get.status;
+# their PIDs in PUT_PID, GET_PID
 qemu_host_ends() {
 	PUT_PORT=$(free_port)
 	GET_PORT=$(free_port)
+	head -c $(($1 << 20)) /dev/urandom >"$T/get.src"
+	if [ -n "${2:-}" ]; then
+		"$PY" "$QEMU_LIB_DIR/qhost.py" recv "$PUT_PORT" "$T/put.out" \
+			"$T/put.status" "$2" &
+		PUT_PID=$!
+		PIDS+=($!)
+		"$PY" "$QEMU_LIB_DIR/qhost.py" send "$GET_PORT" "$T/get.src" \
+			"$T/get.status" "$2" &
+		GET_PID=$!
+		PIDS+=($!)
+		wait_listen "$PUT_PORT"
+		wait_listen "$GET_PORT"
+		return
+	fi
 	mkfifo "$T/hold"
 	ncat -l 127.0.0.1 "$PUT_PORT" --recv-only <>"$T/hold" >"$T/put.out" &
 	PIDS+=($!)
-	head -c $(($1 << 20)) /dev/urandom >"$T/get.src"
 	ncat -l 127.0.0.1 "$GET_PORT" --send-only <"$T/get.src" &
 	PIDS+=($!)
 	wait_listen "$PUT_PORT"
