@@ -1253,7 +1253,7 @@ int shard_run(struct shard *sh,
 			shard_call_answer(sh, &sh->req.call);
 		if (unlikely(sh->grp->mig)) {
 			shard_call_answer(sh, &sh->req.mig);
-			if (sh->mig_hold)
+			if (sh->mig_hold || sh->mig_frames)
 				mig_shard_poll(sh);
 		}
 		if (sh->id && atomic_load(&sh->grp->stop))

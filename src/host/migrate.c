@@ -73,6 +73,7 @@
 
 enum mig_phase {
 	MIG_WAITING,  /* destination: no state yet */
+	MIG_PENDING,  /* destination: a state checked, the source's go due */
 	MIG_RECEIVED, /* destination: a state is here for the shards */
 	MIG_GAVE_UP,  /* destination: serving the guest without one */
 };
@@ -524,6 +525,38 @@ static int mig_recv_all(int fd, uint8_t *p, size_t len)
 }
 
 /**
+ * mig_recv_answer() - the other side's answer: two bytes ("OK", "GO"),
+ * or a refusal with its reason, up to its end of stream
+ * @fd:		socket
+ * @ans:	out, NUL-terminated
+ * @len:	its size
+ *
+ * #syscalls recvfrom
+ * Return: 0, or -errno (-EPIPE: nothing came)
+ */
+static int mig_recv_answer(int fd, char *ans, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len - 1) {
+		ssize_t n = recv(fd, ans + got, len - 1 - got, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		got += (size_t)n;
+		if (got == 2 &&
+		    (!memcmp(ans, "OK", 2) || !memcmp(ans, "GO", 2)))
+			break;
+	}
+	ans[got] = '\0';
+	return got ? 0 : -EPIPE;
+}
+
+/**
  * mig_send_fds() - the descriptors, MIG_FDS_PER_MSG a message, each
  * message one byte
  * @fd:		socket
@@ -723,9 +756,11 @@ static void mig_source_send(struct mig *m)
 	if (!ret)
 		ret = mig_send_fds(fd, x->fds, x->nfds);
 	if (!ret)
-		ret = mig_recv_all(fd, (uint8_t *)ans, sizeof(ans) - 1);
-	ans[sizeof(ans) - 1] = '\0';
-	if (ret || strncmp(ans, "OK", 2)) {
+		ret = mig_recv_answer(fd, ans, sizeof(ans));
+	/* the go: from here on the flows are the destination's */
+	if (!ret && !strcmp(ans, "OK"))
+		ret = mig_send_all(fd, (const uint8_t *)"GO", 2);
+	if (ret || strcmp(ans, "OK")) {
 		if (ret)
 			warn("migration: the destination did not take the "
 			     "state: %s; the flows stay here",
@@ -802,6 +837,7 @@ static bool mig_dest_take(struct mig *m, int fd)
 	uint8_t hdr[MIG_HDR_LEN];
 	uint32_t body, nfds;
 	const char *why;
+	char ans[8];
 	struct mig_rec r;
 	struct mig_net n;
 	const uint8_t *p;
@@ -847,14 +883,23 @@ static bool mig_dest_take(struct mig *m, int fd)
 	if (!why)
 		why = mig_net_differs(m, &n);
 	if (!why &&
-	    !atomic_compare_exchange_strong(&m->phase, &exp, MIG_RECEIVED))
+	    !atomic_compare_exchange_strong(&m->phase, &exp, MIG_PENDING))
 		why = "too late: the VM runs here without it already";
 	if (why) {
 		mig_refuse(fd, why);
 		goto fail;
 	}
 	x->stop_ns = n.stop_ns;
-	mig_send_all(fd, (const uint8_t *)"OK", 2);
+	/* two steps, so that the flows are never both sides': we say we
+	 * can take them, the source lets them go and says so */
+	if (mig_send_all(fd, (const uint8_t *)"OK", 2) ||
+	    mig_recv_answer(fd, ans, sizeof(ans)) || strcmp(ans, "GO")) {
+		warn("migration: the source did not let its flows go: the "
+		     "state is dropped");
+		atomic_store(&m->phase, MIG_WAITING);
+		goto fail;
+	}
+	atomic_store(&m->phase, MIG_RECEIVED);
 	info("migration: state taken: %u TCP flows (%u held segments), %u UDP "
 	     "flows, %u listeners, %zu bytes, %.1f ms after the source "
 	     "stopped",
@@ -1181,13 +1226,28 @@ void mig_shard_poll(struct shard *sh)
 {
 	struct mig *m = sh->grp->mig;
 	int phase = atomic_load(&m->phase);
-	bool run = !sh->edge->ops->running ||
-		   sh->edge->ops->running(sh->edge, sh->q);
+	uint64_t frames = sh->stats.ctr[CTR_EDGE_TX_FRAMES] +
+			  sh->stats.ctr[CTR_EDGE_RX_FRAMES];
+	bool run;
 
+	if (sh->mig_frames) {
+		/* the downtime ends with the first frame forwarded */
+		if (frames + 1 == sh->mig_frames)
+			return;
+		info("migration: shard %u: first frame forwarded %.1f ms "
+		     "after the source stopped",
+		     sh->id, (double)(realtime_ns() - m->x.stop_ns) / 1e6);
+		sh->mig_frames = 0;
+		return;
+	}
+	run = !sh->edge->ops->running ||
+	      sh->edge->ops->running(sh->edge, sh->q);
 	if (!run)
 		return;
 	if (!sh->mig_ready_ns)
 		sh->mig_ready_ns = sh->now_ns;
+	if (phase == MIG_PENDING)
+		return; /* a state is on its way: no giving up now */
 	if (phase == MIG_WAITING) {
 		int exp = MIG_WAITING;
 
@@ -1207,6 +1267,7 @@ void mig_shard_poll(struct shard *sh)
 		info("migration: shard %u: flows in, %.1f ms after the "
 		     "source stopped",
 		     sh->id, (double)(realtime_ns() - m->x.stop_ns) / 1e6);
+		sh->mig_frames = frames + 1;
 	}
 	if (!sh->id)
 		mig_publish(sh, phase == MIG_RECEIVED ? &m->x : NULL);

@@ -294,6 +294,8 @@ struct shard_stats {
  * @mig_hold:	--migrate-from: the edge's queue is not polled until the
  *		source's flows are in, or given up (mig_shard_poll())
  * @mig_ready_ns: when the held queue's rings were first seen running
+ * @mig_frames:	after a migration's flows came in: frames forwarded
+ *		until then, plus one (0: not watching for the first one)
  *
  * The fields before @lis are the data path's: what a frame or a socket
  * event touches, kept together at the start; the groups after it are
@@ -326,6 +328,7 @@ struct shard {
 	struct shard_stats stats;
 	bool mig_hold;
 	uint64_t mig_ready_ns;
+	uint64_t mig_frames;
 };
 
 /**

@@ -561,6 +561,10 @@ void sock_tcp_migrated(struct shard *sh, struct tcp_flow *f, uint8_t hflags)
 					  HF_TX_PENDING) |
 					 (hflags & HF_RDHUP));
 	sock_epoll_set(sh, f, SOCK_EVENTS, EPOLL_CTL_ADD);
+	/* the window the guest was given may be closed (a slow host
+	 * reader): learn the space again, and ask for EPOLLOUT if it is
+	 * short, or the guest would wait for an update that never comes */
+	sock_space_update(sh, f, true);
 }
 
 /**

@@ -53,7 +53,8 @@ cleanup() {
 	for n in "${NSLIST[@]}"; do
 		ip netns del "$n" 2>/dev/null
 	done
-	rm -rf "$T"
+	# KEEP_T=1 keeps the test's files (logs, captures) to look at
+	[ -n "${KEEP_T:-}" ] && echo "kept: $T" >&2 || rm -rf "$T"
 }
 trap cleanup EXIT
 
