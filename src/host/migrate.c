@@ -399,6 +399,14 @@ static void mig_import(struct shard *sh, void *arg)
 			}
 			x->fds[t.fd] = -1;
 			shard_drain(sh); /* the rewind and send it queued */
+		} else if (r.type == MIG_REC_NET) {
+			struct mig_net n;
+			static const uint8_t zero[6];
+
+			/* the guest's MAC address, before its first frame
+			 * here tells it again */
+			if (!mig_get_net(&r, &n) && memcmp(n.guest_mac, zero, 6))
+				memcpy(c->conf.guest_mac, n.guest_mac, 6);
 		} else if (r.type == MIG_REC_OOO && last) {
 			if (!mig_get_ooo(&r, &o) &&
 			    (why = tcp_import_ooo(c, last, &o)))

@@ -49,6 +49,10 @@ bad "bad --runas" --runas nobody:
 bad "needs a value" --runas
 bad "cannot be combined with --no-sandbox" --no-sandbox --seccomp-log
 bad "needs a path" --stats-file ""
+bad "need --vhost-user" --migrate-to /tmp/sw-mig.sock
+bad "need --vhost-user" --migrate-from /tmp/sw-mig.sock --stream /tmp/sw.sock
+bad "the same socket" --vhost-user /tmp/sw.sock --migrate-to /tmp/m.sock --migrate-from /tmp/m.sock
+bad "bad --migrate-to" --vhost-user /tmp/sw.sock --migrate-to ""
 bad "needs a value" --mtu
 bad "bad MTU" --mtu 100
 bad "bad MTU" --mtu 70000
