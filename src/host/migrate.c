@@ -405,7 +405,8 @@ static void mig_import(struct shard *sh, void *arg)
 
 			/* the guest's MAC address, before its first frame
 			 * here tells it again */
-			if (!mig_get_net(&r, &n) && memcmp(n.guest_mac, zero, 6))
+			if (!mig_get_net(&r, &n) &&
+			    memcmp(n.guest_mac, zero, 6))
 				memcpy(c->conf.guest_mac, n.guest_mac, 6);
 		} else if (r.type == MIG_REC_OOO && last) {
 			if (!mig_get_ooo(&r, &o) &&
