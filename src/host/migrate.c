@@ -70,6 +70,7 @@
 
 #define MIG_FDS_PER_MSG 250 /* below SCM_MAX_FD */
 #define MIG_IO_TIMEOUT_S 10
+#define MIG_IDLE_PAIR_MS 500 /* see mig_shard_poll() */
 
 enum mig_phase {
 	MIG_WAITING,  /* destination: no state yet */
@@ -115,6 +116,8 @@ struct mig_xfer {
  * @barrier:	start-up barrier (the seccomp filter first)
  * @phase:	destination: enum mig_phase
  * @handed:	source: the flows went to the destination
+ * @first_run_ns: destination: when a shard first saw its rings run (0:
+ *		none yet)
  * @req:	last shard call request number
  * @x:		the stream (destination: received; source: being sent)
  * @first_frame: destination: the first frame to the guest is yet to be
@@ -132,6 +135,7 @@ struct mig {
 	pthread_barrier_t *barrier;
 	_Atomic int phase;
 	_Atomic int handed;
+	_Atomic uint64_t first_run_ns;
 	unsigned req;
 	struct mig_xfer x;
 };
@@ -1251,7 +1255,14 @@ void mig_shard_poll(struct shard *sh)
 	}
 	run = !sh->edge->ops->running ||
 	      sh->edge->ops->running(sh->edge, sh->q);
-	if (!run)
+	if (run && !atomic_load(&m->first_run_ns))
+		atomic_store(&m->first_run_ns, sh->now_ns);
+	/* a pair the guest does not use (fewer CPUs than pairs) never
+	 * runs: its shard takes its flows once another pair has run a
+	 * while (their frames come to it through the other shards) */
+	if (!run && (phase != MIG_RECEIVED || !atomic_load(&m->first_run_ns) ||
+		     sh->now_ns - atomic_load(&m->first_run_ns) <
+			     MIG_IDLE_PAIR_MS * 1000000ULL))
 		return;
 	if (!sh->mig_ready_ns)
 		sh->mig_ready_ns = sh->now_ns;
