@@ -37,9 +37,10 @@ meson test -C build --print-errorlogs --num-processes 2 "$@" || rc=1
 meson test -C build-asan --print-errorlogs --num-processes 2 "$@" || rc=1
 # ThreadSanitizer: the tests whose slipway runs several threads on one
 # guest (--shards 2, a multi-queue vhost-user VM, many flows spread over
-# the shards, a kill mid-transfer, a live migration); a race makes slipway exit 66, which the
-# tests see. Not the rootless ones: TSan's own thread forbids a user
-# namespace. TSAN_TESTS overrides the list ("" skips the tree).
+# the shards, a kill mid-transfer, a live migration with its own thread);
+# a race makes slipway exit 66, which the tests see. Not the rootless
+# ones: TSan's own thread forbids a user namespace. TSAN_TESTS overrides
+# the list ("" skips the tree).
 TSAN_TESTS=${TSAN_TESTS-integ-shards integ-parallel-200 integ-qemu-vu-mq integ-vu-proto integ-vu-mq-hostile integ-kill-midtransfer integ-transfer-1g integ-qemu-migrate}
 if [ -n "$TSAN_TESTS" ]; then
 	# shellcheck disable=SC2086
