@@ -364,6 +364,26 @@ static void mig_listeners_back(struct shard *sh)
 }
 
 /**
+ * mig_sock_ok() - is a descriptor the stream gave a socket of the kind its
+ * record says?
+ * @fd:		descriptor
+ * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @v4:		the flow is an IPv4 one (else IPv6)
+ *
+ * #syscalls getsockopt
+ * Return: true if so
+ */
+static bool mig_sock_ok(int fd, int type, bool v4)
+{
+	int t = 0, d = 0;
+	socklen_t tl = sizeof(t), dl = sizeof(d);
+
+	return fd >= 0 && !getsockopt(fd, SOL_SOCKET, SO_TYPE, &t, &tl) &&
+	       !getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &d, &dl) && t == type &&
+	       (d == AF_INET6 || (v4 && d == AF_INET));
+}
+
+/**
  * mig_import() - shard call, and the destination's shards on their own:
  * take this shard's flows from the stream (the source takes back its own
  * the same way after a failed hand-over)
@@ -392,8 +412,12 @@ static void mig_import(struct shard *sh, void *arg)
 			last = NULL;
 			if (!mine || mig_get_tcp(&r, x->nfds, &t))
 				continue;
-			why = tcp_import(c, &t, x->fds[t.fd], sh->now_ns,
-					 &sh->fx, &last);
+			why = mig_sock_ok(x->fds[t.fd], SOCK_STREAM,
+					  addr_is4(t.guest_addr)) ?
+				      tcp_import(c, &t, x->fds[t.fd],
+						 sh->now_ns, &sh->fx, &last) :
+				      "its descriptor is no TCP socket of its "
+				      "family";
 			if (why) {
 				debug("migration: a TCP flow refused: %s", why);
 				CTR_INC(c, MIG_TCP_REFUSED);
@@ -423,7 +447,12 @@ static void mig_import(struct shard *sh, void *arg)
 			last = NULL;
 			if (!mine || mig_get_udp(&r, x->nfds, &u))
 				continue;
-			why = udp_import(c, &u, x->fds[u.fd], sh->now_ns, &f);
+			why = mig_sock_ok(x->fds[u.fd], SOCK_DGRAM,
+					  addr_is4(u.guest_addr)) ?
+				      udp_import(c, &u, x->fds[u.fd],
+						 sh->now_ns, &f) :
+				      "its descriptor is no UDP socket of its "
+				      "family";
 			if (why) {
 				debug("migration: a UDP flow refused: %s", why);
 				mig_close_fd(x->fds[u.fd], false);
@@ -1009,7 +1038,8 @@ static int mig_listen(const char *path)
 	if (fd < 0)
 		return -errno;
 	strcpy(sa.sun_path, path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1)) {
+	/* mode 0600: only our user hands us flows */
+	if (qsock_bind_private(fd, &sa) || listen(fd, 1)) {
 		ret = -errno;
 		errno = -ret;
 		err_perror("--migrate-from: cannot listen at %s%s", path,
