@@ -1109,6 +1109,52 @@ static const char *vu_set_vring_base(struct vu *vu, struct vu_msg *m)
 }
 
 /**
+ * vu_ring_settle() - before a ring stops: every chain taken from it goes
+ * back to the used ring, so that the base we report (the next chain to
+ * take) has every chain before it used. The frontend resumes the ring
+ * from that base, here or in a migration's destination: a chain taken
+ * and never used would be a hole the guest waits on forever.
+ * @vu:	state
+ * @p:	pair (lock held)
+ * @r:	ring, started
+ *
+ * Transmit: the shard's loans of the current batch are waited for
+ * (vu_rx_done() pushes them, and vu_rx() takes no new ones meanwhile).
+ * Receive: chains reserved for placed frames whose headers are not yet
+ * written are used with length 0 (the guest drops a frame shorter than
+ * its header and reposts the buffer); the frames go stale with the ring
+ * (tx_placed), and TCP sends their payload again.
+ */
+static void vu_notify(struct edge *e, unsigned q, struct vu_ring *r);
+
+static void vu_ring_settle(struct vu *vu, struct vu_pair *p, struct vu_ring *r)
+{
+	unsigned i, k;
+	bool pushed = false;
+
+	if (r == &p->ring[1]) {
+		while (p->nloans) {
+			p->waiter = true;
+			pthread_cond_wait(&p->idle, &p->lock);
+		}
+		p->waiter = false;
+		return;
+	}
+	for (i = 0; p->placed && i < EDGE_PLACE_SLOTS; i++) {
+		struct vu_placed *pl = &p->placed[i];
+
+		if (!pl->nb || pl->epoch != p->epoch)
+			continue;
+		for (k = 0; k < pl->nb; k++)
+			virtq_push(&r->vq, pl->heads[k], 0);
+		pushed = true;
+	}
+	if (pushed || p->rx_dirty)
+		vu_notify(vu->e, (unsigned)(p - vu->pair), r);
+	p->rx_dirty = false;
+}
+
+/**
  * vu_get_vring_base() - VU_GET_VRING_BASE: stop a ring, and say where it
  * stopped
  * @vu:		state
@@ -1133,6 +1179,8 @@ static const char *vu_get_vring_base(struct vu *vu, struct vu_msg *m)
 	if (!r)
 		return "a bad ring index";
 	pthread_mutex_lock(&p->lock);
+	if (r->started)
+		vu_ring_settle(vu, p, r);
 	was_started = r->started;
 	m->state.num = r->started ? r->vq.last_avail : r->base;
 	r->base = (uint16_t)m->state.num;
