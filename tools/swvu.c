@@ -103,7 +103,8 @@
  * the workers go on throughout (a frame the tap gives while the device is
  * stopped waits in the transmit ring). The first used entry each way on
  * the destination is printed, with its time after the stop; the source's
- * socket is closed after it (or MIG_CLOSE_MS). A ring the source left with
+ * socket is closed after it (or MIG_CLOSE_MS). SIGHUP starts the migration
+ * at once (a benchmark opens its flows first). A ring the source left with
  * a used index behind its base (entries taken, never returned) is an
  * error; --return-lost returns such transmit entries itself and goes on.
  *
@@ -603,7 +604,9 @@ static void usage(FILE *f)
 	      "at the\n"
 	      "                      bases the first gave); prints when the "
 	      "rings\n"
-	      "                      stopped and the first frame each way;\n"
+	      "                      stopped and the first frame each way "
+	      "(SIGHUP\n"
+	      "                      starts it at once);\n"
 	      "                      a ring whose used index is not its "
 	      "base\n"
 	      "                      then is an error, unless "
@@ -2365,10 +2368,11 @@ static void dump_rings(const struct fe *fe)
  * wait_end() - main thread: wait for a signal or the backend's close
  * @fe:		frontend
  * @set:	signals blocked in every thread: SIGTERM, SIGINT, SIGUSR1,
- *		SIGUSR2
+ *		SIGUSR2, SIGHUP
  * @o:		command line (--misbehave, --log, --after)
  *
  * SIGUSR2 prints the state of the rings (dump_rings()) and goes on.
+ * SIGHUP starts --migrate-to's migration now, whatever --after says.
  * --log switches dirty logging on --after ms from now (log_start()).
  * --migrate-to does too, then stops the rings (mig_stop_rings()) and sets
  * the device up on the destination (mig_connect()); the source's socket
@@ -2457,6 +2461,11 @@ static const char *wait_end(struct fe *fe, const sigset_t *set,
 				dump_rings(fe);
 				continue;
 			}
+			if (si.ssi_signo == SIGHUP) {
+				if (o->migrate_to && !fe->stop_ns)
+					wait_ms = 0; /* the timeout's action */
+				continue;
+			}
 			if (atomic_load(&fe->end) != END_NONE)
 				return "error";
 		}
@@ -2489,6 +2498,8 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	signals_block(&set, SIGUSR2);
+	sigaddset(&set, SIGHUP); /* --migrate-to: now */
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	fe.main_tid = pthread_self();
 	fe.npairs = o.queues;
 	fe.old_fd = -1;
