@@ -64,11 +64,13 @@ done
 OUT=${OUT:-$ROOT/bench/results/migrate-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/logs"
 # 10,000 flows: each of slipway A, B, the host server and the guest's
-# holder has one socket a flow, and SCM_RIGHTS descriptors in flight count
-# against the sender's limit; slipway raises its soft limit to the hard one
+# holder has one socket a flow (so each needs N + some), and descriptors
+# in flight in SCM_RIGHTS messages count against the sender's limit (per
+# user); slipway raises its soft limit to the hard one. Raising the hard
+# limit needs CAP_SYS_RESOURCE.
 maxn=0
 for n in $FLOWS; do [ "$n" -gt "$maxn" ] && maxn=$n; done
-need=$((maxn * 2 + 4096))
+need=$((maxn + 2048))
 if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt $need ]; then
 	ulimit -Hn $need || { echo "migrate.sh: cannot raise the open files limit to $need" >&2; exit 2; }
 fi
