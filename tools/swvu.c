@@ -91,6 +91,23 @@
  * backend that offers neither LOG_ALL nor LOG_SHMFD ends swvu at once
  * with status 1.
  *
+ * --migrate-to PATH plays a whole live migration, source and destination
+ * QEMU at once: --after MS into the run, logging goes on as with --log,
+ * then the device stops as a source's does at completion (GET_VRING_BASE
+ * on every ring, pair by pair; the bases kept, the time of the last
+ * answer printed as CLOCK_REALTIME, which slipway's migration lines are
+ * measured from too), and swvu connects to the backend at PATH and sets
+ * the device up there as a destination QEMU does: the same features
+ * without LOG_ALL, the same memfd, every ring at the base the source gave,
+ * with the same eventfds. Guest memory and the rings stay as they are;
+ * the workers go on throughout (a frame the tap gives while the device is
+ * stopped waits in the transmit ring). The first used entry each way on
+ * the destination is printed, with its time after the stop; the source's
+ * socket is closed after it (or MIG_CLOSE_MS). SIGHUP starts the migration
+ * at once (a benchmark opens its flows first). A ring the source left with
+ * a used index behind its base (entries taken, never returned) is an
+ * error; --return-lost returns such transmit entries itself and goes on.
+ *
  * The main thread waits for SIGTERM or SIGINT (status 0), the backend
  * closing the socket (status 0) or a worker's error (SIGUSR1, status 1),
  * prints one summary line on stderr and exits; the kernel removes the tap.
@@ -124,6 +141,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "edge/vu_proto.h"
@@ -148,6 +166,8 @@ const char tool_name[] = "swvu";
 #define PAGE_LEN 4096
 
 #define REPLY_TIMEOUT_S 10
+#define MIG_CLOSE_MS 2000 /* --migrate-to: the source's socket closed */
+#define MIG_POLL_MS 20	  /* ... when a frame came, looked at this often */
 
 /* split virtqueues (virtio 1.x, 2.6) */
 #define DESC_F_WRITE 2
@@ -311,6 +331,9 @@ static_assert(sizeof(dir_str) / sizeof(dir_str[0]) == DIR_NUM,
  * @after_ms:	--after: when, from the ready line
  * @log:	--log: switch dirty-page logging on after --after ms, check
  *		the backend marks what it writes
+ * @migrate_to:	--migrate-to: the destination backend's socket, or NULL
+ * @return_lost: --return-lost: transmit entries the source took and never
+ *		returned are returned by swvu (else an error)
  */
 struct opts {
 	const char *tap;
@@ -326,6 +349,8 @@ struct opts {
 	const char *misbehave;
 	unsigned int after_ms;
 	bool log;
+	const char *migrate_to;
+	bool return_lost;
 };
 
 /**
@@ -369,6 +394,9 @@ struct opts {
  * @log_on:	the frontend's dirty logging is on (--log)
  * @logpost:	per descriptor: posted while logging was on, so what the
  *		backend writes for it must be marked
+ * @mig_armed:	--migrate-to: the destination has the ring; the worker
+ *		notes the first used entry beyond @mig_base, then clears it
+ * @mig_base:	--migrate-to: the used index the destination starts at
  */
 struct vq {
 	unsigned int index;
@@ -404,6 +432,8 @@ struct vq {
 	int call_fd;
 	const atomic_bool *log_on;
 	bool *logpost;
+	atomic_bool mig_armed;
+	uint16_t mig_base;
 };
 
 struct fe;
@@ -448,6 +478,11 @@ struct pair {
  * @log_fd:	its memfd
  * @written:	--log: pages the backend wrote while logging, one bit each
  *		as in @log
+ * @stop_ns:	--migrate-to: when the last GET_VRING_BASE was answered
+ *		(CLOCK_REALTIME, as slipway's migration log lines)
+ * @first_ns:	--migrate-to: by enum dir, when the destination moved its
+ *		first frame (0: not yet)
+ * @old_fd:	--migrate-to: the source's socket, until it is closed
  */
 struct fe {
 	int sock_fd;
@@ -469,6 +504,9 @@ struct fe {
 	size_t log_len;
 	int log_fd;
 	uint8_t *written;
+	uint64_t stop_ns;
+	_Atomic uint64_t first_ns[DIR_NUM];
+	int old_fd;
 };
 
 /**
@@ -518,6 +556,7 @@ static void usage(FILE *f)
 	      "       [--mem MIB] [--rx-buf BYTES] [--queue-frames N]\n"
 	      "       [--no-offload] [--features-mask HEX]\n"
 	      "       [--misbehave indirect|remap [--after MS]] [--log]\n"
+	      "       [--migrate-to PATH [--after MS] [--return-lost]]\n"
 	      "\n"
 	      "Be the frontend (the VM) of a vhost-user net backend, and "
 	      "bridge\n"
@@ -556,6 +595,26 @@ static void usage(FILE *f)
 	      "                      at exit, fail if a page the backend "
 	      "wrote\n"
 	      "                      is not marked in the log\n"
+	      "  --migrate-to PATH   a live migration: --after MS on, "
+	      "dirty\n"
+	      "                      logging on, every ring stopped "
+	      "(GET_VRING_BASE),\n"
+	      "                      then the device set up again on the\n"
+	      "                      backend at PATH (same memory, rings "
+	      "at the\n"
+	      "                      bases the first gave); prints when the "
+	      "rings\n"
+	      "                      stopped and the first frame each way "
+	      "(SIGHUP\n"
+	      "                      starts it at once);\n"
+	      "                      a ring whose used index is not its "
+	      "base\n"
+	      "                      then is an error, unless "
+	      "--return-lost:\n"
+	      "                      transmit entries the source never "
+	      "returned\n"
+	      "                      are returned by swvu, and the run goes "
+	      "on\n"
 	      "\n"
 	      "The socket is connected first (retried for 5 s), the features "
 	      "are\n"
@@ -614,6 +673,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "misbehave", required_argument, NULL, 'B' },
 		{ "after", required_argument, NULL, 'A' },
 		{ "log", no_argument, NULL, 'L' },
+		{ "migrate-to", required_argument, NULL, 'T' },
+		{ "return-lost", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -684,6 +745,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'L':
 			o->log = true;
 			break;
+		case 'T':
+			check_path("--migrate-to", optarg);
+			o->migrate_to = optarg;
+			break;
+		case 'R':
+			o->return_lost = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -694,8 +762,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	args_done(argc, argv, o->tap);
 	if (!o->socket)
 		usage_error("--socket PATH is required");
-	if (o->log && o->misbehave)
-		usage_error("--log and --misbehave: one at a time");
+	if ((o->log ? 1 : 0) + (o->misbehave ? 1 : 0) +
+		    (o->migrate_to ? 1 : 0) >
+	    1)
+		usage_error("--log, --misbehave and --migrate-to: one at a "
+			    "time");
 }
 
 /**
@@ -1107,6 +1178,7 @@ static void negotiate(struct fe *fe, const struct opts *o)
 			BIT(F_HOST_TSO6) | BIT(F_GUEST_TSO4) |
 			BIT(F_GUEST_TSO6) | BIT(F_EVENT_IDX) |
 			BIT(F_PROTOCOL_FEATURES);
+	bool logs = o->log || o->migrate_to;
 	uint64_t offered, f;
 
 	if (o->queues > 1)
@@ -1118,8 +1190,9 @@ static void negotiate(struct fe *fe, const struct opts *o)
 	want &= o->mask;
 
 	offered = vu_get_u64(fe, VU_GET_FEATURES);
-	if (o->log && !(offered & BIT(F_LOG_ALL)))
-		die("--log: the backend does not offer VHOST_F_LOG_ALL "
+	if (logs && !(offered & BIT(F_LOG_ALL)))
+		die("--log, --migrate-to: the backend does not offer "
+		    "VHOST_F_LOG_ALL "
 		    "(features 0x%" PRIx64 "): it cannot be migrated",
 		    offered);
 	f = offered & want;
@@ -1133,17 +1206,18 @@ static void negotiate(struct fe *fe, const struct opts *o)
 	if (f & BIT(F_PROTOCOL_FEATURES)) {
 		uint64_t p = vu_get_u64(fe, VU_GET_PROTOCOL_FEATURES);
 
-		if (o->log && !(p & BIT(PF_LOG_SHMFD)))
-			die("--log: the backend does not offer the LOG_SHMFD "
+		if (logs && !(p & BIT(PF_LOG_SHMFD)))
+			die("--log, --migrate-to: the backend does not offer "
+			    "the LOG_SHMFD "
 			    "protocol feature");
 		p &= BIT(PF_REPLY_ACK) | (o->queues > 1 ? BIT(PF_MQ) : 0) |
-		     (o->log ? BIT(PF_LOG_SHMFD) : 0);
+		     (logs ? BIT(PF_LOG_SHMFD) : 0);
 		/* sent before REPLY_ACK is on: no need_reply here */
 		vu_set_u64(fe, VU_SET_PROTOCOL_FEATURES, p, -1);
 		fe->proto = p;
 	}
-	if (o->log && !(fe->proto & BIT(PF_LOG_SHMFD)))
-		die("--log needs protocol features (bit 30)");
+	if (logs && !(fe->proto & BIT(PF_LOG_SHMFD)))
+		die("--log, --migrate-to need protocol features (bit 30)");
 	if (o->queues > 1) {
 		uint64_t n;
 
@@ -1259,6 +1333,198 @@ static void log_start(struct fe *fe)
 }
 
 /**
+ * realtime_ns() - wall-clock time, as slipway stamps its migration lines
+ *
+ * Return: CLOCK_REALTIME in nanoseconds
+ */
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/**
+ * ring_of() - a queue by its vhost-user index
+ * @fe:		frontend
+ * @i:		index: receive 2k, transmit 2k+1
+ *
+ * Return: the queue
+ */
+static struct vq *ring_of(struct fe *fe, unsigned int i)
+{
+	return i & 1 ? &fe->pairs[i / 2].tx : &fe->pairs[i / 2].rx;
+}
+
+/**
+ * mig_stop_rings() - --migrate-to: stop the device as QEMU's source does
+ * when a migration completes (vhost_dev_stop(): GET_VRING_BASE on every
+ * ring, pair by pair), keeping the bases
+ * @fe:		frontend, logging on
+ * @bases:	out: per ring, the avail index the backend stopped at
+ *
+ * The workers go on, as a guest's driver would until its CPUs stop: they
+ * post what the tap gives while there are free descriptors, which the
+ * destination then finds. @fe->stop_ns is when the last answer came.
+ */
+static void mig_stop_rings(struct fe *fe, uint16_t *bases)
+{
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < 2 * fe->npairs; i++) {
+		struct vu_vring_state st = { .index = i };
+
+		rc = vu_send(fe, VU_GET_VRING_BASE, 0, &st, sizeof(st), NULL,
+			     0);
+		if (rc)
+			die("sending GET_VRING_BASE: %s", strerror(-rc));
+		vu_recv_reply(fe, VU_GET_VRING_BASE, &st, sizeof(st));
+		if (st.index != i || st.num > 0xffff)
+			die("bad answer to GET_VRING_BASE %u: ring %u base %u",
+			    i, st.index, st.num);
+		bases[i] = (uint16_t)st.num;
+	}
+	fe->stop_ns = realtime_ns();
+	fprintf(stderr,
+		"swvu: migration: rings stopped at %" PRIu64 ".%09" PRIu64
+		" (realtime), bases",
+		fe->stop_ns / 1000000000U, fe->stop_ns % 1000000000U);
+	for (i = 0; i < 2 * fe->npairs; i++)
+		fprintf(stderr, " %u:%u", i, bases[i]);
+	fputc('\n', stderr);
+}
+
+/**
+ * mig_connect() - --migrate-to: set the device up on the destination
+ * backend as a destination QEMU does, the memory and rings as they are
+ * @fe:		frontend, its rings stopped by mig_stop_rings()
+ * @o:		command line
+ * @bases:	per ring, where the source stopped
+ *
+ * GET_FEATURES, GET_PROTOCOL_FEATURES and SET_PROTOCOL_FEATURES (the set
+ * acked before), GET_QUEUE_NUM with MQ, SET_OWNER, SET_FEATURES (the
+ * features acked before, without LOG_ALL), SET_MEM_TABLE (the same
+ * memfd), then per ring SET_VRING_NUM, SET_VRING_BASE (the saved base),
+ * SET_VRING_ADDR (no log flag), SET_VRING_KICK and SET_VRING_CALL (the
+ * same eventfds), and SET_VRING_ENABLE for all. A backend starts a ring's
+ * used index at its base (as DPDK and slipway do), so the source must
+ * have published a used entry for everything it took: a ring whose used
+ * index is not its base ends swvu with status 1, but with --return-lost,
+ * where a transmit ring's missing entries are written here (length 0)
+ * and the used index set to the base, so that the run goes on. Then
+ * every ring is
+ * kicked once: what the driver posted while the device was stopped may
+ * have gone without a kick (the source had asked for none).
+ *
+ * #syscalls socket close write
+ */
+static void mig_connect(struct fe *fe, const struct opts *o,
+			const uint16_t *bases)
+{
+	uint64_t offered, proto = fe->proto, one = 1;
+	unsigned int i;
+	int rc, fd;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		die("socket: %s", strerror(errno));
+	rc = connect_retry(fd, o->migrate_to, false);
+	if (rc)
+		die("connect %s: %s", o->migrate_to, strerror(-rc));
+	fe->old_fd = fe->sock_fd;
+	fe->sock_fd = fd;
+	fe->proto = 0; /* no REPLY_ACK until it is acked again */
+	atomic_store(&fe->log_on, false);
+
+	offered = vu_get_u64(fe, VU_GET_FEATURES);
+	if ((offered & fe->features) != fe->features)
+		die("--migrate-to: the destination offers features 0x%" PRIx64
+		    ", not all of 0x%" PRIx64,
+		    offered, fe->features);
+	if (fe->features & BIT(F_PROTOCOL_FEATURES)) {
+		uint64_t p = vu_get_u64(fe, VU_GET_PROTOCOL_FEATURES);
+
+		if ((p & proto) != proto)
+			die("--migrate-to: the destination offers protocol "
+			    "features 0x%" PRIx64 ", not all of 0x%" PRIx64,
+			    p, proto);
+		vu_set_u64(fe, VU_SET_PROTOCOL_FEATURES, proto, -1);
+		fe->proto = proto;
+	}
+	if (fe->npairs > 1 && vu_get_u64(fe, VU_GET_QUEUE_NUM) < fe->npairs)
+		die("--migrate-to: the destination has fewer queue pairs");
+	vu_set(fe, VU_SET_OWNER, NULL, 0, -1);
+	vu_set_u64(fe, VU_SET_FEATURES, fe->features, -1);
+	set_mem_table(fe);
+
+	for (i = 0; i < 2 * fe->npairs; i++) {
+		struct vq *vq = ring_of(fe, i);
+		uint16_t used = __atomic_load_n(vq->used_idx_p,
+						__ATOMIC_ACQUIRE);
+		uint16_t gap = (uint16_t)(bases[i] - used), k;
+
+		if (gap && (!o->return_lost || !(i & 1) || gap > vq->num))
+			die("backend error: queue %u stopped at avail %u but "
+			    "its used index is %u: %u entries taken and never "
+			    "returned, which the destination cannot return",
+			    i, bases[i], used, gap);
+		if (gap) {
+			/* --return-lost: what the guest would have seen */
+			for (k = 0; k < gap; k++) {
+				uint16_t pos = (uint16_t)(used + k);
+
+				vq->used_ring[pos & (vq->num - 1)] =
+					(struct vq_used_elem){
+						.id = vq->avail_ring[pos &
+								     (vq->num -
+								      1)],
+					};
+			}
+			__atomic_store_n(vq->used_idx_p, bases[i],
+					 __ATOMIC_RELEASE);
+			fprintf(stderr,
+				"swvu: migration: queue %u: %u entries the "
+				"source took and never returned, returned "
+				"here (--return-lost)\n",
+				i, gap);
+		}
+		vq->mig_base = bases[i];
+		atomic_store_explicit(&vq->mig_armed, true,
+				      memory_order_release);
+	}
+	for (i = 0; i < 2 * fe->npairs; i++) {
+		struct vq *vq = ring_of(fe, i);
+		struct vu_vring_addr a = {
+			.index = vq->index,
+			.desc_uva = (uint64_t)(uintptr_t)gptr(fe, vq->desc_off),
+			.used_uva = (uint64_t)(uintptr_t)gptr(fe, vq->used_off),
+			.avail_uva = (uint64_t)(uintptr_t)gptr(fe,
+							       vq->avail_off),
+		};
+
+		vu_set_state(fe, VU_SET_VRING_NUM, i, vq->num);
+		vu_set_state(fe, VU_SET_VRING_BASE, i, bases[i]);
+		vu_set(fe, VU_SET_VRING_ADDR, &a, sizeof(a), -1);
+		vu_set_u64(fe, VU_SET_VRING_KICK, i, vq->kick_fd);
+		vu_set_u64(fe, VU_SET_VRING_CALL, i, vq->call_fd);
+	}
+	if (fe->features & BIT(F_PROTOCOL_FEATURES)) {
+		for (i = 0; i < 2 * fe->npairs; i++)
+			vu_set_state(fe, VU_SET_VRING_ENABLE, i, 1);
+	}
+	for (i = 0; i < 2 * fe->npairs; i++)
+		if (write(ring_of(fe, i)->kick_fd, &one, sizeof(one)) < 0 &&
+		    errno != EAGAIN)
+			fprintf(stderr, "swvu: kick: %s\n", strerror(errno));
+	fprintf(stderr,
+		"swvu: migration: destination %s set up %.3f ms after the "
+		"stop\n",
+		o->migrate_to, (double)(realtime_ns() - fe->stop_ns) / 1e6);
+}
+
+/**
  * log_check() - --log: is every page the backend wrote while logging
  * marked in the log? One line on stderr says.
  * @fe:		frontend
@@ -1299,6 +1565,39 @@ static size_t log_check(struct fe *fe)
 	fprintf(stderr, "swvu: log: %zu pages written, %zu not marked\n",
 		written, missed);
 	return missed;
+}
+
+/**
+ * mig_summary() - --migrate-to: one line at exit, the first frames' times
+ * @fe:		frontend
+ *
+ * Return: 0, or 1 if the migration never happened
+ */
+static int mig_summary(struct fe *fe)
+{
+	uint64_t t[DIR_NUM];
+	char b[DIR_NUM][32];
+	enum dir d;
+
+	if (!fe->stop_ns) {
+		fprintf(stderr, "swvu: migration: never started\n");
+		return 1;
+	}
+	for (d = 0; d < DIR_NUM; d++) {
+		t[d] = atomic_load(&fe->first_ns[d]);
+		if (t[d])
+			snprintf(b[d], sizeof(b[d]), "%.3f ms",
+				 (double)(t[d] - fe->stop_ns) / 1e6);
+		else
+			snprintf(b[d], sizeof(b[d]), "none");
+	}
+	fprintf(stderr,
+		"swvu: migration: stopped at %" PRIu64 ".%09" PRIu64
+		", first frame %s %s, %s %s\n",
+		fe->stop_ns / 1000000000U, fe->stop_ns % 1000000000U,
+		dir_str[DIR_FROM_TAP], b[DIR_FROM_TAP], dir_str[DIR_TO_TAP],
+		b[DIR_TO_TAP]);
+	return 0;
 }
 
 /**
@@ -1521,6 +1820,35 @@ static int vq_wait_call(struct vq *vq)
 }
 
 /**
+ * mig_seen() - --migrate-to: a worker saw the used index at @used; note
+ * the first frame the destination moved each way
+ * @fe:		frontend
+ * @vq:		the worker's queue
+ * @used:	the used index it read
+ * @d:		its direction
+ *
+ * Context: the queue's worker. The acquire load pairs with the main
+ * thread's release store in mig_connect(), made before the destination
+ * had the ring: @vq->mig_base is set when this sees the flag.
+ */
+static void mig_seen(struct fe *fe, struct vq *vq, uint16_t used, enum dir d)
+{
+	uint64_t now, none = 0;
+
+	if (!atomic_load_explicit(&vq->mig_armed, memory_order_acquire) ||
+	    used == vq->mig_base)
+		return;
+	atomic_store_explicit(&vq->mig_armed, false, memory_order_relaxed);
+	now = realtime_ns();
+	if (atomic_compare_exchange_strong(&fe->first_ns[d], &none, now))
+		fprintf(stderr,
+			"swvu: migration: first frame %s %.3f ms after the "
+			"stop (queue %u)\n",
+			dir_str[d], (double)(now - fe->stop_ns) / 1e6,
+			vq->index);
+}
+
+/**
  * tx_reclaim() - take used transmit descriptors back to the free list
  * @p:		queue pair
  *
@@ -1533,6 +1861,7 @@ static int tx_reclaim(struct pair *p)
 	uint16_t n = (uint16_t)(used - vq->last_used);
 
 	vq->seen_used = used;
+	mig_seen(p->fe, vq, used, DIR_FROM_TAP);
 	if (n > vq->num) {
 		worker_fail(p->fe,
 			    "backend error: queue %u used index %u is "
@@ -1830,6 +2159,7 @@ static int rx_frames(struct pair *p, struct iovec *iov, uint32_t *old)
 	int frames = 0;
 
 	vq->seen_used = used;
+	mig_seen(p->fe, vq, used, DIR_TO_TAP);
 	if (have > vq->num) {
 		worker_fail(p->fe,
 			    "backend error: queue %u used index %u is "
@@ -2038,25 +2368,34 @@ static void dump_rings(const struct fe *fe)
  * wait_end() - main thread: wait for a signal or the backend's close
  * @fe:		frontend
  * @set:	signals blocked in every thread: SIGTERM, SIGINT, SIGUSR1,
- *		SIGUSR2
+ *		SIGUSR2, SIGHUP
  * @o:		command line (--misbehave, --log, --after)
  *
  * SIGUSR2 prints the state of the rings (dump_rings()) and goes on.
+ * SIGHUP starts --migrate-to's migration now, whatever --after says.
  * --log switches dirty logging on --after ms from now (log_start()).
+ * --migrate-to does too, then stops the rings (mig_stop_rings()) and sets
+ * the device up on the destination (mig_connect()); the source's socket
+ * is closed once the destination moved a frame, or MIG_CLOSE_MS after
+ * (a source QEMU leaves when the migration is over): a backend that
+ * resets its flows when its frontend leaves has handed them over by then.
  * --misbehave starts --after ms from now: "indirect" has queue pair 0
  * post a descriptor with the INDIRECT flag, "remap" sends the memory
  * table again every REMAP_EVERY_MS.
  * Anything the backend sends now is unexpected (no backend request
  * channel was negotiated) and is read and ignored.
  *
- * #syscalls signalfd4 poll read
+ * #syscalls signalfd4 poll read close
  * Return: the reason in words: "SIGTERM", "SIGINT", "backend closed" or
  *	   "error"
  */
 static const char *wait_end(struct fe *fe, const sigset_t *set,
 			    const struct opts *o)
 {
-	int wait_ms = o->misbehave || o->log ? (int)o->after_ms : -1;
+	int wait_ms = o->misbehave || o->log || o->migrate_to ?
+			      (int)o->after_ms :
+			      -1;
+	uint64_t close_ns = 0;
 	struct pollfd p[2];
 	int sfd = signalfd(-1, set, SFD_CLOEXEC);
 
@@ -2075,6 +2414,29 @@ static const char *wait_end(struct fe *fe, const sigset_t *set,
 			if (errno == EINTR)
 				continue;
 			die("poll: %s", strerror(errno));
+		}
+		if (!n && o->migrate_to && !fe->stop_ns) {
+			uint16_t bases[2 * QUEUES_MAX];
+
+			log_start(fe);
+			mig_stop_rings(fe, bases);
+			mig_connect(fe, o, bases);
+			p[1].fd = fe->sock_fd;
+			close_ns = fe->stop_ns + MIG_CLOSE_MS * 1000000ULL;
+			wait_ms = MIG_POLL_MS;
+			continue;
+		}
+		if (!n && o->migrate_to) {
+			if (!atomic_load(&fe->first_ns[DIR_TO_TAP]) &&
+			    !atomic_load(&fe->first_ns[DIR_FROM_TAP]) &&
+			    realtime_ns() < close_ns)
+				continue;
+			close(fe->old_fd);
+			fe->old_fd = -1;
+			fprintf(stderr, "swvu: migration: the source's socket "
+					"closed\n");
+			wait_ms = -1;
+			continue;
 		}
 		if (!n) {
 			if (o->log) {
@@ -2097,6 +2459,11 @@ static const char *wait_end(struct fe *fe, const sigset_t *set,
 				return "SIGINT";
 			if (si.ssi_signo == SIGUSR2) {
 				dump_rings(fe);
+				continue;
+			}
+			if (si.ssi_signo == SIGHUP) {
+				if (o->migrate_to && !fe->stop_ns)
+					wait_ms = 0; /* the timeout's action */
 				continue;
 			}
 			if (atomic_load(&fe->end) != END_NONE)
@@ -2131,8 +2498,11 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	signals_block(&set, SIGUSR2);
+	sigaddset(&set, SIGHUP); /* --migrate-to: now */
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	fe.main_tid = pthread_self();
 	fe.npairs = o.queues;
+	fe.old_fd = -1;
 
 	fe.sock_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fe.sock_fd < 0)
@@ -2154,7 +2524,7 @@ int main(int argc, char **argv)
 		    o.queues, o.queues > 1 ? "s" : "", o.ring,
 		    (need + (1u << 20) - 1) >> 20);
 	gmem_init(&fe, o.mem_mib);
-	if (o.log)
+	if (o.log || o.migrate_to)
 		log_init(&fe);
 	set_mem_table(&fe);
 
@@ -2189,6 +2559,8 @@ int main(int argc, char **argv)
 	why = wait_end(&fe, &set, &o);
 	summarize(&fe, why);
 	if (o.log && log_check(&fe))
+		return 1;
+	if (o.migrate_to && mig_summary(&fe))
 		return 1;
 	/* exit() ends the workers too, wherever they block */
 	return strcmp(why, "error") ? 0 : 1;

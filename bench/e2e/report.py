@@ -45,16 +45,17 @@ LABEL = {
     "slipway-vu": "slipway vhost-user (swvu)",
     "slipway-vu-copy": "slipway vhost-user, --no-place (swvu)",
     "slipway-vu-base": "slipway vhost-user, --baseline build (swvu)",
+    "slipway-vu-log": "slipway vhost-user, dirty logging on (swvu --log)",
     "passt-vu": "passt vhost-user (swvu)",
     "veth-remote": "veth remote (kernel)",
     "slipway-remote": "slipway remote (tap)",
     "pasta-remote": "pasta remote (tap)",
 }
 GATEWAYS = ("slipway", "slipway-splice", "pasta", "pasta-splice", "slirp4netns",
-            "slipway-stream", "slipway-dgram", "passt-stream", "slipway-vu", "slipway-vu-copy", "slipway-vu-base",
+            "slipway-stream", "slipway-dgram", "passt-stream", "slipway-vu", "slipway-vu-copy", "slipway-vu-base", "slipway-vu-log",
             "passt-vu", "slipway-remote", "pasta-remote")
 SLIPWAYS = ("slipway", "slipway-splice", "slipway-stream", "slipway-dgram", "slipway-vu", "slipway-vu-copy",
-            "slipway-vu-base", "slipway-remote")
+            "slipway-vu-base", "slipway-vu-log", "slipway-remote")
 # the remote topology: the client in its own namespace C behind a veth to H
 REMOTE = ("veth-remote", "slipway-remote", "pasta-remote")
 # ratio columns: medians against these paths, measured in the same run

@@ -48,6 +48,8 @@
 #   slipway-vu-base the slipway-vu path with another slipway binary
 #                   (--baseline BIN: a build of an earlier commit), to
 #                   compare two builds in one window
+#   slipway-vu-log  the slipway-vu path with dirty logging on (swvu --log
+#                   --after 0: a live migration's RAM phase) all along
 #   passt-vu        passt --vhost-user -s SOCK (--passt-vu BIN: Debian 12's
 #                   passt has no vhost-user) through the same swvu
 #
@@ -110,7 +112,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
 PY=/usr/bin/python3
-ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns slipway-stream slipway-dgram passt-stream slipway-vu slipway-vu-copy slipway-vu-base passt-vu veth-remote slipway-remote pasta-remote"
+ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns slipway-stream slipway-dgram passt-stream slipway-vu slipway-vu-copy slipway-vu-base slipway-vu-log passt-vu veth-remote slipway-remote pasta-remote"
 # the default: the socket edges have their own comparison (--paths)
 DEF_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns"
 ALL_LEGS="tput lat conn mem"
@@ -623,7 +625,7 @@ setup_bridge() {
 			"${pub[@]}" --stats-file "${SWSTATS[$path]}" --resolv-conf "$OUT/slipway/resolv.conf"
 		[ $path = slipway-dgram ] && br=(--dgram "$sock" --local "$OUT/logs/$path-guest.sock")
 		;;
-	slipway-vu | slipway-vu-copy | slipway-vu-base)
+	slipway-vu | slipway-vu-copy | slipway-vu-base | slipway-vu-log)
 		SWSTATS[$path]=$OUT/slipway/stats-$path.json
 		local copy=() bin=$SW
 		[ $path = slipway-vu-copy ] && copy=(--no-place)
@@ -658,9 +660,11 @@ setup_bridge() {
 		skip "$path" "no socket at $sock in 10 s: $(logtail "$OUT/logs/$path.log")"
 		return 1
 	fi
-	if [[ $path == *-vu || $path == *-vu-copy || $path == *-vu-base ]]; then
+	if [[ $path == *-vu || $path == *-vu-copy || $path == *-vu-base || $path == *-vu-log ]]; then
 		[ -x "$SWVU" ] || { skip "$path" "no $SWVU (ninja -C build)"; return 1; }
-		spawn "$OUT/logs/$path-bridge.log" ip netns exec $g "$SWVU" --tap tap0 --socket "$sock"
+		local vlog=()
+		[ $path = slipway-vu-log ] && vlog=(--log --after 0)
+		spawn "$OUT/logs/$path-bridge.log" ip netns exec $g "$SWVU" --tap tap0 --socket "$sock" "${vlog[@]}"
 	else
 		spawn "$OUT/logs/$path-bridge.log" ip netns exec $g "$SWBRIDGE" --tap tap0 "${br[@]}"
 	fi
@@ -760,7 +764,7 @@ for p in $PATHS; do
 	slipway | slipway-splice | slipway-remote | slipway+*) setup_slipway "$p" ;;
 	pasta | pasta-splice | pasta-remote) setup_pasta "$p" ;;
 	slirp4netns) setup_slirp4netns ;;
-	slipway-stream | slipway-dgram | passt-stream | slipway-vu | slipway-vu-copy | slipway-vu-base | passt-vu) setup_bridge "$p" ;;
+	slipway-stream | slipway-dgram | passt-stream | slipway-vu | slipway-vu-copy | slipway-vu-base | slipway-vu-log | passt-vu) setup_bridge "$p" ;;
 	esac && ACTIVE+=("$p")
 done
 # --loss: on the guest's own interface of every path; a path whose data

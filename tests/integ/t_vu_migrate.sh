@@ -1,0 +1,210 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t_vu_migrate.sh - live migration of a vhost-user guest from slipway A
+# (--migrate-to) to slipway B (--migrate-from), with swvu as the VM: a
+# namespace's stack behind two queue pairs; swvu --migrate-to turns dirty
+# logging on AFTER_MS into the run, stops every ring on A (GET_VRING_BASE,
+# as QEMU's source at completion) and sets the device up again on B with
+# the same memory and the saved ring bases, bridging on.
+# Across the migration: a byte-checked transfer each way (swverify, SIZE,
+# two connections each), and IDLE idle connections to a host echo server
+# that each echo a line before and after. Passes only if
+#  - both transfers were running when the rings stopped and complete
+#    byte-exact, and every idle connection still echoes afterwards,
+#  - swvu found each ring's used index at its base (no entry lost or
+#    repeated) and saw the first frame each way on B,
+#  - A exits by itself with status 0, its gates held and no flow left; B's
+#    gates hold at the end (every flow ended, no reset of a guest's flow).
+# MODE=nostate runs B without --migrate-from: the same checks must fail
+# (the connections are reset): a check of the test itself, not in meson.
+# shellcheck disable=SC2030,SC2031 # T is changed in subshells on purpose
+. "$(dirname "$0")/lib.sh"
+require_root
+: "${SWVU:?set SWVU to the swvu binary}"
+SIZE=${SIZE:-2G}
+IDLE=${IDLE:-50}
+AFTER_MS=${AFTER_MS:-700}
+MODE=${MODE:-handover}
+
+# sw_start NAME OPTIONS...: slipway NAME (its files in $T/NAME), PID in
+# NAME_PID
+sw_start() {
+	local n=$1 pid
+	shift
+	mkdir -p "$T/$n"
+	[ -e "$T/resolv.conf" ] || echo "nameserver 127.0.0.1" >"$T/resolv.conf"
+	"$SLIPWAY" --vhost-user "$T/$n/sw.sock" --shards 2 -d \
+		--stats-file "$T/$n/stats.json" --resolv-conf "$T/resolv.conf" \
+		"$@" >"$T/$n/slipway.log" 2>&1 &
+	pid=$!
+	PIDS+=("$pid")
+	printf -v "${n}_PID" %s "$pid"
+	wait_for "slipway $n's socket" 10 "[ -S $T/$n/sw.sock ] || ! kill -0 $pid"
+	kill -0 "$pid" 2>/dev/null || fail "slipway $n: $(tail -3 "$T/$n/slipway.log")"
+	(T=$T/$n SW_PID=$pid wait_started) || exit 1
+}
+
+# gates NAME: slipway NAME's counters at exit hold the gates
+gates() {
+	(
+		T=$T/$1
+		[ -s "$T/stats.json" ] || fail "slipway $1 wrote no counters at exit"
+		check_gates
+		expect_ctr EDGE_VU_PROTO_ERRORS -eq 0
+		expect_ctr EDGE_VU_RING_ERRORS -eq 0
+		expect_ctr TCP_RST_GUEST_GONE -eq 0
+	) || fail "slipway $1's gates: $(tail -5 "$T/$1/slipway.log")"
+}
+
+STATE=$T/state.sock
+A_OPT=(--migrate-to "$STATE")
+B_OPT=(--migrate-from "$STATE")
+[ "$MODE" = nostate ] && B_OPT=()
+sw_start A "${A_OPT[@]}"
+sw_start B "${B_OPT[@]}"
+make_ns "$NS"
+g ip link set lo up
+
+ip netns exec "$NS" "$SWVU" --tap tap0 --socket "$T/A/sw.sock" --queues 2 \
+	--migrate-to "$T/B/sw.sock" --after "$AFTER_MS" >"$T/swvu.log" 2>&1 &
+VM_PID=$!
+PIDS+=("$VM_PID")
+wait_for "the VM's tap" 10 "ip -n $NS link show tap0 2>/dev/null | grep -q UP || ! kill -0 $VM_PID 2>/dev/null"
+kill -0 "$VM_PID" 2>/dev/null || fail "swvu: $(cat "$T/swvu.log")"
+g ip addr add 10.0.2.15/24 dev tap0
+g ip route add default via 10.0.2.2
+
+# the idle connections: a host echo server, a guest client that echoes a
+# line on each, then waits for $T/go and echoes again
+cat >"$T/idle.py" <<'EOS'
+import os, selectors, socket, sys, time
+if sys.argv[1] == "server":
+    sel = selectors.DefaultSelector()
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("127.0.0.1", int(sys.argv[2])))
+    ls.listen(1024)
+    sel.register(ls, selectors.EVENT_READ)
+    while True:
+        for k, _ in sel.select():
+            s = k.fileobj
+            if s is ls:
+                c, _ = ls.accept()
+                sel.register(c, selectors.EVENT_READ)
+                continue
+            try:
+                d = s.recv(4096)
+            except OSError:
+                d = b""
+            if not d:
+                sel.unregister(s)
+                s.close()
+            else:
+                s.sendall(d)
+port, n, ready, go = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+def echo(socks, word):
+    bad = 0
+    for i, s in enumerate(socks):
+        m = b"%s %d\n" % (word, i)
+        try:
+            s.sendall(m)
+            d = b""
+            while len(d) < len(m):
+                r = s.recv(len(m) - len(d))
+                if not r:
+                    break
+                d += r
+            bad += d != m
+        except OSError:
+            bad += 1
+    return bad
+socks = []
+for i in range(n):
+    s = socket.create_connection(("10.0.2.2", port), timeout=10)
+    socks.append(s)
+b = echo(socks, b"before")
+open(ready, "w").write("%d\n" % b)
+while not os.path.exists(go):
+    time.sleep(0.05)
+print("before %d after %d of %d" % (b, echo(socks, b"after"), n), flush=True)
+for s in socks:
+    s.close()
+EOS
+IP=$(free_port)
+"$PY" "$T/idle.py" server "$IP" &
+PIDS+=($!)
+wait_listen "$IP"
+g "$PY" "$T/idle.py" client "$IP" "$IDLE" "$T/idle.ready" "$T/go" >"$T/idle.out" 2>&1 &
+ic=$!
+PIDS+=("$ic")
+wait_for "idle connections" 20 "[ -s $T/idle.ready ] || ! kill -0 $ic 2>/dev/null"
+[ "$(cat "$T/idle.ready" 2>/dev/null)" = 0 ] || fail "idle connections before: $(cat "$T/idle.out")"
+
+# a transfer each way, two connections each, byte-checked by swverify
+ps=$(free_port)
+pr=$(free_port)
+"$SWVERIFY" server --listen "127.0.0.1:$ps" --mode recv --conns 2 \
+	--ready-file "$T/rs" >"$T/s1.json" 2>&1 &
+s1=$!
+"$SWVERIFY" server --listen "127.0.0.1:$pr" --mode send --bytes "$SIZE" \
+	--conns 2 --ready-file "$T/rr" >"$T/s2.json" 2>&1 &
+s2=$!
+PIDS+=("$s1" "$s2")
+wait_for "host servers" 10 "[ -e $T/rs ] && [ -e $T/rr ]"
+g "$SWVERIFY" client --connect "10.0.2.2:$ps" --mode send --bytes "$SIZE" \
+	--parallel 2 --timeout 120 --stall 10 >"$T/c1.json" 2>&1 &
+c1=$!
+g "$SWVERIFY" client --connect "10.0.2.2:$pr" --mode recv --bytes "$SIZE" \
+	--parallel 2 --timeout 120 --stall 10 >"$T/c2.json" 2>&1 &
+c2=$!
+PIDS+=("$c1" "$c2")
+
+# the migration, while both transfers run
+wait_for "the rings stopped" 30 "grep -q 'rings stopped' $T/swvu.log || ! kill -0 $VM_PID 2>/dev/null"
+kill -0 "$c1" 2>/dev/null && kill -0 "$c2" 2>/dev/null ||
+	fail "a transfer ended before the rings stopped, or as they did (raise SIZE if it completed): $(cat "$T/c1.json" "$T/c2.json" | tail -4)"
+kill -0 "$VM_PID" 2>/dev/null || fail "swvu: $(cat "$T/swvu.log")"
+wait_for "the source's socket closed" 10 "grep -q \"source's socket closed\" $T/swvu.log || ! kill -0 $VM_PID 2>/dev/null"
+kill -0 "$VM_PID" 2>/dev/null || fail "swvu: $(cat "$T/swvu.log")"
+
+rc=0
+wait "$c1" || rc=1
+wait "$c2" || rc=1
+[ $rc = 0 ] || fail "transfers across the migration: $(cat "$T/c1.json" "$T/c2.json"; cat "$T/swvu.log"; tail -5 "$T/B/slipway.log")"
+wait "$s1" || fail "host receiver: $(cat "$T/s1.json")"
+wait "$s2" || fail "host sender: $(cat "$T/s2.json")"
+touch "$T/go"
+wait "$ic"
+[ "$(cat "$T/idle.out")" = "before 0 after 0 of $IDLE" ] ||
+	fail "idle connections after the migration: $(cat "$T/idle.out")"
+
+# A: handed over, its frontend gone: it ends by itself
+for ((i = 0; i < 100; i++)); do
+	kill -0 "$A_PID" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$A_PID" 2>/dev/null && fail "slipway A still runs after the migration"
+wait "$A_PID"
+a_rc=$?
+[ "$a_rc" = 0 ] || fail "slipway A exited with $a_rc: $(tail -5 "$T/A/slipway.log")"
+gates A
+grep -q "migration: .* TCP flows .* handed to" "$T/A/slipway.log" ||
+	fail "A handed nothing over: $(tail -5 "$T/A/slipway.log")"
+
+kill -0 "$VM_PID" 2>/dev/null || fail "swvu ended: $(cat "$T/swvu.log")"
+(T=$T/B SW_PID=$B_PID wait_flows_gone) || exit 1
+kill -TERM "$VM_PID"
+wait "$VM_PID"
+vm_rc=$?
+[ "$vm_rc" = 0 ] || fail "swvu exited with $vm_rc: $(tail -5 "$T/swvu.log")"
+line=$(grep "swvu: migration: stopped at" "$T/swvu.log")
+[[ $line == *"tap->backend "[0-9]*" ms, backend->tap "[0-9]*" ms" ]] ||
+	fail "no first frame each way through B: $line"
+kill -TERM "$B_PID"
+wait "$B_PID"
+b_rc=$?
+[ "$b_rc" = 0 ] || fail "slipway B exited with $b_rc"
+gates B
+pass "two pairs, $SIZE each way and $IDLE idle connections across a" \
+	"migration from A to B: byte-exact, all echo, A exited cleanly;" \
+	"$(grep -o 'state taken: [0-9]* TCP flows' "$T/B/slipway.log"), ${line#swvu: migration: }"
