@@ -425,6 +425,7 @@ static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
 	sb->gid = c->runas_gid;
 	sb->keep_fs = edge_kinds[c->edge].keep_fs;
 	sb->keep_net_bind = c->s4n;
+	sb->keep_net_admin = c->migrate_repair;
 	sb->kill_pid = r->ns->cmd_pid > 0 ? r->ns->cmd_pid : 0;
 	if (r->stats_dirfd >= 0) {
 		sb->dirfd[sb->n_dirfd] = r->stats_dirfd;

@@ -305,6 +305,48 @@ size_t mig_put_end(uint8_t *out, size_t room, const struct mig_end *e)
 }
 
 /**
+ * mig_put_repair() - a socket's repair state (after its TCP record)
+ * @out:	buffer
+ * @room:	its size
+ * @shard:	the shard holding its flow
+ * @r:		the state, queues included
+ *
+ * Return: bytes written, 0 if @room is too small
+ */
+size_t mig_put_repair(uint8_t *out, size_t room, uint8_t shard,
+		      const struct mig_repair *r)
+{
+	struct mig_w w = { out, out + room, false };
+	uint64_t len = (uint64_t)MIG_REPAIR_FIXED + r->sndq_len + r->rcvq_len;
+
+	if (len > UINT32_MAX)
+		return 0;
+	w_rec(&w, MIG_REC_REPAIR, shard, (uint32_t)len);
+	w_le(&w, r->v6, 1);
+	w_bytes(&w, r->local, 16);
+	w_le(&w, r->lport, 2);
+	w_bytes(&w, r->peer, 16);
+	w_le(&w, r->pport, 2);
+	w_le(&w, r->snd_seq, 4);
+	w_le(&w, r->rcv_seq, 4);
+	w_le(&w, r->mss, 2);
+	w_le(&w, r->snd_wscale, 1);
+	w_le(&w, r->rcv_wscale, 1);
+	w_le(&w, r->flags, 1);
+	w_le(&w, r->ts, 4);
+	w_le(&w, r->snd_wl1, 4);
+	w_le(&w, r->snd_wnd, 4);
+	w_le(&w, r->max_window, 4);
+	w_le(&w, r->rcv_wnd, 4);
+	w_le(&w, r->rcv_wup, 4);
+	w_le(&w, r->sndq_len, 4);
+	w_le(&w, r->rcvq_len, 4);
+	w_bytes(&w, r->sndq, r->sndq_len);
+	w_bytes(&w, r->rcvq, r->rcvq_len);
+	return w_done(&w, out);
+}
+
+/**
  * mig_parse_hdr() - check a stream's header
  * @p:		its bytes
  * @len:	how many there are (at least MIG_HDR_LEN)
@@ -440,7 +482,7 @@ const char *mig_get_tcp(const struct mig_rec *r, uint32_t nfds,
 	t->bytes_to_guest = r_le(&c, 8);
 	if (c.bad || c.p != c.end)
 		return "a TCP record of the wrong size";
-	if (!mig_get_fd(t->fd, nfds))
+	if (t->fd != MIG_NONE && !mig_get_fd(t->fd, nfds))
 		return "a TCP record names a descriptor that did not come";
 	return NULL;
 }
@@ -522,6 +564,49 @@ const char *mig_get_listen(const struct mig_rec *r, uint32_t nfds,
 }
 
 /**
+ * mig_get_repair() - decode a socket's repair state
+ * @r:		the record
+ * @rp:		out (@rp->sndq and @rp->rcvq point into the record)
+ *
+ * Return: NULL, or why it is refused
+ */
+const char *mig_get_repair(const struct mig_rec *r, struct mig_repair *rp)
+{
+	struct mig_r c = { r->p, r->p + r->len, false };
+	uint8_t v6;
+
+	v6 = (uint8_t)r_le(&c, 1);
+	r_bytes(&c, rp->local, 16);
+	rp->lport = (uint16_t)r_le(&c, 2);
+	r_bytes(&c, rp->peer, 16);
+	rp->pport = (uint16_t)r_le(&c, 2);
+	rp->snd_seq = (uint32_t)r_le(&c, 4);
+	rp->rcv_seq = (uint32_t)r_le(&c, 4);
+	rp->mss = (uint16_t)r_le(&c, 2);
+	rp->snd_wscale = (uint8_t)r_le(&c, 1);
+	rp->rcv_wscale = (uint8_t)r_le(&c, 1);
+	rp->flags = (uint8_t)r_le(&c, 1);
+	rp->ts = (uint32_t)r_le(&c, 4);
+	rp->snd_wl1 = (uint32_t)r_le(&c, 4);
+	rp->snd_wnd = (uint32_t)r_le(&c, 4);
+	rp->max_window = (uint32_t)r_le(&c, 4);
+	rp->rcv_wnd = (uint32_t)r_le(&c, 4);
+	rp->rcv_wup = (uint32_t)r_le(&c, 4);
+	rp->sndq_len = (uint32_t)r_le(&c, 4);
+	rp->rcvq_len = (uint32_t)r_le(&c, 4);
+	if (c.bad || v6 > 1 ||
+	    (uint64_t)rp->sndq_len + rp->rcvq_len != (size_t)(c.end - c.p))
+		return "a repair record of the wrong size";
+	rp->v6 = v6;
+	rp->sndq = c.p;
+	rp->rcvq = c.p + rp->sndq_len;
+	if (!rp->lport || !rp->pport || rp->mss < 64 || rp->snd_wscale > 14 ||
+	    rp->rcv_wscale > 14 || (rp->flags & ~7))
+		return "a repair record with values out of range";
+	return NULL;
+}
+
+/**
  * mig_get_end() - decode the last record
  * @r:		the record
  * @e:		out
@@ -557,7 +642,7 @@ const char *mig_check(const uint8_t *body, size_t len, uint32_t nfds,
 {
 	const uint8_t *p = body, *end = body + len;
 	struct mig_end seen = { 0 }, said;
-	bool net = false, after_tcp = false, ended = false;
+	bool net = false, after_tcp = false, ended = false, want_rp = false;
 	uint32_t fds_named = 0;
 	struct mig_rec r;
 	const char *why;
@@ -574,6 +659,12 @@ const char *mig_check(const uint8_t *body, size_t len, uint32_t nfds,
 
 		if (ended)
 			return "records after the end record";
+		if (want_rp != (r.type == MIG_REC_REPAIR))
+			return want_rp ?
+				       "a TCP record with neither a descriptor "
+				       "nor its repair state" :
+				       "a repair record with no flow";
+		want_rp = false;
 		if (!net && r.type != MIG_REC_NET)
 			return "the network record is not first";
 		switch (r.type) {
@@ -585,12 +676,22 @@ const char *mig_check(const uint8_t *body, size_t len, uint32_t nfds,
 			break;
 		case MIG_REC_TCP:
 			why = mig_get_tcp(&r, nfds, &v.t);
-			if (!why && v.t.fd != fds_named)
-				why = "descriptors named out of order";
+			if (!why && v.t.fd == MIG_NONE) {
+				want_rp = true; /* its socket is state */
+			} else if (!why) {
+				if (v.t.fd != fds_named)
+					why = "descriptors named out of order";
+				fds_named++;
+			}
 			seen.tcp++;
-			fds_named++;
 			after_tcp = true;
 			break;
+		case MIG_REC_REPAIR: {
+			struct mig_repair rp;
+
+			why = mig_get_repair(&r, &rp);
+			break;
+		}
 		case MIG_REC_OOO:
 			why = after_tcp ? mig_get_ooo(&r, &v.o) :
 					  "an out-of-order record with no flow";

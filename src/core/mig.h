@@ -20,8 +20,10 @@
  * Record types: MIG_REC_NET (the network both ends must share, and the
  * guest's MAC address), MIG_REC_TCP, MIG_REC_OOO (a segment the flow of
  * the TCP record before it holds beyond a gap), MIG_REC_UDP,
- * MIG_REC_LISTEN (a published port's listening socket), MIG_REC_END
- * (counts of all the others: a stream cut short is refused).
+ * MIG_REC_LISTEN (a published port's listening socket), MIG_REC_REPAIR
+ * (the socket of the TCP record before it, as TCP_REPAIR sees it, when it
+ * travels as state instead of a descriptor: that record names MIG_NONE),
+ * MIG_REC_END (counts of all the others: a stream cut short is refused).
  */
 #ifndef SLIPWAY_MIG_H
 #define SLIPWAY_MIG_H
@@ -46,6 +48,7 @@ enum mig_rec_type {
 	MIG_REC_OOO = 4,
 	MIG_REC_UDP = 5,
 	MIG_REC_LISTEN = 6,
+	MIG_REC_REPAIR = 7,
 };
 
 /**
@@ -121,6 +124,56 @@ struct mig_ooo {
 	const uint8_t *data;
 };
 
+/* mig_repair.flags */
+#define MIG_RPF_SACK 0x01   /* SACK permitted */
+#define MIG_RPF_TS 0x02	    /* timestamps */
+#define MIG_RPF_WSCALE 0x04 /* window scaling */
+
+/**
+ * struct mig_repair - a connected TCP socket as TCP_REPAIR dumps it
+ * @v6:		an IPv6 socket (else IPv4)
+ * @local:	local address (IPv4: v4-mapped)
+ * @lport:	local port
+ * @peer:	peer address
+ * @pport:	peer port
+ * @snd_seq:	the send queue's next sequence number (TCP_QUEUE_SEQ)
+ * @rcv_seq:	the receive queue's next sequence number
+ * @mss:	MSS toward the peer
+ * @snd_wscale:	the peer's window scale
+ * @rcv_wscale:	ours
+ * @flags:	MIG_RPF_*
+ * @ts:		TCP_TIMESTAMP
+ * @snd_wl1:	struct tcp_repair_window, field by field
+ * @snd_wnd:	send window
+ * @max_window:	largest window seen
+ * @rcv_wnd:	receive window
+ * @rcv_wup:	right edge of the last window update
+ * @sndq_len:	bytes in the send queue (sent but not acknowledged, or not
+ *		sent)
+ * @rcvq_len:	bytes in the receive queue (not read)
+ * @sndq:	those bytes (point into the stream)
+ * @rcvq:	those bytes
+ */
+struct mig_repair {
+	bool v6;
+	uint8_t local[16];
+	uint16_t lport;
+	uint8_t peer[16];
+	uint16_t pport;
+	uint32_t snd_seq, rcv_seq;
+	uint16_t mss;
+	uint8_t snd_wscale, rcv_wscale;
+	uint8_t flags;
+	uint32_t ts;
+	uint32_t snd_wl1, snd_wnd, max_window, rcv_wnd, rcv_wup;
+	uint32_t sndq_len, rcvq_len;
+	const uint8_t *sndq, *rcvq;
+};
+
+#define MIG_REPAIR_FIXED \
+	(1 + 16 + 2 + 16 + 2 + 4 + 4 + 2 + 1 + 1 + 1 + 4 + 5 * 4 + 4 + 4)
+#define MIG_REPAIR_MAX(q) (MIG_REC_HDR + MIG_REPAIR_FIXED + (size_t)(q))
+
 /**
  * struct mig_udp - one datagram flow with a socket of its own
  * @fd:		its socket: index in the stream's descriptors
@@ -189,6 +242,8 @@ size_t mig_put_udp(uint8_t *out, size_t room, uint8_t shard,
 		   const struct mig_udp *u);
 size_t mig_put_listen(uint8_t *out, size_t room, const struct mig_listen *l);
 size_t mig_put_end(uint8_t *out, size_t room, const struct mig_end *e);
+size_t mig_put_repair(uint8_t *out, size_t room, uint8_t shard,
+		      const struct mig_repair *r);
 
 /* the largest record of each kind, for buffer sizes */
 #define MIG_TCP_LEN \
@@ -209,6 +264,7 @@ const char *mig_get_udp(const struct mig_rec *r, uint32_t nfds,
 const char *mig_get_listen(const struct mig_rec *r, uint32_t nfds,
 			   struct mig_listen *l);
 const char *mig_get_end(const struct mig_rec *r, struct mig_end *e);
+const char *mig_get_repair(const struct mig_rec *r, struct mig_repair *rp);
 const char *mig_check(const uint8_t *body, size_t len, uint32_t nfds,
 		      struct mig_end *counts);
 

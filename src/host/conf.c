@@ -253,6 +253,9 @@ static const char usage_text3[] =
 	"                          dirty logging on, hand every flow to the "
 	"slipway\n"
 	"                          listening there, then exit (vhost-user)\n"
+	"  --migrate-repair        with either: sockets travel as TCP_REPAIR "
+	"state\n"
+	"                          (for another host; keeps CAP_NET_ADMIN)\n"
 	"  --ctl PATH              serve the JSON control API on a unix "
 	"socket\n"
 	"                          there (stats, flows, version, forwards); "
@@ -292,6 +295,7 @@ enum {
 	OPT_STATS_FILE,
 	OPT_MIGRATE_TO,
 	OPT_MIGRATE_FROM,
+	OPT_MIGRATE_REPAIR,
 	OPT_TRACE,
 	OPT_VERSION,
 	OPT_NO_DHCP,
@@ -1707,6 +1711,8 @@ static const struct conf_opt conf_opts[] = {
 	CONF_OPT_ROW_CALL("pcap", OPT_PCAP, 1, opt_path),
 	CONF_OPT_ROW_CALL("migrate-to", OPT_MIGRATE_TO, 1, opt_path),
 	CONF_OPT_ROW_CALL("migrate-from", OPT_MIGRATE_FROM, 1, opt_path),
+	CONF_OPT_ROW_TRUE("migrate-repair", OPT_MIGRATE_REPAIR, P,
+			  migrate_repair),
 	CONF_OPT_ROW_CALL("pcap-max", OPT_PCAP_MAX, 1, opt_output),
 	CONF_OPT_ROW_CALL("hostname", 'H', 1, opt_dhcp_name),
 	CONF_OPT_ROW_CALL("fqdn", OPT_FQDN, 1, opt_dhcp_name),
@@ -1785,6 +1791,9 @@ static void conf_check_edge(struct conf *c, const struct conf_parse_st *st)
 		usage_error(
 			"--migrate-to and --migrate-from need --vhost-user: "
 			"live migration is the vhost-user backend's");
+	if (c->migrate_repair && !c->migrate_to && !c->migrate_from)
+		usage_error("--migrate-repair goes with --migrate-to or "
+			    "--migrate-from");
 	if (c->migrate_to && c->migrate_from &&
 	    !strcmp(c->migrate_to, c->migrate_from))
 		usage_error("--migrate-to and --migrate-from name the same "

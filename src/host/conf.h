@@ -114,6 +114,8 @@ enum conf_pasta_mode {
  * @max_flows:		flow table size (split among the shards)
  * @shards:		event-loop threads, one tap queue each
  * @no_peek_off:	do not use SO_PEEK_OFF even if the kernel has it
+ * @migrate_repair:	--migrate-repair: sockets migrate as TCP_REPAIR state
+ *			(keeps CAP_NET_ADMIN)
  * @no_place:		copy TCP payload into the guest's buffers, never peek
  *			it there (vhost-user)
  * @impair:		--impair and --impair-seed (testing)
@@ -238,6 +240,7 @@ struct conf {
 	unsigned shards;
 	bool no_peek_off;
 	bool no_place;
+	bool migrate_repair;
 	struct impair_conf impair;
 	const char *stats_file;
 	struct fwd_spec fwd[CONF_MAX_FWD];

@@ -63,6 +63,7 @@
 #include "host/conf.h"
 #include "host/fwd.h"
 #include "host/migrate.h"
+#include "host/repair.h"
 #include "host/shard.h"
 #include "host/shard_api.h"
 #include "host/sock_tcp.h"
@@ -89,6 +90,8 @@ enum mig_phase {
  * @fdcap:	entries @fds holds
  * @counts:	records of each kind
  * @full:	the source's export ran out of room (the flows stay)
+ * @repair:	sockets travel as their repair state (--migrate-repair),
+ *		not as descriptors
  * @stop_ns:	when the source's device stopped (CLOCK_REALTIME)
  */
 struct mig_xfer {
@@ -98,6 +101,7 @@ struct mig_xfer {
 	uint32_t nfds, fdcap;
 	struct mig_end counts;
 	bool full;
+	bool repair;
 	uint64_t stop_ns;
 };
 
@@ -188,6 +192,66 @@ static bool mig_room(struct mig_xfer *x, size_t bytes, uint32_t fds)
 }
 
 /**
+ * mig_grow() - more room in the stream
+ * @x:		stream
+ * @want:	bytes it must hold
+ *
+ * Return: 0, or -ENOMEM
+ */
+static int mig_grow(struct mig_xfer *x, size_t want)
+{
+	uint8_t *b;
+
+	if (want <= x->cap)
+		return 0;
+	if (want > MIG_BODY_MAX)
+		return -ENOMEM;
+	b = realloc(x->buf, want);
+	if (!b)
+		return -ENOMEM;
+	x->buf = b;
+	x->cap = want;
+	return 0;
+}
+
+/**
+ * mig_export_repair() - --migrate-repair: a flow's socket into the stream
+ * as its repair state, after its TCP record (@tcp_len bytes at the end of
+ * the stream, not yet counted in @x->len); the socket is closed
+ * @sh:		shard
+ * @x:		stream
+ * @f:		the flow
+ * @tcp_len:	bytes of its TCP record
+ * @len:	out: bytes of the repair record, right after it
+ *
+ * Return: 0, or -errno: the flow stays here, its socket as it was
+ */
+static int mig_export_repair(struct shard *sh, struct mig_xfer *x,
+			     struct tcp_flow *f, size_t tcp_len, size_t *len)
+{
+	size_t at = x->len + tcp_len;
+	int ret;
+
+	for (;;) {
+		ret = repair_dump(f->sock, x->buf + at, x->cap - at,
+				  (uint8_t)sh->id, len);
+		if (ret != -ENOSPC)
+			break;
+		/* the queues did not fit: twice the room, then again */
+		if (mig_grow(x, MAX(2 * x->cap, at + MIG_REPAIR_MAX(8U << 20))))
+			break;
+	}
+	if (ret) {
+		warn_rl("migration: a flow's socket cannot be dumped (%s): it "
+			"stays here",
+			strerror(-ret));
+		return ret;
+	}
+	f->sock = -1; /* closed by repair_dump() */
+	return 0;
+}
+
+/**
  * mig_export_tcp() - a shard's TCP flows into the stream, out of its
  * tables
  * @sh:		shard
@@ -203,18 +267,31 @@ static void mig_export_tcp(struct shard *sh, struct mig_xfer *x)
 		struct mig_tcp t;
 		struct mig_ooo o;
 		uint32_t k = 0;
-		size_t need = MIG_TCP_LEN;
+		size_t need = MIG_TCP_LEN, n, rn = 0;
 
 		if (!f || f->sock < 0 || !tcp_export(c, f, sh->now_ns, &t))
 			continue;
 		while (tcp_export_ooo(c, f, &k, &o))
 			need += MIG_OOO_MAX(o.len);
-		if (!mig_room(x, need, 1))
+		if (!mig_room(x, need, x->repair ? 0 : 1))
 			return;
-		t.fd = x->nfds;
-		t.hflags = sock_tcp_leave(sh, f);
-		x->len += mig_put_tcp(x->buf + x->len, x->cap - x->len,
-				      (uint8_t)sh->id, &t);
+		t.fd = x->repair ? MIG_NONE : x->nfds;
+		t.hflags = sh->sock.hflags[i];
+		n = mig_put_tcp(x->buf + x->len, x->cap - x->len,
+				(uint8_t)sh->id, &t);
+		if (x->repair) {
+			int fd = f->sock;
+
+			if (mig_export_repair(sh, x, f, n, &rn))
+				continue; /* it stays here */
+			/* closed: out of the epoll set already */
+			f->sock = fd;
+			sock_tcp_leave(sh, f);
+			f->sock = -1;
+		} else {
+			sock_tcp_leave(sh, f);
+		}
+		x->len += n + rn;
 		x->counts.tcp++;
 		k = 0;
 		while (tcp_export_ooo(c, f, &k, &o)) {
@@ -222,7 +299,8 @@ static void mig_export_tcp(struct shard *sh, struct mig_xfer *x)
 					      (uint8_t)sh->id, &o);
 			x->counts.ooo++;
 		}
-		x->fds[x->nfds++] = f->sock;
+		if (!x->repair)
+			x->fds[x->nfds++] = f->sock;
 		tcp_forget(c, f);
 		CTR_INC(c, MIG_TCP_OUT);
 	}
@@ -318,6 +396,10 @@ static void mig_export(struct shard *sh, void *arg)
 		x->len += mig_put_net(x->buf + x->len, x->cap - x->len, &n);
 	}
 	mig_export_tcp(sh, x);
+	/* as state, only TCP sockets travel: the rest stay (another host
+	 * binds its own ports; the guest's next datagram opens a flow) */
+	if (x->repair)
+		return;
 	mig_export_udp(sh, x);
 	if (!sh->id)
 		mig_export_listeners(sh, x);
@@ -384,6 +466,37 @@ static bool mig_sock_ok(int fd, int type, bool v4)
 }
 
 /**
+ * mig_import_tcp() - a TCP flow from the stream, with its socket
+ * @sh:		shard
+ * @t:		the flow
+ * @fd:		its socket (taken: registered, or reset if refused)
+ * @fresh:	made here from its repair state (options not set yet)
+ *
+ * Return: the flow, or NULL if refused (MIG_TCP_REFUSED)
+ */
+static struct tcp_flow *
+mig_import_tcp(struct shard *sh, const struct mig_tcp *t, int fd, bool fresh)
+{
+	struct core *c = &sh->core;
+	struct tcp_flow *f = NULL;
+	const char *why;
+
+	why = mig_sock_ok(fd, SOCK_STREAM, addr_is4(t->guest_addr)) ?
+		      tcp_import(c, t, fd, sh->now_ns, &sh->fx, &f) :
+		      "its descriptor is no TCP socket of its family";
+	if (why) {
+		debug("migration: a TCP flow refused: %s", why);
+		CTR_INC(c, MIG_TCP_REFUSED);
+		mig_close_fd(fd, true);
+		f = NULL;
+	} else {
+		sock_tcp_migrated(sh, f, t->hflags, fresh);
+	}
+	shard_drain(sh); /* the rewind and send it queued */
+	return f;
+}
+
+/**
  * mig_import() - shard call, and the destination's shards on their own:
  * take this shard's flows from the stream (the source takes back its own
  * the same way after a failed hand-over)
@@ -399,34 +512,43 @@ static void mig_import(struct shard *sh, void *arg)
 	const uint8_t *p = x->buf + MIG_HDR_LEN, *end = x->buf + x->len;
 	struct core *c = &sh->core;
 	struct tcp_flow *last = NULL;
+	bool pending = false;
+	struct mig_tcp t;
 	struct mig_rec r;
 	const char *why;
 
 	while (mig_next(&p, end, &r) > 0) {
 		bool mine = r.shard % sh->grp->n == sh->id;
-		struct mig_tcp t;
 		struct mig_ooo o;
 		struct mig_udp u;
 
 		if (r.type == MIG_REC_TCP) {
 			last = NULL;
+			pending = false;
 			if (!mine || mig_get_tcp(&r, x->nfds, &t))
 				continue;
-			why = mig_sock_ok(x->fds[t.fd], SOCK_STREAM,
-					  addr_is4(t.guest_addr)) ?
-				      tcp_import(c, &t, x->fds[t.fd],
-						 sh->now_ns, &sh->fx, &last) :
-				      "its descriptor is no TCP socket of its "
-				      "family";
-			if (why) {
-				debug("migration: a TCP flow refused: %s", why);
-				CTR_INC(c, MIG_TCP_REFUSED);
-				mig_close_fd(x->fds[t.fd], true);
-			} else {
-				sock_tcp_migrated(sh, last, t.hflags);
+			if (t.fd == MIG_NONE) {
+				pending = true; /* its repair record is next */
+				continue;
 			}
+			last = mig_import_tcp(sh, &t, x->fds[t.fd], false);
 			x->fds[t.fd] = -1;
-			shard_drain(sh); /* the rewind and send it queued */
+		} else if (r.type == MIG_REC_REPAIR && pending) {
+			struct mig_repair rp;
+			int fd;
+
+			pending = false;
+			if (mig_get_repair(&r, &rp))
+				continue;
+			fd = repair_restore(&rp);
+			if (fd < 0) {
+				warn_rl("migration: a flow's socket cannot be "
+					"made again: %s",
+					strerror(-fd));
+				CTR_INC(c, MIG_TCP_REFUSED);
+				continue;
+			}
+			last = mig_import_tcp(sh, &t, fd, true);
 		} else if (r.type == MIG_REC_NET) {
 			struct mig_net n;
 			static const uint8_t zero[6];
@@ -786,6 +908,7 @@ static void mig_source_send(struct mig *m)
 		goto out_fd;
 	}
 	x->stop_ns = realtime_ns();
+	x->repair = m->conf->migrate_repair;
 	x->len = MIG_HDR_LEN;
 	for (k = 0; k < m->grp->n; k++)
 		mig_shard_call(m, m->grp->sh[k], mig_export);

@@ -462,7 +462,9 @@ static int sandbox_runas(const struct sandbox_conf *c)
 
 int sandbox_enter(const struct sandbox_conf *c)
 {
-	int keep = c->keep_net_bind ? CAP_NET_BIND_SERVICE : -1;
+	int keep = c->keep_net_bind  ? CAP_NET_BIND_SERVICE :
+		   c->keep_net_admin ? CAP_NET_ADMIN :
+				       -1;
 	bool keep_proc = SANDBOX_ASAN, kept;
 	const char *fs = "none", *caps;
 	char fsbuf[32];
@@ -528,7 +530,9 @@ int sandbox_enter(const struct sandbox_conf *c)
 		err_perror("cannot drop capabilities");
 		return -EPERM;
 	}
-	caps = kept ? "CAP_NET_BIND_SERVICE only" : "no capabilities";
+	caps = !kept		? "no capabilities" :
+	       c->keep_net_bind ? "CAP_NET_BIND_SERVICE only" :
+				  "CAP_NET_ADMIN only (TCP_REPAIR)";
 	/* setuid() and entering a user namespace clear it: the leak check's
 	 * ptrace needs it */
 	if (SANDBOX_ASAN)

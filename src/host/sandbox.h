@@ -40,6 +40,8 @@ enum sandbox_access { SANDBOX_READ, SANDBOX_WRITE, SANDBOX_REMOVE };
  * @keep_net_bind:	keep CAP_NET_BIND_SERVICE if we have it (slirp4netns
  *			mode: its API publishes ports below 1024, as
  *			slirp4netns's sandbox allows)
+ * @keep_net_admin:	keep CAP_NET_ADMIN if we have it (--migrate-repair:
+ *			TCP_REPAIR needs it)
  */
 struct sandbox_conf {
 	bool off;
@@ -56,6 +58,7 @@ struct sandbox_conf {
 	pid_t kill_pid;
 	const char *who;
 	bool keep_net_bind;
+	bool keep_net_admin;
 };
 
 /**

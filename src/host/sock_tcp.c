@@ -552,10 +552,15 @@ void sock_tcp_adopt(struct shard *sh, int fd, const struct tcp_handover *h)
  * @sh:		shard
  * @f:		the flow (tcp_import())
  * @hflags:	the source's host bits for it (only HF_RDHUP carries over)
+ * @fresh:	a socket made here (repair_restore()): our options first
  */
-void sock_tcp_migrated(struct shard *sh, struct tcp_flow *f, uint8_t hflags)
+void sock_tcp_migrated(struct shard *sh, struct tcp_flow *f, uint8_t hflags,
+		       bool fresh)
 {
 	uint32_t idx = tcp_flow_idx(&sh->core, f);
+
+	if (fresh)
+		sock_setup(sh, f->sock);
 
 	sh->sock.hflags[idx] = (uint8_t)((sh->sock.hflags[idx] &
 					  HF_TX_PENDING) |

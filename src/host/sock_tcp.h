@@ -31,7 +31,8 @@ void sock_tcp_tx_pending(struct shard *sh);
 void sock_tcp_accepted(struct shard *sh, int fd, const void *sa,
 		       uint16_t guest_port, const uint8_t *gaddr);
 void sock_tcp_adopt(struct shard *sh, int fd, const struct tcp_handover *h);
-void sock_tcp_migrated(struct shard *sh, struct tcp_flow *f, uint8_t hflags);
+void sock_tcp_migrated(struct shard *sh, struct tcp_flow *f, uint8_t hflags,
+		       bool fresh);
 uint8_t sock_tcp_leave(struct shard *sh, struct tcp_flow *f);
 
 #endif /* SLIPWAY_SOCK_TCP_H */

@@ -17,6 +17,12 @@
 #    gates hold at the end (every flow ended, no reset of a guest's flow).
 # MODE=nostate runs B without --migrate-from: the same checks must fail
 # (the connections are reset): a check of the test itself, not in meson.
+# MODE=repair: both with --migrate-repair, the sockets moving as
+# TCP_REPAIR state (as between hosts), everything host-side in a
+# namespace H of the test's own; while the sockets are nobody's, its
+# loopback drops TCP (nftables), as the network does while an address
+# moves between hosts (else the kernel would reset the peers); the
+# migration starts on SIGHUP, once the transfers run.
 # shellcheck disable=SC2030,SC2031 # T is changed in subshells on purpose
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -33,7 +39,7 @@ sw_start() {
 	shift
 	mkdir -p "$T/$n"
 	[ -e "$T/resolv.conf" ] || echo "nameserver 127.0.0.1" >"$T/resolv.conf"
-	"$SLIPWAY" --vhost-user "$T/$n/sw.sock" --shards 2 -d \
+	"${HX[@]}" "$SLIPWAY" --vhost-user "$T/$n/sw.sock" --shards 2 -d \
 		--stats-file "$T/$n/stats.json" --resolv-conf "$T/resolv.conf" \
 		"$@" >"$T/$n/slipway.log" 2>&1 &
 	pid=$!
@@ -60,13 +66,26 @@ STATE=$T/state.sock
 A_OPT=(--migrate-to "$STATE")
 B_OPT=(--migrate-from "$STATE")
 [ "$MODE" = nostate ] && B_OPT=()
+HX=()
+AFTER=$AFTER_MS
+if [ "$MODE" = repair ]; then
+	command -v nft >/dev/null || {
+		echo "SKIP: no nft (apt-get install -y nftables)"
+		exit 77
+	}
+	make_host_ns swmh
+	HX=(ip netns exec "$H")
+	A_OPT+=(--migrate-repair)
+	B_OPT+=(--migrate-repair)
+	AFTER=3600000 # SIGHUP starts it
+fi
 sw_start A "${A_OPT[@]}"
 sw_start B "${B_OPT[@]}"
-make_ns "$NS"
+[ "$MODE" = repair ] || make_ns "$NS"
 g ip link set lo up
 
 ip netns exec "$NS" "$SWVU" --tap tap0 --socket "$T/A/sw.sock" --queues 2 \
-	--migrate-to "$T/B/sw.sock" --after "$AFTER_MS" >"$T/swvu.log" 2>&1 &
+	--migrate-to "$T/B/sw.sock" --after "$AFTER" >"$T/swvu.log" 2>&1 &
 VM_PID=$!
 PIDS+=("$VM_PID")
 wait_for "the VM's tap" 10 "ip -n $NS link show tap0 2>/dev/null | grep -q UP || ! kill -0 $VM_PID 2>/dev/null"
@@ -131,9 +150,9 @@ for s in socks:
     s.close()
 EOS
 IP=$(free_port)
-"$PY" "$T/idle.py" server "$IP" &
+"${HX[@]}" "$PY" "$T/idle.py" server "$IP" &
 PIDS+=($!)
-wait_listen "$IP"
+wait_listen "$IP" "${H:-}"
 g "$PY" "$T/idle.py" client "$IP" "$IDLE" "$T/idle.ready" "$T/go" >"$T/idle.out" 2>&1 &
 ic=$!
 PIDS+=("$ic")
@@ -143,10 +162,10 @@ wait_for "idle connections" 20 "[ -s $T/idle.ready ] || ! kill -0 $ic 2>/dev/nul
 # a transfer each way, two connections each, byte-checked by swverify
 ps=$(free_port)
 pr=$(free_port)
-"$SWVERIFY" server --listen "127.0.0.1:$ps" --mode recv --conns 2 \
+"${HX[@]}" "$SWVERIFY" server --listen "127.0.0.1:$ps" --mode recv --conns 2 \
 	--ready-file "$T/rs" >"$T/s1.json" 2>&1 &
 s1=$!
-"$SWVERIFY" server --listen "127.0.0.1:$pr" --mode send --bytes "$SIZE" \
+"${HX[@]}" "$SWVERIFY" server --listen "127.0.0.1:$pr" --mode send --bytes "$SIZE" \
 	--conns 2 --ready-file "$T/rr" >"$T/s2.json" 2>&1 &
 s2=$!
 PIDS+=("$s1" "$s2")
@@ -160,7 +179,25 @@ c2=$!
 PIDS+=("$c1" "$c2")
 
 # the migration, while both transfers run
+if [ "$MODE" = repair ]; then
+	sleep 0.5
+	h nft -f - <<'EON' || fail "nft"
+table inet swmig {
+	chain out {
+		type filter hook output priority 0; policy accept;
+		oifname "lo" meta l4proto tcp drop
+	}
+}
+EON
+	kill -HUP "$VM_PID"
+fi
 wait_for "the rings stopped" 30 "grep -q 'rings stopped' $T/swvu.log || ! kill -0 $VM_PID 2>/dev/null"
+if [ "$MODE" = repair ]; then
+	wait_for "B's flows in" 20 "grep -q 'flows in' $T/B/slipway.log || ! kill -0 $B_PID"
+	h nft delete table inet swmig
+	grep -q "migration: 0 TCP flows" "$T/A/slipway.log" &&
+		fail "A moved no flow as repair state: $(grep migration "$T/A/slipway.log")"
+fi
 kill -0 "$c1" 2>/dev/null && kill -0 "$c2" 2>/dev/null ||
 	fail "a transfer ended before the rings stopped, or as they did (raise SIZE if it completed): $(cat "$T/c1.json" "$T/c2.json" | tail -4)"
 kill -0 "$VM_PID" 2>/dev/null || fail "swvu: $(cat "$T/swvu.log")"

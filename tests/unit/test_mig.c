@@ -280,12 +280,68 @@ static void test_refused(void **state)
 	env_free(b);
 }
 
+/**
+ * test_repair_record() - a socket's repair state survives the stream,
+ * queues included; its TCP record names no descriptor, and the stream is
+ * refused without it right after
+ * @state:	unused
+ */
+static void test_repair_record(void **state)
+{
+	static const uint8_t sq[3] = { 1, 2, 3 }, rq[2] = { 9, 8 };
+	struct mig_repair rp = { .lport = 40000,
+				 .pport = 80,
+				 .mss = 1460,
+				 .snd_wscale = 7,
+				 .rcv_wscale = 9,
+				 .flags = MIG_RPF_SACK | MIG_RPF_WSCALE,
+				 .snd_seq = 1000,
+				 .rcv_seq = 2000,
+				 .sndq_len = 3,
+				 .rcvq_len = 2,
+				 .sndq = sq,
+				 .rcvq = rq };
+	struct mig_net net = { 0 };
+	struct mig_tcp t = { .fd = MIG_NONE,
+			     .state = TCPS_ESTABLISHED,
+			     .mss = 1460 };
+	struct mig_end end = { .tcp = 1 }, counts;
+	uint8_t buf[BUF];
+	struct mig_repair back;
+	struct mig_rec r;
+	const uint8_t *p;
+	size_t len = 0, at;
+
+	(void)state;
+	len += mig_put_net(buf + len, BUF - len, &net);
+	len += mig_put_tcp(buf + len, BUF - len, 0, &t);
+	at = len;
+	len += mig_put_repair(buf + len, BUF - len, 0, &rp);
+	assert_int_equal(len - at, MIG_REPAIR_MAX(5));
+	len += mig_put_end(buf + len, BUF - len, &end);
+	assert_null(mig_check(buf, len, 0, &counts));
+	p = buf + at;
+	assert_int_equal(mig_next(&p, buf + len, &r), 1);
+	assert_int_equal(r.type, MIG_REC_REPAIR);
+	assert_null(mig_get_repair(&r, &back));
+	assert_int_equal(back.snd_seq, 1000);
+	assert_int_equal(back.rcv_seq, 2000);
+	assert_int_equal(back.rcv_wscale, 9);
+	assert_memory_equal(back.sndq, sq, 3);
+	assert_memory_equal(back.rcvq, rq, 2);
+	/* the TCP record without its repair record: refused */
+	memmove(buf + at, buf + at + (MIG_REPAIR_MAX(5)),
+		len - at - MIG_REPAIR_MAX(5));
+	assert_non_null(mig_check(buf, len - MIG_REPAIR_MAX(5), 0, &counts));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flow_moves),
 		cmocka_unit_test(test_held_segment_moves),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_repair_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
