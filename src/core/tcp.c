@@ -1395,6 +1395,12 @@ const char *tcp_import(struct core *c, const struct mig_tcp *t, int32_t sock,
 	why = tcp_flow_bad(f);
 	if (!why && f->mss > 65535)
 		why = "an MSS out of range";
+	/* the rewind puts snd_nxt at snd_una: what is out must be less than
+	 * half the sequence space for the order to hold then (and it is far
+	 * less: a socket's queue) */
+	if (!why && (f->snd_max - f->snd_una > (1U << 30) ||
+		     f->rcv_nxt - f->rcv_acked > (1U << 30)))
+		why = "more in flight than a socket holds";
 	if (!why && f->state == TCPS_ESTABLISHED &&
 	    (SEQ_LT(f->adv_wnd_end, f->rcv_nxt) ||
 	     f->adv_wnd_end - f->rcv_nxt > (65535U << c->conf.ws_shift)))
