@@ -792,7 +792,8 @@ static const char *vu_get_protocol_features(struct vu *vu, struct vu_msg *m)
  */
 static const char *vu_set_protocol_features(struct vu *vu, struct vu_msg *m)
 {
-	if (m->u64 & ~VU_PFEATURES)
+	if (m->u64 &
+	    ~(VU_PFEATURES | (vu->e->mig_devstate ? BIT(PF_DEVICE_STATE) : 0)))
 		return "protocol features we did not offer";
 	vu->pfeatures = m->u64;
 	return NULL;

@@ -641,30 +641,6 @@ static void mig_commit(struct shard *sh, void *arg)
 }
 
 /**
- * mig_send_all() - write a whole buffer
- * @fd:		socket
- * @p:		bytes
- * @len:	how many
- *
- * #syscalls sendto
- * Return: 0, or -errno
- */
-static int mig_send_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/**
  * mig_recv_all() - read a whole buffer
  * @fd:		socket
  * @p:		out
@@ -689,7 +665,8 @@ static int mig_recv_all(int fd, uint8_t *p, size_t len)
 }
 
 /**
- * mig_write_all() - write a whole buffer to a pipe or file
+ * mig_write_all() - write a whole buffer to a socket or a pipe (SIGPIPE
+ * is ignored: a reader gone is -EPIPE)
  * @fd:		its fd
  * @p:		bytes
  * @len:	how many
@@ -941,14 +918,14 @@ static void mig_source_send(struct mig *m)
 	x->len += mig_put_end(x->buf + x->len, x->cap - x->len, n);
 	mig_put_hdr(x->buf, MIG_HDR_LEN, (uint32_t)(x->len - MIG_HDR_LEN),
 		    x->nfds);
-	ret = mig_send_all(fd, x->buf, x->len);
+	ret = mig_write_all(fd, x->buf, x->len);
 	if (!ret)
 		ret = mig_send_fds(fd, x->fds, x->nfds);
 	if (!ret)
 		ret = mig_recv_answer(fd, ans, sizeof(ans));
 	/* the go: from here on the flows are the destination's */
 	if (!ret && !strcmp(ans, "OK"))
-		ret = mig_send_all(fd, (const uint8_t *)"GO", 2);
+		ret = mig_write_all(fd, (const uint8_t *)"GO", 2);
 	if (ret || strcmp(ans, "OK")) {
 		if (ret)
 			warn("migration: the destination did not take the "
@@ -1151,7 +1128,7 @@ static void mig_refuse(int fd, const char *why)
 
 	warn("migration: a source's state refused: %s", why);
 	snprintf(ans, sizeof(ans), "NO %s", why);
-	mig_send_all(fd, (const uint8_t *)ans, sizeof(ans) - 1);
+	mig_write_all(fd, (const uint8_t *)ans, sizeof(ans) - 1);
 }
 
 /**
@@ -1246,7 +1223,7 @@ static bool mig_dest_take(struct mig *m, int fd)
 	x->stop_ns = n.stop_ns;
 	/* two steps, so that the flows are never both sides': we say we
 	 * can take them, the source lets them go and says so */
-	if (mig_send_all(fd, (const uint8_t *)"OK", 2) ||
+	if (mig_write_all(fd, (const uint8_t *)"OK", 2) ||
 	    mig_recv_answer(fd, ans, sizeof(ans)) || strcmp(ans, "GO")) {
 		warn("migration: the source did not let its flows go: the "
 		     "state is dropped");
