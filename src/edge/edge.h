@@ -195,6 +195,15 @@ struct edge_ops {
  *			the end of a live migration's source side
  * @dirty_log:		vhost-user: the frontend's dirty-page logging is on
  *			(read with edge_logging())
+ * @mig_devstate:	the host moves state through the frontend
+ *			(vhost-user PF_DEVICE_STATE offered); set before the
+ *			first frontend comes
+ * @mig_state_fd:	SET_DEVICE_STATE_FD's fd for the host's migration
+ *			thread, which takes it (exchange with -1) when
+ *			@mig_evfd is kicked; -1: none
+ * @mig_state_dir:	its direction (EDGE_MIG_SAVE, EDGE_MIG_LOAD)
+ * @mig_state_result:	the migration thread's verdict on it, for
+ *			CHECK_DEVICE_STATE: -1 while it works, 0 done, 1 failed
  * @priv:		the kind's own state (fds, buffers, rings)
  */
 struct edge {
@@ -210,8 +219,15 @@ struct edge {
 	char where[160];
 	int mig_evfd;
 	bool dirty_log;
+	bool mig_devstate;
+	int mig_state_fd;
+	int mig_state_dir;
+	int mig_state_result;
 	void *priv;
 };
+
+#define EDGE_MIG_SAVE 0 /* edge.mig_state_dir: our state out */
+#define EDGE_MIG_LOAD 1 /* a state in */
 
 /**
  * edge_logging() - is the guest's memory being dirty-logged (a live

@@ -941,7 +941,7 @@ int qsock_dgram_edge_init(struct edge *e, const struct edge_args *a)
 	struct qsock *q;
 	int i;
 
-	e->mig_evfd = -1;
+	e->mig_evfd = e->mig_state_fd = -1;
 	q = qsock_new(e, a, &qsock_dgram_ops);
 	if (!q)
 		return -ENOMEM;
@@ -983,7 +983,7 @@ int qsock_stream_edge_init(struct edge *e, const struct edge_args *a)
 	socklen_t sl = sizeof(type);
 	struct qsock *q;
 
-	e->mig_evfd = -1;
+	e->mig_evfd = e->mig_state_fd = -1;
 	q = qsock_new(e, a, &qsock_stream_ops);
 	if (!q)
 		return -ENOMEM;

@@ -138,7 +138,7 @@ int tap_edge_init(struct edge *e, const struct edge_args *a)
 	struct tap *t;
 	unsigned q;
 
-	e->mig_evfd = -1;
+	e->mig_evfd = e->mig_state_fd = -1;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;

@@ -88,6 +88,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "edge/edge.h"
@@ -777,6 +778,8 @@ static const char *vu_get_protocol_features(struct vu *vu, struct vu_msg *m)
 	m->u64 = VU_PFEATURES;
 	if (vu->npairs < 2)
 		m->u64 &= ~BIT(PF_MQ);
+	if (vu->e->mig_devstate)
+		m->u64 |= BIT(PF_DEVICE_STATE);
 	return NULL;
 }
 
@@ -1031,6 +1034,82 @@ static const char *vu_set_log_fd(struct vu *vu, struct vu_msg *m)
 	(void)m;
 	if (vu->nfds != 1)
 		return "a log fd message without its fd";
+	return NULL;
+}
+
+/**
+ * vu_set_device_state_fd() - VU_SET_DEVICE_STATE_FD: the frontend carries
+ * our state in its migration stream: we write it into the fd (SAVE, on the
+ * source, the device stopped) or read it from there (LOAD, on the
+ * destination, before the device starts). The host's migration thread
+ * does the transfer (@e->mig_state_fd, kicked through @e->mig_evfd); we
+ * answer at once that we use the frontend's fd.
+ * @vu:		state
+ * @m:		message; the reply: error code 0, VU_STATE_FD_KEPT
+ *
+ * #syscalls write close
+ * Return: NULL, or why the message is refused
+ */
+static const char *vu_set_device_state_fd(struct vu *vu, struct vu_msg *m)
+{
+	struct edge *e = vu->e;
+	uint32_t dir = m->state.index, phase = m->state.num;
+	uint64_t one = 1;
+	int fd = vu->nfds == 1 ? vu->msg_fds[0] : -1, old;
+
+	if (fd < 0)
+		return "a device state message without its fd";
+	vu->nfds = 0;
+	if (!e->mig_devstate || e->mig_evfd < 0 ||
+	    (dir != VU_STATE_SAVE && dir != VU_STATE_LOAD) ||
+	    phase != VU_STATE_PHASE_STOPPED) {
+		warn("vhost-user: device state transfer refused (direction "
+		     "%u, phase %u)%s",
+		     dir, phase,
+		     e->mig_devstate ? "" :
+				       ": run with --migrate-repair for it");
+		close(fd);
+		m->u64 = 1 | VU_STATE_FD_KEPT;
+		return NULL;
+	}
+	__atomic_store_n(&e->mig_state_result, -1, __ATOMIC_RELAXED);
+	e->mig_state_dir = dir == VU_STATE_SAVE ? EDGE_MIG_SAVE : EDGE_MIG_LOAD;
+	/* release: the direction before the fd the thread takes */
+	old = __atomic_exchange_n(&e->mig_state_fd, fd, __ATOMIC_RELEASE);
+	if (old >= 0)
+		close(old); /* a transfer never started: this one instead */
+	if (write(e->mig_evfd, &one, sizeof(one)) < 0)
+		warn_perror("vhost-user: device state: kick");
+	m->u64 = VU_STATE_FD_KEPT;
+	return NULL;
+}
+
+/**
+ * vu_check_device_state() - VU_CHECK_DEVICE_STATE: did the transfer work?
+ * @vu:		state
+ * @m:		message; the reply: 0 if so
+ *
+ * The frontend asks once it read our end of stream (SAVE) or closed its
+ * own (LOAD): the migration thread says at once or within a moment (it
+ * checks a loaded state whole first); waited for here, at most 5 s.
+ *
+ * #syscalls nanosleep clock_nanosleep
+ * Return: NULL
+ */
+static const char *vu_check_device_state(struct vu *vu, struct vu_msg *m)
+{
+	int r, i;
+
+	for (i = 0; i < 50000; i++) {
+		r = __atomic_load_n(&vu->e->mig_state_result, __ATOMIC_ACQUIRE);
+		if (r >= 0)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
+	}
+	m->u64 = r == 0 ? 0 : 1;
+	if (r)
+		warn("vhost-user: device state transfer failed (%s)",
+		     r < 0 ? "no answer in 5 s" : "see above");
 	return NULL;
 }
 
@@ -1407,6 +1486,8 @@ static const struct vu_handler vu_handlers[VU_REQ_NUM] = {
 	[VU_SET_VRING_ENABLE] = { vu_set_vring_enable, 8, 8, 0, false },
 	[VU_SEND_RARP] = { vu_ignore, 8, 8, 0, false },
 	[VU_NET_SET_MTU] = { vu_net_set_mtu, 8, 8, 0, false },
+	[VU_SET_DEVICE_STATE_FD] = { vu_set_device_state_fd, 8, 8, 1, true },
+	[VU_CHECK_DEVICE_STATE] = { vu_check_device_state, 0, 8, 0, true },
 };
 
 /**
@@ -2522,7 +2603,7 @@ int vu_edge_init(struct edge *e, const struct edge_args *a)
 {
 	struct vu *vu;
 
-	e->mig_evfd = -1; /* the host sets it after init */
+	e->mig_evfd = e->mig_state_fd = -1; /* the host sets them after init */
 	vu = vu_edge_make(e, a);
 	if (!vu)
 		return -ENOMEM;

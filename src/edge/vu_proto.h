@@ -30,6 +30,11 @@
  * @VU_SET_VRING_ENABLE:	vring state: index, 1 or 0
  * @VU_SEND_RARP:		u64 MAC address to announce
  * @VU_NET_SET_MTU:		u64 MTU
+ * @VU_SET_DEVICE_STATE_FD:	{u32 direction, u32 phase}, an fd: the
+ *				back-end's state goes out (SAVE) or comes
+ *				in (LOAD) through it; u64 reply
+ * @VU_CHECK_DEVICE_STATE:	no payload; u64 reply: 0 if the transfer
+ *				through that fd worked
  * @VU_REQ_NUM:			one past the last request known here
  */
 enum vu_req {
@@ -53,7 +58,9 @@ enum vu_req {
 	VU_SET_VRING_ENABLE = 18,
 	VU_SEND_RARP = 19,
 	VU_NET_SET_MTU = 20,
-	VU_REQ_NUM = 21,
+	VU_SET_DEVICE_STATE_FD = 42,
+	VU_CHECK_DEVICE_STATE = 43,
+	VU_REQ_NUM = 44,
 };
 
 /* message header: request, flags, size (u32 each, native byte order) */
@@ -87,6 +94,13 @@ enum vu_req {
 #define PF_LOG_SHMFD 1 /* the log comes as an fd with SET_LOG_BASE */
 #define PF_REPLY_ACK 3
 #define PF_NET_MTU 4
+#define PF_DEVICE_STATE 19 /* state through SET_DEVICE_STATE_FD */
+
+/* SET_DEVICE_STATE_FD: directions, the one phase, the reply's bits */
+#define VU_STATE_SAVE 0
+#define VU_STATE_LOAD 1
+#define VU_STATE_PHASE_STOPPED 0
+#define VU_STATE_FD_KEPT 0x100 /* reply: we use the frontend's fd */
 
 #ifndef BIT
 #define BIT(n) (1ULL << (n))

@@ -253,9 +253,12 @@ static const char usage_text3[] =
 	"                          dirty logging on, hand every flow to the "
 	"slipway\n"
 	"                          listening there, then exit (vhost-user)\n"
-	"  --migrate-repair        with either: sockets travel as TCP_REPAIR "
-	"state\n"
-	"                          (for another host; keeps CAP_NET_ADMIN)\n"
+	"  --migrate-repair        sockets travel as TCP_REPAIR state (for "
+	"another\n"
+	"                          host; keeps CAP_NET_ADMIN); alone: through "
+	"the\n"
+	"                          frontend's device state (QEMU 8.2 and "
+	"later)\n"
 	"  --ctl PATH              serve the JSON control API on a unix "
 	"socket\n"
 	"                          there (stats, flows, version, forwards); "
@@ -1787,13 +1790,11 @@ static void conf_check_edge(struct conf *c, const struct conf_parse_st *st)
 {
 	unsigned i;
 
-	if (c->edge != CONF_EDGE_VU && (c->migrate_to || c->migrate_from))
-		usage_error(
-			"--migrate-to and --migrate-from need --vhost-user: "
-			"live migration is the vhost-user backend's");
-	if (c->migrate_repair && !c->migrate_to && !c->migrate_from)
-		usage_error("--migrate-repair goes with --migrate-to or "
-			    "--migrate-from");
+	if (c->edge != CONF_EDGE_VU &&
+	    (c->migrate_to || c->migrate_from || c->migrate_repair))
+		usage_error("--migrate-to, --migrate-from and --migrate-repair "
+			    "need --vhost-user: live migration is the "
+			    "vhost-user backend's");
 	if (c->migrate_to && c->migrate_from &&
 	    !strcmp(c->migrate_to, c->migrate_from))
 		usage_error("--migrate-to and --migrate-from name the same "

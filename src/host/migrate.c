@@ -689,6 +689,30 @@ static int mig_recv_all(int fd, uint8_t *p, size_t len)
 }
 
 /**
+ * mig_write_all() - write a whole buffer to a pipe or file
+ * @fd:		its fd
+ * @p:		bytes
+ * @len:	how many
+ *
+ * #syscalls write
+ * Return: 0, or -errno
+ */
+static int mig_write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/**
  * mig_recv_answer() - the other side's answer: two bytes ("OK", "GO"),
  * or a refusal with its reason, up to its end of stream
  * @fd:		socket
@@ -951,6 +975,171 @@ out_fd:
 		close(fd);
 }
 
+static const char *mig_net_differs(const struct mig *m,
+				   const struct mig_net *n);
+
+/**
+ * mig_hold_call() - shard call: stop polling the guest's queue until the
+ * state is in (a device state about to be loaded)
+ * @sh:		shard
+ * @arg:	unused
+ */
+static void mig_hold_call(struct shard *sh, void *arg)
+{
+	(void)arg;
+	if (!sh->mig_hold) {
+		shard_mig_hold(sh);
+		sh->mig_ready_ns = 0;
+	}
+}
+
+/**
+ * mig_state_save() - the source's state into the frontend's device-state
+ * fd: every flow out, sockets as repair state
+ * @m:		migration state
+ * @fd:		the fd (a pipe's writing end)
+ *
+ * Return: true if the state went out whole (the flows are gone from here)
+ */
+static bool mig_state_save(struct mig *m, int fd)
+{
+	struct mig_xfer *x = &m->x;
+	size_t bytes = MIG_HDR_LEN + 256;
+	uint64_t t0 = now_mono_ns();
+	unsigned k;
+	int ret;
+
+	for (k = 0; k < m->grp->n; k++)
+		bytes += (size_t)m->grp->sh[k]->core.conf.max_flows *
+			 (MIG_TCP_LEN + MIG_REPAIR_MAX(0));
+	if (mig_xfer_alloc(x, bytes, 0)) {
+		err("migration: out of memory for the state");
+		return false;
+	}
+	x->repair = true;
+	x->stop_ns = realtime_ns();
+	x->len = MIG_HDR_LEN;
+	for (k = 0; k < m->grp->n; k++)
+		mig_shard_call(m, m->grp->sh[k], mig_export);
+	x->len += mig_put_end(x->buf + x->len, x->cap - x->len, &x->counts);
+	mig_put_hdr(x->buf, MIG_HDR_LEN, (uint32_t)(x->len - MIG_HDR_LEN), 0);
+	ret = x->full ? -ENOSPC : mig_write_all(fd, x->buf, x->len);
+	if (ret) {
+		warn("migration: the device state did not go out (%s): the "
+		     "flows stay here",
+		     strerror(-ret));
+		for (k = 0; k < m->grp->n; k++)
+			mig_shard_call(m, m->grp->sh[k], mig_import_back);
+		mig_xfer_free(x);
+		return false;
+	}
+	atomic_store(&m->handed, 1);
+	info("migration: %u TCP flows (%u held segments) saved into the VM's "
+	     "device state in %.1f ms (%zu bytes)",
+	     x->counts.tcp, x->counts.ooo, (double)(now_mono_ns() - t0) / 1e6,
+	     x->len);
+	mig_xfer_free(x);
+	return true;
+}
+
+/**
+ * mig_state_load() - the destination's state from the frontend's
+ * device-state fd, read to its end and checked whole; the shards hold
+ * their queues until they took it
+ * @m:		migration state
+ * @fd:		the fd (a pipe's reading end)
+ *
+ * Return: true if the state is taken
+ */
+static bool mig_state_load(struct mig *m, int fd)
+{
+	struct mig_xfer *x = &m->x;
+	uint32_t body, nfds;
+	const char *why = NULL;
+	struct mig_net n;
+	struct mig_rec r;
+	const uint8_t *p;
+	int exp = MIG_WAITING;
+	unsigned k;
+
+	for (k = 0; k < m->grp->n; k++)
+		mig_shard_call(m, m->grp->sh[k], mig_hold_call);
+	mig_xfer_free(x);
+	if (mig_xfer_alloc(x, 1U << 20, 0))
+		why = "out of memory";
+	for (;;) {
+		ssize_t got;
+
+		if (why)
+			break;
+		if (x->len == x->cap && mig_grow(x, 2 * x->cap)) {
+			why = "larger than a destination takes";
+			break;
+		}
+		got = read(fd, x->buf + x->len, x->cap - x->len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			why = "the frontend's fd broke";
+		if (got <= 0)
+			break;
+		x->len += (size_t)got;
+	}
+	if (!why && x->len < MIG_HDR_LEN)
+		why = "a state cut short";
+	if (!why)
+		why = mig_parse_hdr(x->buf, x->len, &body, &nfds);
+	if (!why && (body != x->len - MIG_HDR_LEN || nfds))
+		why = "a state of the wrong length, or naming descriptors "
+		      "(none come through the frontend)";
+	if (!why)
+		why = mig_check(x->buf + MIG_HDR_LEN, body, 0, &x->counts);
+	if (!why) {
+		p = x->buf + MIG_HDR_LEN;
+		mig_next(&p, x->buf + x->len, &r);
+		why = mig_get_net(&r, &n);
+	}
+	if (!why)
+		why = mig_net_differs(m, &n);
+	if (!why &&
+	    !atomic_compare_exchange_strong(&m->phase, &exp, MIG_RECEIVED))
+		why = "a second state";
+	if (why) {
+		warn("migration: the VM's device state refused: %s", why);
+		mig_xfer_free(x);
+		/* the held shards serve the guest without it */
+		exp = MIG_WAITING;
+		atomic_compare_exchange_strong(&m->phase, &exp, MIG_GAVE_UP);
+		return false;
+	}
+	x->stop_ns = n.stop_ns;
+	info("migration: device state taken: %u TCP flows (%u held segments), "
+	     "%zu bytes, %.1f ms after the source stopped",
+	     x->counts.tcp, x->counts.ooo, x->len,
+	     (double)(realtime_ns() - n.stop_ns) / 1e6);
+	return true;
+}
+
+/**
+ * mig_device_state() - a transfer through the frontend's device-state fd
+ * (SET_DEVICE_STATE_FD), its verdict left for CHECK_DEVICE_STATE
+ * @m:		migration state
+ * @fd:		the fd (closed here)
+ * @dir:	EDGE_MIG_SAVE or EDGE_MIG_LOAD
+ *
+ * #syscalls read write close
+ */
+static void mig_device_state(struct mig *m, int fd, int dir)
+{
+	bool ok = dir == EDGE_MIG_SAVE ? mig_state_save(m, fd) :
+					 mig_state_load(m, fd);
+
+	/* release: the verdict before the end of stream the frontend sees,
+	 * after which it asks for it */
+	__atomic_store_n(&m->e->mig_state_result, ok ? 0 : 1, __ATOMIC_RELEASE);
+	close(fd);
+}
+
 /**
  * mig_refuse() - answer a source with a refusal
  * @fd:		its connection
@@ -1121,8 +1310,19 @@ static void *mig_thread(void *arg)
 		if (!pfd[1].revents)
 			continue;
 		if (m->lfd < 0) {
+			int sfd;
+
 			if (read(m->evfd, &v, sizeof(v)) < 0)
 				continue;
+			/* acquire: pairs with vu_set_device_state_fd() */
+			sfd = __atomic_exchange_n(&m->e->mig_state_fd, -1,
+						  __ATOMIC_ACQUIRE);
+			if (sfd >= 0) {
+				mig_device_state(m, sfd, m->e->mig_state_dir);
+				continue;
+			}
+			if (!m->conf->migrate_to)
+				continue; /* the device state comes next */
 			info("migration: the VM stopped with dirty logging on: "
 			     "handing its flows to %s",
 			     m->conf->migrate_to);
@@ -1192,7 +1392,7 @@ int mig_init(struct shard_group *grp, const struct conf *conf, struct edge *e)
 	unsigned k;
 	int ret;
 
-	if (!conf->migrate_to && !conf->migrate_from)
+	if (!conf->migrate_to && !conf->migrate_from && !conf->migrate_repair)
 		return 0;
 	m = calloc(1, sizeof(*m));
 	if (!m)
@@ -1223,6 +1423,8 @@ int mig_init(struct shard_group *grp, const struct conf *conf, struct edge *e)
 		if (m->evfd < 0)
 			goto fail_errno;
 		e->mig_evfd = m->evfd;
+		/* no channel of our own: the frontend carries the state */
+		e->mig_devstate = !conf->migrate_to;
 	}
 	/* the shards' call slots are woken through their mailbox fds */
 	ret = shard_api_wake_init(grp->sh[0]);
@@ -1442,7 +1644,8 @@ void mig_shard_poll(struct shard *sh)
 		     sh->id, (double)(realtime_ns() - m->x.stop_ns) / 1e6);
 		sh->mig_frames = frames + 1;
 	}
-	if (!sh->id)
+	/* ports not published at start (--migrate-from) are now */
+	if (!sh->id && sh->conf->migrate_from)
 		mig_publish(sh, phase == MIG_RECEIVED ? &m->x : NULL);
 	shard_mig_release(sh);
 }

@@ -53,7 +53,7 @@ bad "need --vhost-user" --migrate-to /tmp/sw-mig.sock
 bad "need --vhost-user" --migrate-from /tmp/sw-mig.sock --stream /tmp/sw.sock
 bad "the same socket" --vhost-user /tmp/sw.sock --migrate-to /tmp/m.sock --migrate-from /tmp/m.sock
 bad "bad --migrate-to" --vhost-user /tmp/sw.sock --migrate-to ""
-bad "goes with --migrate-to" --vhost-user /tmp/sw.sock --migrate-repair
+bad "need --vhost-user" --migrate-repair
 bad "needs a value" --mtu
 bad "bad MTU" --mtu 100
 bad "bad MTU" --mtu 70000
