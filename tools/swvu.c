@@ -183,20 +183,10 @@ const char tool_name[] = "swvu";
 #define MIG_CLOSE_MS 2000 /* --migrate-to: the source's socket closed */
 #define MIG_POLL_MS 20	  /* ... when a frame came, looked at this often */
 
-/*
- * --device-state: the device-state channel (vhost-user.rst, QEMU 8.2),
- * here until edge/vu_proto.h has it
- */
-#define SWVU_PF_DEVICE_STATE 19	    /* protocol feature bit */
-#define SWVU_SET_DEVICE_STATE_FD 42 /* {u32 direction, u32 phase}, fd */
-#define SWVU_CHECK_DEVICE_STATE 43  /* no payload, u64 reply: 0 = good */
-#define SWVU_STATE_SAVE 0	    /* direction: back-end to front-end */
-#define SWVU_STATE_LOAD 1	    /* direction: front-end to back-end */
-#define SWVU_STATE_PHASE_STOPPED 0  /* the only phase */
-#define SWVU_STATE_ERR_MASK ((uint64_t)0xff) /* reply: error code */
-#define SWVU_STATE_NOFD ((uint64_t)0x100)    /* reply: our fd is used */
-#define STATE_MAX_LEN (1UL << 30)	     /* a device state, at most */
-#define STATE_CHUNK (1UL << 16)		     /* read, written at a time */
+/* --device-state: the reply to SET_DEVICE_STATE_FD, an error code here */
+#define STATE_ERR_MASK ((uint64_t)0xff)
+#define STATE_MAX_LEN (1UL << 30) /* a device state, at most */
+#define STATE_CHUNK (1UL << 16)	  /* read, written at a time */
 
 /* split virtqueues (virtio 1.x, 2.6) */
 #define DESC_F_WRITE 2
@@ -222,10 +212,6 @@ const char tool_name[] = "swvu";
  */
 static const char *vu_req_str(enum vu_req req)
 {
-	if ((int)req == SWVU_SET_DEVICE_STATE_FD)
-		return "SET_DEVICE_STATE_FD";
-	if ((int)req == SWVU_CHECK_DEVICE_STATE)
-		return "CHECK_DEVICE_STATE";
 	switch (req) {
 	case VU_GET_FEATURES:
 		return "GET_FEATURES";
@@ -255,6 +241,10 @@ static const char *vu_req_str(enum vu_req req)
 		return "SET_VRING_ENABLE";
 	case VU_SET_LOG_BASE:
 		return "SET_LOG_BASE";
+	case VU_SET_DEVICE_STATE_FD:
+		return "SET_DEVICE_STATE_FD";
+	case VU_CHECK_DEVICE_STATE:
+		return "CHECK_DEVICE_STATE";
 	default:
 		break; /* not sent by swvu */
 	}
@@ -1269,14 +1259,14 @@ static void negotiate(struct fe *fe, const struct opts *o)
 			die("--log, --migrate-to: the backend does not offer "
 			    "the LOG_SHMFD "
 			    "protocol feature");
-		if (o->device_state && !(p & BIT(SWVU_PF_DEVICE_STATE)))
+		if (o->device_state && !(p & BIT(PF_DEVICE_STATE)))
 			die("--device-state: the backend at %s does not offer "
 			    "the DEVICE_STATE protocol feature (bit %d; "
 			    "protocol features 0x%" PRIx64 ")",
-			    o->socket, SWVU_PF_DEVICE_STATE, p);
+			    o->socket, PF_DEVICE_STATE, p);
 		p &= BIT(PF_REPLY_ACK) | (o->queues > 1 ? BIT(PF_MQ) : 0) |
 		     (logs ? BIT(PF_LOG_SHMFD) : 0) |
-		     (o->device_state ? BIT(SWVU_PF_DEVICE_STATE) : 0);
+		     (o->device_state ? BIT(PF_DEVICE_STATE) : 0);
 		/* sent before REPLY_ACK is on: no need_reply here */
 		vu_set_u64(fe, VU_SET_PROTOCOL_FEATURES, p, -1);
 		fe->proto = p;
@@ -1465,21 +1455,21 @@ static void mig_stop_rings(struct fe *fe, uint16_t *bases)
 /**
  * state_fd() - --device-state: SET_DEVICE_STATE_FD, one end of a pipe
  * @fe:		frontend
- * @dir:	SWVU_STATE_SAVE or SWVU_STATE_LOAD
+ * @dir:	VU_STATE_SAVE or VU_STATE_LOAD
  * @fd:		our pipe's end for the backend (write end for SAVE, read end
  *		for LOAD); still ours to close
  *
  * The request has a reply of its own (a u64: error code in bits 0-7,
- * SWVU_STATE_NOFD when the backend uses @fd), so no need_reply.
+ * VU_STATE_FD_KEPT when the backend uses @fd), so no need_reply.
  *
  * Return: nothing; exits with status 1 if the backend refuses, or wants
  *	   a pipe of its own (which swvu does not take)
  */
 static void state_fd(struct fe *fe, uint32_t dir, int fd)
 {
-	uint32_t pl[2] = { dir, SWVU_STATE_PHASE_STOPPED };
-	enum vu_req req = (enum vu_req)SWVU_SET_DEVICE_STATE_FD;
-	const char *what = dir == SWVU_STATE_SAVE ? "SAVE" : "LOAD";
+	uint32_t pl[2] = { dir, VU_STATE_PHASE_STOPPED };
+	enum vu_req req = VU_SET_DEVICE_STATE_FD;
+	const char *what = dir == VU_STATE_SAVE ? "SAVE" : "LOAD";
 	uint64_t v;
 	int rc;
 
@@ -1488,11 +1478,11 @@ static void state_fd(struct fe *fe, uint32_t dir, int fd)
 		die("sending SET_DEVICE_STATE_FD (%s): %s", what,
 		    strerror(-rc));
 	vu_recv_reply(fe, req, &v, sizeof(v));
-	if (v & SWVU_STATE_ERR_MASK)
+	if (v & STATE_ERR_MASK)
 		die("backend refused SET_DEVICE_STATE_FD (%s): error %" PRIu64
 		    " (reply 0x%" PRIx64 ")",
-		    what, v & SWVU_STATE_ERR_MASK, v);
-	if (!(v & SWVU_STATE_NOFD))
+		    what, v & STATE_ERR_MASK, v);
+	if (!(v & VU_STATE_FD_KEPT))
 		die("SET_DEVICE_STATE_FD (%s): the backend answers with a "
 		    "pipe of its own (reply 0x%" PRIx64 "), which swvu does "
 		    "not take",
@@ -1506,7 +1496,7 @@ static void state_fd(struct fe *fe, uint32_t dir, int fd)
  */
 static void state_check(struct fe *fe, const char *what)
 {
-	uint64_t v = vu_get_u64(fe, (enum vu_req)SWVU_CHECK_DEVICE_STATE);
+	uint64_t v = vu_get_u64(fe, VU_CHECK_DEVICE_STATE);
 
 	if (v)
 		die("CHECK_DEVICE_STATE after %s: the backend answers %" PRIu64
@@ -1535,7 +1525,7 @@ static void state_save(struct fe *fe)
 
 	if (pipe2(p, O_CLOEXEC))
 		die("pipe2: %s", strerror(errno));
-	state_fd(fe, SWVU_STATE_SAVE, p[1]);
+	state_fd(fe, VU_STATE_SAVE, p[1]);
 	close(p[1]);
 	fe->state_len = 0;
 	for (;;) {
@@ -1601,7 +1591,7 @@ static void state_load(struct fe *fe)
 
 	if (pipe2(p, O_CLOEXEC))
 		die("pipe2: %s", strerror(errno));
-	state_fd(fe, SWVU_STATE_LOAD, p[0]);
+	state_fd(fe, VU_STATE_LOAD, p[0]);
 	close(p[0]);
 	while (done < fe->state_len) {
 		struct pollfd pf = { .fd = p[1], .events = POLLOUT };
@@ -1689,12 +1679,12 @@ static void mig_connect(struct fe *fe, const struct opts *o,
 	if (fe->features & BIT(F_PROTOCOL_FEATURES)) {
 		uint64_t p = vu_get_u64(fe, VU_GET_PROTOCOL_FEATURES);
 
-		if ((proto & BIT(SWVU_PF_DEVICE_STATE)) &&
-		    !(p & BIT(SWVU_PF_DEVICE_STATE)))
+		if ((proto & BIT(PF_DEVICE_STATE)) &&
+		    !(p & BIT(PF_DEVICE_STATE)))
 			die("--device-state: the destination %s does not "
 			    "offer the DEVICE_STATE protocol feature (bit %d; "
 			    "protocol features 0x%" PRIx64 ")",
-			    o->migrate_to, SWVU_PF_DEVICE_STATE, p);
+			    o->migrate_to, PF_DEVICE_STATE, p);
 		if ((p & proto) != proto)
 			die("--migrate-to: the destination offers protocol "
 			    "features 0x%" PRIx64 ", not all of 0x%" PRIx64,

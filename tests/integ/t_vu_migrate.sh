@@ -218,6 +218,7 @@ kill -0 "$c1" 2>/dev/null && kill -0 "$c2" 2>/dev/null ||
 kill -0 "$VM_PID" 2>/dev/null || fail "swvu: $(cat "$T/swvu.log")"
 wait_for "the source's socket closed" 10 "grep -q \"source's socket closed\" $T/swvu.log || ! kill -0 $VM_PID 2>/dev/null"
 kill -0 "$VM_PID" 2>/dev/null || fail "swvu: $(cat "$T/swvu.log")"
+saved=
 if [ "$MODE" = devstate ]; then
 	saved=$(grep -o 'device state saved, [0-9]* bytes' "$T/swvu.log")
 	loaded=$(grep -o 'device state loaded, [0-9]* bytes' "$T/swvu.log")
@@ -247,7 +248,10 @@ wait "$A_PID"
 a_rc=$?
 [ "$a_rc" = 0 ] || fail "slipway A exited with $a_rc: $(tail -5 "$T/A/slipway.log")"
 gates A
-grep -q "migration: .* TCP flows .* handed to" "$T/A/slipway.log" ||
+handed="migration: .* TCP flows .* handed to"
+[ "$MODE" = devstate ] &&
+	handed="migration: .* TCP flows .* saved into the VM's device state"
+grep -q "$handed" "$T/A/slipway.log" ||
 	fail "A handed nothing over: $(tail -5 "$T/A/slipway.log")"
 
 kill -0 "$VM_PID" 2>/dev/null || fail "swvu ended: $(cat "$T/swvu.log")"
@@ -266,4 +270,5 @@ b_rc=$?
 gates B
 pass "two pairs, $SIZE each way and $IDLE idle connections across a" \
 	"migration from A to B: byte-exact, all echo, A exited cleanly;" \
-	"$(grep -o 'state taken: [0-9]* TCP flows' "$T/B/slipway.log"), ${line#swvu: migration: }"
+	"$(grep -o 'state taken: [0-9]* TCP flows' "$T/B/slipway.log"),${saved:+ $saved,}" \
+	"${line#swvu: migration: }"
