@@ -108,6 +108,19 @@
  * a used index behind its base (entries taken, never returned) is an
  * error; --return-lost returns such transmit entries itself and goes on.
  *
+ * --device-state (with --migrate-to) moves the device's state as QEMU 8.2
+ * and later do, through the device-state channel (protocol feature
+ * DEVICE_STATE, which both backends must offer): once the source's rings
+ * are stopped, SET_DEVICE_STATE_FD (SAVE, phase STOPPED) with a pipe's
+ * write end, which is closed here; the answer must accept it and use our
+ * fd; the pipe is then read until end of file and CHECK_DEVICE_STATE must
+ * answer 0. On the destination, after SET_OWNER and before SET_FEATURES,
+ * SET_MEM_TABLE and the rings: SET_DEVICE_STATE_FD (LOAD) with a pipe's
+ * read end, the whole state written into it and our end closed, then
+ * CHECK_DEVICE_STATE must answer 0. The state's size and the times of
+ * both checks after the stop are printed; any failure ends swvu with
+ * status 1.
+ *
  * The main thread waits for SIGTERM or SIGINT (status 0), the backend
  * closing the socket (status 0) or a worker's error (SIGUSR1, status 1),
  * prints one summary line on stderr and exits; the kernel removes the tap.
@@ -120,6 +133,7 @@
 #endif
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <linux/if_tun.h>
@@ -168,6 +182,11 @@ const char tool_name[] = "swvu";
 #define REPLY_TIMEOUT_S 10
 #define MIG_CLOSE_MS 2000 /* --migrate-to: the source's socket closed */
 #define MIG_POLL_MS 20	  /* ... when a frame came, looked at this often */
+
+/* --device-state: the reply to SET_DEVICE_STATE_FD, an error code here */
+#define STATE_ERR_MASK ((uint64_t)0xff)
+#define STATE_MAX_LEN (1UL << 30) /* a device state, at most */
+#define STATE_CHUNK (1UL << 16)	  /* read, written at a time */
 
 /* split virtqueues (virtio 1.x, 2.6) */
 #define DESC_F_WRITE 2
@@ -222,6 +241,10 @@ static const char *vu_req_str(enum vu_req req)
 		return "SET_VRING_ENABLE";
 	case VU_SET_LOG_BASE:
 		return "SET_LOG_BASE";
+	case VU_SET_DEVICE_STATE_FD:
+		return "SET_DEVICE_STATE_FD";
+	case VU_CHECK_DEVICE_STATE:
+		return "CHECK_DEVICE_STATE";
 	default:
 		break; /* not sent by swvu */
 	}
@@ -334,6 +357,8 @@ static_assert(sizeof(dir_str) / sizeof(dir_str[0]) == DIR_NUM,
  * @migrate_to:	--migrate-to: the destination backend's socket, or NULL
  * @return_lost: --return-lost: transmit entries the source took and never
  *		returned are returned by swvu (else an error)
+ * @device_state: --device-state: with --migrate-to, the device's state
+ *		moves through the device-state channel (SAVE, LOAD)
  */
 struct opts {
 	const char *tap;
@@ -351,6 +376,7 @@ struct opts {
 	bool log;
 	const char *migrate_to;
 	bool return_lost;
+	bool device_state;
 };
 
 /**
@@ -483,6 +509,8 @@ struct pair {
  * @first_ns:	--migrate-to: by enum dir, when the destination moved its
  *		first frame (0: not yet)
  * @old_fd:	--migrate-to: the source's socket, until it is closed
+ * @state:	--device-state: the state the source saved
+ * @state_len:	its bytes
  */
 struct fe {
 	int sock_fd;
@@ -507,6 +535,8 @@ struct fe {
 	uint64_t stop_ns;
 	_Atomic uint64_t first_ns[DIR_NUM];
 	int old_fd;
+	uint8_t *state;
+	size_t state_len;
 };
 
 /**
@@ -556,7 +586,8 @@ static void usage(FILE *f)
 	      "       [--mem MIB] [--rx-buf BYTES] [--queue-frames N]\n"
 	      "       [--no-offload] [--features-mask HEX]\n"
 	      "       [--misbehave indirect|remap [--after MS]] [--log]\n"
-	      "       [--migrate-to PATH [--after MS] [--return-lost]]\n"
+	      "       [--migrate-to PATH [--after MS] [--return-lost]\n"
+	      "        [--device-state]]\n"
 	      "\n"
 	      "Be the frontend (the VM) of a vhost-user net backend, and "
 	      "bridge\n"
@@ -615,6 +646,18 @@ static void usage(FILE *f)
 	      "returned\n"
 	      "                      are returned by swvu, and the run goes "
 	      "on\n"
+	      "  --device-state      with --migrate-to: the device state "
+	      "moves\n"
+	      "                      through the device-state channel "
+	      "(protocol\n"
+	      "                      feature 19, both backends must offer "
+	      "it):\n"
+	      "                      SAVE from the source once its rings "
+	      "stopped,\n"
+	      "                      LOAD into the destination before its "
+	      "device\n"
+	      "                      starts, each checked "
+	      "(CHECK_DEVICE_STATE)\n"
 	      "\n"
 	      "The socket is connected first (retried for 5 s), the features "
 	      "are\n"
@@ -675,6 +718,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "log", no_argument, NULL, 'L' },
 		{ "migrate-to", required_argument, NULL, 'T' },
 		{ "return-lost", no_argument, NULL, 'R' },
+		{ "device-state", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -752,6 +796,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'R':
 			o->return_lost = true;
 			break;
+		case 'D':
+			o->device_state = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -767,6 +814,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	    1)
 		usage_error("--log, --misbehave and --migrate-to: one at a "
 			    "time");
+	if (o->device_state && !o->migrate_to)
+		usage_error("--device-state goes with --migrate-to");
 }
 
 /**
@@ -1210,14 +1259,21 @@ static void negotiate(struct fe *fe, const struct opts *o)
 			die("--log, --migrate-to: the backend does not offer "
 			    "the LOG_SHMFD "
 			    "protocol feature");
+		if (o->device_state && !(p & BIT(PF_DEVICE_STATE)))
+			die("--device-state: the backend at %s does not offer "
+			    "the DEVICE_STATE protocol feature (bit %d; "
+			    "protocol features 0x%" PRIx64 ")",
+			    o->socket, PF_DEVICE_STATE, p);
 		p &= BIT(PF_REPLY_ACK) | (o->queues > 1 ? BIT(PF_MQ) : 0) |
-		     (logs ? BIT(PF_LOG_SHMFD) : 0);
+		     (logs ? BIT(PF_LOG_SHMFD) : 0) |
+		     (o->device_state ? BIT(PF_DEVICE_STATE) : 0);
 		/* sent before REPLY_ACK is on: no need_reply here */
 		vu_set_u64(fe, VU_SET_PROTOCOL_FEATURES, p, -1);
 		fe->proto = p;
 	}
 	if (logs && !(fe->proto & BIT(PF_LOG_SHMFD)))
-		die("--log, --migrate-to need protocol features (bit 30)");
+		die("--log, --migrate-to%s need protocol features (bit 30)",
+		    o->device_state ? ", --device-state" : "");
 	if (o->queues > 1) {
 		uint64_t n;
 
@@ -1397,6 +1453,182 @@ static void mig_stop_rings(struct fe *fe, uint16_t *bases)
 }
 
 /**
+ * state_fd() - --device-state: SET_DEVICE_STATE_FD, one end of a pipe
+ * @fe:		frontend
+ * @dir:	VU_STATE_SAVE or VU_STATE_LOAD
+ * @fd:		our pipe's end for the backend (write end for SAVE, read end
+ *		for LOAD); still ours to close
+ *
+ * The request has a reply of its own (a u64: error code in bits 0-7,
+ * VU_STATE_FD_KEPT when the backend uses @fd), so no need_reply.
+ *
+ * Return: nothing; exits with status 1 if the backend refuses, or wants
+ *	   a pipe of its own (which swvu does not take)
+ */
+static void state_fd(struct fe *fe, uint32_t dir, int fd)
+{
+	uint32_t pl[2] = { dir, VU_STATE_PHASE_STOPPED };
+	enum vu_req req = VU_SET_DEVICE_STATE_FD;
+	const char *what = dir == VU_STATE_SAVE ? "SAVE" : "LOAD";
+	uint64_t v;
+	int rc;
+
+	rc = vu_send(fe, req, 0, pl, sizeof(pl), &fd, 1);
+	if (rc)
+		die("sending SET_DEVICE_STATE_FD (%s): %s", what,
+		    strerror(-rc));
+	vu_recv_reply(fe, req, &v, sizeof(v));
+	if (v & STATE_ERR_MASK)
+		die("backend refused SET_DEVICE_STATE_FD (%s): error %" PRIu64
+		    " (reply 0x%" PRIx64 ")",
+		    what, v & STATE_ERR_MASK, v);
+	if (!(v & VU_STATE_FD_KEPT))
+		die("SET_DEVICE_STATE_FD (%s): the backend answers with a "
+		    "pipe of its own (reply 0x%" PRIx64 "), which swvu does "
+		    "not take",
+		    what, v);
+}
+
+/**
+ * state_check() - --device-state: CHECK_DEVICE_STATE must answer 0
+ * @fe:		frontend
+ * @what:	"SAVE" or "LOAD", for the message
+ */
+static void state_check(struct fe *fe, const char *what)
+{
+	uint64_t v = vu_get_u64(fe, VU_CHECK_DEVICE_STATE);
+
+	if (v)
+		die("CHECK_DEVICE_STATE after %s: the backend answers %" PRIu64
+		    ": the transfer failed",
+		    what, v);
+}
+
+/**
+ * state_save() - --device-state: the source's state, as a source QEMU
+ * saves it once the device is stopped (vhost_save_backend_state())
+ * @fe:		frontend, its rings stopped by mig_stop_rings()
+ *
+ * SET_DEVICE_STATE_FD (SAVE) with a pipe's write end, which is closed
+ * here once sent: the backend writes the state and closes its copy; the
+ * pipe is read as it comes, into @fe->state, until end of file. Then
+ * CHECK_DEVICE_STATE. As QEMU, nothing is read before the answer: a
+ * backend that writes a state bigger than the pipe before answering
+ * hangs QEMU, and here it ends with "no answer".
+ *
+ * #syscalls pipe2 close poll read
+ */
+static void state_save(struct fe *fe)
+{
+	size_t cap = 0;
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC))
+		die("pipe2: %s", strerror(errno));
+	state_fd(fe, VU_STATE_SAVE, p[1]);
+	close(p[1]);
+	fe->state_len = 0;
+	for (;;) {
+		struct pollfd pf = { .fd = p[0], .events = POLLIN };
+		ssize_t r;
+		int n;
+
+		if (cap - fe->state_len < STATE_CHUNK) {
+			uint8_t *b;
+
+			cap = cap ? 2 * cap : 4 * STATE_CHUNK;
+			if (cap > STATE_MAX_LEN + STATE_CHUNK)
+				die("device state (SAVE): more than %lu bytes",
+				    STATE_MAX_LEN);
+			b = realloc(fe->state, cap);
+			if (!b)
+				die("device state of %zu bytes: out of memory",
+				    cap);
+			fe->state = b;
+		}
+		n = poll(&pf, 1, REPLY_TIMEOUT_S * 1000);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("poll: %s", strerror(errno));
+		if (!n)
+			die("device state (SAVE): nothing more for %d s after "
+			    "%zu bytes, and no end of file",
+			    REPLY_TIMEOUT_S, fe->state_len);
+		r = read(p[0], fe->state + fe->state_len, STATE_CHUNK);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			die("device state (SAVE): read: %s", strerror(errno));
+		if (!r)
+			break;
+		fe->state_len += (size_t)r;
+	}
+	close(p[0]);
+	state_check(fe, "SAVE");
+	fprintf(stderr,
+		"swvu: migration: device state saved, %zu bytes, checked "
+		"%.3f ms after the stop\n",
+		fe->state_len, (double)(realtime_ns() - fe->stop_ns) / 1e6);
+}
+
+/**
+ * state_load() - --device-state: the saved state into the destination,
+ * as a destination QEMU loads it (vhost_load_backend_state()), before
+ * the device is started
+ * @fe:		frontend, connected to the destination and its owner
+ *
+ * SET_DEVICE_STATE_FD (LOAD) with a pipe's read end, closed here once
+ * sent; @fe->state is written into the write end, which is then closed
+ * (the backend reads until end of file), and CHECK_DEVICE_STATE.
+ *
+ * #syscalls pipe2 close poll write
+ */
+static void state_load(struct fe *fe)
+{
+	size_t done = 0;
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC))
+		die("pipe2: %s", strerror(errno));
+	state_fd(fe, VU_STATE_LOAD, p[0]);
+	close(p[0]);
+	while (done < fe->state_len) {
+		struct pollfd pf = { .fd = p[1], .events = POLLOUT };
+		size_t len = fe->state_len - done;
+		ssize_t r;
+		int n;
+
+		n = poll(&pf, 1, REPLY_TIMEOUT_S * 1000);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("poll: %s", strerror(errno));
+		if (!n)
+			die("device state (LOAD): the backend read nothing for "
+			    "%d s, %zu of %zu bytes in",
+			    REPLY_TIMEOUT_S, done, fe->state_len);
+		r = write(p[1], fe->state + done,
+			  len < STATE_CHUNK ? len : STATE_CHUNK);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EPIPE)
+			die("device state (LOAD): the backend closed the pipe "
+			    "after %zu of %zu bytes",
+			    done, fe->state_len);
+		if (r < 0)
+			die("device state (LOAD): write: %s", strerror(errno));
+		done += (size_t)r;
+	}
+	close(p[1]);
+	state_check(fe, "LOAD");
+	fprintf(stderr,
+		"swvu: migration: device state loaded, %zu bytes, checked "
+		"%.3f ms after the stop\n",
+		fe->state_len, (double)(realtime_ns() - fe->stop_ns) / 1e6);
+}
+
+/**
  * mig_connect() - --migrate-to: set the device up on the destination
  * backend as a destination QEMU does, the memory and rings as they are
  * @fe:		frontend, its rings stopped by mig_stop_rings()
@@ -1404,7 +1636,8 @@ static void mig_stop_rings(struct fe *fe, uint16_t *bases)
  * @bases:	per ring, where the source stopped
  *
  * GET_FEATURES, GET_PROTOCOL_FEATURES and SET_PROTOCOL_FEATURES (the set
- * acked before), GET_QUEUE_NUM with MQ, SET_OWNER, SET_FEATURES (the
+ * acked before), GET_QUEUE_NUM with MQ, SET_OWNER, with --device-state
+ * the saved state loaded and checked (state_load()), SET_FEATURES (the
  * features acked before, without LOG_ALL), SET_MEM_TABLE (the same
  * memfd), then per ring SET_VRING_NUM, SET_VRING_BASE (the saved base),
  * SET_VRING_ADDR (no log flag), SET_VRING_KICK and SET_VRING_CALL (the
@@ -1446,6 +1679,12 @@ static void mig_connect(struct fe *fe, const struct opts *o,
 	if (fe->features & BIT(F_PROTOCOL_FEATURES)) {
 		uint64_t p = vu_get_u64(fe, VU_GET_PROTOCOL_FEATURES);
 
+		if ((proto & BIT(PF_DEVICE_STATE)) &&
+		    !(p & BIT(PF_DEVICE_STATE)))
+			die("--device-state: the destination %s does not "
+			    "offer the DEVICE_STATE protocol feature (bit %d; "
+			    "protocol features 0x%" PRIx64 ")",
+			    o->migrate_to, PF_DEVICE_STATE, p);
 		if ((p & proto) != proto)
 			die("--migrate-to: the destination offers protocol "
 			    "features 0x%" PRIx64 ", not all of 0x%" PRIx64,
@@ -1456,6 +1695,8 @@ static void mig_connect(struct fe *fe, const struct opts *o,
 	if (fe->npairs > 1 && vu_get_u64(fe, VU_GET_QUEUE_NUM) < fe->npairs)
 		die("--migrate-to: the destination has fewer queue pairs");
 	vu_set(fe, VU_SET_OWNER, NULL, 0, -1);
+	if (o->device_state)
+		state_load(fe);
 	vu_set_u64(fe, VU_SET_FEATURES, fe->features, -1);
 	set_mem_table(fe);
 
@@ -2374,7 +2615,8 @@ static void dump_rings(const struct fe *fe)
  * SIGUSR2 prints the state of the rings (dump_rings()) and goes on.
  * SIGHUP starts --migrate-to's migration now, whatever --after says.
  * --log switches dirty logging on --after ms from now (log_start()).
- * --migrate-to does too, then stops the rings (mig_stop_rings()) and sets
+ * --migrate-to does too, then stops the rings (mig_stop_rings()), with
+ * --device-state saves the source's state (state_save()), and sets
  * the device up on the destination (mig_connect()); the source's socket
  * is closed once the destination moved a frame, or MIG_CLOSE_MS after
  * (a source QEMU leaves when the migration is over): a backend that
@@ -2420,6 +2662,8 @@ static const char *wait_end(struct fe *fe, const sigset_t *set,
 
 			log_start(fe);
 			mig_stop_rings(fe, bases);
+			if (o->device_state)
+				state_save(fe);
 			mig_connect(fe, o, bases);
 			p[1].fd = fe->sock_fd;
 			close_ns = fe->stop_ns + MIG_CLOSE_MS * 1000000ULL;
@@ -2503,6 +2747,8 @@ int main(int argc, char **argv)
 	fe.main_tid = pthread_self();
 	fe.npairs = o.queues;
 	fe.old_fd = -1;
+	if (o.device_state) /* state_load(): a closed pipe is an error */
+		signal(SIGPIPE, SIG_IGN);
 
 	fe.sock_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fe.sock_fd < 0)

@@ -23,6 +23,12 @@
 # loopback drops TCP (nftables), as the network does while an address
 # moves between hosts (else the kernel would reset the peers); the
 # migration starts on SIGHUP, once the transfers run.
+# MODE=devstate: as repair, but the state moves as with QEMU 8.2 and
+# later, through the vhost-user device-state channel: both slipways run
+# with --migrate-repair alone (no socket between them), swvu with
+# --device-state saves the state from A once its rings stopped and loads
+# it into B before B's device starts; the size must be non-zero and both
+# checks good.
 # shellcheck disable=SC2030,SC2031 # T is changed in subshells on purpose
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -65,10 +71,18 @@ gates() {
 STATE=$T/state.sock
 A_OPT=(--migrate-to "$STATE")
 B_OPT=(--migrate-from "$STATE")
+VM_OPT=()
 [ "$MODE" = nostate ] && B_OPT=()
+if [ "$MODE" = devstate ]; then
+	A_OPT=()
+	B_OPT=()
+	VM_OPT=(--device-state)
+fi
 HX=()
 AFTER=$AFTER_MS
-if [ "$MODE" = repair ]; then
+REPAIR=
+[ "$MODE" = repair ] || [ "$MODE" = devstate ] && REPAIR=1
+if [ -n "$REPAIR" ]; then
 	command -v nft >/dev/null || {
 		echo "SKIP: no nft (apt-get install -y nftables)"
 		exit 77
@@ -81,11 +95,12 @@ if [ "$MODE" = repair ]; then
 fi
 sw_start A "${A_OPT[@]}"
 sw_start B "${B_OPT[@]}"
-[ "$MODE" = repair ] || make_ns "$NS"
+[ -n "$REPAIR" ] || make_ns "$NS"
 g ip link set lo up
 
 ip netns exec "$NS" "$SWVU" --tap tap0 --socket "$T/A/sw.sock" --queues 2 \
-	--migrate-to "$T/B/sw.sock" --after "$AFTER" >"$T/swvu.log" 2>&1 &
+	--migrate-to "$T/B/sw.sock" --after "$AFTER" "${VM_OPT[@]}" \
+	>"$T/swvu.log" 2>&1 &
 VM_PID=$!
 PIDS+=("$VM_PID")
 wait_for "the VM's tap" 10 "ip -n $NS link show tap0 2>/dev/null | grep -q UP || ! kill -0 $VM_PID 2>/dev/null"
@@ -179,7 +194,7 @@ c2=$!
 PIDS+=("$c1" "$c2")
 
 # the migration, while both transfers run
-if [ "$MODE" = repair ]; then
+if [ -n "$REPAIR" ]; then
 	sleep 0.5
 	h nft -f - <<'EON' || fail "nft"
 table inet swmig {
@@ -192,7 +207,7 @@ EON
 	kill -HUP "$VM_PID"
 fi
 wait_for "the rings stopped" 30 "grep -q 'rings stopped' $T/swvu.log || ! kill -0 $VM_PID 2>/dev/null"
-if [ "$MODE" = repair ]; then
+if [ -n "$REPAIR" ]; then
 	wait_for "B's flows in" 20 "grep -q 'flows in' $T/B/slipway.log || ! kill -0 $B_PID"
 	h nft delete table inet swmig
 	grep -q "migration: 0 TCP flows" "$T/A/slipway.log" &&
@@ -203,6 +218,14 @@ kill -0 "$c1" 2>/dev/null && kill -0 "$c2" 2>/dev/null ||
 kill -0 "$VM_PID" 2>/dev/null || fail "swvu: $(cat "$T/swvu.log")"
 wait_for "the source's socket closed" 10 "grep -q \"source's socket closed\" $T/swvu.log || ! kill -0 $VM_PID 2>/dev/null"
 kill -0 "$VM_PID" 2>/dev/null || fail "swvu: $(cat "$T/swvu.log")"
+saved=
+if [ "$MODE" = devstate ]; then
+	saved=$(grep -o 'device state saved, [0-9]* bytes' "$T/swvu.log")
+	loaded=$(grep -o 'device state loaded, [0-9]* bytes' "$T/swvu.log")
+	[ -n "$saved" ] && [ "${saved#*saved, }" = "${loaded#*loaded, }" ] &&
+		[ "${saved#*saved, }" != "0 bytes" ] ||
+		fail "device state: saved '$saved', loaded '$loaded': $(cat "$T/swvu.log")"
+fi
 
 rc=0
 wait "$c1" || rc=1
@@ -225,7 +248,10 @@ wait "$A_PID"
 a_rc=$?
 [ "$a_rc" = 0 ] || fail "slipway A exited with $a_rc: $(tail -5 "$T/A/slipway.log")"
 gates A
-grep -q "migration: .* TCP flows .* handed to" "$T/A/slipway.log" ||
+handed="migration: .* TCP flows .* handed to"
+[ "$MODE" = devstate ] &&
+	handed="migration: .* TCP flows .* saved into the VM's device state"
+grep -q "$handed" "$T/A/slipway.log" ||
 	fail "A handed nothing over: $(tail -5 "$T/A/slipway.log")"
 
 kill -0 "$VM_PID" 2>/dev/null || fail "swvu ended: $(cat "$T/swvu.log")"
@@ -244,4 +270,5 @@ b_rc=$?
 gates B
 pass "two pairs, $SIZE each way and $IDLE idle connections across a" \
 	"migration from A to B: byte-exact, all echo, A exited cleanly;" \
-	"$(grep -o 'state taken: [0-9]* TCP flows' "$T/B/slipway.log"), ${line#swvu: migration: }"
+	"$(grep -o 'state taken: [0-9]* TCP flows' "$T/B/slipway.log"),${saved:+ $saved,}" \
+	"${line#swvu: migration: }"
