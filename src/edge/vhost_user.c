@@ -591,8 +591,8 @@ static void vu_drop(struct vu *vu, const char *why)
 		return;
 	vu_msg_fds_close(vu);
 	vu->rgot = 0;
-	info("vhost-user frontend gone (%s): the flows it left are reset%s", why,
-	     vu->e->reconnect ? "; waiting for the next one" : "");
+	info("vhost-user frontend gone (%s): the flows it left are reset%s",
+	     why, vu->e->reconnect ? "; waiting for the next one" : "");
 	VU_CTR(vu->e, 0, EDGE_DISCONNECTS);
 	close(vu->ctl);
 	vu->ctl = -1;
