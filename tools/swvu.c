@@ -73,9 +73,11 @@
  * read again after asking, so that no completion is missed.
  *
  * The backend is not trusted: a used entry naming a descriptor we did not
- * post, a length beyond the buffer, a frame shorter than its header or a
- * num_buffers beyond the ring ends swvu with status 1 and a message, since
- * swvu exists to test backends. A frame the tap refuses is a drop.
+ * post, a length beyond the buffer or a num_buffers beyond the ring ends
+ * swvu with status 1 and a message, since swvu exists to test backends. A
+ * frame the tap refuses is a drop, and so is one shorter than its header
+ * (as Linux's virtio-net driver takes it: a backend stopping a ring uses
+ * the buffers it had reserved with length 0).
  *
  * --log plays a live migration's start: --after MS (default 1000) after
  * the ready line, with the rings running, swvu switches dirty-page logging
@@ -2413,6 +2415,7 @@ static int rx_frames(struct pair *p, struct iovec *iov, uint32_t *old)
 		uint16_t nb = 1, k;
 		size_t total = 0;
 		uint8_t hdr[HDR_LEN];
+		bool cut = false;
 
 		e = vq->used_ring[vq->last_used & (vq->num - 1)];
 		if (p->fe->mrg && e.id < vq->num && vq->posted[e.id] &&
@@ -2437,14 +2440,12 @@ static int rx_frames(struct pair *p, struct iovec *iov, uint32_t *old)
 
 			if (id < 0)
 				return id;
-			if (!k && len < hl) {
-				worker_fail(p->fe,
-					    "backend error: queue %u "
-					    "frame of %u bytes, shorter than "
-					    "its header",
-					    vq->index, len);
-				return -EPROTO;
-			}
+			/* a frame shorter than its header is dropped and
+			 * its buffer reposted, as Linux's driver does (a
+			 * backend's ring stop uses reserved buffers with
+			 * length 0: vhost_user.c vu_ring_settle()) */
+			if (!k && len < hl)
+				cut = true;
 			old[k] = vq->buf_of[id];
 			iov[k].iov_base = vq_buf(p->fe, vq, old[k]);
 			iov[k].iov_len = len;
@@ -2458,8 +2459,12 @@ static int rx_frames(struct pair *p, struct iovec *iov, uint32_t *old)
 			vq_add(vq, (uint16_t)id);
 		}
 		vq_expose(vq);
-		rx_data_valid(iov[0].iov_base, iov[0].iov_len, hl);
-		rx_write(p, iov, nb, total);
+		if (cut) {
+			atomic_fetch_add(&p->ctr[DIR_TO_TAP].drops, 1);
+		} else {
+			rx_data_valid(iov[0].iov_base, iov[0].iov_len, hl);
+			rx_write(p, iov, nb, total);
+		}
 		for (k = 0; k < nb; k++)
 			vq->spare[vq->nspare++] = old[k];
 		vq->last_used = (uint16_t)(vq->last_used + nb);
