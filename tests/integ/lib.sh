@@ -449,11 +449,19 @@ wait_flows_gone() {
 	fail "$(ctr TCP_FLOWS_ACTIVE) flows still active after 10 s"
 }
 
-# sw_stats: ask slipway for its counters now (SIGUSR1), wait for them
+# sw_stats: ask slipway for its counters now (SIGUSR1), wait for them; asked
+# again each second (a slipway out of fds cannot write them: t_nofile)
 sw_stats() {
+	local i
 	rm -f "$T/stats.json"
-	kill -USR1 "$SW_PID"
-	wait_for "counters" 10 "[ -s $T/stats.json ]"
+	for i in $(seq 10); do
+		kill -USR1 "$SW_PID"
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			[ -s "$T/stats.json" ] && return 0
+			sleep 0.1
+		done
+	done
+	fail "timed out waiting for counters"
 }
 
 # host_server PORT READY ARGS...: a swverify server for one connection on
