@@ -124,8 +124,6 @@ struct mig_xfer {
  *		none yet)
  * @req:	last shard call request number
  * @x:		the stream (destination: received; source: being sent)
- * @first_frame: destination: the first frame to the guest is yet to be
- *		logged (shard 0)
  */
 struct mig {
 	const struct conf *conf;
@@ -173,6 +171,35 @@ static void mig_shard_call(struct mig *m, struct shard *sh,
 	shard_api_mig_ask(sh, fn, &m->x, req);
 	while (!shard_api_mig_done(sh, req))
 		nanosleep(&(struct timespec){ .tv_nsec = 20000 }, NULL);
+}
+
+/**
+ * mig_all_shards() - run a function on every shard in turn, waiting for
+ * each
+ * @m:		migration state
+ * @fn:		the function
+ */
+static void mig_all_shards(struct mig *m,
+			   void (*fn)(struct shard *sh, void *arg))
+{
+	unsigned k;
+
+	for (k = 0; k < m->grp->n; k++)
+		mig_shard_call(m, m->grp->sh[k], fn);
+}
+
+/**
+ * mig_lis() - one of shard 0's listener tables
+ * @sh:		shard 0
+ * @udp:	the UDP one (else TCP)
+ * @n:		out: its entries
+ *
+ * Return: the table
+ */
+static struct listener *mig_lis(struct shard *sh, bool udp, unsigned *n)
+{
+	*n = udp ? sh->lis.nulisteners : sh->lis.nlisteners;
+	return udp ? sh->lis.ulisteners : sh->lis.listeners;
 }
 
 /**
@@ -224,7 +251,8 @@ static int mig_grow(struct mig_xfer *x, size_t want)
  * @tcp_len:	bytes of its TCP record
  * @len:	out: bytes of the repair record, right after it
  *
- * Return: 0, or -errno: the flow stays here, its socket as it was
+ * Return: 0 (the socket is closed), or -errno: the flow stays here, its
+ * socket as it was
  */
 static int mig_export_repair(struct shard *sh, struct mig_xfer *x,
 			     struct tcp_flow *f, size_t tcp_len, size_t *len)
@@ -247,8 +275,7 @@ static int mig_export_repair(struct shard *sh, struct mig_xfer *x,
 			strerror(-ret));
 		return ret;
 	}
-	f->sock = -1; /* closed by repair_dump() */
-	return 0;
+	return 0; /* its socket is closed: tcp_forget() clears it */
 }
 
 /**
@@ -279,18 +306,11 @@ static void mig_export_tcp(struct shard *sh, struct mig_xfer *x)
 		t.hflags = sh->sock.hflags[i];
 		n = mig_put_tcp(x->buf + x->len, x->cap - x->len,
 				(uint8_t)sh->id, &t);
-		if (x->repair) {
-			int fd = f->sock;
-
-			if (mig_export_repair(sh, x, f, n, &rn))
-				continue; /* it stays here */
-			/* closed: out of the epoll set already */
-			f->sock = fd;
-			sock_tcp_leave(sh, f);
-			f->sock = -1;
-		} else {
-			sock_tcp_leave(sh, f);
-		}
+		if (x->repair && mig_export_repair(sh, x, f, n, &rn))
+			continue; /* it stays here */
+		/* a socket dumped is closed, out of the epoll set already:
+		 * its host bits go all the same */
+		sock_tcp_leave(sh, f);
 		x->len += n + rn;
 		x->counts.tcp++;
 		k = 0;
@@ -353,8 +373,8 @@ static void mig_export_listeners(struct shard *sh, struct mig_xfer *x)
 	unsigned t, i;
 
 	for (t = 0; t < 2; t++) {
-		struct listener *l = t ? sh->lis.ulisteners : sh->lis.listeners;
-		unsigned n = t ? sh->lis.nulisteners : sh->lis.nlisteners;
+		unsigned n;
+		struct listener *l = mig_lis(sh, t, &n);
 
 		for (i = 0; i < n; i++) {
 			struct mig_listen ml = { .fd = x->nfds,
@@ -433,8 +453,8 @@ static void mig_listeners_back(struct shard *sh)
 	unsigned t, i;
 
 	for (t = 0; t < 2; t++) {
-		struct listener *l = t ? sh->lis.ulisteners : sh->lis.listeners;
-		unsigned n = t ? sh->lis.nulisteners : sh->lis.nlisteners;
+		unsigned n;
+		struct listener *l = mig_lis(sh, t, &n);
 
 		for (i = 0; i < n; i++)
 			if (l[i].fd >= 0 && !l[i].paused)
@@ -623,8 +643,8 @@ static void mig_commit(struct shard *sh, void *arg)
 	unsigned t, i;
 
 	for (t = 0; t < 2; t++) {
-		struct listener *l = t ? sh->lis.ulisteners : sh->lis.listeners;
-		unsigned n = t ? sh->lis.nulisteners : sh->lis.nlisteners;
+		unsigned n;
+		struct listener *l = mig_lis(sh, t, &n);
 
 		for (i = 0; i < n; i++) {
 			if (l[i].fd < 0)
@@ -859,6 +879,51 @@ static void mig_xfer_free(struct mig_xfer *x)
 }
 
 /**
+ * mig_build() - the stream of this gateway's state: every shard's flows
+ * moved into it, in turn
+ * @m:		migration state
+ * @repair:	sockets as their repair state (no descriptors)
+ *
+ * Return: 0, or -ENOMEM (nothing moved)
+ */
+static int mig_build(struct mig *m, bool repair)
+{
+	struct mig_xfer *x = &m->x;
+	size_t bytes = MIG_HDR_LEN + 256;
+	uint32_t fds = 0, k;
+
+	for (k = 0; k < m->grp->n; k++) {
+		const struct core_conf *cc = &m->grp->sh[k]->core.conf;
+
+		bytes += (size_t)cc->max_flows *
+				 (MIG_TCP_LEN +
+				  (repair ? MIG_REPAIR_MAX(0) : 0)) +
+			 (size_t)cc->ooo_slots * MIG_OOO_MAX(TCP_OOO_SLOT) +
+			 (size_t)cc->max_udp_flows * MIG_UDP_LEN;
+		fds += cc->max_flows + cc->max_udp_flows;
+	}
+	fds += m->grp->sh[0]->lis.nlisteners + m->grp->sh[0]->lis.nulisteners;
+	bytes += (size_t)fds * 16;
+	if (mig_xfer_alloc(&m->x, bytes, repair ? 0 : fds)) {
+		err("migration: out of memory for the state (%zu bytes): the "
+		    "flows stay here",
+		    bytes);
+		mig_xfer_free(x);
+		return -ENOMEM;
+	}
+	x->stop_ns = realtime_ns();
+	x->repair = repair;
+	x->len = MIG_HDR_LEN;
+	mig_all_shards(m, mig_export);
+	if (x->full)
+		warn("migration: the state did not fit: some flows stay here");
+	x->len += mig_put_end(x->buf + x->len, x->cap - x->len, &x->counts);
+	mig_put_hdr(x->buf, MIG_HDR_LEN, (uint32_t)(x->len - MIG_HDR_LEN),
+		    x->nfds);
+	return 0;
+}
+
+/**
  * mig_source_send() - the VM stopped for a migration: hand the flows to
  * the destination
  * @m:		migration state
@@ -871,22 +936,10 @@ static void mig_source_send(struct mig *m)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = MIG_IO_TIMEOUT_S };
 	uint64_t t0 = now_mono_ns();
-	size_t bytes = MIG_HDR_LEN + 256;
-	uint32_t fds = 0, k;
 	char ans[128] = "";
 	struct mig_end *n = &x->counts;
 	int fd, ret;
 
-	for (k = 0; k < m->grp->n; k++) {
-		const struct core *c = &m->grp->sh[k]->core;
-
-		bytes += (size_t)c->conf.max_flows * MIG_TCP_LEN +
-			 (size_t)c->conf.ooo_slots * MIG_OOO_MAX(TCP_OOO_SLOT) +
-			 (size_t)c->conf.max_udp_flows * MIG_UDP_LEN;
-		fds += c->conf.max_flows + c->conf.max_udp_flows;
-	}
-	fds += m->grp->sh[0]->lis.nlisteners + m->grp->sh[0]->lis.nulisteners;
-	bytes += (size_t)fds * 16;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || strlen(m->conf->migrate_to) >= sizeof(sa.sun_path)) {
 		err_perror("migration: no socket");
@@ -902,22 +955,8 @@ static void mig_source_send(struct mig *m)
 			    m->conf->migrate_to);
 		goto out_fd;
 	}
-	if (mig_xfer_alloc(x, bytes, fds)) {
-		err("migration: out of memory for the state (%zu bytes): the "
-		    "flows stay here",
-		    bytes);
+	if (mig_build(m, m->conf->migrate_repair))
 		goto out_fd;
-	}
-	x->stop_ns = realtime_ns();
-	x->repair = m->conf->migrate_repair;
-	x->len = MIG_HDR_LEN;
-	for (k = 0; k < m->grp->n; k++)
-		mig_shard_call(m, m->grp->sh[k], mig_export);
-	if (x->full)
-		warn("migration: the state did not fit: some flows stay here");
-	x->len += mig_put_end(x->buf + x->len, x->cap - x->len, n);
-	mig_put_hdr(x->buf, MIG_HDR_LEN, (uint32_t)(x->len - MIG_HDR_LEN),
-		    x->nfds);
 	ret = mig_write_all(fd, x->buf, x->len);
 	if (!ret)
 		ret = mig_send_fds(fd, x->fds, x->nfds);
@@ -935,8 +974,7 @@ static void mig_source_send(struct mig *m)
 			warn("migration: the destination refused the state: "
 			     "%s; the flows stay here",
 			     ans);
-		for (k = 0; k < m->grp->n; k++)
-			mig_shard_call(m, m->grp->sh[k], mig_import_back);
+		mig_all_shards(m, mig_import_back);
 		goto out;
 	}
 	mig_shard_call(m, m->grp->sh[0], mig_commit);
@@ -952,8 +990,63 @@ out_fd:
 		close(fd);
 }
 
-static const char *mig_net_differs(const struct mig *m,
-				   const struct mig_net *n);
+/**
+ * mig_net_differs() - does the source's network differ from ours?
+ * @m:		migration state
+ * @n:		the source's
+ *
+ * Return: NULL, or what differs
+ */
+static const char *mig_net_differs(const struct mig *m, const struct mig_net *n)
+{
+	const struct core_conf *cc = &m->grp->sh[0]->core.conf;
+
+	if (n->guest4_be != cc->guest4_be || n->gw4_be != cc->gw4_be ||
+	    memcmp(n->guest6, cc->guest6, 16) || memcmp(n->gw6, cc->gw6, 16))
+		return "the guest's or the gateway's addresses differ here "
+		       "(give the destination the source's -a, -g, "
+		       "--ipv6-prefix)";
+	if (n->mtu != cc->mtu)
+		return "the MTU differs here (give the destination the "
+		       "source's -m)";
+	return NULL;
+}
+
+/**
+ * mig_accept() - check a received stream whole, and claim it: the first
+ * state to come since start, or since one that did not come through
+ * @m:		migration state (@m->x holds the stream, header first)
+ * @body:	its body's length (mig_parse_hdr())
+ * @nfds:	descriptors that came with it
+ * @phase:	what the stream becomes (MIG_PENDING, MIG_RECEIVED)
+ *
+ * Return: NULL with @m->x.stop_ns set, or why the stream is refused
+ */
+static const char *mig_accept(struct mig *m, uint32_t body, uint32_t nfds,
+			      int phase)
+{
+	struct mig_xfer *x = &m->x;
+	const uint8_t *p = x->buf + MIG_HDR_LEN;
+	int exp = MIG_WAITING;
+	const char *why;
+	struct mig_net n;
+	struct mig_rec r;
+
+	why = mig_check(p, body, nfds, &x->counts);
+	if (!why) {
+		mig_next(&p, x->buf + x->len, &r); /* the first: checked */
+		why = mig_get_net(&r, &n);
+	}
+	if (!why)
+		why = mig_net_differs(m, &n);
+	if (!why && !atomic_compare_exchange_strong(&m->phase, &exp, phase))
+		why = exp == MIG_GAVE_UP ? "too late: the VM runs here without "
+					   "it already" :
+					   "a second state";
+	if (!why)
+		x->stop_ns = n.stop_ns;
+	return why;
+}
 
 /**
  * mig_hold_call() - shard call: stop polling the guest's queue until the
@@ -981,32 +1074,17 @@ static void mig_hold_call(struct shard *sh, void *arg)
 static bool mig_state_save(struct mig *m, int fd)
 {
 	struct mig_xfer *x = &m->x;
-	size_t bytes = MIG_HDR_LEN + 256;
 	uint64_t t0 = now_mono_ns();
-	unsigned k;
 	int ret;
 
-	for (k = 0; k < m->grp->n; k++)
-		bytes += (size_t)m->grp->sh[k]->core.conf.max_flows *
-			 (MIG_TCP_LEN + MIG_REPAIR_MAX(0));
-	if (mig_xfer_alloc(x, bytes, 0)) {
-		err("migration: out of memory for the state");
+	if (mig_build(m, true))
 		return false;
-	}
-	x->repair = true;
-	x->stop_ns = realtime_ns();
-	x->len = MIG_HDR_LEN;
-	for (k = 0; k < m->grp->n; k++)
-		mig_shard_call(m, m->grp->sh[k], mig_export);
-	x->len += mig_put_end(x->buf + x->len, x->cap - x->len, &x->counts);
-	mig_put_hdr(x->buf, MIG_HDR_LEN, (uint32_t)(x->len - MIG_HDR_LEN), 0);
 	ret = x->full ? -ENOSPC : mig_write_all(fd, x->buf, x->len);
 	if (ret) {
 		warn("migration: the device state did not go out (%s): the "
 		     "flows stay here",
 		     strerror(-ret));
-		for (k = 0; k < m->grp->n; k++)
-			mig_shard_call(m, m->grp->sh[k], mig_import_back);
+		mig_all_shards(m, mig_import_back);
 		mig_xfer_free(x);
 		return false;
 	}
@@ -1033,14 +1111,9 @@ static bool mig_state_load(struct mig *m, int fd)
 	struct mig_xfer *x = &m->x;
 	uint32_t body, nfds;
 	const char *why = NULL;
-	struct mig_net n;
-	struct mig_rec r;
-	const uint8_t *p;
-	int exp = MIG_WAITING;
-	unsigned k;
+	int exp;
 
-	for (k = 0; k < m->grp->n; k++)
-		mig_shard_call(m, m->grp->sh[k], mig_hold_call);
+	mig_all_shards(m, mig_hold_call);
 	mig_xfer_free(x);
 	if (mig_xfer_alloc(x, 1U << 20, 0))
 		why = "out of memory";
@@ -1070,17 +1143,7 @@ static bool mig_state_load(struct mig *m, int fd)
 		why = "a state of the wrong length, or naming descriptors "
 		      "(none come through the frontend)";
 	if (!why)
-		why = mig_check(x->buf + MIG_HDR_LEN, body, 0, &x->counts);
-	if (!why) {
-		p = x->buf + MIG_HDR_LEN;
-		mig_next(&p, x->buf + x->len, &r);
-		why = mig_get_net(&r, &n);
-	}
-	if (!why)
-		why = mig_net_differs(m, &n);
-	if (!why &&
-	    !atomic_compare_exchange_strong(&m->phase, &exp, MIG_RECEIVED))
-		why = "a second state";
+		why = mig_accept(m, body, 0, MIG_RECEIVED);
 	if (why) {
 		warn("migration: the VM's device state refused: %s", why);
 		mig_xfer_free(x);
@@ -1089,11 +1152,10 @@ static bool mig_state_load(struct mig *m, int fd)
 		atomic_compare_exchange_strong(&m->phase, &exp, MIG_GAVE_UP);
 		return false;
 	}
-	x->stop_ns = n.stop_ns;
 	info("migration: device state taken: %u TCP flows (%u held segments), "
 	     "%zu bytes, %.1f ms after the source stopped",
 	     x->counts.tcp, x->counts.ooo, x->len,
-	     (double)(realtime_ns() - n.stop_ns) / 1e6);
+	     (double)(realtime_ns() - x->stop_ns) / 1e6);
 	return true;
 }
 
@@ -1132,28 +1194,6 @@ static void mig_refuse(int fd, const char *why)
 }
 
 /**
- * mig_net_differs() - does the source's network differ from ours?
- * @m:		migration state
- * @n:		the source's
- *
- * Return: NULL, or what differs
- */
-static const char *mig_net_differs(const struct mig *m, const struct mig_net *n)
-{
-	const struct core_conf *cc = &m->grp->sh[0]->core.conf;
-
-	if (n->guest4_be != cc->guest4_be || n->gw4_be != cc->gw4_be ||
-	    memcmp(n->guest6, cc->guest6, 16) || memcmp(n->gw6, cc->gw6, 16))
-		return "the guest's or the gateway's addresses differ here "
-		       "(give the destination the source's -a, -g, "
-		       "--ipv6-prefix)";
-	if (n->mtu != cc->mtu)
-		return "the MTU differs here (give the destination the "
-		       "source's -m)";
-	return NULL;
-}
-
-/**
  * mig_dest_take() - take one source's stream on its connection
  * @m:		migration state
  * @fd:		the connection
@@ -1169,10 +1209,7 @@ static bool mig_dest_take(struct mig *m, int fd)
 	uint32_t body, nfds;
 	const char *why;
 	char ans[8];
-	struct mig_rec r;
-	struct mig_net n;
-	const uint8_t *p;
-	int ret, exp = MIG_WAITING;
+	int ret;
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -1205,22 +1242,11 @@ static bool mig_dest_take(struct mig *m, int fd)
 				       "the stream broke off");
 		goto fail;
 	}
-	why = mig_check(x->buf + MIG_HDR_LEN, body, nfds, &x->counts);
-	if (!why) {
-		p = x->buf + MIG_HDR_LEN;
-		mig_next(&p, x->buf + x->len, &r); /* the first: checked */
-		why = mig_get_net(&r, &n);
-	}
-	if (!why)
-		why = mig_net_differs(m, &n);
-	if (!why &&
-	    !atomic_compare_exchange_strong(&m->phase, &exp, MIG_PENDING))
-		why = "too late: the VM runs here without it already";
+	why = mig_accept(m, body, nfds, MIG_PENDING);
 	if (why) {
 		mig_refuse(fd, why);
 		goto fail;
 	}
-	x->stop_ns = n.stop_ns;
 	/* two steps, so that the flows are never both sides': we say we
 	 * can take them, the source lets them go and says so */
 	if (mig_write_all(fd, (const uint8_t *)"OK", 2) ||
@@ -1235,7 +1261,7 @@ static bool mig_dest_take(struct mig *m, int fd)
 	     "flows, %u listeners, %zu bytes, %.1f ms after the source "
 	     "stopped",
 	     x->counts.tcp, x->counts.ooo, x->counts.udp, x->counts.listeners,
-	     x->len, (double)(realtime_ns() - n.stop_ns) / 1e6);
+	     x->len, (double)(realtime_ns() - x->stop_ns) / 1e6);
 	return true;
 fail:
 	mig_xfer_free(x);
@@ -1246,7 +1272,6 @@ fail:
  * mig_unlink() - remove the destination's socket file: one source is
  * served, and a later one cannot reach us by name
  * @m:		migration state
- *
  */
 static void mig_unlink(struct mig *m)
 {
