@@ -598,14 +598,9 @@ static void mig_import(struct shard *sh, void *arg)
 			if (why) {
 				debug("migration: a UDP flow refused: %s", why);
 				mig_close_fd(x->fds[u.fd], false);
-			} else if (epoll_ctl(
-					   sh->epfd, EPOLL_CTL_ADD, f->sock,
-					   &(struct epoll_event){
-						   .events = EPOLLIN,
-						   .data.u64 = EP_DATA(
-							   EP_UDP,
-							   udp_flow_idx(
-								   c, f)) })) {
+			} else if (shard_ep_add(sh, f->sock, EPOLLIN,
+						EP_DATA(EP_UDP,
+							udp_flow_idx(c, f)))) {
 				f->sock = -1;
 				uflow_free(c, f);
 				mig_close_fd(x->fds[u.fd], false);
