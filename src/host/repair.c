@@ -327,17 +327,21 @@ int repair_restore(const struct mig_repair *r)
 				       .rcv_wnd = r->rcv_wnd,
 				       .rcv_wup = r->rcv_wup };
 	struct tcp_repair_opt opt[4];
-	int fd, one = 1, ret, nopt = 0;
+	int fd, ret, nopt = 0;
 	uint32_t seq;
 
 	fd = socket(r->v6 ? AF_INET6 : AF_INET,
 		    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	/* repair mode forces reuse of the local port (SK_FORCE_REUSE): the
+	 * bind below works even if other sockets, connected elsewhere or in
+	 * TIME_WAIT, share the port, as ephemeral ports do. SO_REUSEADDR
+	 * must not be set after it: it would lower that to an ordinary
+	 * reuse, which such a socket refuses (EADDRINUSE) */
 	ret = repair_on(fd, TCP_REPAIR_ON);
 	if (ret)
 		goto fail;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* the queues' starts: their next sequence less what they hold */
 	seq = r->snd_seq - r->sndq_len;
 	if (repair_queue(fd, TCP_SEND_QUEUE) ||
