@@ -127,7 +127,8 @@ static void read_all(int s, const uint8_t *want, size_t n)
 static void test_shared_port(void **state)
 {
 	static uint8_t rec[1 << 21], to_c[40000], from_c[300000], more[5000];
-	int c1[NCONN], c2[NCONN], a1 = -1, peer, fd, i, j, pick = -1, other = -1;
+	int c1[NCONN], c2[NCONN], a1 = -1, peer, fd, i, j, pick = -1,
+				  other = -1;
 	/* outside the ephemeral range, which stays the connections' */
 	uint16_t p1 = 30001, p2 = 30002;
 	int l1 = listener(p1), l2 = listener(p2);
