@@ -7,10 +7,13 @@
 # as QEMU's source at completion) and sets the device up again on B with
 # the same memory and the saved ring bases, bridging on.
 # Across the migration: a byte-checked transfer each way (swverify, SIZE,
-# two connections each), and IDLE idle connections to a host echo server
-# that each echo a line before and after. Passes only if
+# two connections each), IDLE idle connections to a host echo server
+# that each echo a line before and after, and a UDP flow to the same
+# server, which answers with the datagram's source port. Passes only if
 #  - both transfers were running when the rings stopped and complete
-#    byte-exact, and every idle connection still echoes afterwards,
+#    byte-exact, every idle connection still echoes afterwards, and the
+#    UDP flow answers from the same host port (its socket moved; a new
+#    port in the repair modes, which move TCP only),
 #  - swvu found each ring's used index at its base (no entry lost or
 #    repeated) and saw the first frame each way on B,
 #  - A exits by itself with status 0, its gates held and no flow left; B's
@@ -96,6 +99,11 @@ fi
 sw_start A "${A_OPT[@]}"
 sw_start B "${B_OPT[@]}"
 [ -n "$REPAIR" ] || make_ns "$NS"
+# the guest's UDP flow: with descriptors its socket moves, and the host
+# peer sees the same source port after; as repair state only TCP moves,
+# and the guest's next datagram opens a new flow through B
+UDP=same
+[ -n "$REPAIR" ] || [ "$MODE" = nostate ] && UDP=new
 g ip link set lo up
 
 ip netns exec "$NS" "$SWVU" --tap tap0 --socket "$T/A/sw.sock" --queues 2 \
@@ -119,12 +127,19 @@ if sys.argv[1] == "server":
     ls.bind(("127.0.0.1", int(sys.argv[2])))
     ls.listen(1024)
     sel.register(ls, selectors.EVENT_READ)
+    us = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    us.bind(("127.0.0.1", int(sys.argv[2])))
+    sel.register(us, selectors.EVENT_READ)
     while True:
         for k, _ in sel.select():
             s = k.fileobj
             if s is ls:
                 c, _ = ls.accept()
                 sel.register(c, selectors.EVENT_READ)
+                continue
+            if s is us:
+                d, a = us.recvfrom(512)
+                us.sendto(b"%s %d" % (d, a[1]), a)
                 continue
             try:
                 d = s.recv(4096)
@@ -152,15 +167,32 @@ def echo(socks, word):
         except OSError:
             bad += 1
     return bad
+def udp_ask(u, word):
+    for _ in range(5):
+        try:
+            u.send(word)
+            d = u.recv(512).split()
+            if len(d) == 2 and d[0] == word:
+                return int(d[1])
+        except OSError:
+            pass
+    return -1
 socks = []
 for i in range(n):
     s = socket.create_connection(("10.0.2.2", port), timeout=10)
     socks.append(s)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.settimeout(2)
+u.connect(("10.0.2.2", port))
 b = echo(socks, b"before")
-open(ready, "w").write("%d\n" % b)
+p1 = udp_ask(u, b"before")
+open(ready, "w").write("%d\n" % (b + (p1 < 0)))
 while not os.path.exists(go):
     time.sleep(0.05)
-print("before %d after %d of %d" % (b, echo(socks, b"after"), n), flush=True)
+a = echo(socks, b"after")
+p2 = udp_ask(u, b"after")
+udp = "lost" if p2 < 0 else "same" if p2 == p1 else "new"
+print("before %d after %d of %d udp %s" % (b, a, n, udp), flush=True)
 for s in socks:
     s.close()
 EOS
@@ -235,8 +267,8 @@ wait "$s1" || fail "host receiver: $(cat "$T/s1.json")"
 wait "$s2" || fail "host sender: $(cat "$T/s2.json")"
 touch "$T/go"
 wait "$ic"
-[ "$(cat "$T/idle.out")" = "before 0 after 0 of $IDLE" ] ||
-	fail "idle connections after the migration: $(cat "$T/idle.out")"
+[ "$(cat "$T/idle.out")" = "before 0 after 0 of $IDLE udp $UDP" ] ||
+	fail "idle connections after the migration (UDP: expected $UDP): $(cat "$T/idle.out")"
 
 # A: handed over, its frontend gone: it ends by itself
 for ((i = 0; i < 100; i++)); do
@@ -248,6 +280,7 @@ wait "$A_PID"
 a_rc=$?
 [ "$a_rc" = 0 ] || fail "slipway A exited with $a_rc: $(tail -5 "$T/A/slipway.log")"
 gates A
+[ "$UDP" = same ] && { (T=$T/A expect_ctr MIG_UDP_OUT -ge 1) || exit 1; }
 handed="migration: .* TCP flows .* handed to"
 [ "$MODE" = devstate ] &&
 	handed="migration: .* TCP flows .* saved into the VM's device state"
@@ -268,7 +301,9 @@ wait "$B_PID"
 b_rc=$?
 [ "$b_rc" = 0 ] || fail "slipway B exited with $b_rc"
 gates B
-pass "two pairs, $SIZE each way and $IDLE idle connections across a" \
-	"migration from A to B: byte-exact, all echo, A exited cleanly;" \
+[ "$UDP" = same ] && { (T=$T/B expect_ctr MIG_UDP_IN -ge 1) || exit 1; }
+pass "two pairs, $SIZE each way, $IDLE idle connections and a UDP flow" \
+	"($UDP port) across a migration from A to B: byte-exact, all echo," \
+	"A exited cleanly;" \
 	"$(grep -o 'state taken: [0-9]* TCP flows' "$T/B/slipway.log"),${saved:+ $saved,}" \
 	"${line#swvu: migration: }"
