@@ -399,6 +399,28 @@ static void search_list_load(struct conf *c)
 }
 
 /**
+ * fwd_privileged() - whether a -t or -u option publishes a port below 1024
+ * @c:		configuration
+ *
+ * A --migrate-from destination binds its ports once the source's state
+ * came, after the sandbox: it keeps CAP_NET_BIND_SERVICE for those.
+ *
+ * Return: true if one does
+ */
+static bool fwd_privileged(const struct conf *c)
+{
+	unsigned i;
+
+	for (i = 0; i < c->nfwd; i++)
+		if (c->fwd[i].first < 1024)
+			return true;
+	for (i = 0; i < c->nufwd; i++)
+		if (c->ufwd[i].first < 1024)
+			return true;
+	return false;
+}
+
+/**
  * sandbox_prepare() - what the sandbox must keep for the running gateway
  * @sb:		filled
  * @c:		configuration
@@ -424,7 +446,7 @@ static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
 	sb->uid = c->runas_uid;
 	sb->gid = c->runas_gid;
 	sb->keep_fs = edge_kinds[c->edge].keep_fs;
-	sb->keep_net_bind = c->s4n;
+	sb->keep_net_bind = c->s4n || (c->migrate_from && fwd_privileged(c));
 	sb->keep_net_admin = c->migrate_repair;
 	sb->kill_pid = r->ns->cmd_pid > 0 ? r->ns->cmd_pid : 0;
 	if (r->stats_dirfd >= 0) {

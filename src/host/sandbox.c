@@ -41,9 +41,12 @@
  * 2. --runas USER[:GROUP] as root: setgroups(0), setgid, setuid.
  * 3. Capabilities: the bounding and ambient sets are emptied (while we
  *    still have CAP_SETPCAP), then effective, permitted and inheritable.
- *    In slirp4netns mode (@keep_net_bind) CAP_NET_BIND_SERVICE stays in
- *    the bounding, permitted and effective sets if we had it, as with
- *    slirp4netns --enable-sandbox: its API may publish ports below 1024.
+ *    With @keep_net_bind CAP_NET_BIND_SERVICE stays in the bounding,
+ *    permitted and effective sets if we had it: in slirp4netns mode, as
+ *    with slirp4netns --enable-sandbox (its API may publish ports below
+ *    1024), and at a migration's destination that publishes such a port
+ *    once the state came. With @keep_net_admin CAP_NET_ADMIN stays too
+ *    (--migrate-repair: TCP_REPAIR).
  * 4. seccomp (sandbox_seccomp(), once the threads exist): the allowlist
  *    built from the #syscalls lines, with SECCOMP_FILTER_FLAG_TSYNC for
  *    every thread; a call off the list, or one whose arguments its rule
@@ -390,7 +393,7 @@ static int sandbox_landlock(const struct sandbox_conf *c, bool keep_proc)
 
 /**
  * sandbox_caps_bound() - empty the bounding and ambient capability sets
- * @keep:	a capability to leave in the bounding set, or -1
+ * @keep:	capabilities (bits, each below 32) to leave in the bounding set
  *
  * The bounding set needs CAP_SETPCAP to shrink: without it (an
  * unprivileged user outside a user namespace of its own) it stays as it
@@ -399,12 +402,12 @@ static int sandbox_landlock(const struct sandbox_conf *c, bool keep_proc)
  * #syscalls:setup prctl
  * Return: 0, or -1 with errno set
  */
-static int sandbox_caps_bound(int keep)
+static int sandbox_caps_bound(uint32_t keep)
 {
 	int cap;
 
 	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++) {
-		if (cap == keep)
+		if (cap < 32 && (keep & (1U << cap)))
 			continue;
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EPERM)
 			return -1;
@@ -417,31 +420,30 @@ static int sandbox_caps_bound(int keep)
 
 /**
  * sandbox_caps_clear() - empty the effective, permitted and inheritable sets
- * @keep:	a capability (below 32) to leave in the effective and
- *		permitted sets if it is in the permitted set now, or -1
- * @kept:	out: whether @keep was kept
+ * @keep:	capabilities (bits, each below 32) to leave in the effective
+ *		and permitted sets, those of them in the permitted set now
+ * @kept:	out: the capabilities kept (bits)
  *
  * #syscalls:setup capget capset
  * Return: 0, or -1 with errno set
  */
-static int sandbox_caps_clear(int keep, bool *kept)
+static int sandbox_caps_clear(uint32_t keep, uint32_t *kept)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 		.pid = 0,
 	};
 	struct __user_cap_data_struct data[2];
-	uint32_t bit = 0;
+	uint32_t bits = 0;
 
-	*kept = false;
-	if (keep >= 0 && keep < 32 && !syscall(SYS_capget, &hdr, data) &&
-	    (data[0].permitted & (1U << keep)))
-		bit = 1U << keep;
+	*kept = 0;
+	if (keep && !syscall(SYS_capget, &hdr, data))
+		bits = data[0].permitted & keep;
 	memset(data, 0, sizeof(data));
-	data[0].effective = data[0].permitted = bit;
+	data[0].effective = data[0].permitted = bits;
 	if (syscall(SYS_capset, &hdr, data))
 		return -1;
-	*kept = bit != 0;
+	*kept = bits;
 	return 0;
 }
 
@@ -462,12 +464,12 @@ static int sandbox_runas(const struct sandbox_conf *c)
 
 int sandbox_enter(const struct sandbox_conf *c)
 {
-	int keep = c->keep_net_bind  ? CAP_NET_BIND_SERVICE :
-		   c->keep_net_admin ? CAP_NET_ADMIN :
-				       -1;
-	bool keep_proc = SANDBOX_ASAN, kept;
+	uint32_t keep = (c->keep_net_bind ? 1U << CAP_NET_BIND_SERVICE : 0) |
+			(c->keep_net_admin ? 1U << CAP_NET_ADMIN : 0);
+	bool keep_proc = SANDBOX_ASAN;
 	const char *fs = "none", *caps;
 	char fsbuf[32];
+	uint32_t kept;
 	int abi;
 
 	if (c->off) {
@@ -530,9 +532,12 @@ int sandbox_enter(const struct sandbox_conf *c)
 		err_perror("cannot drop capabilities");
 		return -EPERM;
 	}
-	caps = !kept		? "no capabilities" :
-	       c->keep_net_bind ? "CAP_NET_BIND_SERVICE only" :
-				  "CAP_NET_ADMIN only (TCP_REPAIR)";
+	caps = !kept ? "no capabilities" :
+	       kept == 1U << CAP_NET_BIND_SERVICE ?
+		       "CAP_NET_BIND_SERVICE only" :
+	       kept == 1U << CAP_NET_ADMIN ? "CAP_NET_ADMIN only (TCP_REPAIR)" :
+					     "CAP_NET_ADMIN (TCP_REPAIR) and "
+					     "CAP_NET_BIND_SERVICE only";
 	/* setuid() and entering a user namespace clear it: the leak check's
 	 * ptrace needs it */
 	if (SANDBOX_ASAN)

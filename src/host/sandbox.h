@@ -39,7 +39,8 @@ enum sandbox_access { SANDBOX_READ, SANDBOX_WRITE, SANDBOX_REMOVE };
  *			level, under that name), or NULL: the gateway
  * @keep_net_bind:	keep CAP_NET_BIND_SERVICE if we have it (slirp4netns
  *			mode: its API publishes ports below 1024, as
- *			slirp4netns's sandbox allows)
+ *			slirp4netns's sandbox allows; a --migrate-from
+ *			destination that publishes one after the sandbox)
  * @keep_net_admin:	keep CAP_NET_ADMIN if we have it (--migrate-repair:
  *			TCP_REPAIR needs it)
  */

@@ -17,7 +17,8 @@
 #  - swvu found each ring's used index at its base (no entry lost or
 #    repeated) and saw the first frame each way on B,
 #  - A exits by itself with status 0, its gates held and no flow left; B's
-#    gates hold at the end (every flow ended, no reset of a guest's flow).
+#    gates hold at the end (every flow ended, no reset of a guest's flow),
+#  - B publishes the port below 1024 that only it has.
 # MODE=nostate runs B without --migrate-from: the same checks must fail
 # (the connections are reset): a check of the test itself, not in meson.
 # MODE=repair: both with --migrate-repair, the sockets moving as
@@ -96,8 +97,21 @@ if [ -n "$REPAIR" ]; then
 	B_OPT+=(--migrate-repair)
 	AFTER=3600000 # SIGHUP starts it
 fi
+# B alone publishes a port below 1024: a --migrate-from destination binds
+# it once the state came, after its sandbox (it keeps
+# CAP_NET_BIND_SERVICE for that)
+PP=$("${HX[@]}" "$PY" -c '
+import socket
+for p in range(900, 1000):
+    try:
+        socket.socket().bind(("127.0.0.1", p))
+        print(p)
+        break
+    except OSError:
+        pass')
+[ -n "$PP" ] || fail "no free port between 900 and 999"
 sw_start A "${A_OPT[@]}"
-sw_start B "${B_OPT[@]}"
+sw_start B "${B_OPT[@]}" -t "127.0.0.1/$PP:7"
 [ -n "$REPAIR" ] || make_ns "$NS"
 # the guest's UDP flow: with descriptors its socket moves, and the host
 # peer sees the same source port after; as repair state only TCP moves,
@@ -281,6 +295,7 @@ a_rc=$?
 [ "$a_rc" = 0 ] || fail "slipway A exited with $a_rc: $(tail -5 "$T/A/slipway.log")"
 gates A
 [ "$UDP" = same ] && { (T=$T/A expect_ctr MIG_UDP_OUT -ge 1) || exit 1; }
+wait_listen "$PP" "${H:-}"
 handed="migration: .* TCP flows .* handed to"
 [ "$MODE" = devstate ] &&
 	handed="migration: .* TCP flows .* saved into the VM's device state"
