@@ -86,7 +86,7 @@ num() {
 
 # run N TRIAL: one migration with N idle flows; appends a line to raw.tsv
 run() {
-	local n=$1 k=$2 d=$T/run-$1-$2 p a b vm hold xs xc srv i rc line
+	local n=$1 k=$2 d=$T/run-$1-$2 p a b vm hold xs xc srv rc line
 	mkdir -p "$d/A" "$d/B"
 	NS=swmg$$x$n$k
 	make_ns "$NS"
@@ -135,13 +135,9 @@ run() {
 	wait "$xc" || fail "transfer across the migration ($n flows): $(cat "$d/xc.json")"
 	wait "$xs" || fail "transfer server ($n flows): $(cat "$d/xs.json")"
 	# A: handed over, its frontend gone: it ends by itself
-	for ((i = 0; i < 300; i++)); do
-		kill -0 "$a" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$a" 2>/dev/null && fail "slipway A still runs after the migration ($n flows)"
-	wait "$a"
+	reap "$a" 30
 	rc=$?
+	[ $rc = 124 ] && fail "slipway A still runs after the migration ($n flows)"
 	[ $rc = 0 ] || fail "slipway A exited with $rc ($n flows)"
 	(T=$d/A check_gates) || exit 1
 	kill -TERM "$hold"

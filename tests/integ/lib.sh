@@ -312,19 +312,54 @@ wait_started() {
 	rm -f "$T/stats.json"
 }
 
+# reap PID SECONDS: wait up to SECONDS for PID, a child of this shell, to
+# end; return its exit status, or 124 (timeout(1)'s) if it still runs
+reap() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$1" 2>/dev/null && return 124
+	wait "$1"
+}
+
 # stop_slipway: SIGTERM slipway, wait for it, check its exit status
 stop_slipway() {
+	local rc
 	kill -TERM "$SW_PID" 2>/dev/null
-	local i
-	for i in $(seq 100); do
-		kill -0 "$SW_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -0 "$SW_PID" 2>/dev/null && fail "slipway did not exit on SIGTERM"
-	wait "$SW_PID"
-	local rc=$?
+	reap "$SW_PID" 5
+	rc=$?
+	[ "$rc" = 124 ] && fail "slipway did not exit on SIGTERM"
 	[ "$rc" = 0 ] || fail "slipway exited with $rc"
 	[ -s "$T/stats.json" ] || fail "no stats JSON written at exit"
+}
+
+# xfer_each_way SIZE: a byte-checked transfer each way at once, two
+# connections each: swverify servers on the host's 127.0.0.1 (through
+# "${HX[@]}" if set: a host namespace), clients in the guest (g) to
+# 10.0.2.2. Sets s1 (host receiver), s2 (host sender) and c1, c2 (their
+# guest clients); each writes $T/NAME.json
+xfer_each_way() {
+	local ps pr
+	ps=$(free_port)
+	pr=$(free_port)
+	${HX[@]+"${HX[@]}"} "$SWVERIFY" server --listen "127.0.0.1:$ps" \
+		--mode recv --conns 2 --ready-file "$T/rs" >"$T/s1.json" 2>&1 &
+	s1=$!
+	${HX[@]+"${HX[@]}"} "$SWVERIFY" server --listen "127.0.0.1:$pr" \
+		--mode send --bytes "$1" --conns 2 --ready-file "$T/rr" \
+		>"$T/s2.json" 2>&1 &
+	s2=$!
+	PIDS+=("$s1" "$s2")
+	wait_for "host servers" 10 "[ -e $T/rs ] && [ -e $T/rr ]"
+	g "$SWVERIFY" client --connect "10.0.2.2:$ps" --mode send --bytes "$1" \
+		--parallel 2 --timeout 120 --stall 10 >"$T/c1.json" 2>&1 &
+	c1=$!
+	g "$SWVERIFY" client --connect "10.0.2.2:$pr" --mode recv --bytes "$1" \
+		--parallel 2 --timeout 120 --stall 10 >"$T/c2.json" 2>&1 &
+	c2=$!
+	PIDS+=("$c1" "$c2")
 }
 
 # wait_for WHAT SECONDS CONDITION: poll a shell condition

@@ -226,15 +226,11 @@ qemu_kill_incoming() {
 }
 
 qemu_switch() {
-	local i rc
+	local rc
 	qemu_qmp quit >/dev/null 2>&1 || qemu_fail "the source QEMU refused to quit"
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$QEMU_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$QEMU_PID" 2>/dev/null && qemu_fail "the source QEMU still runs 10 s after quit"
-	wait "$QEMU_PID"
+	reap "$QEMU_PID" 10
 	rc=$?
+	[ "$rc" = 124 ] && qemu_fail "the source QEMU still runs 10 s after quit"
 	[ "$rc" = 0 ] || qemu_fail "the source QEMU exited with status $rc"
 	QEMU_PID=$QEMU_IN_PID
 	QEMU_QMP=$QEMU_IN_QMP
@@ -264,15 +260,11 @@ qemu_wait_marker() {
 }
 
 qemu_wait_done() {
-	local i rc
+	local rc
 	qemu_wait_marker SW_DONE "${1:-$QEMU_TIMEOUT}"
-	for ((i = 0; i < 300; i++)); do
-		kill -0 "$QEMU_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$QEMU_PID" 2>/dev/null && qemu_fail "QEMU still running 30 s after SW_DONE"
-	wait "$QEMU_PID"
+	reap "$QEMU_PID" 30
 	rc=$?
+	[ "$rc" = 124 ] && qemu_fail "QEMU still running 30 s after SW_DONE"
 	[ "$rc" = 0 ] || qemu_fail "QEMU exited with status $rc"
 }
 

@@ -73,19 +73,15 @@ sw_start() {
 # sw_end NAME HOW: slipway NAME ends (HOW: term, SIGTERM now; self, on its
 # own within 30 s) with status 0 and its counters written; then its gates
 sw_end() {
-	local n=$1 pid i rc
+	local n=$1 pid rc why
 	pid=${n}_PID
 	pid=${!pid}
 	[ "$2" = term ] && kill -TERM "$pid" 2>/dev/null
-	for ((i = 0; i < 300; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$pid" 2>/dev/null && (T=$T/$n fail "slipway $n still runs ($2)")
-	kill -0 "$pid" 2>/dev/null && exit 1
-	wait "$pid"
+	reap "$pid" 30
 	rc=$?
-	[ "$rc" = 0 ] || (T=$T/$n fail "slipway $n exited with $rc")
+	why="exited with $rc"
+	[ "$rc" = 124 ] && why="still runs ($2)"
+	[ "$rc" = 0 ] || (T=$T/$n fail "slipway $n $why")
 	[ "$rc" = 0 ] || exit 1
 	(
 		T=$T/$n

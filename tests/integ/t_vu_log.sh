@@ -33,23 +33,7 @@ g ip addr add 10.0.2.15/24 dev tap0
 g ip route add default via 10.0.2.2
 
 # two connections each way at once, byte-checked by swverify
-ps=$(free_port)
-pr=$(free_port)
-"$SWVERIFY" server --listen "127.0.0.1:$ps" --mode recv --conns 2 \
-	--ready-file "$T/rs" >/dev/null 2>&1 &
-s1=$!
-"$SWVERIFY" server --listen "127.0.0.1:$pr" --mode send --bytes "$SIZE" \
-	--conns 2 --ready-file "$T/rr" >/dev/null 2>&1 &
-s2=$!
-PIDS+=("$s1" "$s2")
-wait_for "host servers" 10 "[ -e $T/rs ] && [ -e $T/rr ]"
-g "$SWVERIFY" client --connect "10.0.2.2:$ps" --mode send --bytes "$SIZE" \
-	--parallel 2 --timeout 120 --stall 10 >"$T/c1.json" 2>&1 &
-c1=$!
-g "$SWVERIFY" client --connect "10.0.2.2:$pr" --mode recv --bytes "$SIZE" \
-	--parallel 2 --timeout 120 --stall 10 >"$T/c2.json" 2>&1 &
-c2=$!
-PIDS+=("$c1" "$c2")
+xfer_each_way "$SIZE"
 
 # logging goes on while both transfers still run
 wait_for "dirty logging on" 20 "grep -q 'dirty logging on' $T/swvu.log || ! kill -0 $VM_PID 2>/dev/null"

@@ -221,23 +221,7 @@ wait_for "idle connections" 20 "[ -s $T/idle.ready ] || ! kill -0 $ic 2>/dev/nul
 [ "$(cat "$T/idle.ready" 2>/dev/null)" = 0 ] || fail "idle connections before: $(cat "$T/idle.out")"
 
 # a transfer each way, two connections each, byte-checked by swverify
-ps=$(free_port)
-pr=$(free_port)
-"${HX[@]}" "$SWVERIFY" server --listen "127.0.0.1:$ps" --mode recv --conns 2 \
-	--ready-file "$T/rs" >"$T/s1.json" 2>&1 &
-s1=$!
-"${HX[@]}" "$SWVERIFY" server --listen "127.0.0.1:$pr" --mode send --bytes "$SIZE" \
-	--conns 2 --ready-file "$T/rr" >"$T/s2.json" 2>&1 &
-s2=$!
-PIDS+=("$s1" "$s2")
-wait_for "host servers" 10 "[ -e $T/rs ] && [ -e $T/rr ]"
-g "$SWVERIFY" client --connect "10.0.2.2:$ps" --mode send --bytes "$SIZE" \
-	--parallel 2 --timeout 120 --stall 10 >"$T/c1.json" 2>&1 &
-c1=$!
-g "$SWVERIFY" client --connect "10.0.2.2:$pr" --mode recv --bytes "$SIZE" \
-	--parallel 2 --timeout 120 --stall 10 >"$T/c2.json" 2>&1 &
-c2=$!
-PIDS+=("$c1" "$c2")
+xfer_each_way "$SIZE"
 
 # the migration, while both transfers run
 if [ -n "$REPAIR" ]; then
@@ -285,13 +269,9 @@ wait "$ic"
 	fail "idle connections after the migration (UDP: expected $UDP): $(cat "$T/idle.out")"
 
 # A: handed over, its frontend gone: it ends by itself
-for ((i = 0; i < 100; i++)); do
-	kill -0 "$A_PID" 2>/dev/null || break
-	sleep 0.1
-done
-kill -0 "$A_PID" 2>/dev/null && fail "slipway A still runs after the migration"
-wait "$A_PID"
+reap "$A_PID" 10
 a_rc=$?
+[ "$a_rc" = 124 ] && fail "slipway A still runs after the migration"
 [ "$a_rc" = 0 ] || fail "slipway A exited with $a_rc: $(tail -5 "$T/A/slipway.log")"
 gates A
 [ "$UDP" = same ] && { (T=$T/A expect_ctr MIG_UDP_OUT -ge 1) || exit 1; }
