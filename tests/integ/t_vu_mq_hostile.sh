@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # t_vu_mq_hostile.sh - guest memory stays mapped while any shard reads it.
 # A two-pair vhost-user VM (swvu: the namespace's stack) streams both ways
-# over four connections, spread over the two pairs, while its frontend
+# over four connections (the guest's stack spreads them over the two
+# pairs by their hashes), while its frontend
 #  - remap: sends SET_MEM_TABLE again every 50 ms: the transfers finish
 #    byte-exact (the memory is replaced only between the shards' batches);
 #  - indirect: has pair 0 post a descriptor with the INDIRECT flag, which
@@ -88,10 +89,28 @@ expect_ctr EDGE_VU_RING_ERRORS -eq 0
 expect_ctr EDGE_VU_PROTO_ERRORS -eq 0
 msgs=$(ctr EDGE_VU_MESSAGES)
 
-# a ring broken on pair 0 while pair 1 streams: the frontend is dropped
+# a ring broken on pair 0 while pair 1 streams: the frontend is dropped.
+# The guest's stack picks a flow's pair by its hash, so all four
+# connections may take pair 1, and pair 0 would never send the bad
+# descriptor: a datagram from a new port every 50 ms makes sure pair 0
+# sends frames too (to the host's loopback, port 9)
 for i in $(seq "$HOSTILE_ROUNDS"); do
 	start_vm --misbehave indirect --after $((100 + 100 * i))
+	ip netns exec "$NS" "$PY" -c '
+import socket, time
+while True:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.sendto(b"x", ("10.0.2.2", 9))
+    except OSError:
+        pass
+    s.close()
+    time.sleep(0.05)' &
+	udp=$!
+	PIDS+=("$udp")
 	SIZE=4G STALL=1 both_ways 2 && fail "round $i: the transfers survived a broken ring?"
+	kill "$udp"
+	wait "$udp" 2>/dev/null
 	wait_for "swvu to see the backend close" 10 "! kill -0 $VM_PID 2>/dev/null"
 	grep -q "backend closed" "$T/swvu.log" || fail "round $i: swvu: $(cat "$T/swvu.log")"
 	kill -0 "$SW_PID" || fail "slipway died when pair 0 broke (round $i)"
