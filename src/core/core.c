@@ -418,6 +418,44 @@ loopback:
 }
 
 /**
+ * core_flow_target() - where a flow the guest opens goes on the host,
+ * checked as the guest's own SYN or datagram is (see core.h)
+ * @c:		core
+ * @proto:	IPPROTO_TCP_ or IPPROTO_UDP_
+ * @gaddr:	the guest's side
+ * @daddr:	the destination the guest named
+ * @dport:	its port
+ * @target:	out: the host address
+ *
+ * Return: NULL, or why no guest could open such a flow
+ */
+const char *core_flow_target(const struct core *c, int proto,
+			     const uint8_t *gaddr, const uint8_t *daddr,
+			     uint16_t dport, uint8_t *target)
+{
+	if (addr_is4(gaddr) != addr_is4(daddr) ||
+	    (!addr_is4(daddr) && !c->conf.ipv6))
+		return "mixed or unserved address families";
+	if (!dport)
+		return "port 0";
+	if (addr_is4(daddr) ? ip4_addr_unusable(c, addr_to4(daddr)) :
+			      ip6_addrs_bad(c, gaddr, daddr))
+		return "a destination no guest may use";
+	if (core_addr_is_dns(c, daddr)) {
+		/* UDP there is the forwarder's, with no flow; TCP goes to
+		 * the first upstream resolver (tcp_new_from_guest()) */
+		if (proto != IPPROTO_TCP_ || dport != 53 ||
+		    !c->conf.dns4_upstream_be)
+			return "the DNS forwarder's address";
+		addr_from4(target, c->conf.dns4_upstream_be);
+		return NULL;
+	}
+	if (!core_dst_map(c, daddr, target))
+		return "a destination the gateway's mapping does not reach";
+	return NULL;
+}
+
+/**
  * core_flush() - emit what a batch of inputs left due (coalesced ACKs)
  * @c:		core
  * @now_ns:	monotonic time

@@ -821,6 +821,26 @@ uint64_t flow_tuple_hash(const uint8_t *key, const uint8_t *gaddr,
 bool core_dst_map(const struct core *c, const uint8_t *daddr, uint8_t *target);
 
 /**
+ * core_flow_target() - where a flow the guest opens to @daddr port @dport
+ * goes on the host, checked as the guest's own SYN or datagram is: a
+ * migration stream's flow must be one the guest could have opened here
+ * @c:		core
+ * @proto:	IPPROTO_TCP_ or IPPROTO_UDP_
+ * @gaddr:	the guest's side (ADDR_LEN bytes)
+ * @daddr:	the destination the guest named
+ * @dport:	its port
+ * @target:	out: the host address the socket goes to (core_dst_map(),
+ *		or the upstream resolver for DNS over TCP)
+ *
+ * Return: NULL, or why no guest could open such a flow
+ */
+const char *core_flow_target(const struct core *c, int proto,
+			     const uint8_t *gaddr, const uint8_t *daddr,
+			     uint16_t dport, uint8_t *target);
+bool ip4_addr_unusable(const struct core *c, uint32_t a_be);
+bool ip6_addrs_bad(const struct core *c, const uint8_t *s, const uint8_t *d);
+
+/**
  * core_guest_addr() - the guest's address a host client of a family reaches
  * @c:		core
  * @gaddr:	the address a published port names (NULL: the guest's own

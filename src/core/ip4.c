@@ -41,7 +41,7 @@ void ip4_build_hdr(struct core *c, uint8_t *p, uint8_t proto, uint32_t saddr_be,
  *	   multicast, broadcast and the subnet broadcast (a /31 or /32, as
  *	   pasta's model may copy from the host, has none)
  */
-static bool ip4_addr_unusable(const struct core *c, uint32_t a_be)
+bool ip4_addr_unusable(const struct core *c, uint32_t a_be)
 {
 	const uint8_t *b = (const uint8_t *)&a_be;
 	const uint8_t *m = (const uint8_t *)&c->conf.mask4_be;

@@ -117,9 +117,10 @@ static bool ip6_is_ours(const struct core *c, const uint8_t *a)
 }
 
 /**
- * ip6_flow_addrs_bad() - may a packet's addresses open or use a flow?
+ * ip6_addrs_bad() - may a flow have these addresses?
  * @c:		core
- * @ip:		IPv6 header
+ * @s:		source (the guest's side)
+ * @d:		destination
  *
  * The destination must be unicast and routable by the host: not ::, not
  * ::1 (host loopback is reached through the gateway's addresses only,
@@ -131,12 +132,11 @@ static bool ip6_is_ours(const struct core *c, const uint8_t *a)
  * and not ::, ::1 or v4-mapped either (a v4-mapped source would key an
  * IPv4 flow).
  *
- * Return: true if the packet must be dropped
+ * Return: true if no flow may have them
  */
-static bool ip6_flow_addrs_bad(const struct core *c, const uint8_t *ip)
+bool ip6_addrs_bad(const struct core *c, const uint8_t *s, const uint8_t *d)
 {
 	static const uint8_t lo[16] = { [15] = 1 }, unspec[16];
-	const uint8_t *s = ip + 8, *d = ip + 24;
 
 	if (addr_eq(d, unspec) || addr_eq(d, lo) || addr_is4(d) ||
 	    d[0] == 0xff ||
@@ -144,8 +144,20 @@ static bool ip6_flow_addrs_bad(const struct core *c, const uint8_t *ip)
 	     !addr_eq(d, c->conf.gw6_ll) && !addr_eq(d, c->conf.map_lo6) &&
 	     !addr_eq(d, c->conf.map_guest6)))
 		return true;
-	/* multicast sources were dropped by ip6_input() already */
-	return addr_eq(s, unspec) || addr_eq(s, lo) || addr_is4(s);
+	return addr_eq(s, unspec) || addr_eq(s, lo) || addr_is4(s) ||
+	       s[0] == 0xff;
+}
+
+/**
+ * ip6_flow_addrs_bad() - may a packet's addresses open or use a flow?
+ * @c:		core
+ * @ip:		IPv6 header
+ *
+ * Return: true if the packet must be dropped (ip6_addrs_bad())
+ */
+static bool ip6_flow_addrs_bad(const struct core *c, const uint8_t *ip)
+{
+	return ip6_addrs_bad(c, ip + 8, ip + 24);
 }
 
 /**

@@ -142,18 +142,22 @@ static void bit_put(uint64_t *m, unsigned i, bool v)
 }
 
 /**
- * fwdauto_dump() - list the bound ports of one family and protocol
- * @fa:		state
- * @fd:		sock_diag socket of the namespace
+ * diag_bound_ports() - the ports that sockets of one family and protocol
+ * are bound to in a namespace, as its sock_diag socket dumps them
+ * @fd:		NETLINK_SOCK_DIAG socket of the namespace
  * @family:	AF_INET or AF_INET6
  * @proto:	IPPROTO_TCP (listening sockets) or IPPROTO_UDP (unconnected)
- * @map:	bits set for the ports found
+ * @seq:	a sequence number this dump's messages carry (not the last
+ *		dump's: the tail of one cut short is skipped by it)
+ * @buf:	room for the answers
+ * @len:	its bytes
+ * @map:	65,536 bits: set for the ports found
  *
  * #syscalls sendto recvfrom
  * Return: 0, or -errno (the map is then incomplete)
  */
-static int fwdauto_dump(struct fwdauto *fa, int fd, int family, int proto,
-			uint64_t *map)
+int diag_bound_ports(int fd, int family, int proto, uint32_t seq, uint8_t *buf,
+		     size_t len, uint64_t *map)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -163,7 +167,7 @@ static int fwdauto_dump(struct fwdauto *fa, int fd, int family, int proto,
 			.nlmsg_len = sizeof(req),
 			.nlmsg_type = SOCK_DIAG_BY_FAMILY,
 			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
-			.nlmsg_seq = ++fa->seq,
+			.nlmsg_seq = seq,
 		},
 		.r = {
 			.sdiag_family = (uint8_t)family,
@@ -179,9 +183,8 @@ static int fwdauto_dump(struct fwdauto *fa, int fd, int family, int proto,
 		   sizeof(nl)) < 0)
 		return -errno;
 	for (;;) {
-		ssize_t n = recvfrom(fd, fa->buf, sizeof(fa->buf), 0, NULL,
-				     NULL);
-		const struct nlmsghdr *h = (const struct nlmsghdr *)fa->buf;
+		ssize_t n = recvfrom(fd, buf, len, 0, NULL, NULL);
+		const struct nlmsghdr *h = (const struct nlmsghdr *)buf;
 		size_t left;
 
 		if (n < 0 && errno == EINTR)
@@ -192,7 +195,7 @@ static int fwdauto_dump(struct fwdauto *fa, int fd, int family, int proto,
 		     h = NLMSG_NEXT(h, left)) {
 			const struct inet_diag_msg *m = NLMSG_DATA(h);
 
-			if (h->nlmsg_seq != req.nlh.nlmsg_seq)
+			if (h->nlmsg_seq != seq)
 				continue; /* an earlier dump's tail */
 			if (h->nlmsg_type == NLMSG_DONE)
 				return 0;
@@ -210,6 +213,23 @@ static int fwdauto_dump(struct fwdauto *fa, int fd, int family, int proto,
 				bit_put(map, ntohs(m->id.idiag_sport), true);
 		}
 	}
+}
+
+/**
+ * fwdauto_dump() - list the bound ports of one family and protocol
+ * @fa:		state
+ * @fd:		sock_diag socket of the namespace
+ * @family:	AF_INET or AF_INET6
+ * @proto:	IPPROTO_TCP (listening sockets) or IPPROTO_UDP (unconnected)
+ * @map:	bits set for the ports found
+ *
+ * Return: 0, or -errno (the map is then incomplete)
+ */
+static int fwdauto_dump(struct fwdauto *fa, int fd, int family, int proto,
+			uint64_t *map)
+{
+	return diag_bound_ports(fd, family, proto, ++fa->seq, fa->buf,
+				sizeof(fa->buf), map);
 }
 
 /**

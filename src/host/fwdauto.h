@@ -3,6 +3,9 @@
 #ifndef SLIPWAY_FWDAUTO_H
 #define SLIPWAY_FWDAUTO_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 struct shard;
 
 /**
@@ -30,5 +33,22 @@ void fwdauto_event(struct shard *sh);
  * @sh:		shard 0
  */
 void fwdauto_fini(struct shard *sh);
+
+/**
+ * diag_bound_ports() - the ports sockets of one family and protocol are
+ * bound to, from a sock_diag dump (also the migration's check of a
+ * restored socket's local port: migrate.c)
+ * @fd:		NETLINK_SOCK_DIAG socket of the namespace
+ * @family:	AF_INET or AF_INET6
+ * @proto:	IPPROTO_TCP (listening sockets) or IPPROTO_UDP (unconnected)
+ * @seq:	this dump's sequence number
+ * @buf:	room for the answers
+ * @len:	its bytes
+ * @map:	65,536 bits, set for the ports found
+ *
+ * Return: 0, or -errno (the map is then incomplete)
+ */
+int diag_bound_ports(int fd, int family, int proto, uint32_t seq, uint8_t *buf,
+		     size_t len, uint64_t *map);
 
 #endif /* SLIPWAY_FWDAUTO_H */

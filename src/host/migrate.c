@@ -62,6 +62,7 @@
 #include "edge/edge.h"
 #include "host/conf.h"
 #include "host/fwd.h"
+#include "host/mig_vet.h"
 #include "host/migrate.h"
 #include "host/repair.h"
 #include "host/shard.h"
@@ -93,6 +94,8 @@ enum mig_phase {
  * @repair:	sockets travel as their repair state (--migrate-repair),
  *		not as descriptors
  * @stop_ns:	when the source's device stopped (CLOCK_REALTIME)
+ * @own:	built here (mig_build()): taken back after a failed
+ *		hand-over without the checks a stream from outside gets
  */
 struct mig_xfer {
 	uint8_t *buf;
@@ -103,6 +106,7 @@ struct mig_xfer {
 	bool full;
 	bool repair;
 	uint64_t stop_ns;
+	bool own;
 };
 
 /**
@@ -124,6 +128,7 @@ struct mig_xfer {
  *		none yet)
  * @req:	last shard call request number
  * @x:		the stream (destination: received; source: being sent)
+ * @vet:	what a received stream's flows are checked against
  */
 struct mig {
 	const struct conf *conf;
@@ -140,6 +145,7 @@ struct mig {
 	_Atomic uint64_t first_run_ns;
 	unsigned req;
 	struct mig_xfer x;
+	struct mig_vet vet;
 };
 
 /**
@@ -491,19 +497,29 @@ static bool mig_sock_ok(int fd, int type, bool v4)
  * @t:		the flow
  * @fd:		its socket (taken: registered, or reset if refused)
  * @fresh:	made here from its repair state (options not set yet)
+ * @vet:	check the socket against what the guest could open here
+ *		(mig_vet.c; a socket made from repair state was already)
  *
  * Return: the flow, or NULL if refused (MIG_TCP_REFUSED)
  */
-static struct tcp_flow *
-mig_import_tcp(struct shard *sh, const struct mig_tcp *t, int fd, bool fresh)
+static struct tcp_flow *mig_import_tcp(struct shard *sh,
+				       const struct mig_tcp *t, int fd,
+				       bool fresh, bool vet)
 {
+	struct mig *m = sh->grp->mig;
 	struct core *c = &sh->core;
 	struct tcp_flow *f = NULL;
 	const char *why;
 
-	why = mig_sock_ok(fd, SOCK_STREAM, addr_is4(t->guest_addr)) ?
-		      tcp_import(c, t, fd, sh->now_ns, &sh->fx, &f) :
-		      "its descriptor is no TCP socket of its family";
+	if (!mig_sock_ok(fd, SOCK_STREAM, addr_is4(t->guest_addr))) {
+		why = "its descriptor is no TCP socket of its family";
+	} else if (vet && (why = mig_vet_tcp_fd(sh, &m->vet, t, fd))) {
+		mig_vet_refused(&m->vet, sh, false, why);
+		mig_close_fd(fd, true);
+		return NULL;
+	} else {
+		why = tcp_import(c, t, fd, sh->now_ns, &sh->fx, &f);
+	}
 	if (why) {
 		debug("migration: a TCP flow refused: %s", why);
 		CTR_INC(c, MIG_TCP_REFUSED);
@@ -530,6 +546,7 @@ static void mig_import(struct shard *sh, void *arg)
 {
 	struct mig_xfer *x = arg;
 	const uint8_t *p = x->buf + MIG_HDR_LEN, *end = x->buf + x->len;
+	struct mig *m = sh->grp->mig;
 	struct core *c = &sh->core;
 	struct tcp_flow *last = NULL;
 	bool pending = false;
@@ -551,7 +568,8 @@ static void mig_import(struct shard *sh, void *arg)
 				pending = true; /* its repair record is next */
 				continue;
 			}
-			last = mig_import_tcp(sh, &t, x->fds[t.fd], false);
+			last = mig_import_tcp(sh, &t, x->fds[t.fd], false,
+					      !x->own);
 			x->fds[t.fd] = -1;
 		} else if (r.type == MIG_REC_REPAIR && pending) {
 			struct mig_repair rp;
@@ -560,6 +578,12 @@ static void mig_import(struct shard *sh, void *arg)
 			pending = false;
 			if (mig_get_repair(&r, &rp))
 				continue;
+			why = x->own ? NULL :
+				       mig_vet_tcp_repair(sh, &m->vet, &t, &rp);
+			if (why) {
+				mig_vet_refused(&m->vet, sh, false, why);
+				continue;
+			}
 			fd = repair_restore(&rp);
 			if (fd < 0) {
 				warn_rl("migration: a flow's socket cannot be "
@@ -568,7 +592,7 @@ static void mig_import(struct shard *sh, void *arg)
 				CTR_INC(c, MIG_TCP_REFUSED);
 				continue;
 			}
-			last = mig_import_tcp(sh, &t, fd, true);
+			last = mig_import_tcp(sh, &t, fd, true, false);
 		} else if (r.type == MIG_REC_NET) {
 			struct mig_net n;
 			static const uint8_t zero[6];
@@ -591,10 +615,19 @@ static void mig_import(struct shard *sh, void *arg)
 				continue;
 			why = mig_sock_ok(x->fds[u.fd], SOCK_DGRAM,
 					  addr_is4(u.guest_addr)) ?
-				      udp_import(c, &u, x->fds[u.fd],
-						 sh->now_ns, &f) :
+				      NULL :
 				      "its descriptor is no UDP socket of its "
 				      "family";
+			if (!why && !x->own &&
+			    (why = mig_vet_udp_fd(sh, &u, x->fds[u.fd]))) {
+				mig_vet_refused(&m->vet, sh, true, why);
+				mig_close_fd(x->fds[u.fd], false);
+				x->fds[u.fd] = -1;
+				continue;
+			}
+			if (!why)
+				why = udp_import(c, &u, x->fds[u.fd],
+						 sh->now_ns, &f);
 			if (why) {
 				debug("migration: a UDP flow refused: %s", why);
 				mig_close_fd(x->fds[u.fd], false);
@@ -908,6 +941,7 @@ static int mig_build(struct mig *m, bool repair)
 	}
 	x->stop_ns = realtime_ns();
 	x->repair = repair;
+	x->own = true;
 	x->len = MIG_HDR_LEN;
 	mig_all_shards(m, mig_export);
 	if (x->full)
@@ -1034,6 +1068,9 @@ static const char *mig_accept(struct mig *m, uint32_t body, uint32_t nfds,
 	}
 	if (!why)
 		why = mig_net_differs(m, &n);
+	/* before the claim: the shards read it once they see the phase */
+	if (!why)
+		mig_vet_stream(&m->vet);
 	if (!why && !atomic_compare_exchange_strong(&m->phase, &exp, phase))
 		why = exp == MIG_GAVE_UP ? "too late: the VM runs here without "
 					   "it already" :
@@ -1397,10 +1434,13 @@ int mig_init(struct shard_group *grp, const struct conf *conf, struct edge *e)
 	m->conf = conf;
 	m->grp = grp;
 	m->e = e;
-	m->lfd = m->evfd = m->dirfd = -1;
+	m->lfd = m->evfd = m->dirfd = m->vet.diagfd = -1;
 	m->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (m->stopfd < 0)
 		goto fail_errno;
+	ret = mig_vet_init(&m->vet, conf);
+	if (ret)
+		goto fail;
 	if (conf->migrate_from) {
 		fwd_prepare();
 		m->lfd = mig_listen(conf->migrate_from);
@@ -1436,6 +1476,7 @@ fail:
 		close(m->stopfd);
 	if (m->evfd >= 0)
 		close(m->evfd);
+	mig_vet_fini(&m->vet);
 	free(m);
 	return ret;
 }
@@ -1512,6 +1553,7 @@ void mig_fini(struct shard_group *grp)
 	if (m->evfd >= 0)
 		close(m->evfd);
 	close(m->stopfd);
+	mig_vet_fini(&m->vet);
 	free(m);
 	grp->mig = NULL;
 }

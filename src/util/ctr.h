@@ -129,6 +129,9 @@
 	X(MIG_OOO_IN, "held guest segments taken from a migration source")     \
 	X(MIG_UDP_OUT, "datagram flows handed to a migration destination")     \
 	X(MIG_UDP_IN, "datagram flows taken from a migration source")          \
+	X(MIG_UDP_REFUSED, "datagram flows of a migration source refused")     \
+	X(MIG_REFUSED_GUEST,                                                   \
+	  "migrated flows refused: none the guest could open here")            \
 	X(TCP_FLOWS_OPENED6, "of the flows opened, IPv6 ones")                 \
 	X(TCP_FLOWS_CLOSED, "flows closed cleanly")                            \
 	X(TCP_FLOWS_RESET_BY_GUEST, "flows reset by the guest")                \

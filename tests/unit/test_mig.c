@@ -335,6 +335,76 @@ static void test_repair_record(void **state)
 	assert_non_null(mig_check(buf, len - MIG_REPAIR_MAX(5), 0, &counts));
 }
 
+/**
+ * test_flow_target() - a migrated flow reaches only what the guest's own
+ * SYN or datagram could (core_flow_target()), in both families: the
+ * gateway maps to host loopback only while the mapping is on, loopback
+ * and multicast are no destinations, the DNS address only for TCP port 53
+ * @state:	unused
+ */
+static void test_flow_target(void **state)
+{
+	static const uint8_t lo6[16] = { [15] = 1 }, mc6[16] = { 0xff, 2 };
+	static const uint8_t far6[16] = { 0x20, 1, 0xd, 0xb8, [15] = 7 };
+	uint8_t target[ADDR_LEN], guest6[ADDR_LEN];
+	struct core_conf cc;
+	struct env *e;
+
+	(void)state;
+	env_conf6(&cc, false);
+	cc.dns4_be = ip4(10, 0, 2, 3);
+	cc.dns4_upstream_be = ip4(127, 0, 0, 53);
+	memcpy(cc.guest6, prefix6, 8);
+	cc.guest6[15] = 0x15;
+	e = env_new(&cc);
+	memcpy(guest6, e->c.conf.guest6, ADDR_LEN);
+	/* an ordinary remote host: itself */
+	assert_null(core_flow_target(&e->c, IPPROTO_TCP_, M4(GUEST4),
+				     M4(ip4(192, 0, 2, 9)), 80, target));
+	assert_memory_equal(target, M4(ip4(192, 0, 2, 9)), ADDR_LEN);
+	assert_null(core_flow_target(&e->c, IPPROTO_UDP_, guest6, far6, 443,
+				     target));
+	assert_memory_equal(target, far6, ADDR_LEN);
+	/* the gateway: the host's loopback while the mapping is on */
+	assert_null(core_flow_target(&e->c, IPPROTO_TCP_, M4(GUEST4), M4(GW4),
+				     22, target));
+	assert_memory_equal(target, M4(LO4), ADDR_LEN);
+	assert_null(
+		core_flow_target(&e->c, IPPROTO_TCP_, guest6, gw6, 22, target));
+	assert_memory_equal(target, lo6, ADDR_LEN);
+	e->c.conf.map_gw_to_loopback = false; /* --no-map-gw */
+	assert_non_null(core_flow_target(&e->c, IPPROTO_TCP_, M4(GUEST4),
+					 M4(GW4), 22, target));
+	assert_non_null(
+		core_flow_target(&e->c, IPPROTO_UDP_, guest6, gw6, 22, target));
+	/* loopback, multicast, port 0, mixed families: never */
+	assert_non_null(core_flow_target(&e->c, IPPROTO_TCP_, M4(GUEST4),
+					 M4(LO4), 9999, target));
+	assert_non_null(core_flow_target(&e->c, IPPROTO_TCP_, guest6, lo6, 9999,
+					 target));
+	assert_non_null(core_flow_target(&e->c, IPPROTO_UDP_, M4(GUEST4),
+					 M4(ip4(224, 0, 0, 1)), 5353, target));
+	assert_non_null(core_flow_target(&e->c, IPPROTO_UDP_, guest6, mc6, 5353,
+					 target));
+	assert_non_null(core_flow_target(&e->c, IPPROTO_TCP_, M4(GUEST4),
+					 M4(ip4(192, 0, 2, 9)), 0, target));
+	assert_non_null(core_flow_target(&e->c, IPPROTO_TCP_, guest6,
+					 M4(ip4(192, 0, 2, 9)), 80, target));
+	/* the DNS address: TCP port 53 to the upstream resolver, else no */
+	assert_null(core_flow_target(&e->c, IPPROTO_TCP_, M4(GUEST4),
+				     M4(e->c.conf.dns4_be), 53, target));
+	assert_memory_equal(target, M4(ip4(127, 0, 0, 53)), ADDR_LEN);
+	assert_non_null(core_flow_target(&e->c, IPPROTO_TCP_, M4(GUEST4),
+					 M4(e->c.conf.dns4_be), 80, target));
+	assert_non_null(core_flow_target(&e->c, IPPROTO_UDP_, guest6, dns6, 53,
+					 target));
+	/* without IPv6, no IPv6 flow */
+	e->c.conf.ipv6 = false;
+	assert_non_null(core_flow_target(&e->c, IPPROTO_TCP_, guest6, far6, 80,
+					 target));
+	env_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_held_segment_moves),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_repair_record),
+		cmocka_unit_test(test_flow_target),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
