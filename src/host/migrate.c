@@ -953,6 +953,35 @@ static int mig_build(struct mig *m, bool repair)
 }
 
 /**
+ * mig_peer_ok() - is the other end of a migration socket ours: our user,
+ * or root? Whoever made the path first would otherwise be handed every
+ * flow (--migrate-to), or could hand us any (--migrate-from)
+ * @fd:		the connection
+ * @what:	"destination" or "source", for the log
+ *
+ * A connecting end sees the credentials its peer listened with.
+ *
+ * #syscalls getsockopt geteuid
+ * Return: true if so (else logged)
+ */
+static bool mig_peer_ok(int fd, const char *what)
+{
+	struct ucred uc;
+	socklen_t sl = sizeof(uc);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &sl)) {
+		warn_perror("migration: the %s's credentials", what);
+		return false;
+	}
+	if (uc.uid == geteuid() || !uc.uid)
+		return true;
+	warn("migration: the %s (PID %d) runs as user %u, not ours (%u) nor "
+	     "root: refused (keep the socket's directory private)",
+	     what, (int)uc.pid, (unsigned)uc.uid, (unsigned)geteuid());
+	return false;
+}
+
+/**
  * mig_source_send() - the VM stopped for a migration: hand the flows to
  * the destination
  * @m:		migration state
@@ -984,6 +1013,8 @@ static void mig_source_send(struct mig *m)
 			    m->conf->migrate_to);
 		goto out_fd;
 	}
+	if (!mig_peer_ok(fd, "destination"))
+		goto out_fd;
 	if (mig_build(m, m->conf->migrate_repair))
 		goto out_fd;
 	ret = mig_write_all(fd, x->buf, x->len);
@@ -1371,6 +1402,10 @@ static void *mig_thread(void *arg)
 
 			if (fd < 0)
 				continue;
+			if (!mig_peer_ok(fd, "source")) {
+				close(fd);
+				continue;
+			}
 			mig_unlink(m);
 			took = mig_dest_take(m, fd);
 			close(fd);
