@@ -7,6 +7,17 @@
 #            When the VM stops for the migration, A must refuse that
 #            destination (SO_PEERCRED): nobody's listener gets no byte and
 #            no descriptor, and A keeps its published port's listener.
+#  from-repair  a hostile source (root, same user) hands slipway B
+#            (--migrate-from, --migrate-repair, --no-map-host-loopback, in
+#            a host namespace H of the test's own) a state of one flow in
+#            repair state, and a VM starts on B. SUB=listened: the flow's
+#            socket would bind 10.99.0.1:8022, where another process
+#            listens; SUB=loopback: its peer is the host's loopback
+#            (127.0.0.1:9999) though the mapping is off. Both must be
+#            refused (MIG_REFUSED_GUEST) and no such connection may
+#            appear in H (its output drops them, so none is reset);
+#            SUB=ok, a flow the guest could open (10.99.0.1:30000 to
+#            10.99.0.2:80), must be taken: the check is no blanket no.
 . "$(dirname "$0")/lib.sh"
 require_root
 : "${SWVU:?set SWVU to the swvu binary}"
@@ -89,7 +100,87 @@ EOS
 	pass "a destination of another user at --migrate-to's path got nothing"
 }
 
+# from_repair SUB: see the top
+from_repair() {
+	local sub=$1 mig=(--sndq INJECTED-BY-SOURCE) bad est n
+	make_host_two 10.99.0.1/24 10.99.0.2/24
+	make_ns "$NS"
+	case $sub in
+	listened) mig+=(--local 10.99.0.1:8022 --remote 10.99.0.2:80)
+		bad="sport = :8022" ;;
+	loopback) mig+=(--remote 10.0.2.2:9999) bad="dport = :9999" ;;
+	ok) mig+=(--local 10.99.0.1:30000 --remote 10.99.0.2:80)
+		bad="sport = :30000" ;;
+	esac
+	"$SWMIG" "${mig[@]}" "$T/state.bin" >/dev/null || fail "swmig"
+	# another program's listener, and no reset for what nobody answers
+	h "$PY" -c '
+import socket, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 8022))
+s.listen(8)
+time.sleep(120)' &
+	PIDS+=($!)
+	wait_listen 8022 "$H"
+	h nft -f - <<'EON' || fail "nft"
+table inet swhostile {
+	chain out {
+		type filter hook output priority 0; policy accept;
+		tcp dport { 80, 9999 } drop
+	}
+}
+EON
+	mkdir -p "$T/B"
+	echo "nameserver 127.0.0.1" >"$T/resolv.conf"
+	ip netns exec "$H" "$SLIPWAY" --vhost-user "$T/B/sw.sock" -d --stats-file "$T/B/stats.json" \
+		--resolv-conf "$T/resolv.conf" --migrate-from "$T/state.sock" \
+		--migrate-repair --no-map-host-loopback >"$T/B/slipway.log" 2>&1 &
+	B_PID=$!
+	PIDS+=("$B_PID")
+	wait_for "B's sockets" 10 "[ -S $T/B/sw.sock ] && [ -S $T/state.sock ] || ! kill -0 $B_PID"
+	kill -0 "$B_PID" 2>/dev/null || fail "slipway B: $(tail -3 "$T/B/slipway.log")"
+	# the hostile source: the stream, then the go once B said yes
+	"$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(open(sys.argv[2], "rb").read())
+a = s.recv(128)
+if a != b"OK":
+    sys.exit("B answered %r" % a)
+s.sendall(b"GO")
+s.close()' "$T/state.sock" "$T/state.bin" || fail "B did not take the state: $(tail -3 "$T/B/slipway.log")"
+	ip netns exec "$NS" "$SWVU" --tap tap0 --socket "$T/B/sw.sock" \
+		>"$T/swvu.log" 2>&1 &
+	PIDS+=($!)
+	wait_for "B's flows in" 20 "grep -q 'flows in' $T/B/slipway.log || ! kill -0 $B_PID"
+	est=0
+	for n in $(seq 20); do
+		h ss -Htn state established "( $bad )" | grep -q . && est=1
+		sleep 0.05
+	done
+	kill -TERM "$B_PID"
+	wait "$B_PID"
+	n=$?
+	[ "$n" = 0 ] || fail "slipway B exited with $n: $(grep -v debug "$T/B/slipway.log" | tail -3)"
+	T=$T/B
+	[ -s "$T/stats.json" ] || fail "B wrote no counters: $(grep -v debug "$T/slipway.log" | tail -8)"
+	if [ "$sub" = ok ]; then
+		[ "$est" = 1 ] || fail "the good flow's socket never appeared: $(grep migration "$T/slipway.log")"
+		expect_ctr MIG_TCP_IN -eq 1
+		expect_ctr MIG_REFUSED_GUEST -eq 0
+	else
+		[ "$est" = 0 ] || fail "slipway made a connection no guest could ($bad): $(grep migration "$T/slipway.log")"
+		expect_ctr MIG_REFUSED_GUEST -eq 1
+		expect_ctr MIG_TCP_IN -eq 0
+		grep -q "a TCP flow refused" "$T/slipway.log" || fail "no reason logged"
+	fi
+	pass "a source's $sub flow in repair state: as the guest's own SYN"
+}
+
 case $CASE in
 peer-to) peer_to ;;
+from-repair) from_repair "${SUB:?}" ;;
 *) fail "unknown CASE $CASE" ;;
 esac
