@@ -18,6 +18,10 @@
 #            appear in H (its output drops them, so none is reset);
 #            SUB=ok, a flow the guest could open (10.99.0.1:30000 to
 #            10.99.0.2:80), must be taken: the check is no blanket no.
+#            SUB=fd: no repair; the source passes a descriptor, a socket
+#            connected to the host's loopback (127.0.0.1:9998 in H) for a
+#            flow to the gateway, though the mapping is off: refused, and
+#            the socket reset (its server sees the connection end).
 . "$(dirname "$0")/lib.sh"
 require_root
 : "${SWVU:?set SWVU to the swvu binary}"
@@ -111,6 +115,7 @@ from_repair() {
 	loopback) mig+=(--remote 10.0.2.2:9999) bad="dport = :9999" ;;
 	ok) mig+=(--local 10.99.0.1:30000 --remote 10.99.0.2:80)
 		bad="sport = :30000" ;;
+	fd) mig=(--fds --flows 1 --remote 10.0.2.2:9998) bad="dport = :9998" ;;
 	esac
 	"$SWMIG" "${mig[@]}" "$T/state.bin" >/dev/null || fail "swmig"
 	# another program's listener, and no reset for what nobody answers
@@ -131,26 +136,51 @@ table inet swhostile {
 	}
 }
 EON
+	# SUB=fd: the socket the source passes, and its server's verdict
+	h "$PY" -c '
+import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 9998))
+s.listen(1)
+open(sys.argv[1] + ".ready", "w").close()
+c, _ = s.accept()
+c.settimeout(60)
+try:
+    d = c.recv(100)
+    v = "closed" if not d else "got " + d.decode(errors="replace")
+except OSError as e:
+    v = "closed"
+open(sys.argv[1], "w").write(v + "\n")' "$T/srv9998" &
+	PIDS+=($!)
+	wait_for "the loopback server" 10 "[ -e $T/srv9998.ready ]"
 	mkdir -p "$T/B"
 	echo "nameserver 127.0.0.1" >"$T/resolv.conf"
+	local rep=(--migrate-repair)
+	[ "$sub" = fd ] && rep=()
 	ip netns exec "$H" "$SLIPWAY" --vhost-user "$T/B/sw.sock" -d --stats-file "$T/B/stats.json" \
 		--resolv-conf "$T/resolv.conf" --migrate-from "$T/state.sock" \
-		--migrate-repair --no-map-host-loopback >"$T/B/slipway.log" 2>&1 &
+		"${rep[@]}" --no-map-host-loopback >"$T/B/slipway.log" 2>&1 &
 	B_PID=$!
 	PIDS+=("$B_PID")
 	wait_for "B's sockets" 10 "[ -S $T/B/sw.sock ] && [ -S $T/state.sock ] || ! kill -0 $B_PID"
 	kill -0 "$B_PID" 2>/dev/null || fail "slipway B: $(tail -3 "$T/B/slipway.log")"
 	# the hostile source: the stream, then the go once B said yes
-	"$PY" -c '
+	h "$PY" -c '
 import socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
+s.settimeout(10)
 s.sendall(open(sys.argv[2], "rb").read())
+if sys.argv[3] == "fd":
+    c = socket.create_connection(("127.0.0.1", 9998))
+    s.sendmsg([b"F"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                        c.fileno().to_bytes(4, sys.byteorder))])
+    c.close()
 a = s.recv(128)
 if a != b"OK":
     sys.exit("B answered %r" % a)
 s.sendall(b"GO")
-s.close()' "$T/state.sock" "$T/state.bin" || fail "B did not take the state: $(tail -3 "$T/B/slipway.log")"
+s.close()' "$T/state.sock" "$T/state.bin" "$sub" || fail "B did not take the state: $(tail -3 "$T/B/slipway.log")"
 	ip netns exec "$NS" "$SWVU" --tap tap0 --socket "$T/B/sw.sock" \
 		>"$T/swvu.log" 2>&1 &
 	PIDS+=($!)
@@ -166,7 +196,13 @@ s.close()' "$T/state.sock" "$T/state.bin" || fail "B did not take the state: $(t
 	[ "$n" = 0 ] || fail "slipway B exited with $n: $(grep -v debug "$T/B/slipway.log" | tail -3)"
 	T=$T/B
 	[ -s "$T/stats.json" ] || fail "B wrote no counters: $(grep -v debug "$T/slipway.log" | tail -8)"
-	if [ "$sub" = ok ]; then
+	if [ "$sub" = fd ]; then
+		wait_for "the loopback server's verdict" 10 "[ -s $T/../srv9998 ]"
+		[ "$(cat "$T/../srv9998")" = closed ] ||
+			fail "the passed socket to the host's loopback: $(cat "$T/../srv9998")"
+		expect_ctr MIG_REFUSED_GUEST -eq 1
+		expect_ctr MIG_TCP_IN -eq 0
+	elif [ "$sub" = ok ]; then
 		[ "$est" = 1 ] || fail "the good flow's socket never appeared: $(grep migration "$T/slipway.log")"
 		expect_ctr MIG_TCP_IN -eq 1
 		expect_ctr MIG_REFUSED_GUEST -eq 0
