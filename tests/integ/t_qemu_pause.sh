@@ -131,13 +131,13 @@ sleep 2
 qemu_qmp set-action '{"reboot": "reset"}' >/dev/null || qemu_fail "QMP set-action refused"
 qemu_qmp system_reset >/dev/null || qemu_fail "QMP system_reset refused"
 t1=$(qemu_elapsed)
-wait_for "the second boot" 60 "[ \$(qemu_marker_count SW_BOOT) = 2 ]"
-wait_for "the host ends of the old connections to be told" 60 \
+wait_for "the second boot" 120 "[ \$(qemu_marker_count SW_BOOT) = 2 ]"
+wait_for "the host ends of the old connections to be told" 90 \
 	"grep -q '^reset' $T/get.status && grep -qE '^(reset|eof)$' $T/idle.status"
 t2=$(qemu_elapsed)
 [ "$(tail -1 "$T/idle.status")" = reset ] ||
 	qemu_fail "the old idle connection's host end: $(cat "$T/idle.status")"
-wait_for "DHCP after the reboot" 60 "[ \$(qemu_marker_count SW_DHCP 'ok ip=10.0.2.15/24*') = 2 ]"
+wait_for "DHCP after the reboot" 90 "[ \$(qemu_marker_count SW_DHCP 'ok ip=10.0.2.15/24*') = 2 ]"
 wait_for "the new idle connection" 60 "grep -q connected $T/idle2.status"
 a=$(qemu_idle_ask idle2 after)
 [ "$a" = "idle-ack after" ] || qemu_fail "the new idle connection: $a"
