@@ -33,6 +33,24 @@
 #                                   each way, and each tells how it ended
 #                                   in $T/put.status, $T/get.status
 #   qemu_check_xfer SIZE            the guest's checksums match the host's
+#   qemu_marker_count NAME [GLOB]   how many lines NAME has (whose value
+#                                   matches GLOB): one per boot of a
+#                                   guest that rebooted
+#   qemu_hello PORT                 what a host client gets from
+#                                   127.0.0.1:PORT (a guest's sw.listen
+#                                   through a published port): its first
+#                                   line, or empty, refused, reset,
+#                                   timeout, errorN
+#   qemu_idle NAME PORT             host end of a guest's sw.idle on PORT
+#                                   (qhost.py idle, its events in
+#                                   $T/NAME.status); returns once it
+#                                   listens
+#   qemu_idle_ask NAME WORD         send WORD on NAME's connection; print
+#                                   the status line that answers it
+#                                   ("idle-ack WORD", or eof, reset,
+#                                   timeout)
+#   qemu_vm_pause SECS              QMP stop, SECS seconds, cont; fails
+#                                   unless QEMU says paused, then running
 #
 # Live migration: a second QEMU continues the same guest.
 #   qemu_incoming QEMU_ARGS...      start the destination: the same kernel,
@@ -323,4 +341,70 @@ qemu_check_xfer() {
 	qemu_expect SW_PUT_SUM "${sum%% *}"
 	sum=$(sha256sum <"$T/get.src")
 	qemu_expect SW_GET_SUM "${sum%% *} bytes=$(($1 << 20))"
+}
+
+qemu_marker_count() {
+	local g=${2:-*} v n=0
+	while IFS= read -r v; do
+		# shellcheck disable=SC2053 # a glob on purpose
+		[[ $v == $g ]] && n=$((n + 1))
+	done < <(awk -v m="$1" '{ sub(/\r$/, "") }
+		$1 == m { print substr($0, index($0, m) + length(m) + 1) }' <(qemu_console))
+	echo "$n"
+}
+
+qemu_hello() {
+	"$PY" - "$1" <<'EOS'
+import socket, sys
+s = socket.socket()
+s.settimeout(20)
+try:
+    s.connect(("127.0.0.1", int(sys.argv[1])))
+    d = b""
+    while True:
+        r = s.recv(100)
+        if not r:
+            break
+        d += r
+    print(d.decode().split("\n")[0] if d else "empty")
+except ConnectionRefusedError:
+    print("refused")
+except ConnectionResetError:
+    print("reset")
+except socket.timeout:
+    print("timeout")
+except OSError as e:
+    print("error%d" % e.errno)
+EOS
+}
+
+qemu_idle() {
+	local fd
+	rm -f "$T/$1.ctl" "$T/$1.status"
+	mkfifo "$T/$1.ctl"
+	"$PY" "$QEMU_LIB_DIR/qhost.py" idle "$2" "$T/$1.ctl" "$T/$1.status" &
+	PIDS+=($!)
+	wait_listen "$2"
+	# held open read-write: writing never blocks on qhost.py's open
+	exec {fd}<>"$T/$1.ctl"
+	printf -v "QEMU_IDLE_FD_$1" %s "$fd"
+}
+
+qemu_idle_ask() {
+	local fd=QEMU_IDLE_FD_$1
+	echo "$2" >&"${!fd}"
+	wait_for "the answer to $2 on $1" 40 "grep -qE '^$2 -> |^(eof|reset|error)\$' $T/$1.status"
+	grep "^$2 -> " "$T/$1.status" | sed 's/^[^>]*> //'
+	grep -E '^(eof|reset|error)$' "$T/$1.status"
+}
+
+qemu_vm_pause() {
+	local st
+	qemu_qmp stop >/dev/null || qemu_fail "QMP stop refused"
+	st=$(qemu_qmp query-status)
+	[[ $st == *'"status": "paused"'* ]] || qemu_fail "not paused after stop: $st"
+	sleep "$1"
+	qemu_qmp cont >/dev/null || qemu_fail "QMP cont refused"
+	st=$(qemu_qmp query-status)
+	[[ $st == *'"running": true'* ]] || qemu_fail "not running after cont: $st"
 }
