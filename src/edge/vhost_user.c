@@ -76,7 +76,23 @@
  * The virtio-net header is 12 bytes with VERSION_1 or MRG_RXBUF, else 10;
  * offloads follow what the guest accepted: the shards re-read them (and
  * reset the old guest's flows) whenever @gen changes, which it does when
- * a frontend sets features or goes away.
+ * a new guest has the device: a frontend connects and sets features,
+ * sets other features than before, or goes away, or a ring we stopped is
+ * started again at another base than the one we returned.
+ *
+ * A pause is not a reboot. Stopping the VM (QMP stop, a snapshot, the
+ * end of a migration) stops every ring (GET_VRING_BASE: we return where
+ * each stopped); continuing it sets the same features again and starts
+ * each ring at the base we returned, and every flow carries on. A guest
+ * that reboots (or reloads its driver) resets the device: the frontend
+ * stops the rings the same way, but they start again from base 0. So the
+ * generation moves when a stopped ring is set to start anywhere but where
+ * it stopped (vu_set_vring_base()), never on SET_FEATURES alone, nor on
+ * RESET_OWNER (deprecated: the spec has back-ends ignore it). A
+ * migration's destination returned no base, and its rings start at the
+ * source's; a ring whose index wrapped to 0 resumes at 0, as returned.
+ * A reboot that finds every ring stopped at exactly 0 is not seen, and
+ * then the rebooted guest's own resets end the old flows.
  */
 
 #include <errno.h>
@@ -123,6 +139,9 @@
  * @log_gpa:	used ring's guest physical address, for dirty logging
  * @log_ok:	@log_gpa is valid (SET_VRING_ADDR's VU_VRING_F_LOG)
  * @base:	first avail index (SET_VRING_BASE)
+ * @resume:	GET_VRING_BASE returned @base and the ring has not started
+ *		since: set again at another base, it is a new guest
+ *		(vu_set_vring_base())
  * @kick:	kick eventfd, -1
  * @call:	call eventfd, -1
  * @started:	a kick fd was given and the ring translated: @vq is live
@@ -135,6 +154,7 @@ struct vu_ring {
 	uint64_t log_gpa;
 	bool log_ok;
 	uint16_t base;
+	bool resume;
 	int kick, call;
 	bool started, enabled;
 	struct virtq vq;
@@ -653,6 +673,7 @@ static int vu_ring_try_start(struct vu *vu, struct vu_ring *r)
 		return -EINVAL;
 	vu_ring_log_apply(vu, r);
 	r->started = true;
+	r->resume = false;
 	return 0;
 }
 
@@ -708,24 +729,50 @@ static const char *vu_get_features(struct vu *vu, struct vu_msg *m)
 }
 
 /**
+ * vu_new_guest() - a new guest (or the same one rebooted) has the device:
+ * drop what was kept for the old one (every pair's lock held); the caller
+ * then moves the generation
+ * @vu:	state
+ *
+ * The frames waiting for room in a receive ring were the old guest's (and
+ * made for its header length); no ring resumes the old guest's indexes
+ * any more.
+ */
+static void vu_new_guest(struct vu *vu)
+{
+	unsigned i;
+
+	for (i = 0; i < vu->npairs; i++) {
+		struct vu_pair *p = &vu->pair[i];
+
+		p->bstart = p->bend = 0;
+		p->ring[0].resume = p->ring[1].resume = false;
+	}
+}
+
+/**
  * vu_set_features() - VU_SET_FEATURES: the virtio features the frontend
- * takes; the shards follow them (the generation moves on)
+ * takes; the shards follow them (the generation moves on when they
+ * changed)
  * @vu:		state
  * @m:		message
  *
- * LOG_ALL alone switches dirty logging on or off (a live migration
- * starting, or given up): the rings run on untouched and the generation
- * stays, for its move resets every guest flow, the very connections a
- * migration keeps. So do the same features set again while a ring runs
- * (QEMU sends them once per queue pair); set again with every ring
- * stopped (the guest rebooted), they still move it.
+ * The same features set again are no new guest: QEMU sends them once per
+ * queue pair each time it starts the device, also when it resumes a
+ * paused VM (cont, the end of a snapshot, a migration given up), with
+ * every ring stopped; a reboot is told by the ring bases instead
+ * (vu_set_vring_base()). LOG_ALL alone switches dirty logging on or off
+ * (a live migration starting, or given up): the rings run on untouched.
+ * In neither case does the generation move, for its move resets every
+ * guest flow, the very connections a pause or a migration keeps. Other
+ * features than the ones set are a guest that negotiated anew: it moves.
  *
  * Return: NULL, or why the features are refused
  */
 static const char *vu_set_features(struct vu *vu, struct vu_msg *m)
 {
 	uint64_t old = vu_features(vu);
-	bool running = false, keep;
+	bool renegotiated = (old ^ m->u64) & ~BIT(F_LOG_ALL);
 	struct vu_pair *p;
 	unsigned i;
 
@@ -743,13 +790,12 @@ static const char *vu_set_features(struct vu *vu, struct vu_msg *m)
 		struct vu_ring *r = vu_ring_of(vu, i, &p);
 
 		r->enabled = !(m->u64 & BIT(F_PROTOCOL_FEATURES)) || r->enabled;
-		running |= r->started;
 	}
 	vu_log_update(vu);
+	if (renegotiated)
+		vu_new_guest(vu);
 	vu_unlock_all(vu);
-	keep = !((old ^ m->u64) & ~BIT(F_LOG_ALL)) &&
-	       (old != m->u64 || running);
-	if (keep) {
+	if (!renegotiated) {
 		if (old != m->u64)
 			info("vhost-user: dirty-page logging %s%s",
 			     m->u64 & BIT(F_LOG_ALL) ? "on" : "off",
@@ -1176,18 +1222,42 @@ static const char *vu_set_vring_addr(struct vu *vu, struct vu_msg *m)
  * @vu:		state
  * @m:		message
  *
+ * A ring we stopped (GET_VRING_BASE) that is set again at the base we
+ * returned is the same guest resuming: a paused VM continued, or a
+ * migration given up. At another base it is a new guest: the guest's
+ * driver reset the device (a reboot, the driver reloaded) and the rings
+ * start again from 0; the old guest's flows are reset (the generation
+ * moves, once for every ring). A migration's destination returned no
+ * base: its rings start at the source's, and its flows stay. A guest
+ * whose index wrapped to 0 resumes at 0, the base we returned. A reboot
+ * that finds every ring stopped at exactly 0 goes unseen here; the
+ * rebooted guest's resets then end the old flows.
+ *
  * Return: NULL, or why the message is refused
  */
 static const char *vu_set_vring_base(struct vu *vu, struct vu_msg *m)
 {
 	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
 	struct vu_ring *r = vu_ring_of(vu, m->state.index, &p);
+	bool reboot;
 
 	if (!r || m->state.num > 0xffff)
 		return "a bad ring index or base";
 	pthread_mutex_lock(&p->lock);
-	r->base = (uint16_t)m->state.num;
+	reboot = r->resume && r->base != (uint16_t)m->state.num;
+	if (!reboot)
+		r->base = (uint16_t)m->state.num;
 	pthread_mutex_unlock(&p->lock);
+	if (!reboot)
+		return NULL;
+	info("vhost-user: ring %u set to start at %u, not %u where it "
+	     "stopped: a new guest (rebooted); its old flows are reset",
+	     m->state.index, m->state.num, r->base);
+	vu_lock_all(vu);
+	r->base = (uint16_t)m->state.num;
+	vu_new_guest(vu);
+	vu_unlock_all(vu);
+	__atomic_add_fetch(&vu->e->gen, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -1267,6 +1337,7 @@ static const char *vu_get_vring_base(struct vu *vu, struct vu_msg *m)
 	was_started = r->started;
 	m->state.num = r->started ? r->vq.last_avail : r->base;
 	r->base = (uint16_t)m->state.num;
+	r->resume = true;
 	vu_ring_stop(p, r);
 	if (r->call >= 0) {
 		close(r->call);
