@@ -132,6 +132,9 @@ struct mig_xfer {
  * @runfd:	destination: eventfd a shard whose rings run writes while
  *		MIG_HELD (the source is asked); else -1
  * @asked:	destination: @runfd was written
+ * @src_hold:	source: the shards hold the guest's queues from the export
+ *		on (a VM that resumes here sends nothing before its flows
+ *		are back: mig_import_back()); mig_shard_poll() leaves them
  * @first_run_ns: destination: when a shard first saw its rings run (0:
  *		none yet)
  * @req:	last shard call request number
@@ -153,6 +156,7 @@ struct mig {
 	unsigned stops_seen;
 	int cfd, runfd;
 	_Atomic int asked;
+	_Atomic int src_hold;
 	_Atomic uint64_t first_run_ns;
 	unsigned req;
 	struct mig_xfer x;
@@ -420,6 +424,10 @@ static void mig_export(struct shard *sh, void *arg)
 {
 	struct mig_xfer *x = arg;
 
+	/* a hand-over: not one frame of a VM resumed here before its flows
+	 * are back (released by mig_import_back()) */
+	if (atomic_load(&sh->grp->mig->src_hold) && !sh->mig_hold)
+		shard_mig_hold(sh);
 	if (!sh->id) {
 		const struct core_conf *cc = &sh->core.conf;
 		struct mig_net n = { .guest4_be = cc->guest4_be,
@@ -643,14 +651,16 @@ static void mig_listeners_disown(struct mig_xfer *x)
 	struct mig_rec r;
 
 	while (mig_next(&p, x->buf + x->len, &r) > 0)
-		if (r.type == MIG_REC_LISTEN && !mig_get_listen(&r, x->nfds, &l))
+		if (r.type == MIG_REC_LISTEN &&
+		    !mig_get_listen(&r, x->nfds, &l))
 			x->fds[l.fd] = -1;
 }
 
 /**
  * mig_import_back() - shard call: a hand-over that failed, or a VM that
  * runs here again after it (a migration cancelled): the source's shard
- * takes its flows back, shard 0 its listeners
+ * takes its flows back, shard 0 its listeners, and polls the guest's
+ * queue again (a hand-over held it)
  * @sh:		shard
  * @arg:	struct mig_xfer
  *
@@ -663,6 +673,8 @@ static void mig_import_back(struct shard *sh, void *arg)
 	mig_import(sh, arg);
 	if (!sh->id)
 		mig_listeners_back(sh);
+	if (atomic_load(&sh->grp->mig->src_hold) && sh->mig_hold)
+		shard_mig_release(sh);
 }
 
 /**
@@ -1057,6 +1069,7 @@ static void mig_source_back(struct mig *m)
 		close(m->cfd);
 	m->cfd = -1;
 	mig_all_shards(m, mig_import_back);
+	atomic_store(&m->src_hold, 0);
 	info("migration: the VM runs here again: %u TCP flows, %u UDP flows "
 	     "and %u listeners taken back",
 	     n->tcp, n->udp, n->listeners);
@@ -1145,8 +1158,11 @@ static void mig_source_send(struct mig *m)
 			    m->conf->migrate_to);
 		goto out_fd;
 	}
-	if (mig_build(m, m->conf->migrate_repair))
+	atomic_store(&m->src_hold, 1);
+	if (mig_build(m, m->conf->migrate_repair)) {
+		atomic_store(&m->src_hold, 0);
 		goto out_fd;
+	}
 	ret = mig_write_all(fd, x->buf, x->len);
 	if (!ret)
 		ret = mig_send_fds(fd, x->fds, x->nfds);
@@ -1166,6 +1182,7 @@ static void mig_source_send(struct mig *m)
 			     "%s; the flows stay here",
 			     ans);
 		mig_all_shards(m, mig_import_back);
+		atomic_store(&m->src_hold, 0);
 		goto out;
 	}
 	/* ours still, frozen (out of the tables and the epoll set), until
@@ -1950,6 +1967,8 @@ void mig_shard_poll(struct shard *sh)
 			  sh->stats.ctr[CTR_EDGE_RX_FRAMES];
 	bool run;
 
+	if (atomic_load(&m->src_hold))
+		return; /* a source's hold: mig_import_back() ends it */
 	if (sh->mig_frames) {
 		/* the downtime ends with the first frame forwarded */
 		if (frames + 1 == sh->mig_frames)
