@@ -17,7 +17,13 @@
  * holds its guest's queues (they are not polled) and its published ports
  * (not bound). A migration thread takes one source's stream, checks it
  * whole (mig_check(): framing, counts, every descriptor named once, the
- * network the same as ours), answers "OK" and leaves it for the shards.
+ * network the same as ours), answers "OK", and after the source's "GO"
+ * holds it (MIG_HELD) until the source's word on it: the first shard
+ * whose rings run (the VM was started here) has the thread ask "RUN!";
+ * on "YES!" (or the source gone) the state is the shards'
+ * (MIG_RECEIVED); on "BACK" it is dropped, its sockets closed without a
+ * reset (the source holds them), and the guest served without it
+ * (mig_dest_hold()).
  * Each shard, once its queue pair's rings run (the VM was started here),
  * takes its own flows (tcp_import(), udp_import(): each flow's state
  * checked against the state table), then polls its queue. Shard 0 then
@@ -29,14 +35,34 @@
  *
  * Source (--migrate-to PATH): the vhost-user edge signals when the
  * frontend stops the device with dirty logging on, which is how QEMU
- * ends a live migration (edge.mig_evfd). The migration thread connects
- * to PATH, has each shard in turn take its flows out of its tables and
- * its epoll set into one stream (mig_export()), sends it and the
- * descriptors, and waits for the answer. On "OK" the sockets are closed
- * here (the destination holds them now) and the gateway exits once its
- * frontend leaves. On anything else the shards take the same stream
- * back (mig_import()): the VM, which QEMU resumes after a failed
- * migration, keeps its connections.
+ * ends a live migration (edge.mig_stops, kicked through edge.mig_evfd).
+ * The migration thread connects to PATH, has each shard in turn take its
+ * flows out of its tables and its epoll set into one stream
+ * (mig_export(); the shards hold the guest's queues from then on), sends
+ * it and the descriptors, and waits for the answer. On anything but "OK"
+ * the shards take the same stream back (mig_import_back()) at once.
+ *
+ * On "OK" the source says "GO", but the migration has not succeeded yet:
+ * QEMU goes on copying memory, and resumes the VM here if the
+ * destination dies or the migration is cancelled (in pre-switchover, for
+ * one). So the source keeps the stream, with its copies of the sockets
+ * (the flows frozen: in no table, no epoll set), its listeners (in its
+ * tables, out of its epoll set) and the connection, and decides:
+ *  - the destination's VM runs: it asks, "RUN!"; the source answers
+ *    "YES!", closes its copies (mig_source_peer()), and exits once its
+ *    frontend leaves;
+ *  - a ring starts here again first (edge.mig_resumes catches up with
+ *    edge.mig_stops: the VM resumed here): the shards take the stream
+ *    back, shard 0 its listeners, the queues are polled again, and the
+ *    destination is told "BACK" (mig_source_back()), whatever it asks
+ *    later;
+ *  - the gateway stops first (its frontend left: the VM cannot resume
+ *    here): "YES!" (mig_source_stop());
+ *  - the destination goes away: the source keeps its copies, whole, for
+ *    a VM that resumes here.
+ * One thread decides, once: the flows are never both sides', nor
+ * neither's (a source process gone without a word closed its copies:
+ * the destination takes that as a yes).
  *
  * Downtime: the source's stop time travels in the stream (CLOCK_REALTIME
  * nanoseconds, comparable on one host); the destination logs how long

@@ -264,9 +264,9 @@ if [ "$MODE" = abort ]; then
 fi
 if [ "$MODE" = abort ] || [ "$MODE" = cancel ] || [ "$MODE" = destkill ]; then
 	[ "$(idle_ask after)" = "idle-ack after" ] ||
-		qemu_fail "the idle connection did not answer after the abort: $(cat "$T/idle.status")"
+		qemu_fail "the idle connection did not answer after the $MODE: $(cat "$T/idle.status")"
 	h=$(hello "$PUB")
-	[ "$h" = guest-hello ] || qemu_fail "published port through A after the abort: $h"
+	[ "$h" = guest-hello ] || qemu_fail "published port through A after the $MODE: $h"
 	qemu_wait_done
 	qemu_check_xfer "$SIZE"
 	[ "$(status_end "$T/put.status")" = "eof bytes=$((SIZE << 20))" ] ||
