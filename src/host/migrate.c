@@ -1621,9 +1621,11 @@ static bool mig_source_event(struct mig *m)
 	stops = __atomic_load_n(&m->e->mig_stops, __ATOMIC_ACQUIRE);
 	resumes = __atomic_load_n(&m->e->mig_resumes, __ATOMIC_ACQUIRE);
 	if (atomic_load(&m->pending)) {
-		if (resumes == m->stops_seen)
-			mig_source_back(m);
-		return false;
+		/* not resumed since the stop we handed over at */
+		if ((int)(resumes - m->stops_seen) < 0)
+			return false;
+		mig_source_back(m);
+		/* and stopped again meanwhile: handed over again below */
 	}
 	if (stops == m->stops_seen)
 		return false;
