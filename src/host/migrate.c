@@ -1195,7 +1195,8 @@ static void mig_source_send(struct mig *m)
 	mig_listeners_disown(x);
 	if (!ret)
 		ret = mig_recv_answer(fd, ans, sizeof(ans));
-	/* the go: from here on the flows are the destination's */
+	/* the go: the destination may take the flows once its VM runs and
+	 * we said yes (mig_source_peer()) */
 	if (!ret && !strcmp(ans, "OK"))
 		ret = mig_write_all(fd, (const uint8_t *)"GO", 2);
 	if (ret || strcmp(ans, "OK")) {
