@@ -110,6 +110,15 @@
  * a used index behind its base (entries taken, never returned) is an
  * error; --return-lost returns such transmit entries itself and goes on.
  *
+ * --resume (with --migrate-to) plays a migration that fails after the
+ * device stopped (a destination gone, or migrate_cancel in QEMU's
+ * pre-switchover): swvu does not go to the destination; on SIGHUP (the
+ * next one, after the one that may have started the migration) it sets
+ * the device up again on the source, as QEMU does when it resumes the VM
+ * there: the features without LOG_ALL, the memory table, every ring at
+ * the base the source gave, kicked once. The first frame each way after
+ * that is printed as for a destination; the source's socket stays open.
+ *
  * --device-state (with --migrate-to) moves the device's state as QEMU 8.2
  * and later do, through the device-state channel (protocol feature
  * DEVICE_STATE, which both backends must offer): once the source's rings
@@ -361,6 +370,9 @@ static_assert(sizeof(dir_str) / sizeof(dir_str[0]) == DIR_NUM,
  *		returned are returned by swvu (else an error)
  * @device_state: --device-state: with --migrate-to, the device's state
  *		moves through the device-state channel (SAVE, LOAD)
+ * @resume:	--resume: with --migrate-to, the device starts again on the
+ *		source on SIGHUP (a failed migration), never on the
+ *		destination
  */
 struct opts {
 	const char *tap;
@@ -379,6 +391,7 @@ struct opts {
 	const char *migrate_to;
 	bool return_lost;
 	bool device_state;
+	bool resume;
 };
 
 /**
@@ -589,7 +602,7 @@ static void usage(FILE *f)
 	      "       [--no-offload] [--features-mask HEX]\n"
 	      "       [--misbehave indirect|remap [--after MS]] [--log]\n"
 	      "       [--migrate-to PATH [--after MS] [--return-lost]\n"
-	      "        [--device-state]]\n"
+	      "        [--device-state] [--resume]]\n"
 	      "\n"
 	      "Be the frontend (the VM) of a vhost-user net backend, and "
 	      "bridge\n"
@@ -648,6 +661,12 @@ static void usage(FILE *f)
 	      "returned\n"
 	      "                      are returned by swvu, and the run goes "
 	      "on\n"
+	      "  --resume            with --migrate-to: a failed migration: "
+	      "after\n"
+	      "                      the stop, SIGHUP starts the device "
+	      "again on\n"
+	      "                      the source; the destination is never "
+	      "used\n"
 	      "  --device-state      with --migrate-to: the device state "
 	      "moves\n"
 	      "                      through the device-state channel "
@@ -721,6 +740,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "migrate-to", required_argument, NULL, 'T' },
 		{ "return-lost", no_argument, NULL, 'R' },
 		{ "device-state", no_argument, NULL, 'D' },
+		{ "resume", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -801,6 +821,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'D':
 			o->device_state = true;
 			break;
+		case 'U':
+			o->resume = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -818,6 +841,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			    "time");
 	if (o->device_state && !o->migrate_to)
 		usage_error("--device-state goes with --migrate-to");
+	if (o->resume && !o->migrate_to)
+		usage_error("--resume goes with --migrate-to");
 }
 
 /**
@@ -1630,6 +1655,9 @@ static void state_load(struct fe *fe)
 		fe->state_len, (double)(realtime_ns() - fe->stop_ns) / 1e6);
 }
 
+static void dev_start(struct fe *fe, const struct opts *o,
+		      const uint16_t *bases);
+
 /**
  * mig_connect() - --migrate-to: set the device up on the destination
  * backend as a destination QEMU does, the memory and rings as they are
@@ -1658,8 +1686,7 @@ static void state_load(struct fe *fe)
 static void mig_connect(struct fe *fe, const struct opts *o,
 			const uint16_t *bases)
 {
-	uint64_t offered, proto = fe->proto, one = 1;
-	unsigned int i;
+	uint64_t offered, proto = fe->proto;
 	int rc, fd;
 
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -1699,6 +1726,33 @@ static void mig_connect(struct fe *fe, const struct opts *o,
 	vu_set(fe, VU_SET_OWNER, NULL, 0, -1);
 	if (o->device_state)
 		state_load(fe);
+	dev_start(fe, o, bases);
+	fprintf(stderr,
+		"swvu: migration: destination %s set up %.3f ms after the "
+		"stop\n",
+		o->migrate_to, (double)(realtime_ns() - fe->stop_ns) / 1e6);
+}
+
+/**
+ * dev_start() - set the device up on the backend of @fe->sock_fd, its
+ * rings at the bases a source gave, as QEMU's vhost_dev_start() does on
+ * a destination, or on the source when it resumes the VM after a failed
+ * migration
+ * @fe:		frontend, its rings stopped by mig_stop_rings()
+ * @o:		command line (--return-lost)
+ * @bases:	per ring, where the source stopped
+ *
+ * See mig_connect() for the messages and the used-index check.
+ *
+ * #syscalls write
+ */
+static void dev_start(struct fe *fe, const struct opts *o,
+		      const uint16_t *bases)
+{
+	uint64_t one = 1;
+	unsigned int i;
+
+	atomic_store(&fe->log_on, false);
 	vu_set_u64(fe, VU_SET_FEATURES, fe->features, -1);
 	set_mem_table(fe);
 
@@ -1761,10 +1815,6 @@ static void mig_connect(struct fe *fe, const struct opts *o,
 		if (write(ring_of(fe, i)->kick_fd, &one, sizeof(one)) < 0 &&
 		    errno != EAGAIN)
 			fprintf(stderr, "swvu: kick: %s\n", strerror(errno));
-	fprintf(stderr,
-		"swvu: migration: destination %s set up %.3f ms after the "
-		"stop\n",
-		o->migrate_to, (double)(realtime_ns() - fe->stop_ns) / 1e6);
 }
 
 /**
@@ -2618,7 +2668,9 @@ static void dump_rings(const struct fe *fe)
  * @o:		command line (--misbehave, --log, --after)
  *
  * SIGUSR2 prints the state of the rings (dump_rings()) and goes on.
- * SIGHUP starts --migrate-to's migration now, whatever --after says.
+ * SIGHUP starts --migrate-to's migration now, whatever --after says;
+ * with --resume, the SIGHUP after the stop starts the device again on the
+ * source (dev_start()).
  * --log switches dirty logging on --after ms from now (log_start()).
  * --migrate-to does too, then stops the rings (mig_stop_rings()), with
  * --device-state saves the source's state (state_save()), and sets
@@ -2643,6 +2695,8 @@ static const char *wait_end(struct fe *fe, const sigset_t *set,
 			      (int)o->after_ms :
 			      -1;
 	uint64_t close_ns = 0;
+	uint16_t bases[2 * QUEUES_MAX];
+	bool resumed = false;
 	struct pollfd p[2];
 	int sfd = signalfd(-1, set, SFD_CLOEXEC);
 
@@ -2663,12 +2717,14 @@ static const char *wait_end(struct fe *fe, const sigset_t *set,
 			die("poll: %s", strerror(errno));
 		}
 		if (!n && o->migrate_to && !fe->stop_ns) {
-			uint16_t bases[2 * QUEUES_MAX];
-
 			log_start(fe);
 			mig_stop_rings(fe, bases);
 			if (o->device_state)
 				state_save(fe);
+			if (o->resume) {
+				wait_ms = -1; /* until SIGHUP */
+				continue;
+			}
 			mig_connect(fe, o, bases);
 			p[1].fd = fe->sock_fd;
 			close_ns = fe->stop_ns + MIG_CLOSE_MS * 1000000ULL;
@@ -2711,8 +2767,21 @@ static const char *wait_end(struct fe *fe, const sigset_t *set,
 				continue;
 			}
 			if (si.ssi_signo == SIGHUP) {
-				if (o->migrate_to && !fe->stop_ns)
+				if (o->migrate_to && !fe->stop_ns) {
 					wait_ms = 0; /* the timeout's action */
+				} else if (o->resume && !resumed) {
+					/* --resume: the VM runs on the source
+					 * again */
+					resumed = true;
+					dev_start(fe, o, bases);
+					fprintf(stderr,
+						"swvu: migration: the device "
+						"started again on the source "
+						"%.3f ms after the stop\n",
+						(double)(realtime_ns() -
+							 fe->stop_ns) /
+							1e6);
+				}
 				continue;
 			}
 			if (atomic_load(&fe->end) != END_NONE)

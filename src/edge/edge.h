@@ -192,7 +192,15 @@ struct edge_ops {
  * @mig_evfd:		an eventfd the host sets after init (-1: none; every
  *			constructor sets -1): vhost-user writes 1 to it when
  *			the frontend stops the device with dirty logging on,
- *			the end of a live migration's source side
+ *			the end of a live migration's source side; and
+ *			again when a ring starts after such a stop
+ * @mig_stops:		vhost-user: bumped each time the device stops with
+ *			dirty logging on, before @mig_evfd is written
+ *			(release; the migration thread loads with acquire)
+ * @mig_resumes:	vhost-user: made @mig_stops again when a ring starts
+ *			after such a stop (the VM runs here again: its
+ *			migration failed or was cancelled), before @mig_evfd
+ *			is written
  * @dirty_log:		vhost-user: the frontend's dirty-page logging is on
  *			(read with edge_logging())
  * @mig_devstate:	the host moves state through the frontend
@@ -218,6 +226,7 @@ struct edge {
 	uint64_t *qctr[EDGE_MAX_QUEUES];
 	char where[160];
 	int mig_evfd;
+	unsigned mig_stops, mig_resumes;
 	bool dirty_log;
 	bool mig_devstate;
 	int mig_state_fd;

@@ -68,7 +68,10 @@
  * (that would reset the flows a migration keeps). The log is replaced
  * under every pair's lock. When the last running ring is stopped
  * (GET_VRING_BASE) with LOG_ALL set, the source side of a migration is
- * at its end: @e->mig_evfd, if the host set one, is written.
+ * at its end: @e->mig_stops is bumped and @e->mig_evfd, if the host set
+ * one, is written; a ring started again after that (the VM resumed here:
+ * the migration failed or was cancelled) brings @e->mig_resumes level with
+ * it and writes @e->mig_evfd again.
  *
  * The virtio-net header is 12 bytes with VERSION_1 or MRG_RXBUF, else 10;
  * offloads follow what the guest accepted: the shards re-read them (and
@@ -1354,6 +1357,7 @@ static const char *vu_get_vring_base(struct vu *vu, struct vu_msg *m)
 			return NULL;
 	}
 	info("vhost-user: device stopped with dirty logging on: migration");
+	__atomic_add_fetch(&vu->e->mig_stops, 1, __ATOMIC_RELEASE);
 	if (vu->e->mig_evfd >= 0 &&
 	    write(vu->e->mig_evfd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
 		warn_perror("migration eventfd");
@@ -1383,6 +1387,31 @@ static struct vu_ring *vu_vring_fd(struct vu *vu, const struct vu_msg *m,
 	if (*fd >= 0)
 		close(*fd);
 	return NULL;
+}
+
+/**
+ * vu_mig_resumed() - a ring started: if the device had stopped with dirty
+ * logging on (a migration's end on the source), the VM runs here again
+ * (the migration failed or was cancelled): the host is told through
+ * @e->mig_evfd, @e->mig_resumes caught up with @e->mig_stops
+ * @vu:		state
+ *
+ * #syscalls write
+ */
+static void vu_mig_resumed(struct vu *vu)
+{
+	struct edge *e = vu->e;
+	unsigned stops = __atomic_load_n(&e->mig_stops, __ATOMIC_RELAXED);
+
+	if (stops == __atomic_load_n(&e->mig_resumes, __ATOMIC_RELAXED))
+		return;
+	info("vhost-user: a ring started after the migration's stop: the VM "
+	     "runs here again");
+	/* release: pairs with the migration thread's acquire load */
+	__atomic_store_n(&e->mig_resumes, stops, __ATOMIC_RELEASE);
+	if (e->mig_evfd >= 0 &&
+	    write(e->mig_evfd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
+		warn_perror("migration eventfd");
 }
 
 /**
@@ -1421,6 +1450,8 @@ static const char *vu_set_vring_kick(struct vu *vu, struct vu_msg *m)
 			warn_perror("epoll_ctl for a kick fd");
 	}
 	pthread_mutex_unlock(&p->lock);
+	if (fd >= 0)
+		vu_mig_resumed(vu);
 	return NULL;
 }
 

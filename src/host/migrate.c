@@ -17,7 +17,13 @@
  * holds its guest's queues (they are not polled) and its published ports
  * (not bound). A migration thread takes one source's stream, checks it
  * whole (mig_check(): framing, counts, every descriptor named once, the
- * network the same as ours), answers "OK" and leaves it for the shards.
+ * network the same as ours), answers "OK", and after the source's "GO"
+ * holds it (MIG_HELD) until the source's word on it: the first shard
+ * whose rings run (the VM was started here) has the thread ask "RUN!";
+ * on "YES!" (or the source gone) the state is the shards'
+ * (MIG_RECEIVED); on "BACK" it is dropped, its sockets closed without a
+ * reset (the source holds them), and the guest served without it
+ * (mig_dest_hold()).
  * Each shard, once its queue pair's rings run (the VM was started here),
  * takes its own flows (tcp_import(), udp_import(): each flow's state
  * checked against the state table), then polls its queue. Shard 0 then
@@ -29,14 +35,34 @@
  *
  * Source (--migrate-to PATH): the vhost-user edge signals when the
  * frontend stops the device with dirty logging on, which is how QEMU
- * ends a live migration (edge.mig_evfd). The migration thread connects
- * to PATH, has each shard in turn take its flows out of its tables and
- * its epoll set into one stream (mig_export()), sends it and the
- * descriptors, and waits for the answer. On "OK" the sockets are closed
- * here (the destination holds them now) and the gateway exits once its
- * frontend leaves. On anything else the shards take the same stream
- * back (mig_import()): the VM, which QEMU resumes after a failed
- * migration, keeps its connections.
+ * ends a live migration (edge.mig_stops, kicked through edge.mig_evfd).
+ * The migration thread connects to PATH, has each shard in turn take its
+ * flows out of its tables and its epoll set into one stream
+ * (mig_export(); the shards hold the guest's queues from then on), sends
+ * it and the descriptors, and waits for the answer. On anything but "OK"
+ * the shards take the same stream back (mig_import_back()) at once.
+ *
+ * On "OK" the source says "GO", but the migration has not succeeded yet:
+ * QEMU goes on copying memory, and resumes the VM here if the
+ * destination dies or the migration is cancelled (in pre-switchover, for
+ * one). So the source keeps the stream, with its copies of the sockets
+ * (the flows frozen: in no table, no epoll set), its listeners (in its
+ * tables, out of its epoll set) and the connection, and decides:
+ *  - the destination's VM runs: it asks, "RUN!"; the source answers
+ *    "YES!", closes its copies (mig_source_peer()), and exits once its
+ *    frontend leaves;
+ *  - a ring starts here again first (edge.mig_resumes catches up with
+ *    edge.mig_stops: the VM resumed here): the shards take the stream
+ *    back, shard 0 its listeners, the queues are polled again, and the
+ *    destination is told "BACK" (mig_source_back()), whatever it asks
+ *    later;
+ *  - the gateway stops first (its frontend left: the VM cannot resume
+ *    here): "YES!" (mig_source_stop());
+ *  - the destination goes away: the source keeps its copies, whole, for
+ *    a VM that resumes here.
+ * One thread decides, once: the flows are never both sides', nor
+ * neither's (a source process gone without a word closed its copies:
+ * the destination takes that as a yes).
  *
  * Downtime: the source's stop time travels in the stream (CLOCK_REALTIME
  * nanoseconds, comparable on one host); the destination logs how long
@@ -73,10 +99,14 @@
 #define MIG_FDS_PER_MSG 250 /* below SCM_MAX_FD */
 #define MIG_IO_TIMEOUT_S 10
 #define MIG_IDLE_PAIR_MS 500 /* see mig_shard_poll() */
+#define MIG_WORD_LEN 4	     /* "RUN!", "YES!", "BACK" */
 
 enum mig_phase {
 	MIG_WAITING,  /* destination: no state yet */
 	MIG_PENDING,  /* destination: a state checked, the source's go due */
+	MIG_HELD,     /* destination: a state is here, but the source may
+		       * still take it back: a shard whose rings run asks it
+		       * (mig_dest_hold()) before taking anything */
 	MIG_RECEIVED, /* destination: a state is here for the shards */
 	MIG_GAVE_UP,  /* destination: serving the guest without one */
 };
@@ -123,7 +153,18 @@ struct mig_xfer {
  * @started:	@tid runs
  * @barrier:	start-up barrier (the seccomp filter first)
  * @phase:	destination: enum mig_phase
- * @handed:	source: the flows went to the destination
+ * @handed:	source: the flows went to the destination, for good
+ * @pending:	source: the flows are handed over, but ours until the
+ *		destination runs them (@x holds them, @cfd is open)
+ * @stops_seen:	source: the edge's @mig_stops we last acted on
+ * @cfd:	source: the connection to the destination while @pending;
+ *		destination: the one to the source while MIG_HELD; else -1
+ * @runfd:	destination: eventfd a shard whose rings run writes while
+ *		MIG_HELD (the source is asked); else -1
+ * @asked:	destination: @runfd was written
+ * @src_hold:	source: the shards hold the guest's queues from the export
+ *		on (a VM that resumes here sends nothing before its flows
+ *		are back: mig_import_back()); mig_shard_poll() leaves them
  * @first_run_ns: destination: when a shard first saw its rings run (0:
  *		none yet)
  * @req:	last shard call request number
@@ -142,6 +183,11 @@ struct mig {
 	pthread_barrier_t *barrier;
 	_Atomic int phase;
 	_Atomic int handed;
+	_Atomic int pending;
+	unsigned stops_seen;
+	int cfd, runfd;
+	_Atomic int asked;
+	_Atomic int src_hold;
 	_Atomic uint64_t first_run_ns;
 	unsigned req;
 	struct mig_xfer x;
@@ -367,8 +413,9 @@ static void mig_export_udp(struct shard *sh, struct mig_xfer *x)
 
 /**
  * mig_export_listeners() - shard 0's published ports' sockets into the
- * stream, out of its epoll set (still in its tables until the hand-over
- * is over: mig_commit() or mig_import())
+ * stream, out of its epoll set (still in its tables, which own them,
+ * until the hand-over is over: mig_commit() or mig_import_back(); see
+ * mig_listeners_disown())
  * @sh:		shard 0
  * @x:		stream
  *
@@ -409,6 +456,10 @@ static void mig_export(struct shard *sh, void *arg)
 {
 	struct mig_xfer *x = arg;
 
+	/* a hand-over: not one frame of a VM resumed here before its flows
+	 * are back (released by mig_import_back()) */
+	if (atomic_load(&sh->grp->mig->src_hold) && !sh->mig_hold)
+		shard_mig_hold(sh);
 	if (!sh->id) {
 		const struct core_conf *cc = &sh->core.conf;
 		struct mig_net n = { .guest4_be = cc->guest4_be,
@@ -647,29 +698,58 @@ static void mig_import(struct shard *sh, void *arg)
 }
 
 /**
- * mig_import_back() - shard call: a failed hand-over: the source's shard
- * takes its flows back, shard 0 its listeners
- * @sh:		shard
- * @arg:	struct mig_xfer
+ * mig_listeners_disown() - the source's stream went out: its listeners'
+ * descriptors stay shard 0's (its tables close them), not the stream's,
+ * which keeps only the flows' sockets
+ * @x:		stream
  */
-static void mig_import_back(struct shard *sh, void *arg)
+static void mig_listeners_disown(struct mig_xfer *x)
 {
-	mig_import(sh, arg);
-	if (!sh->id)
-		mig_listeners_back(sh);
+	const uint8_t *p = x->buf + MIG_HDR_LEN;
+	struct mig_listen l;
+	struct mig_rec r;
+
+	while (mig_next(&p, x->buf + x->len, &r) > 0)
+		if (r.type == MIG_REC_LISTEN &&
+		    !mig_get_listen(&r, x->nfds, &l))
+			x->fds[l.fd] = -1;
 }
 
 /**
- * mig_commit() - shard call on shard 0: the destination has it all:
- * close our copies of the sockets, and the listeners' table entries
- * @sh:		shard 0
+ * mig_import_back() - shard call: a hand-over that failed, or a VM that
+ * runs here again after it (a migration cancelled): the source's shard
+ * takes its flows back, shard 0 its listeners, and polls the guest's
+ * queue again (a hand-over held it)
+ * @sh:		shard
  * @arg:	struct mig_xfer
+ *
+ * A frontend that set the device up again may have moved the edge's
+ * generation: followed first, so that it does not reset what comes back.
+ */
+static void mig_import_back(struct shard *sh, void *arg)
+{
+	shard_edge_sync(sh);
+	mig_import(sh, arg);
+	if (!sh->id)
+		mig_listeners_back(sh);
+	if (atomic_load(&sh->grp->mig->src_hold) && sh->mig_hold)
+		shard_mig_release(sh);
+}
+
+/**
+ * mig_commit() - shard call on shard 0: the destination runs the flows:
+ * close our copies of the listeners, and their table entries (the flows'
+ * copies are closed with the stream)
+ * @sh:		shard 0
+ * @arg:	unused
+ *
+ * #syscalls close
  */
 static void mig_commit(struct shard *sh, void *arg)
 {
-	struct mig_xfer *x = arg;
 	unsigned t, i;
 
+	(void)arg;
 	for (t = 0; t < 2; t++) {
 		unsigned n;
 		struct listener *l = mig_lis(sh, t, &n);
@@ -679,12 +759,9 @@ static void mig_commit(struct shard *sh, void *arg)
 				continue;
 			if (t)
 				udp_pub_forget(&sh->core, l[i].fd);
-			l[i].fd = -1; /* closed below, with the flows' */
+			close(l[i].fd);
+			l[i].fd = -1;
 		}
-	}
-	for (i = 0; i < x->nfds; i++) {
-		mig_close_fd(x->fds[i], false);
-		x->fds[i] = -1;
 	}
 }
 
@@ -982,8 +1059,165 @@ static bool mig_peer_ok(int fd, const char *what)
 }
 
 /**
+ * mig_send_word() - one of the hand-over's four-byte words ("RUN!",
+ * "YES!", "BACK") to the other side
+ * @fd:		the connection
+ * @w:		the word
+ *
+ * #syscalls sendto
+ * Return: 0, or -errno
+ */
+static int mig_send_word(int fd, const char *w)
+{
+	ssize_t n;
+
+	do
+		n = send(fd, w, MIG_WORD_LEN, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n == MIG_WORD_LEN)
+		return 0;
+	return n < 0 ? -errno : -EPIPE;
+}
+
+/**
+ * mig_recv_word() - the other side's four-byte word
+ * @fd:		the connection (readable)
+ * @w:		out, NUL-terminated
+ *
+ * Return: 0, or -errno (-EPIPE: its end of stream)
+ */
+static int mig_recv_word(int fd, char w[MIG_WORD_LEN + 1])
+{
+	int ret = mig_recv_all(fd, (uint8_t *)w, MIG_WORD_LEN);
+
+	w[ret ? 0 : MIG_WORD_LEN] = '\0';
+	return ret;
+}
+
+/**
+ * mig_shard_call_or_stop() - mig_shard_call(), unless the gateway stops
+ * meanwhile (its shard 0, the main thread, no longer answers then)
+ * @m:		migration state
+ * @sh:		the shard
+ * @fn:		the function
+ *
+ * #syscalls poll nanosleep clock_nanosleep
+ * Return: true if @fn ran, false if the gateway stops (@fn may never run)
+ */
+static bool mig_shard_call_or_stop(struct mig *m, struct shard *sh,
+				   void (*fn)(struct shard *sh, void *arg))
+{
+	struct pollfd p = { .fd = m->stopfd, .events = POLLIN };
+	unsigned req = ++m->req;
+
+	shard_api_mig_ask(sh, fn, &m->x, req);
+	while (!shard_api_mig_done(sh, req)) {
+		if (poll(&p, 1, 0) > 0)
+			return false;
+		nanosleep(&(struct timespec){ .tv_nsec = 20000 }, NULL);
+	}
+	return true;
+}
+
+/**
+ * mig_source_done() - the hand-over is over: the flows are the
+ * destination's for good (it runs them, or we stop); our copies of their
+ * sockets go with the stream
+ * @m:		migration state (@m->pending)
+ */
+static void mig_source_done(struct mig *m)
+{
+	atomic_store(&m->handed, 1);
+	atomic_store(&m->pending, 0);
+	if (m->cfd >= 0)
+		close(m->cfd);
+	m->cfd = -1;
+	mig_xfer_free(&m->x);
+}
+
+/**
+ * mig_source_back() - the VM runs here again (its migration failed or was
+ * cancelled) while the flows were handed over but not yet run by the
+ * destination: the shards take them back, shard 0 its listeners, and the
+ * destination is told to drop its copies
+ * @m:		migration state (@m->pending)
+ *
+ * #syscalls close
+ */
+static void mig_source_back(struct mig *m)
+{
+	struct mig_end *n = &m->x.counts;
+
+	/* not pending: a frontend that leaves now is waited for again, and
+	 * shard 0 answers the calls below */
+	atomic_store(&m->pending, 0);
+	if (m->cfd >= 0 && mig_send_word(m->cfd, "BACK"))
+		warn("migration: the destination could not be told that the "
+		     "flows came back");
+	if (m->cfd >= 0)
+		close(m->cfd);
+	m->cfd = -1;
+	mig_all_shards(m, mig_import_back);
+	atomic_store(&m->src_hold, 0);
+	info("migration: the VM runs here again: %u TCP flows, %u UDP flows "
+	     "and %u listeners taken back",
+	     n->tcp, n->udp, n->listeners);
+	mig_xfer_free(&m->x);
+}
+
+/**
+ * mig_source_peer() - the destination wrote while the hand-over is
+ * pending: "RUN!" (its VM runs: the flows are its own now, ours closed),
+ * or it went away (ours stay, whole, for a VM that resumes here)
+ * @m:		migration state (@m->pending)
+ *
+ * Return: true once the flows are the destination's for good
+ */
+static bool mig_source_peer(struct mig *m)
+{
+	char w[MIG_WORD_LEN + 1];
+	int ret = mig_recv_word(m->cfd, w);
+
+	if (!ret && !strcmp(w, "RUN!"))
+		ret = mig_send_word(m->cfd, "YES!");
+	else if (!ret)
+		ret = -EPROTO;
+	if (ret) {
+		warn("migration: the destination went away before it ran the "
+		     "flows (%s): they stay here for the VM if it resumes",
+		     strerror(-ret));
+		close(m->cfd);
+		m->cfd = -1;
+		return false;
+	}
+	/* our copies of the listeners: shard 0's */
+	if (mig_shard_call_or_stop(m, m->grp->sh[0], mig_commit))
+		info("migration: the destination runs the VM: the hand-over "
+		     "is over");
+	mig_source_done(m);
+	return true;
+}
+
+/**
+ * mig_source_stop() - the gateway stops (its frontend left, or a signal)
+ * while the hand-over is pending: the VM cannot resume here any more, so
+ * the destination may run the flows
+ * @m:		migration state (@m->pending)
+ */
+static void mig_source_stop(struct mig *m)
+{
+	if (m->cfd >= 0 && !mig_send_word(m->cfd, "YES!"))
+		info("migration: stopping with the hand-over pending: the "
+		     "flows are the destination's");
+	/* our copies are closed with the stream, the listeners' by the
+	 * tables (shard 0 is done) */
+	mig_source_done(m);
+}
+
+/**
  * mig_source_send() - the VM stopped for a migration: hand the flows to
- * the destination
+ * the destination (they stay ours, frozen, until it runs them:
+ * mig_source_peer(), or the VM resumes here: mig_source_back())
  * @m:		migration state
  *
  * #syscalls socket connect setsockopt close
@@ -1015,14 +1249,19 @@ static void mig_source_send(struct mig *m)
 	}
 	if (!mig_peer_ok(fd, "destination"))
 		goto out_fd;
-	if (mig_build(m, m->conf->migrate_repair))
+	atomic_store(&m->src_hold, 1);
+	if (mig_build(m, m->conf->migrate_repair)) {
+		atomic_store(&m->src_hold, 0);
 		goto out_fd;
+	}
 	ret = mig_write_all(fd, x->buf, x->len);
 	if (!ret)
 		ret = mig_send_fds(fd, x->fds, x->nfds);
+	mig_listeners_disown(x);
 	if (!ret)
 		ret = mig_recv_answer(fd, ans, sizeof(ans));
-	/* the go: from here on the flows are the destination's */
+	/* the go: the destination may take the flows once its VM runs and
+	 * we said yes (mig_source_peer()) */
 	if (!ret && !strcmp(ans, "OK"))
 		ret = mig_write_all(fd, (const uint8_t *)"GO", 2);
 	if (ret || strcmp(ans, "OK")) {
@@ -1035,14 +1274,19 @@ static void mig_source_send(struct mig *m)
 			     "%s; the flows stay here",
 			     ans);
 		mig_all_shards(m, mig_import_back);
+		atomic_store(&m->src_hold, 0);
 		goto out;
 	}
-	mig_shard_call(m, m->grp->sh[0], mig_commit);
-	atomic_store(&m->handed, 1);
+	/* ours still, frozen (out of the tables and the epoll set), until
+	 * the destination runs them or the VM resumes here */
+	m->cfd = fd;
+	atomic_store(&m->pending, 1);
 	info("migration: %u TCP flows (%u held segments), %u UDP flows and %u "
-	     "listeners handed to %s in %.1f ms (%zu bytes)",
+	     "listeners handed to %s in %.1f ms (%zu bytes); ours until it "
+	     "runs them",
 	     n->tcp, n->ooo, n->udp, n->listeners, m->conf->migrate_to,
 	     (double)(now_mono_ns() - t0) / 1e6, x->len);
+	return;
 out:
 	mig_xfer_free(x);
 out_fd:
@@ -1319,7 +1563,7 @@ static bool mig_dest_take(struct mig *m, int fd)
 		atomic_store(&m->phase, MIG_WAITING);
 		goto fail;
 	}
-	atomic_store(&m->phase, MIG_RECEIVED);
+	atomic_store(&m->phase, MIG_HELD);
 	info("migration: state taken: %u TCP flows (%u held segments), %u UDP "
 	     "flows, %u listeners, %zu bytes, %.1f ms after the source "
 	     "stopped",
@@ -1346,11 +1590,169 @@ static void mig_unlink(struct mig *m)
 }
 
 /**
+ * mig_dest_verdict() - the destination holds a state: the source's word on
+ * it, "YES!" (ours: the shards take it) or "BACK" (the VM runs there
+ * again: our copies are dropped, the guest served without them); a source
+ * gone without a word let it go with its process (its copies closed)
+ * @m:		migration state (MIG_HELD)
+ * @fd:		the connection (readable)
+ */
+static void mig_dest_verdict(struct mig *m, int fd)
+{
+	char w[MIG_WORD_LEN + 1];
+	int ret = mig_recv_word(fd, w);
+
+	if (!ret && !strcmp(w, "BACK")) {
+		/* the shards do not look at the stream while MIG_HELD: its
+		 * sockets close without a reset, the source holds them */
+		mig_xfer_free(&m->x);
+		atomic_store(&m->phase, MIG_GAVE_UP);
+		info("migration: the source took its flows back (its VM runs "
+		     "there again): our copies dropped");
+		return;
+	}
+	if (ret)
+		info("migration: the source went away (%s): its flows are ours",
+		     strerror(-ret));
+	else if (strcmp(w, "YES!"))
+		info("migration: the source said \"%s\": taken as a yes", w);
+	atomic_store(&m->phase, MIG_RECEIVED);
+}
+
+/**
+ * mig_dest_hold() - the destination holds a state that the source may
+ * still take back: once a shard's rings run it asks the source ("RUN!"),
+ * and the source's word decides (mig_dest_verdict())
+ * @m:		migration state (MIG_HELD)
+ * @fd:		the connection to the source
+ *
+ * #syscalls poll read
+ * Return: false if the gateway stops first
+ */
+static bool mig_dest_hold(struct mig *m, int fd)
+{
+	struct pollfd pfd[3] = {
+		{ .fd = m->stopfd, .events = POLLIN },
+		{ .fd = fd, .events = POLLIN },
+		{ .fd = m->runfd, .events = POLLIN },
+	};
+	uint64_t v;
+
+	for (;;) {
+		if (poll(pfd, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			err_perror("migration: poll");
+			return false;
+		}
+		if (pfd[0].revents)
+			return false;
+		if (pfd[1].revents) {
+			mig_dest_verdict(m, fd);
+			return true;
+		}
+		if (pfd[2].revents && read(m->runfd, &v, sizeof(v)) > 0) {
+			pfd[2].fd = -1; /* asked once */
+			/* a source gone is seen as its end of stream */
+			if (mig_send_word(fd, "RUN!"))
+				debug("migration: the source cannot be asked");
+		}
+	}
+}
+
+/**
+ * mig_source_event() - the source's edge spoke (mig_evfd): a device-state
+ * transfer, the device stopped for a migration, or a ring started again
+ * after that
+ * @m:		migration state
+ *
+ * #syscalls read
+ * Return: true once the flows are the destination's for good (the thread
+ * ends)
+ */
+static bool mig_source_event(struct mig *m)
+{
+	unsigned stops, resumes;
+	uint64_t v;
+	int sfd;
+
+	if (read(m->evfd, &v, sizeof(v)) < 0)
+		return false;
+	/* acquire: pairs with vu_set_device_state_fd() */
+	sfd = __atomic_exchange_n(&m->e->mig_state_fd, -1, __ATOMIC_ACQUIRE);
+	if (sfd >= 0) {
+		mig_device_state(m, sfd, m->e->mig_state_dir);
+		return false;
+	}
+	if (!m->conf->migrate_to)
+		return false; /* the device state comes next */
+	/* acquire: pair with vu_get_vring_base() and vu_mig_resumed() */
+	stops = __atomic_load_n(&m->e->mig_stops, __ATOMIC_ACQUIRE);
+	resumes = __atomic_load_n(&m->e->mig_resumes, __ATOMIC_ACQUIRE);
+	if (atomic_load(&m->pending)) {
+		/* not resumed since the stop we handed over at */
+		if ((int)(resumes - m->stops_seen) < 0)
+			return false;
+		mig_source_back(m);
+		/* and stopped again meanwhile: handed over again below */
+	}
+	if (stops == m->stops_seen)
+		return false;
+	m->stops_seen = stops;
+	if (resumes == stops)
+		return false; /* stopped and running again already */
+	info("migration: the VM stopped with dirty logging on: handing its "
+	     "flows to %s",
+	     m->conf->migrate_to);
+	mig_source_send(m);
+	/* a resume while we sent: its kick is still to read, and the poll
+	 * sees it */
+	return false;
+}
+
+/**
+ * mig_source_thread() - the source's migration thread: waits for its
+ * device to stop for a migration, hands the flows over, and until the
+ * destination runs them, takes them back if the VM resumes here
+ * @m:		migration state
+ *
+ * #syscalls poll
+ */
+static void mig_source_thread(struct mig *m)
+{
+	for (;;) {
+		struct pollfd pfd[3] = {
+			{ .fd = m->stopfd, .events = POLLIN },
+			{ .fd = m->evfd, .events = POLLIN },
+			{ .fd = m->cfd, .events = POLLIN },
+		};
+
+		if (poll(pfd, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			err_perror("migration: poll");
+			return;
+		}
+		if (pfd[0].revents) {
+			if (atomic_load(&m->pending))
+				mig_source_stop(m);
+			return;
+		}
+		/* the VM resumed here first: "BACK" before any "YES!" */
+		if (pfd[1].revents && mig_source_event(m))
+			return;
+		if (pfd[2].revents && m->cfd >= 0 && atomic_load(&m->pending) &&
+		    mig_source_peer(m))
+			return;
+	}
+}
+
+/**
  * mig_thread() - the migration thread: the source waits for its device
  * to stop, the destination for a source
  * @arg:	struct mig
  *
- * #syscalls poll ppoll read accept accept4 close
+ * #syscalls poll ppoll accept accept4 close
  * Return: NULL
  */
 static void *mig_thread(void *arg)
@@ -1358,12 +1760,17 @@ static void *mig_thread(void *arg)
 	struct mig *m = arg;
 	struct pollfd pfd[2] = {
 		{ .fd = m->stopfd, .events = POLLIN },
-		{ .fd = m->lfd >= 0 ? m->lfd : m->evfd, .events = POLLIN },
+		{ .fd = m->lfd, .events = POLLIN },
 	};
-	uint64_t v;
 
 	pthread_barrier_wait(m->barrier);
+	if (m->lfd < 0) {
+		mig_source_thread(m);
+		return NULL;
+	}
 	for (;;) {
+		int fd;
+
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -1374,44 +1781,22 @@ static void *mig_thread(void *arg)
 			return NULL;
 		if (!pfd[1].revents)
 			continue;
-		if (m->lfd < 0) {
-			int sfd;
-
-			if (read(m->evfd, &v, sizeof(v)) < 0)
-				continue;
-			/* acquire: pairs with vu_set_device_state_fd() */
-			sfd = __atomic_exchange_n(&m->e->mig_state_fd, -1,
-						  __ATOMIC_ACQUIRE);
-			if (sfd >= 0) {
-				mig_device_state(m, sfd, m->e->mig_state_dir);
-				continue;
-			}
-			if (!m->conf->migrate_to)
-				continue; /* the device state comes next */
-			info("migration: the VM stopped with dirty logging on: "
-			     "handing its flows to %s",
-			     m->conf->migrate_to);
-			mig_source_send(m);
-			if (atomic_load(&m->handed))
-				return NULL;
+		fd = accept4(m->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!mig_peer_ok(fd, "source")) {
+			close(fd);
 			continue;
 		}
-		{
-			int fd = accept4(m->lfd, NULL, NULL, SOCK_CLOEXEC);
-			bool took;
-
-			if (fd < 0)
-				continue;
-			if (!mig_peer_ok(fd, "source")) {
-				close(fd);
-				continue;
-			}
-			mig_unlink(m);
-			took = mig_dest_take(m, fd);
+		mig_unlink(m);
+		if (mig_dest_take(m, fd)) {
+			mig_dest_hold(m, fd);
 			close(fd);
-			if (took || atomic_load(&m->phase) == MIG_GAVE_UP)
-				return NULL;
+			return NULL;
 		}
+		close(fd);
+		if (atomic_load(&m->phase) == MIG_GAVE_UP)
+			return NULL;
 	}
 }
 
@@ -1469,7 +1854,7 @@ int mig_init(struct shard_group *grp, const struct conf *conf, struct edge *e)
 	m->conf = conf;
 	m->grp = grp;
 	m->e = e;
-	m->lfd = m->evfd = m->dirfd = m->vet.diagfd = -1;
+	m->lfd = m->evfd = m->dirfd = m->cfd = m->runfd = m->vet.diagfd = -1;
 	m->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (m->stopfd < 0)
 		goto fail_errno;
@@ -1485,6 +1870,9 @@ int mig_init(struct shard_group *grp, const struct conf *conf, struct edge *e)
 		}
 		m->dirfd = qsock_path_dir(conf->migrate_from);
 		m->lfd_path = true;
+		m->runfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (m->runfd < 0)
+			goto fail_errno;
 		for (k = 0; k < grp->n; k++)
 			shard_mig_hold(grp->sh[k]);
 		info("migration: waiting for a source's state at %s; the "
@@ -1511,6 +1899,10 @@ fail:
 		close(m->stopfd);
 	if (m->evfd >= 0)
 		close(m->evfd);
+	if (m->runfd >= 0)
+		close(m->runfd);
+	if (m->lfd >= 0)
+		close(m->lfd);
 	mig_vet_fini(&m->vet);
 	free(m);
 	return ret;
@@ -1587,6 +1979,10 @@ void mig_fini(struct shard_group *grp)
 		close(m->lfd);
 	if (m->evfd >= 0)
 		close(m->evfd);
+	if (m->runfd >= 0)
+		close(m->runfd);
+	if (m->cfd >= 0)
+		close(m->cfd);
 	close(m->stopfd);
 	mig_vet_fini(&m->vet);
 	free(m);
@@ -1605,14 +2001,18 @@ int mig_dirfd(const struct shard_group *grp)
 }
 
 /**
- * mig_handed_over() - did this source hand its flows over?
+ * mig_handed_over() - did this source hand its flows over? (Its frontend
+ * leaving then ends the gateway: a VM that cannot resume here.)
  * @grp:	the shards
  *
- * Return: true once the destination took them
+ * Return: true once the destination took them, also while it has not run
+ * them yet (the thread then lets them go as the gateway stops:
+ * mig_source_stop())
  */
 bool mig_handed_over(const struct shard_group *grp)
 {
-	return grp->mig && atomic_load(&grp->mig->handed);
+	return grp->mig && (atomic_load(&grp->mig->handed) ||
+			    atomic_load(&grp->mig->pending));
 }
 
 /**
@@ -1663,6 +2063,7 @@ static void mig_publish(struct shard *sh, struct mig_xfer *x)
  * @sh:		shard (@sh->mig_hold set)
  *
  * Context: the shard, at the end of each loop iteration while held
+ * #syscalls write
  */
 void mig_shard_poll(struct shard *sh)
 {
@@ -1672,6 +2073,8 @@ void mig_shard_poll(struct shard *sh)
 			  sh->stats.ctr[CTR_EDGE_RX_FRAMES];
 	bool run;
 
+	if (atomic_load(&m->src_hold))
+		return; /* a source's hold: mig_import_back() ends it */
 	if (sh->mig_frames) {
 		/* the downtime ends with the first frame forwarded */
 		if (frames + 1 == sh->mig_frames)
@@ -1697,6 +2100,16 @@ void mig_shard_poll(struct shard *sh)
 		sh->mig_ready_ns = sh->now_ns;
 	if (phase == MIG_PENDING)
 		return; /* a state is on its way: no giving up now */
+	if (phase == MIG_HELD) {
+		uint64_t one = 1;
+
+		/* the source may still take it back: ask it once, then wait
+		 * for its word (mig_dest_hold()) */
+		if (!atomic_exchange(&m->asked, 1) &&
+		    write(m->runfd, &one, sizeof(one)) < 0)
+			warn_perror("migration: cannot ask the source");
+		return;
+	}
 	if (phase == MIG_WAITING) {
 		int exp = MIG_WAITING;
 

@@ -21,6 +21,14 @@
 #   both transfers complete byte-exact through A, the idle connection and
 #   the published port answer. (With --migrate-to/--migrate-from when
 #   slipway has them: an aborted migration must not hand anything over.)
+# MODE=cancel: the migration fails after the hand-over: the source has
+#   pause-before-switchover (as libvirt with storage migration), so once
+#   the VM stopped (and A handed its flows to B) QEMU waits in
+#   pre-switchover; then migrate_cancel: the source VM resumes. Everything
+#   must work through A as in abort (A took it back, B dropped its copies).
+# MODE=destkill: as cancel, but the destination QEMU is killed while the
+#   source waits in pre-switchover, then migrate-continue: the migration
+#   fails, the source VM resumes; the same checks.
 #
 # MIG_EDGE=stream runs the same plan over -netdev stream (QEMU migrates
 # that without its backend's help): a check of the harness alone.
@@ -41,12 +49,12 @@ export QEMU_SMP=2
 GPORT=8080         # the guest's listener (sw.listen)
 
 case $MODE in
-handover | nostate | abort) ;;
-*) fail "MODE must be handover, nostate or abort" ;;
+handover | nostate | abort | cancel | destkill) ;;
+*) fail "MODE must be handover, nostate, abort, cancel or destkill" ;;
 esac
 HAS_MIG=0
 "$SLIPWAY" --help 2>&1 | grep -q -- --migrate-from && HAS_MIG=1
-[ "$MODE" = handover ] && [ "$HAS_MIG" = 0 ] &&
+[ "$MODE" != nostate ] && [ "$MODE" != abort ] && [ "$HAS_MIG" = 0 ] &&
 	fail "slipway has no --migrate-from (and --migrate-to): no state hand-over to test"
 USE_MIG=0
 [ "$MODE" != nostate ] && USE_MIG=$HAS_MIG
@@ -210,8 +218,37 @@ else
 		'{"max-bandwidth": 268435456, "downtime-limit": 1000}' >/dev/null ||
 		qemu_fail "migrate-set-parameters"
 fi
+case $MODE in
+cancel | destkill)
+	qemu_qmp migrate-set-capabilities \
+		'{"capabilities": [{"capability": "pause-before-switchover", "state": true}]}' \
+		>/dev/null || qemu_fail "migrate-set-capabilities"
+	;;
+esac
 qemu_migrate_start
 
+if [ "$MODE" = cancel ] || [ "$MODE" = destkill ]; then
+	# the VM stopped, A handed its flows over, QEMU waits to switch over
+	wait_for "the migration's pre-switchover" 120 \
+		"qemu_qmp query-migrate | grep -q '\"status\": \"pre-switchover\"'"
+	wait_for "A's hand-over" 20 "grep -q 'listeners handed to' $T/A/slipway.log"
+	spanning "the pre-switchover"
+	sleep 2 # the host peers wait meanwhile
+	if [ "$MODE" = cancel ]; then
+		qemu_qmp migrate_cancel >/dev/null || qemu_fail "migrate_cancel"
+		want=cancelled
+	else
+		qemu_kill_incoming
+		qemu_qmp migrate-continue '{"state": "pre-switchover"}' >/dev/null ||
+			qemu_fail "migrate-continue"
+		want=failed
+	fi
+	st=$(qemu_migrate_wait 30)
+	[ "$st" = "$want" ] || qemu_fail "migration: $st, not $want ($(tail -1 "$T/qmp.err"))"
+	spanning "the migration $want"
+	wait_for "the source VM to run again" 20 \
+		"qemu_qmp query-status | grep -q '\"running\": true'"
+fi
 if [ "$MODE" = abort ]; then
 	# halfway: some RAM sent, far from all
 	wait_for "the migration under way" 30 \
@@ -224,10 +261,12 @@ if [ "$MODE" = abort ]; then
 	spanning "the migration failed"
 	st=$(qemu_qmp query-status)
 	[[ $st == *'"running": true'* ]] || qemu_fail "the source VM does not run: $st"
+fi
+if [ "$MODE" = abort ] || [ "$MODE" = cancel ] || [ "$MODE" = destkill ]; then
 	[ "$(idle_ask after)" = "idle-ack after" ] ||
-		qemu_fail "the idle connection did not answer after the abort: $(cat "$T/idle.status")"
+		qemu_fail "the idle connection did not answer after the $MODE: $(cat "$T/idle.status")"
 	h=$(hello "$PUB")
-	[ "$h" = guest-hello ] || qemu_fail "published port through A after the abort: $h"
+	[ "$h" = guest-hello ] || qemu_fail "published port through A after the $MODE: $h"
 	qemu_wait_done
 	qemu_check_xfer "$SIZE"
 	[ "$(status_end "$T/put.status")" = "eof bytes=$((SIZE << 20))" ] ||
@@ -239,7 +278,19 @@ if [ "$MODE" = abort ]; then
 	sw_end B term
 	(T=$T/A expect_ctr TCP_GUEST_BYTES -ge $((SIZE << 20))) || exit 1
 	keep
-	pass "QEMU migration ($MIG_EDGE) aborted halfway (started at ${t0}s, its destination killed): the source VM went on through A, $SIZE MiB each way checksummed, idle connection and published port answer"
+	if [ "$MODE" = abort ]; then
+		pass "QEMU migration ($MIG_EDGE) aborted halfway (started at ${t0}s, its destination killed): the source VM went on through A, $SIZE MiB each way checksummed, idle connection and published port answer"
+	fi
+	(
+		T=$T/A
+		expect_ctr TCP_RST_UNKNOWN_FLOW -eq 0
+		expect_ctr MIG_TCP_REFUSED -eq 0
+	) || exit 1
+	grep -q "taken back" "$T/A/slipway.log" ||
+		fail "A did not take its flows back: $(grep migration "$T/A/slipway.log")"
+	grep -q "our copies dropped" "$T/B/slipway.log" ||
+		fail "B did not drop its copies: $(grep migration "$T/B/slipway.log")"
+	pass "QEMU migration ($MIG_EDGE) failed after the hand-over ($MODE in pre-switchover, started at ${t0}s): the source VM went on through A, $SIZE MiB each way checksummed, idle connection and published port answer; A took everything back, B dropped its copies"
 fi
 
 st=$(qemu_migrate_wait 120)

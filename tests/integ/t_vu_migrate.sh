@@ -33,6 +33,15 @@
 # --device-state saves the state from A once its rings stopped and loads
 # it into B before B's device starts; the size must be non-zero and both
 # checks good.
+# MODE=giveback: the migration fails after the hand-over (a destination
+# gone, or migrate_cancel in QEMU's pre-switchover): swvu --resume stops
+# A's rings (SIGHUP), and once A handed its flows to B, starts them again
+# on A (SIGHUP again) instead of going to B. A publishes a port to a
+# guest echo server, with a connection through it open across. Passes
+# only if A takes everything back (B drops its copies, never runs): the
+# transfers complete byte-exact, every idle connection echoes, the UDP
+# flow answers from the same port, the connection through the published
+# port echoes and a new one does, and no flow was reset on A.
 # shellcheck disable=SC2030,SC2031 # T is changed in subshells on purpose
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -84,6 +93,13 @@ if [ "$MODE" = devstate ]; then
 fi
 HX=()
 AFTER=$AFTER_MS
+PA=
+if [ "$MODE" = giveback ]; then
+	PA=$(free_port)
+	A_OPT+=(-t "127.0.0.1/$PA:7")
+	VM_OPT=(--resume)
+	AFTER=3600000 # SIGHUP starts it
+fi
 REPAIR=
 [ "$MODE" = repair ] || [ "$MODE" = devstate ] && REPAIR=1
 if [ -n "$REPAIR" ]; then
@@ -220,6 +236,62 @@ PIDS+=("$ic")
 wait_for "idle connections" 20 "[ -s $T/idle.ready ] || ! kill -0 $ic 2>/dev/null"
 [ "$(cat "$T/idle.ready" 2>/dev/null)" = 0 ] || fail "idle connections before: $(cat "$T/idle.out")"
 
+# giveback: a guest echo server behind A's published port, and a host
+# connection through it that echoes before and after
+if [ -n "$PA" ]; then
+	cat >"$T/pub.py" <<'EOS'
+import os, socket, sys, time
+if sys.argv[1] == "server":
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("0.0.0.0", 7))
+    ls.listen(64)
+    import threading
+    def serve(c):
+        while True:
+            d = c.recv(4096)
+            if not d:
+                break
+            c.sendall(d)
+        c.close()
+    while True:
+        c, _ = ls.accept()
+        threading.Thread(target=serve, args=(c,), daemon=True).start()
+port, ready, go = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+def echo(s, word):
+    try:
+        s.sendall(word + b"\n")
+        d = b""
+        while len(d) < len(word) + 1:
+            r = s.recv(64)
+            if not r:
+                break
+            d += r
+        return int(d != word + b"\n")
+    except OSError:
+        return 1
+s = socket.create_connection(("127.0.0.1", port), timeout=20)
+b = echo(s, b"before")
+open(ready, "w").write("%d\n" % b)
+while not os.path.exists(go):
+    time.sleep(0.05)
+a = echo(s, b"after")
+try:
+    n = echo(socket.create_connection(("127.0.0.1", port), timeout=20), b"new")
+except OSError:
+    n = 1
+print("before %d after %d new %d" % (b, a, n), flush=True)
+EOS
+	g "$PY" "$T/pub.py" server &
+	PIDS+=($!)
+	wait_for "the guest's echo server" 10 "ip netns exec $NS ss -Hltn 'sport = :7' | grep -q ."
+	"$PY" "$T/pub.py" client "$PA" "$T/pub.ready" "$T/go" >"$T/pub.out" 2>&1 &
+	pc=$!
+	PIDS+=("$pc")
+	wait_for "the published port's connection" 20 "[ -s $T/pub.ready ] || ! kill -0 $pc 2>/dev/null"
+	[ "$(cat "$T/pub.ready" 2>/dev/null)" = 0 ] || fail "published port before: $(cat "$T/pub.out")"
+fi
+
 # a transfer each way, two connections each, byte-checked by swverify
 xfer_each_way "$SIZE"
 
@@ -236,6 +308,10 @@ table inet swmig {
 EON
 	kill -HUP "$VM_PID"
 fi
+if [ "$MODE" = giveback ]; then
+	sleep 0.5
+	kill -HUP "$VM_PID"
+fi
 wait_for "the rings stopped" 30 "grep -q 'rings stopped' $T/swvu.log || ! kill -0 $VM_PID 2>/dev/null"
 if [ -n "$REPAIR" ]; then
 	wait_for "B's flows in" 20 "grep -q 'flows in' $T/B/slipway.log || ! kill -0 $B_PID"
@@ -246,8 +322,19 @@ fi
 kill -0 "$c1" 2>/dev/null && kill -0 "$c2" 2>/dev/null ||
 	fail "a transfer ended before the rings stopped, or as they did (raise SIZE if it completed): $(cat "$T/c1.json" "$T/c2.json" | tail -4)"
 kill -0 "$VM_PID" 2>/dev/null || fail "swvu: $(cat "$T/swvu.log")"
+if [ "$MODE" = giveback ]; then
+	wait_for "A's hand-over" 20 "grep -q 'listeners handed to' $T/A/slipway.log"
+	grep -q "state taken" "$T/B/slipway.log" ||
+		fail "B took no state: $(tail -5 "$T/B/slipway.log")"
+	grep -q "migration: 0 TCP flows" "$T/A/slipway.log" &&
+		fail "A handed no flow over: $(grep migration "$T/A/slipway.log")"
+	# the window a cancelled migration leaves: the host peers wait
+	sleep 1
+	kill -HUP "$VM_PID"
+else
 wait_for "the source's socket closed" 10 "grep -q \"source's socket closed\" $T/swvu.log || ! kill -0 $VM_PID 2>/dev/null"
 kill -0 "$VM_PID" 2>/dev/null || fail "swvu: $(cat "$T/swvu.log")"
+fi
 saved=
 if [ "$MODE" = devstate ]; then
 	saved=$(grep -o 'device state saved, [0-9]* bytes' "$T/swvu.log")
@@ -267,6 +354,46 @@ touch "$T/go"
 wait "$ic"
 [ "$(cat "$T/idle.out")" = "before 0 after 0 of $IDLE udp $UDP" ] ||
 	fail "idle connections after the migration (UDP: expected $UDP): $(cat "$T/idle.out")"
+
+if [ "$MODE" = giveback ]; then
+	wait "$pc"
+	[ "$(cat "$T/pub.out")" = "before 0 after 0 new 0" ] ||
+		fail "the published port after the migration failed: $(cat "$T/pub.out")"
+	# A serves the VM on: its flows end, then the VM and A stop
+	(T=$T/A SW_PID=$A_PID wait_flows_gone) || exit 1
+	kill -TERM "$VM_PID"
+	wait "$VM_PID"
+	vm_rc=$?
+	[ "$vm_rc" = 0 ] || fail "swvu exited with $vm_rc: $(tail -5 "$T/swvu.log")"
+	line=$(grep "swvu: migration: stopped at" "$T/swvu.log")
+	[[ $line == *"tap->backend "[0-9]*" ms, backend->tap "[0-9]*" ms" ]] ||
+		fail "no first frame each way through A after it resumed: $line"
+	for n in A B; do
+		pid=${n}_PID
+		kill -TERM "${!pid}"
+		wait "${!pid}"
+		rc=$?
+		[ "$rc" = 0 ] || fail "slipway $n exited with $rc: $(tail -5 "$T/$n/slipway.log")"
+		gates "$n"
+	done
+	(
+		T=$T/A
+		expect_ctr MIG_UDP_OUT -ge 1
+		expect_ctr MIG_TCP_REFUSED -eq 0
+		expect_ctr TCP_RST_UNKNOWN_FLOW -eq 0
+	) || fail "A's counters: $(tail -5 "$T/A/slipway.log")"
+	(T=$T/B expect_ctr MIG_TCP_IN -eq 0) || exit 1
+	grep -q "taken back" "$T/A/slipway.log" ||
+		fail "A did not say it took its flows back: $(grep migration "$T/A/slipway.log")"
+	grep -q "our copies dropped" "$T/B/slipway.log" ||
+		fail "B did not drop its copies: $(grep migration "$T/B/slipway.log")"
+	pass "two pairs, $SIZE each way, $IDLE idle connections, a UDP flow" \
+		"and a published port's connection through A while a migration" \
+		"to B failed after the hand-over: A took everything back," \
+		"byte-exact, all echo, B dropped its copies;" \
+		"$(grep -o 'migration: [0-9]* TCP flows' "$T/A/slipway.log" | head -1)"
+	exit 0
+fi
 
 # A: handed over, its frontend gone: it ends by itself
 reap "$A_PID" 10
