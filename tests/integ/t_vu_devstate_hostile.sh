@@ -16,6 +16,7 @@
 #  - ds-stall: a LOAD whose pipe is never closed: CHECK says failure after
 #    the 10 s read deadline, and SIGTERM ends slipway within 1 s.
 # ds-load is the positive control: a LOAD before the rings is taken.
+#   CASES="ds-twice ds-stall"  runs only those
 . "$(dirname "$0")/lib.sh"
 require_root
 : "${SWMIG:?set SWMIG to the swmig binary}"
@@ -72,38 +73,56 @@ no_asan() {
 		fail "a sanitizer report: $(grep -A5 Sanitizer "$T/slipway.log" | head -20)"
 }
 
+# want CASE: CASE is to run (CASES="ds-twice ds-stall" runs those alone)
+want() {
+	[ -z "${CASES:-}" ] || [[ " $CASES " == *" $1 "* ]]
+}
+
 # the positive control: a LOAD before any ring is taken, its flow comes in
-ds_case ds-load "$T/one.bin"
-ds_end
-expect_ctr MIG_TCP_IN -eq 1
+if want ds-load; then
+	ds_case ds-load "$T/one.bin"
+	ds_end
+	expect_ctr MIG_TCP_IN -eq 1
+fi
 
-ds_case ds-running "$T/one.bin"
-grep -q "the device runs: a state loads only before it starts" "$T/slipway.log" ||
-	fail "no reason logged for the LOAD while the rings run"
-grep -q "the VM ran here already" "$T/slipway.log" ||
-	fail "no reason logged for the LOAD after the rings ran"
-ds_end
-expect_ctr MIG_TCP_IN -eq 0
-expect_ctr MIG_TCP_REFUSED -eq 0
+if want ds-running; then
+	ds_case ds-running "$T/one.bin"
+	grep -q "the device runs: a state loads only before it starts" \
+		"$T/slipway.log" ||
+		fail "no reason logged for the LOAD while the rings run"
+	grep -q "the VM ran here already" "$T/slipway.log" ||
+		fail "no reason logged for the LOAD after the rings ran"
+	ds_end
+	expect_ctr MIG_TCP_IN -eq 0
+	expect_ctr MIG_TCP_REFUSED -eq 0
+fi
 
-ds_case ds-load-save "$T/one.bin"
-grep -q "a device state SAVE refused" "$T/slipway.log" ||
-	fail "no reason logged for the SAVE after a LOAD"
-ds_end
-expect_ctr MIG_TCP_IN -eq 1
+if want ds-load-save; then
+	ds_case ds-load-save "$T/one.bin"
+	grep -q "a device state SAVE refused" "$T/slipway.log" ||
+		fail "no reason logged for the SAVE after a LOAD"
+	ds_end
+	expect_ctr MIG_TCP_IN -eq 1
+fi
 
-ds_case ds-twice "$T/many.bin"
-grep -q "a second device state LOAD refused" "$T/slipway.log" ||
-	fail "no reason logged for the second LOAD"
-ds_end
-expect_ctr MIG_TCP_IN -eq 2000
+if want ds-twice; then
+	ds_case ds-twice "$T/many.bin"
+	grep -q "a second device state LOAD refused" "$T/slipway.log" ||
+		fail "no reason logged for the second LOAD"
+	ds_end
+	expect_ctr MIG_TCP_IN -eq 2000
+fi
 
-ds_case ds-leave-check "$T/one.bin"
-ds_gone
+if want ds-leave-check; then
+	ds_case ds-leave-check "$T/one.bin"
+	ds_gone
+fi
 
-ds_case ds-stall "$T/one.bin"
-grep -q "did not send the state and close its end" "$T/slipway.log" ||
-	fail "no reason logged for the stalled LOAD"
-ds_gone
+if want ds-stall; then
+	ds_case ds-stall "$T/one.bin"
+	grep -q "did not send the state and close its end" "$T/slipway.log" ||
+		fail "no reason logged for the stalled LOAD"
+	ds_gone
+fi
 
 pass "device state: LOADs on a running gateway, twice, or before a SAVE refused with a reason, the state taken once (2,000 flows: no crash); a frontend gone during CHECK or a pipe never closed holds nothing: SIGTERM ends slipway within 1 s"

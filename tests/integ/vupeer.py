@@ -205,7 +205,7 @@ class Frontend:
                   [fd])
         return struct.unpack("<Q", self.reply(SET_DEVICE_STATE_FD))[0]
 
-    def check(self, timeout=TIMEOUT):
+    def check(self, timeout=10.0):
         """CHECK_DEVICE_STATE: its answer (0: the transfer worked)"""
         self.send(CHECK_DEVICE_STATE)
         self.s.settimeout(timeout)
@@ -427,7 +427,7 @@ def ds_connect(path):
     return f
 
 
-def expect_check(f, want, what, timeout=TIMEOUT):
+def expect_check(f, want, what, timeout=10.0):
     """CHECK_DEVICE_STATE says the transfer worked (want 0) or not (1);
     return the seconds its answer took"""
     t0 = time.time()
