@@ -173,20 +173,26 @@ static uint64_t realtime_ns(void)
  * until mig_stop() returns, and are waited for: a call they took may be
  * using @m->x.
  *
- * #syscalls ppoll
+ * #syscalls ppoll nanosleep clock_nanosleep
  */
 static void mig_shard_call(struct mig *m, struct shard *sh,
 			   void (*fn)(struct shard *sh, void *arg))
 {
 	struct pollfd pfd = { .fd = m->stopfd, .events = POLLIN };
+	const struct timespec tick = { .tv_nsec = 20000 };
 	unsigned req = ++m->req;
+	bool stopping = false;
 
 	shard_api_mig_ask(sh, fn, &m->x, req);
-	while (!shard_api_mig_done(sh, req))
-		if (ppoll(&pfd, 1, &(struct timespec){ .tv_nsec = 20000 },
-			  NULL) > 0 &&
-		    !sh->id)
-			return;
+	while (!shard_api_mig_done(sh, req)) {
+		if (stopping) { /* the eventfd stays readable: sleep */
+			nanosleep(&tick, NULL);
+		} else if (ppoll(&pfd, 1, &tick, NULL) > 0) {
+			if (!sh->id)
+				return;
+			stopping = true;
+		}
+	}
 }
 
 /**
