@@ -310,7 +310,8 @@ static void send_msg(struct conn *c, uint32_t req, uint32_t flags,
 	memcpy(b, &req, 4);
 	memcpy(b + 4, &flags, 4);
 	memcpy(b + 8, &len, 4);
-	memcpy(b + VU_HDR_LEN, pl, len);
+	if (len)
+		memcpy(b + VU_HDR_LEN, pl, len);
 	if (fd >= 0) {
 		mh.msg_control = cbuf;
 		mh.msg_controllen = sizeof(cbuf);
