@@ -212,6 +212,12 @@ struct edge_ops {
  * @mig_state_dir:	its direction (EDGE_MIG_SAVE, EDGE_MIG_LOAD)
  * @mig_state_result:	the migration thread's verdict on it, for
  *			CHECK_DEVICE_STATE: -1 while it works, 0 done, 1 failed
+ *			(also before any transfer); set with
+ *			vu_device_state_done()
+ * @mig_state_reply_fd:	a CHECK_DEVICE_STATE that came while the transfer
+ *			was under way: a copy of the frontend's connection
+ *			its reply goes out on once the verdict is in
+ *			(vu_device_state_done()); -1: none
  * @priv:		the kind's own state (fds, buffers, rings)
  */
 struct edge {
@@ -232,6 +238,7 @@ struct edge {
 	int mig_state_fd;
 	int mig_state_dir;
 	int mig_state_result;
+	int mig_state_reply_fd;
 	void *priv;
 };
 
@@ -295,6 +302,8 @@ edge_init_fn tap_edge_init;	     /* tap.c: taps in a namespace */
 edge_init_fn qsock_stream_edge_init; /* qsock.c: --stream PATH, --fd N */
 edge_init_fn qsock_dgram_edge_init;  /* qsock.c: --dgram PATH */
 edge_init_fn vu_edge_init;	     /* vhost_user.c: --vhost-user */
+
+void vu_device_state_done(struct edge *e, bool ok);
 
 /**
  * qframe_parse() - split a byte stream into length-prefixed frames

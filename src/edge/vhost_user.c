@@ -1088,6 +1088,24 @@ static const char *vu_set_log_fd(struct vu *vu, struct vu_msg *m)
 }
 
 /**
+ * vu_rings_started() - has the frontend started any ring (a kick fd given,
+ * the ring translated) on this connection?
+ * @vu:		state
+ *
+ * Context: shard 0 (the control path, which starts and stops the rings)
+ * Return: true if one runs
+ */
+static bool vu_rings_started(const struct vu *vu)
+{
+	unsigned i;
+
+	for (i = 0; i < vu->npairs; i++)
+		if (vu->pair[i].ring[0].started || vu->pair[i].ring[1].started)
+			return true;
+	return false;
+}
+
+/**
  * vu_set_device_state_fd() - VU_SET_DEVICE_STATE_FD: the frontend carries
  * our state in its migration stream: we write it into the fd (SAVE, on the
  * source, the device stopped) or read it from there (LOAD, on the
@@ -1097,6 +1115,11 @@ static const char *vu_set_log_fd(struct vu *vu, struct vu_msg *m)
  * @vu:		state
  * @m:		message; the reply: error code 0, VU_STATE_FD_KEPT
  *
+ * Refused here, with an error code (and CHECK_DEVICE_STATE then answers
+ * failure): a transfer while another is under way, and a LOAD while a
+ * ring runs. The migration thread refuses the rest (a second LOAD, a SAVE
+ * after a LOAD, a LOAD where the rings ran before: mig_device_state()).
+ *
  * #syscalls write close
  * Return: NULL, or why the message is refused
  */
@@ -1104,25 +1127,38 @@ static const char *vu_set_device_state_fd(struct vu *vu, struct vu_msg *m)
 {
 	struct edge *e = vu->e;
 	uint32_t dir = m->state.index, phase = m->state.num;
-	uint64_t one = 1;
 	int fd = vu->nfds == 1 ? vu->msg_fds[0] : -1, old;
+	const char *why = NULL;
+	uint64_t one = 1;
 
 	if (fd < 0)
 		return "a device state message without its fd";
 	vu->nfds = 0;
-	if (!e->mig_devstate || e->mig_evfd < 0 ||
-	    (dir != VU_STATE_SAVE && dir != VU_STATE_LOAD) ||
-	    phase != VU_STATE_PHASE_STOPPED) {
+	if (!e->mig_devstate || e->mig_evfd < 0)
+		why = "run with --migrate-repair for it";
+	else if (dir != VU_STATE_SAVE && dir != VU_STATE_LOAD)
+		why = "an unknown direction";
+	else if (phase != VU_STATE_PHASE_STOPPED)
+		why = "a phase other than stopped";
+	else if (__atomic_load_n(&e->mig_state_result, __ATOMIC_SEQ_CST) < 0)
+		why = "another transfer is under way";
+	else if (dir == VU_STATE_LOAD && vu_rings_started(vu))
+		why = "the device runs: a state loads only before it starts";
+	if (why) {
 		warn("vhost-user: device state transfer refused (direction "
-		     "%u, phase %u)%s",
-		     dir, phase,
-		     e->mig_devstate ? "" :
-				       ": run with --migrate-repair for it");
+		     "%u, phase %u): %s",
+		     dir, phase, why);
 		close(fd);
+		/* the CHECK_DEVICE_STATE that follows says so too, unless
+		 * it is the one under way's */
+		if (__atomic_load_n(&e->mig_state_result, __ATOMIC_SEQ_CST) >=
+		    0)
+			__atomic_store_n(&e->mig_state_result, 1,
+					 __ATOMIC_SEQ_CST);
 		m->u64 = 1 | VU_STATE_FD_KEPT;
 		return NULL;
 	}
-	__atomic_store_n(&e->mig_state_result, -1, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->mig_state_result, -1, __ATOMIC_SEQ_CST);
 	e->mig_state_dir = dir == VU_STATE_SAVE ? EDGE_MIG_SAVE : EDGE_MIG_LOAD;
 	/* release: the direction before the fd the thread takes */
 	old = __atomic_exchange_n(&e->mig_state_fd, fd, __ATOMIC_RELEASE);
@@ -1134,33 +1170,91 @@ static const char *vu_set_device_state_fd(struct vu *vu, struct vu_msg *m)
 	return NULL;
 }
 
+static const char *vu_send_reply(struct vu *vu, const struct vu_msg *m,
+				 const void *payload, uint32_t len);
+
 /**
  * vu_check_device_state() - VU_CHECK_DEVICE_STATE: did the transfer work?
  * @vu:		state
- * @m:		message; the reply: 0 if so
+ * @m:		message; answered here (0 if it did, 1 if not), now or
+ *		once the verdict is in
  *
  * The frontend asks once it read our end of stream (SAVE) or closed its
- * own (LOAD): the migration thread says at once or within a moment (it
- * checks a loaded state whole first); waited for here, at most 5 s.
+ * own (LOAD). A verdict in is the answer at once. While the migration
+ * thread still works (it checks a loaded state whole, and holds the
+ * shards, this one too, before it says), nothing waits here: shard 0
+ * goes on, and a copy of the connection is left in
+ * @e->mig_state_reply_fd for vu_device_state_done() to answer on. The
+ * two meet through sequentially consistent atomics: we publish the copy,
+ * then look at the verdict again; the thread publishes the verdict, then
+ * takes the copy; whichever takes the copy answers, so exactly one does.
+ * A CHECK without a transfer before it is answered 1.
  *
- * #syscalls nanosleep clock_nanosleep
- * Return: NULL
+ * #syscalls fcntl close
+ * Return: NULL, or why the frontend is sent away (it reads no replies)
  */
 static const char *vu_check_device_state(struct vu *vu, struct vu_msg *m)
 {
-	int r, i;
+	struct edge *e = vu->e;
+	int r, dfd, old;
 
-	for (i = 0; i < 50000; i++) {
-		r = __atomic_load_n(&vu->e->mig_state_result, __ATOMIC_ACQUIRE);
-		if (r >= 0)
-			break;
-		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
+	/* this row has no reply of vu_ctl()'s, and no REPLY_ACK either */
+	m->flags &= ~VU_FLAG_NEED_REPLY;
+	r = __atomic_load_n(&e->mig_state_result, __ATOMIC_SEQ_CST);
+	dfd = r < 0 ? fcntl(vu->ctl, F_DUPFD_CLOEXEC, 0) : -1;
+	if (r < 0 && dfd >= 0) {
+		old = __atomic_exchange_n(&e->mig_state_reply_fd, dfd,
+					  __ATOMIC_SEQ_CST);
+		if (old >= 0)
+			close(old); /* a CHECK before this one, never answered */
+		r = __atomic_load_n(&e->mig_state_result, __ATOMIC_SEQ_CST);
+		if (r < 0)
+			return NULL; /* vu_device_state_done() answers */
+		dfd = __atomic_exchange_n(&e->mig_state_reply_fd, -1,
+					  __ATOMIC_SEQ_CST);
+		if (dfd < 0)
+			return NULL; /* the thread took it: it answers */
+		close(dfd);
+	} else if (r < 0) {
+		warn_perror("vhost-user: device state: no copy of the "
+			    "connection to answer CHECK on later");
 	}
-	m->u64 = r == 0 ? 0 : 1;
 	if (r)
-		warn("vhost-user: device state transfer failed (%s)",
-		     r < 0 ? "no answer in 5 s" : "see above");
-	return NULL;
+		warn("vhost-user: device state transfer failed (see above)");
+	m->u64 = r == 0 ? 0 : 1;
+	return vu_send_reply(vu, m, &m->u64, 8);
+}
+
+/**
+ * vu_device_state_done() - the migration thread's verdict on a device
+ * state transfer, and the answer to a CHECK_DEVICE_STATE that waits for
+ * it (see vu_check_device_state())
+ * @e:		the vhost-user edge
+ * @ok:		the transfer worked
+ *
+ * Context: the migration thread, before it closes the transfer's fd
+ * #syscalls sendto close
+ */
+void vu_device_state_done(struct edge *e, bool ok)
+{
+	struct vu_msg r = { .req = VU_CHECK_DEVICE_STATE,
+			    .flags = VU_VERSION | VU_FLAG_REPLY,
+			    .size = 8,
+			    .u64 = ok ? 0 : 1 };
+	int fd;
+
+	__atomic_store_n(&e->mig_state_result, ok ? 0 : 1, __ATOMIC_SEQ_CST);
+	fd = __atomic_exchange_n(&e->mig_state_reply_fd, -1, __ATOMIC_SEQ_CST);
+	if (fd < 0)
+		return;
+	if (!ok)
+		warn("vhost-user: device state transfer failed (see above)");
+	/* a frontend gone meanwhile: EPIPE, and nobody to tell */
+	if (send(fd, &r, VU_HDR_LEN + 8, MSG_NOSIGNAL | MSG_DONTWAIT) !=
+	    VU_HDR_LEN + 8)
+		debug("vhost-user: device state: the late CHECK answer did "
+		      "not go out");
+	close(fd);
 }
 
 /**
@@ -1590,7 +1684,8 @@ static const struct vu_handler vu_handlers[VU_REQ_NUM] = {
 	[VU_SEND_RARP] = { vu_ignore, 8, 8, 0, false },
 	[VU_NET_SET_MTU] = { vu_net_set_mtu, 8, 8, 0, false },
 	[VU_SET_DEVICE_STATE_FD] = { vu_set_device_state_fd, 8, 8, 1, true },
-	[VU_CHECK_DEVICE_STATE] = { vu_check_device_state, 0, 8, 0, true },
+	/* answered by its handler: at once, or when the verdict is in */
+	[VU_CHECK_DEVICE_STATE] = { vu_check_device_state, 0, 8, 0, false },
 };
 
 /**
@@ -2706,7 +2801,9 @@ int vu_edge_init(struct edge *e, const struct edge_args *a)
 {
 	struct vu *vu;
 
-	e->mig_evfd = e->mig_state_fd = -1; /* the host sets them after init */
+	/* the host sets them after init */
+	e->mig_evfd = e->mig_state_fd = e->mig_state_reply_fd = -1;
+	e->mig_state_result = 1; /* no transfer */
 	vu = vu_edge_make(e, a);
 	if (!vu)
 		return -ENOMEM;

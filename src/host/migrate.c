@@ -70,6 +70,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -100,6 +101,11 @@
 #define MIG_IO_TIMEOUT_S 10
 #define MIG_IDLE_PAIR_MS 500 /* see mig_shard_poll() */
 #define MIG_WORD_LEN 4	     /* "RUN!", "YES!", "BACK" */
+
+/* a device-state fd that moves nothing for MIG_STATE_IDLE_S, or whose
+ * transfer takes more than MIG_STATE_MAX_S, is given up */
+#define MIG_STATE_IDLE_S 10
+#define MIG_STATE_MAX_S 60
 
 enum mig_phase {
 	MIG_WAITING,  /* destination: no state yet */
@@ -213,16 +219,32 @@ static uint64_t realtime_ns(void)
  * @sh:		the shard
  * @fn:		the function
  *
- * #syscalls nanosleep clock_nanosleep
+ * The wait ends early, the call not made, when it is shard 0's and
+ * mig_stop() was called: that is only done once shard 0 left its loop
+ * (the gateway stops), and it never answers again. The other shards run
+ * until mig_stop() returns, and are waited for: a call they took may be
+ * using @m->x.
+ *
+ * #syscalls ppoll nanosleep clock_nanosleep
  */
 static void mig_shard_call(struct mig *m, struct shard *sh,
 			   void (*fn)(struct shard *sh, void *arg))
 {
+	struct pollfd pfd = { .fd = m->stopfd, .events = POLLIN };
+	const struct timespec tick = { .tv_nsec = 20000 };
 	unsigned req = ++m->req;
+	bool stopping = false;
 
 	shard_api_mig_ask(sh, fn, &m->x, req);
-	while (!shard_api_mig_done(sh, req))
-		nanosleep(&(struct timespec){ .tv_nsec = 20000 }, NULL);
+	while (!shard_api_mig_done(sh, req)) {
+		if (stopping) { /* the eventfd stays readable: sleep */
+			nanosleep(&tick, NULL);
+		} else if (ppoll(&pfd, 1, &tick, NULL) > 0) {
+			if (!sh->id)
+				return;
+			stopping = true;
+		}
+	}
 }
 
 /**
@@ -1356,17 +1378,183 @@ static const char *mig_accept(struct mig *m, uint32_t body, uint32_t nfds,
 }
 
 /**
- * mig_hold_call() - shard call: stop polling the guest's queue until the
- * state is in (a device state about to be loaded)
+ * mig_hold_call() - shard call: a device state is about to be loaded: stop
+ * polling the guest's queue until it is in, unless the rings ran here
+ * already (then say so in @m->first_run_ns, and stay as we are)
  * @sh:		shard
  * @arg:	unused
+ *
+ * The rings ran if they run now, or if any frame went either way since
+ * start (a frontend that stopped them, or left, before the LOAD).
  */
 static void mig_hold_call(struct shard *sh, void *arg)
 {
+	struct mig *m = sh->grp->mig;
+	bool run = !sh->edge->ops->running ||
+		   sh->edge->ops->running(sh->edge, sh->q);
+	uint64_t none = 0;
+
 	(void)arg;
+	if (run || sh->stats.ctr[CTR_EDGE_TX_FRAMES] ||
+	    sh->stats.ctr[CTR_EDGE_RX_FRAMES]) {
+		atomic_compare_exchange_strong(&m->first_run_ns, &none,
+					       sh->now_ns ? sh->now_ns : 1);
+		return;
+	}
 	if (!sh->mig_hold) {
 		shard_mig_hold(sh);
 		sh->mig_ready_ns = 0;
+	}
+}
+
+/**
+ * mig_state_wait() - wait until the device-state fd is ready, within the
+ * transfer's deadlines, or the gateway stops
+ * @m:		migration state
+ * @fd:		the fd (non-blocking)
+ * @events:	POLLIN or POLLOUT
+ * @start_ns:	when the transfer began (monotonic)
+ *
+ * A frontend that neither moves a byte for MIG_STATE_IDLE_S nor ends the
+ * transfer within MIG_STATE_MAX_S does not keep the migration thread.
+ *
+ * #syscalls poll
+ * Return: 0 (ready, or a signal: try again), -ETIMEDOUT, -ECANCELED (the
+ * gateway stops), or another -errno
+ */
+static int mig_state_wait(struct mig *m, int fd, short events,
+			  uint64_t start_ns)
+{
+	struct pollfd pfd[2] = { { .fd = fd, .events = events },
+				 { .fd = m->stopfd, .events = POLLIN } };
+	uint64_t now = now_mono_ns(),
+		 end = start_ns + MIG_STATE_MAX_S * 1000000000ULL;
+	int ms, n;
+
+	if (now >= end)
+		return -ETIMEDOUT;
+	ms = (int)MIN((uint64_t)MIG_STATE_IDLE_S * 1000,
+		      (end - now) / 1000000 + 1);
+	n = poll(pfd, 2, ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (!n)
+		return -ETIMEDOUT;
+	return pfd[1].revents ? -ECANCELED : 0;
+}
+
+/**
+ * mig_state_nonblock() - make the frontend's fd non-blocking: a pipe's
+ * write blocks until all of it fits, whatever poll() said
+ * @fd:		the fd
+ *
+ * #syscalls fcntl
+ * Return: 0, or -errno
+ */
+static int mig_state_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+/**
+ * mig_state_why() - what a failed device-state transfer's -errno means
+ * @ret:	from mig_state_write() or mig_state_read()'s wait
+ * @save:	a SAVE (else a LOAD)
+ *
+ * Return: the reason, for the log
+ */
+static const char *mig_state_why(int ret, bool save)
+{
+	/* the messages give the deadlines' numbers */
+	_Static_assert(MIG_STATE_IDLE_S == 10 && MIG_STATE_MAX_S == 60,
+		       "mig_state_why() says 10 s and 60 s");
+	if (ret == -ETIMEDOUT)
+		return save ? "the frontend did not read its pipe (nothing "
+			      "taken for 10 s, or not all of it in 60 s)" :
+			      "the frontend did not send the state and close "
+			      "its end (nothing for 10 s, or not all in 60 s)";
+	if (ret == -ECANCELED)
+		return "the gateway stops";
+	if (ret == -ENOSPC)
+		return "the state did not fit";
+	return save ? "the frontend's fd broke (or its reader left)" :
+		      "the frontend's fd broke";
+}
+
+/**
+ * mig_state_write() - a whole buffer into the frontend's device-state fd,
+ * within the deadlines (SIGPIPE is ignored: a reader gone is -EPIPE)
+ * @m:		migration state
+ * @fd:		the fd
+ * @p:		bytes
+ * @len:	how many
+ *
+ * #syscalls write
+ * Return: 0, or -errno (-ETIMEDOUT, -ECANCELED: see mig_state_wait())
+ */
+static int mig_state_write(struct mig *m, int fd, const uint8_t *p, size_t len)
+{
+	uint64_t t0 = now_mono_ns();
+	int ret = mig_state_nonblock(fd);
+
+	while (!ret && len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+		} else if (!n) {
+			ret = -EPIPE;
+		} else if (errno == EAGAIN) {
+			ret = mig_state_wait(m, fd, POLLOUT, t0);
+		} else if (errno != EINTR) {
+			ret = -errno;
+		}
+	}
+	return ret;
+}
+
+/**
+ * mig_state_read() - the frontend's device-state fd, read into @m->x to
+ * its end, within the deadlines
+ * @m:		migration state (@m->x empty)
+ * @fd:		the fd
+ *
+ * #syscalls read
+ * Return: NULL, or why the state is refused
+ */
+static const char *mig_state_read(struct mig *m, int fd)
+{
+	struct mig_xfer *x = &m->x;
+	uint64_t t0 = now_mono_ns();
+	int ret = mig_state_nonblock(fd);
+
+	if (ret)
+		return "the frontend's fd broke";
+	if (mig_xfer_alloc(x, 1U << 20, 0))
+		return "out of memory";
+	for (;;) {
+		ssize_t got;
+
+		if (x->len == x->cap && mig_grow(x, 2 * x->cap))
+			return "larger than a destination takes";
+		got = read(fd, x->buf + x->len, x->cap - x->len);
+		if (!got)
+			return NULL;
+		if (got > 0) {
+			x->len += (size_t)got;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		ret = errno == EAGAIN ? mig_state_wait(m, fd, POLLIN, t0) :
+					-errno;
+		if (ret)
+			return mig_state_why(ret, false);
 	}
 }
 
@@ -1376,6 +1564,9 @@ static void mig_hold_call(struct shard *sh, void *arg)
  * @m:		migration state
  * @fd:		the fd (a pipe's writing end)
  *
+ * Refused on a gateway that had a LOAD (taken or not): a destination is
+ * no source, and the loaded state is the shards' (mig_state_load()).
+ *
  * Return: true if the state went out whole (the flows are gone from here)
  */
 static bool mig_state_save(struct mig *m, int fd)
@@ -1384,13 +1575,19 @@ static bool mig_state_save(struct mig *m, int fd)
 	uint64_t t0 = now_mono_ns();
 	int ret;
 
+	if (atomic_load(&m->phase) != MIG_WAITING) {
+		warn("migration: a device state SAVE refused: a state was "
+		     "loaded here (this gateway is a migration's "
+		     "destination, and its shards own that state)");
+		return false;
+	}
 	if (mig_build(m, true))
 		return false;
-	ret = x->full ? -ENOSPC : mig_write_all(fd, x->buf, x->len);
+	ret = x->full ? -ENOSPC : mig_state_write(m, fd, x->buf, x->len);
 	if (ret) {
 		warn("migration: the device state did not go out (%s): the "
 		     "flows stay here",
-		     strerror(-ret));
+		     mig_state_why(ret, true));
 		mig_all_shards(m, mig_import_back);
 		mig_xfer_free(x);
 		return false;
@@ -1411,6 +1608,15 @@ static bool mig_state_save(struct mig *m, int fd)
  * @m:		migration state
  * @fd:		the fd (a pipe's reading end)
  *
+ * Once per gateway, and only before its rings ever ran: a second LOAD
+ * (the first taken or not), or one on a gateway that served its guest
+ * already, is refused without a byte of it read. Ownership: @m->x is
+ * this thread's until mig_accept() sets MIG_RECEIVED; from then on it is
+ * the shards' (each imports its flows from it, mig_shard_poll()), and
+ * nothing here frees or replaces it (mig_fini() does, after the shards
+ * stopped). A state refused is freed before the phase leaves
+ * MIG_WAITING, so no shard ever reads it.
+ *
  * Return: true if the state is taken
  */
 static bool mig_state_load(struct mig *m, int fd)
@@ -1420,27 +1626,18 @@ static bool mig_state_load(struct mig *m, int fd)
 	const char *why = NULL;
 	int exp;
 
+	if (atomic_load(&m->phase) != MIG_WAITING) {
+		warn("migration: a second device state LOAD refused: one state "
+		     "per gateway (nothing of it read)");
+		return false;
+	}
 	mig_all_shards(m, mig_hold_call);
-	mig_xfer_free(x);
-	if (mig_xfer_alloc(x, 1U << 20, 0))
-		why = "out of memory";
-	for (;;) {
-		ssize_t got;
-
-		if (why)
-			break;
-		if (x->len == x->cap && mig_grow(x, 2 * x->cap)) {
-			why = "larger than a destination takes";
-			break;
-		}
-		got = read(fd, x->buf + x->len, x->cap - x->len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			why = "the frontend's fd broke";
-		if (got <= 0)
-			break;
-		x->len += (size_t)got;
+	if (atomic_load(&m->first_run_ns))
+		why = "the VM ran here already (a state loads only into a "
+		      "gateway whose rings never ran)";
+	if (!why) {
+		mig_xfer_free(x); /* ours: no shard reads it while WAITING */
+		why = mig_state_read(m, fd);
 	}
 	if (!why && x->len < MIG_HDR_LEN)
 		why = "a state cut short";
@@ -1459,6 +1656,7 @@ static bool mig_state_load(struct mig *m, int fd)
 		atomic_compare_exchange_strong(&m->phase, &exp, MIG_GAVE_UP);
 		return false;
 	}
+	/* the shards' now: read only */
 	info("migration: device state taken: %u TCP flows (%u held segments), "
 	     "%zu bytes, %.1f ms after the source stopped",
 	     x->counts.tcp, x->counts.ooo, x->len,
@@ -1468,21 +1666,21 @@ static bool mig_state_load(struct mig *m, int fd)
 
 /**
  * mig_device_state() - a transfer through the frontend's device-state fd
- * (SET_DEVICE_STATE_FD), its verdict left for CHECK_DEVICE_STATE
+ * (SET_DEVICE_STATE_FD), its verdict for CHECK_DEVICE_STATE
  * @m:		migration state
  * @fd:		the fd (closed here)
  * @dir:	EDGE_MIG_SAVE or EDGE_MIG_LOAD
  *
- * #syscalls read write close
+ * #syscalls close
  */
 static void mig_device_state(struct mig *m, int fd, int dir)
 {
 	bool ok = dir == EDGE_MIG_SAVE ? mig_state_save(m, fd) :
 					 mig_state_load(m, fd);
 
-	/* release: the verdict before the end of stream the frontend sees,
-	 * after which it asks for it */
-	__atomic_store_n(&m->e->mig_state_result, ok ? 0 : 1, __ATOMIC_RELEASE);
+	/* the verdict (and the answer to a CHECK that waits for it) before
+	 * the end of stream the frontend sees, after which it asks */
+	vu_device_state_done(m->e, ok);
 	close(fd);
 }
 

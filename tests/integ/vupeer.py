@@ -36,10 +36,34 @@ Usage: vupeer.py CASE SOCKET
                slipway must exit 0 within 2 s
 Each bad case expects slipway to close the connection; exit status 0 if
 the case held, 1 with a message if not.
+
+       vupeer.py DS-CASE SOCKET STATE-FILE
+The device-state channel (slipway --migrate-repair alone: it offers
+VHOST_USER_PROTOCOL_F_DEVICE_STATE); the frontend takes that protocol
+feature, and a LOAD is SET_DEVICE_STATE_FD with a pipe's read end, the
+file's bytes written into the other end, which is closed, then
+CHECK_DEVICE_STATE (its answer is printed):
+  ds-load        LOAD before any ring: CHECK says 0; then the rings, and an
+                 ARP request answered
+  ds-running     the rings run (an ARP request answered): a LOAD is refused
+                 at once and CHECK says 1; the rings stopped, they still
+                 ran: a LOAD again, CHECK says 1
+  ds-twice       LOAD (CHECK 0), a second LOAD (CHECK 1), the rings start,
+                 a third LOAD (CHECK 1), an ARP request answered
+  ds-load-save   LOAD (CHECK 0), then SAVE: refused (CHECK 1), then the
+                 rings start and an ARP request is answered
+  ds-leave-check LOAD with the pipe left open, CHECK sent, and the frontend
+                 gone before the answer: slipway (the peer, SO_PEERCRED)
+                 must end within 1 s of a SIGTERM
+  ds-stall       LOAD with the pipe never closed: CHECK says 1 once the
+                 read deadline passed (not before 8 s), and slipway ends
+                 within 1 s of a SIGTERM, the pipe still open
 """
 import fcntl
 import mmap
 import os
+import select
+import signal
 import socket
 import struct
 import subprocess
@@ -52,6 +76,9 @@ SET_VRING_NUM, SET_VRING_ADDR, SET_VRING_BASE, GET_VRING_BASE = 8, 9, 10, 11
 SET_VRING_KICK, SET_VRING_CALL = 12, 13
 GET_PROTOCOL_FEATURES, SET_PROTOCOL_FEATURES = 15, 16
 SET_VRING_ENABLE = 18
+SET_DEVICE_STATE_FD, CHECK_DEVICE_STATE = 42, 43
+PF_DEVICE_STATE = 1 << 19
+STATE_SAVE, STATE_LOAD, STATE_FD_KEPT = 0, 1, 0x100
 VERSION = 1
 F_MRG_RXBUF, F_PROTOCOL, F_VERSION_1 = 1 << 15, 1 << 30, 1 << 32
 
@@ -114,16 +141,29 @@ class Frontend:
         self.send(req, struct.pack("<II", idx, num))
 
     def setup(self, features=F_VERSION_1 | F_MRG_RXBUF | F_PROTOCOL,
-              tx_addr=None):
+              tx_addr=None, pfeatures=0):
+        self.hello(features, pfeatures)
+        self.start(tx_addr)
+
+    def hello(self, features=F_VERSION_1 | F_MRG_RXBUF | F_PROTOCOL,
+              pfeatures=0):
+        """the features, the protocol features, the owner: no memory,
+        no ring yet"""
         self.send(GET_FEATURES)
         offered = struct.unpack("<Q", self.reply(GET_FEATURES))[0]
         if offered & features != features:
             fail("backend offers %#x, we want %#x" % (offered, features))
         self.u64(SET_FEATURES, features)
         self.send(GET_PROTOCOL_FEATURES)
-        self.reply(GET_PROTOCOL_FEATURES)
-        self.u64(SET_PROTOCOL_FEATURES, 0)
+        poffered = struct.unpack("<Q", self.reply(GET_PROTOCOL_FEATURES))[0]
+        if poffered & pfeatures != pfeatures:
+            fail("backend offers protocol features %#x, we want %#x"
+                 % (poffered, pfeatures))
+        self.u64(SET_PROTOCOL_FEATURES, pfeatures)
         self.send(SET_OWNER)
+
+    def start(self, tx_addr=None):
+        """the memory table and both rings: the device runs"""
         region = struct.pack("<QQQQ", 0, MEM, UVA, 0)
         self.send(SET_MEM_TABLE, struct.pack("<II", 1, 0) + region, [self.fd])
         for q, (d, a, u) in enumerate([(RX_DESC, RX_AVAIL, RX_USED),
@@ -157,6 +197,65 @@ class Frontend:
             except ConnectionResetError:
                 return
         fail("the backend did not close the connection")
+
+    def state_fd(self, direction, fd):
+        """SET_DEVICE_STATE_FD, phase stopped: the reply (error code in
+        bits 0-7, STATE_FD_KEPT when the backend uses our fd)"""
+        self.send(SET_DEVICE_STATE_FD, struct.pack("<II", direction, 0),
+                  [fd])
+        return struct.unpack("<Q", self.reply(SET_DEVICE_STATE_FD))[0]
+
+    def check(self, timeout=10.0):
+        """CHECK_DEVICE_STATE: its answer (0: the transfer worked)"""
+        self.send(CHECK_DEVICE_STATE)
+        self.s.settimeout(timeout)
+        try:
+            return struct.unpack("<Q", self.reply(CHECK_DEVICE_STATE))[0]
+        except socket.timeout:
+            fail("no answer to CHECK_DEVICE_STATE in %.0f s" % timeout)
+        finally:
+            self.s.settimeout(TIMEOUT)
+
+    def load(self, data, close=True):
+        """SET_DEVICE_STATE_FD LOAD with a pipe's read end, @data written
+        into the other (as the backend reads it), the pipe closed unless
+        @close is false; return (the reply, the write end or None)"""
+        r, w = os.pipe()
+        v = self.state_fd(STATE_LOAD, r)
+        os.close(r)
+        if v & 0xff:
+            os.close(w)
+            return v, None
+        try:
+            os.write(w, b"")  # a reader gone says EPIPE below
+            view = memoryview(data)
+            while view:
+                n = os.write(w, view[:65536])
+                view = view[n:]
+        except BrokenPipeError:
+            pass  # the backend refused it without reading: CHECK says
+        if close:
+            os.close(w)
+            w = None
+        return v, w
+
+    def save(self):
+        """SET_DEVICE_STATE_FD SAVE with a pipe's write end, read to its
+        end; return (the reply, the bytes)"""
+        r, w = os.pipe()
+        v = self.state_fd(STATE_SAVE, w)
+        os.close(w)
+        data = b""
+        deadline = time.time() + TIMEOUT
+        while not v & 0xff:
+            if not select.select([r], [], [], max(0, deadline - time.time()))[0]:
+                fail("SAVE: no end of file in %.0f s" % TIMEOUT)
+            b = os.read(r, 65536)
+            if not b:
+                break
+            data += b
+        os.close(r)
+        return v, data
 
 
 def arp_request():
@@ -315,10 +414,147 @@ def case_fdspam(path):
         fail("slipway holds %d fds, %d before" % (fd_count(pid), base))
 
 
+def peer_pid(f):
+    """the backend's process, from its end of the connection"""
+    return struct.unpack("3i", f.s.getsockopt(
+        socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[0]
+
+
+def ds_connect(path):
+    """a frontend that takes the device-state channel; no ring yet"""
+    f = Frontend(path)
+    f.hello(pfeatures=PF_DEVICE_STATE)
+    return f
+
+
+def expect_check(f, want, what, timeout=10.0):
+    """CHECK_DEVICE_STATE says the transfer worked (want 0) or not (1);
+    return the seconds its answer took"""
+    t0 = time.time()
+    v = f.check(timeout)
+    dt = time.time() - t0
+    if (v == 0) != (want == 0):
+        fail("%s: CHECK_DEVICE_STATE answered %d in %.2f s, expected %s"
+             % (what, v, dt, "success" if want == 0 else "failure"))
+    print("vupeer: %s: CHECK_DEVICE_STATE %d (%.3f s)" % (what, v, dt))
+    return dt
+
+
+def load_ok(f, data, what):
+    v, _ = f.load(data)
+    if v & 0xff or not v & STATE_FD_KEPT:
+        fail("%s: SET_DEVICE_STATE_FD refused: %#x" % (what, v))
+    expect_check(f, 0, what)
+
+
+def term_within(pid, seconds, what):
+    """SIGTERM the backend: it must be gone within @seconds"""
+    pfd = os.pidfd_open(pid)
+    t0 = time.time()
+    os.kill(pid, signal.SIGTERM)
+    gone = select.select([pfd], [], [], seconds)[0]
+    os.close(pfd)
+    if not gone:
+        fail("%s: slipway still runs %.1f s after SIGTERM" % (what, seconds))
+    print("vupeer: %s: slipway gone %.3f s after SIGTERM"
+          % (what, time.time() - t0))
+
+
+def case_ds_load(path, data):
+    f = ds_connect(path)
+    load_ok(f, data, "LOAD")
+    f.start()
+    arp_round(f, 0)
+    f.s.close()
+
+
+def case_ds_running(path, data):
+    f = Frontend(path)
+    f.setup(pfeatures=PF_DEVICE_STATE)
+    arp_round(f, 0)
+    v, _ = f.load(data)
+    if not v & 0xff:
+        fail("a LOAD while the rings run was taken (reply %#x)" % v)
+    expect_check(f, 1, "LOAD while the rings run")
+    for q in (0, 1):  # stopped now, but they ran
+        f.state(GET_VRING_BASE, q, 0)
+        f.reply(GET_VRING_BASE)
+    f.load(data)
+    expect_check(f, 1, "LOAD after the rings ran")
+    f.s.close()
+
+
+def case_ds_twice(path, data):
+    f = ds_connect(path)
+    load_ok(f, data, "first LOAD")
+    f.load(data)
+    expect_check(f, 1, "second LOAD, before the rings run")
+    f.start()  # the first state's flows come in now
+    f.load(data)
+    expect_check(f, 1, "third LOAD, the rings running")
+    arp_round(f, 0)
+    f.s.close()
+
+
+def case_ds_load_save(path, data):
+    f = ds_connect(path)
+    load_ok(f, data, "LOAD")
+    v, out = f.save()
+    if not v & 0xff:
+        expect_check(f, 1, "SAVE after a LOAD (%d bytes came)" % len(out))
+    f.start()  # the loaded flows come in now
+    arp_round(f, 0)
+    f.s.close()
+
+
+def case_ds_leave_check(path, data):
+    f = ds_connect(path)
+    pid = peer_pid(f)
+    v, w = f.load(data, close=False)  # the state sent, the pipe open
+    if v & 0xff:
+        fail("LOAD refused at once: %#x" % v)
+    f.send(CHECK_DEVICE_STATE)
+    time.sleep(0.1)
+    f.s.close()  # gone before the answer
+    time.sleep(0.2)
+    term_within(pid, 1.0, "frontend gone during CHECK")
+    os.close(w)
+
+
+def case_ds_stall(path, data):
+    f = ds_connect(path)
+    pid = peer_pid(f)
+    v, w = f.load(data, close=False)  # never closed
+    if v & 0xff:
+        fail("LOAD refused at once: %#x" % v)
+    dt = expect_check(f, 1, "LOAD whose pipe stays open", timeout=30)
+    if dt < 8:
+        fail("CHECK answered after %.1f s, before the read deadline" % dt)
+    term_within(pid, 1.0, "after a stalled LOAD")
+    os.close(w)
+    f.s.close()
+
+
+DS_CASES = {
+    "ds-load": case_ds_load,
+    "ds-running": case_ds_running,
+    "ds-twice": case_ds_twice,
+    "ds-load-save": case_ds_load_save,
+    "ds-leave-check": case_ds_leave_check,
+    "ds-stall": case_ds_stall,
+}
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "fd":
         case_fd(sys.argv[2:])
         print("vupeer: ok fd")
+        return
+    if len(sys.argv) == 4 and sys.argv[1] in DS_CASES:
+        with open(sys.argv[3], "rb") as sf:
+            data = sf.read()
+        DS_CASES[sys.argv[1]](sys.argv[2], data)
+        print("vupeer: ok " + sys.argv[1])
         return
     if len(sys.argv) != 3:
         fail(__doc__)
