@@ -22,6 +22,12 @@
 #            connected to the host's loopback (127.0.0.1:9998 in H) for a
 #            flow to the gateway, though the mapping is off: refused, and
 #            the socket reset (its server sees the connection end).
+#  frontend  the same through the vhost-user device-state channel: a
+#            frontend (vupeer.py ds-load) LOADs a state of one flow in
+#            repair state into slipway --migrate-repair
+#            --no-map-host-loopback, then starts the rings. SUB=listened
+#            (10.99.0.1:8022, where another process listens) and
+#            SUB=loopback (the host's 127.0.0.1:9999) must be refused.
 . "$(dirname "$0")/lib.sh"
 require_root
 : "${SWVU:?set SWVU to the swvu binary}"
@@ -215,8 +221,45 @@ s.close()' "$T/state.sock" "$T/state.bin" "$sub" || fail "B did not take the sta
 	pass "a source's $sub flow in repair state: as the guest's own SYN"
 }
 
+# frontend SUB: see the top
+frontend() {
+	local sub=$1 mig=(--sndq INJECTED-BY-FRONTEND)
+	make_host_two 10.99.0.1/24 10.99.0.2/24
+	case $sub in
+	listened) mig+=(--local 10.99.0.1:8022 --remote 10.99.0.2:80) ;;
+	loopback) mig+=(--remote 10.0.2.2:9999) ;;
+	esac
+	"$SWMIG" "${mig[@]}" "$T/state.bin" >/dev/null || fail "swmig"
+	h "$PY" -c '
+import socket, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 8022))
+s.listen(8)
+time.sleep(120)' &
+	PIDS+=($!)
+	wait_listen 8022 "$H"
+	echo "nameserver 127.0.0.1" >"$T/resolv.conf"
+	ip netns exec "$H" "$SLIPWAY" --vhost-user "$T/sw.sock" -d \
+		--stats-file "$T/stats.json" --resolv-conf "$T/resolv.conf" \
+		--migrate-repair --no-map-host-loopback >"$T/slipway.log" 2>&1 &
+	SW_PID=$!
+	PIDS+=("$SW_PID")
+	wait_for "the vhost-user socket" 10 "[ -S $T/sw.sock ] || ! kill -0 $SW_PID"
+	wait_started
+	timeout 60 "$PY" "$(dirname "$0")/vupeer.py" ds-load "$T/sw.sock" \
+		"$T/state.bin" >"$T/vupeer.out" 2>&1 ||
+		fail "vupeer ds-load: $(cat "$T/vupeer.out")"
+	stop_slipway
+	expect_ctr MIG_REFUSED_GUEST -eq 1
+	expect_ctr MIG_TCP_IN -eq 0
+	grep -q "a TCP flow refused" "$T/slipway.log" || fail "no reason logged"
+	pass "a frontend's device state: a $sub flow refused"
+}
+
 case $CASE in
 peer-to) peer_to ;;
+frontend) frontend "${SUB:?}" ;;
 from-repair) from_repair "${SUB:?}" ;;
 *) fail "unknown CASE $CASE" ;;
 esac
