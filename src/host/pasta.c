@@ -50,7 +50,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +61,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "edge/edge.h"
 #include "host/pasta.h"
+#include "obs/ofile.h"
 #include "util/log.h"
 #include "util/util.h"
 
@@ -387,24 +391,107 @@ static bool pasta_fwd_mode_set(enum pasta_fwd_mode *m, int o, const char *spec,
 }
 
 /**
- * pasta_file_open() - open the PID file or the log file, as passt does
- * (created if need be, truncated) before anything else runs
+ * pasta_pid_prepare() - -P: open the PID file's directory, check the name
+ * @p:		extras (@pid_dirfd, @pid_name set)
  * @path:	the path
- * @what:	for the message
  *
- * #syscalls:setup openat
- * Return: the fd (close-on-exec)
+ * The file itself is written once slipway is ready (pasta_pid_write()).
+ *
+ * #syscalls:setup openat newfstatat
  */
-static int pasta_file_open(const char *path, const char *what)
+static void pasta_pid_prepare(struct pasta_conf *p, const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	const char *slash = strrchr(path, '/');
+	struct stat st;
 
-	if (fd < 0) {
-		fprintf(stderr, "%s: cannot open %s %s: %s\n", pasta_prog, what,
-			path, strerror(errno));
+	p->pid_name = slash ? slash + 1 : path;
+	if (!*p->pid_name || !strcmp(p->pid_name, ".") ||
+	    !strcmp(p->pid_name, ".."))
+		pasta_error("invalid PID file: %s (a file name is needed)",
+			    path);
+	p->pid_dirfd = qsock_path_dir(path);
+	if (p->pid_dirfd < 0) {
+		fprintf(stderr,
+			"%s: cannot open the directory of PID file %s: %s\n",
+			pasta_prog, path, strerror(errno));
 		exit(1);
 	}
-	return fd;
+	if (!fstatat(p->pid_dirfd, p->pid_name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: PID file %s is a directory\n", pasta_prog,
+			path);
+		exit(1);
+	}
+}
+
+/**
+ * pasta_pid_write() - write the PID file: a new file in its directory,
+ * renamed over the path
+ * @p:		extras (@pid_dirfd closed and set to -1)
+ * @pid:	the PID to write
+ *
+ * As root, in a directory others may write: a symbolic link (or anything
+ * else) at the path is replaced, never followed, and the file appears
+ * whole. The new name is made with O_EXCL, so nothing planted there is
+ * followed either.
+ *
+ * #syscalls:setup openat write close renameat renameat2 unlinkat getpid
+ * Return: 0, or -errno (reported)
+ */
+int pasta_pid_write(struct pasta_conf *p, pid_t pid)
+{
+	char tmp[NAME_MAX + 1], buf[16];
+	int fd = -1, i, len, ret;
+
+	if (p->pid_dirfd < 0)
+		return 0;
+	for (i = 0; i < 100 && fd < 0; i++) {
+		len = snprintf(tmp, sizeof(tmp), ".%s.%d.%d", p->pid_name,
+			       (int)getpid(), i);
+		if (len < 0 || (size_t)len >= sizeof(tmp)) {
+			errno = ENAMETOOLONG;
+			break;
+		}
+		fd = openat(p->pid_dirfd, tmp,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				    O_CLOEXEC,
+			    0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		ret = -errno;
+		goto out_err;
+	}
+	len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	if (write(fd, buf, (size_t)len) != len) {
+		ret = errno ? -errno : -EIO;
+		goto out_unlink;
+	}
+	if (close(fd)) {
+		fd = -1;
+		ret = -errno;
+		goto out_unlink;
+	}
+	fd = -1;
+	if (renameat(p->pid_dirfd, tmp, p->pid_dirfd, p->pid_name)) {
+		ret = -errno;
+		goto out_unlink;
+	}
+	close(p->pid_dirfd);
+	p->pid_dirfd = -1;
+	return 0;
+
+out_unlink:
+	if (fd >= 0)
+		close(fd);
+	unlinkat(p->pid_dirfd, tmp, 0);
+out_err:
+	fprintf(stderr, "%s: cannot write the PID file %s: %s\n", pasta_prog,
+		p->pid_name, strerror(-ret));
+	close(p->pid_dirfd);
+	p->pid_dirfd = -1;
+	return ret;
 }
 
 /**
@@ -1025,7 +1112,8 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 				 .netmask = -1 };
 	pasta_prog = a.passt ? "passt" : "pasta";
 	conf_usage_status = 1;
-	p->pid_fd = p->log_fd = p->null_fd = p->ready_fd = -1;
+	p->pid_dirfd = p->log_fd = p->null_fd = p->ready_fd = -1;
+	p->pid_name = NULL;
 
 	/* passt: --vhost-user anywhere chooses the mode, as conf_mode() */
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -1212,10 +1300,15 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 		c->gw6_set = true;
 	}
 
+	/* as root: not through a link, nor into someone else's file */
 	if (a.pid_path)
-		p->pid_fd = pasta_file_open(a.pid_path, "PID file");
-	if (a.log_path)
-		p->log_fd = pasta_file_open(a.log_path, "log file");
+		pasta_pid_prepare(p, a.pid_path);
+	if (a.log_path) {
+		p->log_fd = ofile_open(AT_FDCWD, a.log_path, "log file",
+				       a.log_path, 0, 0644);
+		if (p->log_fd < 0)
+			exit(1);
+	}
 }
 
 /**
@@ -1251,7 +1344,7 @@ static bool pasta_relay(int fd)
  * to its own standard error until the child is ready or gone; its standard
  * input /dev/null. The child starts a session of its own.
  *
- * #syscalls:setup pipe2 fork clone openat fcntl dup2 dup3 close setsid poll read wait4 write exit_group
+ * #syscalls:setup pipe2 fork clone openat fcntl dup2 dup3 close setsid poll read wait4 write kill exit_group
  */
 void pasta_daemon_start(struct pasta_conf *p)
 {
@@ -1283,6 +1376,10 @@ void pasta_daemon_start(struct pasta_conf *p)
 		dup2(lg[1], STDOUT_FILENO);
 		dup2(lg[1], STDERR_FILENO);
 		close(lg[1]);
+		/* the parent writes the PID file */
+		if (p->pid_dirfd >= 0)
+			close(p->pid_dirfd);
+		p->pid_dirfd = -1;
 		p->ready_fd = st[1];
 		setsid();
 		return;
@@ -1309,9 +1406,11 @@ void pasta_daemon_start(struct pasta_conf *p)
 	/* the child wrote its messages before saying anything here */
 	pasta_relay(lg[0]);
 	if (n == 1) {
-		if (p->pid_fd >= 0 && dprintf(p->pid_fd, "%d\n", (int)pid) < 0)
-			fprintf(stderr, "%s: cannot write the PID file: %s\n",
-				pasta_prog, strerror(errno));
+		/* the caller reads it once we return: the daemon's */
+		if (pasta_pid_write(p, pid)) {
+			kill(pid, SIGTERM);
+			_exit(1);
+		}
 		_exit(0);
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -1322,7 +1421,7 @@ void pasta_daemon_start(struct pasta_conf *p)
 }
 
 /**
- * pasta_ready() - everything is set up: the PID file (foreground), or the
+ * pasta_ready() - everything is set up: the log file (foreground), or the
  * parent let go (daemon)
  * @p:		extras
  *
@@ -1334,18 +1433,9 @@ void pasta_daemon_start(struct pasta_conf *p)
  */
 void pasta_ready(struct pasta_conf *p)
 {
-	char buf[16];
-	int len;
-
 	if (p->ready_fd < 0) {
-		/* foreground (pasta_daemon_start() did not fork) */
-		if (p->pid_fd >= 0) {
-			len = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-			if (write(p->pid_fd, buf, (size_t)len) != len)
-				warn_perror("cannot write the PID file");
-			close(p->pid_fd);
-			p->pid_fd = -1;
-		}
+		/* foreground (pasta_daemon_start() did not fork): the PID
+		 * file is written already (pasta_pid_write()) */
 		if (p->log_fd >= 0) {
 			dup2(p->log_fd, STDERR_FILENO);
 			close(p->log_fd);
@@ -1368,7 +1458,5 @@ void pasta_ready(struct pasta_conf *p)
 		close(p->log_fd);
 	if (p->null_fd >= 0)
 		close(p->null_fd);
-	if (p->pid_fd >= 0)
-		close(p->pid_fd);
-	p->log_fd = p->null_fd = p->pid_fd = -1;
+	p->log_fd = p->null_fd = -1;
 }
