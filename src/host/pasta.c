@@ -499,6 +499,7 @@ out_err:
  * @argv:	the arguments (for the option as spelt)
  * @av:		slipway's own options, built up: a few per pasta option
  * @n:		entries in @av
+ * @cap:	room in @av (its last entry stays NULL)
  * @passt:	passt mode
  * @foreground:	-f
  * @one_off:	-1, -F
@@ -552,6 +553,7 @@ struct pasta_args {
 	char **argv;
 	char **av;
 	int n;
+	int cap;
 	bool passt, foreground, one_off, netns_quit;
 	enum pasta_fwd_mode fm_t, fm_u, fm_T, fm_U;
 	bool ipv4_only, no_dhcp, no_dns, no_map_gw, no_splice, netns_only;
@@ -579,6 +581,21 @@ struct pasta_args {
 	} while (0)
 
 /**
+ * pasta_av_add() - append one of slipway's own arguments
+ * @a:		the command line so far
+ * @arg:	the argument (not copied)
+ *
+ * @av is sized for the command line (pasta_conf_parse()); this only
+ * makes sure that a bug there cannot write past it.
+ */
+static void pasta_av_add(struct pasta_args *a, char *arg)
+{
+	if (a->n + 1 >= a->cap)
+		pasta_error("too many options");
+	a->av[a->n++] = arg;
+}
+
+/**
  * pasta_opt_pass() - an option that is slipway's own: passed on in order
  * @st:		struct pasta_args
  * @o:		the row (@label: slipway's option)
@@ -588,7 +605,7 @@ static void pasta_opt_pass(void *st, const struct conf_opt *o, char *arg)
 {
 	struct pasta_args *a = st;
 
-	a->av[a->n++] = (char *)o->label;
+	pasta_av_add(a, (char *)o->label);
 }
 
 /**
@@ -942,8 +959,8 @@ static void pasta_opt_fwd(void *st, const struct conf_opt *o, char *arg)
 				    "PORT[:HOSTPORT], none or auto)",
 				    arg);
 	}
-	a->av[a->n++] = (char *)o->label;
-	a->av[a->n++] = arg;
+	pasta_av_add(a, (char *)o->label);
+	pasta_av_add(a, arg);
 }
 
 /**
@@ -1104,6 +1121,7 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 	char **cmd = NULL;
 	unsigned long v;
 	int first, i;
+	size_t nav;
 
 	a = (struct pasta_args){ .argv = argv,
 				 .netns_quit = true,
@@ -1124,11 +1142,17 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 	if (vhost_user)
 		pasta_prog = "passt";
 
-	/* slipway's own options; a few per pasta option at most */
-	a.av = calloc((size_t)argc * 2 + 48, sizeof(*a.av));
+	/* slipway's own options: at most two for each character of the
+	 * command line (short options come bundled: "-dddd", "-qt80"), the
+	 * command's arguments, and those added below */
+	nav = 48;
+	for (i = 0; i < argc; i++)
+		nav += 2 * strlen(argv[i]) + 1;
+	a.cap = nav > INT_MAX / 2 ? INT_MAX / 2 : (int)nav;
+	a.av = calloc((size_t)a.cap, sizeof(*a.av));
 	if (!a.av)
 		die("out of memory");
-	a.av[a.n++] = argv[0];
+	pasta_av_add(&a, argv[0]);
 
 	optind = 0; /* glibc: start afresh */
 	opterr = 1; /* glibc's own "unrecognized option" text, as pasta */
@@ -1146,13 +1170,15 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 			/* --vhost-user --fd N: QEMU 10.1 -netdev
 			 * passt,vhost-user=on; the frontend is on N */
 			if (vhost_user)
-				a.av[a.n++] = "--vhost-user";
-			a.av[a.n++] = "--fd";
-			a.av[a.n++] = (char *)a.fd;
+				pasta_av_add(&a, "--vhost-user");
+			pasta_av_add(&a, "--fd");
+			pasta_av_add(&a, (char *)a.fd);
 		} else {
-			a.av[a.n++] = vhost_user ? "--vhost-user" : "--stream";
-			a.av[a.n++] = (char *)(a.sock ? a.sock :
-							pasta_sock_default());
+			pasta_av_add(&a,
+				     vhost_user ? "--vhost-user" : "--stream");
+			pasta_av_add(&a,
+				     (char *)(a.sock ? a.sock :
+						       pasta_sock_default()));
 		}
 	} else if (first < argc &&
 		   !conf_parse_uint(argv[first], 1, INT32_MAX, &v)) {
@@ -1185,41 +1211,41 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 	}
 	if (!a.passt) {
 		if (a.netns) {
-			a.av[a.n++] = "--netns";
-			a.av[a.n++] = (char *)a.netns;
+			pasta_av_add(&a, "--netns");
+			pasta_av_add(&a, (char *)a.netns);
 		}
 		if (!a.config_net) {
 			/* the client configures the tap, and may have made it
 			 * (rootlesskit before 2.3 does): single-queue then,
 			 * and only one queue fits */
-			a.av[a.n++] = "--no-config";
-			a.av[a.n++] = "--shards";
-			a.av[a.n++] = "1";
+			pasta_av_add(&a, "--no-config");
+			pasta_av_add(&a, "--shards");
+			pasta_av_add(&a, "1");
 		}
 		if (a.ifname) {
-			a.av[a.n++] = "-I";
-			a.av[a.n++] = (char *)a.ifname;
+			pasta_av_add(&a, "-I");
+			pasta_av_add(&a, (char *)a.ifname);
 		}
 		if (a.no_splice)
-			a.av[a.n++] = "--no-splice";
+			pasta_av_add(&a, "--no-splice");
 		/* pasta's default for a direction not given: auto, as far
 		 * as the port parser knows it */
 		if (a.fm_t == FWDM_UNSET && pasta_spec_supported("auto")) {
-			a.av[a.n++] = "-t";
-			a.av[a.n++] = "auto";
+			pasta_av_add(&a, "-t");
+			pasta_av_add(&a, "auto");
 		}
 		if (a.fm_u == FWDM_UNSET && pasta_spec_supported("auto")) {
-			a.av[a.n++] = "-u";
-			a.av[a.n++] = "auto";
+			pasta_av_add(&a, "-u");
+			pasta_av_add(&a, "auto");
 		}
 		if (a.fm_T == FWDM_UNSET && pasta_spec_supported("auto")) {
-			a.av[a.n++] = "-T";
-			a.av[a.n++] = "auto";
+			pasta_av_add(&a, "-T");
+			pasta_av_add(&a, "auto");
 		}
 	}
 	if (a.mtu) {
-		a.av[a.n++] = "--mtu";
-		a.av[a.n++] = (char *)a.mtu;
+		pasta_av_add(&a, "--mtu");
+		pasta_av_add(&a, (char *)a.mtu);
 	}
 	if (a.addr4_set || a.netmask >= 0) {
 		if (!a.addr4_set)
@@ -1227,41 +1253,41 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 		snprintf(a.addr4_s + strlen(a.addr4_s),
 			 sizeof(a.addr4_s) - strlen(a.addr4_s), "/%d",
 			 a.netmask >= 0 ? a.netmask : a.prefix4);
-		a.av[a.n++] = "--address";
-		a.av[a.n++] = a.addr4_s;
+		pasta_av_add(&a, "--address");
+		pasta_av_add(&a, a.addr4_s);
 	}
 	if (a.gw4) {
-		a.av[a.n++] = "--gateway";
-		a.av[a.n++] = (char *)a.gw4;
+		pasta_av_add(&a, "--gateway");
+		pasta_av_add(&a, (char *)a.gw4);
 	}
 	if (a.guest6_set) {
 		memcpy(&a6, &a.guest6, 16);
 		memset(&a6.s6_addr[8], 0, 8);
 		inet_ntop(AF_INET6, &a6, prefix6_s, sizeof(prefix6_s));
 		strcat(prefix6_s, "/64");
-		a.av[a.n++] = "--ipv6-prefix";
-		a.av[a.n++] = prefix6_s;
+		pasta_av_add(&a, "--ipv6-prefix");
+		pasta_av_add(&a, prefix6_s);
 	}
 	if (a.ipv4_only)
-		a.av[a.n++] = "--no-ipv6";
+		pasta_av_add(&a, "--no-ipv6");
 	if (a.no_dhcp)
-		a.av[a.n++] = "--no-dhcp";
+		pasta_av_add(&a, "--no-dhcp");
 	if (a.no_dns)
-		a.av[a.n++] = "--no-dns";
+		pasta_av_add(&a, "--no-dns");
 	if (a.no_map_gw)
-		a.av[a.n++] = "--no-map-gw";
+		pasta_av_add(&a, "--no-map-gw");
 	if (a.pcap) {
-		a.av[a.n++] = "--pcap";
-		a.av[a.n++] = (char *)a.pcap;
+		pasta_av_add(&a, "--pcap");
+		pasta_av_add(&a, (char *)a.pcap);
 	}
 	if (a.runas) {
-		a.av[a.n++] = "--runas";
-		a.av[a.n++] = (char *)a.runas;
+		pasta_av_add(&a, "--runas");
+		pasta_av_add(&a, (char *)a.runas);
 	}
 	if (cmd) {
-		a.av[a.n++] = "--";
+		pasta_av_add(&a, "--");
 		while (*cmd)
-			a.av[a.n++] = *cmd++;
+			pasta_av_add(&a, *cmd++);
 	}
 	a.av[a.n] = NULL;
 	optind = 0;
