@@ -31,6 +31,7 @@
 #include "host/migrate.h"
 #include "host/netns.h"
 #include "host/pasta.h"
+#include "host/resolvh.h"
 #include "host/s4n.h"
 #include "host/sandbox.h"
 #include "host/shard.h"
@@ -354,18 +355,28 @@ static void *worker(void *arg)
  *
  * Reads the last "search" (or "domain") line of the resolv.conf and
  * encodes its names in DNS wire format without compression (RFC 3397).
- * Names that do not fit are left out.
+ * Names that do not fit are left out. Whoever may write the file's
+ * directory may put a FIFO or a device there: the file is opened
+ * non-blocking and read up to RESOLVH_TEXT_MAX bytes, as the resolv.conf
+ * reader does (resolvh.c), so that start-up cannot hang on it.
  *
- * #syscalls:setup openat read close
+ * #syscalls:setup openat read close fcntl
  */
 static void search_list_load(struct conf *c)
 {
-	FILE *f = fopen(c->resolv_conf, "r");
+	int fd = open(c->resolv_conf, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	char line[512], last[512] = "";
+	size_t got = 0;
+	FILE *f;
 
-	if (!f)
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	}
+	while (got < RESOLVH_TEXT_MAX && fgets(line, sizeof(line), f)) {
+		got += strlen(line) + 1;
 		if (!strncmp(line, "search", 6) || !strncmp(line, "domain", 6))
 			snprintf(last, sizeof(last), "%s", line + 6);
 	}

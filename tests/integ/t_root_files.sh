@@ -9,7 +9,8 @@
 # the PID file, which is written to a new name and renamed over the link
 # (the link is replaced, not followed). Then the other files root must not
 # write: a second hard link of the victim, a file of another user, a FIFO
-# (refused at once, no hang).
+# (refused at once, no hang). And --resolv-conf, read at start, on a FIFO
+# or /dev/zero: start-up does not hang.
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -131,6 +132,21 @@ refused "--pcap on another user's file" "belongs to uid" \
 [ "$(cat "$T/theirs")" = nobody ] || fail "another user's file was truncated"
 mkfifo "$T/fifo"
 refused "pasta -l on a FIFO" "FIFO" "$PASTA" "${PO[@]}" -l "$T/fifo"
+
+### 4. a file read by path: --resolv-conf a FIFO, /dev/zero (whoever may
+# write its directory may put either there): start-up does not hang
+# (the search list was read with a blocking fopen() and no limit)
+for rc in "$T/fifo" /dev/zero; do
+	"$SW" --netns "$NS" --resolv-conf "$rc" --stats-file "$T/stats.json" \
+		>"$T/slipway.log" 2>&1 &
+	SW_PID=$!
+	PIDS+=("$SW_PID")
+	wait_for "start-up with --resolv-conf $rc" 10 \
+		"ip -n $NS -4 addr show dev tap0 2>/dev/null | grep -q inet"
+	wait_started
+	kill -TERM "$SW_PID"
+	reap "$SW_PID" 5 || fail "--resolv-conf $rc: exit status $?"
+done
 
 # and an ordinary path still works: the counters at exit, the capture
 "$SW" "${SWOPTS[@]}" --stats-file "$T/stats.json" --pcap "$T/cap.pcap" \
