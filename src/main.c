@@ -31,6 +31,7 @@
 #include "host/migrate.h"
 #include "host/netns.h"
 #include "host/pasta.h"
+#include "host/resolvh.h"
 #include "host/s4n.h"
 #include "host/sandbox.h"
 #include "host/shard.h"
@@ -38,6 +39,7 @@
 #include "host/splice.h"
 #include "host/udpns.h"
 #include "obs/ctr.h"
+#include "obs/ofile.h"
 #include "obs/pcap.h"
 #include "util/log.h"
 
@@ -182,6 +184,9 @@ static void stats_open_dir(struct run *r, const char *path)
 	r->stats_dirfd = qsock_path_dir(path);
 	if (r->stats_dirfd < 0 || !*r->stats_name)
 		die_perror("--stats-file %s: cannot open its directory", path);
+	/* a symbolic link there: refused now, not at exit (ofile.h) */
+	if (ofile_check(r->stats_dirfd, r->stats_name, "--stats-file", path))
+		exit(1);
 }
 
 /**
@@ -193,7 +198,7 @@ static void stats_open_dir(struct run *r, const char *path)
  * The file is opened through its directory's fd: the sandbox leaves no
  * path to it.
  *
- * #syscalls openat fcntl fstat write close
+ * #syscalls fcntl fstat write close
  */
 static void dump_stats(struct shard *sh, const struct run *r)
 {
@@ -207,12 +212,14 @@ static void dump_stats(struct shard *sh, const struct run *r)
 		shards[i] = sh->grp->sh[i]->stats.ctr;
 
 	if (r->conf->stats_file) {
-		fd = openat(r->stats_dirfd, r->stats_name,
-			    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		out = fd >= 0 ? fdopen(fd, "w") : NULL;
+		/* not through a link, nor into someone else's file */
+		fd = ofile_open(r->stats_dirfd, r->stats_name, "--stats-file",
+				r->conf->stats_file, 0, 0644);
+		if (fd < 0)
+			return;
+		out = fdopen(fd, "w");
 		if (!out) {
-			if (fd >= 0)
-				close(fd);
+			close(fd);
 			err_perror("cannot write --stats-file %s",
 				   r->conf->stats_file);
 			return;
@@ -348,18 +355,28 @@ static void *worker(void *arg)
  *
  * Reads the last "search" (or "domain") line of the resolv.conf and
  * encodes its names in DNS wire format without compression (RFC 3397).
- * Names that do not fit are left out.
+ * Names that do not fit are left out. Whoever may write the file's
+ * directory may put a FIFO or a device there: the file is opened
+ * non-blocking and read up to RESOLVH_TEXT_MAX bytes, as the resolv.conf
+ * reader does (resolvh.c), so that start-up cannot hang on it.
  *
- * #syscalls:setup openat read close
+ * #syscalls:setup openat read close fcntl
  */
 static void search_list_load(struct conf *c)
 {
-	FILE *f = fopen(c->resolv_conf, "r");
+	int fd = open(c->resolv_conf, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	char line[512], last[512] = "";
+	size_t got = 0;
+	FILE *f;
 
-	if (!f)
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	}
+	while (got < RESOLVH_TEXT_MAX && fgets(line, sizeof(line), f)) {
+		got += strlen(line) + 1;
 		if (!strncmp(line, "search", 6) || !strncmp(line, "domain", 6))
 			snprintf(last, sizeof(last), "%s", line + 6);
 	}
@@ -565,7 +582,7 @@ int main(int argc, char **argv)
 	r.s4n.exit_fd = r.s4n.ready_fd = -1;
 	r.pasta = (struct pasta_conf){ .foreground = true,
 				       .netns_quit = true,
-				       .pid_fd = -1,
+				       .pid_dirfd = -1,
 				       .log_fd = -1,
 				       .null_fd = -1,
 				       .ready_fd = -1 };
@@ -760,6 +777,10 @@ int main(int argc, char **argv)
 		info("IPv6 off: the MTU %u is below IPv6's minimum of 1280",
 		     conf.mtu);
 	}
+	/* pasta -f -P: the PID file, while the filesystem is there (a
+	 * daemon's parent writes it once we are ready) */
+	if (pasta_pid_write(&r.pasta, getpid()))
+		return 1;
 	stats_open_dir(&r, conf.stats_file);
 	sandbox_prepare(&sb, &conf, &r, &edge);
 	if (sandbox_enter(&sb))

@@ -50,7 +50,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +61,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "edge/edge.h"
 #include "host/pasta.h"
+#include "obs/ofile.h"
 #include "util/log.h"
 #include "util/util.h"
 
@@ -387,24 +391,107 @@ static bool pasta_fwd_mode_set(enum pasta_fwd_mode *m, int o, const char *spec,
 }
 
 /**
- * pasta_file_open() - open the PID file or the log file, as passt does
- * (created if need be, truncated) before anything else runs
+ * pasta_pid_prepare() - -P: open the PID file's directory, check the name
+ * @p:		extras (@pid_dirfd, @pid_name set)
  * @path:	the path
- * @what:	for the message
  *
- * #syscalls:setup openat
- * Return: the fd (close-on-exec)
+ * The file itself is written once slipway is ready (pasta_pid_write()).
+ *
+ * #syscalls:setup openat newfstatat
  */
-static int pasta_file_open(const char *path, const char *what)
+static void pasta_pid_prepare(struct pasta_conf *p, const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	const char *slash = strrchr(path, '/');
+	struct stat st;
 
-	if (fd < 0) {
-		fprintf(stderr, "%s: cannot open %s %s: %s\n", pasta_prog, what,
-			path, strerror(errno));
+	p->pid_name = slash ? slash + 1 : path;
+	if (!*p->pid_name || !strcmp(p->pid_name, ".") ||
+	    !strcmp(p->pid_name, ".."))
+		pasta_error("invalid PID file: %s (a file name is needed)",
+			    path);
+	p->pid_dirfd = qsock_path_dir(path);
+	if (p->pid_dirfd < 0) {
+		fprintf(stderr,
+			"%s: cannot open the directory of PID file %s: %s\n",
+			pasta_prog, path, strerror(errno));
 		exit(1);
 	}
-	return fd;
+	if (!fstatat(p->pid_dirfd, p->pid_name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: PID file %s is a directory\n", pasta_prog,
+			path);
+		exit(1);
+	}
+}
+
+/**
+ * pasta_pid_write() - write the PID file: a new file in its directory,
+ * renamed over the path
+ * @p:		extras (@pid_dirfd closed and set to -1)
+ * @pid:	the PID to write
+ *
+ * As root, in a directory others may write: a symbolic link (or anything
+ * else) at the path is replaced, never followed, and the file appears
+ * whole. The new name is made with O_EXCL, so nothing planted there is
+ * followed either.
+ *
+ * #syscalls:setup openat write close renameat renameat2 unlinkat getpid
+ * Return: 0, or -errno (reported)
+ */
+int pasta_pid_write(struct pasta_conf *p, pid_t pid)
+{
+	char tmp[NAME_MAX + 1], buf[16];
+	int fd = -1, i, len, ret;
+
+	if (p->pid_dirfd < 0)
+		return 0;
+	for (i = 0; i < 100 && fd < 0; i++) {
+		len = snprintf(tmp, sizeof(tmp), ".%s.%d.%d", p->pid_name,
+			       (int)getpid(), i);
+		if (len < 0 || (size_t)len >= sizeof(tmp)) {
+			errno = ENAMETOOLONG;
+			break;
+		}
+		fd = openat(p->pid_dirfd, tmp,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				    O_CLOEXEC,
+			    0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		ret = -errno;
+		goto out_err;
+	}
+	len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	if (write(fd, buf, (size_t)len) != len) {
+		ret = errno ? -errno : -EIO;
+		goto out_unlink;
+	}
+	if (close(fd)) {
+		fd = -1;
+		ret = -errno;
+		goto out_unlink;
+	}
+	fd = -1;
+	if (renameat(p->pid_dirfd, tmp, p->pid_dirfd, p->pid_name)) {
+		ret = -errno;
+		goto out_unlink;
+	}
+	close(p->pid_dirfd);
+	p->pid_dirfd = -1;
+	return 0;
+
+out_unlink:
+	if (fd >= 0)
+		close(fd);
+	unlinkat(p->pid_dirfd, tmp, 0);
+out_err:
+	fprintf(stderr, "%s: cannot write the PID file %s: %s\n", pasta_prog,
+		p->pid_name, strerror(-ret));
+	close(p->pid_dirfd);
+	p->pid_dirfd = -1;
+	return ret;
 }
 
 /**
@@ -412,6 +499,7 @@ static int pasta_file_open(const char *path, const char *what)
  * @argv:	the arguments (for the option as spelt)
  * @av:		slipway's own options, built up: a few per pasta option
  * @n:		entries in @av
+ * @cap:	room in @av (its last entry stays NULL)
  * @passt:	passt mode
  * @foreground:	-f
  * @one_off:	-1, -F
@@ -465,6 +553,7 @@ struct pasta_args {
 	char **argv;
 	char **av;
 	int n;
+	int cap;
 	bool passt, foreground, one_off, netns_quit;
 	enum pasta_fwd_mode fm_t, fm_u, fm_T, fm_U;
 	bool ipv4_only, no_dhcp, no_dns, no_map_gw, no_splice, netns_only;
@@ -492,6 +581,21 @@ struct pasta_args {
 	} while (0)
 
 /**
+ * pasta_av_add() - append one of slipway's own arguments
+ * @a:		the command line so far
+ * @arg:	the argument (not copied)
+ *
+ * @av is sized for the command line (pasta_conf_parse()); this only
+ * makes sure that a bug there cannot write past it.
+ */
+static void pasta_av_add(struct pasta_args *a, char *arg)
+{
+	if (a->n + 1 >= a->cap)
+		pasta_error("too many options");
+	a->av[a->n++] = arg;
+}
+
+/**
  * pasta_opt_pass() - an option that is slipway's own: passed on in order
  * @st:		struct pasta_args
  * @o:		the row (@label: slipway's option)
@@ -501,7 +605,7 @@ static void pasta_opt_pass(void *st, const struct conf_opt *o, char *arg)
 {
 	struct pasta_args *a = st;
 
-	a->av[a->n++] = (char *)o->label;
+	pasta_av_add(a, (char *)o->label);
 }
 
 /**
@@ -855,8 +959,8 @@ static void pasta_opt_fwd(void *st, const struct conf_opt *o, char *arg)
 				    "PORT[:HOSTPORT], none or auto)",
 				    arg);
 	}
-	a->av[a->n++] = (char *)o->label;
-	a->av[a->n++] = arg;
+	pasta_av_add(a, (char *)o->label);
+	pasta_av_add(a, arg);
 }
 
 /**
@@ -1017,6 +1121,7 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 	char **cmd = NULL;
 	unsigned long v;
 	int first, i;
+	size_t nav;
 
 	a = (struct pasta_args){ .argv = argv,
 				 .netns_quit = true,
@@ -1025,7 +1130,8 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 				 .netmask = -1 };
 	pasta_prog = a.passt ? "passt" : "pasta";
 	conf_usage_status = 1;
-	p->pid_fd = p->log_fd = p->null_fd = p->ready_fd = -1;
+	p->pid_dirfd = p->log_fd = p->null_fd = p->ready_fd = -1;
+	p->pid_name = NULL;
 
 	/* passt: --vhost-user anywhere chooses the mode, as conf_mode() */
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -1036,11 +1142,17 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 	if (vhost_user)
 		pasta_prog = "passt";
 
-	/* slipway's own options; a few per pasta option at most */
-	a.av = calloc((size_t)argc * 2 + 48, sizeof(*a.av));
+	/* slipway's own options: at most two for each character of the
+	 * command line (short options come bundled: "-dddd", "-qt80"), the
+	 * command's arguments, and those added below */
+	nav = 48;
+	for (i = 0; i < argc; i++)
+		nav += 2 * strlen(argv[i]) + 1;
+	a.cap = nav > INT_MAX / 2 ? INT_MAX / 2 : (int)nav;
+	a.av = calloc((size_t)a.cap, sizeof(*a.av));
 	if (!a.av)
 		die("out of memory");
-	a.av[a.n++] = argv[0];
+	pasta_av_add(&a, argv[0]);
 
 	optind = 0; /* glibc: start afresh */
 	opterr = 1; /* glibc's own "unrecognized option" text, as pasta */
@@ -1058,13 +1170,15 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 			/* --vhost-user --fd N: QEMU 10.1 -netdev
 			 * passt,vhost-user=on; the frontend is on N */
 			if (vhost_user)
-				a.av[a.n++] = "--vhost-user";
-			a.av[a.n++] = "--fd";
-			a.av[a.n++] = (char *)a.fd;
+				pasta_av_add(&a, "--vhost-user");
+			pasta_av_add(&a, "--fd");
+			pasta_av_add(&a, (char *)a.fd);
 		} else {
-			a.av[a.n++] = vhost_user ? "--vhost-user" : "--stream";
-			a.av[a.n++] = (char *)(a.sock ? a.sock :
-							pasta_sock_default());
+			pasta_av_add(&a,
+				     vhost_user ? "--vhost-user" : "--stream");
+			pasta_av_add(&a,
+				     (char *)(a.sock ? a.sock :
+						       pasta_sock_default()));
 		}
 	} else if (first < argc &&
 		   !conf_parse_uint(argv[first], 1, INT32_MAX, &v)) {
@@ -1097,41 +1211,41 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 	}
 	if (!a.passt) {
 		if (a.netns) {
-			a.av[a.n++] = "--netns";
-			a.av[a.n++] = (char *)a.netns;
+			pasta_av_add(&a, "--netns");
+			pasta_av_add(&a, (char *)a.netns);
 		}
 		if (!a.config_net) {
 			/* the client configures the tap, and may have made it
 			 * (rootlesskit before 2.3 does): single-queue then,
 			 * and only one queue fits */
-			a.av[a.n++] = "--no-config";
-			a.av[a.n++] = "--shards";
-			a.av[a.n++] = "1";
+			pasta_av_add(&a, "--no-config");
+			pasta_av_add(&a, "--shards");
+			pasta_av_add(&a, "1");
 		}
 		if (a.ifname) {
-			a.av[a.n++] = "-I";
-			a.av[a.n++] = (char *)a.ifname;
+			pasta_av_add(&a, "-I");
+			pasta_av_add(&a, (char *)a.ifname);
 		}
 		if (a.no_splice)
-			a.av[a.n++] = "--no-splice";
+			pasta_av_add(&a, "--no-splice");
 		/* pasta's default for a direction not given: auto, as far
 		 * as the port parser knows it */
 		if (a.fm_t == FWDM_UNSET && pasta_spec_supported("auto")) {
-			a.av[a.n++] = "-t";
-			a.av[a.n++] = "auto";
+			pasta_av_add(&a, "-t");
+			pasta_av_add(&a, "auto");
 		}
 		if (a.fm_u == FWDM_UNSET && pasta_spec_supported("auto")) {
-			a.av[a.n++] = "-u";
-			a.av[a.n++] = "auto";
+			pasta_av_add(&a, "-u");
+			pasta_av_add(&a, "auto");
 		}
 		if (a.fm_T == FWDM_UNSET && pasta_spec_supported("auto")) {
-			a.av[a.n++] = "-T";
-			a.av[a.n++] = "auto";
+			pasta_av_add(&a, "-T");
+			pasta_av_add(&a, "auto");
 		}
 	}
 	if (a.mtu) {
-		a.av[a.n++] = "--mtu";
-		a.av[a.n++] = (char *)a.mtu;
+		pasta_av_add(&a, "--mtu");
+		pasta_av_add(&a, (char *)a.mtu);
 	}
 	if (a.addr4_set || a.netmask >= 0) {
 		if (!a.addr4_set)
@@ -1139,41 +1253,41 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 		snprintf(a.addr4_s + strlen(a.addr4_s),
 			 sizeof(a.addr4_s) - strlen(a.addr4_s), "/%d",
 			 a.netmask >= 0 ? a.netmask : a.prefix4);
-		a.av[a.n++] = "--address";
-		a.av[a.n++] = a.addr4_s;
+		pasta_av_add(&a, "--address");
+		pasta_av_add(&a, a.addr4_s);
 	}
 	if (a.gw4) {
-		a.av[a.n++] = "--gateway";
-		a.av[a.n++] = (char *)a.gw4;
+		pasta_av_add(&a, "--gateway");
+		pasta_av_add(&a, (char *)a.gw4);
 	}
 	if (a.guest6_set) {
 		memcpy(&a6, &a.guest6, 16);
 		memset(&a6.s6_addr[8], 0, 8);
 		inet_ntop(AF_INET6, &a6, prefix6_s, sizeof(prefix6_s));
 		strcat(prefix6_s, "/64");
-		a.av[a.n++] = "--ipv6-prefix";
-		a.av[a.n++] = prefix6_s;
+		pasta_av_add(&a, "--ipv6-prefix");
+		pasta_av_add(&a, prefix6_s);
 	}
 	if (a.ipv4_only)
-		a.av[a.n++] = "--no-ipv6";
+		pasta_av_add(&a, "--no-ipv6");
 	if (a.no_dhcp)
-		a.av[a.n++] = "--no-dhcp";
+		pasta_av_add(&a, "--no-dhcp");
 	if (a.no_dns)
-		a.av[a.n++] = "--no-dns";
+		pasta_av_add(&a, "--no-dns");
 	if (a.no_map_gw)
-		a.av[a.n++] = "--no-map-gw";
+		pasta_av_add(&a, "--no-map-gw");
 	if (a.pcap) {
-		a.av[a.n++] = "--pcap";
-		a.av[a.n++] = (char *)a.pcap;
+		pasta_av_add(&a, "--pcap");
+		pasta_av_add(&a, (char *)a.pcap);
 	}
 	if (a.runas) {
-		a.av[a.n++] = "--runas";
-		a.av[a.n++] = (char *)a.runas;
+		pasta_av_add(&a, "--runas");
+		pasta_av_add(&a, (char *)a.runas);
 	}
 	if (cmd) {
-		a.av[a.n++] = "--";
+		pasta_av_add(&a, "--");
 		while (*cmd)
-			a.av[a.n++] = *cmd++;
+			pasta_av_add(&a, *cmd++);
 	}
 	a.av[a.n] = NULL;
 	optind = 0;
@@ -1212,10 +1326,15 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 		c->gw6_set = true;
 	}
 
+	/* as root: not through a link, nor into someone else's file */
 	if (a.pid_path)
-		p->pid_fd = pasta_file_open(a.pid_path, "PID file");
-	if (a.log_path)
-		p->log_fd = pasta_file_open(a.log_path, "log file");
+		pasta_pid_prepare(p, a.pid_path);
+	if (a.log_path) {
+		p->log_fd = ofile_open(AT_FDCWD, a.log_path, "log file",
+				       a.log_path, 0, 0644);
+		if (p->log_fd < 0)
+			exit(1);
+	}
 }
 
 /**
@@ -1251,7 +1370,7 @@ static bool pasta_relay(int fd)
  * to its own standard error until the child is ready or gone; its standard
  * input /dev/null. The child starts a session of its own.
  *
- * #syscalls:setup pipe2 fork clone openat fcntl dup2 dup3 close setsid poll read wait4 write exit_group
+ * #syscalls:setup pipe2 fork clone openat fcntl dup2 dup3 close setsid poll read wait4 write kill exit_group
  */
 void pasta_daemon_start(struct pasta_conf *p)
 {
@@ -1283,6 +1402,10 @@ void pasta_daemon_start(struct pasta_conf *p)
 		dup2(lg[1], STDOUT_FILENO);
 		dup2(lg[1], STDERR_FILENO);
 		close(lg[1]);
+		/* the parent writes the PID file */
+		if (p->pid_dirfd >= 0)
+			close(p->pid_dirfd);
+		p->pid_dirfd = -1;
 		p->ready_fd = st[1];
 		setsid();
 		return;
@@ -1309,9 +1432,11 @@ void pasta_daemon_start(struct pasta_conf *p)
 	/* the child wrote its messages before saying anything here */
 	pasta_relay(lg[0]);
 	if (n == 1) {
-		if (p->pid_fd >= 0 && dprintf(p->pid_fd, "%d\n", (int)pid) < 0)
-			fprintf(stderr, "%s: cannot write the PID file: %s\n",
-				pasta_prog, strerror(errno));
+		/* the caller reads it once we return: the daemon's */
+		if (pasta_pid_write(p, pid)) {
+			kill(pid, SIGTERM);
+			_exit(1);
+		}
 		_exit(0);
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -1322,7 +1447,7 @@ void pasta_daemon_start(struct pasta_conf *p)
 }
 
 /**
- * pasta_ready() - everything is set up: the PID file (foreground), or the
+ * pasta_ready() - everything is set up: the log file (foreground), or the
  * parent let go (daemon)
  * @p:		extras
  *
@@ -1334,18 +1459,9 @@ void pasta_daemon_start(struct pasta_conf *p)
  */
 void pasta_ready(struct pasta_conf *p)
 {
-	char buf[16];
-	int len;
-
 	if (p->ready_fd < 0) {
-		/* foreground (pasta_daemon_start() did not fork) */
-		if (p->pid_fd >= 0) {
-			len = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-			if (write(p->pid_fd, buf, (size_t)len) != len)
-				warn_perror("cannot write the PID file");
-			close(p->pid_fd);
-			p->pid_fd = -1;
-		}
+		/* foreground (pasta_daemon_start() did not fork): the PID
+		 * file is written already (pasta_pid_write()) */
 		if (p->log_fd >= 0) {
 			dup2(p->log_fd, STDERR_FILENO);
 			close(p->log_fd);
@@ -1368,7 +1484,5 @@ void pasta_ready(struct pasta_conf *p)
 		close(p->log_fd);
 	if (p->null_fd >= 0)
 		close(p->null_fd);
-	if (p->pid_fd >= 0)
-		close(p->pid_fd);
-	p->log_fd = p->null_fd = p->pid_fd = -1;
+	p->log_fd = p->null_fd = -1;
 }

@@ -5,6 +5,7 @@
 #define SLIPWAY_PASTA_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "host/conf.h"
 
@@ -14,7 +15,8 @@
  * @foreground:	-f: stay in the foreground (a command to run implies it)
  * @one_off:	passt -1/--one-off (or --fd): exit when the guest leaves
  * @netns_quit:	exit when the target namespace goes (--no-netns-quit: no)
- * @pid_fd:	-P/--pid: the PID file, open and truncated, or -1
+ * @pid_dirfd:	-P/--pid: the PID file's directory (O_PATH), or -1
+ * @pid_name:	-P/--pid: the PID file's name in @pid_dirfd
  * @log_fd:	-l/--log-file: the log file, open, or -1
  * @null_fd:	/dev/null, for the daemon's standard streams, or -1
  * @ready_fd:	the daemon's end of the pipe to the waiting parent, or -1
@@ -23,7 +25,8 @@ struct pasta_conf {
 	bool foreground;
 	bool one_off;
 	bool netns_quit;
-	int pid_fd;
+	int pid_dirfd;
+	const char *pid_name;
 	int log_fd;
 	int null_fd;
 	int ready_fd;
@@ -63,8 +66,20 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 void pasta_daemon_start(struct pasta_conf *p);
 
 /**
- * pasta_ready() - everything is set up: write the PID file (foreground),
- * or let the parent go and leave its standard streams (daemon)
+ * pasta_pid_write() - write the PID file if -P asked for one: a new file
+ * in its directory, renamed over the path (a symbolic link there is
+ * replaced, not followed); called by the daemon's parent once the daemon
+ * is ready, or in the foreground before the sandbox takes the filesystem
+ * @p:		extras (@pid_dirfd closed and set to -1)
+ * @pid:	the PID to write
+ *
+ * Return: 0 (written, or no -P), or -errno (reported on standard error)
+ */
+int pasta_pid_write(struct pasta_conf *p, pid_t pid);
+
+/**
+ * pasta_ready() - everything is set up: the log file (foreground), or let
+ * the parent go and leave its standard streams (daemon)
  * @p:		extras (fds closed, set to -1)
  */
 void pasta_ready(struct pasta_conf *p);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "obs/ofile.h"
 #include "obs/pcap.h"
 #include "util/ctr.h"
 #include "util/log.h"
@@ -72,10 +73,11 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 /**
  * pcap_open() - create the file and write its header
  * @pc:		to fill
- * @path:	file (truncated)
+ * @path:	file (truncated; a symbolic link, a file with other links or
+ *		someone else's is refused: ofile_open())
  * @max:	size cap in bytes
  *
- * #syscalls openat write close
+ * #syscalls write close
  * Return: 0, or -errno (logged)
  */
 int pcap_open(struct pcap *pc, const char *path, uint64_t max)
@@ -92,13 +94,11 @@ int pcap_open(struct pcap *pc, const char *path, uint64_t max)
 	pc->path = path;
 	pc->max = max;
 	atomic_store(&pc->full, 0);
-	pc->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
-		      0640);
-	if (pc->fd < 0) {
-		ret = -errno;
-		err_perror("cannot create --pcap file %s", path);
+	/* not through a link, nor into someone else's file (ofile.h) */
+	ret = ofile_open(AT_FDCWD, path, "--pcap file", path, O_APPEND, 0640);
+	if (ret < 0)
 		return ret;
-	}
+	pc->fd = ret;
 	ret = write_all(pc->fd, (const uint8_t *)&h, sizeof(h));
 	if (ret) {
 		errno = -ret;

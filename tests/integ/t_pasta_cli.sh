@@ -96,6 +96,11 @@ done
 	fail "probe: pasta --host-lo-to-ns-lo --version (HasHostLoToNsLo)"
 "$PASTA" --map-guest-addr 169.254.1.2 --version >/dev/null 2>&1 ||
 	fail "pasta --map-guest-addr ADDR --version"
+# bundled short options each add to slipway's own command line: a
+# hundred -d in one argument (and -q, -t) wrote past its end
+"$PASTA" "-$(printf 'd%.0s' {1..100})qt80" --version >"$T/ver" 2>&1 ||
+	fail "pasta -ddd...qt80 --version: exit $?: $(tail -3 "$T/ver")"
+grep -q "^pasta " "$T/ver" || fail "pasta -ddd...qt80 --version: $(head -3 "$T/ver")"
 # an unknown option before --version fails: exit 1, glibc's text
 "$PASTA" --no-such-option --version >"$T/out" 2>"$T/err"
 rc=$?
