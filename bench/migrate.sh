@@ -17,9 +17,10 @@
 #                connect, export, send, B's answer
 #   state_bytes  the same line's B
 #   taken_ms     B: "state taken ... X ms after the source stopped"
-#   flows_in_ms  B: "shard 0: flows in, X ms after the source stopped"
-#   fwd_ms       B: "shard 0: first frame forwarded X ms after ..."
-#   (the three from A's stop stamp, taken as its hand-over starts)
+#   flows_in_ms  B: "shard 0: flows in, ...; X ms after the source stopped"
+#   fwd_ms       B: "shard 0: first frame forwarded ...; X ms after ..."
+#   (the three from A's stop stamp, taken when its device stopped, by the
+#   wall clock: one host here)
 #   vm_rx_ms     swvu: first frame backend->tap after the stop (the VM's
 #                view: from the last GET_VRING_BASE answer)
 #   vm_tx_ms     swvu: first frame tap->backend taken by B after the stop
@@ -154,8 +155,8 @@ run() {
 	line+=$'\t'$(num "$d/A/slipway.log" 'handed to .* in ([0-9.]+) ms')
 	line+=$'\t'$(num "$d/A/slipway.log" 'handed to .* ms \(([0-9]+) bytes\)')
 	line+=$'\t'$(num "$d/B/slipway.log" 'state taken: .*, ([0-9.]+) ms after')
-	line+=$'\t'$(num "$d/B/slipway.log" 'shard 0: flows in, ([0-9.]+) ms')
-	line+=$'\t'$(num "$d/B/slipway.log" 'shard 0: first frame forwarded ([0-9.]+) ms')
+	line+=$'\t'$(num "$d/B/slipway.log" 'shard 0: flows in, .*; ([0-9.]+) ms after the source')
+	line+=$'\t'$(num "$d/B/slipway.log" 'shard 0: first frame forwarded .*; ([0-9.]+) ms after the source')
 	line+=$'\t'$(num "$d/swvu.log" 'first frame backend->tap ([0-9.]+) ms after')
 	line+=$'\t'$(num "$d/swvu.log" 'first frame tap->backend ([0-9.]+) ms after')
 	line+=$'\t'$(num "$d/swvu.log" 'queue [0-9]+: ([0-9]+) entries the source took')

@@ -176,6 +176,9 @@ struct mig_xfer {
  * @req:	last shard call request number
  * @x:		the stream (destination: received; source: being sent)
  * @vet:	what a received stream's flows are checked against
+ * @stop_wall_ns: source: when the device last stopped with dirty logging
+ *		on (CLOCK_REALTIME: it travels in the stream), 0: not yet
+ * @stop_mono_ns: source: the same by this host's monotonic clock
  */
 struct mig {
 	const struct conf *conf;
@@ -198,6 +201,7 @@ struct mig {
 	unsigned req;
 	struct mig_xfer x;
 	struct mig_vet vet;
+	uint64_t stop_wall_ns, stop_mono_ns;
 };
 
 /**
@@ -211,6 +215,36 @@ static uint64_t realtime_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/**
+ * mig_since_source() - how long ago the source's device stopped, by the
+ * two hosts' wall clocks (comparable on one host; across hosts only as
+ * far as their clocks agree), for the log
+ * @x:		the stream (its stop time)
+ * @buf:	out
+ * @len:	its size
+ *
+ * Return: @buf: "N ms after the source stopped (wall clocks)", or a
+ *	   note that the stop time cannot be compared here (none, or more
+ *	   than an hour away: clocks apart)
+ */
+static const char *mig_since_source(const struct mig_xfer *x, char *buf,
+				    size_t len)
+{
+	uint64_t now = realtime_ns();
+
+	if (x->stop_ns && now >= x->stop_ns &&
+	    now - x->stop_ns < 3600ULL * 1000000000ULL)
+		snprintf(buf, len,
+			 "%.1f ms after the source stopped (wall "
+			 "clocks)",
+			 (double)(now - x->stop_ns) / 1e6);
+	else
+		snprintf(buf, len,
+			 "the source's stop time is not comparable "
+			 "with this host's clock");
+	return buf;
 }
 
 /**
@@ -1038,7 +1072,7 @@ static int mig_build(struct mig *m, bool repair)
 		mig_xfer_free(x);
 		return -ENOMEM;
 	}
-	x->stop_ns = realtime_ns();
+	x->stop_ns = m->stop_wall_ns ? m->stop_wall_ns : realtime_ns();
 	x->repair = repair;
 	x->own = true;
 	x->len = MIG_HDR_LEN;
@@ -1594,9 +1628,12 @@ static bool mig_state_save(struct mig *m, int fd)
 	}
 	atomic_store(&m->handed, 1);
 	info("migration: %u TCP flows (%u held segments) saved into the VM's "
-	     "device state in %.1f ms (%zu bytes)",
+	     "device state in %.1f ms (%zu bytes), %.1f ms after the device "
+	     "stopped",
 	     x->counts.tcp, x->counts.ooo, (double)(now_mono_ns() - t0) / 1e6,
-	     x->len);
+	     x->len,
+	     m->stop_mono_ns ? (double)(now_mono_ns() - m->stop_mono_ns) / 1e6 :
+			       0.0);
 	mig_xfer_free(x);
 	return true;
 }
@@ -1621,6 +1658,7 @@ static bool mig_state_save(struct mig *m, int fd)
  */
 static bool mig_state_load(struct mig *m, int fd)
 {
+	char since[96];
 	struct mig_xfer *x = &m->x;
 	uint32_t body, nfds;
 	const char *why = NULL;
@@ -1658,9 +1696,9 @@ static bool mig_state_load(struct mig *m, int fd)
 	}
 	/* the shards' now: read only */
 	info("migration: device state taken: %u TCP flows (%u held segments), "
-	     "%zu bytes, %.1f ms after the source stopped",
+	     "%zu bytes, %s",
 	     x->counts.tcp, x->counts.ooo, x->len,
-	     (double)(realtime_ns() - x->stop_ns) / 1e6);
+	     mig_since_source(x, since, sizeof(since)));
 	return true;
 }
 
@@ -1708,6 +1746,7 @@ static void mig_refuse(int fd, const char *why)
  */
 static bool mig_dest_take(struct mig *m, int fd)
 {
+	char since[96];
 	struct timeval tv = { .tv_sec = MIG_IO_TIMEOUT_S };
 	struct mig_xfer *x = &m->x;
 	uint8_t hdr[MIG_HDR_LEN];
@@ -1763,10 +1802,9 @@ static bool mig_dest_take(struct mig *m, int fd)
 	}
 	atomic_store(&m->phase, MIG_HELD);
 	info("migration: state taken: %u TCP flows (%u held segments), %u UDP "
-	     "flows, %u listeners, %zu bytes, %.1f ms after the source "
-	     "stopped",
+	     "flows, %u listeners, %zu bytes, %s",
 	     x->counts.tcp, x->counts.ooo, x->counts.udp, x->counts.listeners,
-	     x->len, (double)(realtime_ns() - x->stop_ns) / 1e6);
+	     x->len, mig_since_source(x, since, sizeof(since)));
 	return true;
 fail:
 	mig_xfer_free(x);
@@ -1882,6 +1920,10 @@ static bool mig_source_event(struct mig *m)
 		mig_device_state(m, sfd, m->e->mig_state_dir);
 		return false;
 	}
+	/* a stop: the downtime starts here (the device state, if it goes
+	 * through the frontend, comes after QEMU's last copy of the RAM) */
+	m->stop_wall_ns = realtime_ns();
+	m->stop_mono_ns = now_mono_ns();
 	if (!m->conf->migrate_to)
 		return false; /* the device state comes next */
 	/* acquire: pair with vu_get_vring_base() and vu_mig_resumed() */
@@ -2265,6 +2307,7 @@ static void mig_publish(struct shard *sh, struct mig_xfer *x)
  */
 void mig_shard_poll(struct shard *sh)
 {
+	char since[96];
 	struct mig *m = sh->grp->mig;
 	int phase = atomic_load(&m->phase);
 	uint64_t frames = sh->stats.ctr[CTR_EDGE_TX_FRAMES] +
@@ -2278,8 +2321,9 @@ void mig_shard_poll(struct shard *sh)
 		if (frames + 1 == sh->mig_frames)
 			return;
 		info("migration: shard %u: first frame forwarded %.1f ms "
-		     "after the source stopped",
-		     sh->id, (double)(realtime_ns() - m->x.stop_ns) / 1e6);
+		     "after its rings ran here; %s",
+		     sh->id, (double)(sh->now_ns - sh->mig_ready_ns) / 1e6,
+		     mig_since_source(&m->x, since, sizeof(since)));
 		sh->mig_frames = 0;
 		return;
 	}
@@ -2324,9 +2368,10 @@ void mig_shard_poll(struct shard *sh)
 	if (phase == MIG_RECEIVED) {
 		shard_edge_sync(sh);
 		mig_import(sh, &m->x);
-		info("migration: shard %u: flows in, %.1f ms after the "
-		     "source stopped",
-		     sh->id, (double)(realtime_ns() - m->x.stop_ns) / 1e6);
+		info("migration: shard %u: flows in, %.1f ms after its rings "
+		     "ran here; %s",
+		     sh->id, (double)(sh->now_ns - sh->mig_ready_ns) / 1e6,
+		     mig_since_source(&m->x, since, sizeof(since)));
 		sh->mig_frames = frames + 1;
 	}
 	/* ports not published at start (--migrate-from) are now */
