@@ -1092,17 +1092,23 @@ static const char *vu_set_log_fd(struct vu *vu, struct vu_msg *m)
  * the ring translated) on this connection?
  * @vu:		state
  *
- * Context: shard 0 (the control path, which starts and stops the rings)
+ * Context: shard 0 (the control path); each pair's lock is taken, for a
+ * shard that finds its ring broken stops it
  * Return: true if one runs
  */
-static bool vu_rings_started(const struct vu *vu)
+static bool vu_rings_started(struct vu *vu)
 {
+	bool started = false;
 	unsigned i;
 
-	for (i = 0; i < vu->npairs; i++)
-		if (vu->pair[i].ring[0].started || vu->pair[i].ring[1].started)
-			return true;
-	return false;
+	for (i = 0; i < vu->npairs && !started; i++) {
+		struct vu_pair *p = &vu->pair[i];
+
+		pthread_mutex_lock(&p->lock);
+		started = p->ring[0].started || p->ring[1].started;
+		pthread_mutex_unlock(&p->lock);
+	}
+	return started;
 }
 
 /**
