@@ -1561,7 +1561,13 @@ static const char *vu_set_vring_kick(struct vu *vu, struct vu_msg *m)
  * @vu:		state
  * @m:		message
  *
- * #syscalls close
+ * A ring that runs already (its kick came first, as QEMU sends them) may
+ * have used entries while it had no eventfd: with EVENT_IDX, the guest
+ * would never hear of them, nor of later ones. The new eventfd is
+ * signalled once (a spurious interrupt is harmless): flows that carry on
+ * across a device restart (a pause, a migration given up) send at once.
+ *
+ * #syscalls close write
  * Return: NULL, or why the message is refused
  */
 static const char *vu_set_vring_call(struct vu *vu, struct vu_msg *m)
@@ -1577,6 +1583,9 @@ static const char *vu_set_vring_call(struct vu *vu, struct vu_msg *m)
 	if (r->call >= 0)
 		close(r->call);
 	r->call = fd;
+	if (r->started && fd >= 0 &&
+	    write(fd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
+		warn_perror("vhost-user: a ring's call eventfd");
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
