@@ -822,7 +822,52 @@ static void mig_commit(struct shard *sh, void *arg)
 }
 
 /**
- * mig_recv_all() - read a whole buffer
+ * mig_io_wait() - wait until a hand-over connection is ready, at most
+ * MIG_IO_TIMEOUT_S, and not past the gateway's stop (SIGTERM ends it at
+ * once in every state of a hand-over)
+ * @m:		migration state
+ * @fd:		the connection
+ * @events:	POLLIN or POLLOUT
+ *
+ * #syscalls poll
+ * Return: 0 (ready, or a signal: try again), -ETIMEDOUT, -ECANCELED (the
+ * gateway stops), or -errno
+ */
+static int mig_io_wait(struct mig *m, int fd, short events)
+{
+	struct pollfd pfd[2] = { { .fd = fd, .events = events },
+				 { .fd = m->stopfd, .events = POLLIN } };
+	int n = poll(pfd, 2, MIG_IO_TIMEOUT_S * 1000);
+
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (!n)
+		return -ETIMEDOUT;
+	return pfd[1].revents ? -ECANCELED : 0;
+}
+
+/**
+ * mig_io_again() - a hand-over connection's call failed: wait and try
+ * again, or give up
+ * @m:		migration state
+ * @fd:		the connection
+ * @events:	what the call needs (POLLIN, POLLOUT)
+ * @n:		the call's result (< 0: errno says why)
+ *
+ * Return: 0 to try again, or -errno to give up
+ */
+static int mig_io_again(struct mig *m, int fd, short events, ssize_t n)
+{
+	if (n >= 0 || errno == EINTR)
+		return 0;
+	if (errno != EAGAIN && errno != EWOULDBLOCK)
+		return -errno;
+	return mig_io_wait(m, fd, events);
+}
+
+/**
+ * mig_recv_all(m, ) - read a whole buffer
+ * @m:		migration state (its stop)
  * @fd:		socket
  * @p:		out
  * @len:	how many bytes
@@ -830,15 +875,20 @@ static void mig_commit(struct shard *sh, void *arg)
  * #syscalls recvfrom
  * Return: 0, or -errno (-EPIPE at end of stream)
  */
-static int mig_recv_all(int fd, uint8_t *p, size_t len)
+static int mig_recv_all(struct mig *m, int fd, uint8_t *p, size_t len)
 {
 	while (len) {
-		ssize_t n = recv(fd, p, len, 0);
+		ssize_t n = recv(fd, p, len, MSG_DONTWAIT);
+		int ret;
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0) {
+			ret = mig_io_again(m, fd, POLLIN, n);
+			if (ret)
+				return ret;
 			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
+		}
+		if (!n)
+			return -EPIPE;
 		p += n;
 		len -= (size_t)n;
 	}
@@ -846,24 +896,30 @@ static int mig_recv_all(int fd, uint8_t *p, size_t len)
 }
 
 /**
- * mig_write_all() - write a whole buffer to a socket or a pipe (SIGPIPE
- * is ignored: a reader gone is -EPIPE)
- * @fd:		its fd
+ * mig_write_all(m, ) - write a whole buffer to a socket (a reader gone is
+ * -EPIPE)
+ * @m:		migration state (its stop)
+ * @fd:		the socket
  * @p:		bytes
  * @len:	how many
  *
- * #syscalls write
+ * #syscalls sendto
  * Return: 0, or -errno
  */
-static int mig_write_all(int fd, const uint8_t *p, size_t len)
+static int mig_write_all(struct mig *m, int fd, const uint8_t *p, size_t len)
 {
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		int ret;
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0) {
+			ret = mig_io_again(m, fd, POLLOUT, n);
+			if (ret)
+				return ret;
 			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
+		}
+		if (!n)
+			return -EPIPE;
 		p += n;
 		len -= (size_t)n;
 	}
@@ -871,8 +927,9 @@ static int mig_write_all(int fd, const uint8_t *p, size_t len)
 }
 
 /**
- * mig_recv_answer() - the other side's answer: two bytes ("OK", "GO"),
+ * mig_recv_answer(m, ) - the other side's answer: two bytes ("OK", "GO"),
  * or a refusal with its reason, up to its end of stream
+ * @m:		migration state (its stop)
  * @fd:		socket
  * @ans:	out, NUL-terminated
  * @len:	its size
@@ -880,17 +937,20 @@ static int mig_write_all(int fd, const uint8_t *p, size_t len)
  * #syscalls recvfrom
  * Return: 0, or -errno (-EPIPE: nothing came)
  */
-static int mig_recv_answer(int fd, char *ans, size_t len)
+static int mig_recv_answer(struct mig *m, int fd, char *ans, size_t len)
 {
 	size_t got = 0;
 
 	while (got < len - 1) {
-		ssize_t n = recv(fd, ans + got, len - 1 - got, 0);
+		ssize_t n = recv(fd, ans + got, len - 1 - got, MSG_DONTWAIT);
+		int ret;
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0) {
+			ret = mig_io_again(m, fd, POLLIN, n);
+			if (ret)
+				return ret;
 			continue;
-		if (n < 0)
-			return -errno;
+		}
 		if (!n)
 			break;
 		got += (size_t)n;
@@ -903,8 +963,9 @@ static int mig_recv_answer(int fd, char *ans, size_t len)
 }
 
 /**
- * mig_send_fds() - the descriptors, MIG_FDS_PER_MSG a message, each
+ * mig_send_fds(m, ) - the descriptors, MIG_FDS_PER_MSG a message, each
  * message one byte
+ * @m:		migration state (its stop)
  * @fd:		socket
  * @fds:	descriptors
  * @n:		how many
@@ -912,13 +973,15 @@ static int mig_recv_answer(int fd, char *ans, size_t len)
  * #syscalls sendmsg
  * Return: 0, or -errno
  */
-static int mig_send_fds(int fd, const int *fds, uint32_t n)
+static int mig_send_fds(struct mig *m, int fd, const int *fds, uint32_t n)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * MIG_FDS_PER_MSG)];
 		struct cmsghdr align;
 	} u;
 	uint32_t i = 0;
+	ssize_t got;
+	int ret;
 
 	while (i < n) {
 		uint32_t k = MIN(n - i, MIG_FDS_PER_MSG);
@@ -935,15 +998,23 @@ static int mig_send_fds(int fd, const int *fds, uint32_t n)
 		cm->cmsg_type = SCM_RIGHTS;
 		cm->cmsg_len = CMSG_LEN(sizeof(int) * k);
 		memcpy(CMSG_DATA(cm), fds + i, sizeof(int) * k);
-		if (sendmsg(fd, &mh, MSG_NOSIGNAL) != 1)
-			return errno ? -errno : -EPIPE;
+		got = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (got < 0) {
+			ret = mig_io_again(m, fd, POLLOUT, got);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (got != 1)
+			return -EPIPE;
 		i += k;
 	}
 	return 0;
 }
 
 /**
- * mig_recv_fds() - the descriptors that come with a stream
+ * mig_recv_fds(m, ) - the descriptors that come with a stream
+ * @m:		migration state (its stop)
  * @fd:		socket
  * @fds:	out, -1 where none came
  * @n:		how many are due
@@ -952,7 +1023,7 @@ static int mig_send_fds(int fd, const int *fds, uint32_t n)
  * Return: 0, or -errno (-EPROTO: a message cut short, or not carrying
  * what it should)
  */
-static int mig_recv_fds(int fd, int *fds, uint32_t n)
+static int mig_recv_fds(struct mig *m, int fd, int *fds, uint32_t n)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * MIG_FDS_PER_MSG)];
@@ -968,13 +1039,18 @@ static int mig_recv_fds(int fd, int *fds, uint32_t n)
 				     .msg_control = u.buf,
 				     .msg_controllen = sizeof(u.buf) };
 		struct cmsghdr *cm;
-		ssize_t got = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+		ssize_t got = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 		uint32_t k = 0;
+		int ret;
 
-		if (got < 0 && errno == EINTR)
+		if (got < 0) {
+			ret = mig_io_again(m, fd, POLLIN, got);
+			if (ret)
+				return ret;
 			continue;
-		if (got <= 0)
-			return got < 0 ? -errno : -EPIPE;
+		}
+		if (!got)
+			return -EPIPE;
 		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
 			uint32_t j, c;
 
@@ -1115,36 +1191,30 @@ static bool mig_peer_ok(int fd, const char *what)
 }
 
 /**
- * mig_send_word() - one of the hand-over's four-byte words ("RUN!",
+ * mig_send_word(m, ) - one of the hand-over's four-byte words ("RUN!",
  * "YES!", "BACK") to the other side
+ * @m:		migration state (its stop)
  * @fd:		the connection
  * @w:		the word
  *
- * #syscalls sendto
  * Return: 0, or -errno
  */
-static int mig_send_word(int fd, const char *w)
+static int mig_send_word(struct mig *m, int fd, const char *w)
 {
-	ssize_t n;
-
-	do
-		n = send(fd, w, MIG_WORD_LEN, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n == MIG_WORD_LEN)
-		return 0;
-	return n < 0 ? -errno : -EPIPE;
+	return mig_write_all(m, fd, (const uint8_t *)w, MIG_WORD_LEN);
 }
 
 /**
- * mig_recv_word() - the other side's four-byte word
+ * mig_recv_word(m, ) - the other side's four-byte word
+ * @m:		migration state (its stop)
  * @fd:		the connection (readable)
  * @w:		out, NUL-terminated
  *
  * Return: 0, or -errno (-EPIPE: its end of stream)
  */
-static int mig_recv_word(int fd, char w[MIG_WORD_LEN + 1])
+static int mig_recv_word(struct mig *m, int fd, char w[MIG_WORD_LEN + 1])
 {
-	int ret = mig_recv_all(fd, (uint8_t *)w, MIG_WORD_LEN);
+	int ret = mig_recv_all(m, fd, (uint8_t *)w, MIG_WORD_LEN);
 
 	w[ret ? 0 : MIG_WORD_LEN] = '\0';
 	return ret;
@@ -1207,7 +1277,7 @@ static void mig_source_back(struct mig *m)
 	/* not pending: a frontend that leaves now is waited for again, and
 	 * shard 0 answers the calls below */
 	atomic_store(&m->pending, 0);
-	if (m->cfd >= 0 && mig_send_word(m->cfd, "BACK"))
+	if (m->cfd >= 0 && mig_send_word(m, m->cfd, "BACK"))
 		warn("migration: the destination could not be told that the "
 		     "flows came back");
 	if (m->cfd >= 0)
@@ -1232,10 +1302,10 @@ static void mig_source_back(struct mig *m)
 static bool mig_source_peer(struct mig *m)
 {
 	char w[MIG_WORD_LEN + 1];
-	int ret = mig_recv_word(m->cfd, w);
+	int ret = mig_recv_word(m, m->cfd, w);
 
 	if (!ret && !strcmp(w, "RUN!"))
-		ret = mig_send_word(m->cfd, "YES!");
+		ret = mig_send_word(m, m->cfd, "YES!");
 	else if (!ret)
 		ret = -EPROTO;
 	if (ret) {
@@ -1262,7 +1332,7 @@ static bool mig_source_peer(struct mig *m)
  */
 static void mig_source_stop(struct mig *m)
 {
-	if (m->cfd >= 0 && !mig_send_word(m->cfd, "YES!"))
+	if (m->cfd >= 0 && !mig_send_word(m, m->cfd, "YES!"))
 		info("migration: stopping with the hand-over pending: the "
 		     "flows are the destination's");
 	/* our copies are closed with the stream, the listeners' by the
@@ -1310,16 +1380,16 @@ static void mig_source_send(struct mig *m)
 		atomic_store(&m->src_hold, 0);
 		goto out_fd;
 	}
-	ret = mig_write_all(fd, x->buf, x->len);
+	ret = mig_write_all(m, fd, x->buf, x->len);
 	if (!ret)
-		ret = mig_send_fds(fd, x->fds, x->nfds);
+		ret = mig_send_fds(m, fd, x->fds, x->nfds);
 	mig_listeners_disown(x);
 	if (!ret)
-		ret = mig_recv_answer(fd, ans, sizeof(ans));
+		ret = mig_recv_answer(m, fd, ans, sizeof(ans));
 	/* the go: the destination may take the flows once its VM runs and
 	 * we said yes (mig_source_peer()) */
 	if (!ret && !strcmp(ans, "OK"))
-		ret = mig_write_all(fd, (const uint8_t *)"GO", 2);
+		ret = mig_write_all(m, fd, (const uint8_t *)"GO", 2);
 	if (ret || strcmp(ans, "OK")) {
 		if (ret)
 			warn("migration: the destination did not take the "
@@ -1724,16 +1794,17 @@ static void mig_device_state(struct mig *m, int fd, int dir)
 
 /**
  * mig_refuse() - answer a source with a refusal
+ * @m:		migration state (its stop)
  * @fd:		its connection
  * @why:	the reason
  */
-static void mig_refuse(int fd, const char *why)
+static void mig_refuse(struct mig *m, int fd, const char *why)
 {
 	char ans[128] = { 0 };
 
 	warn("migration: a source's state refused: %s", why);
 	snprintf(ans, sizeof(ans), "NO %s", why);
-	mig_write_all(fd, (const uint8_t *)ans, sizeof(ans) - 1);
+	mig_write_all(m, fd, (const uint8_t *)ans, sizeof(ans) - 1);
 }
 
 /**
@@ -1757,7 +1828,7 @@ static bool mig_dest_take(struct mig *m, int fd)
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	ret = mig_recv_all(fd, hdr, sizeof(hdr));
+	ret = mig_recv_all(m, fd, hdr, sizeof(hdr));
 	if (ret) {
 		warn("migration: a source went away before its state: %s",
 		     strerror(-ret));
@@ -1765,36 +1836,37 @@ static bool mig_dest_take(struct mig *m, int fd)
 	}
 	why = mig_parse_hdr(hdr, sizeof(hdr), &body, &nfds);
 	if (why) {
-		mig_refuse(fd, why);
+		mig_refuse(m, fd, why);
 		return false;
 	}
 	if (mig_xfer_alloc(x, MIG_HDR_LEN + (size_t)body, nfds)) {
-		mig_refuse(fd, "out of memory");
+		mig_refuse(m, fd, "out of memory");
 		goto fail;
 	}
 	memcpy(x->buf, hdr, MIG_HDR_LEN);
 	x->len = MIG_HDR_LEN + (size_t)body;
-	ret = mig_recv_all(fd, x->buf + MIG_HDR_LEN, body);
+	ret = mig_recv_all(m, fd, x->buf + MIG_HDR_LEN, body);
 	if (!ret) {
 		x->nfds = nfds;
-		ret = mig_recv_fds(fd, x->fds, nfds);
+		ret = mig_recv_fds(m, fd, x->fds, nfds);
 	}
 	if (ret) {
-		mig_refuse(fd, ret == -EPROTO ?
-				       "its descriptors came cut short (raise "
-				       "the open files limit)" :
-				       "the stream broke off");
+		mig_refuse(m, fd,
+			   ret == -EPROTO ?
+				   "its descriptors came cut short (raise "
+				   "the open files limit)" :
+				   "the stream broke off");
 		goto fail;
 	}
 	why = mig_accept(m, body, nfds, MIG_PENDING);
 	if (why) {
-		mig_refuse(fd, why);
+		mig_refuse(m, fd, why);
 		goto fail;
 	}
 	/* two steps, so that the flows are never both sides': we say we
 	 * can take them, the source lets them go and says so */
-	if (mig_write_all(fd, (const uint8_t *)"OK", 2) ||
-	    mig_recv_answer(fd, ans, sizeof(ans)) || strcmp(ans, "GO")) {
+	if (mig_write_all(m, fd, (const uint8_t *)"OK", 2) ||
+	    mig_recv_answer(m, fd, ans, sizeof(ans)) || strcmp(ans, "GO")) {
 		warn("migration: the source did not let its flows go: the "
 		     "state is dropped");
 		atomic_store(&m->phase, MIG_WAITING);
@@ -1836,7 +1908,7 @@ static void mig_unlink(struct mig *m)
 static void mig_dest_verdict(struct mig *m, int fd)
 {
 	char w[MIG_WORD_LEN + 1];
-	int ret = mig_recv_word(fd, w);
+	int ret = mig_recv_word(m, fd, w);
 
 	if (!ret && !strcmp(w, "BACK")) {
 		/* the shards do not look at the stream while MIG_HELD: its
@@ -1890,7 +1962,7 @@ static bool mig_dest_hold(struct mig *m, int fd)
 		if (pfd[2].revents && read(m->runfd, &v, sizeof(v)) > 0) {
 			pfd[2].fd = -1; /* asked once */
 			/* a source gone is seen as its end of stream */
-			if (mig_send_word(fd, "RUN!"))
+			if (mig_send_word(m, fd, "RUN!"))
 				debug("migration: the source cannot be asked");
 		}
 	}

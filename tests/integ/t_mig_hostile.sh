@@ -30,6 +30,11 @@
 #            --no-map-host-loopback, then starts the rings. SUB=listened
 #            (10.99.0.1:8022, where another process listens) and
 #            SUB=loopback (the host's 127.0.0.1:9999) must be refused.
+#  stall-from  a source (root) connects to slipway B's --migrate-from
+#            socket, sends 10 bytes of a header and says no more: SIGTERM
+#            must end B within 1 s, status 0.
+#  stall-to  slipway A's --migrate-to destination (root) takes the state
+#            and never answers: SIGTERM must end A within 1 s.
 . "$(dirname "$0")/lib.sh"
 require_root
 : "${SWVU:?set SWVU to the swvu binary}"
@@ -263,8 +268,58 @@ time.sleep(120)' &
 	pass "a frontend's device state: a $sub flow refused"
 }
 
+# stall CASE: see the top
+stall() {
+	local who=B rc
+	mkdir -p "$T/x"
+	"$PY" -c '
+import socket, sys, time
+if sys.argv[1] == "stall-from":
+    s = socket.socket(socket.AF_UNIX)
+    for _ in range(100):
+        try:
+            s.connect(sys.argv[2])
+            break
+        except OSError:
+            time.sleep(0.1)
+    s.sendall(b"SLPWMIG\n\x01\0")
+    open(sys.argv[3], "w").close()
+    time.sleep(60)
+else:
+    ls = socket.socket(socket.AF_UNIX)
+    ls.bind(sys.argv[2])
+    ls.listen(1)
+    open(sys.argv[3] + ".ready", "w").close()
+    c, _ = ls.accept()
+    open(sys.argv[3], "w").close()
+    time.sleep(60)' "$1" "$T/x/state.sock" "$T/x/stalled" &
+	PIDS+=($!)
+	if [ "$1" = stall-from ]; then
+		sw_start B --migrate-from "$T/x/state.sock"
+	else
+		who=A
+		wait_for "the destination's socket" 10 "[ -e $T/x/stalled.ready ]"
+		sw_start A --migrate-to "$T/x/state.sock"
+		sw_start B
+		make_ns "$NS"
+		ip netns exec "$NS" "$SWVU" --tap tap0 --socket "$T/A/sw.sock" \
+			--migrate-to "$T/B/sw.sock" --after 300 >"$T/swvu.log" 2>&1 &
+		PIDS+=($!)
+	fi
+	wait_for "the stalled peer" 20 "[ -e $T/x/stalled ]"
+	sleep 0.5
+	local pid_var=${who}_PID
+	kill -TERM "${!pid_var}"
+	reap "${!pid_var}" 1
+	rc=$?
+	[ "$rc" = 124 ] && fail "slipway $who still runs 1 s after SIGTERM, its peer stalled: $(tail -3 "$T/$who/slipway.log")"
+	[ "$rc" = 0 ] || fail "slipway $who exited with $rc: $(tail -3 "$T/$who/slipway.log")"
+	pass "$1: SIGTERM ends slipway $who within 1 s"
+}
+
 case $CASE in
 peer-to) peer_to ;;
+stall-from | stall-to) stall "$CASE" ;;
 frontend) frontend "${SUB:?}" ;;
 from-repair) from_repair "${SUB:?}" ;;
 *) fail "unknown CASE $CASE" ;;
