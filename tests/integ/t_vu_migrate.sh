@@ -93,6 +93,14 @@ if [ -n "$REPAIR" ]; then
 	}
 	make_host_ns swmh
 	HX=(ip netns exec "$H")
+	# a restored socket's queues must fit buffers set without the FORCE
+	# options (slipway holds no capability): autotuning in H stops at
+	# net.core.rmem_max and wmem_max
+	for m in r w; do
+		max=$(cat /proc/sys/net/core/${m}mem_max)
+		read -r lo def top <"/proc/sys/net/ipv4/tcp_${m}mem"
+		h sysctl -qw "net.ipv4.tcp_${m}mem=$lo $((def < max ? def : max)) $((top < max ? top : max))"
+	done
 	A_OPT+=(--migrate-repair)
 	B_OPT+=(--migrate-repair)
 	AFTER=3600000 # SIGHUP starts it
