@@ -568,6 +568,11 @@ int sandbox_enter(const struct sandbox_conf *c)
 	return 0;
 }
 
+bool sandbox_sanitized(void)
+{
+	return SANDBOX_ASAN || SANDBOX_TSAN;
+}
+
 int sandbox_seccomp(const struct sandbox_conf *c)
 {
 	int ret;

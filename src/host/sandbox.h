@@ -88,4 +88,12 @@ int sandbox_enter(const struct sandbox_conf *c);
  */
 int sandbox_seccomp(const struct sandbox_conf *c);
 
+/**
+ * sandbox_sanitized() - is this a sanitizer build (no seccomp filter: the
+ * sanitizer's run-time makes calls no allowlist names)?
+ *
+ * Return: true if it is
+ */
+bool sandbox_sanitized(void);
+
 #endif /* SLIPWAY_SANDBOX_H */

@@ -49,6 +49,7 @@
 #include "core/mig.h"
 #include "host/repair.h"
 #include "host/repair_helper.h"
+#include "host/sandbox.h"
 #include "util/log.h"
 
 #define NCONN 8
@@ -382,7 +383,7 @@ static void test_helper_caps(void **state)
 	status_field(helper_pid, "NoNewPrivs:", v, sizeof(v));
 	assert_string_equal(v, "1");
 	status_field(helper_pid, "Seccomp:", v, sizeof(v));
-	assert_string_equal(v, "2");
+	assert_string_equal(v, sandbox_sanitized() ? "0" : "2");
 	caps(0, &eff, &prm);
 	assert_false(eff & (1U << CAP_NET_ADMIN));
 	assert_false(prm & (1U << CAP_NET_ADMIN));
@@ -537,6 +538,8 @@ static void test_helper_filter(void **state)
 	int st;
 
 	(void)state;
+	if (sandbox_sanitized())
+		skip(); /* the sanitizer's run-time makes calls of its own */
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		st = filter_child(ok[i]);
 		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
