@@ -24,7 +24,8 @@
  * (repairh_filter_build()) that allows recvmsg, sendmsg, close and
  * exit_group, getsockopt only for SOL_SOCKET's SO_DOMAIN, SO_TYPE and
  * SO_PROTOCOL, and setsockopt only for TCP_REPAIR. It never opens a file.
- * These hold even with --no-sandbox: the helper needs nothing more.
+ * These hold even with --no-sandbox: the helper needs nothing more
+ * (a sanitizer build has no filter, as the gateway has none there).
  *
  * Protocol. Once its sandbox is on it sends a struct repairh_hello (its
  * pid; EPERM if it has no CAP_NET_ADMIN, and it exits). Then each request
