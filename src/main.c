@@ -32,6 +32,8 @@
 #include "host/netns.h"
 #include "host/pasta.h"
 #include "host/resolvh.h"
+#include "host/repair.h"
+#include "host/repair_helper.h"
 #include "host/s4n.h"
 #include "host/sandbox.h"
 #include "host/shard.h"
@@ -438,6 +440,30 @@ static bool fwd_privileged(const struct conf *c)
 }
 
 /**
+ * repair_helper_start() - --migrate-repair: fork the repair helper, which
+ * holds CAP_NET_ADMIN for TCP_REPAIR so that we never do
+ * @c:		configuration (--runas)
+ *
+ * Return: 0, or -1 (logged: the helper cannot start, or has not got the
+ * capability)
+ */
+static int repair_helper_start(const struct conf *c)
+{
+	const struct repairh_opts o = { .runas = c->runas,
+					.uid = c->runas_uid,
+					.gid = c->runas_gid };
+	pid_t pid;
+	int fd = repairh_start(&o, &pid);
+
+	if (fd < 0) {
+		err("--migrate-repair: no repair helper: cannot start");
+		return -1;
+	}
+	repair_init(fd);
+	return 0;
+}
+
+/**
  * sandbox_prepare() - what the sandbox must keep for the running gateway
  * @sb:		filled
  * @c:		configuration
@@ -464,7 +490,6 @@ static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
 	sb->gid = c->runas_gid;
 	sb->keep_fs = edge_kinds[c->edge].keep_fs;
 	sb->keep_net_bind = c->s4n || (c->migrate_from && fwd_privileged(c));
-	sb->keep_net_admin = c->migrate_repair;
 	sb->kill_pid = r->ns->cmd_pid > 0 ? r->ns->cmd_pid : 0;
 	if (r->stats_dirfd >= 0) {
 		sb->dirfd[sb->n_dirfd] = r->stats_dirfd;
@@ -612,6 +637,11 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* TCP_REPAIR's capability goes to a process of its own, made while
+	 * we still have it, as who we are (before --runas, before any
+	 * namespace is joined), with nothing in memory yet but the options */
+	if (conf.migrate_repair && repair_helper_start(&conf))
+		return 1;
 
 	nc.netns_path = conf.netns;
 	nc.cmd = conf.cmd;

@@ -8,6 +8,8 @@
 
 struct mig_repair;
 
+void repair_init(int helper);
+void repair_fini(void);
 int repair_dump(int fd, uint8_t *out, size_t room, uint8_t shard, size_t *len);
 int repair_restore(const struct mig_repair *r);
 

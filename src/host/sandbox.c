@@ -38,15 +38,20 @@
  *    sends the file's contents, at start and after each change, over a
  *    socket the gateway can only read. Only that process, which takes no
  *    input from the gateway or the guest, can read the rest of /etc.
- * 2. --runas USER[:GROUP] as root: setgroups(0), setgid, setuid.
+ * 2. --runas USER[:GROUP] as root: setgroups(0), setgid, setuid. A
+ *    capability to keep (step 3) is kept through the switch
+ *    (PR_SET_KEEPCAPS, cleared again after it).
  * 3. Capabilities: the bounding and ambient sets are emptied (while we
  *    still have CAP_SETPCAP), then effective, permitted and inheritable.
  *    With @keep_net_bind CAP_NET_BIND_SERVICE stays in the bounding,
  *    permitted and effective sets if we had it: in slirp4netns mode, as
  *    with slirp4netns --enable-sandbox (its API may publish ports below
  *    1024), and at a migration's destination that publishes such a port
- *    once the state came. With @keep_net_admin CAP_NET_ADMIN stays too
- *    (--migrate-repair: TCP_REPAIR).
+ *    once the state came. The gateway never keeps CAP_NET_ADMIN: with
+ *    --migrate-repair, TCP_REPAIR is the repair helper's
+ *    (repair_helper.c), which enters this sandbox with @keep_net_admin
+ *    and @no_userns (a user namespace of its own would take the
+ *    capability's reach over the host's sockets away).
  * 4. seccomp (sandbox_seccomp(), once the threads exist): the allowlist
  *    built from the #syscalls lines, with SECCOMP_FILTER_FLAG_TSYNC for
  *    every thread; a call off the list, or one whose arguments its rule
@@ -64,7 +69,7 @@
  * The command started in a new namespace, and the namespace helpers, were
  * forked before: none of this applies to them. The resolv.conf reader
  * applies steps 0 to 3 to itself (no seccomp filter: its calls are not the
- * gateway's).
+ * gateway's); the repair helper steps 0 to 3 too, then a filter of its own.
  */
 
 #include <errno.h>
@@ -500,10 +505,11 @@ int sandbox_enter(const struct sandbox_conf *c)
 			info("sandbox: filesystem kept and seccomp skipped "
 			     "under ThreadSanitizer (it symbolises from the "
 			     "binary's path)");
-	} else if (!c->keep_fs && !sandbox_mountns(c, keep_proc)) {
+	} else if (!c->keep_fs && (!c->no_userns || geteuid() == 0) &&
+		   !sandbox_mountns(c, keep_proc)) {
 		fs = "empty mount namespace";
 	} else {
-		if (!c->keep_fs)
+		if (!c->keep_fs && (!c->no_userns || geteuid() == 0))
 			debug("sandbox: no mount namespace (%s): Landlock "
 			      "instead",
 			      strerror(errno));
@@ -523,11 +529,19 @@ int sandbox_enter(const struct sandbox_conf *c)
 		err_perror("cannot drop capabilities");
 		return -EPERM;
 	}
+	/* a capability we keep survives the change of user */
+	if (c->runas && geteuid() == 0 && keep &&
+	    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0)) {
+		err_perror("cannot keep capabilities through --runas");
+		return -EPERM;
+	}
 	if (c->runas && geteuid() == 0 && sandbox_runas(c)) {
 		err_perror("cannot become uid %u gid %u", (unsigned)c->uid,
 			   (unsigned)c->gid);
 		return -EPERM;
 	}
+	if (keep)
+		prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
 	if (sandbox_caps_clear(keep, &kept)) {
 		err_perror("cannot drop capabilities");
 		return -EPERM;
@@ -552,6 +566,11 @@ int sandbox_enter(const struct sandbox_conf *c)
 		     "privileges",
 		     fs, (unsigned)geteuid(), (unsigned)getegid(), caps);
 	return 0;
+}
+
+bool sandbox_sanitized(void)
+{
+	return SANDBOX_ASAN || SANDBOX_TSAN;
 }
 
 int sandbox_seccomp(const struct sandbox_conf *c)

@@ -41,8 +41,12 @@ enum sandbox_access { SANDBOX_READ, SANDBOX_WRITE, SANDBOX_REMOVE };
  *			mode: its API publishes ports below 1024, as
  *			slirp4netns's sandbox allows; a --migrate-from
  *			destination that publishes one after the sandbox)
- * @keep_net_admin:	keep CAP_NET_ADMIN if we have it (--migrate-repair:
- *			TCP_REPAIR needs it)
+ * @keep_net_admin:	keep CAP_NET_ADMIN if we have it (the repair helper
+ *			only, repair_helper.c: TCP_REPAIR needs it; never
+ *			the gateway)
+ * @no_userns:		never a user namespace of our own (a capability kept
+ *			must still reach the host's sockets): the empty
+ *			mount namespace only as root, else Landlock
  */
 struct sandbox_conf {
 	bool off;
@@ -60,6 +64,7 @@ struct sandbox_conf {
 	const char *who;
 	bool keep_net_bind;
 	bool keep_net_admin;
+	bool no_userns;
 };
 
 /**
@@ -82,5 +87,13 @@ int sandbox_enter(const struct sandbox_conf *c);
  * Return: 0, or negative errno (logged)
  */
 int sandbox_seccomp(const struct sandbox_conf *c);
+
+/**
+ * sandbox_sanitized() - is this a sanitizer build (no seccomp filter: the
+ * sanitizer's run-time makes calls no allowlist names)?
+ *
+ * Return: true if it is
+ */
+bool sandbox_sanitized(void);
 
 #endif /* SLIPWAY_SANDBOX_H */

@@ -39,6 +39,16 @@
  *		SIOCGIFINDEX (if_nametoindex() for a "%scope" in resolv.conf),
  *		TCGETS (stdio's isatty() on a --stats-file that is a terminal)
  *	socket	AF_UNIX, AF_INET, AF_INET6 (no netlink, packet, vsock...)
+ *	setsockopt	only the (level, option) pairs that code after set-up
+ *		passes it, as seccomp-gen.sh reads them from the calls
+ *		(seccomp_sockopt[]): no IP_TRANSPARENT, SO_MARK, IPT_SO_*,
+ *		TCP_REPAIR (the repair helper's) or anything else nobody
+ *		here sets. The level is checked first, then the option
+ *		among that level's (an option number means something else
+ *		at another level):
+ *
+ *		load args[1]; == level1 ? (load args[2]; one of level1's
+ *		options ? on : deny) : next level ...; deny
  *	mmap, mprotect	never PROT_EXEC: no new code at run time
  *	kill	SIGTERM to the command's process only (main.c), and not at
  *		all without one
@@ -90,6 +100,8 @@
  * @SECCOMP_ARG_NOBITS:	none of the bits of the first value set
  * @SECCOMP_ARG_KILL_PID: the pid given at build time (none: denied)
  * @SECCOMP_ARG_SELF:	our own process ID
+ * @SECCOMP_ARG_SOCKOPT: with the next argument, a (level, option) pair of
+ *			seccomp_sockopt[] (generated)
  */
 enum seccomp_arg_op {
 	SECCOMP_ARG_NONE,
@@ -97,6 +109,7 @@ enum seccomp_arg_op {
 	SECCOMP_ARG_NOBITS,
 	SECCOMP_ARG_KILL_PID,
 	SECCOMP_ARG_SELF,
+	SECCOMP_ARG_SOCKOPT,
 };
 
 /**
@@ -135,6 +148,7 @@ static const struct seccomp_arg_rule seccomp_arg_rules[] = {
 	  { { SECCOMP_ARG_KILL_PID, 0, 0, { 0 } },
 	    { SECCOMP_ARG_IN, 1, 1, { SIGTERM } } } },
 	{ SYS_tgkill, { { SECCOMP_ARG_SELF, 0, 0, { 0 } } } },
+	{ SYS_setsockopt, { { SECCOMP_ARG_SOCKOPT, 1, 0, { 0 } } } },
 };
 
 /**
@@ -271,6 +285,62 @@ static unsigned seccomp_tree(struct sock_filter *f, const long *nr, unsigned n,
 }
 
 /**
+ * seccomp_sockopt_cond() - emit the setsockopt() pairs check: on to the
+ * next condition, or deny
+ * @f:		where to write
+ * @arg:	the level's argument (the option's is the next)
+ * @deny:	the action for a pair off the list
+ *
+ * Return: instructions written
+ */
+static unsigned seccomp_sockopt_cond(struct sock_filter *f, uint8_t arg,
+				     uint32_t deny)
+{
+	unsigned i, j, k, len = 2, at = 0;
+	bool first;
+
+	/* the length first: the options jump past its end */
+	for (i = 0; i < SECCOMP_SOCKOPT_N; i++) {
+		for (j = 0, first = true; j < i && first; j++)
+			first = seccomp_sockopt[j].level !=
+				seccomp_sockopt[i].level;
+		len += first ? 4 : 1;
+	}
+	f[at++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					       SECCOMP_ARG_LO(arg));
+	for (i = 0; i < SECCOMP_SOCKOPT_N; i++) {
+		int level = seccomp_sockopt[i].level;
+
+		for (j = 0, first = true; j < i && first; j++)
+			first = seccomp_sockopt[j].level != level;
+		if (!first)
+			continue;
+		for (j = i, k = 0; j < SECCOMP_SOCKOPT_N; j++)
+			k += seccomp_sockopt[j].level == level;
+		/* another level: past this one's block (A keeps the level) */
+		f[at++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)level, 0,
+			(uint8_t)(k + 2));
+		f[at++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						       SECCOMP_ARG_LO(arg + 1));
+		for (j = i; j < SECCOMP_SOCKOPT_N; j++) {
+			if (seccomp_sockopt[j].level != level)
+				continue;
+			ASSERT(len - at - 1 <= 255);
+			f[at] = (struct sock_filter)BPF_JUMP(
+				BPF_JMP | BPF_JEQ | BPF_K,
+				(uint32_t)seccomp_sockopt[j].opt,
+				(uint8_t)(len - at - 1), 0);
+			at++;
+		}
+		f[at++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, deny);
+	}
+	f[at++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, deny);
+	ASSERT(at == len);
+	return len;
+}
+
+/**
  * seccomp_cond() - emit one argument check: on to the next one, or deny
  * @f:		where to write
  * @c:		condition
@@ -285,6 +355,8 @@ static unsigned seccomp_cond(struct sock_filter *f,
 	uint32_t v[SECCOMP_ARG_VALS];
 	unsigned i = 0, j, n = c->n;
 
+	if (c->op == SECCOMP_ARG_SOCKOPT)
+		return seccomp_sockopt_cond(f, c->arg, o->deny);
 	memcpy(v, c->v, sizeof(v));
 	if (c->op == SECCOMP_ARG_KILL_PID || c->op == SECCOMP_ARG_SELF) {
 		v[0] = (uint32_t)(c->op == SECCOMP_ARG_SELF ? o->self :
@@ -335,6 +407,7 @@ static unsigned seccomp_args(struct sock_filter *f,
 		f[i + len] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 							  SECCOMP_RET_ALLOW);
 		len++;
+		ASSERT(len <= 255);
 		*jeq = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 						    (uint32_t)a->nr, 0,
 						    (uint8_t)len);
@@ -386,7 +459,8 @@ int seccomp_install(bool log, pid_t kill_pid)
 		SECCOMP_NR_MAX * 2 + 8 +
 				ARRAY_SIZE(seccomp_arg_rules) *
 					(2 + SECCOMP_ARG_CONDS *
-						     (2 + SECCOMP_ARG_VALS)) <
+						     (2 + SECCOMP_ARG_VALS)) +
+				4 * SECCOMP_SOCKOPT_N + 2 <
 			SECCOMP_PROG_MAX,
 		"SECCOMP_PROG_MAX too small for the allowlist");
 	prog.len = (unsigned short)seccomp_filter_build(f, &o);

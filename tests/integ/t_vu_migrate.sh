@@ -34,7 +34,7 @@
 # with --migrate-repair alone (no socket between them), swvu with
 # --device-state saves the state from A once its rings stopped and loads
 # it into B before B's device starts; the size must be non-zero and both
-# checks good.
+# checks good, and both slipways run --runas nobody.
 # MODE=giveback: the migration fails after the hand-over (a destination
 # gone, or migrate_cancel in QEMU's pre-switchover): swvu --resume stops
 # A's rings (SIGHUP), and once A handed its flows to B, starts them again
@@ -46,6 +46,10 @@
 # port echoes and a new one does, and no flow was reset on A.
 # MODE=giveback-destkill: the same, but B is killed (SIGKILL) after the
 # hand-over, before the VM resumes on A: A's copies are whole.
+# In both repair modes, neither slipway holds CAP_NET_ADMIN: each one's
+# repair helper does, alone (CapEff in /proc/PID/status); the gateway
+# holds nothing (B in MODE=repair: CAP_NET_BIND_SERVICE, for its port
+# below 1024, published once the state came).
 # shellcheck disable=SC2030,SC2031 # T is changed in subshells on purpose
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -73,6 +77,22 @@ sw_start() {
 	wait_for "slipway $n's socket" 10 "[ -S $T/$n/sw.sock ] || ! kill -0 $pid"
 	kill -0 "$pid" 2>/dev/null || fail "slipway $n: $(tail -3 "$T/$n/slipway.log")"
 	(T=$T/$n SW_PID=$pid wait_started) || exit 1
+}
+
+# caps NAME CAPEFF: slipway NAME's gateway has CAPEFF (hex), its repair
+# helper CAP_NET_ADMIN alone; with RUNAS, both run as that user
+caps() {
+	local pid hp e u
+	pid=${1}_PID
+	pid=${!pid}
+	e=$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status")
+	[ "$e" = "$2" ] || fail "slipway $1: CapEff $e, not $2"
+	hp=$(sed -n 's/.*repair helper: pid \([0-9]*\),.*/\1/p' "$T/$1/slipway.log")
+	[ -n "$hp" ] && e=$(awk '/^CapEff:/ { print $2 }' "/proc/$hp/status")
+	[ -n "$hp" ] && [ "$e" = 0000000000001000 ] ||
+		fail "slipway $1's repair helper (pid '$hp'): CapEff '$e', not CAP_NET_ADMIN alone: $(grep -i repair "$T/$1/slipway.log")"
+	u=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" "/proc/$hp/status" | sort -u)
+	[ "$u" = "$(id -u "${RUNAS:-root}")" ] || fail "slipway $1 and its helper run as uid $u"
 }
 
 # gates NAME: slipway NAME's counters at exit hold the gates
@@ -114,8 +134,24 @@ if [ -n "$REPAIR" ]; then
 	}
 	make_host_ns swmh
 	HX=(ip netns exec "$H")
+	# a restored socket's queues must fit buffers set without the FORCE
+	# options (slipway holds no capability): autotuning in H stops at
+	# net.core.rmem_max and wmem_max
+	for m in r w; do
+		max=$(cat /proc/sys/net/core/${m}mem_max)
+		read -r lo def top <"/proc/sys/net/ipv4/tcp_${m}mem"
+		h sysctl -qw "net.ipv4.tcp_${m}mem=$lo $((def < max ? def : max)) $((top < max ? top : max))"
+	done
 	A_OPT+=(--migrate-repair)
 	B_OPT+=(--migrate-repair)
+fi
+RUNAS=
+if [ "$MODE" = devstate ]; then
+	RUNAS=nobody
+	A_OPT+=(--runas "$RUNAS")
+	B_OPT+=(--runas "$RUNAS")
+	mkdir -p "$T/A" "$T/B"
+	chmod 777 "$T/A" "$T/B" # its counters, its socket file removed
 fi
 # B alone publishes a port below 1024: a --migrate-from destination binds
 # it once the state came, after its sandbox (it keeps
@@ -132,6 +168,12 @@ for p in range(900, 1000):
 [ -n "$PP" ] || fail "no free port between 900 and 999"
 sw_start A "${A_OPT[@]}"
 sw_start B "${B_OPT[@]}" -t "127.0.0.1/$PP:7"
+if [ -n "$REPAIR" ]; then
+	caps A 0000000000000000
+	bind=0000000000000000
+	[ "$MODE" = repair ] && bind=0000000000000400
+	caps B $bind
+fi
 [ -n "$REPAIR" ] || make_ns "$NS"
 # the guest's UDP flow: with descriptors its socket moves, and the host
 # peer sees the same source port after; as repair state only TCP moves,

@@ -8,8 +8,13 @@
  * those name), and by the kernel, in forked children that install it: an
  * allowed call returns, a call off the list (ptrace, mount, an x32-ABI
  * number) or with refused arguments (an ioctl request, a socket family,
- * PROT_EXEC, kill() of another process) kills the child with SIGSYS, and
- * in log mode returns. Set-up-only calls are not on the list.
+ * PROT_EXEC, kill() of another process, a setsockopt() level and option
+ * that no code after set-up uses) kills the child with SIGSYS, and in log
+ * mode returns. Set-up-only calls are not on the list.
+ *
+ * setsockopt()'s pairs come from the calls in the source (seccomp-gen.sh);
+ * test_sockopt_list() pins them, so that a new one is seen in review: add
+ * it to sockopt_expected[] (and to the man page's list) when it is meant.
  */
 #include <errno.h>
 #include <signal.h>
@@ -30,6 +35,9 @@
 #include <linux/if_tun.h>
 #include <linux/seccomp.h>
 #include <linux/sockios.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -39,6 +47,7 @@
 
 #include "host/seccomp.h"
 #include "seccomp_allow.h"
+#include "util/util.h"
 
 #if defined(__x86_64__)
 #define ARCH AUDIT_ARCH_X86_64
@@ -122,7 +131,57 @@ static bool listed(long nr)
 
 /* the calls allowed only with some arguments (seccomp.c) */
 static const long arg_checked[] = {
-	SYS_ioctl, SYS_socket, SYS_mmap, SYS_mprotect, SYS_kill, SYS_tgkill,
+	SYS_ioctl, SYS_socket, SYS_mmap,       SYS_mprotect,
+	SYS_kill,  SYS_tgkill, SYS_setsockopt,
+};
+
+/* iptables' set call (linux/netfilter_ipv4/ip_tables.h): never ours */
+#define IPT_SO_SET_REPLACE 64
+
+/**
+ * struct sockopt_pair - a (level, option) pair for setsockopt()
+ * @level:	level
+ * @opt:	option
+ */
+struct sockopt_pair {
+	int level, opt;
+};
+
+/* what the code after set-up sets (seccomp-gen.sh reads the calls): a new
+ * pair fails test_sockopt_list() until it is added here, on purpose */
+static const struct sockopt_pair sockopt_expected[] = {
+	{ SOL_SOCKET, SO_REUSEADDR },	    { SOL_SOCKET, SO_LINGER },
+	{ SOL_SOCKET, SO_PEEK_OFF },	    { SOL_SOCKET, SO_BINDTODEVICE },
+	{ SOL_SOCKET, SO_SNDTIMEO },	    { SOL_SOCKET, SO_RCVTIMEO },
+	{ SOL_SOCKET, SO_SNDBUF },	    { SOL_SOCKET, SO_RCVBUF },
+	{ SOL_SOCKET, SO_SNDBUFFORCE },	    { SOL_SOCKET, SO_RCVBUFFORCE },
+	{ IPPROTO_TCP, TCP_NODELAY },	    { IPPROTO_TCP, TCP_REPAIR_QUEUE },
+	{ IPPROTO_TCP, TCP_QUEUE_SEQ },	    { IPPROTO_TCP, TCP_REPAIR_OPTIONS },
+	{ IPPROTO_TCP, TCP_REPAIR_WINDOW }, { IPPROTO_TCP, TCP_TIMESTAMP },
+	{ IPPROTO_IP, IP_RECVERR },	    { IPPROTO_IPV6, IPV6_V6ONLY },
+	{ IPPROTO_IPV6, IPV6_RECVERR },
+};
+
+/* pairs that must stay refused: what a compromised gateway would want */
+static const struct sockopt_pair sockopt_refused[] = {
+	{ IPPROTO_IP, IP_TRANSPARENT },
+	{ IPPROTO_IPV6, IPV6_TRANSPARENT },
+	{ SOL_SOCKET, SO_MARK },
+	{ IPPROTO_IP, IPT_SO_SET_REPLACE },
+	{ IPPROTO_TCP, TCP_REPAIR },
+	{ SOL_SOCKET, SO_DEBUG },
+	{ IPPROTO_IP, IP_HDRINCL },
+	{ IPPROTO_IP, IP_FREEBIND },
+	{ IPPROTO_IPV6, IPV6_FREEBIND },
+	{ SOL_SOCKET, SO_ATTACH_FILTER },
+	{ IPPROTO_TCP, TCP_ULP },
+	{ SOL_SOCKET, SO_PRIORITY },
+	/* a listed option's number at another level */
+	{ IPPROTO_IP, SO_LINGER },
+	{ IPPROTO_TCP, SO_REUSEADDR },
+	{ SOL_SOCKET, TCP_REPAIR_OPTIONS },
+	{ IPPROTO_IPV6, IP_RECVERR },
+	{ IPPROTO_IP, TCP_REPAIR_WINDOW },
 };
 
 #define KILL_PID 4321
@@ -241,7 +300,7 @@ static void test_args(void **state)
 	(void)state;
 	assert_true(listed(SYS_ioctl) && listed(SYS_socket) &&
 		    listed(SYS_kill));
-	assert_int_equal(seccomp_arg_count(), 6);
+	assert_int_equal(seccomp_arg_count(), 7);
 	len = build(f, K, KILL_PID);
 	/* ioctl: the requests in use, nothing else (TUNSETIFF: set-up) */
 	assert_int_equal(run(f, len, SYS_ioctl, 5, SIOCOUTQ, 0), A);
@@ -290,6 +349,96 @@ static void test_args(void **state)
 }
 
 /**
+ * pair_listed() - is (@level, @opt) in the generated seccomp_sockopt[]?
+ * @level:	level
+ * @opt:	option
+ *
+ * Return: true if it is
+ */
+static bool pair_listed(int level, int opt)
+{
+	unsigned i;
+
+	for (i = 0; i < SECCOMP_SOCKOPT_N; i++)
+		if (seccomp_sockopt[i].level == level &&
+		    seccomp_sockopt[i].opt == opt)
+			return true;
+	return false;
+}
+
+/**
+ * test_sockopt_list() - the generated pairs are exactly the expected ones
+ * @state:	unused
+ */
+static void test_sockopt_list(void **state)
+{
+	unsigned i, j;
+
+	(void)state;
+	for (i = 0; i < SECCOMP_SOCKOPT_N; i++) {
+		bool known = false;
+
+		for (j = 0; j < ARRAY_SIZE(sockopt_expected); j++)
+			known |= seccomp_sockopt[i].level ==
+					 sockopt_expected[j].level &&
+				 seccomp_sockopt[i].opt ==
+					 sockopt_expected[j].opt;
+		if (!known)
+			fail_msg("setsockopt %s: a new pair; if it is meant, "
+				 "add "
+				 "it to sockopt_expected[] and to the man page",
+				 seccomp_sockopt[i].name);
+	}
+	for (j = 0; j < ARRAY_SIZE(sockopt_expected); j++)
+		if (!pair_listed(sockopt_expected[j].level,
+				 sockopt_expected[j].opt))
+			fail_msg("sockopt_expected[%u] is no longer used: "
+				 "remove "
+				 "it (and from the man page)",
+				 j);
+	for (j = 0; j < ARRAY_SIZE(sockopt_refused); j++)
+		assert_false(pair_listed(sockopt_refused[j].level,
+					 sockopt_refused[j].opt));
+}
+
+/**
+ * test_sockopt_args() - setsockopt() passes with a listed pair only
+ * @state:	unused
+ */
+static void test_sockopt_args(void **state)
+{
+	static struct sock_filter f[SECCOMP_PROG_MAX];
+	const uint32_t A = SECCOMP_RET_ALLOW, K = SECCOMP_RET_KILL_PROCESS;
+	unsigned len, i;
+
+	(void)state;
+	assert_true(listed(SYS_setsockopt));
+	len = build(f, K, KILL_PID);
+	for (i = 0; i < SECCOMP_SOCKOPT_N; i++)
+		assert_int_equal(run(f, len, SYS_setsockopt, 5,
+				     (uint32_t)seccomp_sockopt[i].level,
+				     (uint32_t)seccomp_sockopt[i].opt),
+				 A);
+	for (i = 0; i < ARRAY_SIZE(sockopt_refused); i++)
+		assert_int_equal(run(f, len, SYS_setsockopt, 5,
+				     (uint32_t)sockopt_refused[i].level,
+				     (uint32_t)sockopt_refused[i].opt),
+				 K);
+	/* only the low 32 bits count, as for the kernel's int */
+	assert_int_equal(run(f, len, SYS_setsockopt, 5,
+			     (1ULL << 32) | SOL_SOCKET, SO_LINGER),
+			 A);
+	assert_int_equal(run(f, len, SYS_setsockopt, 5, SOL_SOCKET,
+			     (1ULL << 32) | SO_MARK),
+			 K);
+	/* --seccomp-log */
+	len = build(f, SECCOMP_RET_LOG, KILL_PID);
+	assert_int_equal(run(f, len, SYS_setsockopt, 5, IPPROTO_IP,
+			     IP_TRANSPARENT),
+			 SECCOMP_RET_LOG);
+}
+
+/**
  * test_list_shape() - what must and must not be on the list
  * @state:	unused
  */
@@ -332,7 +481,9 @@ static void test_list_shape(void **state)
  *		TUNSETIFF, 5: ioctl SIOCOUTQ, 6: mmap PROT_EXEC, 7: mmap
  *		PROT_READ, 8: socket AF_NETLINK, 9: socket AF_INET, 10: kill
  *		of the parent (signal 0), 11: kill of the command (NO_PID),
- *		12: mprotect PROT_EXEC
+ *		12: mprotect PROT_EXEC, 13: setsockopt IP_TRANSPARENT, 14:
+ *		setsockopt SO_LINGER, 15: setsockopt SO_MARK, 16: setsockopt
+ *		TCP_REPAIR
  *
  * Return: the child's wait status (exit 0: the call returned as expected)
  */
@@ -401,6 +552,27 @@ static int in_child(bool log, int what)
 				    0 :
 				    -1;
 			break;
+		case 13:
+		case 14:
+		case 15:
+		case 16: {
+			static const int lv[] = { IPPROTO_IP, SOL_SOCKET,
+						  SOL_SOCKET, IPPROTO_TCP };
+			static const int op[] = { IP_TRANSPARENT, SO_LINGER,
+						  SO_MARK, TCP_REPAIR };
+			struct linger lg = { 0, 0 };
+			int one = 1;
+
+			r = syscall(SYS_setsockopt, -1, lv[what - 13],
+				    op[what - 13],
+				    what == 14 ? (void *)&lg : (void *)&one,
+				    what == 14 ? sizeof(lg) : sizeof(one)) <
+						    0 &&
+					    errno == EBADF ?
+				    0 :
+				    -1;
+			break;
+		}
 		case 12:
 			p = mmap(NULL, 4096, PROT_READ,
 				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -460,9 +632,14 @@ static void test_kernel(void **state)
 	expect_sigsys(in_child(false, 10));
 	expect_exit0(in_child(false, 11));
 	expect_sigsys(in_child(false, 12));
+	expect_sigsys(in_child(false, 13));
+	expect_exit0(in_child(false, 14));
+	expect_sigsys(in_child(false, 15));
+	expect_sigsys(in_child(false, 16));
 	/* --seccomp-log: logged, and the call goes on */
 	expect_exit0(in_child(true, 1));
 	expect_exit0(in_child(true, 8));
+	expect_exit0(in_child(true, 13));
 }
 
 int main(void)
@@ -470,6 +647,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_number),
 		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_sockopt_list),
+		cmocka_unit_test(test_sockopt_args),
 		cmocka_unit_test(test_list_shape),
 		cmocka_unit_test(test_kernel),
 	};
