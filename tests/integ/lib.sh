@@ -16,6 +16,7 @@ chmod 755 "$T"
 NS="swt$$"
 PIDS=()
 NSLIST=()
+HX=() # a command prefix for the host side: ip netns exec H (vu_slipway)
 
 # skip (exit 77 for meson) unless we are root with namespaces available
 require_root() {
@@ -322,6 +323,25 @@ reap() {
 	done
 	kill -0 "$1" 2>/dev/null && return 124
 	wait "$1"
+}
+
+# vu_slipway NAME OPTIONS...: a vhost-user slipway NAME, its files in
+# $T/NAME (socket sw.sock, stats.json, slipway.log), through "${HX[@]}"
+# if set (a host namespace); its PID in NAME_PID once it is started
+vu_slipway() {
+	local n=$1 pid
+	shift
+	mkdir -p "$T/$n"
+	[ -e "$T/resolv.conf" ] || echo "nameserver 127.0.0.1" >"$T/resolv.conf"
+	"${HX[@]}" "$SLIPWAY" --vhost-user "$T/$n/sw.sock" -d \
+		--stats-file "$T/$n/stats.json" --resolv-conf "$T/resolv.conf" \
+		"$@" >"$T/$n/slipway.log" 2>&1 &
+	pid=$!
+	PIDS+=("$pid")
+	printf -v "${n}_PID" %s "$pid"
+	wait_for "slipway $n's socket" 10 "[ -S $T/$n/sw.sock ] || ! kill -0 $pid"
+	kill -0 "$pid" 2>/dev/null || fail "slipway $n: $(tail -3 "$T/$n/slipway.log")"
+	(T=$T/$n SW_PID=$pid wait_started) || exit 1
 }
 
 # stop_slipway: SIGTERM slipway, wait for it, check its exit status

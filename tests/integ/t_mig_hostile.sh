@@ -40,24 +40,6 @@ require_root
 : "${SWVU:?set SWVU to the swvu binary}"
 CASE=${CASE:-peer-to}
 
-# sw_start NAME OPTIONS...: a vhost-user slipway NAME (files in $T/NAME),
-# PID in NAME_PID
-sw_start() {
-	local n=$1 pid
-	shift
-	mkdir -p "$T/$n"
-	[ -e "$T/resolv.conf" ] || echo "nameserver 127.0.0.1" >"$T/resolv.conf"
-	"$SLIPWAY" --vhost-user "$T/$n/sw.sock" -d \
-		--stats-file "$T/$n/stats.json" --resolv-conf "$T/resolv.conf" \
-		"$@" >"$T/$n/slipway.log" 2>&1 &
-	pid=$!
-	PIDS+=("$pid")
-	printf -v "${n}_PID" %s "$pid"
-	wait_for "slipway $n's socket" 10 "[ -S $T/$n/sw.sock ] || ! kill -0 $pid"
-	kill -0 "$pid" 2>/dev/null || fail "slipway $n: $(tail -3 "$T/$n/slipway.log")"
-	(T=$T/$n SW_PID=$pid wait_started) || exit 1
-}
-
 peer_to() {
 	local d p got
 	d=$T/pub
@@ -96,8 +78,8 @@ EOS
 	PIDS+=($!)
 	wait_for "nobody's listener" 10 "[ -e $d/got.ready ]"
 	p=$(free_port)
-	sw_start A --migrate-to "$d/state.sock" -t "127.0.0.1/$p:7"
-	sw_start B
+	vu_slipway A --migrate-to "$d/state.sock" -t "127.0.0.1/$p:7"
+	vu_slipway B
 	make_ns "$NS"
 	g ip link set lo up
 	ip netns exec "$NS" "$SWVU" --tap tap0 --socket "$T/A/sw.sock" \
@@ -117,6 +99,19 @@ EOS
 	pass "a destination of another user at --migrate-to's path got nothing"
 }
 
+# other_listener: another program listens on 0.0.0.0:8022 in H
+other_listener() {
+	h "$PY" -c '
+import socket, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 8022))
+s.listen(8)
+time.sleep(120)' &
+	PIDS+=($!)
+	wait_listen 8022 "$H"
+}
+
 # from_repair SUB: see the top
 from_repair() {
 	local sub=$1 mig=(--sndq INJECTED-BY-SOURCE) bad est n
@@ -132,15 +127,7 @@ from_repair() {
 	esac
 	"$SWMIG" "${mig[@]}" "$T/state.bin" >/dev/null || fail "swmig"
 	# another program's listener, and no reset for what nobody answers
-	h "$PY" -c '
-import socket, time
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("0.0.0.0", 8022))
-s.listen(8)
-time.sleep(120)' &
-	PIDS+=($!)
-	wait_listen 8022 "$H"
+	other_listener
 	h nft -f - <<'EON' || fail "nft"
 table inet swhostile {
 	chain out {
@@ -241,15 +228,7 @@ frontend() {
 	loopback) mig+=(--remote 10.0.2.2:9999) ;;
 	esac
 	"$SWMIG" "${mig[@]}" "$T/state.bin" >/dev/null || fail "swmig"
-	h "$PY" -c '
-import socket, time
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("0.0.0.0", 8022))
-s.listen(8)
-time.sleep(120)' &
-	PIDS+=($!)
-	wait_listen 8022 "$H"
+	other_listener
 	echo "nameserver 127.0.0.1" >"$T/resolv.conf"
 	ip netns exec "$H" "$SLIPWAY" --vhost-user "$T/sw.sock" -d \
 		--stats-file "$T/stats.json" --resolv-conf "$T/resolv.conf" \
@@ -295,12 +274,12 @@ else:
     time.sleep(60)' "$1" "$T/x/state.sock" "$T/x/stalled" &
 	PIDS+=($!)
 	if [ "$1" = stall-from ]; then
-		sw_start B --migrate-from "$T/x/state.sock"
+		vu_slipway B --migrate-from "$T/x/state.sock"
 	else
 		who=A
 		wait_for "the destination's socket" 10 "[ -e $T/x/stalled.ready ]"
-		sw_start A --migrate-to "$T/x/state.sock"
-		sw_start B
+		vu_slipway A --migrate-to "$T/x/state.sock"
+		vu_slipway B
 		make_ns "$NS"
 		ip netns exec "$NS" "$SWVU" --tap tap0 --socket "$T/A/sw.sock" \
 			--migrate-to "$T/B/sw.sock" --after 300 >"$T/swvu.log" 2>&1 &

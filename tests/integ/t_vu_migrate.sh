@@ -61,22 +61,9 @@ MODE=${MODE:-handover}
 GIVEBACK=
 case $MODE in giveback*) GIVEBACK=1 ;; esac
 
-# sw_start NAME OPTIONS...: slipway NAME (its files in $T/NAME), PID in
-# NAME_PID
+# sw_start NAME OPTIONS...: vu_slipway (lib.sh) with two shards
 sw_start() {
-	local n=$1 pid
-	shift
-	mkdir -p "$T/$n"
-	[ -e "$T/resolv.conf" ] || echo "nameserver 127.0.0.1" >"$T/resolv.conf"
-	"${HX[@]}" "$SLIPWAY" --vhost-user "$T/$n/sw.sock" --shards 2 -d \
-		--stats-file "$T/$n/stats.json" --resolv-conf "$T/resolv.conf" \
-		"$@" >"$T/$n/slipway.log" 2>&1 &
-	pid=$!
-	PIDS+=("$pid")
-	printf -v "${n}_PID" %s "$pid"
-	wait_for "slipway $n's socket" 10 "[ -S $T/$n/sw.sock ] || ! kill -0 $pid"
-	kill -0 "$pid" 2>/dev/null || fail "slipway $n: $(tail -3 "$T/$n/slipway.log")"
-	(T=$T/$n SW_PID=$pid wait_started) || exit 1
+	vu_slipway "$@" --shards 2
 }
 
 # caps NAME CAPEFF: slipway NAME's gateway has CAPEFF (hex), its repair
