@@ -33,9 +33,10 @@
  *
  * Limits: option overload (52) is ignored: options in 'sname' and 'file'
  * are not read. Relay agents (giaddr) are not served: giaddr is copied,
- * but the reply goes to the client directly. Option 26 (MTU) is sent only
- * when the client asks for it in its parameter request list (55): an MTU
- * of 65520 on an interface that cannot take it would cut the guest off.
+ * but the reply goes to the client directly. Option 26 (MTU) is sent to
+ * every client, asked for in its parameter request list (55) or not, as
+ * passt does: busybox's udhcpc does not ask for it by default and would
+ * leave the link at 1500 instead of 65520 (--mtu sets a smaller one).
  * Replies are kept within the client's maximum message size (option 57,
  * 576 bytes if absent) and the MTU: the host name (12), the client FQDN
  * (81) and the domain search list (119), in this order, are each left out
@@ -137,7 +138,6 @@ enum dhcp4_verdict { DHCP4_OK, DHCP4_BAD, DHCP4_IGNORED, DHCP4_VERDICT_NUM };
  * @max_msg_len:	option 57, at least 576 (576 if absent)
  * @has_req_addr:	option 50 present
  * @has_server_id:	option 54 present
- * @want_mtu:		option 55 lists option 26
  * @want_fqdn:		option 55 lists option 81, or option 81 is present
  * @has_fqdn:		option 81 present (@fqdn_flags valid)
  * @fqdn_flags:		the flags of the client's option 81
@@ -150,7 +150,6 @@ struct dhcp4_msg {
 	uint16_t max_msg_len;
 	bool has_req_addr;
 	bool has_server_id;
-	bool want_mtu;
 	bool want_fqdn;
 	bool has_fqdn;
 	uint8_t fqdn_flags;
@@ -239,10 +238,8 @@ static enum dhcp4_verdict dhcp4_parse_opts(struct pkt_view v,
 						       DHCP4_REPLY_MAX);
 			break;
 		case OPT_PARAM_REQ:
-			for (i = 0; i < len; i++) {
-				m->want_mtu |= val[i] == OPT_MTU;
+			for (i = 0; i < len; i++)
 				m->want_fqdn |= val[i] == OPT_CLIENT_FQDN;
-			}
 			break;
 		case OPT_CLIENT_FQDN:
 			if (!m->has_fqdn)
@@ -498,7 +495,7 @@ static size_t dhcp4_build(const struct core *c, const struct dhcp4_msg *m,
 		p += dhcp4_opt_put(p, OPT_ROUTER, &d->router_be, 4);
 	if (ndns)
 		p += dhcp4_opt_put(p, OPT_DNS, d->dns_be, 4 * (size_t)ndns);
-	if (d->mtu && m->want_mtu) {
+	if (d->mtu) {
 		uint8_t b[2];
 
 		wr16(b, d->mtu);

@@ -56,7 +56,8 @@
  * socket; one JSON request per connection, answered as soon as it parses
  * or at the client's end of stream, with one reply sent at once, then the
  * server closes. A request over S4N_API_REQ_MAX bytes gets an error, then
- * what the client still sends is dropped until it closes. Its clients have
+ * what the client still sends is dropped until it closes, or closed after
+ * DRAIN_MAX dropped bytes (an endless stream). Its clients have
  * no deadline and count in no CTL_* counter; of
  * S4N_API_CONNS connections at most, a new one closes the oldest.
  *
@@ -887,7 +888,15 @@ static void s4n_readable(struct ctl *c, unsigned i)
 			break;
 		}
 		if (n > 0 && k->state == CONN_DRAIN) {
+			/* an endless stream is not read forever: past
+			 * DRAIN_MAX the connection closes, as slirp4netns
+			 * closes at once (the error is already queued) */
 			k->in_len = 0;
+			k->drained += (size_t)n;
+			if (k->drained > DRAIN_MAX) {
+				conn_close(c, i);
+				return;
+			}
 			continue;
 		}
 		if (n < 0) {

@@ -28,7 +28,9 @@
  * parse as a JSON object (a client that does not shut down its side is
  * served too), or at end of file (then a parse error is an error reply).
  * A request above S4N_API_REQ_MAX bytes is refused with an error reply,
- * then what the client still sends is read and dropped until its end.
+ * then what the client still sends is read and dropped until its end, or
+ * until 1 MiB more (ctl.c's DRAIN_MAX): then the connection closes, so an
+ * endless stream (cat /dev/zero | ncat -U) gets the error and an end.
  * At most S4N_API_CONNS connections are held; one more closes the oldest,
  * so clients that never finish cannot lock the API out (there is no
  * deadline otherwise). JSON is parsed and built with jansson. A failed

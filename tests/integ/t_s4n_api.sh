@@ -112,6 +112,46 @@ expect_desc '[1, 2]' "bad request: json_object() failed"
 expect_desc '{"arguments":{}}' "bad request: no execute found"
 expect_desc '{"execute":"frobnicate"}' "bad request: unknown execute"
 expect_desc "$big" "bad request: too large message"
+# an endless stream (slirp4netns's test: cat /dev/zero | ncat -U): the
+# error after 1 MiB of zeros, then the connection closes (the sender gets
+# EPIPE or a reset within 5 s instead of being read from forever)
+endless=$("$PY" - "$API" <<'EOP'
+import socket, sys, time, threading
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+out, res = b"", {}
+def reader():
+    global out
+    s.settimeout(5)
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+    except OSError as e:
+        res["rerr"] = e
+t = threading.Thread(target=reader, daemon=True)
+t.start()
+chunk = bytes(65536)
+end = time.monotonic() + 5
+sent = 0
+try:
+    s.settimeout(5)
+    while time.monotonic() < end:
+        s.sendall(chunk)
+        sent += len(chunk)
+    closed = False
+except OSError:
+    closed = True
+t.join(5)
+print("closed" if closed and sent >= 4096 else "open", out.decode(errors="replace"))
+EOP
+) || fail "endless stream: the client script failed"
+[ "${endless%% *}" = closed ] &&
+	"$PY" -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1]) == {"error": {"desc": "bad request: too large message"}} else 1)' \
+		"${endless#* }" ||
+	fail "endless stream on the API socket: got '${endless:0:200}', expected the error and a closed connection"
 expect_err '{"execute":"remove_hostfwd","arguments":{"id":99}}' "no forward"
 expect_err '{"execute":"remove_hostfwd","arguments":{"id":"one"}}' "id"
 

@@ -461,14 +461,14 @@ static void assert_addr_field(const struct dreply *r, size_t off, uint32_t addr)
  * @daddr:	expected IPv4 destination
  * @ciaddr:	expected ciaddr field
  * @flags:	expected flags field
- * @mtu:	option 26 expected
  *
  * Every option and its value: server id, lease 3600 s, T1 1800 s, T2
- * 3150 s, mask, router, one DNS server, MTU if asked, the search list.
+ * 3150 s, mask, router, one DNS server, the MTU (asked for or not), the
+ * search list.
  */
 static void check_lease_reply(const struct env *e, uint8_t type,
 			      const uint8_t *dst_mac, uint32_t daddr,
-			      uint32_t ciaddr, uint16_t flags, bool mtu)
+			      uint32_t ciaddr, uint16_t flags)
 {
 	struct dreply r;
 
@@ -483,10 +483,7 @@ static void check_lease_reply(const struct env *e, uint8_t type,
 	assert_addr_field(&r, 20, 0);
 	assert_addr_field(&r, 24, 0);
 	assert_type(&r, type);
-	if (mtu)
-		assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 119, -1);
-	else
-		assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 119, -1);
+	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 119, -1);
 	assert_opt_addr(&r, 54, GW4);
 	assert_opt_u32(&r, 51, LEASE_S);
 	assert_opt_u32(&r, 58, LEASE_S / 2);
@@ -494,15 +491,13 @@ static void check_lease_reply(const struct env *e, uint8_t type,
 	assert_opt_addr(&r, 1, ip4(255, 255, 255, 0));
 	assert_opt_addr(&r, 3, GW4);
 	assert_opt_addr(&r, 6, DNS4);
-	if (mtu) {
-		assert_int_equal(r.optlen[26], 2);
-		assert_int_equal(rd16(r.opt[26]), MTU);
-	}
+	assert_int_equal(r.optlen[26], 2);
+	assert_int_equal(rd16(r.opt[26]), MTU);
 	assert_int_equal(r.nsearch, 1);
 	assert_int_equal(r.search_len, SEARCH_LEN);
 	assert_memory_equal(r.search, search_wire, SEARCH_LEN);
 	/* 240 + 53, 54, 51, 58, 59, 1, 3, 6 (45) + 26 (4) + 119 (16) + End */
-	assert_int_equal(r.len, mtu ? 306 : 302);
+	assert_int_equal(r.len, 306);
 }
 
 /**
@@ -534,16 +529,14 @@ static void assert_acks(const struct env *e, int n)
  * @e:		environment
  * @q:		message, sent as send_bcast() does
  * @type:	2 (OFFER) or 5 (ACK)
- * @mtu:	option 26 expected
  *
  * The reply must be check_lease_reply()'s to 255.255.255.255, the
  * broadcast MAC, ciaddr 0 and flags 0; the slots are cleared after.
  */
-static void bcast_lease(struct env *e, const struct dreq *q, uint8_t type,
-			bool mtu)
+static void bcast_lease(struct env *e, const struct dreq *q, uint8_t type)
 {
 	send_bcast(e, q);
-	check_lease_reply(e, type, bcast_mac, 0xffffffffU, 0, 0, mtu);
+	check_lease_reply(e, type, bcast_mac, 0xffffffffU, 0, 0);
 	env_clear(e);
 }
 
@@ -609,7 +602,7 @@ static void test_discover_offer(void **state)
 	struct env *e = *state;
 	struct dreply r;
 
-	bcast_lease(e, &q, 2, true);
+	bcast_lease(e, &q, 2);
 	assert_offers(e, 1);
 
 	/* the broadcast flag is echoed; giaddr is copied */
@@ -625,7 +618,8 @@ static void test_discover_offer(void **state)
 }
 
 /**
- * test_discover_no_mtu() - option 26 only for clients that ask for it
+ * test_discover_no_mtu() - option 26 also for clients that do not ask for
+ * it, as passt does (busybox's udhcpc does not)
  * @state:	environment
  *
  * A parameter request list without 26, and no list at all.
@@ -635,9 +629,9 @@ static void test_discover_no_mtu(void **state)
 	struct dreq q = { .type = 1, PRL(prl_no_mtu) };
 	struct env *e = *state;
 
-	bcast_lease(e, &q, 2, false);
+	bcast_lease(e, &q, 2);
 	q.prl = NULL;
-	bcast_lease(e, &q, 2, false);
+	bcast_lease(e, &q, 2);
 	assert_offers(e, 2);
 }
 
@@ -652,7 +646,7 @@ static void test_request_selecting(void **state)
 	};
 	struct env *e = *state;
 
-	bcast_lease(e, &q, 5, true);
+	bcast_lease(e, &q, 5);
 	assert_acks(e, 1);
 }
 
@@ -666,7 +660,7 @@ static void test_request_init_reboot(void **state)
 	struct dreq q = { .type = 3, .req_addr = GUEST4, PRL(prl_all) };
 	struct env *e = *state;
 
-	bcast_lease(e, &q, 5, true);
+	bcast_lease(e, &q, 5);
 	q.req_addr = ip4(192, 168, 1, 50);
 	bcast_nak(e, &q, 0);
 	assert_ctr_deltas(e, CTR_DHCP4_REQUEST, 2, CTR_DHCP4_ACK, 1,
@@ -723,12 +717,12 @@ static void test_renew(void **state)
 	struct env *e = *state;
 
 	send_unicast(e, &q);
-	check_lease_reply(e, 5, NULL, GUEST4, GUEST4, 0, true);
+	check_lease_reply(e, 5, NULL, GUEST4, GUEST4, 0);
 	env_clear(e);
 
 	q.flags = 0x8000;
 	send_bcast(e, &q);
-	check_lease_reply(e, 5, bcast_mac, 0xffffffffU, GUEST4, 0x8000, true);
+	check_lease_reply(e, 5, bcast_mac, 0xffffffffU, GUEST4, 0x8000);
 	env_clear(e);
 
 	q.flags = 0;
@@ -747,7 +741,7 @@ static void test_request_no_addr(void **state)
 	struct dreq q = { .type = 3, PRL(prl_all) };
 	struct env *e = *state;
 
-	bcast_lease(e, &q, 5, true);
+	bcast_lease(e, &q, 5);
 	assert_acks(e, 1);
 }
 
@@ -828,17 +822,17 @@ static void test_option_syntax(void **state)
 			  .extra_len = sizeof(split) };
 	struct env *e = *state;
 
-	bcast_lease(e, &q, 2, true);
+	bcast_lease(e, &q, 2);
 
 	q.no_end = true;
-	bcast_lease(e, &q, 2, true);
+	bcast_lease(e, &q, 2);
 
 	/* bytes after End are not options: not a second type, not bad */
 	q = (struct dreq){ .type = 1,
 			   .extra = after_end,
 			   .extra_len = sizeof(after_end),
 			   .no_end = true };
-	bcast_lease(e, &q, 2, false);
+	bcast_lease(e, &q, 2);
 	assert_offers(e, 3);
 }
 
@@ -866,7 +860,7 @@ static void test_padded_datagram(void **state)
 	wr16(e->in + off + 4, (uint16_t)(UDP_HLEN + len - sizeof(junk)));
 	memset(e->in + flen, 0xee, 20);
 	env_input(e, e->in, flen + 20);
-	check_lease_reply(e, 2, bcast_mac, 0xffffffffU, 0, 0, false);
+	check_lease_reply(e, 2, bcast_mac, 0xffffffffU, 0, 0);
 	env_clear(e);
 	assert_offers(e, 1);
 }
@@ -1070,14 +1064,14 @@ static void test_conf_variants(void **state)
 	d->router_be = 0;
 	d->ndns = 0;
 	bcast_reply(e, &q, &r);
-	assert_opts_exactly(&r, 54, 51, 1, 119, -1);
+	assert_opts_exactly(&r, 54, 51, 1, 26, 119, -1);
 	assert_opt_u32(&r, 51, UINT32_MAX);
 	env_clear(e);
 
 	memcpy(d->dns_be, dns3, sizeof(dns3));
 	d->ndns = 3;
 	bcast_reply(e, &q, &r);
-	assert_opts_exactly(&r, 54, 51, 1, 6, 119, -1);
+	assert_opts_exactly(&r, 54, 51, 1, 6, 26, 119, -1);
 	assert_int_equal(r.optlen[6], 12);
 	assert_memory_equal(r.opt[6], dns3, 12);
 	env_clear(e);
@@ -1204,7 +1198,7 @@ static void test_names(void **state)
 
 	/* not asked for the FQDN: the host name only */
 	bcast_reply(e, &q, &r);
-	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 12, 119, -1);
+	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 12, 119, -1);
 	assert_int_equal(r.optlen[12], 3);
 	assert_memory_equal(r.opt[12], "vm1", 3);
 	env_clear(e);
@@ -1213,7 +1207,7 @@ static void test_names(void **state)
 	q.prl = prl_fqdn;
 	q.prl_len = sizeof(prl_fqdn);
 	bcast_reply(e, &q, &r);
-	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 12, 81, 119, -1);
+	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 12, 81, 119, -1);
 	assert_fqdn(&r, 0x04, wire, wlen);
 	env_clear(e);
 
@@ -1226,7 +1220,7 @@ static void test_names(void **state)
 	q.extra_len = sizeof(fqdn_se);
 	bcast_reply(e, &q, &r);
 	assert_type(&r, 5);
-	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 12, 81, 119, -1);
+	assert_opts_exactly(&r, 54, 51, 58, 59, 1, 3, 6, 26, 12, 81, 119, -1);
 	assert_fqdn(&r, 0x06, wire, wlen);
 	env_clear(e);
 
@@ -1251,7 +1245,7 @@ static void test_names(void **state)
 	send_unicast(e, &q);
 	assert_int_equal(e->fx.nframes, 1);
 	parse_reply(e, 0, NULL, &r);
-	assert_opts_exactly(&r, 54, 1, 3, 6, 12, 81, 119, -1);
+	assert_opts_exactly(&r, 54, 1, 3, 6, 26, 12, 81, 119, -1);
 	env_clear(e);
 	q.type = 3;
 	q.ciaddr = 0;
