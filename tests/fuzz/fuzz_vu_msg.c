@@ -30,11 +30,9 @@
  * kick and call eventfds, the connection: none kept).
  */
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,112 +49,16 @@
 #include "util/util.h"
 
 #include "fuzz_common.h"
+#include "fuzz_vu.h"
 
 #define NPAIRS 2
 #define GUEST_MEM 0x10000
 #define MAX_FDS 15
 #define REPLY_LEN (VU_HDR_LEN + 8)
 
-enum log_level log_max_level = LOG_ERR;
-
 static struct edge edge;
-static char sock_dir[64] = "", sock_path[96];
+static char sock_path[96];
 static uint64_t ctrs[NPAIRS][CTR_NUM];
-static bool verbose;
-
-/**
- * logmsg() - the edge's log lines: shown with FUZZ_VERBOSE=1 only
- * @lvl:	severity
- * @with_errno:	append strerror(errno)
- * @fmt:	printf format
- */
-void logmsg(enum log_level lvl, bool with_errno, const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-
-	if (!verbose || lvl > log_max_level)
-		return;
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	if (with_errno)
-		fprintf(stderr, ": %s", strerror(saved));
-	fputc('\n', stderr);
-}
-
-/**
- * die() - start-up failures only; none expected here
- * @fmt:	printf format
- */
-_Noreturn void die(const char *fmt, ...)
-{
-	(void)fmt;
-	abort();
-}
-
-/**
- * die_perror() - as die()
- * @fmt:	printf format
- */
-_Noreturn void die_perror(const char *fmt, ...)
-{
-	(void)fmt;
-	abort();
-}
-
-/**
- * cleanup() - remove the socket and its directory at exit
- */
-static void cleanup(void)
-{
-	if (edge.ops)
-		edge.ops->fini(&edge);
-	if (*sock_dir)
-		rmdir(sock_dir);
-}
-
-/**
- * edge_setup() - the edge, listening, once per process
- */
-static void edge_setup(void)
-{
-	unsigned i;
-
-	verbose = getenv("FUZZ_VERBOSE") != NULL;
-	if (verbose)
-		log_max_level = LOG_DEBUG;
-	snprintf(sock_dir, sizeof(sock_dir), "/tmp/fuzz_vu_msg.XXXXXX");
-	FZ_CHECK(mkdtemp(sock_dir));
-	snprintf(sock_path, sizeof(sock_path), "%s/vu.sock", sock_dir);
-	FZ_CHECK(!vu_edge_init(&edge,
-			       &(const struct edge_args){ .path = sock_path,
-							  .fd = -1,
-							  .nqueues = NPAIRS,
-							  .offload = true,
-							  .mtu = 65520 }));
-	for (i = 0; i < NPAIRS; i++)
-		edge.qctr[i] = ctrs[i];
-	atexit(cleanup);
-}
-
-/**
- * fd_count() - how many fds the process has open
- *
- * Return: entries in /proc/self/fd, less the directory's own
- */
-static int fd_count(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	FZ_CHECK(d);
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n - 1;
-}
 
 /**
  * new_fd() - an fd of a kind, to send
@@ -316,8 +218,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool up;
 
 	if (!edge.ops)
-		edge_setup();
-	before = fd_count();
+		fz_vu_setup(&edge, "fuzz_vu_msg", sock_path, sizeof(sock_path),
+			    ctrs, NPAIRS);
+	before = fz_fd_count();
 	mem = memfd_create("guest", MFD_CLOEXEC);
 	FZ_CHECK(mem >= 0 && !ftruncate(mem, GUEST_MEM));
 	cfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -367,8 +270,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(ctrs[q][CTR_EDGE_VU_LOANS] +
 				 ctrs[q][CTR_EDGE_VU_COPIES] ==
 			 ctrs[q][CTR_EDGE_VU_RETURNS]);
-	FZ_CHECK(fd_count() == before);
-	if (verbose)
+	FZ_CHECK(fz_fd_count() == before);
+	if (fz_verbose)
 		fprintf(stderr,
 			"messages %llu, violations %llu, ring errors %llu, "
 			"loans %llu, copies %llu, rx held %llu\n",

@@ -48,11 +48,9 @@
  * process has as many fds open as before the input.
  */
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +67,7 @@
 #include "util/util.h"
 
 #include "fuzz_common.h"
+#include "fuzz_vu.h"
 
 #define NPAIRS 2
 #define GUEST_MEM 0x10000
@@ -101,12 +100,9 @@ enum op {
 	OP_NUM
 };
 
-enum log_level log_max_level = LOG_ERR;
-
 static struct edge edge;
-static char sock_dir[64] = "", sock_path[96];
+static char sock_path[96];
 static uint64_t ctrs[NPAIRS][CTR_NUM];
-static bool verbose;
 static int mig_evfd = -1;
 
 /**
@@ -157,103 +153,18 @@ struct sim {
 };
 
 /**
- * logmsg() - the edge's log lines: shown with FUZZ_VERBOSE=1 only
- * @lvl:	severity
- * @with_errno:	append strerror(errno)
- * @fmt:	printf format
- */
-void logmsg(enum log_level lvl, bool with_errno, const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-
-	if (!verbose || lvl > log_max_level)
-		return;
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	if (with_errno)
-		fprintf(stderr, ": %s", strerror(saved));
-	fputc('\n', stderr);
-}
-
-/**
- * die() - start-up failures only; none expected here
- * @fmt:	printf format
- */
-_Noreturn void die(const char *fmt, ...)
-{
-	(void)fmt;
-	abort();
-}
-
-/**
- * die_perror() - as die()
- * @fmt:	printf format
- */
-_Noreturn void die_perror(const char *fmt, ...)
-{
-	(void)fmt;
-	abort();
-}
-
-/**
- * cleanup() - remove the socket and its directory at exit
- */
-static void cleanup(void)
-{
-	if (edge.ops)
-		edge.ops->fini(&edge);
-	if (*sock_dir)
-		rmdir(sock_dir);
-}
-
-/**
  * edge_setup() - the edge, listening, with the device-state channel, once
  * per process
  */
 static void edge_setup(void)
 {
-	unsigned i;
-
-	verbose = getenv("FUZZ_VERBOSE") != NULL;
-	if (verbose)
-		log_max_level = LOG_DEBUG;
-	snprintf(sock_dir, sizeof(sock_dir), "/tmp/fuzz_vu_seq.XXXXXX");
-	FZ_CHECK(mkdtemp(sock_dir));
-	snprintf(sock_path, sizeof(sock_path), "%s/vu.sock", sock_dir);
-	FZ_CHECK(!vu_edge_init(&edge,
-			       &(const struct edge_args){ .path = sock_path,
-							  .fd = -1,
-							  .nqueues = NPAIRS,
-							  .offload = true,
-							  .mtu = 65520 }));
-	for (i = 0; i < NPAIRS; i++)
-		edge.qctr[i] = ctrs[i];
+	fz_vu_setup(&edge, "fuzz_vu_seq", sock_path, sizeof(sock_path), ctrs,
+		    NPAIRS);
 	/* what mig_init() does for --migrate-repair alone */
 	mig_evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	FZ_CHECK(mig_evfd >= 0);
 	edge.mig_evfd = mig_evfd;
 	edge.mig_devstate = true;
-	atexit(cleanup);
-}
-
-/**
- * fd_count() - how many fds the process has open
- *
- * Return: entries in /proc/self/fd, less the directory's own
- */
-static int fd_count(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	FZ_CHECK(d);
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n - 1;
 }
 
 /**
@@ -731,7 +642,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!edge.ops)
 		edge_setup();
-	before = fd_count();
+	before = fz_fd_count();
 	fz_in_set(data, size);
 	mem = memfd_create("guest", MFD_CLOEXEC);
 	FZ_CHECK(mem >= 0 && !ftruncate(mem, GUEST_MEM));
@@ -747,7 +658,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 0);
 	close(mem);
 	FZ_CHECK(ctrs[0][CTR_EDGE_CONNECTS] == ctrs[0][CTR_EDGE_DISCONNECTS]);
-	FZ_CHECK(fd_count() == before);
+	FZ_CHECK(fz_fd_count() == before);
 	/* the next input starts as a new gateway would: no transfer */
 	edge.mig_state_result = 1;
 	return 0;

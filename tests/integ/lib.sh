@@ -59,6 +59,38 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# private_slipway [NAME...]: a copy of slipway at $T/bin/slipway, so that
+# our processes can be found by their executable (ours), a symlink to it
+# named NAME for each NAME (pasta, passt), and an EXIT trap that stops
+# them all (stop_ours) before cleanup
+private_slipway() {
+	local n
+	mkdir -p "$T/bin"
+	cp "$SLIPWAY" "$T/bin/slipway"
+	chmod 755 "$T/bin" "$T/bin/slipway"
+	for n in "$@"; do
+		ln -s slipway "$T/bin/$n"
+	done
+	trap 'stop_ours; cleanup' EXIT
+}
+
+# ours: every process running $T/bin/slipway (daemons, their helpers)
+ours() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/exe" 2>/dev/null)" = "$T/bin/slipway" ] &&
+			echo "${p#/proc/}"
+	done
+}
+
+# stop_ours: SIGTERM to every process ours names
+stop_ours() {
+	local p
+	for p in $(ours); do
+		kill -TERM "$p" 2>/dev/null
+	done
+}
+
 # bg CMD...: run in the background, remember the PID for cleanup
 bg() {
 	"$@" &

@@ -13,29 +13,9 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 
-mkdir -p "$T/bin"
-cp "$SLIPWAY" "$T/bin/slipway"
-chmod 755 "$T/bin" "$T/bin/slipway"
-ln -s slipway "$T/bin/pasta"
-ln -s slipway "$T/bin/passt"
+private_slipway pasta passt
 PASTA=$T/bin/pasta
 PASST=$T/bin/passt
-
-# ours: every process running $T/bin/slipway (daemons, their helpers)
-ours() {
-	local p
-	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/exe" 2>/dev/null)" = "$T/bin/slipway" ] &&
-			echo "${p#/proc/}"
-	done
-}
-stop_ours() {
-	local p
-	for p in $(ours); do
-		kill -TERM "$p" 2>/dev/null
-	done
-}
-trap 'stop_ours; cleanup' EXIT
 
 # dead PID: the process has exited (gone, or a zombie its new parent, the
 # init process here, has not reaped yet)

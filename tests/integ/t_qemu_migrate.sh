@@ -100,33 +100,6 @@ sw_end() {
 	) || exit 1
 }
 
-# hello PORT: what a host client gets from 127.0.0.1:PORT (the first
-# line, or refused, reset, timeout, errorN)
-hello() {
-	"$PY" - "$1" <<'EOS'
-import socket, sys
-s = socket.socket()
-s.settimeout(20)
-try:
-    s.connect(("127.0.0.1", int(sys.argv[1])))
-    d = b""
-    while True:
-        r = s.recv(100)
-        if not r:
-            break
-        d += r
-    print(d.decode().split("\n")[0] if d else "empty")
-except ConnectionRefusedError:
-    print("refused")
-except ConnectionResetError:
-    print("reset")
-except socket.timeout:
-    print("timeout")
-except OSError as e:
-    print("error%d" % e.errno)
-EOS
-}
-
 # idle_ask WORD: the host sends WORD on the idle connection; prints the
 # status line that answers it (30 s at most)
 idle_ask() {
@@ -198,7 +171,7 @@ qemu_expect SW_DHCP "ok ip=10.0.2.15/24*"
 [ "$MIG_EDGE" = stream ] || qemu_expect SW_QUEUES "rx=2 tx=2"
 [ "$(idle_ask before)" = "idle-ack before" ] ||
 	qemu_fail "the idle connection did not answer before the migration: $(cat "$T/idle.status")"
-h=$(hello "$PUB")
+h=$(qemu_hello "$PUB")
 [ "$h" = guest-hello ] || qemu_fail "published port through A before the migration: $h"
 # both transfers under way for a few seconds
 wait_for "both transfers under way" 60 \
@@ -265,7 +238,7 @@ fi
 if [ "$MODE" = abort ] || [ "$MODE" = cancel ] || [ "$MODE" = destkill ]; then
 	[ "$(idle_ask after)" = "idle-ack after" ] ||
 		qemu_fail "the idle connection did not answer after the $MODE: $(cat "$T/idle.status")"
-	h=$(hello "$PUB")
+	h=$(qemu_hello "$PUB")
 	[ "$h" = guest-hello ] || qemu_fail "published port through A after the $MODE: $h"
 	qemu_wait_done
 	qemu_check_xfer "$SIZE"
@@ -305,7 +278,7 @@ if [ "$MODE" = handover ]; then
 	sw_end A self
 	[ "$(idle_ask after)" = "idle-ack after" ] ||
 		qemu_fail "the idle connection did not answer after the migration: $(cat "$T/idle.status")"
-	h=$(hello "$PUB")
+	h=$(qemu_hello "$PUB")
 	[ "$h" = guest-hello ] || qemu_fail "published port through B after the migration: $h"
 	qemu_wait_done
 	qemu_check_xfer "$SIZE"

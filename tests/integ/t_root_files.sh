@@ -15,28 +15,9 @@
 require_root
 
 # a private copy, so that our processes can be found by their executable
-mkdir -p "$T/bin"
-cp "$SLIPWAY" "$T/bin/slipway"
-chmod 755 "$T/bin" "$T/bin/slipway"
-ln -s slipway "$T/bin/pasta"
+private_slipway pasta
 SW=$T/bin/slipway
 PASTA=$T/bin/pasta
-
-# ours: every process running $T/bin/slipway
-ours() {
-	local p
-	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/exe" 2>/dev/null)" = "$T/bin/slipway" ] &&
-			echo "${p#/proc/}"
-	done
-}
-stop_ours() {
-	local p
-	for p in $(ours); do
-		kill -TERM "$p" 2>/dev/null
-	done
-}
-trap 'stop_ours; cleanup' EXIT
 
 VICTIM=$T/victim
 printf 'precious content, 33 bytes long\n' >"$VICTIM"
