@@ -260,8 +260,10 @@ static const char *mig_since_source(const struct mig_xfer *x, char *buf,
  * using @m->x.
  *
  * #syscalls ppoll nanosleep clock_nanosleep
+ * Return: true if @fn ran, false if the gateway stops first (shard 0's
+ * call only: @fn may never run)
  */
-static void mig_shard_call(struct mig *m, struct shard *sh,
+static bool mig_shard_call(struct mig *m, struct shard *sh,
 			   void (*fn)(struct shard *sh, void *arg))
 {
 	struct pollfd pfd = { .fd = m->stopfd, .events = POLLIN };
@@ -275,10 +277,11 @@ static void mig_shard_call(struct mig *m, struct shard *sh,
 			nanosleep(&tick, NULL);
 		} else if (ppoll(&pfd, 1, &tick, NULL) > 0) {
 			if (!sh->id)
-				return;
+				return false;
 			stopping = true;
 		}
 	}
+	return true;
 }
 
 /**
@@ -1221,31 +1224,6 @@ static int mig_recv_word(struct mig *m, int fd, char w[MIG_WORD_LEN + 1])
 }
 
 /**
- * mig_shard_call_or_stop() - mig_shard_call(), unless the gateway stops
- * meanwhile (its shard 0, the main thread, no longer answers then)
- * @m:		migration state
- * @sh:		the shard
- * @fn:		the function
- *
- * #syscalls poll nanosleep clock_nanosleep
- * Return: true if @fn ran, false if the gateway stops (@fn may never run)
- */
-static bool mig_shard_call_or_stop(struct mig *m, struct shard *sh,
-				   void (*fn)(struct shard *sh, void *arg))
-{
-	struct pollfd p = { .fd = m->stopfd, .events = POLLIN };
-	unsigned req = ++m->req;
-
-	shard_api_mig_ask(sh, fn, &m->x, req);
-	while (!shard_api_mig_done(sh, req)) {
-		if (poll(&p, 1, 0) > 0)
-			return false;
-		nanosleep(&(struct timespec){ .tv_nsec = 20000 }, NULL);
-	}
-	return true;
-}
-
-/**
  * mig_source_done() - the hand-over is over: the flows are the
  * destination's for good (it runs them, or we stop); our copies of their
  * sockets go with the stream
@@ -1317,7 +1295,7 @@ static bool mig_source_peer(struct mig *m)
 		return false;
 	}
 	/* our copies of the listeners: shard 0's */
-	if (mig_shard_call_or_stop(m, m->grp->sh[0], mig_commit))
+	if (mig_shard_call(m, m->grp->sh[0], mig_commit))
 		info("migration: the destination runs the VM: the hand-over "
 		     "is over");
 	mig_source_done(m);
