@@ -3,9 +3,11 @@
 #ifndef SLIPWAY_FWD_H
 #define SLIPWAY_FWD_H
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
 
 struct core;
@@ -172,5 +174,37 @@ void fwd_peer_src(const struct core *c, const void *sa, uint8_t *src,
 void fwd_src_for(const struct core *c, const uint8_t *gaddr, uint8_t *src);
 socklen_t sockaddr_from(struct sockaddr_storage *ss, const uint8_t *addr,
 			uint16_t port);
+
+/**
+ * sockaddr_to() - a flow address and port from a socket address: the
+ * inverse of sockaddr_from() (inline: repair.c and its unit test use it
+ * without the rest of fwd.c)
+ * @ss:		address (AF_INET, or AF_INET6, v4-mapped or not)
+ * @a:		out: 16 bytes, IPv4 v4-mapped
+ * @port:	out: host order
+ *
+ * Return: true if @ss is of either family (else @a and @port are not set)
+ */
+static inline bool sockaddr_to(const struct sockaddr_storage *ss, uint8_t *a,
+			       uint16_t *port)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)ss;
+
+		memset(a, 0, 10);
+		a[10] = a[11] = 0xff;
+		memcpy(a + 12, &s4->sin_addr, 4);
+		*port = ntohs(s4->sin_port);
+		return true;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)ss;
+
+		memcpy(a, &s6->sin6_addr, 16);
+		*port = ntohs(s6->sin6_port);
+		return true;
+	}
+	return false;
+}
 
 #endif /* SLIPWAY_FWD_H */

@@ -160,34 +160,6 @@ void mig_vet_stream(struct mig_vet *v)
 }
 
 /**
- * mig_vet_sa() - a socket address as a flow address and port
- * @ss:		address (AF_INET, or AF_INET6, v4-mapped or not)
- * @a:		out: ADDR_LEN bytes, IPv4 v4-mapped
- * @port:	out: host order
- *
- * Return: true if @ss is of either family
- */
-static bool mig_vet_sa(const struct sockaddr_storage *ss, uint8_t *a,
-		       uint16_t *port)
-{
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-
-		addr_from4(a, s4->sin_addr.s_addr);
-		*port = ntohs(s4->sin_port);
-		return true;
-	}
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-		memcpy(a, &s6->sin6_addr, ADDR_LEN);
-		*port = ntohs(s6->sin6_port);
-		return true;
-	}
-	return false;
-}
-
-/**
  * mig_vet_published() - is a local address and port one this gateway
  * publishes to a guest port?
  * @sh:		shard
@@ -331,7 +303,7 @@ const char *mig_vet_tcp_fd(struct shard *sh, const struct mig_vet *v,
 		return "a listening socket for a flow";
 	if (getsockname(fd, (struct sockaddr *)&ls, &ll) ||
 	    getpeername(fd, (struct sockaddr *)&ps, &pl) ||
-	    !mig_vet_sa(&ls, la, &lp) || !mig_vet_sa(&ps, pa, &pp))
+	    !sockaddr_to(&ls, la, &lp) || !sockaddr_to(&ps, pa, &pp))
 		return "a socket that is not connected";
 	return mig_vet_tcp(sh, v, t, la, lp, pa, pp, false);
 }
@@ -388,12 +360,12 @@ const char *mig_vet_udp_fd(struct shard *sh, const struct mig_udp *u, int fd)
 	if (selfport_reached(&sh->grp->self, IPPROTO_UDP, &ps))
 		return "a peer that is one of slipway's own ports";
 	if (getsockname(fd, (struct sockaddr *)&ls, &ll) ||
-	    !mig_vet_sa(&ls, la, &lp))
+	    !sockaddr_to(&ls, la, &lp))
 		return "a socket without an address";
 	if (!mig_vet_local(sh, la, false))
 		return "a local address other than the outbound one";
 	if (getpeername(fd, (struct sockaddr *)&ps, &pl) ||
-	    !mig_vet_sa(&ps, pa, &pp) || !addr_eq(pa, target) ||
+	    !sockaddr_to(&ps, pa, &pp) || !addr_eq(pa, target) ||
 	    pp != u->remote_port)
 		return "a socket not connected where the guest's destination "
 		       "goes";

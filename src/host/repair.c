@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "core/mig.h"
+#include "host/fwd.h"
 #include "host/repair.h"
 #include "host/repair_helper.h"
 #include "util/log.h"
@@ -268,30 +269,6 @@ static int repair_queue(int fd, int q)
 	return setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ?
 		       -errno :
 		       0;
-}
-
-/**
- * repair_addr() - a socket address as the stream keeps it
- * @ss:		address
- * @a:		out: 16 bytes (IPv4 v4-mapped)
- * @port:	out: host order
- */
-static void repair_addr(const struct sockaddr_storage *ss, uint8_t *a,
-			uint16_t *port)
-{
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const void *)ss;
-
-		memset(a, 0, 10);
-		a[10] = a[11] = 0xff;
-		memcpy(a + 12, &s4->sin_addr, 4);
-		*port = ntohs(s4->sin_port);
-	} else {
-		const struct sockaddr_in6 *s6 = (const void *)ss;
-
-		memcpy(a, &s6->sin6_addr, 16);
-		*port = ntohs(s6->sin6_port);
-	}
 }
 
 /**
@@ -512,8 +489,8 @@ int repair_dump(int fd, uint8_t *out, size_t room, uint8_t shard, size_t *len)
 	if (ret)
 		goto fail_off;
 	r.v6 = ls.ss_family == AF_INET6;
-	repair_addr(&ls, r.local, &r.lport);
-	repair_addr(&ps, r.peer, &r.pport);
+	sockaddr_to(&ls, r.local, &r.lport);
+	sockaddr_to(&ps, r.peer, &r.pport);
 	/* the queues go straight to where the record keeps them, the
 	 * receive queue right after the send queue; both may have changed
 	 * since they were measured (acknowledgements, data from the peer) */
