@@ -825,22 +825,23 @@ static void mig_commit(struct shard *sh, void *arg)
 }
 
 /**
- * mig_io_wait() - wait until a hand-over connection is ready, at most
- * MIG_IO_TIMEOUT_S, and not past the gateway's stop (SIGTERM ends it at
- * once in every state of a hand-over)
+ * mig_io_wait() - wait until a migration's connection or fd is ready, at
+ * most @ms, and not past the gateway's stop (SIGTERM ends it at once in
+ * every state of a migration)
  * @m:		migration state
- * @fd:		the connection
+ * @fd:		the connection, or the device-state fd
  * @events:	POLLIN or POLLOUT
+ * @ms:		the longest wait
  *
  * #syscalls poll
  * Return: 0 (ready, or a signal: try again), -ETIMEDOUT, -ECANCELED (the
  * gateway stops), or -errno
  */
-static int mig_io_wait(struct mig *m, int fd, short events)
+static int mig_io_wait(struct mig *m, int fd, short events, int ms)
 {
 	struct pollfd pfd[2] = { { .fd = fd, .events = events },
 				 { .fd = m->stopfd, .events = POLLIN } };
-	int n = poll(pfd, 2, MIG_IO_TIMEOUT_S * 1000);
+	int n = poll(pfd, 2, ms);
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
@@ -865,7 +866,7 @@ static int mig_io_again(struct mig *m, int fd, short events, ssize_t n)
 		return 0;
 	if (errno != EAGAIN && errno != EWOULDBLOCK)
 		return -errno;
-	return mig_io_wait(m, fd, events);
+	return mig_io_wait(m, fd, events, MIG_IO_TIMEOUT_S * 1000);
 }
 
 /**
@@ -1507,22 +1508,14 @@ static void mig_hold_call(struct shard *sh, void *arg)
 static int mig_state_wait(struct mig *m, int fd, short events,
 			  uint64_t start_ns)
 {
-	struct pollfd pfd[2] = { { .fd = fd, .events = events },
-				 { .fd = m->stopfd, .events = POLLIN } };
 	uint64_t now = now_mono_ns(),
 		 end = start_ns + MIG_STATE_MAX_S * 1000000000ULL;
-	int ms, n;
 
 	if (now >= end)
 		return -ETIMEDOUT;
-	ms = (int)MIN((uint64_t)MIG_STATE_IDLE_S * 1000,
-		      (end - now) / 1000000 + 1);
-	n = poll(pfd, 2, ms);
-	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
-	if (!n)
-		return -ETIMEDOUT;
-	return pfd[1].revents ? -ECANCELED : 0;
+	return mig_io_wait(m, fd, events,
+			   (int)MIN((uint64_t)MIG_STATE_IDLE_S * 1000,
+				    (end - now) / 1000000 + 1));
 }
 
 /**
