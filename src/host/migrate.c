@@ -1343,8 +1343,9 @@ static void mig_source_send(struct mig *m)
 		goto out_fd;
 	}
 	strcpy(sa.sun_path, m->conf->migrate_to);
+	/* connect() alone blocks (a listener's full backlog); every other
+	 * call waits in mig_io_wait() */
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		warn_perror("migration: cannot reach the destination at %s: "
 			    "the flows stay here (reset if the VM does not "
@@ -1783,13 +1784,11 @@ static void mig_refuse(struct mig *m, int fd, const char *why)
  * @m:		migration state
  * @fd:		the connection
  *
- * #syscalls setsockopt
  * Return: true if the state is ours now
  */
 static bool mig_dest_take(struct mig *m, int fd)
 {
 	char since[96];
-	struct timeval tv = { .tv_sec = MIG_IO_TIMEOUT_S };
 	struct mig_xfer *x = &m->x;
 	uint8_t hdr[MIG_HDR_LEN];
 	uint32_t body, nfds;
@@ -1797,8 +1796,6 @@ static bool mig_dest_take(struct mig *m, int fd)
 	char ans[8];
 	int ret;
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	ret = mig_recv_all(m, fd, hdr, sizeof(hdr));
 	if (ret) {
 		warn("migration: a source went away before its state: %s",
