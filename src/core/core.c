@@ -441,7 +441,7 @@ const char *core_flow_target(const struct core *c, int proto,
 	if (addr_is4(daddr) ? ip4_addr_unusable(c, addr_to4(daddr)) :
 			      ip6_addrs_bad(c, gaddr, daddr))
 		return "a destination no guest may use";
-	if (core_addr_is_dns(c, daddr)) {
+	if (core_dns_dst(c, daddr, dport)) {
 		/* UDP there is the forwarder's, with no flow; TCP goes to
 		 * the first upstream resolver (tcp_new_from_guest()) */
 		if (proto != IPPROTO_TCP_ || dport != 53 ||

@@ -214,6 +214,10 @@ struct dhcp4_conf {
  * @max_udp_flows:	size of the datagram flow table
  * @udp_idle_ns:	datagram flows close after this long without traffic
  * @dns4_upstream_be:	where TCP to @dns4_be port 53 goes (0: refused)
+ * @dns4_shared:	@dns4_be is also a mapped address (passt's model: the
+ *			gateway, mapped to the host's loopback): only port
+ *			53 there is the forwarder's, anything else takes
+ *			the mapping (core_dns_dst())
  * @dhcp:		DHCPv4 server on (conf for it in @dhcp4)
  * @dhcp4:		what the DHCPv4 server hands out
  * @ipv6:		carry IPv6: NDP, echo, TCP, UDP and DNS over IPv6;
@@ -278,6 +282,7 @@ struct core_conf {
 	uint32_t max_udp_flows;
 	uint64_t udp_idle_ns;
 	uint32_t dns4_upstream_be;
+	bool dns4_shared;
 	bool dhcp;
 	struct dhcp4_conf dhcp4;
 	bool ipv6;
@@ -890,6 +895,23 @@ static inline bool core_addr_is_dns(const struct core *c, const uint8_t *a)
 		return c->conf.dns4_be && addr_to4(a) == c->conf.dns4_be;
 	return c->conf.ipv6 && !addr_eq(c->conf.dns6, none) &&
 	       addr_eq(a, c->conf.dns6);
+}
+
+/**
+ * core_dns_dst() - is a destination the DNS forwarder's?
+ * @c:		core
+ * @a:		address (ADDR_LEN bytes)
+ * @dport:	destination port (host order)
+ *
+ * Return: core_addr_is_dns(), but with conf.dns4_shared only for port 53
+ *	   of the IPv4 address (the rest of that address is the mapping's)
+ */
+static inline bool core_dns_dst(const struct core *c, const uint8_t *a,
+				uint16_t dport)
+{
+	if (!core_addr_is_dns(c, a))
+		return false;
+	return !(c->conf.dns4_shared && addr_is4(a)) || dport == 53;
 }
 
 /**

@@ -103,8 +103,13 @@ void ip4_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 		CTR_INC(c, IP4_DROP_ADDR);
 		return;
 	}
-	/* the DNS forwarder lives on shard 0 (UDP and TCP) */
-	if (c->conf.dns4_be && daddr == c->conf.dns4_be && core_pass_on(c, 0))
+	/* the DNS forwarder lives on shard 0 (UDP and TCP; shared with a
+	 * mapping, only its port 53: both carry the port first) */
+	if (c->conf.dns4_be && daddr == c->conf.dns4_be &&
+	    (!c->conf.dns4_shared ||
+	     ((ip[9] == IPPROTO_TCP_ || ip[9] == IPPROTO_UDP_) && v.len >= 4 &&
+	      rd16(v.p + 2) == 53)) &&
+	    core_pass_on(c, 0))
 		return;
 
 	switch (ip[9]) {

@@ -1030,7 +1030,7 @@ static void tcp_new_from_guest(struct core *c, const uint8_t *iph,
 		CTR_INC(c, TCP_FLOWS_REFUSED);
 		return;
 	}
-	if (core_addr_is_dns(c, daddr)) {
+	if (core_dns_dst(c, daddr, s->dport)) {
 		/* DNS over TCP goes to the first upstream resolver (an IPv4
 		 * one, for either family of the guest's connection) */
 		if (s->dport != 53 || !c->conf.dns4_upstream_be) {

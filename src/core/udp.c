@@ -579,7 +579,7 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 {
 	const uint8_t *uh = pkt_pull(&v, UDP_HLEN);
 	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN], target[ADDR_LEN];
-	bool v6 = (iph[0] >> 4) == 6;
+	bool v6 = (iph[0] >> 4) == 6, dns;
 	uint16_t sport, dport, ulen;
 
 	if (!uh) {
@@ -615,7 +615,8 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 		CTR_INC(c, IP6_DROP_ADDR);
 		return;
 	}
-	if (dport == 53 && core_addr_is_dns(c, daddr)) {
+	dns = core_dns_dst(c, daddr, dport);
+	if (dns && dport == 53) {
 		struct fx_intent *it = fx_intent_add(fx, FX_DNS_QUERY, 0, -1);
 
 		it->data_owner = FX_DATA_RXBATCH;
@@ -628,8 +629,9 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 			CTR_INC(c, DNS_QUERIES6);
 		return;
 	}
-	if (!core_dst_map(c, daddr, target)) {
-		/* as for TCP: refused, port unreachable, or with
+	if (dns || !core_dst_map(c, daddr, target)) {
+		/* as for TCP (the forwarder's address has no port but 53):
+		 * refused, port unreachable, or with
 		 * conf.gw_unreach no route (the header and 8 bytes are
 		 * contiguous in the frame; IPv6 quotes what fits, RFC 4443
 		 * 2.4) */

@@ -132,6 +132,8 @@ enum conf_pasta_mode {
  * @dhcp:		answer DHCPv4
  * @dns:		forward DNS at @dns4
  * @dns4:		the guest-facing DNS address (network order)
+ * @dns4_shared:	@dns4 is the address mapped to the host's loopback
+ *			(passt's default): the forwarder has its port 53 only
  * @resolv_conf:	where the upstream resolvers are listed
  * @search:		domain search list for DHCP, DNS wire format
  * @search_len:		bytes of @search
@@ -254,6 +256,7 @@ struct conf {
 	bool dhcp;
 	bool dns;
 	uint32_t dns4;
+	bool dns4_shared;
 	const char *resolv_conf;
 	uint8_t search[256];
 	size_t search_len;

@@ -351,12 +351,19 @@ static int conf_net_guest(struct conf *c, const char **why)
  * In slipway's model the forwarder keeps its addresses (.3 and ::3)
  * unless --dns-forward names one for its family. In pasta's there is no
  * forwarder unless --dns-forward names one (the other family then has
- * none).
+ * none). A VM on passt's command line (libvirt never passes
+ * --dns-forward) gets what passt gives it for a resolver on the host's
+ * loopback: the IPv4 address mapped to the host's loopback (the
+ * gateway's, by default) as its DNS server, over DHCP; its port 53 is
+ * the forwarder's (to the host's resolvers, wherever they are), the
+ * rest of it stays the mapping's. With no IPv4 mapping (--no-map-gw)
+ * there is none, as before.
  *
  * Return: 0, or -1
  */
 static int conf_net_dns(struct conf *c, const char **why)
 {
+	bool want = c->dns;
 	struct in6_addr a;
 	int fam;
 
@@ -365,8 +372,16 @@ static int conf_net_dns(struct conf *c, const char **why)
 		memset(&c->dns6, 0, sizeof(c->dns6));
 		c->dns = false;
 	}
-	if (!c->dns_forward)
+	if (!c->dns_forward) {
+		if (c->addr_model == CONF_ADDR_HOST_COPY &&
+		    c->pasta_mode == CONF_PASTA_PASST && want &&
+		    (c->map_gw || c->map_lo4)) {
+			c->dns4 = c->map_gw ? c->gw4 : c->map_lo4;
+			c->dns4_shared = true;
+			c->dns = c->dns4 != 0;
+		}
 		return 0;
+	}
 	fam = fwd_addr_pton(c->dns_forward, &a);
 	if (fam == AF_INET) {
 		uint32_t a4;

@@ -314,6 +314,7 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	cc.nshards = (uint8_t)grp->n;
 	cc.udp_idle_ns = (uint64_t)conf->udp_idle_s * 1000000000ULL;
 	cc.dns4_be = conf->dns ? conf->dns4 : 0;
+	cc.dns4_shared = conf->dns4_shared;
 	/* pasta's model (conf_net.c): a real gateway, mapped addresses */
 	cc.gw_real = conf->addr_model == CONF_ADDR_HOST_COPY;
 	cc.ndp_proxy = conf->addr_model == CONF_ADDR_HOST_COPY;

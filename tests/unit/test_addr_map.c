@@ -2,7 +2,8 @@
 /* test_addr_map.c - pasta's addressing model in the core: a real gateway
  * (conf.gw_real), --map-host-loopback ADDR (conf.map_lo4_be, map_lo6),
  * --map-guest-addr (conf.map_guest4_be, map_guest6 -> host4_be, host6),
- * --dns-forward ADDR (conf.dns4_be anywhere), and a host's /32 prefix.
+ * --dns-forward ADDR (conf.dns4_be anywhere), passt's default DNS (the
+ * mapped gateway's port 53, conf.dns4_shared), and a host's /32 prefix.
  *
  * core_dst_map() is checked directly for every rule, then whole frames go
  * through core_input() and the intents the host would carry out are
@@ -223,6 +224,90 @@ static void test_frames(void **state)
 }
 
 /**
+ * test_dns_shared() - passt's default DNS: the gateway, mapped to the host's
+ * loopback, is the DNS address too (conf.dns4_shared); its port 53 is the
+ * forwarder's (UDP a query, TCP to the first upstream), every other port
+ * still the host's loopback, and core_flow_target() agrees with the frames
+ * @state:	unused
+ */
+static void test_dns_shared(void **state)
+{
+	const uint32_t up4 = ip4(127, 0, 0, 53);
+	struct core_conf cc;
+	struct env *e;
+	struct seg s = { .saddr = H4,
+			 .sport = 40001,
+			 .daddr = HGW4,
+			 .dport = 8080,
+			 .seq = 1000,
+			 .flags = T_SYN,
+			 .wnd = 65535,
+			 .mss = 1460 };
+	const struct fx_intent *it;
+	uint8_t t[ADDR_LEN];
+	int shared;
+
+	(void)state;
+	for (shared = 0; shared <= 1; shared++) {
+		conf_host_copy(&cc);
+		cc.dns4_be = HGW4;
+		cc.dns4_shared = shared;
+		cc.dns4_upstream_be = up4;
+		e = env_new(&cc);
+
+		s.dport = 8080;
+		s.sport = 40001;
+		env_send(e, &s);
+		if (shared) {
+			it = fx_find(e, FX_SOCK_CONNECT);
+			assert_memory_equal(it->addr, M4(LO4), ADDR_LEN);
+			assert_int_equal(it->port, 8080);
+			assert_null(core_flow_target(&e->c, IPPROTO_TCP_,
+						     M4(H4), M4(HGW4), 8080,
+						     t));
+			assert_memory_equal(t, M4(LO4), ADDR_LEN);
+		} else {
+			/* the forwarder's own address: nothing but 53 */
+			assert_int_equal(fx_count(e, FX_SOCK_CONNECT), 0);
+			assert_non_null(core_flow_target(&e->c, IPPROTO_TCP_,
+							 M4(H4), M4(HGW4), 8080,
+							 t));
+		}
+		env_clear(e);
+
+		s.dport = 53;
+		s.sport = 40002;
+		env_send(e, &s);
+		it = fx_find(e, FX_SOCK_CONNECT);
+		assert_memory_equal(it->addr, M4(up4), ADDR_LEN);
+		assert_int_equal(it->port, 53);
+		env_clear(e);
+
+		env_mark(e);
+		send_udp4(e, HGW4, 53);
+		assert_int_equal(fx_count(e, FX_DNS_QUERY), 1);
+		assert_int_equal(fx_count(e, FX_DGRAM_OPEN), 0);
+		env_clear(e);
+
+		env_mark(e);
+		send_udp4(e, HGW4, 5000);
+		assert_int_equal(fx_count(e, FX_DNS_QUERY), 0);
+		if (shared) {
+			it = fx_find(e, FX_DGRAM_OPEN);
+			assert_memory_equal(it->addr, M4(LO4), ADDR_LEN);
+		} else {
+			/* as TCP: no port but 53 there */
+			assert_int_equal(fx_count(e, FX_DGRAM_OPEN), 0);
+			assert_int_equal(env_delta(e, CTR_UDP_UNREACH_SENT), 1);
+		}
+		assert_non_null(core_flow_target(&e->c, IPPROTO_UDP_, M4(H4),
+						 M4(HGW4), 53, t));
+		env_clear(e);
+		env_free(e);
+	}
+}
+
+/**
  * test_prefix32() - a /32 (a host's address copied as is) has no subnet
  * broadcast: datagrams to any unicast address still open flows
  * @state:	unused
@@ -253,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_dst_map_gw),
 		cmocka_unit_test(test_dst_map_addrs),
 		cmocka_unit_test(test_frames),
+		cmocka_unit_test(test_dns_shared),
 		cmocka_unit_test(test_prefix32),
 	};
 

@@ -1278,8 +1278,8 @@ static void test_malformed(void **state)
 
 /**
  * test_udp_hook() - what reaches the server: port 547 at ff02::1:2 or a
- * gateway address; other unicast ports and addresses are UDP flows, other
- * multicast is dropped (IP6_DROP_ADDR); a bad UDP length to the server is a bad UDP header; a
+ * gateway address; other unicast ports and addresses are UDP flows (not
+ * the DNS address's: port unreachable), other multicast is dropped (IP6_DROP_ADDR); a bad UDP length to the server is a bad UDP header; a
  * UDP length shorter than the packet cuts the message there
  * @state:	environment
  */
@@ -1292,7 +1292,7 @@ static void test_udp_hook(void **state)
 
 	msg_start(&m, SOLICIT, false);
 	ia_na(&m, 1, NULL);
-	send6(e, &m, guest6_ll, dns6, 547);
+	send6(e, &m, guest6_ll, outside6, 546);
 	send6(e, &m, guest6_ll, all_nodes, 547);
 	send6(e, &m, guest6_ll, outside6, 547);
 	send6(e, &m, guest6_ll, all_servers, 546);
@@ -1306,6 +1306,13 @@ static void test_udp_hook(void **state)
 	env_clear(e);
 	core_timer(&e->c, e->now + e->c.conf.udp_idle_ns + 1, &e->fx);
 	assert_int_equal(fx_count(e, FX_DGRAM_CLOSE), 2);
+	env_clear(e);
+	/* the DNS address has no port but 53, as over TCP: unreachable */
+	env_mark(e);
+	send6(e, &m, guest6_ll, dns6, 547);
+	assert_int_equal(e->fx.nframes, 1);
+	assert_ctr_deltas(e, CTR_UDP_UNREACH_SENT, 1, CTR_ICMP6_UNREACH_SENT, 1,
+			  -1);
 	env_clear(e);
 
 	/* UDP length past the packet, and below 8 */
