@@ -55,6 +55,7 @@
 #include "host/mig_vet.h"
 #include "host/selfport.h"
 #include "host/shard.h"
+#include "host/sock_tcp.h"
 #include "util/log.h"
 
 #define MIG_VET_WMEM_DEFAULT (4U << 20) /* tcp_wmem[2]'s default */
@@ -201,20 +202,23 @@ static bool mig_vet_published(const struct shard *sh, const uint8_t *la,
 
 /**
  * mig_vet_local() - is a socket's local address what the outbound rules
- * give (-o, --outbound-addr)?
+ * give (-o, --outbound-addr) for its peer, as sock_bind_out() binds it?
  * @sh:		shard
  * @la:		local address
+ * @pa:		peer address
  * @to_dns:	DNS over TCP to the upstream resolver (never bound, as the
  *		forwarder's own queries)
  *
  * Return: true if so
  */
 static bool mig_vet_local(const struct shard *sh, const uint8_t *la,
-			  bool to_dns)
+			  const uint8_t *pa, bool to_dns)
 {
 	const struct conf *conf = sh->conf;
+	struct sockaddr_storage ps;
 
-	if (to_dns)
+	sockaddr_from(&ps, pa, 0);
+	if (to_dns || !sock_out_binds(conf, &ps))
 		return true;
 	if (addr_is4(la))
 		return !conf->outbound4.s_addr ||
@@ -271,7 +275,9 @@ static const char *mig_vet_tcp(struct shard *sh, const struct mig_vet *v,
 		return why;
 	if (!addr_eq(target, pa) || pp != t->remote_port)
 		return "a peer other than where the guest's destination goes";
-	if (!mig_vet_local(sh, la, core_addr_is_dns(&sh->core, t->remote_addr)))
+	if (!mig_vet_local(sh, la, pa,
+			   core_dns_dst(&sh->core, t->remote_addr,
+					t->remote_port)))
 		return "a local address other than the outbound one";
 	if (made && (!v->lports_ok || (v->lports[lp / 64] >> (lp % 64) & 1)))
 		return "a local port another socket listens on";
@@ -362,7 +368,7 @@ const char *mig_vet_udp_fd(struct shard *sh, const struct mig_udp *u, int fd)
 	if (getsockname(fd, (struct sockaddr *)&ls, &ll) ||
 	    !sockaddr_to(&ls, la, &lp))
 		return "a socket without an address";
-	if (!mig_vet_local(sh, la, false))
+	if (!mig_vet_local(sh, la, target, false))
 		return "a local address other than the outbound one";
 	if (getpeername(fd, (struct sockaddr *)&ps, &pl) ||
 	    !sockaddr_to(&ps, pa, &pp) || !addr_eq(pa, target) ||

@@ -146,15 +146,39 @@ static void sock_setup(struct shard *sh, int fd)
 }
 
 /**
+ * sock_out_binds() - does sock_bind_out() bind the outbound address for a
+ * destination?
+ * @c:		configuration
+ * @dst:	where the socket goes (IPv4 or IPv6)
+ *
+ * Host loopback (the gateway mapped there, a resolver on 127.0.0.53) is
+ * reached from the kernel's choice of address, except on slirp4netns's
+ * command line, where --outbound-addr applies to it too (as slirp4netns
+ * binds every outbound socket). Never an interface for loopback.
+ *
+ * Return: true if the address of @dst's family (when set) is bound
+ */
+bool sock_out_binds(const struct conf *c, const struct sockaddr_storage *dst)
+{
+	const struct sockaddr_in *d4 = (const struct sockaddr_in *)dst;
+	const struct sockaddr_in6 *d6 = (const struct sockaddr_in6 *)dst;
+
+	if (c->s4n)
+		return true;
+	if (dst->ss_family == AF_INET)
+		return (ntohl(d4->sin_addr.s_addr) >> 24) != 127;
+	return !IN6_IS_ADDR_LOOPBACK(&d6->sin6_addr) &&
+	       !IN6_IS_ADDR_V4MAPPED(&d6->sin6_addr);
+}
+
+/**
  * sock_bind_out() - bind an outbound socket to the configured source
  * address and interface (-o, --outbound-if4/6; slirp4netns
- * --outbound-addr[6]), unless it goes to loopback
+ * --outbound-addr[6]), as sock_out_binds() says for its destination
  * @c:		configuration
  * @fd:		new socket, not bound yet
  * @dst:	where it will connect or send (its family is the socket's)
  *
- * Host loopback (the gateway mapped there, a resolver on 127.0.0.53) is
- * not reached through another interface, nor from another address.
  * Both were tried at start-up (sock_out_check()); a failure here (the
  * address or interface went away) fails the flow: its traffic must not
  * leave unbound, through another interface.
@@ -174,11 +198,13 @@ int sock_bind_out(const struct conf *c, int fd,
 		struct sockaddr_in6 v6;
 	} a;
 	socklen_t alen = 0;
+	bool lo;
 
+	if (!sock_out_binds(c, dst))
+		return 0;
 	memset(&a, 0, sizeof(a));
 	if (dst->ss_family == AF_INET) {
-		if ((ntohl(d4->sin_addr.s_addr) >> 24) == 127)
-			return 0;
+		lo = (ntohl(d4->sin_addr.s_addr) >> 24) == 127;
 		ifname = c->outbound_if4;
 		if (c->outbound4.s_addr) {
 			a.v4.sin_family = AF_INET;
@@ -186,9 +212,8 @@ int sock_bind_out(const struct conf *c, int fd,
 			alen = sizeof(a.v4);
 		}
 	} else {
-		if (IN6_IS_ADDR_LOOPBACK(&d6->sin6_addr) ||
-		    IN6_IS_ADDR_V4MAPPED(&d6->sin6_addr))
-			return 0;
+		lo = IN6_IS_ADDR_LOOPBACK(&d6->sin6_addr) ||
+		     IN6_IS_ADDR_V4MAPPED(&d6->sin6_addr);
 		ifname = c->outbound_if6;
 		if (!IN6_IS_ADDR_UNSPECIFIED(&c->outbound6)) {
 			a.v6.sin6_family = AF_INET6;
@@ -196,8 +221,9 @@ int sock_bind_out(const struct conf *c, int fd,
 			alen = sizeof(a.v6);
 		}
 	}
-	if (ifname && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ifname,
-				 (socklen_t)strlen(ifname) + 1))
+	if (ifname && !lo &&
+	    setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ifname,
+		       (socklen_t)strlen(ifname) + 1))
 		return -errno;
 	if (alen && bind(fd, &a.sa, alen))
 		return -errno;

@@ -21,6 +21,7 @@ struct tcp_handover;
 #define HF_TX_PENDING 0x04 /* on the tx pending list */
 #define HF_RDHUP 0x08	   /* the peer's FIN arrived (fallback EOF test) */
 
+bool sock_out_binds(const struct conf *c, const struct sockaddr_storage *dst);
 int sock_bind_out(const struct conf *c, int fd,
 		  const struct sockaddr_storage *dst);
 int sock_out_check(const struct conf *c);

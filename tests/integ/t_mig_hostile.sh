@@ -24,6 +24,9 @@
 #            connected to the host's loopback (127.0.0.1:9998 in H) for a
 #            flow to the gateway, though the mapping is off: refused, and
 #            the socket reset (its server sees the connection end).
+#            SUB=fd-out: the same flow with the mapping on and -o given
+#            must be taken (a flow to the host's loopback is not bound to
+#            -o's address, so its local address is loopback's).
 #  frontend  the same through the vhost-user device-state channel: a
 #            frontend (vupeer.py ds-load) LOADs a state of one flow in
 #            repair state into slipway --migrate-repair
@@ -123,7 +126,8 @@ from_repair() {
 	loopback) mig+=(--remote 10.0.2.2:9999) bad="dport = :9999" ;;
 	ok) mig+=(--local 10.99.0.1:30000 --remote 10.99.0.2:80)
 		bad="sport = :30000" ;;
-	fd) mig=(--fds --flows 1 --remote 10.0.2.2:9998) bad="dport = :9998" ;;
+	fd | fd-out) mig=(--fds --flows 1 --remote 10.0.2.2:9998)
+		bad="dport = :9998" ;;
 	esac
 	"$SWMIG" "${mig[@]}" "$T/state.bin" >/dev/null || fail "swmig"
 	# another program's listener, and no reset for what nobody answers
@@ -155,11 +159,14 @@ open(sys.argv[1], "w").write(v + "\n")' "$T/srv9998" &
 	wait_for "the loopback server" 10 "[ -e $T/srv9998.ready ]"
 	mkdir -p "$T/B"
 	echo "nameserver 127.0.0.1" >"$T/resolv.conf"
-	local rep=(--migrate-repair)
-	[ "$sub" = fd ] && rep=()
+	local rep=(--migrate-repair --no-map-host-loopback)
+	[ "$sub" = fd ] && rep=(--no-map-host-loopback)
+	# fd-out: the mapping on and -o given: the gateway's flow is not
+	# bound to -o's address (sock_bind_out()), and so not refused
+	[ "$sub" = fd-out ] && rep=(-o 10.99.0.1)
 	ip netns exec "$H" "$SLIPWAY" --vhost-user "$T/B/sw.sock" -d --stats-file "$T/B/stats.json" \
 		--resolv-conf "$T/resolv.conf" --migrate-from "$T/state.sock" \
-		"${rep[@]}" --no-map-host-loopback >"$T/B/slipway.log" 2>&1 &
+		"${rep[@]}" >"$T/B/slipway.log" 2>&1 &
 	B_PID=$!
 	PIDS+=("$B_PID")
 	wait_for "B's sockets" 10 "[ -S $T/B/sw.sock ] && [ -S $T/state.sock ] || ! kill -0 $B_PID"
@@ -171,7 +178,7 @@ s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 s.settimeout(10)
 s.sendall(open(sys.argv[2], "rb").read())
-if sys.argv[3] == "fd":
+if sys.argv[3].startswith("fd"):
     c = socket.create_connection(("127.0.0.1", 9998))
     s.sendmsg([b"F"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                         c.fileno().to_bytes(4, sys.byteorder))])
@@ -202,6 +209,9 @@ s.close()' "$T/state.sock" "$T/state.bin" "$sub" || fail "B did not take the sta
 			fail "the passed socket to the host's loopback: $(cat "$T/../srv9998")"
 		expect_ctr MIG_REFUSED_GUEST -eq 1
 		expect_ctr MIG_TCP_IN -eq 0
+	elif [ "$sub" = fd-out ]; then
+		expect_ctr MIG_TCP_IN -eq 1
+		expect_ctr MIG_REFUSED_GUEST -eq 0
 	elif [ "$sub" = ok ]; then
 		[ "$est" = 1 ] || fail "the good flow's socket never appeared: $(grep migration "$T/slipway.log")"
 		expect_ctr MIG_TCP_IN -eq 1
