@@ -64,7 +64,10 @@ check() {
 		[ -n "$l" ] || continue
 		file=${l%%:*}
 		file=${file#./}
-		inc=$(printf '%s\n' "$l" | sed -E 's/^[^:]+:[0-9]+:[^"]*"([^"]*)".*/\1/')
+		# between the first two quotes, without a fork a line (the
+		# self-test runs this over the whole tree 15 times)
+		inc=${l#*\"}
+		inc=${inc%%\"*}
 		case $file in
 		*/*) layer=${file%%/*} ;;
 		*) layer=. ;;
