@@ -240,6 +240,33 @@ int nl_link_up(int nl, unsigned ifindex, unsigned mtu)
 }
 
 /**
+ * nl_link_txqlen() - set the transmit queue length of a link
+ * @nl:		socket from nl_open()
+ * @ifindex:	interface index
+ * @qlen:	new queue length, packets
+ *
+ * Unlike the SIOCSIFTXQLEN ioctl, which asks for CAP_NET_ADMIN in the
+ * initial user namespace, this needs it only in the user namespace that
+ * owns the link's network namespace: it works rootless.
+ *
+ * #syscalls:setup sendto recvfrom
+ * Return: 0, or negative errno (from the kernel's acknowledgement)
+ */
+int nl_link_txqlen(int nl, unsigned ifindex, unsigned qlen)
+{
+	struct ifinfomsg *ifi;
+	union nl_req r;
+	uint32_t qlen32 = qlen;
+
+	ifi = nl_req_init(&r, RTM_NEWLINK, 0, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = (int)ifindex;
+	nl_attr_put(&r, IFLA_TXQLEN, &qlen32, sizeof(qlen32));
+
+	return nl_do(nl, &r);
+}
+
+/**
  * nl_addr4_add() - add an IPv4 address to a link
  * @nl:		socket from nl_open()
  * @ifindex:	interface index
