@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* nl.c - minimal rtnetlink requests: link up, addresses, default routes */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -273,7 +274,8 @@ int nl_link_txqlen(int nl, unsigned ifindex, unsigned qlen)
  * @addr_be:	address, network order
  * @prefix:	prefix length, 0 to 32
  *
- * Like "ip addr add ADDR/PREFIX dev IF": no broadcast address is set.
+ * Like "ip addr add ADDR/PREFIX brd + dev IF": the broadcast address is
+ * the prefix's last one, but a /31 or /32 has none.
  *
  * #syscalls:setup sendto recvfrom
  * Return: 0, -EINVAL for a bad @prefix, or negative errno from the kernel
@@ -296,6 +298,11 @@ int nl_addr4_add(int nl, unsigned ifindex, uint32_t addr_be, uint8_t prefix)
 	/* Not point-to-point: local and peer address are the same */
 	nl_attr_put(&r, IFA_LOCAL, &addr_be, sizeof(addr_be));
 	nl_attr_put(&r, IFA_ADDRESS, &addr_be, sizeof(addr_be));
+	if (prefix < 31) {
+		uint32_t brd_be = addr_be | htonl(~0U >> prefix);
+
+		nl_attr_put(&r, IFA_BROADCAST, &brd_be, sizeof(brd_be));
+	}
 
 	return nl_do(nl, &r);
 }

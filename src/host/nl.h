@@ -49,6 +49,8 @@ int nl_link_txqlen(int nl, unsigned ifindex, unsigned qlen);
  * @addr_be:	address, network order
  * @prefix:	prefix length, 0 to 32
  *
+ * With the prefix's last address as the broadcast address (below /31).
+ *
  * #syscalls:setup sendto recvfrom
  * Return: 0, -EINVAL for a bad @prefix, or negative errno from the kernel
  * (-EEXIST: the link already has this address)

@@ -6,7 +6,8 @@
 # fe80::1 (a router namespace R of ours on the other end of the veth).
 # slipway runs in H and serves a guest namespace G. Checked:
 # - G's tap is named eth7 and has 10.77.0.5/24 and 2001:db8:77::5/64,
-#   default routes via 10.77.0.1 and fe80::1, MTU 65520;
+#   default routes via 10.77.0.1 and fe80::1, MTU 65520, and the IPv4
+#   address has the broadcast address 10.77.0.255;
 # - the gateway reaches H's loopback (127.0.0.1 and ::1: the default
 #   --map-host-loopback), --map-guest-addr 169.254.1.2 reaches a service
 #   bound to H's own 10.77.0.5 only, DNS to --dns-forward 169.254.1.1
@@ -100,6 +101,9 @@ run_sw --map-guest-addr 169.254.1.2 --dns-forward 169.254.1.1
 # the host's addresses, routes, interface name; pasta's MTU
 a4=$(ip -n "$NS" -4 -o addr show dev eth7 | awk '{print $4}')
 [ "$a4" = 10.77.0.5/24 ] || fail "guest IPv4 address '$a4', expected H's 10.77.0.5/24"
+# with a broadcast address, as pasta's (and "ip addr add ... brd +")
+ip -n "$NS" -4 -o addr show dev eth7 | grep -q "brd 10.77.0.255 " ||
+	fail "no broadcast address: $(ip -n "$NS" -4 -o addr show dev eth7)"
 a6=$(ip -n "$NS" -6 -o addr show dev eth7 scope global | awk '{print $4}')
 [ "$a6" = 2001:db8:77::5/64 ] ||
 	fail "guest IPv6 address '$a6', expected H's 2001:db8:77::5/64"
