@@ -18,7 +18,10 @@
 # second run:
 # - --map-host-loopback 169.254.1.3 reaches H's loopback there, and the
 #   gateway is then the real router R (its own service answers);
-# - --host-lo-to-ns-lo splices loopback clients to the guest's 127.0.0.1.
+# - --host-lo-to-ns-lo splices loopback clients to the guest's 127.0.0.1;
+# third run:
+# - with H's IPv6 default route via a global gateway, G has exactly one,
+#   via that gateway (none learned from slipway's router advertisements).
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -151,5 +154,29 @@ r=$(ask 10.77.0.1 $P_LO)
 r=$(ask 127.0.0.1 $P_PUB "$H")
 [ "$r" = "guest 127.0.0.1" ] ||
 	fail "--host-lo-to-ns-lo: spliced client as the guest sees it: '$r'"
+stop_slipway
+
+# third run: H's IPv6 default route via a global gateway. The guest's is
+# via the same, and slipway's router advertisements (from fe80::1) must
+# not add a second one: a solicitation, its answer, then one route only
+ip -n "$H" -6 route replace default via 2001:db8:77::1 dev eth7 ||
+	fail "H's global IPv6 default route"
+run_sw
+g "$PY" - <<'EOS' || fail "no router advertisement to a solicitation"
+import socket, struct, sys
+s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_HOPS, 255)
+s.settimeout(5)
+s.sendto(struct.pack("!BBHI", 133, 0, 0, 0),
+         ("ff02::2", 0, 0, socket.if_nametoindex("eth7")))
+try:
+    while s.recv(2000)[0] != 134:
+        pass
+except socket.timeout:
+    sys.exit(1)
+EOS
+r=$(ip -n "$NS" -6 route show default)
+[ "$(echo "$r" | wc -l)" = 1 ] && [[ "$r" == "default via 2001:db8:77::1 dev eth7 "* ]] ||
+	fail "guest IPv6 default routes, expected one via 2001:db8:77::1: $r"
 stop_slipway
 pass "pasta's addressing model and mappings"
