@@ -274,6 +274,13 @@ static int fwd_pool_take(struct shard *sh, const struct fwd_rule *r, int type)
 			if (r->host_family == AF_INET ||
 			    memcmp(a, &r->host_addr, 16))
 				continue;
+			/* [::] dual-stack (AF_UNSPEC) or IPv6 only: a source
+			 * that split a port (fwd_open_split()) has both */
+			tl = sizeof(t);
+			if (getsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &t,
+				       &tl) ||
+			    !t != (r->host_family == AF_UNSPEC))
+				continue;
 			port = ntohs(s6->sin6_port);
 		} else {
 			continue;
@@ -343,6 +350,50 @@ static int fwd_open(struct shard *sh, const struct fwd_rule *r)
 out_self:
 	selfport_sync(&sh->grp->self, r->proto, r->host_port, *t, *n);
 	return fd;
+}
+
+/**
+ * fwd_open_split() - open an unaddressed port as two sockets, one a family
+ * @sh:		shard 0
+ * @r:		rule (checked), AF_UNSPEC: its dual-stack socket could not
+ *		bind (EADDRINUSE)
+ *
+ * Another program holds the port in one family only (0.0.0.0, or an IPv4
+ * address of it, makes a dual-stack bind fail; so does an IPv6-only
+ * socket on [::]). As pasta does, the port is published on the family
+ * that is free, with a warning for the other; each socket is a port of
+ * its own in the table (its own id).
+ *
+ * Return: the id of one port opened (> 0), or -errno: the IPv4 socket's
+ * error if neither family could be bound
+ */
+static int fwd_open_split(struct shard *sh, const struct fwd_rule *r)
+{
+	const char *proto = r->proto == IPPROTO_UDP ? "UDP" : "TCP";
+	struct fwd_rule r4 = *r, r6 = *r;
+	int id4, id6;
+
+	r4.host_family = AF_INET;
+	memset(&r4.host_addr, 0, sizeof(r4.host_addr));
+	r4.host_addr.s6_addr[10] = r4.host_addr.s6_addr[11] = 0xff;
+	r6.host_family = AF_INET6;
+	memset(&r6.host_addr, 0, sizeof(r6.host_addr));
+
+	id4 = fwd_open(sh, &r4);
+	id6 = fwd_open(sh, &r6);
+	if (id4 < 0 && id6 < 0)
+		return id4;
+	if (id4 < 0)
+		warn("%s port %u: IPv4 %s, published on IPv6 only", proto,
+		     r->host_port,
+		     id4 == -EADDRINUSE ? "is in use by another program" :
+					  strerror(-id4));
+	if (id6 < 0)
+		warn("%s port %u: IPv6 %s, published on IPv4 only", proto,
+		     r->host_port,
+		     id6 == -EADDRINUSE ? "is in use by another program" :
+					  strerror(-id6));
+	return id4 > 0 ? id4 : id6;
 }
 
 /**
@@ -462,6 +513,10 @@ static int fwd_open_all(struct shard *sh, const struct fwd_spec *specs,
 				continue;
 			fwd_rule_from(sh, s, proto, p, &r);
 			ret = fwd_open(sh, &r);
+			/* one family held by another program: the other */
+			if (ret == -EADDRINUSE && !all &&
+			    r.host_family == AF_UNSPEC)
+				ret = fwd_open_split(sh, &r);
 			if (ret < 0 && all &&
 			    (ret == -EADDRINUSE || ret == -EACCES)) {
 				skipped++;

@@ -361,6 +361,16 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 		 * over IPv6 work; the longest lifetime there is, as answers
 		 * to solicitations are all a guest gets of advertisements */
 		cc.ra_router_lifetime_s = CORE_RA_LIFETIME_MAX_S;
+		/* pasta's model with the host's global gateway: the
+		 * namespace's default route, ours, is via that one; the
+		 * kernel would add a second one via our advertisements'
+		 * source (fe80::1). Lifetime 0: not a default router, the
+		 * rest of the advertisement still counts. (pasta sends
+		 * none when it configures the namespace.) */
+		if (conf->configure &&
+		    conf->addr_model == CONF_ADDR_HOST_COPY &&
+		    !IN6_ARE_ADDR_EQUAL(&conf->gw6, &conf->gw6_ll))
+			cc.ra_router_lifetime_s = 0;
 	}
 
 	/* probed (and warned about) once: shard 0 is set up first */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* nl.c - minimal rtnetlink requests: link up, addresses, default routes */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -240,13 +241,41 @@ int nl_link_up(int nl, unsigned ifindex, unsigned mtu)
 }
 
 /**
+ * nl_link_txqlen() - set the transmit queue length of a link
+ * @nl:		socket from nl_open()
+ * @ifindex:	interface index
+ * @qlen:	new queue length, packets
+ *
+ * Unlike the SIOCSIFTXQLEN ioctl, which asks for CAP_NET_ADMIN in the
+ * initial user namespace, this needs it only in the user namespace that
+ * owns the link's network namespace: it works rootless.
+ *
+ * #syscalls:setup sendto recvfrom
+ * Return: 0, or negative errno (from the kernel's acknowledgement)
+ */
+int nl_link_txqlen(int nl, unsigned ifindex, unsigned qlen)
+{
+	struct ifinfomsg *ifi;
+	union nl_req r;
+	uint32_t qlen32 = qlen;
+
+	ifi = nl_req_init(&r, RTM_NEWLINK, 0, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = (int)ifindex;
+	nl_attr_put(&r, IFLA_TXQLEN, &qlen32, sizeof(qlen32));
+
+	return nl_do(nl, &r);
+}
+
+/**
  * nl_addr4_add() - add an IPv4 address to a link
  * @nl:		socket from nl_open()
  * @ifindex:	interface index
  * @addr_be:	address, network order
  * @prefix:	prefix length, 0 to 32
  *
- * Like "ip addr add ADDR/PREFIX dev IF": no broadcast address is set.
+ * Like "ip addr add ADDR/PREFIX brd + dev IF": the broadcast address is
+ * the prefix's last one, but a /31 or /32 has none.
  *
  * #syscalls:setup sendto recvfrom
  * Return: 0, -EINVAL for a bad @prefix, or negative errno from the kernel
@@ -269,6 +298,11 @@ int nl_addr4_add(int nl, unsigned ifindex, uint32_t addr_be, uint8_t prefix)
 	/* Not point-to-point: local and peer address are the same */
 	nl_attr_put(&r, IFA_LOCAL, &addr_be, sizeof(addr_be));
 	nl_attr_put(&r, IFA_ADDRESS, &addr_be, sizeof(addr_be));
+	if (prefix < 31) {
+		uint32_t brd_be = addr_be | htonl(~0U >> prefix);
+
+		nl_attr_put(&r, IFA_BROADCAST, &brd_be, sizeof(brd_be));
+	}
 
 	return nl_do(nl, &r);
 }

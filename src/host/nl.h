@@ -29,11 +29,27 @@ int nl_open(void);
 int nl_link_up(int nl, unsigned ifindex, unsigned mtu);
 
 /**
+ * nl_link_txqlen() - set the transmit queue length of a link
+ * @nl:		socket from nl_open()
+ * @ifindex:	interface index
+ * @qlen:	new queue length, packets
+ *
+ * Needs CAP_NET_ADMIN only in the user namespace owning the link's network
+ * namespace (the SIOCSIFTXQLEN ioctl needs it in the initial one).
+ *
+ * #syscalls:setup sendto recvfrom
+ * Return: 0, or negative errno (from the kernel's acknowledgement)
+ */
+int nl_link_txqlen(int nl, unsigned ifindex, unsigned qlen);
+
+/**
  * nl_addr4_add() - add an IPv4 address to a link
  * @nl:		socket from nl_open()
  * @ifindex:	interface index
  * @addr_be:	address, network order
  * @prefix:	prefix length, 0 to 32
+ *
+ * With the prefix's last address as the broadcast address (below /31).
  *
  * #syscalls:setup sendto recvfrom
  * Return: 0, -EINVAL for a bad @prefix, or negative errno from the kernel

@@ -6,7 +6,8 @@
 # fe80::1 (a router namespace R of ours on the other end of the veth).
 # slipway runs in H and serves a guest namespace G. Checked:
 # - G's tap is named eth7 and has 10.77.0.5/24 and 2001:db8:77::5/64,
-#   default routes via 10.77.0.1 and fe80::1, MTU 65520;
+#   default routes via 10.77.0.1 and fe80::1, MTU 65520, and the IPv4
+#   address has the broadcast address 10.77.0.255;
 # - the gateway reaches H's loopback (127.0.0.1 and ::1: the default
 #   --map-host-loopback), --map-guest-addr 169.254.1.2 reaches a service
 #   bound to H's own 10.77.0.5 only, DNS to --dns-forward 169.254.1.1
@@ -17,7 +18,10 @@
 # second run:
 # - --map-host-loopback 169.254.1.3 reaches H's loopback there, and the
 #   gateway is then the real router R (its own service answers);
-# - --host-lo-to-ns-lo splices loopback clients to the guest's 127.0.0.1.
+# - --host-lo-to-ns-lo splices loopback clients to the guest's 127.0.0.1;
+# third run:
+# - with H's IPv6 default route via a global gateway, G has exactly one,
+#   via that gateway (none learned from slipway's router advertisements).
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -100,6 +104,9 @@ run_sw --map-guest-addr 169.254.1.2 --dns-forward 169.254.1.1
 # the host's addresses, routes, interface name; pasta's MTU
 a4=$(ip -n "$NS" -4 -o addr show dev eth7 | awk '{print $4}')
 [ "$a4" = 10.77.0.5/24 ] || fail "guest IPv4 address '$a4', expected H's 10.77.0.5/24"
+# with a broadcast address, as pasta's (and "ip addr add ... brd +")
+ip -n "$NS" -4 -o addr show dev eth7 | grep -q "brd 10.77.0.255 " ||
+	fail "no broadcast address: $(ip -n "$NS" -4 -o addr show dev eth7)"
 a6=$(ip -n "$NS" -6 -o addr show dev eth7 scope global | awk '{print $4}')
 [ "$a6" = 2001:db8:77::5/64 ] ||
 	fail "guest IPv6 address '$a6', expected H's 2001:db8:77::5/64"
@@ -147,5 +154,29 @@ r=$(ask 10.77.0.1 $P_LO)
 r=$(ask 127.0.0.1 $P_PUB "$H")
 [ "$r" = "guest 127.0.0.1" ] ||
 	fail "--host-lo-to-ns-lo: spliced client as the guest sees it: '$r'"
+stop_slipway
+
+# third run: H's IPv6 default route via a global gateway. The guest's is
+# via the same, and slipway's router advertisements (from fe80::1) must
+# not add a second one: a solicitation, its answer, then one route only
+ip -n "$H" -6 route replace default via 2001:db8:77::1 dev eth7 ||
+	fail "H's global IPv6 default route"
+run_sw
+g "$PY" - <<'EOS' || fail "no router advertisement to a solicitation"
+import socket, struct, sys
+s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_HOPS, 255)
+s.settimeout(5)
+s.sendto(struct.pack("!BBHI", 133, 0, 0, 0),
+         ("ff02::2", 0, 0, socket.if_nametoindex("eth7")))
+try:
+    while s.recv(2000)[0] != 134:
+        pass
+except socket.timeout:
+    sys.exit(1)
+EOS
+r=$(ip -n "$NS" -6 route show default)
+[ "$(echo "$r" | wc -l)" = 1 ] && [[ "$r" == "default via 2001:db8:77::1 dev eth7 "* ]] ||
+	fail "guest IPv6 default routes, expected one via 2001:db8:77::1: $r"
 stop_slipway
 pass "pasta's addressing model and mappings"

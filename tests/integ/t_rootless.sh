@@ -3,7 +3,8 @@
 # t_rootless.sh - slipway run by an unprivileged user creates a user and a
 # network namespace, serves the command in it, and moves verified bytes
 # both ways through 10.0.2.2 and a published port (through the tap:
-# --no-splice; the rootless splice is in t_splice.sh)
+# --no-splice; the rootless splice is in t_splice.sh), and sets the
+# tap's queue length to 10000 without a warning
 . "$(dirname "$0")/lib.sh"
 require_root
 U=65534
@@ -30,6 +31,7 @@ wait_for "servers" 10 "[ -e $T/r1 ] && [ -e $T/r2 ]"
 cat >"$T/guest.sh" <<EOS
 set -e
 [ "\$(id -u)" = 0 ] || { echo "not root in the user namespace"; exit 3; }
+ip -o link show >$T/links
 "$SWVERIFY" client --connect 10.0.2.2:$p1 --mode send --bytes 64M --timeout 60 >/dev/null
 "$SWVERIFY" client --connect 10.0.2.2:$p2 --mode recv --bytes 64M --timeout 60 >/dev/null
 "$SWVERIFY" server --listen 0.0.0.0:8001 --mode recv --bytes 16M --once --ready-file $T/r3
@@ -48,6 +50,11 @@ rc=$?
 wait "$s1" || fail "host receiver"
 wait "$s2" || fail "host sender"
 [ "$(stat -c %u "$T/stats.json")" = "$U" ] || fail "stats not written by the unprivileged user"
+# the tap's queue is set over netlink, which works rootless (the
+# SIOCSIFTXQLEN ioctl wants CAP_NET_ADMIN in the initial user namespace)
+! grep -i "queue length" "$T/slipway.log" || fail "warning about the tap's queue length"
+grep -v ": lo:" "$T/links" | grep -q "qlen 10000" ||
+	fail "tap queue length not 10000: $(cat "$T/links")"
 check_gates
 expect_ctr TCP_GUEST_BYTES -ge $((64 << 20))
 expect_ctr TCP_ACKED_BYTES -ge $((80 << 20))
