@@ -82,6 +82,9 @@ unshare --mount --pid --fork --kill-child --propagation private \
 	cd /
 	umount -l /.oldroot
 	rmdir /.oldroot
+	# Rootless podman wants / shared (its mounts propagate into the
+	# rootless mount namespace); it stays inside this namespace.
+	mount --make-rshared /
 	# catatonit as PID 1 reaps orphans (daemons that exited) at once.
 	if [ -x /usr/bin/catatonit ]; then
 		set -- /usr/bin/catatonit -- "$@"
