@@ -21,8 +21,13 @@ mkdir -p $RL_HOME/.config/containers
 	echo 'runtime = "runc"'
 	echo 'cgroup_manager = "cgroupfs"'
 	echo 'events_logger = "file"'
-	# The one line slipway's documentation gives for podman.
-	[ "$IMPL" = slipway ] && echo 'helper_binaries_dir = ["/usr/libexec/slipway"]'
+	# The one line that points podman at slipway. It must keep podman's
+	# own default directories: the key replaces the list, and podman looks
+	# for netavark, rootlessport and catatonit there too (with the slipway
+	# directory alone: 'could not find "netavark" in one of
+	# [/usr/libexec/slipway]').
+	[ "$IMPL" = slipway ] &&
+		echo 'helper_binaries_dir = ["/usr/libexec/slipway", "/usr/local/libexec/podman", "/usr/local/lib/podman", "/usr/libexec/podman", "/usr/lib/podman"]'
 } >$RL_HOME/.config/containers/containers.conf
 chown -R rl: $RL_HOME/.config
 log "containers.conf: $(tr '\n' ' ' <$RL_HOME/.config/containers/containers.conf)"
