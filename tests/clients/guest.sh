@@ -24,6 +24,9 @@
 #                   through the lease's resolvers
 #   cl.put=PORT     SW_PUT_SUM, SW_PUT done rc=N: cl.size MiB (default 8)
 #                   of random bytes to ROUTER:PORT
+#   cl.pace=S       the put goes in 64 KiB pieces, S seconds apart (a
+#                   sender that sends slowly: the host's socket holds
+#                   little of it at any time)
 #   cl.get=PORT     SW_GET done rc=N, SW_GET_SUM SHA bytes=N: all that
 #                   ROUTER:PORT sends; cl.tick=S: a newline to it every S
 #                   seconds meanwhile
@@ -130,7 +133,16 @@ if [ -n "${cl_lookup:-}" ]; then
 fi
 
 do_put() {
-	timeout 150 nc "$d_router" "$cl_put" </tmp/put
+	if [ -n "${cl_pace:-}" ]; then
+		i=0
+		while [ $i -lt $((size * 16)) ]; do
+			dd if=/tmp/put bs=65536 skip=$i count=1 2>/dev/null
+			sleep "$cl_pace"
+			i=$((i + 1))
+		done | timeout 150 nc "$d_router" "$cl_put"
+	else
+		timeout 150 nc "$d_router" "$cl_put" </tmp/put
+	fi
 	echo "SW_PUT done rc=$?"
 	rm -f /tmp/put
 }
