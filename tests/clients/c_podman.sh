@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # c_podman.sh - rootless podman 5 (user rl) with its default pasta network:
 # TCP both ways with checksummed data (container -> host loopback through
-# "-T", host -> container through -p on 127.0.0.1 and on the host's own
-# non-loopback address), UDP host -> container, DNS through pasta's
+# "-T", over IPv4 and IPv6; host -> container through -p on 127.0.0.1, ::1
+# and on the host's own non-loopback address), UDP host -> container, DNS through pasta's
 # forwarder to a fake resolver on the host's loopback, pasta options from
 # --network pasta:... (MTU), a network made with "podman network create"
 # (pasta behind the rootless netns), and five containers in a row. Every
@@ -35,7 +35,7 @@ log "containers.conf: $(tr '\n' ' ' <$RL_HOME/.config/containers/containers.conf
 P() {
 	as_rl env PODMAN_IGNORE_CGROUPSV1_WARNING=1 podman "$@"
 }
-at_exit "P rm -a -f -t 0; P network rm -f slwnet; P system migrate"
+at_exit "P rm -a -f -t 0; P network rm -f slwnet"
 
 # The resolver pasta forwards to: the only nameserver of this root.
 fake_dns 127.0.0.21
@@ -51,6 +51,8 @@ sum_a=$(mkdata "$W/a" $SZ)   # container -> host, container connects
 sum_b=$(mkdata "$W/b" $SZ)   # host -> container, host connects to 127.0.0.1
 sum_c=$(mkdata "$X/c" $SZ)   # container -> host, host connects to $H4
 cp "$W/a" "$X/a"
+sum_d=$(mkdata "$W/d" 1048576)   # host -> container, host connects to ::1
+sum_e=$(mkdata "$X/e" 1048576)   # container -> host ::1, container connects
 head -c 1200 /dev/urandom >"$W/u"
 sum_u=$(sha "$W/u")
 chown -R rl: "$X"
@@ -66,11 +68,23 @@ size_is() {
 	[ -f "$1" ] && [ "$(stat -c %s "$1")" = "$2" ]
 }
 
+# ctr_listens CONTAINER PORT... - each PORT has a TCP or UDP listener in
+# CONTAINER.
+ctr_listens() {
+	local c=$1 p n
+	shift
+	n=$(P exec "$c" netstat -ltun 2>/dev/null) || return 1
+	for p in "$@"; do
+		echo "$n" | grep -q ":$p " || return 1
+	done
+}
+
 # ---- the main container: default pasta network plus -T and -p ----------
-pub=(-p 127.0.0.1:18080:8080 -p 127.0.0.1:18082:8082/udp)
+pub=(-p 127.0.0.1:18080:8080 -p 127.0.0.1:18082:8082/udp -p '[::1]:18083:8083')
 [ -n "$H4" ] && pub+=(-p "$H4:18081:8081")
-P run -d --name main --network pasta:-T,18101 "${pub[@]}" -v "$X:/x" localhost/bb sh -c '
+P run -d --name main --network pasta:-T,18101,-T,18104 "${pub[@]}" -v "$X:/x" localhost/bb sh -c '
 	socat -u TCP-LISTEN:8080,reuseaddr OPEN:/x/b.recv,creat &
+	socat -u TCP6-LISTEN:8083,reuseaddr OPEN:/x/d.recv,creat &
 	socat -u OPEN:/x/c TCP-LISTEN:8081,reuseaddr &
 	socat -u UDP-RECV:8082 OPEN:/x/u.recv,creat,append &
 	exec sleep 600' >/dev/null || fail "podman run (main) failed"
@@ -82,9 +96,7 @@ if [ -n "$H4" ]; then
 	P exec main ip -4 addr show eth0 | grep -q "inet $H4/" ||
 		fail "main container: eth0 lacks the host's address $H4: $(P exec main ip -4 addr show eth0)"
 fi
-wait_for 10 sh -c 'as_rl() { runuser -u rl -- env HOME=/home/rl XDG_RUNTIME_DIR=/run/user/1001 "$@"; }
-	as_rl podman exec main netstat -ltnu | grep -q ":8082 "' ||
-	fail "the container's listeners did not start"
+wait_for 10 ctr_listens main 8080 8081 8082 8083 || fail "the container's listeners did not start"
 
 # container -> host loopback (pasta -T 18101: the container's 127.0.0.1:18101
 # is the host's)
@@ -94,6 +106,20 @@ P exec main socat -u OPEN:/x/a TCP:127.0.0.1:18101 || fail "container -> host 12
 wait_for 10 size_is "$W/a.recv" $SZ || fail "container -> host: $(stat -c %s "$W/a.recv") of $SZ bytes arrived"
 [ "$(sha "$W/a.recv")" = "$sum_a" ] || fail "container -> host: data differs"
 log "ok: container -> host loopback, $SZ bytes"
+
+# container -> host ::1 (pasta -T 18104)
+bg socat -u TCP6-LISTEN:18104,bind=[::1],reuseaddr OPEN:"$W/e.recv",creat
+wait_for 5 tcp_listening '[::1]' 18104 || fail "host server on [::1]:18104 did not start"
+P exec main socat -u OPEN:/x/e TCP6:[::1]:18104 || fail "container -> host [::1]:18104 (-T): connect/send failed"
+wait_for 10 size_is "$W/e.recv" 1048576 || fail "container -> host ::1: $(stat -c %s "$W/e.recv") of 1048576 bytes arrived"
+[ "$(sha "$W/e.recv")" = "$sum_e" ] || fail "container -> host ::1: data differs"
+log "ok: container -> host ::1, 1048576 bytes"
+
+# host [::1]:18083 -> container 8083
+socat -u OPEN:"$W/d" TCP6:[::1]:18083 || fail "host -> container [::1]:18083: connect/send failed"
+wait_for 10 size_is "$X/d.recv" 1048576 || fail "host -> container (::1): $(stat -c %s "$X/d.recv") of 1048576 bytes arrived"
+[ "$(sha "$X/d.recv")" = "$sum_d" ] || fail "host -> container (::1): data differs"
+log "ok: host ::1 -> container, 1048576 bytes"
 
 # host 127.0.0.1:18080 -> container 8080
 socat -u OPEN:"$W/b" TCP:127.0.0.1:18080 || fail "host -> container 127.0.0.1:18080: connect/send failed"
@@ -143,8 +169,7 @@ P run -d --name cn --network slwnet -p 127.0.0.1:18090:8090 -v "$X:/x" localhost
 	exec sleep 600' >/dev/null || fail "podman run --network slwnet failed"
 check_gw "custom network container"
 P exec cn ip -4 addr show eth0 | grep -q 'inet 10\.' || fail "custom network: no 10.x address: $(P exec cn ip -4 addr show eth0)"
-wait_for 10 sh -c 'runuser -u rl -- env HOME=/home/rl XDG_RUNTIME_DIR=/run/user/1001 podman exec cn netstat -ltn | grep -q ":8090 "' ||
-	fail "custom network: listener did not start"
+wait_for 10 ctr_listens cn 8090 || fail "custom network: listener did not start"
 timeout 20 socat -u TCP:127.0.0.1:18090 OPEN:"$W/cn.recv",creat || fail "custom network: host -> container 18090 failed"
 [ "$(sha "$W/cn.recv")" = "$sum_c" ] || fail "custom network: host -> container: data differs ($(stat -c %s "$W/cn.recv") bytes)"
 # DNS from the container: aardvark-dns -> the gateway's forwarder -> ours

@@ -55,6 +55,9 @@ for v in $passenv; do
 	envargs="$envargs $v"
 done
 
+# A signal (run.sh's timeout) ends unshare, which kills the namespace; this
+# script stays to remove the layer.
+trap : TERM INT HUP
 rc=0
 unshare --mount --pid --fork --kill-child --propagation private \
 	sh -eu -c '

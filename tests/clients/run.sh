@@ -75,7 +75,7 @@ install_deb() {
 		(cd "$tree" && apt-get -o DPkg::Lock::Timeout=600 build-dep -y ./) ||
 			return 1
 	fi
-	(cd "$tree" && dpkg-buildpackage -b -us -uc) || return 1
+	(cd "$tree" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" dpkg-buildpackage -b -us -uc) || return 1
 	local debs
 	debs=$(cd "$out/.deb" && ls slipway_*.deb) || return 1
 	# shellcheck disable=SC2086
