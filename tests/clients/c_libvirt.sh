@@ -1,16 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# c_libvirt.sh - the root's libvirt (Debian 13: libvirt 11) runs a TCG
-# domain whose network is <interface type='user'><backend type='passt'/>
-# with a <portForward>: libvirt starts passt itself (as it does: a
-# synchronous "passt --one-off --socket ... --pid ... --tcp-ports ...")
-# and QEMU on -netdev stream. libvirtd runs by hand (no systemd), as root
-# (qemu:///system), with no cgroups, namespaces or security driver, its
-# QEMU logs to files. With IMPL=slipway libvirtd is pointed at slipway by
-# its PATH: libvirt runs "passt" from the daemon's PATH, so
+# c_libvirt.sh - the root's libvirt (Debian 13: libvirt 11) runs two TCG
+# domains in turn whose network is libvirt's passt backend with a
+# <portForward>: <interface type='user'><backend type='passt'/> (libvirt
+# runs "passt --one-off --socket ... --pid ... --tcp-ports ...", waits for
+# it, and gives QEMU -netdev stream) and <interface type='vhostuser'>
+# <backend type='passt'/> (the same with --vhost-user; QEMU's memory
+# shared, -chardev socket + -netdev vhost-user). libvirtd runs by hand (no
+# systemd), as root (qemu:///system), with no cgroups, namespaces or
+# security driver, its QEMU logs to files; the guest boots from
+# <os><kernel><initrd><cmdline> (tests/clients/guest.sh).
+# With IMPL=slipway libvirtd is pointed at slipway by its PATH: libvirt
+# runs "passt" from the daemon's PATH, so
 #   PATH=/usr/libexec/slipway:$PATH libvirtd
 # (a directory with a link named passt to slipway, ahead of /usr/bin).
-# Checks: the passt process serving the domain is IMPL's binary (its
+# Checks, each domain: the passt process serving it is IMPL's binary (its
 # socket's owner, /proc/PID/exe) and its command line is libvirt's; the
 # guest's lease names a DNS server and a name resolves through it;
 # checksummed bytes both ways through the gateway; the forwarded port on
@@ -53,13 +57,29 @@ kill -0 "$LVPID" 2>/dev/null || fail "libvirtd exited: $(tail -5 "$T/libvirtd.lo
 V=(virsh -q -c qemu:///system)
 wait_for "libvirtd to answer" 30 "${V[*]} version >/dev/null 2>&1"
 
-qemu_host_ends "$SIZE"
-HPORT=$(free_port)
-cat >"$T/dom.xml" <<EOF
+# domain EDGE: a domain whose interface is of type EDGE (user: -netdev
+# stream; vhostuser: -netdev vhost-user, its memory shared) with the passt
+# backend, through its whole plan; its time in $T/EDGE.secs
+domain() {
+	local edge=$1 dom=$DOM-$1 iface mem='' netdev sock PID HPORT sum t
+	rm -f "$T/hold" "$T/put.out" "$T/served.out"
+	qemu_host_ends "$SIZE"
+	HPORT=$(free_port)
+	iface="<interface type='$edge'>"
+	netdev="-netdev.*stream"
+	if [ "$edge" = vhostuser ]; then
+		iface="<interface type='vhostuser'><source type='unix' mode='client'/>"
+		mem="<memoryBacking><source type='memfd'/><access mode='shared'/></memoryBacking>"
+		netdev="-netdev.*vhost-user"
+	fi
+	QEMU_LOG=$T/console-$edge.log
+	: >"$QEMU_LOG"
+	cat >"$T/$edge.xml" <<EOF
 <domain type='qemu'>
-  <name>$DOM</name>
+  <name>$dom</name>
   <memory unit='MiB'>384</memory>
   <vcpu>1</vcpu>
+  $mem
   <os>
     <type arch='x86_64' machine='pc'>hvm</type>
     <kernel>$kernel</kernel>
@@ -72,10 +92,10 @@ cat >"$T/dom.xml" <<EOF
   <on_crash>destroy</on_crash>
   <devices>
     <emulator>$QEMU_BIN</emulator>
-    <interface type='user'>
+    $iface
       <mac address='$MAC'/>
       <model type='virtio'/>
-      <backend type='passt' logFile='$T/passt.log'/>
+      <backend type='passt' logFile='$T/passt-$edge.log'/>
       <portForward proto='tcp' address='127.0.0.1'>
         <range start='$HPORT' to='$GPORT'/>
       </portForward>
@@ -88,28 +108,27 @@ cat >"$T/dom.xml" <<EOF
   </devices>
 </domain>
 EOF
-: >"$QEMU_LOG"
-QEMU_T0=$(date +%s.%N)
-"${V[@]}" create "$T/dom.xml" >"$T/virsh.out" 2>&1 ||
-	fail "virsh create: $(cat "$T/virsh.out"); libvirtd: $(tail -5 "$T/libvirtd.log")"
-QEMU_PID=$(vm_pidfile "/run/libvirt/qemu/$DOM.pid")
+	QEMU_T0=$(date +%s.%N)
+	"${V[@]}" create "$T/$edge.xml" >"$T/virsh.out" 2>&1 ||
+		fail "$edge: virsh create: $(cat "$T/virsh.out"); libvirtd: $(tail -5 "$T/libvirtd.log")"
+	QEMU_PID=$(vm_pidfile "/run/libvirt/qemu/$dom.pid")
 
-# libvirt's passt: the owner of the socket QEMU was given
-sock=$(ls /run/libvirt/qemu/passt/*.socket 2>/dev/null | head -1)
-[ -n "$sock" ] || fail "no passt socket in /run/libvirt/qemu/passt: $(ls -la /run/libvirt/qemu/passt 2>&1)"
-PID=$(vm_socket_owner "$sock")
-[ -n "$PID" ] || fail "nobody listens on $sock"
-vm_check_impl "$PID" "libvirt's passt"
-tr '\0' ' ' <"/proc/$PID/cmdline" >"$T/passt-argv.out"
-echo "libvirt ran: $(cat "$T/passt-argv.out")"
-grep -q -- "--tcp-ports 127.0.0.1/$HPORT:$GPORT" "$T/passt-argv.out" ||
-	fail "passt's command line lacks the port forward: $(cat "$T/passt-argv.out")"
-grep -q -- "-netdev.*stream" "/var/log/libvirt/qemu/$DOM.log" ||
-	fail "QEMU was not given -netdev stream: $(grep -o -- '-netdev [^ ]*' "/var/log/libvirt/qemu/$DOM.log")"
+	# libvirt's passt: the owner of the socket QEMU was given
+	sock=$(find /run/libvirt/qemu/passt -name "*-$dom-*.socket" 2>/dev/null | head -1)
+	[ -n "$sock" ] || fail "$edge: no passt socket in /run/libvirt/qemu/passt: $(ls -la /run/libvirt/qemu/passt 2>&1)"
+	PID=$(vm_socket_owner "$sock")
+	[ -n "$PID" ] || fail "$edge: nobody listens on $sock"
+	vm_check_impl "$PID" "libvirt's passt ($edge)"
+	tr '\0' ' ' <"/proc/$PID/cmdline" >"$T/passt-argv-$edge.out"
+	echo "libvirt ran ($edge): $(cat "$T/passt-argv-$edge.out")"
+	grep -q -- "--tcp-ports 127.0.0.1/$HPORT:$GPORT" "$T/passt-argv-$edge.out" ||
+		fail "$edge: passt's command line lacks the port forward: $(cat "$T/passt-argv-$edge.out")"
+	grep -q -- "$netdev" "/var/log/libvirt/qemu/$dom.log" ||
+		fail "$edge: QEMU was not given $netdev: $(grep -o -- '-netdev [^ ]*' "/var/log/libvirt/qemu/$dom.log")"
 
-qemu_wait_marker CL_SERVE "$KERNEL_BOOT_TIMEOUT"
-vm_check_impl "$PID" "libvirt's passt serving the guest"
-"$PY" - 127.0.0.1 "$HPORT" "$T/served.out" <<'EOS' || qemu_fail "the forwarded port: $(cat "$T/served.err" 2>/dev/null)"
+	qemu_wait_marker CL_SERVE "$KERNEL_BOOT_TIMEOUT"
+	vm_check_impl "$PID" "libvirt's passt serving the guest ($edge)"
+	"$PY" - 127.0.0.1 "$HPORT" "$T/served.out" <<'EOS' || qemu_fail "$edge: the forwarded port"
 import socket, sys
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=60)
 with open(sys.argv[3], "wb") as f:
@@ -119,14 +138,20 @@ with open(sys.argv[3], "wb") as f:
             break
         f.write(d)
 EOS
-sum=$(sha256sum <"$T/served.out")
-qemu_expect CL_SERVE_SUM "${sum%% *}"
-[ "$(stat -c %s "$T/served.out")" = $((SIZE << 20)) ] ||
-	qemu_fail "the forwarded port gave $(stat -c %s "$T/served.out") bytes, not $((SIZE << 20))"
-qemu_wait_marker SW_DONE 60
-t=$(qemu_elapsed)
-qemu_check_xfer "$SIZE"
-vm_dhcp_dns
-wait_for "the domain to shut off" 30 "! ${V[*]} domstate $DOM 2>/dev/null | grep -q running"
-vm_gone "$PID" 15
-pass "libvirt $("${V[@]}" version | sed -n 's/.*libvirt \([0-9.]*\).*/\1/p' | head -1) domain, passt backend ($IMPL: $(readlink -f "$(PATH=$lpath command -v passt)")): DHCP $(qemu_marker SW_DHCP), $LOOKUP -> $DNS_ANSWER, $SIZE MiB each way through the gateway and $SIZE MiB from the guest through the forwarded port, checksummed (${t}s); passt gone with the domain"
+	sum=$(sha256sum <"$T/served.out")
+	qemu_expect CL_SERVE_SUM "${sum%% *}"
+	[ "$(stat -c %s "$T/served.out")" = $((SIZE << 20)) ] ||
+		qemu_fail "$edge: the forwarded port gave $(stat -c %s "$T/served.out") bytes, not $((SIZE << 20))"
+	qemu_wait_marker SW_DONE 60
+	t=$(qemu_elapsed)
+	qemu_check_xfer "$SIZE"
+	vm_dhcp_dns
+	wait_for "the domain to shut off" 30 "! ${V[*]} domstate $dom 2>/dev/null | grep -q running"
+	vm_gone "$PID" 15
+	echo "$edge: DHCP $(qemu_marker SW_DHCP), $LOOKUP -> $(qemu_marker CL_DNS), ${t}s"
+	echo "$t" >"$T/$edge.secs"
+}
+
+domain user
+domain vhostuser
+pass "libvirt $("${V[@]}" version | sed -n 's/.*libvirt \([0-9.]*\).*/\1/p' | head -1) domains, passt backend ($IMPL: $(readlink -f "$(PATH=$lpath command -v passt)")), type user ($(cat "$T/user.secs")s) and vhostuser ($(cat "$T/vhostuser.secs")s): DHCP with a DNS server, $LOOKUP -> $DNS_ANSWER, $SIZE MiB each way through the gateway and $SIZE MiB from the guest through the forwarded port, checksummed; passt gone with each domain"

@@ -28,7 +28,7 @@
 # the connection is reset), which a paced host receiver would cause.
 # The backends are checked by /proc/PID/exe.
 if [ -z "${CL_MIG_NETNS:-}" ]; then
-	CL_MIG_NETNS=1 exec unshare --net -- "$0" "$@"
+	CL_MIG_NETNS=1 exec unshare --net -- bash "$0" "$@"
 fi
 . "$(dirname "$0")/vm.sh"
 vm_require
