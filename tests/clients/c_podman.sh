@@ -9,13 +9,15 @@
 # (pasta behind the rootless netns), and five containers in a row. Every
 # step checks that the gateway running is the IMPL under test, and that it
 # is gone once its containers are.
+# shellcheck disable=SC2317 # helpers are called through wait_for
+# shellcheck source=tests/clients/lib.sh
 . /src/tests/clients/lib.sh
 
 command -v podman >/dev/null || skip "no podman in the root"
 export PODMAN_IGNORE_CGROUPSV1_WARNING=1
 
 # This host: cgroup v1/v2 hybrid, no systemd; crun refuses the hybrid.
-mkdir -p $RL_HOME/.config/containers
+mkdir -p "$RL_HOME"/.config/containers
 {
 	echo '[engine]'
 	echo 'runtime = "runc"'
@@ -28,9 +30,9 @@ mkdir -p $RL_HOME/.config/containers
 	# [/usr/libexec/slipway]').
 	[ "$IMPL" = slipway ] &&
 		echo 'helper_binaries_dir = ["/usr/libexec/slipway", "/usr/local/libexec/podman", "/usr/local/lib/podman", "/usr/libexec/podman", "/usr/lib/podman"]'
-} >$RL_HOME/.config/containers/containers.conf
-chown -R rl: $RL_HOME/.config
-log "containers.conf: $(tr '\n' ' ' <$RL_HOME/.config/containers/containers.conf)"
+} >"$RL_HOME"/.config/containers/containers.conf
+chown -R rl: "$RL_HOME"/.config
+log "containers.conf: $(tr '\n' ' ' <"$RL_HOME"/.config/containers/containers.conf)"
 
 P() {
 	as_rl env PODMAN_IGNORE_CGROUPSV1_WARNING=1 podman "$@"
@@ -108,15 +110,15 @@ wait_for 10 size_is "$W/a.recv" $SZ || fail "container -> host: $(stat -c %s "$W
 log "ok: container -> host loopback, $SZ bytes"
 
 # container -> host ::1 (pasta -T 18104)
-bg socat -u TCP6-LISTEN:18104,bind=[::1],reuseaddr OPEN:"$W/e.recv",creat
+bg socat -u "TCP6-LISTEN:18104,bind=[::1],reuseaddr" OPEN:"$W/e.recv",creat
 wait_for 5 tcp_listening '[::1]' 18104 || fail "host server on [::1]:18104 did not start"
-P exec main socat -u OPEN:/x/e TCP6:[::1]:18104 || fail "container -> host [::1]:18104 (-T): connect/send failed"
+P exec main socat -u OPEN:/x/e "TCP6:[::1]:18104" || fail "container -> host [::1]:18104 (-T): connect/send failed"
 wait_for 10 size_is "$W/e.recv" 1048576 || fail "container -> host ::1: $(stat -c %s "$W/e.recv") of 1048576 bytes arrived"
 [ "$(sha "$W/e.recv")" = "$sum_e" ] || fail "container -> host ::1: data differs"
 log "ok: container -> host ::1, 1048576 bytes"
 
 # host [::1]:18083 -> container 8083
-socat -u OPEN:"$W/d" TCP6:[::1]:18083 || fail "host -> container [::1]:18083: connect/send failed"
+socat -u OPEN:"$W/d" "TCP6:[::1]:18083" || fail "host -> container [::1]:18083: connect/send failed"
 wait_for 10 size_is "$X/d.recv" 1048576 || fail "host -> container (::1): $(stat -c %s "$X/d.recv") of 1048576 bytes arrived"
 [ "$(sha "$X/d.recv")" = "$sum_d" ] || fail "host -> container (::1): data differs"
 log "ok: host ::1 -> container, 1048576 bytes"
@@ -188,7 +190,7 @@ for i in 1 2 3 4 5; do
 		fail "container $i of 5 failed"
 	wait_for 5 grep -q "^row-$i\$" "$W/row.recv" || fail "container $i of 5: its line did not arrive"
 done
-[ "$(cat "$W/row.recv" | tr '\n' ' ')" = "row-1 row-2 row-3 row-4 row-5 " ] || fail "five containers: got $(cat "$W/row.recv")"
+[ "$(tr '\n' ' ' <"$W/row.recv")" = "row-1 row-2 row-3 row-4 row-5 " ] || fail "five containers: got $(cat "$W/row.recv")"
 gw_gone "after five containers"
 log "ok: five containers in a row"
 exit 0

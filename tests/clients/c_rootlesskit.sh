@@ -14,6 +14,8 @@
 # (10.0.2.3) to a fake resolver on the host's loopback. Data is checksummed; the gateway running must be the IMPL under test,
 # and it must be gone when rootlesskit is. With IMPL=slipway the pointer
 # is PATH=/usr/libexec/slipway:$PATH.
+# shellcheck disable=SC2317 # helpers are called through wait_for
+# shellcheck source=tests/clients/lib.sh
 . /src/tests/clients/lib.sh
 
 command -v rootlesskit >/dev/null || skip "no rootlesskit in the root"

@@ -59,6 +59,7 @@ done
 # script stays to remove the layer.
 trap : TERM INT HUP
 rc=0
+# shellcheck disable=SC2016 # expanded by the inner shell
 unshare --mount --pid --fork --kill-child --propagation private \
 	sh -eu -c '
 	lower=$1 layer=$2 out=$3 src=$4 envlist=$5

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # lib.sh - helpers for the client cases (tests/clients/c_*.sh).
 #
 # A case runs inside the client root (enter.sh), as root, with bash:

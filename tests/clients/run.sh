@@ -94,6 +94,7 @@ install_bin() {
 	fi
 	mkdir -p "$out/.bin"
 	cp "$b/src/slipway" "$out/.bin/slipway"
+	# shellcheck disable=SC2016 # expanded inside the root
 	CLIENTS_PERSIST=1 "$here/enter.sh" sh -eu -c '
 		install -m 755 /out/.bin/slipway /usr/bin/slipway
 		mkdir -p /usr/libexec/slipway
