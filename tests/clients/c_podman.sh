@@ -3,9 +3,10 @@
 # c_podman.sh - rootless podman 5 (user rl) with its default pasta network:
 # TCP both ways with checksummed data (container -> host loopback through
 # "-T", over IPv4 and IPv6; host -> container through -p on 127.0.0.1, ::1
-# and on the host's own non-loopback address), UDP host -> container, DNS through pasta's
-# forwarder to a fake resolver on the host's loopback, pasta options from
-# --network pasta:... (MTU), a network made with "podman network create"
+# and on the host's own non-loopback address), UDP host -> container, DNS
+# through pasta's forwarder to a fake resolver on the host's loopback,
+# pasta options from --network pasta:... (MTU, -t auto), podman info's
+# pasta, a network made with "podman network create"
 # (pasta behind the rootless netns), and five containers in a row. Every
 # step checks that the gateway running is the IMPL under test, and that it
 # is gone once its containers are.
@@ -46,6 +47,17 @@ log "host non-loopback address: ${H4:-none}"
 
 bb_image localhost/bb
 
+# podman info runs "pasta --version" and reports it (Debian 13's pasta
+# prints nothing there, so only slipway's answer is checked)
+pv=$(P info --format '{{.Host.Pasta.Executable}} {{.Host.Pasta.Version}}' 2>&1 | head -1)
+log "podman info: pasta: $pv"
+if [ "$IMPL" = slipway ]; then
+	case "$pv" in
+	/usr/libexec/slipway/pasta\ *slipway*) ;;
+	*) fail "podman info reports pasta '$pv', want slipway's" ;;
+	esac
+fi
+
 X=$W/x # the containers' /x
 mkdir -p "$X"
 SZ=4194304
@@ -68,6 +80,11 @@ gw_gone() {
 # size_is FILE BYTES - FILE exists with BYTES bytes.
 size_is() {
 	[ -f "$1" ] && [ "$(stat -c %s "$1")" = "$2" ]
+}
+
+# port_listening PORT - something listens on TCP PORT here, any address.
+port_listening() {
+	ss -Htln "sport = :$1" | grep -q .
 }
 
 # ctr_listens CONTAINER PORT... - each PORT has a TCP or UDP listener in
@@ -155,14 +172,21 @@ log "ok: DNS through the gateway's forwarder"
 P rm -f -t 0 main >/dev/null || fail "podman rm main failed"
 gw_gone "after the main container"
 
-# ---- option passing: --network pasta:--mtu,1400 -------------------------
-P run -d --name mtu --network pasta:--mtu,1400 localhost/bb sleep 600 >/dev/null || fail "podman run (mtu) failed"
-check_gw "pasta:--mtu,1400 container"
-mtu=$(P exec mtu cat /sys/class/net/eth0/mtu)
+# ---- option passing: --network pasta:--mtu,1400,-t,auto -----------------
+# -t auto: a port the container binds later is forwarded from the host.
+P run -d --name opts --network pasta:--mtu,1400,-t,auto -v "$X:/x" localhost/bb sh -c '
+	sleep 1; socat -u OPEN:/x/c TCP-LISTEN:18110,reuseaddr &
+	exec sleep 600' >/dev/null || fail "podman run (opts) failed"
+check_gw "pasta:--mtu,1400,-t,auto container"
+mtu=$(P exec opts cat /sys/class/net/eth0/mtu)
 [ "$mtu" = 1400 ] || fail "--network pasta:--mtu,1400: eth0 MTU is $mtu"
 log "ok: pasta option --mtu 1400 reached the container"
-P rm -f -t 0 mtu >/dev/null
-gw_gone "after the mtu container"
+wait_for 15 port_listening 18110 || fail "-t auto: the container's port 18110 did not appear on the host"
+timeout 20 socat -u TCP:127.0.0.1:18110 OPEN:"$W/auto.recv",creat || fail "-t auto: host -> container 18110 failed"
+[ "$(sha "$W/auto.recv")" = "$sum_c" ] || fail "-t auto: data differs ($(stat -c %s "$W/auto.recv") bytes)"
+log "ok: pasta option -t auto forwards a port bound later, $SZ bytes"
+P rm -f -t 0 opts >/dev/null
+gw_gone "after the opts container"
 
 # ---- a network of its own (pasta serves podman's rootless netns) --------
 P network create slwnet >/dev/null || fail "podman network create failed"
