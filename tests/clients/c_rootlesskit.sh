@@ -10,6 +10,7 @@
 #     host's loopback at the gateway 10.0.2.2. (RootlessKit 2.0 refuses
 #     the builtin port driver with pasta: 'network "pasta" requires port
 #     driver "none" or "implicit"'.)
+#  3. as 1, with --detach-netns: the child enters the detached netns.
 # Both times the child resolves a name through the gateway's DNS forwarder
 # (10.0.2.3) to a fake resolver on the host's loopback. Data is checksummed; the gateway running must be the IMPL under test,
 # and it must be gone when rootlesskit is. With IMPL=slipway the pointer
@@ -39,8 +40,9 @@ cat >"$W/kid.sh" <<'CHILD'
 W=$1 ADDR=$2 PORT=$3
 exec 2>"$W/child.err"
 ip -4 addr show tap0 >"$W/child.addr"
-cat /sys/class/net/tap0/mtu >"$W/child.mtu"
-busybox nslookup plain.test >"$W/child.dns" 2>&1
+# (not /sys: with --detach-netns, /sys shows the host netns)
+ip -o link show tap0 | sed -n 's/.* mtu \([0-9]*\) .*/\1/p' >"$W/child.mtu"
+busybox nslookup plain.test 10.0.2.3 >"$W/child.dns" 2>&1
 socat -u TCP-LISTEN:$PORT,reuseaddr OPEN:"$W/b.recv",creat &
 touch "$W/child.listening"
 timeout 20 socat -u OPEN:"$W/a" TCP:$ADDR:18101,retry=20,interval=0.5 && touch "$W/child.sent"
@@ -77,8 +79,13 @@ one_run() {
 	bg socat -u TCP-LISTEN:18101,bind=127.0.0.1,reuseaddr OPEN:"$W/a.recv",creat
 	local srv=$BG_PID
 	wait_for 5 tcp_listening 127.0.0.1 18101 || fail "$name: host server on 18101 did not start"
+	local kid=("$W/kid.sh" "$W" "$addr" "$cport")
+	if [ "${DETACH:-}" = 1 ]; then
+		# shellcheck disable=SC2016 # expanded by the child
+		kid=(sh -c 'exec nsenter --net="$ROOTLESSKIT_STATE_DIR/netns" "$@"' kid "${kid[@]}")
+	fi
 	as_rl rootlesskit --state-dir="$W/rk-$name" --net=pasta --mtu=65520 "$@" \
-		"$W/kid.sh" "$W" "$addr" "$cport" >"$W/rk-$name.log" 2>&1 &
+		"${kid[@]}" >"$W/rk-$name.log" 2>&1 &
 	rk=$!
 	at_exit "kill $rk"
 	wait_for 20 test -f "$W/child.listening" ||
@@ -121,4 +128,10 @@ one_run implicit 127.0.0.1 18180 18180 \
 # No port driver, host loopback at the gateway.
 one_run none 10.0.2.2 8080 - \
 	--port-driver=none --copy-up=/etc --copy-up=/run --propagation=rslave
+# --detach-netns (containerd-rootless.sh's choice when RootlessKit has it):
+# the child stays in the host's netns and enters the detached one, so the
+# gateway gets --userns and --netns paths instead of a PID.
+DETACH=1 one_run detach 127.0.0.1 18181 18181 \
+	--port-driver=implicit --disable-host-loopback --detach-netns \
+	--copy-up=/etc --copy-up=/run --propagation=rslave
 exit 0
