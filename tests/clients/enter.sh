@@ -55,10 +55,11 @@ for v in $passenv; do
 	envargs="$envargs $v"
 done
 
-# A signal (run.sh's timeout) ends unshare, which kills the namespace; this
-# script stays to remove the layer.
-trap : TERM INT HUP
-rc=0
+# unshare runs in the background so that a signal (run.sh's timeout) is
+# handled at once: it kills unshare, whose --kill-child kills the
+# namespace's PID 1 and with it everything inside; this script stays to
+# remove the layer. fd 3 carries stdin to the background command.
+exec 3<&0
 # shellcheck disable=SC2016 # expanded by the inner shell
 unshare --mount --pid --fork --kill-child --propagation private \
 	sh -eu -c '
@@ -99,7 +100,16 @@ unshare --mount --pid --fork --kill-child --propagation private \
 	done
 	exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LC_ALL=C.UTF-8 CLIENTS_OUT=/out "$@"
-' enter "$lower" "$layer" "$out" "$src" "$envargs" "$@" || rc=$?
+' enter "$lower" "$layer" "$out" "$src" "$envargs" "$@" <&3 3<&- &
+upid=$!
+exec 3<&-
+trap 'kill -KILL $upid 2>/dev/null' TERM INT HUP
+rc=0
+wait $upid || rc=$?
+# a signal interrupts wait: collect unshare's status after the kill
+if kill -0 $upid 2>/dev/null || [ $rc -gt 128 ]; then
+	wait $upid 2>/dev/null || rc=$?
+fi
 if [ "$layer" != "$out/.root" ]; then
 	rm -rf "$layer"
 fi

@@ -135,7 +135,10 @@ for f in "${cases[@]}"; do
 		elif [ $rc -eq 77 ]; then
 			echo "SKIP $name ($impl): $(grep 'SKIP:' "$log" | tail -1 | sed 's/.*SKIP: //')"
 		else
-			[ $rc -eq 124 ] && why="timed out after ${CASE_TIMEOUT}s" || why="exit $rc"
+			case $rc in
+			124 | 137) why="timed out after ${CASE_TIMEOUT}s" ;;
+			*) why="exit $rc" ;;
+			esac
 			if [ "$impl" = real ]; then
 				echo "BADCASE $name ($impl): $why, the case fails on the real client stack; log $log"
 			else
