@@ -152,6 +152,16 @@ qemu_switch
 st=$(qemu_qmp query-status)
 [[ $st == *'"running": true'* ]] || qemu_fail "the destination VM does not run: $st"
 vm_gone "$A_PID" 20
+# the state went through the device-state channel
+if [ "$IMPL" = real ]; then
+	grep -aq "Migration complete" "$T/passt-A.log" ||
+		fail "passt A logged no completed migration: $(tail -3 "$T/passt-A.log")"
+else
+	grep -q "TCP flows .* saved into the VM's device state" "$T/slipway-A.log" ||
+		fail "slipway A saved no flows into the device state: $(grep migration "$T/slipway-A.log")"
+	grep -q "device state taken: [1-9]" "$T/slipway-B.log" ||
+		fail "slipway B took no flows from the device state: $(grep migration "$T/slipway-B.log")"
+fi
 
 qemu_wait_done 120
 qemu_check_xfer "$SIZE"
