@@ -6,7 +6,8 @@
 # and on the host's own non-loopback address), UDP host -> container, DNS
 # through pasta's forwarder to a fake resolver on the host's loopback,
 # pasta options from --network pasta:... (MTU, -t auto), podman info's
-# pasta, a network made with "podman network create"
+# pasta, the container's default routes (the host's, no RA-learned one),
+# a network made with "podman network create"
 # (pasta behind the rootless netns), and five containers in a row. Every
 # step checks that the gateway running is the IMPL under test, and that it
 # is gone once its containers are.
@@ -169,6 +170,20 @@ echo "$out" | grep -q '10\.9\.8\.7' || fail "DNS in the container: plain.test di
 grep -q " plain$" "$W/dns.log" || fail "DNS: the fake resolver saw no query"
 log "ok: DNS through the gateway's forwarder"
 
+# Routes: the container's default gateways are the host's, for both
+# families (as podman's own tests check). pasta's --config-net implies
+# --no-ra, so no router advertisement adds another IPv6 default route.
+routes_ok=1
+for fam in 4 6; do
+	want=$(ip -$fam route show default | awk '{print $3}' | sort | tr '\n' ' ')
+	got=$(P exec main ip -$fam route show default | awk '{print $3}' | sort | tr '\n' ' ')
+	if [ "$got" != "$want" ]; then
+		fail_later "IPv$fam default gateways in the container: '$got', the host's: '$want' ($(P exec main ip -$fam route show default | tr '\n' ';'))"
+		routes_ok=0
+	fi
+done
+[ $routes_ok = 1 ] && log "ok: the container's default routes are the host's"
+
 P rm -f -t 0 main >/dev/null || fail "podman rm main failed"
 gw_gone "after the main container"
 
@@ -217,4 +232,4 @@ done
 [ "$(tr '\n' ' ' <"$W/row.recv")" = "row-1 row-2 row-3 row-4 row-5 " ] || fail "five containers: got $(cat "$W/row.recv")"
 gw_gone "after five containers"
 log "ok: five containers in a row"
-exit 0
+finish

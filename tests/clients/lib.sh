@@ -41,6 +41,23 @@ fail() {
 	exit 1
 }
 
+# fail_later MSG... - report MSG as a failure, but go on with the case's
+# other steps; finish ends it as failed.
+_late_fails=0
+fail_later() {
+	log "FAIL: $*"
+	_late_fails=$((_late_fails + 1))
+}
+
+# finish - end the case: passed, unless fail_later was called.
+finish() {
+	if [ "$_late_fails" -gt 0 ]; then
+		log "$_late_fails failure(s) above"
+		exit 1
+	fi
+	exit 0
+}
+
 # skip MSG... - end the case as skipped (77).
 skip() {
 	log "SKIP: $*"
