@@ -8,7 +8,8 @@
 #   fd      started as QEMU 10.1's -netdev passt and muvm start it: one
 #           end of a socketpair on "passt --fd N --pid FILE", waited for,
 #           the other end QEMU's (addr.type=fd; QEMU 10.0 has no -netdev
-#           passt, so a small wrapper makes the pair and runs both).
+#           passt, so a small wrapper makes the pair and runs both:
+#           vm_fd_qemu).
 # Each boot: the guest's DHCP lease names a DNS server and a name resolves
 # through it (a fake resolver on the host's 127.0.0.77, the root's
 # resolv.conf naming it); checksummed bytes go to and come from servers on
@@ -20,26 +21,6 @@ vm_require
 SIZE=${SIZE:-8} # MiB each way
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-150}
 REAL_QEMU=$(command -v "$QEMU")
-
-# the fd wrapper: qemu-fd ARGS... runs PASST --fd N --pid FILE on one end
-# of a socketpair, waits for it to exit (0), then QEMU with ARGS, @FD@ in
-# them replaced by the other end's number
-cat >"$T/fdwrap.py" <<'EOS'
-import os, socket, subprocess, sys
-passt, pidfile, qemu = sys.argv[1:4]
-a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-r = subprocess.run([passt, "--fd", str(b.fileno()), "--pid", pidfile],
-                   pass_fds=(b.fileno(),))
-if r.returncode != 0:
-    sys.exit("passt --fd exited with %d" % r.returncode)
-b.close()
-os.set_inheritable(a.fileno(), True)
-args = [x.replace("@FD@", str(a.fileno())) for x in sys.argv[4:]]
-os.execv(qemu, [qemu] + args)
-EOS
-printf '#!/bin/sh\nexec %s %s %s %s %s "$@"\n' "$PY" "$T/fdwrap.py" "$PASST" \
-	"$T/passt.pid" "$REAL_QEMU" >"$T/qemu-fd"
-chmod 755 "$T/qemu-fd"
 
 # boot HOW: one VM on a backend started HOW (socket, fd); its time in
 # $T/HOW.secs
@@ -58,7 +39,7 @@ boot() {
 			fail "$sock is not pid $pid's: $(ss -Hxlp "src $sock")"
 		addr="addr.type=unix,addr.path=$sock"
 	else
-		QEMU=$T/qemu-fd
+		QEMU=$(vm_fd_qemu "$PASST" --pid "$T/passt.pid")
 		addr="addr.type=fd,addr.str=@FD@"
 	fi
 	qemu_host_ends "$SIZE"

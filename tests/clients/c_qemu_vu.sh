@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # c_qemu_vu.sh - the root's QEMU (Debian 13: QEMU 10) with a passt
-# vhost-user backend started as libvirt starts it for <interface
-# type='vhostuser'><backend type='passt'/>: "passt --vhost-user --one-off
-# --socket PATH --pid FILE", waited for, then QEMU with the guest's memory
-# shared (memory-backend-memfd, share=on), -chardev socket on PATH and
-# -netdev vhost-user. The same checks as c_qemu_stream.sh: the lease names
-# a DNS server and a name resolves through it, checksummed bytes both
-# ways through the gateway, the backend is IMPL's binary and exits once
-# QEMU is gone.
+# vhost-user backend, the guest's memory shared (memory-backend-memfd,
+# share=on), started as libvirt starts it for <interface type='vhostuser'>
+# <backend type='passt'/>: "passt --vhost-user --one-off --socket PATH
+# --pid FILE", waited for, then QEMU with -chardev socket on PATH and
+# -netdev vhost-user. (QEMU 10.1's -netdev passt,vhost-user=on, which
+# hands passt --vhost-user --fd N, cannot be played with QEMU 10.0: its
+# chardev on a socket given by fd= "does not support FD passing".)
+# The same checks as c_qemu_stream.sh: the lease names a DNS server and a
+# name resolves through it, checksummed bytes both ways through the
+# gateway, the backend is IMPL's binary and exits once QEMU is gone.
 . "$(dirname "$0")/vm.sh"
 vm_require
 SIZE=${SIZE:-8} # MiB each way

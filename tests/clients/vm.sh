@@ -26,6 +26,14 @@
 #                   PATH (ss -xlp)
 #   vm_dhcp_dns     fail unless the guest's lease named a DNS server and
 #                   its lookup through it gave $DNS_ANSWER
+#   vm_fd_qemu PASST-ARGS...
+#                   print the path of a QEMU stand-in that starts PASST
+#                   PASST-ARGS... --fd N on one end of a socketpair, as
+#                   QEMU 10.1's -netdev passt does (QEMU 10.0 has none),
+#                   waits for it to exit 0, then runs QEMU with its own
+#                   arguments, @FD@ in them replaced by the other end's
+#                   number (-netdev stream addr.type=fd,addr.str=@FD@ or
+#                   -chardev socket,fd=@FD@)
 #   vm_gone PID SECS
 #                   wait for PID (any process) to end; fail if it lives
 
@@ -127,6 +135,31 @@ vm_dhcp_dns() {
 	[[ $l == "ok "* ]] || qemu_fail "guest DHCP: $l"
 	[[ $l =~ dns=[0-9] ]] || qemu_fail "the guest's lease names no DNS server: $l"
 	qemu_expect CL_DNS "ok $DNS_ANSWER"
+}
+
+vm_fd_qemu() {
+	local q
+	q=$(command -v "$QEMU")
+	cat >"$T/fdwrap.py" <<'EOS'
+import os, socket, subprocess, sys
+qemu = sys.argv[1]
+sep = sys.argv.index("--")
+passt, qargs = sys.argv[2:sep], sys.argv[sep + 1:]
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+r = subprocess.run(passt + ["--fd", str(b.fileno())], pass_fds=(b.fileno(),))
+if r.returncode != 0:
+    sys.exit("%s exited with %d" % (passt[0], r.returncode))
+b.close()
+os.set_inheritable(a.fileno(), True)
+os.execv(qemu, [qemu] + [x.replace("@FD@", str(a.fileno())) for x in qargs])
+EOS
+	{
+		printf '#!/bin/sh\nexec %q %q %q' "$PY" "$T/fdwrap.py" "$q"
+		printf ' %q' "$@"
+		printf ' -- "$@"\n'
+	} >"$T/qemu-fd"
+	chmod 755 "$T/qemu-fd"
+	echo "$T/qemu-fd"
 }
 
 vm_gone() {
