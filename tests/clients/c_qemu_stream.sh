@@ -11,9 +11,10 @@
 #           passt, so a small wrapper makes the pair and runs both:
 #           vm_fd_qemu).
 # Each boot: the guest's DHCP lease names a DNS server and a name resolves
-# through it (a fake resolver on the host's 127.0.0.77, the root's
-# resolv.conf naming it); checksummed bytes go to and come from servers on
-# the host's loopback, reached through the gateway the lease named. The
+# through it (a fake resolver on a loopback address of the host, the
+# root's resolv.conf naming it); checksummed bytes go to and come from
+# servers on the host's loopback, reached through the gateway the lease
+# named. The
 # backend process must be IMPL's binary, and, one-off, it must exit once
 # QEMU is gone.
 . "$(dirname "$0")/vm.sh"

@@ -11,8 +11,10 @@
 #                   link); PASST is the binary either runs
 #   vm_require      skip (77) without QEMU, the guest's pieces, python3,
 #                   ncat or PASST; fail on an unknown IMPL
-#   vm_resolver     a fake DNS server (tests/integ/dnsfake.py) on
-#                   127.0.0.77:53 and a resolv.conf naming only it,
+#   vm_resolver     a fake DNS server (tests/integ/dnsfake.py) on port 53
+#                   of a loopback address of its own, DNS_ADDR (random in
+#                   127.0.0.0/8, another if taken), and a resolv.conf
+#                   naming only it,
 #                   bind-mounted over /etc/resolv.conf (this mount
 #                   namespace only): "plain.<anything>" resolves to
 #                   $DNS_ANSWER
@@ -70,7 +72,7 @@ slipway) : "${PASST:=/usr/libexec/slipway/passt}" ;;
 	exit 1
 	;;
 esac
-DNS_ADDR=127.0.0.77
+DNS_ADDR=
 DNS_ANSWER=10.9.8.7
 LOOKUP=plain.clients.test
 MAC=52:54:00:12:34:56
@@ -93,9 +95,20 @@ vm_require() {
 }
 
 vm_resolver() {
-	"$PY" "$QEMU_LIB_DIR/dnsfake.py" "$DNS_ADDR" 127.0.0.78 "$T/dns.log" &
-	PIDS+=($!)
-	wait_for "the fake resolver" 10 "ss -Hlun 'sport = :53' | grep -q '$DNS_ADDR:53'"
+	local i pid
+	for i in 1 2 3 4 5; do
+		DNS_ADDR=127.$((RANDOM % 200 + 30)).$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))
+		"$PY" "$QEMU_LIB_DIR/dnsfake.py" "$DNS_ADDR" 127.0.0.254 "$T/dns.log" \
+			2>>"$T/dns.err" &
+		pid=$!
+		PIDS+=("$pid")
+		# ours listens, or it exited (the address taken: another one)
+		wait_for "the fake resolver" 10 "! kill -0 $pid 2>/dev/null ||
+			ss -Hlunp 'src $DNS_ADDR and sport = :53' | grep -q 'pid=$pid,'"
+		kill -0 "$pid" 2>/dev/null && break
+		DNS_ADDR=
+	done
+	[ -n "$DNS_ADDR" ] || fail "the fake resolver did not start: $(tail -3 "$T/dns.err")"
 	echo "nameserver $DNS_ADDR" >"$T/resolv.conf"
 	mount --bind "$T/resolv.conf" /etc/resolv.conf ||
 		fail "cannot bind-mount $T/resolv.conf over /etc/resolv.conf"
