@@ -14,9 +14,8 @@
 # through it (a fake resolver on a loopback address of the host, the
 # root's resolv.conf naming it); checksummed bytes go to and come from
 # servers on the host's loopback, reached through the gateway the lease
-# named. The
-# backend process must be IMPL's binary, and, one-off, it must exit once
-# QEMU is gone.
+# named. The backend process must be IMPL's binary, and, one-off, it must
+# exit once QEMU is gone.
 . "$(dirname "$0")/vm.sh"
 vm_require
 SIZE=${SIZE:-8} # MiB each way
