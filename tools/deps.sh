@@ -8,7 +8,7 @@ busybox-static curl ncat python3 procps util-linux tcpdump
 dnsmasq-base dnsutils isc-dhcp-client ethtool
 qemu-system-x86 linux-image-amd64 cpio libjansson-dev
 rootlesskit podman uidmap runc socat nftables
-dpkg-dev debhelper lintian"
+dpkg-dev debhelper lintian debootstrap"
 [ "${WITH_CLANG:-0}" = 1 ] && PKGS="$PKGS clang clang-format libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do

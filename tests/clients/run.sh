@@ -19,6 +19,13 @@
 #                   the checkout has no debian/ (default: build, set up and
 #                   built if missing)
 #   CLIENTS_IMPLS   the implementations to run (default "real slipway")
+#   CLIENTS_CONTROL always: every case runs with IMPL=real first (the
+#                   default); onfail: only slipway's runs, and a case that
+#                   fails there runs with IMPL=real after it, to tell a
+#                   slipway FAIL from a BADCASE (what CI does: half the time)
+#   CLIENTS_DEB     a directory holding the slipway_*.deb to install (as
+#                   run-tests.sh's test "deb" leaves in build/deb) instead
+#                   of building one here
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,6 +33,12 @@ src=$(cd "$here/../.." && pwd)
 export CLIENTS_OUT=${CLIENTS_OUT:-/tmp/slipway-clients}
 CASE_TIMEOUT=${CASE_TIMEOUT:-300}
 impls=${CLIENTS_IMPLS:-real slipway}
+control=${CLIENTS_CONTROL:-always}
+case $control in
+always) ;;
+onfail) impls=slipway ;;
+*) echo "run.sh: CLIENTS_CONTROL is always or onfail, not $control" >&2; exit 2 ;;
+esac
 
 die() {
 	echo "run.sh: $*" >&2
@@ -76,7 +89,16 @@ install_deb() {
 			return 1
 	fi
 	(cd "$tree" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" dpkg-buildpackage -b -us -uc) || return 1
+	put_deb "$out/.deb"
+}
+
+# put_deb DIR: install DIR's slipway_*.deb into the run's root layer
+put_deb() {
 	local debs
+	if [ "$1" != "$out/.deb" ]; then
+		mkdir -p "$out/.deb"
+		cp "$1"/slipway_*.deb "$out/.deb/" || return 1
+	fi
 	debs=$(cd "$out/.deb" && ls slipway_*.deb) || return 1
 	# shellcheck disable=SC2086
 	CLIENTS_PERSIST=1 "$here/enter.sh" sh -c 'cd /out/.deb && { dpkg -i "$@" || apt-get -f install -y; }' sh $debs
@@ -104,7 +126,10 @@ install_bin() {
 }
 
 t0=$(date +%s)
-if [ -d "$src/debian" ]; then
+if [ -n "${CLIENTS_DEB:-}" ]; then
+	how="$(cd "$CLIENTS_DEB" 2>/dev/null && ls slipway_*.deb) from $CLIENTS_DEB"
+	put_deb "$CLIENTS_DEB" >"$out/install.log" 2>&1
+elif [ -d "$src/debian" ]; then
 	how=".deb built from $src"
 	install_deb >"$out/install.log" 2>&1
 else
@@ -118,35 +143,56 @@ ver=$("$here/enter.sh" /usr/libexec/slipway/pasta --version 2>&1 | head -1)
 echo "run.sh: installed slipway ($how) in $(($(date +%s) - t0)) s: $ver"
 [ -x "$out/.root/upper/usr/bin/slipway" ] || die "no /usr/bin/slipway in the root after installing"
 
+# run_case NAME IMPL: one run of a case; sets rc, dt and log
+run_case() {
+	local t
+	log=$out/$1.$2.log
+	t=$(date +%s)
+	IMPL=$2 CASE_NAME=$1 timeout -k 10 "$CASE_TIMEOUT" \
+		"$here/enter.sh" bash "/src/tests/clients/$1.sh" </dev/null >"$log" 2>&1
+	rc=$?
+	dt=$(($(date +%s) - t))
+}
+
+# why_failed: the failure as words, from rc
+why_failed() {
+	case $rc in
+	124 | 137) echo "timed out after ${CASE_TIMEOUT}s" ;;
+	*) echo "exit $rc" ;;
+	esac
+}
+
 pass=0
 fail=0
 for f in "${cases[@]}"; do
 	name=$(basename "$f" .sh)
 	for impl in $impls; do
-		log=$out/$name.$impl.log
-		t0=$(date +%s)
-		IMPL=$impl CASE_NAME=$name timeout -k 10 "$CASE_TIMEOUT" \
-			"$here/enter.sh" bash "/src/tests/clients/$name.sh" </dev/null >"$log" 2>&1
-		rc=$?
-		dt=$(($(date +%s) - t0))
+		run_case "$name" "$impl"
 		if [ $rc -eq 0 ]; then
 			echo "PASS $name ($impl) ${dt}s"
 			pass=$((pass + 1))
+			continue
 		elif [ $rc -eq 77 ]; then
 			echo "SKIP $name ($impl): $(grep 'SKIP:' "$log" | tail -1 | sed 's/.*SKIP: //')"
-		else
-			case $rc in
-			124 | 137) why="timed out after ${CASE_TIMEOUT}s" ;;
-			*) why="exit $rc" ;;
-			esac
-			if [ "$impl" = real ]; then
-				echo "BADCASE $name ($impl): $why, the case fails on the real client stack; log $log"
-			else
-				echo "FAIL $name ($impl): $why; log $log"
-			fi
-			fail=$((fail + 1))
-			sed 's/^/    /' "$log" | tail -15
+			continue
 		fi
+		fail=$((fail + 1))
+		why=$(why_failed)
+		slog=$log
+		if [ "$impl" = real ]; then
+			echo "BADCASE $name ($impl): $why, the case fails on the real client stack; log $log"
+		elif [ "$control" = onfail ]; then
+			# the control, now: the real pasta/passt on the same case
+			run_case "$name" real
+			if [ $rc -eq 0 ]; then
+				echo "FAIL $name (slipway): $why; the real one passes (${dt}s); log $slog"
+			else
+				echo "BADCASE $name: fails with slipway ($why) and with the real one ($(why_failed)); logs $slog, $log"
+			fi
+		else
+			echo "FAIL $name ($impl): $why; log $log"
+		fi
+		sed 's/^/    /' "$slog" | tail -15
 	done
 done
 echo "$pass passed, $fail failed"

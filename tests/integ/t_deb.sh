@@ -7,9 +7,13 @@
 # answers --version in its own mode, and lintian finds no error. Needs no
 # root. Skipped (77) where dpkg-buildpackage, debhelper or lintian, or a
 # build dependency from debian/control, is not installed
-# (tools/deps.sh installs them).
+# (tools/deps.sh installs them). With DEB_OUT, the package it checked is
+# left there (meson: BUILD/deb/), for tests/clients/run.sh to install
+# (CLIENTS_DEB) rather than build it again.
 set -u
 : "${SOURCE_ROOT:?set SOURCE_ROOT to the source tree}"
+# no package of an earlier run may stay for run.sh to install
+[ -n "${DEB_OUT:-}" ] && rm -f "$DEB_OUT"/slipway_*.deb
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 for p in dpkg-buildpackage dh lintian; do
@@ -105,6 +109,11 @@ if grep -q '^E: ' "$W/lintian.log"; then
 fi
 [ "$lrc" -le 1 ] || { cat "$W/lintian.log" >&2; fail "lintian failed (status $lrc)"; }
 sed 's/^/lintian: /' "$W/lintian.log"
+if [ -n "${DEB_OUT:-}" ]; then
+	if ! mkdir -p "$DEB_OUT" || ! cp "$deb" "$DEB_OUT/"; then
+		fail "cannot leave the package in $DEB_OUT"
+	fi
+fi
 end=$(date +%s)
 echo "PASS: $(basename "$deb"): $(echo "$files" | wc -w) files and links, lintian no errors" \
 	"(build $((build_end - start)) s, all $((end - start)) s)"
