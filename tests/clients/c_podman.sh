@@ -72,22 +72,6 @@ head -c 1200 /dev/urandom >"$W/u"
 sum_u=$(sha "$W/u")
 chown -R rl: "$X"
 
-# gw_gone WHAT - no gateway of either kind runs within 10 s.
-gw_gone() {
-	wait_for 10 sh -c '! ls -l /proc/[0-9]*/exe 2>/dev/null | grep -qE "/usr/bin/(slipway|pasta|passt)"' ||
-		fail "$1: a gateway still runs: $(gw_pids | tr '\n' ' ')"
-}
-
-# size_is FILE BYTES - FILE exists with BYTES bytes.
-size_is() {
-	[ -f "$1" ] && [ "$(stat -c %s "$1")" = "$2" ]
-}
-
-# port_listening PORT - something listens on TCP PORT here, any address.
-port_listening() {
-	ss -Htln "sport = :$1" | grep -q .
-}
-
 # ctr_listens CONTAINER PORT... - each PORT has a TCP or UDP listener in
 # CONTAINER.
 ctr_listens() {

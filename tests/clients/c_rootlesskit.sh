@@ -54,22 +54,6 @@ exit 3
 CHILD
 chmod 755 "$W/kid.sh"
 
-# gw_gone WHAT - no gateway of either kind runs within 10 s.
-gw_gone() {
-	wait_for 10 sh -c '! ls -l /proc/[0-9]*/exe 2>/dev/null | grep -qE "/usr/bin/(slipway|pasta|passt)"' ||
-		fail "$1: a gateway still runs: $(gw_pids | tr '\n' ' ')"
-}
-
-# size_is FILE BYTES - FILE exists with BYTES bytes.
-size_is() {
-	[ -f "$1" ] && [ "$(stat -c %s "$1")" = "$2" ]
-}
-
-# port_listening PORT - something listens on TCP PORT, any address.
-port_listening() {
-	ss -Htln "sport = :$1" | grep -q .
-}
-
 # one_run NAME CHILD_ADDR CHILD_PORT HOST_PORT ROOTLESSKIT_FLAGS...
 # HOST_PORT "-": no port is published, the host -> child step is left out.
 one_run() {

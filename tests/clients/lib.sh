@@ -165,6 +165,22 @@ check_gw() {
 	[ "$n" -gt 0 ] || fail "$1: no gateway process is running (IMPL=$IMPL)"
 }
 
+# gw_gone WHAT - no gateway of either kind runs within 10 s.
+gw_gone() {
+	wait_for 10 sh -c '! ls -l /proc/[0-9]*/exe 2>/dev/null | grep -qE "/usr/bin/(slipway|pasta|passt)"' ||
+		fail "$1: a gateway still runs: $(gw_pids | tr '\n' ' ')"
+}
+
+# size_is FILE BYTES - FILE exists with BYTES bytes.
+size_is() {
+	[ -f "$1" ] && [ "$(stat -c %s "$1")" = "$2" ]
+}
+
+# port_listening PORT - something listens on TCP PORT here, any address.
+port_listening() {
+	ss -Htln "sport = :$1" | grep -q .
+}
+
 # fake_dns ADDR - a DNS server on ADDR:53 (UDP) answering plain.* with
 # 10.9.8.7 (tests/integ/dnsfake.py), and /etc/resolv.conf naming it alone.
 fake_dns() {
