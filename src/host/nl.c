@@ -214,6 +214,22 @@ static int nl_do(int nl, union nl_req *r)
 }
 
 /**
+ * nl_link_req() - start an RTM_NEWLINK request that changes one link
+ * @r:		request to fill
+ * @ifindex:	interface index
+ *
+ * Return: the request's link header, to set flags in
+ */
+static struct ifinfomsg *nl_link_req(union nl_req *r, unsigned ifindex)
+{
+	struct ifinfomsg *ifi = nl_req_init(r, RTM_NEWLINK, 0, sizeof(*ifi));
+
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = (int)ifindex;
+	return ifi;
+}
+
+/**
  * nl_link_up() - bring a link up and optionally set its MTU
  * @nl:		socket from nl_open()
  * @ifindex:	interface index
@@ -228,9 +244,7 @@ int nl_link_up(int nl, unsigned ifindex, unsigned mtu)
 	union nl_req r;
 	uint32_t mtu32 = mtu;
 
-	ifi = nl_req_init(&r, RTM_NEWLINK, 0, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = (int)ifindex;
+	ifi = nl_link_req(&r, ifindex);
 	ifi->ifi_flags = IFF_UP;
 	ifi->ifi_change = IFF_UP;
 
@@ -255,13 +269,10 @@ int nl_link_up(int nl, unsigned ifindex, unsigned mtu)
  */
 int nl_link_txqlen(int nl, unsigned ifindex, unsigned qlen)
 {
-	struct ifinfomsg *ifi;
 	union nl_req r;
 	uint32_t qlen32 = qlen;
 
-	ifi = nl_req_init(&r, RTM_NEWLINK, 0, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = (int)ifindex;
+	nl_link_req(&r, ifindex);
 	nl_attr_put(&r, IFLA_TXQLEN, &qlen32, sizeof(qlen32));
 
 	return nl_do(nl, &r);
