@@ -214,6 +214,11 @@ struct dhcp4_conf {
  * @max_udp_flows:	size of the datagram flow table
  * @udp_idle_ns:	datagram flows close after this long without traffic
  * @dns4_upstream_be:	where TCP to @dns4_be port 53 goes (0: refused)
+ * @quiet4_be:		an address of the guest's network nothing answers at and
+ *			nothing sent to leaves (slirp4netns --disable-dns:
+ *			the DNS address stays the virtual network's, as
+ *			libslirp keeps it); 0: none
+ * @quiet6:		the same for IPv6 (:: for none)
  * @dns4_shared:	@dns4_be is also a mapped address (passt's model: the
  *			gateway, mapped to the host's loopback): only port
  *			53 there is the forwarder's, anything else takes
@@ -282,6 +287,8 @@ struct core_conf {
 	uint32_t max_udp_flows;
 	uint64_t udp_idle_ns;
 	uint32_t dns4_upstream_be;
+	uint32_t quiet4_be;
+	uint8_t quiet6[16];
 	bool dns4_shared;
 	bool dhcp;
 	struct dhcp4_conf dhcp4;

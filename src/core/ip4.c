@@ -38,8 +38,9 @@ void ip4_build_hdr(struct core *c, uint8_t *p, uint8_t proto, uint32_t saddr_be,
  *
  * Return: true for 0.0.0.0/8, 127.0.0.0/8 (host loopback is reached only
  *	   through the gateway mapping, which --no-map-gw turns off),
- *	   multicast, broadcast and the subnet broadcast (a /31 or /32, as
- *	   pasta's model may copy from the host, has none)
+ *	   multicast, broadcast, the subnet broadcast (a /31 or /32, as
+ *	   pasta's model may copy from the host, has none) and
+ *	   conf.quiet4_be
  */
 bool ip4_addr_unusable(const struct core *c, uint32_t a_be)
 {
@@ -47,6 +48,8 @@ bool ip4_addr_unusable(const struct core *c, uint32_t a_be)
 	const uint8_t *m = (const uint8_t *)&c->conf.mask4_be;
 
 	if (b[0] == 0 || b[0] == 127 || b[0] >= 224)
+		return true;
+	if (c->conf.quiet4_be && a_be == c->conf.quiet4_be)
 		return true;
 	if (m[3] >= 0xfe) /* /31 and /32: no broadcast address */
 		return false;

@@ -128,7 +128,7 @@ static bool ip6_is_ours(const struct core *c, const uint8_t *a)
  * flow in disguise, and a way around the gateway rule), not multicast,
  * and not link-local unless it is the gateway's (fe80::/10 addresses of
  * the guest's link are nobody's but ours, as are the mapped addresses of
- * conf.map_lo6 and conf.map_guest6). The source must be unicast
+ * conf.map_lo6 and conf.map_guest6), nor conf.quiet6. The source must be unicast
  * and not ::, ::1 or v4-mapped either (a v4-mapped source would key an
  * IPv4 flow).
  *
@@ -140,6 +140,7 @@ bool ip6_addrs_bad(const struct core *c, const uint8_t *s, const uint8_t *d)
 
 	if (addr_eq(d, unspec) || addr_eq(d, lo) || addr_is4(d) ||
 	    d[0] == 0xff ||
+	    (!addr_eq(c->conf.quiet6, unspec) && addr_eq(d, c->conf.quiet6)) ||
 	    (d[0] == 0xfe && (d[1] & 0xc0) == 0x80 &&
 	     !addr_eq(d, c->conf.gw6_ll) && !addr_eq(d, c->conf.map_lo6) &&
 	     !addr_eq(d, c->conf.map_guest6)))

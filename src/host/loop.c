@@ -315,6 +315,12 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	cc.udp_idle_ns = (uint64_t)conf->udp_idle_s * 1000000000ULL;
 	cc.dns4_be = conf->dns ? conf->dns4 : 0;
 	cc.dns4_shared = conf->dns4_shared;
+	/* slirp4netns --disable-dns: 10.0.2.3 stays libslirp's, silent */
+	if (conf->s4n && !conf->dns) {
+		cc.quiet4_be = conf->dns4;
+		if (conf->ipv6)
+			memcpy(cc.quiet6, &conf->dns6, 16);
+	}
 	/* pasta's model (conf_net.c): a real gateway, mapped addresses */
 	cc.gw_real = conf->addr_model == CONF_ADDR_HOST_COPY;
 	cc.ndp_proxy = conf->addr_model == CONF_ADDR_HOST_COPY;

@@ -308,6 +308,68 @@ static void test_dns_shared(void **state)
 }
 
 /**
+ * test_quiet() - slirp4netns --disable-dns: the DNS addresses stay the
+ * virtual network's and nothing sent there leaves (conf.quiet4_be,
+ * quiet6): no socket, no reply, counted as a bad destination; the address
+ * beside it is carried as before
+ * @state:	unused
+ */
+static void test_quiet(void **state)
+{
+	const uint32_t q4 = ip4(10, 0, 2, 3);
+	struct core_conf cc;
+	struct env *e;
+	struct seg s = { .saddr = GUEST4,
+			 .sport = 40001,
+			 .daddr = q4,
+			 .dport = 53,
+			 .seq = 1000,
+			 .flags = T_SYN,
+			 .wnd = 65535,
+			 .mss = 1460 };
+	uint8_t guest6[16], t[ADDR_LEN];
+
+	(void)state;
+	env_conf6(&cc, true);
+	memcpy(guest6, prefix6, 8);
+	memset(guest6 + 8, 0, 8);
+	guest6[15] = 0x15;
+	memcpy(cc.guest6, guest6, 16);
+	memset(cc.dns6, 0, 16); /* the forwarder is off */
+	cc.quiet4_be = q4;
+	memcpy(cc.quiet6, dns6, 16);
+	e = env_new(&cc);
+
+	env_mark(e);
+	env_send(e, &s);
+	send_udp4(e, q4, 53);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_int_equal(e->fx.nintents, 0);
+	assert_ctr_deltas(e, CTR_IP4_DROP_ADDR, 2, -1);
+	assert_non_null(core_flow_target(&e->c, IPPROTO_TCP_, M4(GUEST4),
+					 M4(q4), 53, t));
+	env_clear(e);
+
+	s.saddr6 = guest6;
+	s.daddr6 = dns6;
+	env_mark(e);
+	env_send(e, &s);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_int_equal(e->fx.nintents, 0);
+	assert_ctr_deltas(e, CTR_IP6_DROP_ADDR, 1, -1);
+	env_clear(e);
+
+	/* the next address is anybody's, as ever */
+	s.saddr6 = s.daddr6 = NULL;
+	s.daddr = ip4(10, 0, 2, 4);
+	env_send(e, &s);
+	assert_memory_equal(fx_find(e, FX_SOCK_CONNECT)->addr,
+			    M4(ip4(10, 0, 2, 4)), ADDR_LEN);
+	env_clear(e);
+	env_free(e);
+}
+
+/**
  * test_prefix32() - a /32 (a host's address copied as is) has no subnet
  * broadcast: datagrams to any unicast address still open flows
  * @state:	unused
@@ -339,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_dst_map_addrs),
 		cmocka_unit_test(test_frames),
 		cmocka_unit_test(test_dns_shared),
+		cmocka_unit_test(test_quiet),
 		cmocka_unit_test(test_prefix32),
 	};
 
