@@ -59,20 +59,20 @@ static int sock_udp_open(struct shard *sh, struct udp_flow *f,
 	if (fd < 0) {
 		ret = -errno;
 		if (icmp && (ret == -EACCES || ret == -EPERM)) {
+			/* once per process, whichever shard is first */
 			static bool said;
 
 			if (v6)
 				CTR_INC(&sh->core, ICMP6_PING_DENIED);
 			else
 				CTR_INC(&sh->core, ICMP4_PING_DENIED);
-			if (!said)
+			if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
 				warn("ping from the guest needs ping sockets: "
 				     "allow group %u in "
 				     "net.ipv4.ping_group_range (e.g. sysctl "
 				     "-w net.ipv4.ping_group_range='0 "
 				     "2147483647')",
 				     (unsigned)getegid());
-			said = true;
 		} else {
 			CTR_INC(&sh->core, UDP_SOCK_FAIL);
 			warn_perror_rl("no host socket for a guest's %s flow: "
