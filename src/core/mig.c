@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mig.h"
+#include "../util/pure.h"
 
 /**
  * struct mig_w - a write cursor

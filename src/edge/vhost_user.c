@@ -21,20 +21,27 @@
  * found it.
  *
  * Each queue pair has a lock: the control path holds it while it changes
- * that pair's rings, and every pair's while it replaces the memory table;
- * the data path holds it for a batch. Each pair also has an epoll fd of
- * its own holding the transmit queue's kick eventfd; the shard polls that
- * fd, so kick fds come and go without the shards' epoll sets changing.
+ * that pair's rings, and every pair's while it replaces the memory table
+ * (vu_lock_all(), which first waits for the pair's loans to come back);
+ * the data path holds it while it takes a batch's chains off the ring
+ * (vu_rx()) and while it returns them (vu_rx_done()), not while the core
+ * reads the batch: the loans out (@nloans) keep the memory mapped then.
+ * Each pair also has an epoll fd of its own holding the transmit queue's
+ * kick eventfd; the shard polls that fd, so kick fds come and go without
+ * the shards' epoll sets changing.
  *
  * Guest to host: descriptor chains are taken from the transmit queue and
- * handed to the core as views straight into guest memory when the chain
- * is one buffer (a loan, counted in EDGE_VU_LOANS), copied when it is
- * several. Every chain of a batch goes back to the used ring when the
- * shard has done with the batch (rx_done: EDGE_VU_RETURNS; loans equal
- * returns whenever no batch is in progress). After a batch that emptied
- * the ring, kicks are asked for again and the ring checked once more, for
- * the guest may have added a chain before it saw the request
- * (EDGE_VU_KICK_RACE counts chains found that way).
+ * handed to the core as copies (vu_rx_view()): the headers, and anything
+ * else the core parses, are always copied out of guest memory, read once,
+ * since the guest may rewrite them meanwhile; only the payload of a
+ * one-buffer TCP segment stays in guest memory (a loan, counted in
+ * EDGE_VU_LOANS), the core never parsing it; every other frame is copied
+ * whole (EDGE_VU_COPIES). Every chain of a batch goes back to the used
+ * ring when the shard has done with the batch (rx_done: EDGE_VU_RETURNS,
+ * which equal loans plus copies whenever no batch is in progress). After
+ * a batch that emptied the ring, kicks are asked for again and the ring
+ * checked once more, for the guest may have added a chain before it saw
+ * the request (EDGE_VU_KICK_RACE counts chains found that way).
  *
  * Host to guest: TCP payload is placed: the shard reserves the guest's
  * receive chains for a frame (place), the host socket is peeked straight
@@ -186,8 +193,9 @@ struct vu_placed {
 
 /**
  * struct vu_pair - a queue pair, served by one shard
- * @lock:	held by the data path for a batch, by the control path while
- *		it changes the rings or the memory
+ * @lock:	held by the data path while it takes or returns a batch's
+ *		chains, by the control path while it changes the rings or
+ *		the memory
  * @epfd:	epoll fd holding the transmit ring's kick fd; the shard polls it
  * @ring:	receive ring (0) and transmit ring (1)
  * @loan_heads:	chains of the current batch, to return in rx_done

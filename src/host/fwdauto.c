@@ -27,7 +27,7 @@
  * has no /proc; afterwards only sendto(), recvfrom() and pread() on them
  * are needed. pasta reads /proc/net/tcp* and udp* once
  * a second instead: text, one line per socket of every state.
- * docs/experiments.md (X-auto) has the measured cost of a dump and the
+ * docs/experiments.md (X20) has the measured cost of a dump and the
  * alternatives tried: a dump costs 45-90 us however few sockets there
  * are, a sockstat read about 2 us.
  *
@@ -469,8 +469,8 @@ static void fwdauto_scan(struct shard *sh)
  *
  * A socket starting or stopping to listen, or binding a UDP port, changes
  * a count: reading them (a few microseconds) tells whether a dump (tens
- * of microseconds: it walks the kernel's whole hash tables) can find
- * anything new. A listener closed and another opened between two checks
+ * of microseconds: the kernel walks its TCP listening hash, and its whole
+ * UDP table) can find anything new. A listener closed and another opened between two checks
  * leave the counts alone: the dump every FWDAUTO_FULL_TICKS finds them.
  *
  * #syscalls pread64

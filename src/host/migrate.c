@@ -60,9 +60,26 @@
  *    here): "YES!" (mig_source_stop());
  *  - the destination goes away: the source keeps its copies, whole, for
  *    a VM that resumes here.
- * One thread decides, once: the flows are never both sides', nor
- * neither's (a source process gone without a word closed its copies:
- * the destination takes that as a yes).
+ * One thread decides, once: over the socket, the flows are never both
+ * sides', nor neither's (a source process gone without a word closed its
+ * copies: the destination takes that as a yes).
+ *
+ * Transports: the same stream (mig_build(), mig_check()) travels one of
+ * three ways.
+ *  - The socket above, the sockets as descriptors (SCM_RIGHTS): one
+ *    host, both gateways alive; OK/GO, then RUN!/YES! or BACK.
+ *  - The socket, the sockets as their repair state (--migrate-repair:
+ *    repair.c dumps them, the destination rebuilds them through its
+ *    repair helper, repair_helper.c): the same words.
+ *  - The frontend's device-state channel (SET_DEVICE_STATE_FD, with
+ *    --migrate-repair and no --migrate-to): QEMU carries the stream
+ *    inside its own migration; SAVE writes it into the frontend's pipe
+ *    (mig_state_save()), LOAD reads it whole and checks it
+ *    (mig_state_load()), CHECK_DEVICE_STATE gets the verdict. There is
+ *    no word between the gateways: once SAVE went out whole the source
+ *    holds no flows, so a migration that fails after it (the VM resumed
+ *    at the source) leaves them neither side's; the guest's segments for
+ *    them get RSTs.
  *
  * Downtime: the source's stop time travels in the stream (CLOCK_REALTIME
  * nanoseconds, comparable on one host); the destination logs how long

@@ -609,8 +609,8 @@ static bool splice_to_self(struct shard *sh, const struct splice_conn *c)
  *
  * An IPv6 socket that cannot connect to ::1 (refused or unreachable) is
  * replaced by an IPv4 one for 127.0.0.1 (pasta's model: the guest's
- * addresses instead of both): the server may listen on IPv4
- * only (a guest's server, for one, as everything the tap carries is IPv4).
+ * addresses instead of both): the server may listen on IPv4 only (many
+ * do, and a guest without IPv6, --no-ipv6 or -4, has only IPv4).
  * A -T port that is one of slipway's own listening sockets on the host
  * (a published port: a loop; --metrics) is refused as a closed one.
  *
