@@ -887,23 +887,27 @@ static int mig_io_again(struct mig *m, int fd, short events, ssize_t n)
 }
 
 /**
- * mig_recv_all(m, ) - read a whole buffer
+ * mig_io_all() - move a whole buffer through a socket, one way
  * @m:		migration state (its stop)
- * @fd:		socket
- * @p:		out
- * @len:	how many bytes
+ * @fd:		the socket
+ * @p:		bytes to send, or room for what is read
+ * @len:	how many
+ * @out:	send (a reader gone is -EPIPE); else receive (the end of the
+ *		stream is -EPIPE)
  *
- * #syscalls recvfrom
- * Return: 0, or -errno (-EPIPE at end of stream)
+ * #syscalls sendto recvfrom
+ * Return: 0, or -errno
  */
-static int mig_recv_all(struct mig *m, int fd, uint8_t *p, size_t len)
+static int mig_io_all(struct mig *m, int fd, uint8_t *p, size_t len, bool out)
 {
 	while (len) {
-		ssize_t n = recv(fd, p, len, MSG_DONTWAIT);
+		ssize_t n = out ? send(fd, p, len,
+				       MSG_DONTWAIT | MSG_NOSIGNAL) :
+				  recv(fd, p, len, MSG_DONTWAIT);
 		int ret;
 
 		if (n < 0) {
-			ret = mig_io_again(m, fd, POLLIN, n);
+			ret = mig_io_again(m, fd, out ? POLLOUT : POLLIN, n);
 			if (ret)
 				return ret;
 			continue;
@@ -917,34 +921,33 @@ static int mig_recv_all(struct mig *m, int fd, uint8_t *p, size_t len)
 }
 
 /**
- * mig_write_all(m, ) - write a whole buffer to a socket (a reader gone is
+ * mig_recv_all() - read a whole buffer (the end of the stream is -EPIPE)
+ * @m:		migration state (its stop)
+ * @fd:		socket
+ * @p:		out
+ * @len:	how many bytes
+ *
+ * Return: 0, or -errno
+ */
+static int mig_recv_all(struct mig *m, int fd, uint8_t *p, size_t len)
+{
+	return mig_io_all(m, fd, p, len, false);
+}
+
+/**
+ * mig_write_all() - write a whole buffer to a socket (a reader gone is
  * -EPIPE)
  * @m:		migration state (its stop)
  * @fd:		the socket
  * @p:		bytes
  * @len:	how many
  *
- * #syscalls sendto
  * Return: 0, or -errno
  */
 static int mig_write_all(struct mig *m, int fd, const uint8_t *p, size_t len)
 {
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-		int ret;
-
-		if (n < 0) {
-			ret = mig_io_again(m, fd, POLLOUT, n);
-			if (ret)
-				return ret;
-			continue;
-		}
-		if (!n)
-			return -EPIPE;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	/* not written through: mig_io_all() only reads @p when @out */
+	return mig_io_all(m, fd, (uint8_t *)(uintptr_t)p, len, true);
 }
 
 /**
