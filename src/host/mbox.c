@@ -2,6 +2,8 @@
 /* mbox.c - mailboxes between shards: frames, accepted connections and
  * adopted flows
  *
+ * DOC: Theory of Operation
+ *
  * Each shard has one single-producer single-consumer byte ring per other
  * shard (the sender is the only writer of @head, the owner the only writer
  * of @tail), and an eventfd. A sender copies a message (header, then the
