@@ -146,6 +146,24 @@ static void sock_setup(struct shard *sh, int fd)
 }
 
 /**
+ * sock_dst_lo() - does a destination go to host loopback?
+ * @dst:	IPv4 or IPv6 address (v4-mapped IPv6 counts as loopback: no
+ *		outbound binding applies to it either)
+ *
+ * Return: true for 127.0.0.0/8, ::1 and v4-mapped addresses
+ */
+static bool sock_dst_lo(const struct sockaddr_storage *dst)
+{
+	const struct sockaddr_in *d4 = (const struct sockaddr_in *)dst;
+	const struct sockaddr_in6 *d6 = (const struct sockaddr_in6 *)dst;
+
+	if (dst->ss_family == AF_INET)
+		return (ntohl(d4->sin_addr.s_addr) >> 24) == 127;
+	return IN6_IS_ADDR_LOOPBACK(&d6->sin6_addr) ||
+	       IN6_IS_ADDR_V4MAPPED(&d6->sin6_addr);
+}
+
+/**
  * sock_out_binds() - does sock_bind_out() bind the outbound address for a
  * destination?
  * @c:		configuration
@@ -160,15 +178,7 @@ static void sock_setup(struct shard *sh, int fd)
  */
 bool sock_out_binds(const struct conf *c, const struct sockaddr_storage *dst)
 {
-	const struct sockaddr_in *d4 = (const struct sockaddr_in *)dst;
-	const struct sockaddr_in6 *d6 = (const struct sockaddr_in6 *)dst;
-
-	if (c->s4n)
-		return true;
-	if (dst->ss_family == AF_INET)
-		return (ntohl(d4->sin_addr.s_addr) >> 24) != 127;
-	return !IN6_IS_ADDR_LOOPBACK(&d6->sin6_addr) &&
-	       !IN6_IS_ADDR_V4MAPPED(&d6->sin6_addr);
+	return c->s4n || !sock_dst_lo(dst);
 }
 
 /**
@@ -189,8 +199,6 @@ bool sock_out_binds(const struct conf *c, const struct sockaddr_storage *dst)
 int sock_bind_out(const struct conf *c, int fd,
 		  const struct sockaddr_storage *dst)
 {
-	const struct sockaddr_in *d4 = (const struct sockaddr_in *)dst;
-	const struct sockaddr_in6 *d6 = (const struct sockaddr_in6 *)dst;
 	const char *ifname;
 	union {
 		struct sockaddr sa;
@@ -198,13 +206,12 @@ int sock_bind_out(const struct conf *c, int fd,
 		struct sockaddr_in6 v6;
 	} a;
 	socklen_t alen = 0;
-	bool lo;
+	bool lo = sock_dst_lo(dst);
 
 	if (!sock_out_binds(c, dst))
 		return 0;
 	memset(&a, 0, sizeof(a));
 	if (dst->ss_family == AF_INET) {
-		lo = (ntohl(d4->sin_addr.s_addr) >> 24) == 127;
 		ifname = c->outbound_if4;
 		if (c->outbound4.s_addr) {
 			a.v4.sin_family = AF_INET;
@@ -212,8 +219,6 @@ int sock_bind_out(const struct conf *c, int fd,
 			alen = sizeof(a.v4);
 		}
 	} else {
-		lo = IN6_IS_ADDR_LOOPBACK(&d6->sin6_addr) ||
-		     IN6_IS_ADDR_V4MAPPED(&d6->sin6_addr);
 		ifname = c->outbound_if6;
 		if (!IN6_IS_ADDR_UNSPECIFIED(&c->outbound6)) {
 			a.v6.sin6_family = AF_INET6;
