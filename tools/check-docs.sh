@@ -143,7 +143,7 @@ plant src/core/tcp.c 's/DOC: Theory of Operation/&: calls gone_away()/' \
 plant docs/design.md '$a As experiment X999 showed.' 'experiment X999'
 plant src/edge/edge.h '$a struct edge_ops2 { int (*zz_op)(struct edge *e); };' \
 	'edge op zz_op'
-plant src/host/mbox.c 's/DOC: Theory of Operation/DOC: theory/' \
+plant src/shard/mbox.c 's/DOC: Theory of Operation/DOC: theory/' \
 	'lists the theory blocks'
 [ $fails -eq 0 ] || exit 1
 echo "self-test: every check finds its planted mistake"

@@ -17,15 +17,30 @@
 #   util/   util/                       (no layer of ours)
 #   core/   core/ util/                 (the pure core)
 #   obs/    obs/ util/                  (counters, histograms, log, pcap)
-#   edge/   edge/ core/ obs/ util/      (never host/ nor ctl/: an edge needs
-#                                        nothing of host/ today, conf.h
-#                                        included; main.c hands it values)
-#   host/   host/ edge/ core/ obs/ util/ (never ctl/)
-#   ctl/    ctl/ edge/ obs/ util/, and of host/ only its narrow interface:
-#           host/shard_api.h (the shards as the control thread sees
-#           them), host/fwd.h (the forward-table API) and host/conf.h
-#           (the configuration, read only); no core/ (a flow record's
-#           state is named by shard_api.h's flow_rec_state_str())
+#   edge/   edge/ core/ obs/ util/      (the guest's device; never a layer
+#                                        above: main.c hands it values)
+#   os/     os/ core/ obs/ util/        (namespaces, netlink, helper
+#                                        processes, sandbox, seccomp, TCP
+#                                        repair, time and spare fds: the
+#                                        system, knowing no shard)
+#   cli/    cli/ os/ edge/ core/ obs/ util/ (struct conf, the three
+#                                        command lines that fill it, the
+#                                        address model; knows no shard)
+#   shard/  shard/ cli/ os/ edge/ core/ obs/ util/ (the runtime: event
+#                                        loop, host sockets, mailboxes;
+#                                        names no service: services
+#                                        register their epoll handlers)
+#   svc/    svc/ shard/ cli/ os/ edge/ core/ obs/ util/ (shard 0's
+#                                        services: published ports,
+#                                        auto forwarding, splice, -U, DNS)
+#   mig/    mig/ svc/ shard/ cli/ os/ edge/ core/ obs/ util/ (migration)
+#   ctl/    ctl/ edge/ obs/ util/, and of the layers below only their
+#           narrow interface: shard/shard_api.h (the shards as the control
+#           thread sees them), svc/fwd.h (the forward-table API),
+#           cli/conf.h (the configuration, read only), os/sockaddr.h
+#           (address text) and os/sys.h (the clock, spare fds); no core/
+#           (a flow record's state is named by shard_api.h's
+#           flow_rec_state_str())
 #   main.c  anything (it wires the layers together)
 #
 # A folder of src/ not in this table fails the check until it is added.
@@ -44,10 +59,18 @@ allowed() {
 	core:core/* | core:util/*) return 0 ;;
 	obs:obs/* | obs:util/*) return 0 ;;
 	edge:edge/* | edge:core/* | edge:obs/* | edge:util/*) return 0 ;;
-	host:host/* | host:edge/* | host:core/* | host:obs/* | host:util/*)
-		return 0 ;;
+	os:os/* | os:core/* | os:obs/* | os:util/*) return 0 ;;
+	cli:cli/* | cli:os/* | cli:edge/* | cli:core/* | cli:obs/* | \
+	cli:util/*) return 0 ;;
+	shard:shard/* | shard:cli/* | shard:os/* | shard:edge/* | \
+	shard:core/* | shard:obs/* | shard:util/*) return 0 ;;
+	svc:svc/* | svc:shard/* | svc:cli/* | svc:os/* | svc:edge/* | \
+	svc:core/* | svc:obs/* | svc:util/*) return 0 ;;
+	mig:mig/* | mig:svc/* | mig:shard/* | mig:cli/* | mig:os/* | \
+	mig:edge/* | mig:core/* | mig:obs/* | mig:util/*) return 0 ;;
 	ctl:ctl/* | ctl:edge/* | ctl:obs/* | ctl:util/*) return 0 ;;
-	ctl:host/shard_api.h | ctl:host/fwd.h | ctl:host/conf.h) return 0 ;;
+	ctl:shard/shard_api.h | ctl:svc/fwd.h | ctl:cli/conf.h | \
+	ctl:os/sockaddr.h | ctl:os/sys.h) return 0 ;;
 	.:*) return 0 ;;	# main.c
 	esac
 	return 1
@@ -78,7 +101,7 @@ check() {
 				"$1/$(dirname "$file")/$inc") ;;
 		esac
 		case $layer in
-		util | core | obs | edge | host | ctl | .) ;;
+		util | core | obs | edge | os | cli | shard | svc | mig | ctl | .) ;;
 		*)
 			echo "layers: $file: folder $layer/ is in no layer (tools/check-layers.sh)"
 			bad=1
@@ -133,24 +156,32 @@ while read -r tf ti; do
 	fi
 	cp "$tmp/orig" "$tmp/src/$tf"
 done <<EOF
-core/csum.c host/conf.h
+core/csum.c cli/conf.h
 core/tcp.h obs/hist.h
 util/util.h core/pkt.h
 obs/hist.c core/pkt.h
-obs/pcap.c host/shard.h
-edge/tap.c host/conf.h
+obs/pcap.c shard/shard.h
+edge/tap.c cli/conf.h
 edge/vhost_user.c ctl/ctl.h
-host/loop.c ctl/ctl_proto.h
-host/shard.h ctl/ctl.h
-ctl/ctl.c host/shard.h
-ctl/ctl_proto.h host/selfport.h
+os/nl.c cli/conf.h
+os/sandbox.c shard/shard.h
+cli/conf.c shard/shard.h
+cli/pasta.c ctl/ctl.h
+shard/loop.c svc/fwd.h
+shard/shard.h mig/migrate.h
+shard/sock_tcp.c ctl/ctl_proto.h
+svc/fwd.c mig/migrate.h
+svc/splice.c ctl/ctl.h
+mig/migrate.c ctl/ctl.h
+ctl/ctl.c shard/shard.h
+ctl/ctl_proto.h shard/selfport.h
 ctl/ctl_proto.c core/udp.h
 EOF
 # a path relative to the file is read as the compiler reads it
 cp "$tmp/src/core/csum.c" "$tmp/orig"
-echo '#include "../host/conf.h"' >> "$tmp/src/core/csum.c"
-if ! check "$tmp/src" | grep -q 'core/csum.c includes "host/conf.h"'; then
-	echo "self-test: core/csum.c including \"../host/conf.h\" was not found"
+echo '#include "../cli/conf.h"' >> "$tmp/src/core/csum.c"
+if ! check "$tmp/src" | grep -q 'core/csum.c includes "cli/conf.h"'; then
+	echo "self-test: core/csum.c including \"../cli/conf.h\" was not found"
 	fails=1
 fi
 cp "$tmp/orig" "$tmp/src/core/csum.c"

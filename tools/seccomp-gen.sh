@@ -42,7 +42,7 @@
 # The output is a C header with one entry per name, each guarded by
 # #ifdef __NR_name: a name the architecture lacks (open, waitpid on
 # x86_64) drops out at compile time, and the numbers come from the same
-# <sys/syscall.h> the code is built with. src/host/seccomp.c turns the
+# <sys/syscall.h> the code is built with. src/os/seccomp.c turns the
 # list into a BPF program. The header is build output, never committed.
 set -eu
 out=$1

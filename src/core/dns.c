@@ -3,7 +3,7 @@
  *
  * DOC: Theory of Operation
  *
- * The forwarder (host/dns_fwd.c) relays the guest's queries verbatim, but
+ * The forwarder (svc/dns_fwd.c) relays the guest's queries verbatim, but
  * it must know enough about each message to refuse junk, to match a reply
  * to the query it answers, and to make up an answer (SERVFAIL, FORMERR,
  * NOTIMP, or an empty truncated reply) when no upstream gives one. This

@@ -17,7 +17,7 @@
  * shards stop, and frees the server (ctl_fini()) after they stopped.
  *
  * The thread touches nothing a shard owns, and sees the shards only
- * through host/shard_api.h. What it needs from them it asks for through
+ * through shard/shard_api.h. What it needs from them it asks for through
  * two request slots of struct shard (shard_api.c asks, loop.c answers),
  * each a request number stored with release semantics after its
  * arguments, then the shard's mailbox eventfd kicked; the shard answers
@@ -80,12 +80,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "os/sys.h"
 #include "ctl/ctl.h"
 #include "ctl/ctl_proto.h"
 #include "ctl/s4n_api.h"
 #include "edge/edge.h"
-#include "host/fwd.h"
-#include "host/shard_api.h"
+#include "svc/fwd.h"
+#include "shard/shard_api.h"
 #include "util/ctr.h"
 #include "util/log.h"
 #include "util/util.h"

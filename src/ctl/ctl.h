@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "host/conf.h"
+#include "cli/conf.h"
 
 struct ctl;
 struct shard;

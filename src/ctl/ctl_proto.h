@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "host/conf.h"
-#include "host/fwd.h"
-#include "host/shard_api.h"
+#include "cli/conf.h"
+#include "svc/fwd.h"
+#include "shard/shard_api.h"
 #include "obs/hist.h"
 
 #define CTL_REQ_MAX (64U * 1024) /* request bytes, newline included */

@@ -51,7 +51,8 @@
 #include "ctl/ctl_proto.h"
 #include "ctl/s4n_api.h"
 #include "edge/edge.h"
-#include "host/fwd.h"
+#include "os/sockaddr.h"
+#include "svc/fwd.h"
 #include "util/log.h"
 #include "util/util.h"
 
@@ -145,7 +146,7 @@ static json_t *s4n_parse_add(json_t *args, struct ctl_req *r, char *ga,
 		ha = json_string_value(v);
 	if (!*ha)
 		ha = "0.0.0.0";
-	f->host_family = fwd_addr_pton(ha, &f->host_addr);
+	f->host_family = addr_pton(ha, &f->host_addr);
 	if (!f->host_family)
 		return s4n_err("bad request: add_hostfwd: bad "
 			       "arguments.host_addr \"%s\"",
@@ -157,7 +158,7 @@ static json_t *s4n_parse_add(json_t *args, struct ctl_req *r, char *ga,
 	if (v)
 		g = json_string_value(v);
 	if (*g) {
-		if (!fwd_addr_pton(g, &f->guest_addr))
+		if (!addr_pton(g, &f->guest_addr))
 			return s4n_err("bad request: add_hostfwd: bad "
 				       "arguments.guest_addr \"%s\"",
 				       g);

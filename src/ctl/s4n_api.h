@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "ctl/ctl_proto.h"
-#include "host/conf.h"
-#include "host/fwd.h"
+#include "cli/conf.h"
+#include "svc/fwd.h"
 
 /* EP_CTL index (shard 0's loop, main.c): the slirp4netns exit fd */
 #define CTL_IDX_EXIT_FD 0

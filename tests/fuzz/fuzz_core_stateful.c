@@ -6,7 +6,7 @@
  * sends well-formed TCP segments for a few fixed tuples with sequence and
  * acknowledgement numbers picked relative to the flow's state (so the state
  * machine gets deep), or raw bytes. The host side carries out intents the
- * way host/loop.c and host/sock_tcp.c do, with results the input picks, and
+ * way shard/loop.c and shard/sock_tcp.c do, with results the input picks, and
  * models each host socket: fd numbers are handed out lowest first (as the
  * kernel does), the peer's byte stream is a counter, and peeks see what a
  * socket with SO_PEEK_OFF would return.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_fwd_spec.c - the -t SPEC parsers, fwd_spec_parse() (one range, as
  * the control API takes it) and fwd_opt_parse() (an option's value: lists,
- * exclusions, all, auto) in host/conf.c
+ * exclusions, all, auto) in cli/conf.c
  *
  * Input: the text of a SPEC (at most 200 bytes are used; a NUL ends it
  * early). conf.c is compiled into this target; the only thing it needs
@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "host/conf.h"
+#include "cli/conf.h"
 #include "util/log.h"
 
 #include "fuzz_common.h"

@@ -11,7 +11,7 @@
  * test checks with assert_ctr_deltas() that only the expected counters
  * moved.
  */
-#include "host/conf.h"
+#include "cli/conf.h"
 #include "util/log.h"
 #include "helpers.h"
 #include "core/dhcp4.h"

@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "host/conf.h"
+#include "cli/conf.h"
 #include "util/log.h"
 #include "helpers.h"
 #include "core/dhcp6.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_dns_fwd.c - the DNS forwarder's query path (host/dns_fwd.c) with a
+/* test_dns_fwd.c - the DNS forwarder's query path (svc/dns_fwd.c) with a
  * real shard core and no upstream traffic
  *
  * The upstream is 255.255.255.255: a send to it fails at once (EACCES
@@ -33,9 +33,9 @@
 
 #include "helpers.h"
 #include "core/dns.h"
-#include "host/dns_fwd.h"
-#include "host/resolvh.h"
-#include "host/shard.h"
+#include "svc/dns_fwd.h"
+#include "os/resolvh.h"
+#include "shard/shard.h"
 #include "util/log.h"
 
 enum log_level log_max_level = LOG_ERR;
@@ -90,14 +90,14 @@ void shard_flush_frames(struct shard *sh)
 /**
  * resolvh_start() - stub: no reader process; the forwarder reads the file
  * @path:	unused
- * @c:		unused
+ * @base:	unused
  *
  * Return: -ENOSYS
  */
-int resolvh_start(const char *path, const struct conf *c)
+int resolvh_start(const char *path, const struct sandbox_conf *base)
 {
 	(void)path;
-	(void)c;
+	(void)base;
 	return -ENOSYS;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_fwd_spec.c - the port spec grammar of -t, -u and -T (host/conf.c:
+/* test_fwd_spec.c - the port spec grammar of -t, -u and -T (cli/conf.c:
  * fwd_spec_parse(), fwd_opt_parse()), as pasta writes it: none, ranges on
  * both sides, ADDR%IFNAME/ prefixes, TOADDR/, exclusions, all, auto
  */
@@ -12,7 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "host/conf.h"
+#include "cli/conf.h"
 #include "util/log.h"
 
 enum log_level log_max_level = LOG_ERR;

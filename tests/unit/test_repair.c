@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_repair.c - a TCP socket into its repair record and back
- * (host/repair.c), on real sockets in a network namespace of its own, with
- * TCP_REPAIR itself done by the repair helper (host/repair_helper.c)
+ * (os/repair.c), on real sockets in a network namespace of its own, with
+ * TCP_REPAIR itself done by the repair helper (os/repair_helper.c)
  *
  * Needs root (the namespace, and CAP_NET_ADMIN for the helper): exits 77
  * (skipped) without it. Once the helper runs, the test process gives up
@@ -47,9 +47,9 @@
 
 #include "helpers.h"
 #include "core/mig.h"
-#include "host/repair.h"
-#include "host/repair_helper.h"
-#include "host/sandbox.h"
+#include "os/repair.h"
+#include "os/repair_helper.h"
+#include "os/sandbox.h"
 #include "util/log.h"
 
 #define NCONN 8

@@ -45,7 +45,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "host/seccomp.h"
+#include "os/seccomp.h"
 #include "seccomp_allow.h"
 #include "util/util.h"
 

@@ -4,7 +4,7 @@
  * The test plays both the guest (segments built with build_tcp()) and the
  * host layer (it sets the flow's socket, carries out intents by calling
  * tcp_on_sock_*() back, peeks payload into frame slots for
- * tcp_build_data()), the way src/host/sock_tcp.c does: the intents of each
+ * tcp_build_data()), the way src/shard/sock_tcp.c does: the intents of each
  * input are drained before the next input, and core_flush() ends a batch.
  * Every frame the core queues is checked in full by parse_tcp().
  */
