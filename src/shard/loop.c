@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* loop.c - a shard's epoll loop: edge batches, sockets, timers, effects */
+/* loop.c - a shard's set-up, its epoll loop and the dispatch of its events:
+ * edge batches, sockets, timers; the primitives are shard.c's */
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -25,13 +26,10 @@
 #include "util/log.h"
 
 #define FX_SLOTS 64
-#define FX_LOW_WATER 8
 #define SHARD_OOO_SLOTS 64 /* guest segments held past a gap: 4 MiB */
 _Static_assert(FX_SLOTS <= EDGE_PLACE_SLOTS, "every frame slot may be placed");
 #define RX_BATCHES_PER_EVENT 8
 #define FALLBACK_INFLIGHT (4U << 20)
-
-struct shard_hooks shard_hooks;
 
 const char *const ep_type_str[] = {
 	[EP_EDGE] = "EDGE",
@@ -54,81 +52,6 @@ const char *const ep_type_str[] = {
 };
 _Static_assert(ARRAY_SIZE(ep_type_str) == EP_TYPE_NUM,
 	       "ep_type_str must name every epoll type");
-
-/**
- * shard_ep_add() - add an fd to the shard's epoll set
- * @sh:		shard
- * @fd:		file descriptor
- * @events:	epoll events
- * @data:	EP_DATA() value
- *
- * #syscalls epoll_ctl
- * Return: 0, or -1 with errno set (logged)
- */
-int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data)
-{
-	struct epoll_event ev = { .events = events, .data.u64 = data };
-
-	if (epoll_ctl(sh->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		err_perror("epoll_ctl add fd %d", fd);
-		return -1;
-	}
-	return 0;
-}
-
-/**
- * shard_listen_arm() - take a listener's connections again
- * @sh:		shard
- * @fd:		listening socket, in the epoll set
- * @data:	its EP_DATA() value
- *
- * #syscalls epoll_ctl
- */
-void shard_listen_arm(struct shard *sh, int fd, uint64_t data)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = data };
-
-	if (epoll_ctl(sh->epfd, EPOLL_CTL_MOD, fd, &ev))
-		warn_perror_rl("cannot listen again on fd %d", fd);
-}
-
-/**
- * shard_accept_nofd() - a listener failed to accept: refuse who waits
- * (out of fds), and take no events from it for LISTEN_PAUSE_MS
- * @sh:		shard (0: the listeners live there)
- * @fd:		listening socket, in the epoll set
- * @data:	its EP_DATA() value
- * @err:	the errno accept() gave
- * @reset:	refuse with a reset (see fd_spare_refuse())
- * @max:	refuse at most this many clients
- *
- * A level-triggered listener whose accept() fails stays readable: without
- * the pause, the loop would spin on it at full CPU. The caller marks the
- * listener paused; shard_listen_resume() arms it again. Refusals are
- * counted in SHARD_ACCEPT_NOFD, pauses in SHARD_LISTEN_PAUSES.
- *
- * #syscalls epoll_ctl
- * Return: clients refused
- */
-unsigned shard_accept_nofd(struct shard *sh, int fd, uint64_t data, int err,
-			   bool reset, unsigned max)
-{
-	struct epoll_event ev = { .events = 0, .data.u64 = data };
-	unsigned n = 0;
-
-	if (err == EMFILE || err == ENFILE)
-		while (n < max && fd_spare_refuse(&sh->lis.reserve_fd,
-						  sh->timerfd, fd, reset) > 0)
-			n++;
-	CTR_ADD(&sh->core, SHARD_ACCEPT_NOFD, n);
-	CTR_INC(&sh->core, SHARD_LISTEN_PAUSES);
-	if (epoll_ctl(sh->epfd, EPOLL_CTL_MOD, fd, &ev))
-		warn_perror_rl("cannot pause the listener on fd %d", fd);
-	if (sh->lis.listen_resume_ns == UINT64_MAX)
-		sh->lis.listen_resume_ns = sh->now_ns +
-					   LISTEN_PAUSE_MS * 1000000ULL;
-	return n;
-}
 
 /**
  * shard_listen_resume() - arm the listeners paused by shard_accept_nofd()
@@ -184,6 +107,127 @@ static uint32_t shard_gso_max(const struct edge *e)
 }
 
 /**
+ * shard_dhcp_conf() - what the core's DHCPv4 server hands out
+ * @cc:		core configuration (its mask set)
+ * @conf:	configuration
+ */
+static void shard_dhcp_conf(struct core_conf *cc, const struct conf *conf)
+{
+	cc->dhcp = conf->dhcp;
+	cc->dhcp4.addr_be = conf->lease4 ? conf->lease4 : conf->guest4;
+	cc->dhcp4.mask_be = cc->mask4_be;
+	cc->dhcp4.router_be = conf->gw4;
+	cc->dhcp4.server_be = conf->gw4;
+	if (conf->dns && conf->dns4) {
+		cc->dhcp4.dns_be[0] = conf->dns4;
+		cc->dhcp4.ndns = 1;
+	}
+	cc->dhcp4.mtu = (uint16_t)MIN(conf->mtu, 65535U);
+	memcpy(cc->dhcp4.search, conf->search, conf->search_len);
+	cc->dhcp4.search_len = conf->search_len;
+	if (conf->hostname) {
+		cc->dhcp4.hostname_len = MIN(strlen(conf->hostname),
+					     sizeof(cc->dhcp4.hostname));
+		memcpy(cc->dhcp4.hostname, conf->hostname,
+		       cc->dhcp4.hostname_len);
+	}
+	if (conf->fqdn)
+		cc->dhcp4.fqdn_len = conf_dhcp_name_wire(conf->fqdn,
+							 cc->dhcp4.fqdn);
+}
+
+/**
+ * shard_ip6_conf() - the core's IPv6 addresses and router advertisements
+ * @cc:		core configuration
+ * @conf:	configuration
+ */
+static void shard_ip6_conf(struct core_conf *cc, const struct conf *conf)
+{
+	if (!conf->ipv6)
+		return;
+	cc->ipv6 = true;
+	memcpy(cc->prefix6, &conf->prefix6, 8);
+	memcpy(cc->guest6, &conf->guest6, 16);
+	memcpy(cc->gw6, &conf->gw6, 16);
+	if (!IN6_IS_ADDR_UNSPECIFIED(&conf->gw6_ll))
+		memcpy(cc->gw6_ll, &conf->gw6_ll, 16);
+	if (conf->dns)
+		memcpy(cc->dns6, &conf->dns6, 16);
+	cc->dhcp6 = conf->dhcp;
+	/* SLAAC guests may route through us now that TCP and UDP
+	 * over IPv6 work; the longest lifetime there is, as answers
+	 * to solicitations are all a guest gets of advertisements */
+	cc->ra_router_lifetime_s = CORE_RA_LIFETIME_MAX_S;
+	/* pasta's model with the host's global gateway: the
+	 * namespace's default route, ours, is via that one; the
+	 * kernel would add a second one via our advertisements'
+	 * source (fe80::1). Lifetime 0: not a default router, the
+	 * rest of the advertisement still counts. (pasta sends
+	 * none when it configures the namespace.) */
+	if (conf->configure && conf->addr_model == CONF_ADDR_HOST_COPY &&
+	    !IN6_ARE_ADDR_EQUAL(&conf->gw6, &conf->gw6_ll))
+		cc->ra_router_lifetime_s = 0;
+}
+
+/**
+ * shard_core_conf() - the core's configuration of a shard: addresses,
+ * limits, offloads and the address model
+ * @cc:		out
+ * @sh:		shard (its id, group and flow limit set)
+ * @conf:	configuration
+ * @e:		edge
+ * @guest_mac:	the guest's MAC address
+ * @max_udp:	this shard's UDP flows at most
+ */
+static void shard_core_conf(struct core_conf *cc, const struct shard *sh,
+			    const struct conf *conf, const struct edge *e,
+			    const uint8_t guest_mac[6], uint32_t max_udp)
+{
+	core_conf_default(cc);
+	memcpy(cc->guest_mac, guest_mac, 6);
+	cc->guest4_be = conf->guest4;
+	cc->gw4_be = conf->gw4;
+	cc->mask4_be = conf->prefix_len ?
+			       htonl(~0U << (32 - conf->prefix_len)) :
+			       0;
+	cc->map_gw_to_loopback = conf->map_gw;
+	cc->gw_unreach = conf->gw_unreach;
+	cc->mtu = conf->mtu;
+	cc->vnet_hdr_len = e->vnet_hdr_len;
+	cc->csum_offload = e->vnet_hdr_len != 0;
+	if (cc->csum_offload && conf->offload)
+		cc->gso_max = shard_gso_max(e);
+	cc->ack_every = conf->ack_every;
+	cc->ooo_slots = SHARD_OOO_SLOTS;
+	cc->max_flows = sh->max_flows;
+	cc->max_udp_flows = max_udp;
+	cc->shard_id = (uint8_t)sh->id;
+	cc->nshards = (uint8_t)sh->grp->n;
+	cc->udp_idle_ns = (uint64_t)conf->udp_idle_s * 1000000000ULL;
+	cc->dns4_be = conf->dns ? conf->dns4 : 0;
+	cc->dns4_shared = conf->dns4_shared;
+	/* slirp4netns --disable-dns: 10.0.2.3 stays libslirp's, silent */
+	if (conf->s4n && !conf->dns) {
+		cc->quiet4_be = conf->dns4;
+		if (conf->ipv6)
+			memcpy(cc->quiet6, &conf->dns6, 16);
+	}
+	/* pasta's model (conf_net.c): a real gateway, mapped addresses */
+	cc->gw_real = conf->addr_model == CONF_ADDR_HOST_COPY;
+	cc->ndp_proxy = conf->addr_model == CONF_ADDR_HOST_COPY;
+	cc->map_lo4_be = conf->map_lo4;
+	cc->map_guest4_be = conf->map_guest4;
+	cc->host4_be = conf->host4;
+	if (conf->ipv6) {
+		memcpy(cc->map_lo6, &conf->map_lo6, 16);
+		memcpy(cc->map_guest6, &conf->map_guest6, 16);
+		memcpy(cc->host6, &conf->host6, 16);
+	}
+	shard_dhcp_conf(cc, conf);
+	shard_ip6_conf(cc, conf);
+}
+
+/**
  * shard_init() - set up a shard: memory, core, epoll, timer, mailbox
  * @sh:		shard (zeroed)
  * @conf:	configuration
@@ -219,92 +263,8 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	sh->lis.listen_resume_ns = UINT64_MAX;
 	sh->lis.reserve_fd = -1;
 
-	core_conf_default(&cc);
-	memcpy(cc.guest_mac, guest_mac, 6);
-	cc.guest4_be = conf->guest4;
-	cc.gw4_be = conf->gw4;
-	cc.mask4_be = conf->prefix_len ? htonl(~0U << (32 - conf->prefix_len)) :
-					 0;
-	cc.map_gw_to_loopback = conf->map_gw;
-	cc.gw_unreach = conf->gw_unreach;
-	cc.mtu = conf->mtu;
-	cc.vnet_hdr_len = e->vnet_hdr_len;
-	cc.csum_offload = e->vnet_hdr_len != 0;
-	if (cc.csum_offload && conf->offload)
-		cc.gso_max = shard_gso_max(e);
 	e->qctr[id] = sh->stats.ctr;
-	cc.ack_every = conf->ack_every;
-	cc.ooo_slots = SHARD_OOO_SLOTS;
-	cc.max_flows = sh->max_flows;
-	cc.max_udp_flows = max_udp;
-	cc.shard_id = (uint8_t)id;
-	cc.nshards = (uint8_t)grp->n;
-	cc.udp_idle_ns = (uint64_t)conf->udp_idle_s * 1000000000ULL;
-	cc.dns4_be = conf->dns ? conf->dns4 : 0;
-	cc.dns4_shared = conf->dns4_shared;
-	/* slirp4netns --disable-dns: 10.0.2.3 stays libslirp's, silent */
-	if (conf->s4n && !conf->dns) {
-		cc.quiet4_be = conf->dns4;
-		if (conf->ipv6)
-			memcpy(cc.quiet6, &conf->dns6, 16);
-	}
-	/* pasta's model (conf_net.c): a real gateway, mapped addresses */
-	cc.gw_real = conf->addr_model == CONF_ADDR_HOST_COPY;
-	cc.ndp_proxy = conf->addr_model == CONF_ADDR_HOST_COPY;
-	cc.map_lo4_be = conf->map_lo4;
-	cc.map_guest4_be = conf->map_guest4;
-	cc.host4_be = conf->host4;
-	if (conf->ipv6) {
-		memcpy(cc.map_lo6, &conf->map_lo6, 16);
-		memcpy(cc.map_guest6, &conf->map_guest6, 16);
-		memcpy(cc.host6, &conf->host6, 16);
-	}
-	cc.dhcp = conf->dhcp;
-	cc.dhcp4.addr_be = conf->lease4 ? conf->lease4 : conf->guest4;
-	cc.dhcp4.mask_be = cc.mask4_be;
-	cc.dhcp4.router_be = conf->gw4;
-	cc.dhcp4.server_be = conf->gw4;
-	if (conf->dns && conf->dns4) {
-		cc.dhcp4.dns_be[0] = conf->dns4;
-		cc.dhcp4.ndns = 1;
-	}
-	cc.dhcp4.mtu = (uint16_t)MIN(conf->mtu, 65535U);
-	memcpy(cc.dhcp4.search, conf->search, conf->search_len);
-	cc.dhcp4.search_len = conf->search_len;
-	if (conf->hostname) {
-		cc.dhcp4.hostname_len = MIN(strlen(conf->hostname),
-					    sizeof(cc.dhcp4.hostname));
-		memcpy(cc.dhcp4.hostname, conf->hostname,
-		       cc.dhcp4.hostname_len);
-	}
-	if (conf->fqdn)
-		cc.dhcp4.fqdn_len = conf_dhcp_name_wire(conf->fqdn,
-							cc.dhcp4.fqdn);
-	if (conf->ipv6) {
-		cc.ipv6 = true;
-		memcpy(cc.prefix6, &conf->prefix6, 8);
-		memcpy(cc.guest6, &conf->guest6, 16);
-		memcpy(cc.gw6, &conf->gw6, 16);
-		if (!IN6_IS_ADDR_UNSPECIFIED(&conf->gw6_ll))
-			memcpy(cc.gw6_ll, &conf->gw6_ll, 16);
-		if (conf->dns)
-			memcpy(cc.dns6, &conf->dns6, 16);
-		cc.dhcp6 = conf->dhcp;
-		/* SLAAC guests may route through us now that TCP and UDP
-		 * over IPv6 work; the longest lifetime there is, as answers
-		 * to solicitations are all a guest gets of advertisements */
-		cc.ra_router_lifetime_s = CORE_RA_LIFETIME_MAX_S;
-		/* pasta's model with the host's global gateway: the
-		 * namespace's default route, ours, is via that one; the
-		 * kernel would add a second one via our advertisements'
-		 * source (fe80::1). Lifetime 0: not a default router, the
-		 * rest of the advertisement still counts. (pasta sends
-		 * none when it configures the namespace.) */
-		if (conf->configure &&
-		    conf->addr_model == CONF_ADDR_HOST_COPY &&
-		    !IN6_ARE_ADDR_EQUAL(&conf->gw6, &conf->gw6_ll))
-			cc.ra_router_lifetime_s = 0;
-	}
+	shard_core_conf(&cc, sh, conf, e, guest_mac, max_udp);
 
 	/* probed (and warned about) once: shard 0 is set up first */
 	sh->sock.peek_off = id ? grp->sh[0]->sock.peek_off :
@@ -443,205 +403,6 @@ void shard_fini(struct shard *sh)
 	close(sh->timerfd);
 	if (sh->lis.reserve_fd >= 0)
 		close(sh->lis.reserve_fd);
-}
-
-/**
- * shard_tx_result() - count (and capture) what became of one frame written
- * to the edge
- * @sh:		shard
- * @ret:	what the edge's tx (or tx_placed) said
- * @p:		the frame (virtio-net header first)
- * @len:	its length (virtio-net header included)
- */
-static void shard_tx_result(struct shard *sh, int ret, const uint8_t *p,
-			    size_t len)
-{
-	size_t hl = sh->edge->vnet_hdr_len;
-
-	if (ret == -ECONNRESET) {
-		sh->edge_lost = true; /* the end, without reconnect */
-		CTR_INC(&sh->core, EDGE_TX_DOWN);
-		return;
-	}
-	if (ret == -ENOBUFS)
-		return; /* no room in the guest: the edge counted it */
-	if (ret == -EIO) {
-		/* the guest's interface is down (not up yet, as before a
-		 * DHCP client starts): nobody to hear it */
-		CTR_INC(&sh->core, EDGE_TX_DOWN);
-		return;
-	}
-	if (ret) {
-		CTR_INC(&sh->core, EDGE_TX_ERRORS);
-		trace("edge write: %s", strerror(-ret));
-		return;
-	}
-	CTR_INC(&sh->core, EDGE_TX_FRAMES);
-	CTR_ADD(&sh->core, EDGE_TX_BYTES, len - hl);
-	hist_record(&sh->stats.hist[HIST_EDGE_TX_BYTES], len - hl);
-	if (unlikely(sh->stats.pcap))
-		pcap_frame(sh->stats.pcap, p + hl, len - hl);
-}
-
-/**
- * shard_flush_frames() - write every queued frame to the edge
- * @sh:	shard
- */
-void shard_flush_frames(struct shard *sh)
-{
-	struct fx *fx = &sh->fx;
-	unsigned i, hl = sh->edge->vnet_hdr_len;
-
-	for (i = 0; i < fx->nframes; i++) {
-		struct iovec iov = {
-			.iov_base = fx->slots + (size_t)i * fx->slot_size,
-			.iov_len = fx->frame_len[i],
-		};
-		int ret;
-
-		if (sh->sock.placed[i]) {
-			sh->sock.placed[i] = false;
-			ret = sh->edge->ops->tx_placed(
-				sh->edge, sh->q, i, iov.iov_base, iov.iov_len);
-		} else if (sh->imp &&
-			   impair_frame(sh->imp, IMPAIR_DOWN, iov.iov_base,
-					iov.iov_len, hl, sh->now_ns,
-					sh->stats.ctr)) {
-			continue; /* dropped, or held for later */
-		} else {
-			ret = sh->edge->ops->tx(sh->edge, sh->q, &iov, 1);
-		}
-		shard_tx_result(sh, ret, iov.iov_base, iov.iov_len);
-	}
-	/* gathered frames point into the slots: out before they are reused */
-	if (fx->nframes && sh->edge->ops->flush &&
-	    sh->edge->ops->flush(sh->edge, sh->q) == -ECONNRESET)
-		sh->edge_lost = true;
-	fx->nframes = 0;
-	sh->sock.nplaced = 0;
-}
-
-/**
- * shard_impair_release() - frames the impairment stage held whose time
- * has come: to the core (from the guest) or to the edge (to the guest)
- * @sh:	shard
- */
-static void shard_impair_release(struct shard *sh)
-{
-	const uint8_t *p;
-	size_t len;
-	int dir;
-
-	while ((p = impair_due(sh->imp, sh->now_ns, &dir, &len))) {
-		if (dir == IMPAIR_UP) {
-			/* the copy is freed by the next impair_due():
-			 * shard_input() carries out what points into it */
-			shard_input(sh, (struct pkt_view){ .p = p, .len = len },
-				    0);
-			continue;
-		}
-		shard_tx_result(sh,
-				sh->edge->ops->tx(
-					sh->edge, sh->q,
-					&(struct iovec){ .iov_base = (void *)p,
-							 .iov_len = len },
-					1),
-				p, len);
-		/* an edge may gather: out before the copy is freed */
-		if (sh->edge->ops->flush &&
-		    sh->edge->ops->flush(sh->edge, sh->q) == -ECONNRESET)
-			sh->edge_lost = true;
-	}
-}
-
-/**
- * shard_drain() - carry out the intents the core queued
- * @sh:	shard
- *
- * Intents may queue more intents (results are reported back to the core,
- * and a write may let held segments follow it): the list is taken in
- * rounds until it is empty, so that a chain of any length fits.
- */
-void shard_drain(struct shard *sh)
-{
-	struct fx_intent round[FX_MAX_INTENTS];
-	unsigned i, n;
-
-	while ((n = sh->fx.nintents)) {
-		memcpy(round, sh->fx.intents, n * sizeof(round[0]));
-		sh->fx.nintents = 0;
-		for (i = 0; i < n; i++) {
-			/* payload comes only with its owner (enum
-			 * fx_data_owner): RXBATCH loans die with the batch */
-			ASSERT((round[i].data_owner == FX_DATA_NONE) ==
-			       !round[i].data);
-			if (round[i].type >= FX_DGRAM_OPEN)
-				sock_udp_intent(sh, &round[i]);
-			else
-				sock_tcp_intent(sh, &round[i]);
-			if (sh->fx.nframes + FX_LOW_WATER >= sh->fx.nslots)
-				shard_flush_frames(sh);
-		}
-	}
-}
-
-/**
- * shard_room() - make sure a few frame slots are free
- * @sh:	shard
- */
-static void shard_room(struct shard *sh)
-{
-	if (sh->fx.nframes + FX_LOW_WATER >= sh->fx.nslots)
-		shard_flush_frames(sh);
-}
-
-/**
- * shard_end_of_batch() - peek for flows that may send, flush ACKs and frames
- * @sh:	shard
- *
- * Carries out the intents that queued, writes every frame to the edge and
- * kicks the shards we put mailbox messages for.
- */
-void shard_end_of_batch(struct shard *sh)
-{
-	sock_tcp_tx_pending(sh);
-	for (;;) {
-		core_flush(&sh->core, sh->now_ns, &sh->fx);
-		if (!sh->core.nacks)
-			break;
-		shard_flush_frames(sh);
-	}
-	shard_drain(sh);
-	shard_flush_frames(sh);
-	mbox_kick(sh);
-}
-
-/**
- * shard_input() - hand one guest frame to the core, or to its owner shard
- * @sh:		shard
- * @v:		frame (vnet header included), valid until this returns
- * @hop:	shards that passed it on before us
- *
- * A flow in its handshake whose frame landed here is moved here with it
- * when the core asks (core.give: mbox_put_adopt()); with no room in the
- * mailbox the core takes the frame itself. A frame for a flow elsewhere
- * goes on to the next shard (core.pass_to).
- */
-void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop)
-{
-	shard_room(sh);
-	sh->core.in_hop = hop;
-	core_input(&sh->core, v, sh->now_ns, &sh->fx);
-	if (sh->core.give &&
-	    !mbox_put_adopt(sh, (unsigned)sh->core.give_to, sh->core.give, v)) {
-		/* no room to move it: it stays, and the frame is ours */
-		sh->core.in_hop = 0;
-		core_input(&sh->core, v, sh->now_ns, &sh->fx);
-	}
-	shard_drain(sh);
-	if (sh->core.pass_to >= 0)
-		mbox_put_frame(sh, (unsigned)sh->core.pass_to, v,
-			       (uint8_t)(hop + 1));
 }
 
 /**
@@ -905,70 +666,6 @@ static void shard_rearm_timer(struct shard *sh)
 }
 
 /**
- * shard_snap_flows() - copy the shard's flow table for the control API
- * @sh:		shard
- * @buf:	records out
- * @cap:	entries @buf holds
- * @total:	flows in the table (may exceed @cap)
- *
- * Context: the shard's own thread
- * Return: records written
- */
-uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
-			  uint32_t *total)
-{
-	uint64_t now = now_mono_ns();
-	uint32_t i, n = 0, t = 0;
-
-	for (i = 0; i < sh->core.hiwat; i++) {
-		const struct tcp_flow *f = tcp_flow_get(&sh->core, i);
-		struct flow_rec *r;
-
-		if (!f)
-			continue;
-		if (t++ >= cap)
-			continue;
-		r = &buf[n++];
-		memset(r, 0, sizeof(*r));
-		memcpy(r->guest_addr, f->guest_addr, 16);
-		memcpy(r->remote_addr, f->remote_addr, 16);
-		r->guest_port = f->guest_port;
-		r->remote_port = f->remote_port;
-		r->proto = IPPROTO_TCP;
-		r->state = f->state;
-		r->shard = (uint8_t)sh->id;
-		r->from_guest = f->bytes_from_guest;
-		r->to_guest = f->bytes_to_guest;
-		r->age_ns = now > f->opened_ns ? now - f->opened_ns : 0;
-	}
-	for (i = 0; i < sh->core.uhiwat; i++) {
-		const struct udp_flow *u = udp_flow_get(&sh->core, i);
-		struct flow_rec *r;
-
-		if (!u)
-			continue;
-		if (t++ >= cap)
-			continue;
-		r = &buf[n++];
-		memset(r, 0, sizeof(*r));
-		memcpy(r->guest_addr, u->guest_addr, 16);
-		memcpy(r->remote_addr, u->remote_addr, 16);
-		r->guest_port = u->guest_port;
-		r->remote_port = u->remote_port;
-		r->proto = u->kind != UDPK_ICMP ? IPPROTO_UDP :
-			   udp_flow_v6(u)	? IPPROTO_ICMPV6 :
-						  IPPROTO_ICMP;
-		r->state = u->kind;
-		r->shard = (uint8_t)sh->id;
-		r->from_guest = u->from_guest;
-		r->to_guest = u->to_guest;
-		r->idle_ns = now > u->last_ns ? now - u->last_ns : 0;
-	}
-	*total = t;
-	return n;
-}
-
-/**
  * shard_kick_ctl() - tell the control thread an answer is ready
  * @sh:		shard
  *
@@ -1048,6 +745,39 @@ static void shard_ep_hook(struct shard *sh, uint64_t d, uint32_t events)
 }
 
 /**
+ * shard_timeout_ms() - how long the loop may wait for events: not at all
+ * while the edge holds frames, until the edge's tick, a paused listener's
+ * resumption or a held --impair frame is due; else for ever
+ * @sh:		shard
+ *
+ * Return: milliseconds, or -1
+ */
+static int shard_timeout_ms(const struct shard *sh)
+{
+	int timeout = sh->edge->rx_pending[sh->q] ? 0 :
+		      sh->edge->ops->tick	  ? EDGE_TICK_MS :
+						    -1;
+
+	if (sh->lis.listen_resume_ns != UINT64_MAX) {
+		uint64_t due = sh->lis.listen_resume_ns, now = now_mono_ns();
+		int ms = due <= now ? 0 : (int)((due - now + 999999) / 1000000);
+
+		if (timeout < 0 || ms < timeout)
+			timeout = ms;
+	}
+	if (sh->imp && impair_next_ns(sh->imp) != UINT64_MAX) {
+		uint64_t due = impair_next_ns(sh->imp), now = now_mono_ns();
+		int ms = due <= now ? 0 :
+				      (int)MIN((due - now + 999999) / 1000000,
+					       1000U);
+
+		if (timeout < 0 || ms < timeout)
+			timeout = ms;
+	}
+	return timeout;
+}
+
+/**
  * shard_run() - the event loop, until a handler, the group or the edge
  * ends it
  * @sh:		shard
@@ -1079,32 +809,8 @@ int shard_run(struct shard *sh,
 	sh->now_ns = now_mono_ns();
 	shard_rearm_timer(sh);
 	for (;;) {
-		int timeout = sh->edge->rx_pending[sh->q] ? 0 :
-			      sh->edge->ops->tick	  ? EDGE_TICK_MS :
-							    -1,
-		    n, i;
+		int timeout = shard_timeout_ms(sh), n, i;
 
-		if (sh->lis.listen_resume_ns != UINT64_MAX) {
-			uint64_t due = sh->lis.listen_resume_ns,
-				 now = now_mono_ns();
-			int ms = due <= now ?
-					 0 :
-					 (int)((due - now + 999999) / 1000000);
-
-			if (timeout < 0 || ms < timeout)
-				timeout = ms;
-		}
-		if (sh->imp && impair_next_ns(sh->imp) != UINT64_MAX) {
-			uint64_t due = impair_next_ns(sh->imp),
-				 now = now_mono_ns();
-			int ms = due <= now ? 0 :
-					      (int)MIN((due - now + 999999) /
-							       1000000,
-						       1000U);
-
-			if (timeout < 0 || ms < timeout)
-				timeout = ms;
-		}
 		n = epoll_wait(sh->epfd, ev, ARRAY_SIZE(ev), timeout);
 
 		if (n < 0) {

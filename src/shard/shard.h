@@ -384,7 +384,7 @@ struct shard_hooks {
 
 extern struct shard_hooks shard_hooks;
 
-/* loop.c (its helpers the control thread uses too: shard_api.h) */
+/* loop.c: set-up, the loop (the control thread's side is shard_api.h) */
 int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	       const uint8_t guest_mac[6], struct shard_group *grp,
 	       unsigned id);
@@ -393,7 +393,13 @@ void shard_mig_hold(struct shard *sh);
 void shard_mig_release(struct shard *sh);
 void shard_edge_sync(struct shard *sh);
 void shard_fini(struct shard *sh);
+int shard_run(struct shard *sh,
+	      bool (*on_other)(struct shard *sh, uint64_t data, void *arg),
+	      void *arg);
+
+/* shard.c: the primitives */
 void shard_flush_frames(struct shard *sh);
+void shard_impair_release(struct shard *sh);
 void shard_drain(struct shard *sh);
 int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data);
 void shard_listen_arm(struct shard *sh, int fd, uint64_t data);
@@ -403,8 +409,5 @@ void shard_end_of_batch(struct shard *sh);
 void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop);
 uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 			  uint32_t *total);
-int shard_run(struct shard *sh,
-	      bool (*on_other)(struct shard *sh, uint64_t data, void *arg),
-	      void *arg);
 
 #endif /* SLIPWAY_SHARD_H */

@@ -144,6 +144,7 @@ struct fenv {
 static struct fenv *fenv_new(void)
 {
 	static const uint8_t key[16] = { 1, 2, 3 };
+	static const struct conf conf; /* the sandbox's settings: off */
 	struct fenv *e = calloc(1, sizeof(*e));
 	struct core_conf cc;
 	FILE *f;
@@ -152,6 +153,7 @@ static struct fenv *fenv_new(void)
 	assert_non_null(e);
 	e->sh = calloc(1, sizeof(*e->sh));
 	assert_non_null(e->sh);
+	e->sh->conf = &conf;
 	env_conf(&cc, false);
 	cc.dns4_be = DNS4;
 	e->mem = calloc(1, core_mem_size(&cc));

@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* shard.c - the runtime's primitives every service uses: the epoll set,
+ * listeners out of descriptors, the effect pump (the core's frames to the
+ * edge, its socket intents to sock_tcp.c and sock_udp.c), the input of a
+ * frame, a snapshot of the flows, and the hooks the services lend
+ * (loop.c is the shard's set-up, its loop and its dispatch) */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/udp.h"
+#include "os/sys.h"
+#include "shard/impair.h"
+#include "shard/mbox.h"
+#include "shard/shard.h"
+#include "shard/sock_tcp.h"
+#include "shard/sock_udp.h"
+#include "util/log.h"
+
+/* frame slots free at least, else the effect pump flushes first */
+#define FX_LOW_WATER 8
+
+struct shard_hooks shard_hooks;
+
+/**
+ * shard_ep_add() - add an fd to the shard's epoll set
+ * @sh:		shard
+ * @fd:		file descriptor
+ * @events:	epoll events
+ * @data:	EP_DATA() value
+ *
+ * #syscalls epoll_ctl
+ * Return: 0, or -1 with errno set (logged)
+ */
+int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data)
+{
+	struct epoll_event ev = { .events = events, .data.u64 = data };
+
+	if (epoll_ctl(sh->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		err_perror("epoll_ctl add fd %d", fd);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * shard_listen_arm() - take a listener's connections again
+ * @sh:		shard
+ * @fd:		listening socket, in the epoll set
+ * @data:	its EP_DATA() value
+ *
+ * #syscalls epoll_ctl
+ */
+void shard_listen_arm(struct shard *sh, int fd, uint64_t data)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = data };
+
+	if (epoll_ctl(sh->epfd, EPOLL_CTL_MOD, fd, &ev))
+		warn_perror_rl("cannot listen again on fd %d", fd);
+}
+
+/**
+ * shard_accept_nofd() - a listener failed to accept: refuse who waits
+ * (out of fds), and take no events from it for LISTEN_PAUSE_MS
+ * @sh:		shard (0: the listeners live there)
+ * @fd:		listening socket, in the epoll set
+ * @data:	its EP_DATA() value
+ * @err:	the errno accept() gave
+ * @reset:	refuse with a reset (see fd_spare_refuse())
+ * @max:	refuse at most this many clients
+ *
+ * A level-triggered listener whose accept() fails stays readable: without
+ * the pause, the loop would spin on it at full CPU. The caller marks the
+ * listener paused; shard_listen_resume() arms it again. Refusals are
+ * counted in SHARD_ACCEPT_NOFD, pauses in SHARD_LISTEN_PAUSES.
+ *
+ * #syscalls epoll_ctl
+ * Return: clients refused
+ */
+unsigned shard_accept_nofd(struct shard *sh, int fd, uint64_t data, int err,
+			   bool reset, unsigned max)
+{
+	struct epoll_event ev = { .events = 0, .data.u64 = data };
+	unsigned n = 0;
+
+	if (err == EMFILE || err == ENFILE)
+		while (n < max && fd_spare_refuse(&sh->lis.reserve_fd,
+						  sh->timerfd, fd, reset) > 0)
+			n++;
+	CTR_ADD(&sh->core, SHARD_ACCEPT_NOFD, n);
+	CTR_INC(&sh->core, SHARD_LISTEN_PAUSES);
+	if (epoll_ctl(sh->epfd, EPOLL_CTL_MOD, fd, &ev))
+		warn_perror_rl("cannot pause the listener on fd %d", fd);
+	if (sh->lis.listen_resume_ns == UINT64_MAX)
+		sh->lis.listen_resume_ns = sh->now_ns +
+					   LISTEN_PAUSE_MS * 1000000ULL;
+	return n;
+}
+
+/**
+ * shard_tx_result() - count (and capture) what became of one frame written
+ * to the edge
+ * @sh:		shard
+ * @ret:	what the edge's tx (or tx_placed) said
+ * @p:		the frame (virtio-net header first)
+ * @len:	its length (virtio-net header included)
+ */
+static void shard_tx_result(struct shard *sh, int ret, const uint8_t *p,
+			    size_t len)
+{
+	size_t hl = sh->edge->vnet_hdr_len;
+
+	if (ret == -ECONNRESET) {
+		sh->edge_lost = true; /* the end, without reconnect */
+		CTR_INC(&sh->core, EDGE_TX_DOWN);
+		return;
+	}
+	if (ret == -ENOBUFS)
+		return; /* no room in the guest: the edge counted it */
+	if (ret == -EIO) {
+		/* the guest's interface is down (not up yet, as before a
+		 * DHCP client starts): nobody to hear it */
+		CTR_INC(&sh->core, EDGE_TX_DOWN);
+		return;
+	}
+	if (ret) {
+		CTR_INC(&sh->core, EDGE_TX_ERRORS);
+		trace("edge write: %s", strerror(-ret));
+		return;
+	}
+	CTR_INC(&sh->core, EDGE_TX_FRAMES);
+	CTR_ADD(&sh->core, EDGE_TX_BYTES, len - hl);
+	hist_record(&sh->stats.hist[HIST_EDGE_TX_BYTES], len - hl);
+	if (unlikely(sh->stats.pcap))
+		pcap_frame(sh->stats.pcap, p + hl, len - hl);
+}
+
+/**
+ * shard_flush_frames() - write every queued frame to the edge
+ * @sh:	shard
+ */
+void shard_flush_frames(struct shard *sh)
+{
+	struct fx *fx = &sh->fx;
+	unsigned i, hl = sh->edge->vnet_hdr_len;
+
+	for (i = 0; i < fx->nframes; i++) {
+		struct iovec iov = {
+			.iov_base = fx->slots + (size_t)i * fx->slot_size,
+			.iov_len = fx->frame_len[i],
+		};
+		int ret;
+
+		if (sh->sock.placed[i]) {
+			sh->sock.placed[i] = false;
+			ret = sh->edge->ops->tx_placed(
+				sh->edge, sh->q, i, iov.iov_base, iov.iov_len);
+		} else if (sh->imp &&
+			   impair_frame(sh->imp, IMPAIR_DOWN, iov.iov_base,
+					iov.iov_len, hl, sh->now_ns,
+					sh->stats.ctr)) {
+			continue; /* dropped, or held for later */
+		} else {
+			ret = sh->edge->ops->tx(sh->edge, sh->q, &iov, 1);
+		}
+		shard_tx_result(sh, ret, iov.iov_base, iov.iov_len);
+	}
+	/* gathered frames point into the slots: out before they are reused */
+	if (fx->nframes && sh->edge->ops->flush &&
+	    sh->edge->ops->flush(sh->edge, sh->q) == -ECONNRESET)
+		sh->edge_lost = true;
+	fx->nframes = 0;
+	sh->sock.nplaced = 0;
+}
+
+/**
+ * shard_impair_release() - frames the impairment stage held whose time
+ * has come: to the core (from the guest) or to the edge (to the guest)
+ * @sh:	shard
+ */
+void shard_impair_release(struct shard *sh)
+{
+	const uint8_t *p;
+	size_t len;
+	int dir;
+
+	while ((p = impair_due(sh->imp, sh->now_ns, &dir, &len))) {
+		if (dir == IMPAIR_UP) {
+			/* the copy is freed by the next impair_due():
+			 * shard_input() carries out what points into it */
+			shard_input(sh, (struct pkt_view){ .p = p, .len = len },
+				    0);
+			continue;
+		}
+		shard_tx_result(sh,
+				sh->edge->ops->tx(
+					sh->edge, sh->q,
+					&(struct iovec){ .iov_base = (void *)p,
+							 .iov_len = len },
+					1),
+				p, len);
+		/* an edge may gather: out before the copy is freed */
+		if (sh->edge->ops->flush &&
+		    sh->edge->ops->flush(sh->edge, sh->q) == -ECONNRESET)
+			sh->edge_lost = true;
+	}
+}
+
+/**
+ * shard_drain() - carry out the intents the core queued
+ * @sh:	shard
+ *
+ * Intents may queue more intents (results are reported back to the core,
+ * and a write may let held segments follow it): the list is taken in
+ * rounds until it is empty, so that a chain of any length fits.
+ */
+void shard_drain(struct shard *sh)
+{
+	struct fx_intent round[FX_MAX_INTENTS];
+	unsigned i, n;
+
+	while ((n = sh->fx.nintents)) {
+		memcpy(round, sh->fx.intents, n * sizeof(round[0]));
+		sh->fx.nintents = 0;
+		for (i = 0; i < n; i++) {
+			/* payload comes only with its owner (enum
+			 * fx_data_owner): RXBATCH loans die with the batch */
+			ASSERT((round[i].data_owner == FX_DATA_NONE) ==
+			       !round[i].data);
+			if (round[i].type >= FX_DGRAM_OPEN)
+				sock_udp_intent(sh, &round[i]);
+			else
+				sock_tcp_intent(sh, &round[i]);
+			if (sh->fx.nframes + FX_LOW_WATER >= sh->fx.nslots)
+				shard_flush_frames(sh);
+		}
+	}
+}
+
+/**
+ * shard_room() - make sure a few frame slots are free
+ * @sh:	shard
+ */
+static void shard_room(struct shard *sh)
+{
+	if (sh->fx.nframes + FX_LOW_WATER >= sh->fx.nslots)
+		shard_flush_frames(sh);
+}
+
+/**
+ * shard_end_of_batch() - peek for flows that may send, flush ACKs and frames
+ * @sh:	shard
+ *
+ * Carries out the intents that queued, writes every frame to the edge and
+ * kicks the shards we put mailbox messages for.
+ */
+void shard_end_of_batch(struct shard *sh)
+{
+	sock_tcp_tx_pending(sh);
+	for (;;) {
+		core_flush(&sh->core, sh->now_ns, &sh->fx);
+		if (!sh->core.nacks)
+			break;
+		shard_flush_frames(sh);
+	}
+	shard_drain(sh);
+	shard_flush_frames(sh);
+	mbox_kick(sh);
+}
+
+/**
+ * shard_input() - hand one guest frame to the core, or to its owner shard
+ * @sh:		shard
+ * @v:		frame (vnet header included), valid until this returns
+ * @hop:	shards that passed it on before us
+ *
+ * A flow in its handshake whose frame landed here is moved here with it
+ * when the core asks (core.give: mbox_put_adopt()); with no room in the
+ * mailbox the core takes the frame itself. A frame for a flow elsewhere
+ * goes on to the next shard (core.pass_to).
+ */
+void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop)
+{
+	shard_room(sh);
+	sh->core.in_hop = hop;
+	core_input(&sh->core, v, sh->now_ns, &sh->fx);
+	if (sh->core.give &&
+	    !mbox_put_adopt(sh, (unsigned)sh->core.give_to, sh->core.give, v)) {
+		/* no room to move it: it stays, and the frame is ours */
+		sh->core.in_hop = 0;
+		core_input(&sh->core, v, sh->now_ns, &sh->fx);
+	}
+	shard_drain(sh);
+	if (sh->core.pass_to >= 0)
+		mbox_put_frame(sh, (unsigned)sh->core.pass_to, v,
+			       (uint8_t)(hop + 1));
+}
+
+/**
+ * shard_snap_flows() - copy the shard's flow table for the control API
+ * @sh:		shard
+ * @buf:	records out
+ * @cap:	entries @buf holds
+ * @total:	flows in the table (may exceed @cap)
+ *
+ * Context: the shard's own thread
+ * Return: records written
+ */
+uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
+			  uint32_t *total)
+{
+	uint64_t now = now_mono_ns();
+	uint32_t i, n = 0, t = 0;
+
+	for (i = 0; i < sh->core.hiwat; i++) {
+		const struct tcp_flow *f = tcp_flow_get(&sh->core, i);
+		struct flow_rec *r;
+
+		if (!f)
+			continue;
+		if (t++ >= cap)
+			continue;
+		r = &buf[n++];
+		memset(r, 0, sizeof(*r));
+		memcpy(r->guest_addr, f->guest_addr, 16);
+		memcpy(r->remote_addr, f->remote_addr, 16);
+		r->guest_port = f->guest_port;
+		r->remote_port = f->remote_port;
+		r->proto = IPPROTO_TCP;
+		r->state = f->state;
+		r->shard = (uint8_t)sh->id;
+		r->from_guest = f->bytes_from_guest;
+		r->to_guest = f->bytes_to_guest;
+		r->age_ns = now > f->opened_ns ? now - f->opened_ns : 0;
+	}
+	for (i = 0; i < sh->core.uhiwat; i++) {
+		const struct udp_flow *u = udp_flow_get(&sh->core, i);
+		struct flow_rec *r;
+
+		if (!u)
+			continue;
+		if (t++ >= cap)
+			continue;
+		r = &buf[n++];
+		memset(r, 0, sizeof(*r));
+		memcpy(r->guest_addr, u->guest_addr, 16);
+		memcpy(r->remote_addr, u->remote_addr, 16);
+		r->guest_port = u->guest_port;
+		r->remote_port = u->remote_port;
+		r->proto = u->kind != UDPK_ICMP ? IPPROTO_UDP :
+			   udp_flow_v6(u)	? IPPROTO_ICMPV6 :
+						  IPPROTO_ICMP;
+		r->state = u->kind;
+		r->shard = (uint8_t)sh->id;
+		r->from_guest = u->from_guest;
+		r->to_guest = u->to_guest;
+		r->idle_ns = now > u->last_ns ? now - u->last_ns : 0;
+	}
+	*total = t;
+	return n;
+}
