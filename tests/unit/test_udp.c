@@ -1499,9 +1499,10 @@ static void test_sock_error(void **state)
 /**
  * test_published() - a published port's client: its first datagram makes
  * a flow on the listener (no open), reaching the guest's address of the
- * client's family; more from it reuse the flow; the guest's reply goes
- * out on the listener; idle expiry and udp_pub_forget() free such flows
- * without closing the listener, and forget only that port's
+ * client's family, arming the idle deadline; more from it reuse the
+ * flow; the guest's reply goes out on the listener; idle expiry and
+ * udp_pub_forget() free such flows without closing the listener, and
+ * forget only that port's
  * @state:	struct uenv
  */
 static void test_published(void **state)
@@ -1512,10 +1513,13 @@ static void test_published(void **state)
 	const uint8_t *p;
 	size_t len;
 
+	e->c.next_deadline_ns = UINT64_MAX;
 	memcpy(udp_payload_slot(&e->c, &e->fx, u->v6), pat, 12);
 	f = udp_pub_to_guest(&e->c, u->remote, 6000, 5353, 9, &e->fx, 12,
 			     e->now);
 	assert_non_null(f);
+	assert_int_equal(e->c.next_deadline_ns, e->now + IDLE_NS);
+	assert_int_equal(f->last_ns, e->now);
 	assert_int_equal(f->kind, UDPK_PUB);
 	assert_int_equal(f->sock, 9);
 	assert_memory_equal(f->guest_addr, u->guest, ADDR_LEN);
