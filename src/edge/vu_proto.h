@@ -2,7 +2,7 @@
 /* vu_proto.h - vhost-user and virtio-net protocol constants
  *
  * Constants only: the backend (edge/vhost_user.c) and the frontend test
- * instrument (tools/swvu.c) speak the same protocol from both ends, so
+ * instrument (tests/instruments/swvu.c) speak the same protocol from both ends, so
  * they take the numbers from one place.
  */
 #ifndef SLIPWAY_EDGE_VU_PROTO_H
