@@ -2,9 +2,9 @@
 /* vu_proto.h - vhost-user and virtio-net protocol constants and payloads
  *
  * Constants and wire layouts only: the backend (edge/vhost_user.c) and the
- * test frontend (tests/instruments/swvu.c) speak the same protocol from
- * both ends, so they take it from one place. Self-contained: a tool may
- * include it alone.
+ * test frontends (tests/instruments/swvu.c, and vupeer.py, which reads the
+ * numbers from this file) speak the same protocol from both ends, so they
+ * take it from one place. Self-contained: a tool may include it alone.
  */
 #ifndef SLIPWAY_EDGE_VU_PROTO_H
 #define SLIPWAY_EDGE_VU_PROTO_H
