@@ -5,9 +5,9 @@
 #
 # Per run: slipway A (--vhost-user, --migrate-to) and B (--vhost-user,
 # --migrate-from), both -d (the migration lines are info), one shard each;
-# tools/swvu in a guest namespace of our own is the VM (one queue pair).
+# tests/instruments/swvu in a guest namespace of our own is the VM (one queue pair).
 # The guest holds N idle verified connections to a host server
-# (tools/swconn hold -> swconn server on 127.0.0.1) plus one active
+# (tests/instruments/swconn hold -> swconn server on 127.0.0.1) plus one active
 # transfer (swverify, host -> guest, byte-checked) so that the first frame
 # after the hand-over comes at once. Then swvu is told (SIGHUP) to migrate:
 # dirty logging on, every ring stopped (GET_VRING_BASE, its CLOCK_REALTIME
@@ -55,9 +55,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 export SLIPWAY=${SLIPWAY:-$ROOT/build/src/slipway}
-export SWVERIFY=${SWVERIFY:-$ROOT/build/tools/swverify}
-SWVU=${SWVU:-$ROOT/build/tools/swvu}
-SWCONN=${SWCONN:-$ROOT/build/tools/swconn}
+export SWVERIFY=${SWVERIFY:-$ROOT/build/tests/instruments/swverify}
+SWVU=${SWVU:-$ROOT/build/tests/instruments/swvu}
+SWCONN=${SWCONN:-$ROOT/build/tests/instruments/swconn}
 for b in "$SLIPWAY" "$SWVERIFY" "$SWVU" "$SWCONN"; do
 	[ -x "$b" ] || { echo "migrate.sh: no $b (ninja -C build)" >&2; exit 2; }
 done

@@ -32,7 +32,7 @@
 #                   spliced by pasta to H's 127.0.0.1:PORT (no tap)
 #   slirp4netns     slirp4netns --configure --mtu=65520 on a guest namespace;
 #                   guest -> 10.0.2.2 = H's 127.0.0.1 (host loopback enabled)
-#   slipway-stream  slipway --stream SOCK in H; tools/swbridge in the guest
+#   slipway-stream  slipway --stream SOCK in H; tests/instruments/swbridge in the guest
 #                   namespace moves frames between its tap0 (MTU 65520, no
 #                   offloads) and the socket, as QEMU -netdev stream would;
 #                   guest -> 10.0.2.2 = H's 127.0.0.1
@@ -40,7 +40,7 @@
 #   passt-stream    passt -s SOCK (passt's binary, --passt BIN) through the
 #                   same bridge; guest 10.88.0.1 -> its gateway 10.88.0.2 =
 #                   H's 127.0.0.1 (passt copies H's template interface)
-#   slipway-vu      slipway --vhost-user SOCK --shards 1; tools/swvu in the
+#   slipway-vu      slipway --vhost-user SOCK --shards 1; tests/instruments/swvu in the
 #                   guest namespace is the VM: a vhost-user frontend whose
 #                   rings carry tap0's frames, offloads negotiated
 #   slipway-vu-copy the same with --no-place: TCP payload staged and copied
@@ -74,15 +74,15 @@
 #   tput  iperf3 -c -t SECONDS -P N [-R] -J, both directions; the gateway's
 #         CPU time (utime+stime from /proc/PID/stat) and whole-system busy
 #         CPU (/proc/stat) around it; after all trials, one payload-verified
-#         transfer per path and direction with tools/swverify
-#   lat   tools/swrr: --rr-count round trips of --rr-size bytes on one
+#         transfer per path and direction with tests/instruments/swverify
+#   lat   tests/instruments/swrr: --rr-count round trips of --rr-size bytes on one
 #         TCP_NODELAY connection, every echoed byte verified; p50/p99/mean
-#   conn  tools/swconn client in H (C for the remote paths) -> a port
+#   conn  tests/instruments/swconn client in H (C for the remote paths) -> a port
 #         published into the guest (veth, veth-remote: the guest's address;
 #         loopback: H's own), --conn-seconds
 #         with --conn-parallel in flight, every reply and EOF verified
 #   mem   a fresh gateway per trial (--mem-gateways: slipway, pasta; and
-#         slirp4netns on request); its VmRSS before and while tools/swconn
+#         slirp4netns on request); its VmRSS before and while tests/instruments/swconn
 #         holds --mem-flows idle verified connections from the guest to a
 #         server in H
 # Loss (--loss PCT): an nftables table `netdev swloss` in each guest
@@ -131,11 +131,11 @@ CONN_SECS=2
 CONN_PAR=4
 MEM_FLOWS=10000
 SW=${SLIPWAY:-$ROOT/build/src/slipway}
-SWV=${SWVERIFY:-$ROOT/build/tools/swverify}
-SWRR=${SWRR:-$ROOT/build/tools/swrr}
-SWCONN=${SWCONN:-$ROOT/build/tools/swconn}
-SWBRIDGE=${SWBRIDGE:-$ROOT/build/tools/swbridge}
-SWVU=${SWVU:-$ROOT/build/tools/swvu}
+SWV=${SWVERIFY:-$ROOT/build/tests/instruments/swverify}
+SWRR=${SWRR:-$ROOT/build/tests/instruments/swrr}
+SWCONN=${SWCONN:-$ROOT/build/tests/instruments/swconn}
+SWBRIDGE=${SWBRIDGE:-$ROOT/build/tests/instruments/swbridge}
+SWVU=${SWVU:-$ROOT/build/tests/instruments/swvu}
 PASST=${PASST:-passt}
 PASST_VU=${PASST_VU:-}
 SW_BASE=${SLIPWAY_BASE:-}
@@ -190,8 +190,8 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
                    slipway-splice, pasta-splice) are skipped, the mem leg
                    runs without loss; needs nft
 Environment: SLIPWAY, SWVERIFY, SWRR, SWCONN, SWBRIDGE, SWVU (binaries; default
-build/src/slipway, build/tools/swverify, build/tools/swrr, build/tools/swconn,
-build/tools/swbridge).
+build/src/slipway, build/tests/instruments/swverify, build/tests/instruments/swrr, build/tests/instruments/swconn,
+build/tests/instruments/swbridge).
 EOF
 }
 

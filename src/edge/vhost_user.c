@@ -311,18 +311,13 @@ struct vu_msg {
 	uint32_t size;
 	union {
 		uint64_t u64;
-		struct {
-			uint32_t index;
-			uint32_t num;
-		} state;
-		struct {
-			uint32_t index;
-			uint32_t flags;
-			uint64_t desc, used, avail, log;
-		} addr;
+		struct vu_vring_state state;
+		struct vu_vring_addr addr;
 		uint8_t raw[VU_PAYLOAD_MAX];
 	};
 } __attribute__((packed));
+_Static_assert(offsetof(struct vu_msg, u64) == sizeof(struct vu_hdr),
+	       "struct vu_msg starts with a struct vu_hdr's fields");
 
 /**
  * vu_features() - the virtio features the frontend set
@@ -901,8 +896,8 @@ static const char *vu_net_set_mtu(struct vu *vu, struct vu_msg *m)
 
 /**
  * vu_region_map() - check and map one region of a memory table
- * @rg:		the region as the message gives it: guest address, size,
- *		frontend address, offset into the file (u64 each)
+ * @rg:		the region as the message gives it (a struct vu_mem_region,
+ *		maybe unaligned)
  * @fd:		its file
  * @r:		out: the region
  * @map:	out: its mapping
@@ -919,13 +914,15 @@ static const char *vu_region_map(const uint8_t *rg, int fd, struct vu_region *r,
 				 struct vu_map *map)
 {
 	uint64_t gpa, size, uva, off;
+	struct vu_mem_region w;
 	struct stat st;
 	void *a;
 
-	memcpy(&gpa, rg, 8);
-	memcpy(&size, rg + 8, 8);
-	memcpy(&uva, rg + 16, 8);
-	memcpy(&off, rg + 24, 8);
+	memcpy(&w, rg, sizeof(w));
+	gpa = w.gpa;
+	size = w.size;
+	uva = w.uva;
+	off = w.mmap_offset;
 	if (!size || gpa + size < gpa || uva + size < uva || off + size < off ||
 	    off + size > SIZE_MAX)
 		return "a memory region that wraps around";
@@ -989,11 +986,15 @@ static const char *vu_set_mem_table(struct vu *vu, struct vu_msg *m)
 	struct vu_pair *p;
 	unsigned i;
 
-	if (!n || n > VU_MAX_REGIONS || m->size < 8 + 32 * n || vu->nfds != n)
+	if (!n || n > VU_MAX_REGIONS ||
+	    m->size < VU_MEM_TABLE_HDR + sizeof(struct vu_mem_region) * n ||
+	    vu->nfds != n)
 		return "a memory table whose regions and fds do not match";
 	for (mem.n = 0; mem.n < n; mem.n++) {
-		why = vu_region_map(m->raw + 8 + 32 * mem.n, vu->msg_fds[mem.n],
-				    &mem.r[mem.n], &maps[mem.n]);
+		why = vu_region_map(
+			m->raw + VU_MEM_TABLE_HDR +
+				sizeof(struct vu_mem_region) * mem.n,
+			vu->msg_fds[mem.n], &mem.r[mem.n], &maps[mem.n]);
 		if (why)
 			break;
 	}
@@ -1314,13 +1315,14 @@ static const char *vu_set_vring_addr(struct vu *vu, struct vu_msg *m)
 		return "a bad ring index";
 	pthread_mutex_lock(&p->lock);
 	r->log_ok = m->addr.flags & VU_VRING_F_LOG;
-	r->log_gpa = m->addr.log;
-	if (r->started && r->desc_uva == m->addr.desc &&
-	    r->avail_uva == m->addr.avail && r->used_uva == m->addr.used)
+	r->log_gpa = m->addr.log_gpa;
+	if (r->started && r->desc_uva == m->addr.desc_uva &&
+	    r->avail_uva == m->addr.avail_uva &&
+	    r->used_uva == m->addr.used_uva)
 		vu_ring_log_apply(vu, r);
-	r->desc_uva = m->addr.desc;
-	r->avail_uva = m->addr.avail;
-	r->used_uva = m->addr.used;
+	r->desc_uva = m->addr.desc_uva;
+	r->avail_uva = m->addr.avail_uva;
+	r->used_uva = m->addr.used_uva;
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }

@@ -72,13 +72,14 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "edge/virtq.h"
 
-#define DESC_SIZE 16
-#define RING_HDR 4 /* flags u16, idx u16 */
-#define USED_ELEM_SIZE 8
+#define DESC_SIZE sizeof(struct virtq_desc)
+#define RING_HDR VIRTQ_RING_HDR
+#define USED_ELEM_SIZE sizeof(struct virtq_used_elem)
 
 /**
  * struct vdesc - a local copy of one descriptor, host byte order
@@ -316,10 +317,10 @@ static void desc_read(const struct virtq *vq, unsigned i, struct vdesc *d)
 {
 	const uint8_t *p = vq->desc + (size_t)i * DESC_SIZE;
 
-	d->addr = ld64(p);
-	d->len = ld32(p + 8);
-	d->flags = ld16(p + 12);
-	d->next = ld16(p + 14);
+	d->addr = ld64(p + offsetof(struct virtq_desc, addr));
+	d->len = ld32(p + offsetof(struct virtq_desc, len));
+	d->flags = ld16(p + offsetof(struct virtq_desc, flags));
+	d->next = ld16(p + offsetof(struct virtq_desc, next));
 }
 
 /**
@@ -537,8 +538,8 @@ void virtq_push(struct virtq *vq, uint16_t head, uint32_t len)
 		     (size_t)(vq->used_idx & (vq->num - 1)) * USED_ELEM_SIZE;
 	uint8_t *e = vq->used + off;
 
-	st32(e, head);
-	st32(e + 4, len);
+	st32(e + offsetof(struct virtq_used_elem, id), head);
+	st32(e + offsetof(struct virtq_used_elem, len), len);
 	vq->used_idx++;
 	if (vq->log) {
 		virtq_log_chain(vq, head, len);

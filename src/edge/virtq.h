@@ -30,6 +30,34 @@
 #define VIRTQ_AVAIL_F_NO_INTERRUPT 1
 
 /**
+ * struct virtq_desc - a descriptor as it lies in the table (virtio 2.6.5),
+ * every field little-endian
+ * @addr:	guest physical address of the buffer
+ * @len:	its length
+ * @flags:	VIRTQ_DESC_F_*
+ * @next:	next descriptor, if VIRTQ_DESC_F_NEXT
+ */
+struct virtq_desc {
+	uint64_t addr;
+	uint32_t len;
+	uint16_t flags;
+	uint16_t next;
+};
+
+/**
+ * struct virtq_used_elem - a used ring entry (virtio 2.6.8), little-endian
+ * @id:		head of the descriptor chain used
+ * @len:	bytes the device wrote into it
+ */
+struct virtq_used_elem {
+	uint32_t id;
+	uint32_t len;
+};
+
+/* avail and used rings: flags u16, idx u16, then the entries */
+#define VIRTQ_RING_HDR 4
+
+/**
  * struct vu_region - one region of guest memory, mapped here
  * @gpa:	guest physical address of its first byte
  * @size:	bytes

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* vu_proto.h - vhost-user and virtio-net protocol constants
+/* vu_proto.h - vhost-user and virtio-net protocol constants and payloads
  *
- * Constants only: the backend (edge/vhost_user.c) and the frontend test
- * instrument (tools/swvu.c) speak the same protocol from both ends, so
- * they take the numbers from one place.
+ * Constants and wire layouts only: the backend (edge/vhost_user.c) and the
+ * test frontends (tests/instruments/swvu.c, and vupeer.py, which reads the
+ * numbers from this file) speak the same protocol from both ends, so they
+ * take it from one place. Self-contained: a tool may include it alone.
  */
 #ifndef SLIPWAY_EDGE_VU_PROTO_H
 #define SLIPWAY_EDGE_VU_PROTO_H
+
+#include <stdint.h>
 
 /**
  * enum vu_req - vhost-user requests from the frontend (vhost-user.rst)
@@ -73,6 +76,70 @@ enum vu_req {
 #define VU_VRING_F_LOG 1    /* SET_VRING_ADDR flags: log_gpa is valid */
 #define VU_LOG_PAGE 4096    /* bytes of guest memory per log bit */
 #define VU_LOG_BASE_LEN 16  /* SET_LOG_BASE: mmap_size, mmap_offset */
+
+/**
+ * struct vu_hdr - message header (native byte order), VU_HDR_LEN bytes
+ * @request:	an enum vu_req
+ * @flags:	VU_VERSION, VU_FLAG_REPLY, VU_FLAG_NEED_REPLY
+ * @size:	payload bytes that follow
+ */
+struct vu_hdr {
+	uint32_t request;
+	uint32_t flags;
+	uint32_t size;
+};
+_Static_assert(sizeof(struct vu_hdr) == VU_HDR_LEN, "vhost-user header");
+
+/**
+ * struct vu_vring_state - payload of SET_VRING_NUM, _BASE, _ENABLE and
+ * GET_VRING_BASE's reply (and of SET_DEVICE_STATE_FD: direction, phase)
+ * @index:	queue index (receive 2k, transmit 2k+1)
+ * @num:	ring size, first avail index, or 1 (enable) / 0 (disable)
+ */
+struct vu_vring_state {
+	uint32_t index;
+	uint32_t num;
+};
+
+/**
+ * struct vu_vring_addr - payload of SET_VRING_ADDR
+ * @index:	queue index
+ * @flags:	VU_VRING_F_LOG: @log_gpa is valid
+ * @desc_uva:	descriptor table, frontend virtual address
+ * @used_uva:	used ring, frontend virtual address
+ * @avail_uva:	avail ring, frontend virtual address
+ * @log_gpa:	the used ring's guest physical address, for the dirty log
+ */
+struct vu_vring_addr {
+	uint32_t index;
+	uint32_t flags;
+	uint64_t desc_uva;
+	uint64_t used_uva;
+	uint64_t avail_uva;
+	uint64_t log_gpa;
+};
+_Static_assert(sizeof(struct vu_vring_addr) == 40, "vring address");
+
+/*
+ * SET_MEM_TABLE's payload: u32 nregions, u32 padding, then nregions
+ * regions (one fd each, in order)
+ */
+#define VU_MEM_TABLE_HDR 8
+
+/**
+ * struct vu_mem_region - one region of SET_MEM_TABLE's payload
+ * @gpa:		guest physical address of its first byte
+ * @size:		its length
+ * @uva:		frontend virtual address of its first byte
+ * @mmap_offset:	where it starts in its file
+ */
+struct vu_mem_region {
+	uint64_t gpa;
+	uint64_t size;
+	uint64_t uva;
+	uint64_t mmap_offset;
+};
+_Static_assert(sizeof(struct vu_mem_region) == 32, "memory region");
 
 /* virtio-net and ring feature bits (virtio 1.x, 5.1.3 and 6) */
 #define F_CSUM 0       /* device takes partial checksums */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # offload.sh - the offload matrix: segmentation and checksum offloads on
 # and off, on each side, at MTU 1500, 9000 and 65520, each direction, on
-# each edge that has them (tap; vhost-user through tools/swvu) and on the
+# each edge that has them (tap; vhost-user through tests/instruments/swvu) and on the
 # stream edge, which has none. Every case moves SIZE bytes each way,
 # payload-verified, and fails if a transfer goes quiet for more than a
 # second (an offload bug shows as a stall or a collapse, not a crash),

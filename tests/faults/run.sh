@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh - the fault matrix: every row of matrix.tsv, one after another,
 # each on a slipway of its own with its faults injected by --impair (the
-# same seeded stage on every edge: tap, vhost-user through tools/swvu, a
-# stream socket through tools/swbridge). Each row moves SIZE bytes each
+# same seeded stage on every edge: tap, vhost-user through tests/instruments/swvu, a
+# stream socket through tests/instruments/swbridge). Each row moves SIZE bytes each
 # way, payload-verified, then checks that every flow ended, that slipway
 # holds no fd more than before, the integrity gates (rows that corrupt
 # headers excepted: those are counted as bad headers on purpose) and the

@@ -247,7 +247,7 @@ frontend() {
 	PIDS+=("$SW_PID")
 	wait_for "the vhost-user socket" 10 "[ -S $T/sw.sock ] || ! kill -0 $SW_PID"
 	wait_started
-	timeout 60 "$PY" "$(dirname "$0")/vupeer.py" ds-load "$T/sw.sock" \
+	timeout 60 "$PY" "$(dirname "$0")/../instruments/vupeer.py" ds-load "$T/sw.sock" \
 		"$T/state.bin" >"$T/vupeer.out" 2>&1 ||
 		fail "vupeer ds-load: $(cat "$T/vupeer.out")"
 	stop_slipway

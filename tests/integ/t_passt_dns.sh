@@ -8,7 +8,7 @@
 # port of the gateway is still the host's loopback. With --no-map-gw no
 # DNS server is offered (nothing would answer there), and with
 # --dns-forward ADDR that address, as before. The guest is a namespace
-# behind tools/swbridge on slipway's --socket (passt's framing).
+# behind tests/instruments/swbridge on slipway's --socket (passt's framing).
 . "$(dirname "$0")/lib.sh"
 require_root
 : "${SWBRIDGE:?set SWBRIDGE to the swbridge binary}"

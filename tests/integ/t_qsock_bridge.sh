@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # t_qsock_bridge.sh - a namespace's Linux TCP stack behind a socket edge, as
-# a VM's would be: tools/swbridge moves frames between a tap in the
+# a VM's would be: tests/instruments/swbridge moves frames between a tap in the
 # namespace and slipway's --stream or --dgram socket (MODE=stream, dgram
-# or vfkit); MODE=vu: tools/swvu makes the namespace a vhost-user VM. The guest gets its address by DHCP, moves payload-verified
+# or vfkit); MODE=vu: tests/instruments/swvu makes the namespace a vhost-user VM. The guest gets its address by DHCP, moves payload-verified
 # bytes both ways and through a published port, loses its connection in
 # the middle of a transfer (the host peer must see a reset, slipway must
 # keep no fd of it) and comes back as a new guest, which is served.

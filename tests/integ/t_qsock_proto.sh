@@ -8,7 +8,7 @@
 # case slipway still answers, and the counters say what happened.
 . "$(dirname "$0")/lib.sh"
 require_root
-QP="$PY $(dirname "$0")/qpeer.py"
+QP="$PY $(dirname "$0")/../instruments/qpeer.py"
 
 start_slipway_sock stream
 for c in arp split bad-len arp truncated arp garbage refused arp; do

@@ -20,7 +20,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 : "${SWMIG:?set SWMIG to the swmig binary}"
-VP="$PY $(dirname "$0")/vupeer.py"
+VP="$PY $(dirname "$0")/../instruments/vupeer.py"
 
 make_host_ns swdh
 # one repair flow whose send queue holds bytes of the frontend's choosing;

@@ -11,7 +11,7 @@
 # the same way, and its leaving ends slipway.
 . "$(dirname "$0")/lib.sh"
 require_root
-VP="$PY $(dirname "$0")/vupeer.py"
+VP="$PY $(dirname "$0")/../instruments/vupeer.py"
 
 start_slipway_sock vhost-user --shards 1
 bad="unknown oversized badsize badfd badfeatures badversion memfds ringout loop badhead"

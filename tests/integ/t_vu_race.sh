@@ -61,7 +61,7 @@ wait_for "the vhost-user socket" 10 "[ -S $SOCK ]"
 wait_started
 
 PYTHONPATH=$(dirname "$0") timeout $((RACE_SECONDS + 30)) \
-	"$PY" "$(dirname "$0")/vurace.py" "$SOCK" "$RACE_SECONDS" $P "$RACE_KINDS" ||
+	"$PY" "$(dirname "$0")/../instruments/vurace.py" "$SOCK" "$RACE_SECONDS" $P "$RACE_KINDS" ||
 	fail "the racing frontend failed"
 kill -0 "$SW_PID" 2>/dev/null || fail "slipway died under the racing guest"
 sleep 0.5

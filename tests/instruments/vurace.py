@@ -39,7 +39,8 @@ import time
 
 import vupeer
 from vupeer import (F_MRG_RXBUF, F_PROTOCOL, F_VERSION_1, GUEST_MAC,
-                    TX_AVAIL, TX_BUF, TX_DESC, TX_USED, fail)
+                    RING_HDR, RING_IDX, TX_AVAIL, TX_BUF, TX_DESC, TX_USED,
+                    VNET_LEN, fail)
 
 NUM = 256
 SLOT = 256  # bytes of guest memory per frame
@@ -49,7 +50,7 @@ DNS4 = socket.inet_aton("10.0.2.3")
 GUEST6 = socket.inet_pton(socket.AF_INET6, "fd00:5ee:d::15")
 A6_LOW = socket.inet_pton(socket.AF_INET6, "::1:0:0:1")[8:]
 B6_LOW = socket.inet_pton(socket.AF_INET6, "::1")[8:]
-VNET = b"\x00" * 12
+VNET = b"\x00" * VNET_LEN
 ETH4 = b"\xff" * 6 + GUEST_MAC + b"\x08\x00"
 ETH6 = b"\xff" * 6 + GUEST_MAC + b"\x86\xdd"
 
@@ -154,9 +155,10 @@ def main():
     try:
         while time.time() < end:
             for i in range(NUM):
-                struct.pack_into("<H", f.m, TX_AVAIL + 4 + 2 * ((avail + i) % NUM), i)
+                struct.pack_into("<H", f.m,
+                                 TX_AVAIL + RING_HDR + 2 * ((avail + i) % NUM), i)
             avail = (avail + NUM) & 0xffff
-            struct.pack_into("<H", f.m, TX_AVAIL + 2, avail)
+            struct.pack_into("<H", f.m, TX_AVAIL + RING_IDX, avail)
             os.eventfd_write(f.kick[1], 1)
             deadline = time.time() + 5
             while f.used_idx(TX_USED) != avail:

@@ -169,6 +169,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "edge/virtq.h"
 #include "edge/vu_proto.h"
 #include "tapdev.h"
 #include "toolutil.h"
@@ -199,12 +200,7 @@ const char tool_name[] = "swvu";
 #define STATE_MAX_LEN (1UL << 30) /* a device state, at most */
 #define STATE_CHUNK (1UL << 16)	  /* read, written at a time */
 
-/* split virtqueues (virtio 1.x, 2.6) */
-#define DESC_F_WRITE 2
-#define DESC_F_INDIRECT 4
 #define REMAP_EVERY_MS 50 /* --misbehave remap: how often */
-#define AVAIL_F_NO_INTERRUPT 1
-#define USED_F_NO_NOTIFY 1
 
 /* virtio-net header (virtio 1.x, 5.1.6) */
 #define HDR_LEN_LEGACY 10 /* no num_buffers */
@@ -261,89 +257,6 @@ static const char *vu_req_str(enum vu_req req)
 	}
 	return "?";
 }
-
-/**
- * struct vu_hdr - vhost-user message header (native byte order)
- * @request:	an enum vu_req
- * @flags:	version (bits 0-1), VU_FLAG_REPLY, VU_FLAG_NEED_REPLY
- * @size:	payload bytes that follow
- */
-struct vu_hdr {
-	uint32_t request;
-	uint32_t flags;
-	uint32_t size;
-};
-static_assert(sizeof(struct vu_hdr) == VU_HDR_LEN, "vhost-user header");
-
-/**
- * struct vu_vring_state - payload of SET_VRING_NUM, _BASE and _ENABLE
- * @index:	queue index
- * @num:	size, first avail index, or enable (1) / disable (0)
- */
-struct vu_vring_state {
-	uint32_t index;
-	uint32_t num;
-};
-
-/**
- * struct vu_vring_addr - payload of SET_VRING_ADDR
- * @index:	queue index
- * @flags:	0: no logging
- * @desc_uva:	descriptor table, frontend (our) virtual address
- * @used_uva:	used ring, frontend virtual address
- * @avail_uva:	avail ring, frontend virtual address
- * @log_gpa:	log area, unused without logging
- */
-struct vu_vring_addr {
-	uint32_t index;
-	uint32_t flags;
-	uint64_t desc_uva;
-	uint64_t used_uva;
-	uint64_t avail_uva;
-	uint64_t log_gpa;
-};
-
-/**
- * struct vu_mem_table - payload of SET_MEM_TABLE, with our one region
- * @nregions:		1
- * @padding:		0
- * @gpa:		guest physical address of the region: 0
- * @size:		its length
- * @uva:		our virtual address of it
- * @mmap_offset:	offset of the region in the file: 0
- */
-struct vu_mem_table {
-	uint32_t nregions;
-	uint32_t padding;
-	uint64_t gpa;
-	uint64_t size;
-	uint64_t uva;
-	uint64_t mmap_offset;
-};
-
-/**
- * struct vq_desc - split virtqueue descriptor (virtio 2.6.5), little endian
- * @addr:	guest physical address of the buffer
- * @len:	its length
- * @flags:	DESC_F_WRITE for a device-writable buffer
- * @next:	next descriptor if chained (never, here)
- */
-struct vq_desc {
-	uint64_t addr;
-	uint32_t len;
-	uint16_t flags;
-	uint16_t next;
-};
-
-/**
- * struct vq_used_elem - used ring entry (virtio 2.6.8)
- * @id:		head of the descriptor chain used
- * @len:	bytes the device wrote into it
- */
-struct vq_used_elem {
-	uint32_t id;
-	uint32_t len;
-};
 
 static const char *const dir_str[] = { "tap->backend", "backend->tap" };
 static_assert(sizeof(dir_str) / sizeof(dir_str[0]) == DIR_NUM,
@@ -443,14 +356,14 @@ struct vq {
 	unsigned int index;
 	unsigned int num;
 	bool event_idx;
-	struct vq_desc *desc;
+	struct virtq_desc *desc;
 	uint16_t *avail_flags;
 	uint16_t *avail_idx_p;
 	uint16_t *avail_ring;
 	uint16_t *used_event;
 	uint16_t *used_flags;
 	uint16_t *used_idx_p;
-	struct vq_used_elem *used_ring;
+	struct virtq_used_elem *used_ring;
 	uint16_t *avail_event;
 	uint64_t desc_off;
 	uint64_t avail_off;
@@ -1162,22 +1075,24 @@ static void vq_init(struct fe *fe, struct vq *vq, unsigned int index,
 	vq->event_idx = fe->features & BIT(F_EVENT_IDX);
 	vq->buf_len = buf_len;
 	vq->nbufs = writable ? 2 * num : num;
-	vq->desc_off = gmem_carve(fe, 16 * (size_t)num);
-	vq->avail_off = gmem_carve(fe, 6 + 2 * (size_t)num);
-	vq->used_off = gmem_carve(fe, 6 + 8 * (size_t)num);
+	vq->desc_off = gmem_carve(fe, sizeof(struct virtq_desc) * (size_t)num);
+	vq->avail_off = gmem_carve(fe, VIRTQ_RING_HDR + 2 * ((size_t)num + 1));
+	vq->used_off = gmem_carve(
+		fe, VIRTQ_RING_HDR +
+			    sizeof(struct virtq_used_elem) * (size_t)num + 2);
 	vq->buf_off = gmem_carve(fe, vq->nbufs * buf_len);
 
 	vq->desc = gptr(fe, vq->desc_off);
 	a = gptr(fe, vq->avail_off);
 	vq->avail_flags = (uint16_t *)a;
 	vq->avail_idx_p = (uint16_t *)(a + 2);
-	vq->avail_ring = (uint16_t *)(a + 4);
-	vq->used_event = (uint16_t *)(a + 4 + 2 * (size_t)num);
+	vq->avail_ring = (uint16_t *)(a + VIRTQ_RING_HDR);
+	vq->used_event = vq->avail_ring + num;
 	u = gptr(fe, vq->used_off);
 	vq->used_flags = (uint16_t *)u;
 	vq->used_idx_p = (uint16_t *)(u + 2);
-	vq->used_ring = (struct vq_used_elem *)(u + 4);
-	vq->avail_event = (uint16_t *)(u + 4 + 8 * (size_t)num);
+	vq->used_ring = (struct virtq_used_elem *)(u + VIRTQ_RING_HDR);
+	vq->avail_event = (uint16_t *)(vq->used_ring + num);
 
 	vq->posted = calloc(num, sizeof(*vq->posted));
 	vq->free = calloc(num, sizeof(*vq->free));
@@ -1191,7 +1106,7 @@ static void vq_init(struct fe *fe, struct vq *vq, unsigned int index,
 	for (i = 0; i < num; i++) {
 		vq->desc[i].addr = vq->buf_off + (uint64_t)i * buf_len;
 		vq->desc[i].len = (uint32_t)buf_len;
-		vq->desc[i].flags = writable ? DESC_F_WRITE : 0;
+		vq->desc[i].flags = writable ? VIRTQ_DESC_F_WRITE : 0;
 		vq->desc[i].next = 0;
 		if (writable) {
 			vq->avail_ring[i] = (uint16_t)i;
@@ -1203,7 +1118,7 @@ static void vq_init(struct fe *fe, struct vq *vq, unsigned int index,
 		}
 	}
 	/* calls only while we wait: see vq_call_enable() */
-	*vq->avail_flags = vq->event_idx ? 0 : AVAIL_F_NO_INTERRUPT;
+	*vq->avail_flags = vq->event_idx ? 0 : VIRTQ_AVAIL_F_NO_INTERRUPT;
 	*vq->used_event = 0;
 	if (writable) {
 		vq->avail_idx = (uint16_t)num;
@@ -1334,13 +1249,14 @@ static void negotiate(struct fe *fe, const struct opts *o)
  */
 static void set_mem_table(struct fe *fe)
 {
-	struct vu_mem_table t = {
-		.nregions = 1,
+	const struct vu_mem_region r = {
 		.size = fe->mem_len,
 		.uva = (uint64_t)(uintptr_t)fe->mem,
 	};
+	uint8_t t[VU_MEM_TABLE_HDR + sizeof(r)] = { 1 }; /* nregions: 1 */
 
-	vu_set(fe, VU_SET_MEM_TABLE, &t, sizeof(t), fe->mem_fd);
+	memcpy(t + VU_MEM_TABLE_HDR, &r, sizeof(r));
+	vu_set(fe, VU_SET_MEM_TABLE, t, sizeof(t), fe->mem_fd);
 }
 
 /**
@@ -1353,7 +1269,7 @@ static void set_mem_table(struct fe *fe)
  */
 static void log_init(struct fe *fe)
 {
-	size_t pages = fe->mem_len / PAGE_LEN;
+	size_t pages = fe->mem_len / VU_LOG_PAGE;
 
 	fe->log_len = (pages + 63) / 64 * 8;
 	fe->log_fd = memfd_create("swvu-log", MFD_CLOEXEC);
@@ -1773,7 +1689,7 @@ static void dev_start(struct fe *fe, const struct opts *o,
 				uint16_t pos = (uint16_t)(used + k);
 
 				vq->used_ring[pos & (vq->num - 1)] =
-					(struct vq_used_elem){
+					(struct virtq_used_elem){
 						.id = vq->avail_ring[pos &
 								     (vq->num -
 								      1)],
@@ -1850,7 +1766,7 @@ static size_t log_check(struct fe *fe)
 						"swvu: log: page %zu (guest "
 						"0x%zx) written, not marked\n",
 						i * 8 + b,
-						(i * 8 + b) * PAGE_LEN);
+						(i * 8 + b) * VU_LOG_PAGE);
 				missed++;
 			}
 		}
@@ -1978,8 +1894,8 @@ static void log_written(struct fe *fe, uint64_t gpa, uint64_t len)
 
 	if (!len || gpa + len > fe->mem_len)
 		return;
-	last = (gpa + len - 1) / PAGE_LEN;
-	for (page = gpa / PAGE_LEN; page <= last; page++)
+	last = (gpa + len - 1) / VU_LOG_PAGE;
+	for (page = gpa / VU_LOG_PAGE; page <= last; page++)
 		__atomic_fetch_or(&fe->written[page / 8],
 				  (uint8_t)(1U << (page % 8)),
 				  __ATOMIC_RELEASE);
@@ -2045,7 +1961,7 @@ static void vq_publish(struct vq *vq)
 		kick = (uint16_t)(now - ev - 1) < (uint16_t)(now - old);
 	} else {
 		kick = !(__atomic_load_n(vq->used_flags, __ATOMIC_RELAXED) &
-			 USED_F_NO_NOTIFY);
+			 VIRTQ_USED_F_NO_NOTIFY);
 	}
 	if (kick && write(vq->kick_fd, &one, sizeof(one)) < 0 &&
 	    errno != EAGAIN)
@@ -2081,7 +1997,7 @@ static void vq_call_enable(struct vq *vq)
 static void vq_call_disable(struct vq *vq)
 {
 	if (!vq->event_idx)
-		__atomic_store_n(vq->avail_flags, AVAIL_F_NO_INTERRUPT,
+		__atomic_store_n(vq->avail_flags, VIRTQ_AVAIL_F_NO_INTERRUPT,
 				 __ATOMIC_RELAXED);
 }
 
@@ -2265,7 +2181,7 @@ static void *tx_thread(void *arg)
 			vq->desc[id].len = (uint32_t)r;
 			/* --misbehave indirect: a flag we did not negotiate */
 			if (!p->n && atomic_exchange(&p->fe->poison, false))
-				vq->desc[id].flags |= DESC_F_INDIRECT;
+				vq->desc[id].flags |= VIRTQ_DESC_F_INDIRECT;
 			vq_add(vq, id);
 			ctr_add(&c->frames, 1);
 			ctr_add(&c->bytes, (uint64_t)r - hl);
@@ -2293,7 +2209,7 @@ static void *tx_thread(void *arg)
 static int rx_take(struct pair *p, uint16_t pos, uint32_t *len)
 {
 	struct vq *vq = &p->rx;
-	struct vq_used_elem e = vq->used_ring[pos & (vq->num - 1)];
+	struct virtq_used_elem e = vq->used_ring[pos & (vq->num - 1)];
 
 	if (e.id >= vq->num || !vq->posted[e.id]) {
 		worker_fail(p->fe,
@@ -2461,7 +2377,7 @@ static int rx_frames(struct pair *p, struct iovec *iov, uint32_t *old)
 		return -EPROTO;
 	}
 	while (have) {
-		struct vq_used_elem e;
+		struct virtq_used_elem e;
 		uint16_t nb = 1, k;
 		size_t total = 0;
 		uint8_t hdr[HDR_LEN];

@@ -62,6 +62,7 @@ CHECK_DEVICE_STATE (its answer is printed):
 import fcntl
 import mmap
 import os
+import re
 import select
 import signal
 import socket
@@ -70,17 +71,113 @@ import subprocess
 import sys
 import time
 
-GET_FEATURES, SET_FEATURES, SET_OWNER = 1, 2, 3
-SET_MEM_TABLE = 5
-SET_VRING_NUM, SET_VRING_ADDR, SET_VRING_BASE, GET_VRING_BASE = 8, 9, 10, 11
-SET_VRING_KICK, SET_VRING_CALL = 12, 13
-GET_PROTOCOL_FEATURES, SET_PROTOCOL_FEATURES = 15, 16
-SET_VRING_ENABLE = 18
-SET_DEVICE_STATE_FD, CHECK_DEVICE_STATE = 42, 43
-PF_DEVICE_STATE = 1 << 19
-STATE_SAVE, STATE_LOAD, STATE_FD_KEPT = 0, 1, 0x100
-VERSION = 1
-F_MRG_RXBUF, F_PROTOCOL, F_VERSION_1 = 1 << 15, 1 << 30, 1 << 32
+# The protocol comes from the backend's own headers, never from a copy
+# here: src/edge/vu_proto.h (requests, flags, feature bits, payload
+# layouts), src/edge/virtq.h (the ring layout) and src/core/core.h (the
+# virtio-net header's length).
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                   "src")
+_TYPES = {"uint8_t": "B", "uint16_t": "H", "uint32_t": "I", "uint64_t": "Q"}
+
+
+def _num(text):
+    """the value of a #define or enum body: N, 0xN, (1u << N); else None"""
+    m = re.fullmatch(r"\(?\s*(0x[0-9a-fA-F]+|\d+)[uUlL]*\s*"
+                     r"(?:<<\s*(\d+)\s*)?\)?", text.strip())
+    if not m:
+        return None
+    v = int(m.group(1), 0)
+    return v << int(m.group(2)) if m.group(2) else v
+
+
+def read_header(rel, order):
+    """numbers and struct layouts of a C header of slipway's
+
+    Returns ({NAME: value} of every #define and enum entry that is a plain
+    number, {struct name: struct format} of every struct made of
+    uintN_t fields only, in byte @order ("<" or "=")).
+    """
+    path = os.path.join(SRC, rel)
+    try:
+        with open(path) as f:
+            text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    except OSError as e:
+        sys.exit("vupeer: %s: %s (run from slipway's source tree)" % (path, e))
+    nums, structs = {}, {}
+    for m in re.finditer(r"^#define\s+(\w+)\s+(.+?)\s*$", text, re.M):
+        v = _num(m.group(2))
+        if v is not None:
+            nums[m.group(1)] = v
+    for body in re.finditer(r"\benum\s+\w+\s*\{(.*?)\}", text, re.S):
+        for m in re.finditer(r"(\w+)\s*=\s*([^,}]+)", body.group(1)):
+            v = _num(m.group(2))
+            if v is not None:
+                nums[m.group(1)] = v
+    for m in re.finditer(r"\bstruct\s+(\w+)\s*\{([^{}]*)\};", text):
+        fields = [x.split() for x in m.group(2).split(";") if x.strip()]
+        if all(len(x) == 2 and x[0] in _TYPES for x in fields):
+            structs[m.group(1)] = order + "".join(_TYPES[x[0]] for x in fields)
+    return nums, structs
+
+
+def _need(table, name, rel):
+    if name not in table:
+        sys.exit("vupeer: src/%s defines no %s any more" % (rel, name))
+    return table[name]
+
+
+# vhost-user messages: native byte order
+_VU, _VU_S = read_header("edge/vu_proto.h", "=")
+# split virtqueues: little-endian (virtio 1.x)
+_VQ, _VQ_S = read_header("edge/virtq.h", "<")
+_CORE, _ = read_header("core/core.h", "<")
+
+
+def _vu(name):
+    return _need(_VU, name, "edge/vu_proto.h")
+
+
+GET_FEATURES = _vu("VU_GET_FEATURES")
+SET_FEATURES = _vu("VU_SET_FEATURES")
+SET_OWNER = _vu("VU_SET_OWNER")
+SET_MEM_TABLE = _vu("VU_SET_MEM_TABLE")
+SET_VRING_NUM = _vu("VU_SET_VRING_NUM")
+SET_VRING_ADDR = _vu("VU_SET_VRING_ADDR")
+SET_VRING_BASE = _vu("VU_SET_VRING_BASE")
+GET_VRING_BASE = _vu("VU_GET_VRING_BASE")
+SET_VRING_KICK = _vu("VU_SET_VRING_KICK")
+SET_VRING_CALL = _vu("VU_SET_VRING_CALL")
+GET_PROTOCOL_FEATURES = _vu("VU_GET_PROTOCOL_FEATURES")
+SET_PROTOCOL_FEATURES = _vu("VU_SET_PROTOCOL_FEATURES")
+SET_VRING_ENABLE = _vu("VU_SET_VRING_ENABLE")
+SET_DEVICE_STATE_FD = _vu("VU_SET_DEVICE_STATE_FD")
+CHECK_DEVICE_STATE = _vu("VU_CHECK_DEVICE_STATE")
+VERSION = _vu("VU_VERSION")
+FLAG_REPLY = _vu("VU_FLAG_REPLY")
+MEM_TABLE_HDR = _vu("VU_MEM_TABLE_HDR")
+STATE_SAVE = _vu("VU_STATE_SAVE")
+STATE_LOAD = _vu("VU_STATE_LOAD")
+STATE_PHASE_STOPPED = _vu("VU_STATE_PHASE_STOPPED")
+STATE_FD_KEPT = _vu("VU_STATE_FD_KEPT")
+PF_DEVICE_STATE = 1 << _vu("PF_DEVICE_STATE")
+F_MRG_RXBUF = 1 << _vu("F_MRG_RXBUF")
+F_PROTOCOL = 1 << _vu("F_PROTOCOL_FEATURES")
+F_VERSION_1 = 1 << _vu("F_VERSION_1")
+HDR = _need(_VU_S, "vu_hdr", "edge/vu_proto.h")
+VRING_STATE = _need(_VU_S, "vu_vring_state", "edge/vu_proto.h")
+VRING_ADDR = _need(_VU_S, "vu_vring_addr", "edge/vu_proto.h")
+MEM_REGION = _need(_VU_S, "vu_mem_region", "edge/vu_proto.h")
+U64 = "=Q"  # the u64 payloads
+HDR_LEN = struct.calcsize(HDR)
+if HDR_LEN != _vu("VU_HDR_LEN"):
+    sys.exit("vupeer: struct vu_hdr is not VU_HDR_LEN bytes")
+DESC_F_NEXT = _need(_VQ, "VIRTQ_DESC_F_NEXT", "edge/virtq.h")
+DESC_F_WRITE = _need(_VQ, "VIRTQ_DESC_F_WRITE", "edge/virtq.h")
+DESC = _need(_VQ_S, "virtq_desc", "edge/virtq.h")
+USED_ELEM = _need(_VQ_S, "virtq_used_elem", "edge/virtq.h")
+RING_HDR = _need(_VQ, "VIRTQ_RING_HDR", "edge/virtq.h")  # flags, idx: u16
+RING_IDX = 2  # the idx field, after flags
+VNET_LEN = _need(_CORE, "VNET_HDR_MAX_LEN", "core/core.h")  # num_buffers last
 
 MEM = 1 << 20
 UVA = 0x7f0000000000  # the frontend's address of guest memory (any)
@@ -89,7 +186,6 @@ NUM = 8
 RX_DESC, RX_AVAIL, RX_USED = 0x0000, 0x1000, 0x2000
 TX_DESC, TX_AVAIL, TX_USED = 0x3000, 0x4000, 0x5000
 RX_BUF, TX_BUF = 0x10000, 0x20000
-DESC_F_NEXT, DESC_F_WRITE = 1, 2
 
 GUEST_MAC = bytes.fromhex("525400123456")
 GUEST_IP = socket.inet_aton("10.0.2.15")
@@ -100,6 +196,13 @@ TIMEOUT = 5.0
 def fail(msg):
     print("vupeer: FAIL: " + msg, file=sys.stderr)
     sys.exit(1)
+
+
+def mem_table(n):
+    """SET_MEM_TABLE's payload: n regions, each the whole guest memory"""
+    region = struct.pack(MEM_REGION, 0, MEM, UVA, 0)
+    return (struct.pack("=I", n).ljust(MEM_TABLE_HDR, b"\x00") +
+            region * n)
 
 
 class Frontend:
@@ -118,7 +221,7 @@ class Frontend:
         self.call = [os.eventfd(0, os.EFD_NONBLOCK) for _ in range(2)]
 
     def send(self, req, payload=b"", fds=(), flags=VERSION, size=None):
-        hdr = struct.pack("<III", req, flags,
+        hdr = struct.pack(HDR, req, flags,
                           len(payload) if size is None else size)
         if fds:
             socket.send_fds(self.s, [hdr + payload], list(fds))
@@ -126,19 +229,19 @@ class Frontend:
             self.s.sendall(hdr + payload)
 
     def reply(self, req):
-        hdr = self.s.recv(12, socket.MSG_WAITALL)
-        if len(hdr) != 12:
+        hdr = self.s.recv(HDR_LEN, socket.MSG_WAITALL)
+        if len(hdr) != HDR_LEN:
             fail("no reply to request %d" % req)
-        r, flags, size = struct.unpack("<III", hdr)
-        if r != req or not flags & 4:
+        r, flags, size = struct.unpack(HDR, hdr)
+        if r != req or not flags & FLAG_REPLY:
             fail("reply %d flags %#x to request %d" % (r, flags, req))
         return self.s.recv(size, socket.MSG_WAITALL)
 
     def u64(self, req, v):
-        self.send(req, struct.pack("<Q", v))
+        self.send(req, struct.pack(U64, v))
 
     def state(self, req, idx, num):
-        self.send(req, struct.pack("<II", idx, num))
+        self.send(req, struct.pack(VRING_STATE, idx, num))
 
     def setup(self, features=F_VERSION_1 | F_MRG_RXBUF | F_PROTOCOL,
               tx_addr=None, pfeatures=0):
@@ -150,12 +253,12 @@ class Frontend:
         """the features, the protocol features, the owner: no memory,
         no ring yet"""
         self.send(GET_FEATURES)
-        offered = struct.unpack("<Q", self.reply(GET_FEATURES))[0]
+        offered = struct.unpack(U64, self.reply(GET_FEATURES))[0]
         if offered & features != features:
             fail("backend offers %#x, we want %#x" % (offered, features))
         self.u64(SET_FEATURES, features)
         self.send(GET_PROTOCOL_FEATURES)
-        poffered = struct.unpack("<Q", self.reply(GET_PROTOCOL_FEATURES))[0]
+        poffered = struct.unpack(U64, self.reply(GET_PROTOCOL_FEATURES))[0]
         if poffered & pfeatures != pfeatures:
             fail("backend offers protocol features %#x, we want %#x"
                  % (poffered, pfeatures))
@@ -164,27 +267,27 @@ class Frontend:
 
     def start(self, tx_addr=None):
         """the memory table and both rings: the device runs"""
-        region = struct.pack("<QQQQ", 0, MEM, UVA, 0)
-        self.send(SET_MEM_TABLE, struct.pack("<II", 1, 0) + region, [self.fd])
+        self.send(SET_MEM_TABLE, mem_table(1), [self.fd])
         for q, (d, a, u) in enumerate([(RX_DESC, RX_AVAIL, RX_USED),
                                        tx_addr or (TX_DESC, TX_AVAIL, TX_USED)]):
             self.state(SET_VRING_NUM, q, NUM)
-            self.send(SET_VRING_ADDR, struct.pack("<IIQQQQ", q, 0, UVA + d,
+            self.send(SET_VRING_ADDR, struct.pack(VRING_ADDR, q, 0, UVA + d,
                                                   UVA + u, UVA + a, 0))
             self.state(SET_VRING_BASE, q, 0)
-            self.send(SET_VRING_KICK, struct.pack("<Q", q), [self.kick[q]])
-            self.send(SET_VRING_CALL, struct.pack("<Q", q), [self.call[q]])
+            self.send(SET_VRING_KICK, struct.pack(U64, q), [self.kick[q]])
+            self.send(SET_VRING_CALL, struct.pack(U64, q), [self.call[q]])
             self.state(SET_VRING_ENABLE, q, 1)
 
     def desc(self, base, i, addr, length, flags, nxt=0):
-        struct.pack_into("<QIHH", self.m, base + 16 * i, addr, length, flags, nxt)
+        struct.pack_into(DESC, self.m, base + struct.calcsize(DESC) * i,
+                         addr, length, flags, nxt)
 
     def avail(self, base, slot, head, idx):
-        struct.pack_into("<H", self.m, base + 4 + 2 * slot, head)
-        struct.pack_into("<H", self.m, base + 2, idx)
+        struct.pack_into("<H", self.m, base + RING_HDR + 2 * slot, head)
+        struct.pack_into("<H", self.m, base + RING_IDX, idx)
 
     def used_idx(self, base):
-        return struct.unpack_from("<H", self.m, base + 2)[0]
+        return struct.unpack_from("<H", self.m, base + RING_IDX)[0]
 
     def expect_closed(self):
         deadline = time.time() + TIMEOUT
@@ -201,16 +304,17 @@ class Frontend:
     def state_fd(self, direction, fd):
         """SET_DEVICE_STATE_FD, phase stopped: the reply (error code in
         bits 0-7, STATE_FD_KEPT when the backend uses our fd)"""
-        self.send(SET_DEVICE_STATE_FD, struct.pack("<II", direction, 0),
+        self.send(SET_DEVICE_STATE_FD,
+                  struct.pack(VRING_STATE, direction, STATE_PHASE_STOPPED),
                   [fd])
-        return struct.unpack("<Q", self.reply(SET_DEVICE_STATE_FD))[0]
+        return struct.unpack(U64, self.reply(SET_DEVICE_STATE_FD))[0]
 
     def check(self, timeout=10.0):
         """CHECK_DEVICE_STATE: its answer (0: the transfer worked)"""
         self.send(CHECK_DEVICE_STATE)
         self.s.settimeout(timeout)
         try:
-            return struct.unpack("<Q", self.reply(CHECK_DEVICE_STATE))[0]
+            return struct.unpack(U64, self.reply(CHECK_DEVICE_STATE))[0]
         except socket.timeout:
             fail("no answer to CHECK_DEVICE_STATE in %.0f s" % timeout)
         finally:
@@ -271,8 +375,8 @@ def case_arp(path, sock=None):
     for i in range(4):
         f.desc(RX_DESC, i, RX_BUF + 2048 * i, 2048, DESC_F_WRITE)
         f.avail(RX_AVAIL, i, i, i + 1)
-    # the request: 12-byte virtio-net header (zero), then the frame
-    frame = b"\x00" * 12 + arp_request()
+    # the request: a virtio-net header (zero), then the frame
+    frame = b"\x00" * VNET_LEN + arp_request()
     f.m[TX_BUF:TX_BUF + len(frame)] = frame
     f.desc(TX_DESC, 0, TX_BUF, len(frame), 0)
     f.avail(TX_AVAIL, 0, 0, 1)
@@ -285,17 +389,18 @@ def case_arp(path, sock=None):
     else:
         fail("used indexes tx %d rx %d" % (f.used_idx(TX_USED), f.used_idx(RX_USED)))
     for k in range(f.used_idx(RX_USED)):
-        head, length = struct.unpack_from("<II", f.m, RX_USED + 4 + 8 * k)
+        head, length = struct.unpack_from(
+            USED_ELEM, f.m, RX_USED + RING_HDR + struct.calcsize(USED_ELEM) * k)
         b = f.m[RX_BUF + 2048 * head:RX_BUF + 2048 * head + length]
-        nbuf = struct.unpack_from("<H", b, 10)[0]
-        fr = b[12:]
+        nbuf = struct.unpack_from("<H", b, VNET_LEN - 2)[0]
+        fr = b[VNET_LEN:]
         if nbuf == 1 and fr[12:14] == b"\x08\x06" and fr[20:22] == b"\x00\x02" \
                 and fr[28:32] == GW_IP and fr[0:6] == GUEST_MAC:
             break
     else:
         fail("no ARP reply in the receive buffers")
     f.state(GET_VRING_BASE, 1, 0)
-    idx, num = struct.unpack("<II", f.reply(GET_VRING_BASE))
+    idx, num = struct.unpack(VRING_STATE, f.reply(GET_VRING_BASE))
     if (idx, num) != (1, 1):
         fail("GET_VRING_BASE of the transmit ring: %d %d" % (idx, num))
     f.s.close()
@@ -335,7 +440,7 @@ def arp_round(f, k):
     s = k % NUM
     f.desc(RX_DESC, s, RX_BUF + 2048 * s, 2048, DESC_F_WRITE)
     f.avail(RX_AVAIL, s, s, k + 1)
-    frame = b"\x00" * 12 + arp_request()
+    frame = b"\x00" * VNET_LEN + arp_request()
     f.m[TX_BUF + 2048 * s:TX_BUF + 2048 * s + len(frame)] = frame
     f.desc(TX_DESC, s, TX_BUF + 2048 * s, len(frame), 0)
     f.avail(TX_AVAIL, s, s, k + 1)
@@ -352,7 +457,7 @@ def arp_round(f, k):
 def case_slowmsg(path):
     f = Frontend(path)
     f.setup()
-    hdr = struct.pack("<III", GET_FEATURES, VERSION, 0)
+    hdr = struct.pack(HDR, GET_FEATURES, VERSION, 0)
     f.s.sendall(hdr[:5])
     # three times the 1 s that a half message used to hold shard 0
     for k in range(6):
@@ -362,7 +467,7 @@ def case_slowmsg(path):
             fail("ARP %d answered in %.3f s with half a message pending"
                  % (k, t))
     f.s.sendall(hdr[5:])
-    if not struct.unpack("<Q", f.reply(GET_FEATURES))[0] & F_VERSION_1:
+    if not struct.unpack(U64, f.reply(GET_FEATURES))[0] & F_VERSION_1:
         fail("GET_FEATURES, completed late, answered wrong")
     f.s.close()
 
@@ -396,15 +501,15 @@ def case_fdspam(path):
     base = fd_count(pid) - 1
     probe.s.close()
     evs = [os.eventfd(0) for _ in range(12)]
-    hdr = struct.pack("<III", SET_VRING_CALL, VERSION, 8)
+    hdr = struct.pack(HDR, SET_VRING_CALL, VERSION, struct.calcsize(U64))
     f = Frontend(path)
     socket.send_fds(f.s, [hdr], evs[:1])
     time.sleep(0.1)
-    socket.send_fds(f.s, [struct.pack("<Q", 0)], evs[1:9])
+    socket.send_fds(f.s, [struct.pack(U64, 0)], evs[1:9])
     f.expect_closed()
     f.s.close()
     g = Frontend(path)
-    socket.send_fds(g.s, [hdr + struct.pack("<Q", 0)], evs)
+    socket.send_fds(g.s, [hdr + struct.pack(U64, 0)], evs)
     g.expect_closed()
     g.s.close()
     deadline = time.time() + TIMEOUT
@@ -577,7 +682,7 @@ def main():
     else:
         f = Frontend(path)
         if case == "unknown":
-            f.send(99, struct.pack("<Q", 0))
+            f.send(99, struct.pack(U64, 0))
         elif case == "oversized":
             f.send(SET_MEM_TABLE, b"\x00" * 16, size=4096)
         elif case == "badsize":
@@ -589,8 +694,7 @@ def main():
         elif case == "badversion":
             f.send(GET_FEATURES, flags=0)
         elif case == "memfds":
-            region = struct.pack("<QQQQ", 0, MEM, UVA, 0)
-            f.send(SET_MEM_TABLE, struct.pack("<II", 2, 0) + region * 2, [f.fd])
+            f.send(SET_MEM_TABLE, mem_table(2), [f.fd])
         elif case == "ringout":
             try:
                 f.setup(tx_addr=(MEM + 0x1000, TX_AVAIL, TX_USED))
