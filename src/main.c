@@ -47,39 +47,65 @@
 #include "util/log.h"
 
 /**
- * struct run - what the signal handler needs
- * @conf:	configuration
- * @ns:		namespace state
- * @sigfd:	signalfd
- * @exit_code:	status to exit with
- * @terminating: SIGTERM was forwarded to the command
- * @ns_dir:	directory of the --netns file we watch for deletion
- * @ns_name:	its name in @ns_dir
- * @inofd:	inotify fd watching @ns_dir, or -1
- * @ctl:	the control socket, metrics and API socket server (its thread)
+ * struct run - one run of the gateway, from the command line to the exit:
+ * what each stage of main() fills and the stages after it read, the signal
+ * handler on_other() included
+ * @conf:	configuration (run_parse())
  * @s4n:	slirp4netns mode: exit fd, ready fd, API socket path
  * @pasta:	pasta and passt modes: foreground, one-off, PID file, the
  *		fd to the waiting parent
+ * @sigmask:	the signals shard 0 takes through @sigfd, blocked from the
+ *		start (run_signals_block())
+ * @nc:		what netns_setup() is asked for (netns_conf_from_conf())
+ * @resolv_text: the resolv.conf a namespace we make gets (@nc points here)
+ * @ns:		namespace state (netns_setup())
+ * @mac:	the guest's MAC address: the tap's, or broadcast (not known)
+ * @edge:	the guest's side; lives as long as the process, as its state
+ *		does (run_edge())
+ * @grp:	the shard group: @grp.n shards, one per edge queue
+ * @shs:	the shards (run_shards())
+ * @tid:	the threads of shards 1 and up (run_threads())
+ * @pcap:	--pcap's file
+ * @pbufs:	each shard's buffer in front of @pcap
+ * @ctl:	the control socket, metrics and API socket server (its thread)
+ * @mig_dirfd:	--migrate-from: its socket file's directory, or -1
+ * @sb:		what the sandbox keeps (sandbox_prepare())
+ * @sigfd:	signalfd
+ * @ns_dir:	directory of the --netns file we watch for deletion
+ * @ns_name:	its name in @ns_dir
+ * @inofd:	inotify fd watching @ns_dir, or -1
  * @stats_dirfd: --stats-file's directory (O_PATH, opened before the
  *		sandbox took the filesystem away), or -1
  * @stats_name:	--stats-file's name in @stats_dirfd
- * @mig_dirfd:	--migrate-from: its socket file's directory, or -1
+ * @exit_code:	status to exit with
+ * @terminating: SIGTERM was forwarded to the command
  */
 struct run {
-	const struct conf *conf;
-	struct netns_state *ns;
+	struct conf conf;
+	struct s4n_conf s4n;
+	struct pasta_conf pasta;
+	sigset_t sigmask;
+	struct netns_conf nc;
+	char resolv_text[600];
+	struct netns_state ns;
+	const uint8_t *mac;
+	struct edge edge;
+	struct shard_group grp;
+	struct shard shs[SHARDS_MAX];
+	pthread_t tid[SHARDS_MAX];
+	struct pcap pcap;
+	struct pcap_buf pbufs[SHARDS_MAX];
+	struct ctl *ctl;
+	int mig_dirfd;
+	struct sandbox_conf sb;
 	int sigfd;
-	int exit_code;
-	bool terminating;
 	char ns_dir[256];
 	const char *ns_name;
 	int inofd;
-	struct ctl *ctl;
-	struct s4n_conf s4n;
-	struct pasta_conf pasta;
 	int stats_dirfd;
 	const char *stats_name;
-	int mig_dirfd;
+	int exit_code;
+	bool terminating;
 };
 
 /* the shard threads wait here until the seccomp filter covers them */
@@ -214,17 +240,17 @@ static void dump_stats(struct shard *sh, const struct run *r)
 	for (i = 0; i < sh->grp->n; i++)
 		shards[i] = sh->grp->sh[i]->stats.ctr;
 
-	if (r->conf->stats_file) {
+	if (r->conf.stats_file) {
 		/* not through a link, nor into someone else's file */
 		fd = ofile_open(r->stats_dirfd, r->stats_name, "--stats-file",
-				r->conf->stats_file, 0, 0644);
+				r->conf.stats_file, 0, 0644);
 		if (fd < 0)
 			return;
 		out = fdopen(fd, "w");
 		if (!out) {
 			close(fd);
 			err_perror("cannot write --stats-file %s",
-				   r->conf->stats_file);
+				   r->conf.stats_file);
 			return;
 		}
 	}
@@ -233,7 +259,7 @@ static void dump_stats(struct shard *sh, const struct run *r)
 		 "\"shards_n\":%u,\"max_flows\":%u",
 		 SLIPWAY_VERSION, sh->edge->ops->name,
 		 sh->sock.peek_off ? "true" : "false", sh->grp->n,
-		 r->conf->max_flows);
+		 r->conf.max_flows);
 	ctr_dump_json(out, shards, sh->grp->n, extra);
 	if (out != stderr)
 		fclose(out);
@@ -252,7 +278,7 @@ static bool on_other(struct shard *sh, uint64_t data, void *arg)
 {
 	struct run *r = arg;
 	struct signalfd_siginfo si;
-	pid_t cmd = r->ns->cmd_pid;
+	pid_t cmd = r->ns.cmd_pid;
 	int st;
 
 	if (EP_TYPE(data) == EP_NSWATCH) {
@@ -491,7 +517,7 @@ static void sandbox_prepare(struct sandbox_conf *sb, const struct conf *c,
 	sb->gid = c->runas_gid;
 	sb->keep_fs = edge_kinds[c->edge].keep_fs;
 	sb->keep_net_bind = c->s4n || (c->migrate_from && fwd_privileged(c));
-	sb->kill_pid = r->ns->cmd_pid > 0 ? r->ns->cmd_pid : 0;
+	sb->kill_pid = r->ns.cmd_pid > 0 ? r->ns.cmd_pid : 0;
 	if (r->stats_dirfd >= 0) {
 		sb->dirfd[sb->n_dirfd] = r->stats_dirfd;
 		sb->dirfd_access[sb->n_dirfd++] = SANDBOX_WRITE;
@@ -571,325 +597,541 @@ static void nofile_raise(void)
 }
 
 /**
- * main() - slipway
+ * run_parse() - the command line (as slipway, slirp4netns, pasta or passt)
+ * to the configuration, its addresses worked out
+ * @r:		run state (@conf, @s4n, @pasta filled)
  * @argc:	argument count
  * @argv:	arguments
  *
- * #syscalls:setup fcntl signalfd4 pidfd_open rt_sigaction
- * #syscalls kill
- * Return: the command's exit status, 1 on failure, 2 on a bad command line
+ * As pasta, the set-up goes on in a child the parent waits for
+ * (pasta_daemon_start()).
+ *
+ * Return: 0 to go on, else the status to exit with: 2 on a bad command
+ * line, 1 on another failure (logged)
  */
-int main(int argc, char **argv)
+static int run_parse(struct run *r, int argc, char **argv)
 {
-	static struct shard shs[SHARDS_MAX];
-	static struct shard_group grp;
-	pthread_t tid[SHARDS_MAX];
-	struct shard *sh = &shs[0];
-	unsigned i;
-	struct netns_conf nc = { 0 };
-	struct netns_state ns = { .nsh_fd = -1 };
-	struct conf conf;
-	static struct edge
-		edge; /* lives as long as the process, as its state does */
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	const uint8_t *mac = bcast;
-	static struct run r;
-	struct sandbox_conf sb;
-	sigset_t mask;
-	char a[INET_ADDRSTRLEN], g[INET_ADDRSTRLEN], resolv_text[600];
-	static struct pcap pcap = { .fd = -1 };
-	static struct pcap_buf pbufs[SHARDS_MAX];
 	enum conf_pasta_mode pmode = CONF_PASTA_NONE;
-	const struct edge_kind *kind;
 	int ret, how;
 
-	if (argc > 1 && !strcmp(argv[1], "ctl"))
-		return ctl_client_main(argc - 1, argv + 1);
-	r.s4n.exit_fd = r.s4n.ready_fd = -1;
-	r.pasta = (struct pasta_conf){ .foreground = true,
-				       .netns_quit = true,
-				       .pid_dirfd = -1,
-				       .log_fd = -1,
-				       .null_fd = -1,
-				       .ready_fd = -1 };
+	r->s4n.exit_fd = r->s4n.ready_fd = -1;
+	r->pasta = (struct pasta_conf){ .foreground = true,
+					.netns_quit = true,
+					.pid_dirfd = -1,
+					.log_fd = -1,
+					.null_fd = -1,
+					.ready_fd = -1 };
 	how = s4n_invoked(argc, argv);
 	if (how) {
-		s4n_conf_parse(&conf, &r.s4n, argc - (how - 1),
+		s4n_conf_parse(&r->conf, &r->s4n, argc - (how - 1),
 			       argv + (how - 1));
 	} else if ((how = pasta_invoked(argc, argv, &pmode))) {
-		pasta_conf_parse(&conf, &r.pasta, pmode, argc - (how - 1),
+		pasta_conf_parse(&r->conf, &r->pasta, pmode, argc - (how - 1),
 				 argv + (how - 1));
 		/* as pasta: set up in a child the parent waits for */
-		pasta_daemon_start(&r.pasta);
+		pasta_daemon_start(&r->pasta);
 	} else {
-		conf_parse(&conf, argc, argv);
+		conf_parse(&r->conf, argc, argv);
 	}
-	ret = conf_net_setup(&conf);
+	ret = conf_net_setup(&r->conf);
 	if (ret)
 		return ret == -EINVAL ? 2 : 1;
-	search_list_load(&conf);
+	search_list_load(&r->conf);
+	return 0;
+}
 
-	/* block before any child exists, so no SIGCHLD is lost */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGUSR1);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
+/**
+ * run_signals_block() - block the signals shard 0 reads from its signalfd
+ * (run_watch()), ignore SIGPIPE
+ * @r:		run state (@sigmask filled)
+ *
+ * Called before any child exists, so that no SIGCHLD is lost.
+ *
+ * #syscalls:setup rt_sigaction
+ */
+static void run_signals_block(struct run *r)
+{
+	sigemptyset(&r->sigmask);
+	sigaddset(&r->sigmask, SIGINT);
+	sigaddset(&r->sigmask, SIGTERM);
+	sigaddset(&r->sigmask, SIGHUP);
+	sigaddset(&r->sigmask, SIGUSR1);
+	sigaddset(&r->sigmask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &r->sigmask, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	/* TCP_REPAIR's capability goes to a process of its own, made while
-	 * we still have it, as who we are (before --runas, before any
-	 * namespace is joined), with nothing in memory yet but the options */
-	if (conf.migrate_repair && repair_helper_start(&conf))
-		return 1;
+}
 
-	nc.netns_path = conf.netns;
-	nc.cmd = conf.cmd;
-	nc.userns = conf.userns;
-	nc.ifname = conf.ifname;
-	nc.configure = conf.configure;
-	nc.addr_be = conf.guest4;
-	nc.prefix_len = conf.prefix_len;
-	nc.gw_be = conf.gw4;
-	nc.mtu = conf.mtu;
-	nc.queues = conf.shards;
-	nc.offloads = conf.offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0;
-	nc.vnet_hdr_len = 12;
-	nc.nsh = (conf.splice && conf.nfwd) || conf.nnsfwd || conf.nnsufwd ||
-		 conf_has_auto(&conf);
-	nc.ipv6 = conf.ipv6;
-	nc.userns_path = conf.userns_path;
-	nc.mac_set = conf.mac_set;
-	nc.route_beside = conf.s4n;
-	memcpy(nc.mac, conf.mac, 6);
-	memcpy(nc.addr6, &conf.guest6, 16);
-	nc.prefix6_len = conf.prefix6_len;
-	/* the default router: fe80::1, or the host's in pasta's model */
-	memcpy(nc.gw6,
-	       conf.addr_model == CONF_ADDR_HOST_COPY ? &conf.gw6 :
-							&conf.gw6_ll,
-	       16);
-	if (conf.dns && conf.dns4 && !conf.netns && conf.configure) {
-		char a6[INET6_ADDRSTRLEN + 16] = "";
+/**
+ * netns_resolv_text() - the resolv.conf a namespace we make gets: our DNS
+ * forwarder's addresses and the host's search list
+ * @c:		configuration
+ * @buf:	filled
+ * @size:	size of @buf
+ *
+ * Only a namespace we create (no --netns) and configure, with DNS
+ * forwarded at an IPv4 address, gets one.
+ *
+ * Return: @buf, or NULL for none
+ */
+static const char *netns_resolv_text(const struct conf *c, char *buf,
+				     size_t size)
+{
+	char a[INET_ADDRSTRLEN], a6[INET6_ADDRSTRLEN + 16] = "";
 
-		inet_ntop(AF_INET, &conf.dns4, a, sizeof(a));
-		if (conf.ipv6 && !IN6_IS_ADDR_UNSPECIFIED(&conf.dns6)) {
-			memcpy(a6, "nameserver ", 11);
-			inet_ntop(AF_INET6, &conf.dns6, a6 + 11,
-				  INET6_ADDRSTRLEN);
-			strcat(a6, "\n");
-		}
-		snprintf(resolv_text, sizeof(resolv_text),
-			 "nameserver %s\n%s%s", a, a6, conf.search_line);
-		nc.resolv_text = resolv_text;
+	if (!c->dns || !c->dns4 || c->netns || !c->configure)
+		return NULL;
+	inet_ntop(AF_INET, &c->dns4, a, sizeof(a));
+	if (c->ipv6 && !IN6_IS_ADDR_UNSPECIFIED(&c->dns6)) {
+		memcpy(a6, "nameserver ", 11);
+		inet_ntop(AF_INET6, &c->dns6, a6 + 11, INET6_ADDRSTRLEN);
+		strcat(a6, "\n");
 	}
+	snprintf(buf, size, "nameserver %s\n%s%s", a, a6, c->search_line);
+	return buf;
+}
+
+/**
+ * netns_conf_from_conf() - what netns_setup() is asked for, from the
+ * configuration: every field of struct netns_conf, in one table
+ * @nc:		filled (all of it)
+ * @c:		configuration
+ * @resolv:	buffer for the namespace's resolv.conf (netns_resolv_text());
+ *		@nc->resolv_text points into it
+ * @resolv_size: size of @resolv
+ *
+ * netns.c takes its own struct rather than struct conf: this is the one
+ * place that says which option becomes which of its fields.
+ */
+static void netns_conf_from_conf(struct netns_conf *nc, const struct conf *c,
+				 char *resolv, size_t resolv_size)
+{
+	*nc = (struct netns_conf){
+		.netns_path = c->netns,
+		.cmd = c->cmd,
+		.userns = c->userns,
+		.ifname = c->ifname,
+		.configure = c->configure,
+		.addr_be = c->guest4,
+		.prefix_len = c->prefix_len,
+		.gw_be = c->gw4,
+		.mtu = c->mtu,
+		.queues = c->shards,
+		.offloads = c->offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 :
+					 0,
+		.vnet_hdr_len = 12,
+		.nsh = (c->splice && c->nfwd) || c->nnsfwd || c->nnsufwd ||
+		       conf_has_auto(c),
+		.ipv6 = c->ipv6,
+		.userns_path = c->userns_path,
+		.mac_set = c->mac_set,
+		.route_beside = c->s4n,
+		.prefix6_len = c->prefix6_len,
+		.resolv_text = netns_resolv_text(c, resolv, resolv_size),
+	};
+	memcpy(nc->mac, c->mac, 6);
+	memcpy(nc->addr6, &c->guest6, 16);
+	/* the default router: fe80::1, or the host's in pasta's model */
+	memcpy(nc->gw6,
+	       c->addr_model == CONF_ADDR_HOST_COPY ? &c->gw6 : &c->gw6_ll, 16);
+}
+
+/**
+ * run_netns() - for a tap edge, the guest's namespace with its tap
+ * @r:		run state (@nc, @mac, @inofd filled; @ns for a tap edge)
+ *
+ * Return: 0 to go on, 1 on failure (logged)
+ */
+static int run_netns(struct run *r)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	const struct edge_kind *kind;
+
+	netns_conf_from_conf(&r->nc, &r->conf, r->resolv_text,
+			     sizeof(r->resolv_text));
+	r->mac = bcast;
 	/* watch before the tap exists: a deletion right after the namespace
 	 * is configured must not be missed */
-	r.inofd = -1;
-	kind = &edge_kinds[conf.edge];
+	r->inofd = -1;
+	kind = &edge_kinds[r->conf.edge];
 	ASSERT(kind->init);
 	if (kind->in_netns) {
-		if (conf.netns && r.pasta.netns_quit)
-			ns_watch_start(&r, conf.netns);
-		if (netns_setup(&nc, &ns))
+		if (r->conf.netns && r->pasta.netns_quit)
+			ns_watch_start(r, r->conf.netns);
+		if (netns_setup(&r->nc, &r->ns))
 			return 1;
-		mac = ns.mac;
+		r->mac = r->ns.mac;
 	}
-	ret = kind->init(&edge, &(const struct edge_args){
-					.path = conf.sock_path,
-					.fd = conf.sock_fd,
-					.nqueues = conf.shards,
-					.offload = conf.offload,
-					.mtu = conf.mtu,
-					.ctr = sh->stats.ctr,
-					.tap_fds = ns.tap_fds,
-					.tap_nfds = ns.nqueues,
-					.vnet_hdr_len = nc.vnet_hdr_len,
-					.ifname = conf.ifname });
+	return 0;
+}
+
+/**
+ * run_edge() - attach the guest: make the edge of the kind asked for
+ * @r:		run state (@edge made, @grp.n set to its number of queues)
+ *
+ * Return: 0 to go on, 1 on failure (logged)
+ */
+static int run_edge(struct run *r)
+{
+	const struct conf *c = &r->conf;
+	const struct edge_args args = {
+		.path = c->sock_path,
+		.fd = c->sock_fd,
+		.nqueues = c->shards,
+		.offload = c->offload,
+		.mtu = c->mtu,
+		.ctr = r->shs[0].stats.ctr,
+		.tap_fds = r->ns.tap_fds,
+		.tap_nfds = r->ns.nqueues,
+		.vnet_hdr_len = r->nc.vnet_hdr_len,
+		.ifname = c->ifname,
+	};
+	int ret;
+
+	ret = edge_kinds[c->edge].init(&r->edge, &args);
 	if (ret == -ENOMEM)
 		die("out of memory");
 	if (ret) {
-		if (edge.ops)
-			edge.ops->fini(&edge);
+		if (r->edge.ops)
+			r->edge.ops->fini(&r->edge);
 		return 1;
 	}
-	grp.n = edge.nqueues;
+	r->grp.n = r->edge.nqueues;
 	/* passt --one-off (or --fd): the first guest is the only one */
-	if (r.pasta.one_off)
-		edge.reconnect = false;
-	nofile_raise();
-	grp.ctl_fd = -1;
+	if (r->pasta.one_off)
+		r->edge.reconnect = false;
+	return 0;
+}
+
+/**
+ * run_shards() - set up every shard, and --pcap's file and buffers
+ * @r:		run state (@shs and @grp set up, @pcap and @pbufs opened)
+ *
+ * Return: 0 to go on, 1 on failure (logged)
+ */
+static int run_shards(struct run *r)
+{
+	unsigned i;
+	int ret;
+
+	r->grp.ctl_fd = -1;
 	svc_register();
-	for (i = 0; i < grp.n; i++) {
-		ret = shard_init(&shs[i], &conf, &edge, mac, &grp, i);
+	for (i = 0; i < r->grp.n; i++) {
+		ret = shard_init(&r->shs[i], &r->conf, &r->edge, r->mac,
+				 &r->grp, i);
 		if (ret) {
 			errno = -ret;
 			die_perror("cannot set up");
 		}
 	}
-	if (conf.pcap_path) {
-		if (pcap_open(&pcap, conf.pcap_path, conf.pcap_max))
+	if (r->conf.pcap_path) {
+		if (pcap_open(&r->pcap, r->conf.pcap_path, r->conf.pcap_max))
 			return 1;
-		for (i = 0; i < grp.n; i++) {
-			if (pcap_buf_init(&pbufs[i], &pcap, shs[i].stats.ctr))
+		for (i = 0; i < r->grp.n; i++) {
+			if (pcap_buf_init(&r->pbufs[i], &r->pcap,
+					  r->shs[i].stats.ctr))
 				die("out of memory");
-			shs[i].stats.pcap = &pbufs[i];
+			r->shs[i].stats.pcap = &r->pbufs[i];
 		}
 	}
-	r.ctl = ctl_init(sh, &conf);
-	if (!r.ctl)
+	return 0;
+}
+
+/**
+ * run_services() - the control thread's sockets, migration, and shard 0's
+ * services: published ports, splice, -T/-U, auto forwarding, DNS, the
+ * slirp4netns API socket and exit fd
+ * @r:		run state (@ctl, @mig_dirfd set)
+ *
+ * #syscalls:setup fcntl
+ * Return: 0 to go on, 1 on failure (logged)
+ */
+static int run_services(struct run *r)
+{
+	struct shard *sh = &r->shs[0];
+	const struct conf *c = &r->conf;
+
+	r->ctl = ctl_init(sh, c);
+	if (!r->ctl)
 		return 1;
-	if (mig_init(&grp, &conf, &edge))
+	if (mig_init(&r->grp, c, &r->edge))
 		return 1;
-	r.mig_dirfd = mig_dirfd(&grp);
+	r->mig_dirfd = mig_dirfd(&r->grp);
 	/* a migration destination publishes its ports once the source's
 	 * listening sockets came, or did not (mig_shard_poll()) */
-	if (!conf.migrate_from && fwd_init(sh))
+	if (!c->migrate_from && fwd_init(sh))
 		return 1;
-	if (splice_init(sh, ns.nsh_fd))
+	if (splice_init(sh, r->ns.nsh_fd))
 		return 1;
 	if (udpns_init(sh))
 		return 1;
 	if (fwdauto_init(sh))
 		return 1;
-	if (conf.dns && dns_fwd_init(sh, conf.resolv_conf))
+	if (c->dns && dns_fwd_init(sh, c->resolv_conf))
 		return 1;
 	/* served by the control thread, like --ctl */
-	if (r.s4n.api_path && ctl_api_init(r.ctl, r.s4n.api_path))
+	if (r->s4n.api_path && ctl_api_init(r->ctl, r->s4n.api_path))
 		return 1;
-	if (r.s4n.exit_fd >= 0) {
-		int fl = fcntl(r.s4n.exit_fd, F_GETFL);
+	if (r->s4n.exit_fd >= 0) {
+		int fl = fcntl(r->s4n.exit_fd, F_GETFL);
 
-		if (fl < 0 || fcntl(r.s4n.exit_fd, F_SETFL, fl | O_NONBLOCK) ||
-		    shard_ep_add(sh, r.s4n.exit_fd, EPOLLIN,
+		if (fl < 0 || fcntl(r->s4n.exit_fd, F_SETFL, fl | O_NONBLOCK) ||
+		    shard_ep_add(sh, r->s4n.exit_fd, EPOLLIN,
 				 EP_DATA(EP_CTL, CTL_IDX_EXIT_FD))) {
 			err_perror("cannot watch the exit fd %d",
-				   r.s4n.exit_fd);
+				   r->s4n.exit_fd);
 			return 1;
 		}
 	}
+	return 0;
+}
 
-	r.conf = &conf;
-	r.ns = &ns;
-	r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (r.sigfd < 0 ||
-	    shard_ep_add(sh, r.sigfd, EPOLLIN, EP_DATA(EP_SIGNAL, 0)))
+/**
+ * run_watch() - what shard 0 watches for on_other(): the signals, the
+ * --netns file, the process whose namespace we joined
+ * @r:		run state (@sigfd set)
+ *
+ * #syscalls:setup signalfd4 pidfd_open
+ */
+static void run_watch(struct run *r)
+{
+	struct shard *sh = &r->shs[0];
+
+	r->sigfd = signalfd(-1, &r->sigmask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (r->sigfd < 0 ||
+	    shard_ep_add(sh, r->sigfd, EPOLLIN, EP_DATA(EP_SIGNAL, 0)))
 		die_perror("signalfd");
-	if (r.inofd >= 0)
-		shard_ep_add(sh, r.inofd, EPOLLIN, EP_DATA(EP_NSWATCH, 0));
-	if (ns.watch_pid > 0 && r.pasta.netns_quit) {
-		int pfd = (int)syscall(SYS_pidfd_open, ns.watch_pid, 0);
+	if (r->inofd >= 0)
+		shard_ep_add(sh, r->inofd, EPOLLIN, EP_DATA(EP_NSWATCH, 0));
+	if (r->ns.watch_pid > 0 && r->pasta.netns_quit) {
+		int pfd = (int)syscall(SYS_pidfd_open, r->ns.watch_pid, 0);
 
 		if (pfd >= 0)
 			shard_ep_add(sh, pfd, EPOLLIN, EP_DATA(EP_PIDFD, 0));
 	}
+}
 
-	inet_ntop(AF_INET, &conf.guest4, a, sizeof(a));
-	inet_ntop(AF_INET, &conf.gw4, g, sizeof(g));
+/**
+ * run_announce() - log what we serve: the edge, the guest's addresses and
+ * gateways, the published ports, the shards
+ * @r:		run state
+ */
+static void run_announce(const struct run *r)
+{
+	const struct conf *c = &r->conf;
+	char a[INET_ADDRSTRLEN], g[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &c->guest4, a, sizeof(a));
+	inet_ntop(AF_INET, &c->gw4, g, sizeof(g));
 	info("serving %s: guest %s/%u, gateway %s%s, MTU %u, %u published "
 	     "port(s), %u shard(s)",
-	     edge.where, a, conf.prefix_len, g,
-	     conf.map_gw ? " (= host loopback)" : "", conf.mtu, fwd_count(sh),
-	     grp.n);
-	if (conf.ipv6) {
+	     r->edge.where, a, c->prefix_len, g,
+	     c->map_gw ? " (= host loopback)" : "", c->mtu,
+	     fwd_count(&r->shs[0]), r->grp.n);
+	if (c->ipv6) {
 		char a6[INET6_ADDRSTRLEN], g6[INET6_ADDRSTRLEN];
 		char l6[INET6_ADDRSTRLEN + 5] = " and ";
 
-		inet_ntop(AF_INET6, &conf.guest6, a6, sizeof(a6));
-		inet_ntop(AF_INET6, &conf.gw6, g6, sizeof(g6));
-		if (IN6_ARE_ADDR_EQUAL(&conf.gw6, &conf.gw6_ll))
+		inet_ntop(AF_INET6, &c->guest6, a6, sizeof(a6));
+		inet_ntop(AF_INET6, &c->gw6, g6, sizeof(g6));
+		if (IN6_ARE_ADDR_EQUAL(&c->gw6, &c->gw6_ll))
 			l6[0] = '\0';
 		else
-			inet_ntop(AF_INET6, &conf.gw6_ll, l6 + 5,
+			inet_ntop(AF_INET6, &c->gw6_ll, l6 + 5,
 				  INET6_ADDRSTRLEN);
-		info("IPv6: guest %s/%u, gateway %s%s%s", a6, conf.prefix6_len,
-		     g6, l6, conf.map_gw ? " (= host ::1)" : "");
-	} else if (conf.mtu < 1280) {
+		info("IPv6: guest %s/%u, gateway %s%s%s", a6, c->prefix6_len,
+		     g6, l6, c->map_gw ? " (= host ::1)" : "");
+	} else if (c->mtu < 1280) {
 		info("IPv6 off: the MTU %u is below IPv6's minimum of 1280",
-		     conf.mtu);
+		     c->mtu);
 	}
+}
+
+/**
+ * run_sandbox() - write the PID file and open what we keep by path, then
+ * enter the sandbox (no seccomp filter yet: run_threads())
+ * @r:		run state (@stats_dirfd, @sb set)
+ *
+ * Return: 0 to go on, 1 on failure (logged)
+ */
+static int run_sandbox(struct run *r)
+{
 	/* pasta -f -P: the PID file, while the filesystem is there (a
 	 * daemon's parent writes it once we are ready) */
-	if (pasta_pid_write(&r.pasta, getpid()))
+	if (pasta_pid_write(&r->pasta, getpid()))
 		return 1;
-	stats_open_dir(&r, conf.stats_file);
-	sandbox_prepare(&sb, &conf, &r, &edge);
-	if (sandbox_enter(&sb))
+	stats_open_dir(r, r->conf.stats_file);
+	sandbox_prepare(&r->sb, &r->conf, r, &r->edge);
+	if (sandbox_enter(&r->sb))
 		return 1;
 	/* as the flows will bind: with the privileges left */
-	if (sock_out_check(&conf))
+	if (sock_out_check(&r->conf))
 		return 1;
+	return 0;
+}
+
+/**
+ * run_threads() - start the shard, control and migration threads, install
+ * the seccomp filter for all of them, and only then release them at one
+ * barrier: nothing handles a frame before the filter is in place
+ * @r:		run state (@tid set)
+ *
+ * Return: 0 to go on, 1 on failure (logged)
+ */
+static int run_threads(struct run *r)
+{
+	unsigned i;
+	int ret;
+
 	/* the shards and the control thread wait for the seccomp filter */
 	pthread_barrier_init(&start_barrier, NULL,
-			     grp.n + (ctl_active(r.ctl) ? 1 : 0) +
-				     (mig_active(&grp) ? 1 : 0));
-	for (i = 1; i < grp.n; i++) {
-		ret = pthread_create(&tid[i], NULL, worker, &shs[i]);
+			     r->grp.n + (ctl_active(r->ctl) ? 1 : 0) +
+				     (mig_active(&r->grp) ? 1 : 0));
+	for (i = 1; i < r->grp.n; i++) {
+		ret = pthread_create(&r->tid[i], NULL, worker, &r->shs[i]);
 		if (ret) {
 			errno = ret;
 			die_perror("cannot start shard thread");
 		}
 	}
-	if (ctl_start(r.ctl, &start_barrier))
+	if (ctl_start(r->ctl, &start_barrier))
 		die("cannot start the control thread");
-	if (mig_start(&grp, &start_barrier))
+	if (mig_start(&r->grp, &start_barrier))
 		die("cannot start the migration thread");
-	if (sandbox_seccomp(&sb))
+	if (sandbox_seccomp(&r->sb))
 		return 1;
 	pthread_barrier_wait(&start_barrier);
+	return 0;
+}
 
-	if (ns.cmd_pid > 0 && netns_start_cmd(&ns))
+/**
+ * run_ready() - let the command in the new namespace start, and tell
+ * whoever waits for us (slirp4netns's ready fd, pasta's parent) that we
+ * are ready
+ * @r:		run state
+ */
+static void run_ready(struct run *r)
+{
+	if (r->ns.cmd_pid > 0 && netns_start_cmd(&r->ns))
 		die("cannot start the command");
-	s4n_ready(&r.s4n);
-	pasta_ready(&r.pasta);
+	s4n_ready(&r->s4n);
+	pasta_ready(&r->pasta);
+}
 
-	ret = shard_run(sh, on_other, &r);
-	if (ret) {
-		errno = -ret;
-		r.exit_code = 1;
-		if (ret == -ECONNRESET) {
-			info("the guest's connection closed: stopping");
-			r.exit_code = 0;
-		} else if (ret == -EBADFD || ret == -EIO || ret == -ENXIO) {
-			err("the tap device went away (deleted, or its "
-			    "namespace): stopping");
-		} else {
-			err_perror("event loop");
-		}
-		if (ns.cmd_pid > 0)
-			kill(ns.cmd_pid, SIGTERM);
+/**
+ * run_serve() - shard 0's loop, until on_other() or a failure stops it
+ * @r:		run state (@exit_code set)
+ *
+ * A failure is logged, and the command is sent SIGTERM.
+ *
+ * #syscalls kill
+ */
+static void run_serve(struct run *r)
+{
+	int ret = shard_run(&r->shs[0], on_other, r);
+
+	if (!ret)
+		return;
+	errno = -ret;
+	r->exit_code = 1;
+	if (ret == -ECONNRESET) {
+		info("the guest's connection closed: stopping");
+		r->exit_code = 0;
+	} else if (ret == -EBADFD || ret == -EIO || ret == -ENXIO) {
+		err("the tap device went away (deleted, or its "
+		    "namespace): stopping");
+	} else {
+		err_perror("event loop");
 	}
+	if (r->ns.cmd_pid > 0)
+		kill(r->ns.cmd_pid, SIGTERM);
+}
+
+/**
+ * run_teardown() - stop the threads, reset the flows left, dump the
+ * counters, release everything
+ * @r:		run state
+ *
+ * Return: the status to exit with (@exit_code)
+ */
+static int run_teardown(struct run *r)
+{
+	struct shard *sh = &r->shs[0];
+	unsigned i;
+
 	/* the control and migration threads first: they may be waiting
 	 * for shards */
-	mig_stop(&grp);
-	ctl_stop(r.ctl);
-	atomic_store(&grp.stop, 1);
-	for (i = 1; i < grp.n; i++) {
+	mig_stop(&r->grp);
+	ctl_stop(r->ctl);
+	atomic_store(&r->grp.stop, 1);
+	for (i = 1; i < r->grp.n; i++) {
 		sh->peers.kick |= 1U << i;
 		mbox_kick(sh);
-		pthread_join(tid[i], NULL);
+		pthread_join(r->tid[i], NULL);
 	}
-	ctl_fini(r.ctl);
-	for (i = 0; i < grp.n; i++) {
-		if (shs[i].stats.pcap)
-			pcap_buf_fini(shs[i].stats.pcap);
-		shs[i].stats.pcap = NULL;
+	ctl_fini(r->ctl);
+	for (i = 0; i < r->grp.n; i++) {
+		if (r->shs[i].stats.pcap)
+			pcap_buf_fini(r->shs[i].stats.pcap);
+		r->shs[i].stats.pcap = NULL;
 	}
-	pcap_close(&pcap);
+	pcap_close(&r->pcap);
 	/* flows cut off by our leaving: their host peers see resets */
-	for (i = 0; i < grp.n; i++)
-		shard_reset_flows(&shs[i]);
-	mig_fini(&grp);
+	for (i = 0; i < r->grp.n; i++)
+		shard_reset_flows(&r->shs[i]);
+	mig_fini(&r->grp);
 	/* slirp4netns, pasta and passt modes: clients log our standard
 	 * error, so counters only on request (SIGUSR1, --stats-file) */
-	if ((!conf.s4n && !conf.pasta_mode) || conf.stats_file)
-		dump_stats(sh, &r);
+	if ((!r->conf.s4n && !r->conf.pasta_mode) || r->conf.stats_file)
+		dump_stats(sh, r);
 	fwdauto_fini(sh);
 	udpns_fini(sh);
 	splice_fini(sh);
-	for (i = 0; i < grp.n; i++)
-		shard_fini(&shs[i]);
-	edge.ops->fini(&edge);
-	return r.exit_code;
+	for (i = 0; i < r->grp.n; i++)
+		shard_fini(&r->shs[i]);
+	r->edge.ops->fini(&r->edge);
+	return r->exit_code;
+}
+
+/**
+ * main() - slipway: the stages of a run, in their order
+ * @argc:	argument count
+ * @argv:	arguments
+ *
+ * The order matters: signals are blocked before any child exists; the
+ * repair helper is forked first, as who we are; the namespace and its tap
+ * come before the edge, the edge before the shards, everything opened by
+ * path before the sandbox, and the seccomp filter before any thread
+ * handles a frame.
+ *
+ * Return: the command's exit status, 1 on failure, 2 on a bad command line
+ */
+int main(int argc, char **argv)
+{
+	/* static: the shards and the edge live as long as the process */
+	static struct run r = { .ns = { .nsh_fd = -1 }, .pcap = { .fd = -1 } };
+	int ret;
+
+	if (argc > 1 && !strcmp(argv[1], "ctl"))
+		return ctl_client_main(argc - 1, argv + 1);
+	ret = run_parse(&r, argc, argv);
+	if (ret)
+		return ret;
+	run_signals_block(&r);
+	/* TCP_REPAIR's capability goes to a process of its own, made while
+	 * we still have it, as who we are (before --runas, before any
+	 * namespace is joined), with nothing in memory yet but the options */
+	if (r.conf.migrate_repair && repair_helper_start(&r.conf))
+		return 1;
+	if (run_netns(&r) || run_edge(&r))
+		return 1;
+	nofile_raise();
+	if (run_shards(&r) || run_services(&r))
+		return 1;
+	run_watch(&r);
+	run_announce(&r);
+	if (run_sandbox(&r) || run_threads(&r))
+		return 1;
+	run_ready(&r);
+	run_serve(&r);
+	return run_teardown(&r);
 }

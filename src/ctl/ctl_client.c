@@ -324,27 +324,41 @@ static void print_added(const json_t *r)
 }
 
 /**
- * ctl_client_main() - slipway ctl PATH CMD [ARGS] [--json]
+ * struct client_args - a slipway ctl command line
+ * @path:	the control socket
+ * @cmd:	COMMAND
+ * @args:	its arguments
+ * @nargs:	how many of @args there are
+ * @limit:	--limit's value
+ * @has_limit:	--limit was given
+ * @raw:	--json: print the reply as it came
+ */
+struct client_args {
+	const char *path;
+	const char *cmd;
+	const char *args[5];
+	unsigned nargs;
+	unsigned long limit;
+	bool has_limit;
+	bool raw;
+};
+
+/**
+ * client_args_parse() - read the client's command line
+ * @a:		filled
  * @argc:	arguments after "slipway"
  * @argv:	"ctl", PATH, CMD...
  *
- * Return: exit status: 0, 1 (no answer or an error reply), 2 (bad usage)
+ * Return: -1 to go on, else the status to exit with: 0 after --help, 2 on
+ * bad usage (reported)
  */
-int ctl_client_main(int argc, char **argv)
+static int client_args_parse(struct client_args *a, int argc, char **argv)
 {
-	const char *path = NULL, *cmd = NULL, *args[5];
-	unsigned nargs = 0;
-	unsigned long limit = 0;
-	bool raw = false, has_limit = false;
-	char req[256], *reply;
-	json_error_t jerr;
-	json_t *r;
-	size_t len;
 	int i;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
-			raw = true;
+			a->raw = true;
 		} else if (!strcmp(argv[i], "-h") ||
 			   !strcmp(argv[i], "--help")) {
 			fputs(client_usage, stdout);
@@ -356,133 +370,201 @@ int ctl_client_main(int argc, char **argv)
 				return client_usage_error(
 					"--limit needs a value");
 			errno = 0;
-			limit = strtoul(argv[++i], &end, 10);
+			a->limit = strtoul(argv[++i], &end, 10);
 			if (errno || *end || !*argv[i] || *argv[i] == '-' ||
-			    limit > CTL_FLOWS_LIMIT_MAX)
+			    a->limit > CTL_FLOWS_LIMIT_MAX)
 				return client_usage_error(
 					"bad --limit: expected 0 to 1000000");
-			has_limit = true;
+			a->has_limit = true;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "slipway ctl: unknown option '%s'\n",
 				argv[i]);
 			return client_usage_error("see the usage");
-		} else if (!path) {
-			path = argv[i];
-		} else if (!cmd) {
-			cmd = argv[i];
-		} else if (nargs < 5) {
-			args[nargs++] = argv[i];
+		} else if (!a->path) {
+			a->path = argv[i];
+		} else if (!a->cmd) {
+			a->cmd = argv[i];
+		} else if (a->nargs < 5) {
+			a->args[a->nargs++] = argv[i];
 		} else {
 			return client_usage_error("too many arguments");
 		}
 	}
-	if (!path || !cmd)
+	if (!a->path || !a->cmd)
 		return client_usage_error("needs a socket PATH and a COMMAND");
-	if (has_limit && strcmp(cmd, "flows"))
+	if (a->has_limit && strcmp(a->cmd, "flows"))
 		return client_usage_error("--limit goes with flows only");
-	if (!strcmp(cmd, "stats") || !strcmp(cmd, "version") ||
-	    !strcmp(cmd, "flows")) {
-		if (nargs)
+	return -1;
+}
+
+/**
+ * client_forwards_request() - the request of a forwards command
+ * @a:		command line (@cmd is "forwards")
+ * @req:	filled: one line of JSON
+ * @size:	size of @req
+ *
+ * Return: 0, or 2 on bad usage (reported)
+ */
+static int client_forwards_request(const struct client_args *a, char *req,
+				   size_t size)
+{
+	const char *op = a->nargs ? a->args[0] : "list";
+	json_t *q = NULL;
+	char *t;
+
+	if (!strcmp(op, "list") && a->nargs <= 1) {
+		q = json_pack("{s:s, s:s}", "cmd", "forwards", "op", "list");
+	} else if (!strcmp(op, "add") && (a->nargs == 3 || a->nargs == 4)) {
+		if (strcmp(a->args[1], "tcp") && strcmp(a->args[1], "udp"))
+			return client_usage_error("forwards add: tcp or udp");
+		q = json_pack("{s:s, s:s, s:s, s:s}", "cmd", "forwards", "op",
+			      "add", "proto", a->args[1], "spec", a->args[2]);
+		if (q && a->nargs == 4)
+			json_object_set_new(q, "guest_addr",
+					    json_string(a->args[3]));
+	} else if (!strcmp(op, "remove") && a->nargs == 2) {
+		char *end;
+		unsigned long id;
+
+		errno = 0;
+		id = strtoul(a->args[1], &end, 10);
+		if (errno || *end || !id || id > INT32_MAX ||
+		    *a->args[1] == '-' || *a->args[1] == '+')
+			return client_usage_error(
+				"forwards remove: ID is a positive "
+				"number (see forwards list)");
+		q = json_pack("{s:s, s:s, s:I}", "cmd", "forwards", "op",
+			      "remove", "id", (json_int_t)id);
+	} else {
+		return client_usage_error(
+			"forwards [list] | forwards add tcp|udp SPEC "
+			"[GUEST_ADDR] | forwards remove ID");
+	}
+	t = q ? json_dumps(q, JSON_COMPACT) : NULL;
+	json_decref(q);
+	if (!t || strlen(t) >= size) {
+		free(t);
+		return client_usage_error("arguments too long");
+	}
+	strcpy(req, t);
+	free(t);
+	return 0;
+}
+
+/**
+ * client_request() - the request a command line asks for
+ * @a:		command line
+ * @req:	filled: one line of JSON
+ * @size:	size of @req
+ *
+ * Return: 0, or 2 on bad usage (reported)
+ */
+static int client_request(const struct client_args *a, char *req, size_t size)
+{
+	if (!strcmp(a->cmd, "stats") || !strcmp(a->cmd, "version") ||
+	    !strcmp(a->cmd, "flows")) {
+		if (a->nargs)
 			return client_usage_error(
 				"this command takes no arguments");
-		if (has_limit)
-			snprintf(req, sizeof(req),
-				 "{\"cmd\":\"flows\",\"limit\":%lu}", limit);
+		if (a->has_limit)
+			snprintf(req, size, "{\"cmd\":\"flows\",\"limit\":%lu}",
+				 a->limit);
 		else
-			snprintf(req, sizeof(req), "{\"cmd\":\"%s\"}", cmd);
-	} else if (!strcmp(cmd, "forwards")) {
-		const char *op = nargs ? args[0] : "list";
-		json_t *q = NULL;
-		char *t;
-
-		if (!strcmp(op, "list") && nargs <= 1) {
-			q = json_pack("{s:s, s:s}", "cmd", "forwards", "op",
-				      "list");
-		} else if (!strcmp(op, "add") && (nargs == 3 || nargs == 4)) {
-			if (strcmp(args[1], "tcp") && strcmp(args[1], "udp"))
-				return client_usage_error(
-					"forwards add: tcp or udp");
-			q = json_pack("{s:s, s:s, s:s, s:s}", "cmd", "forwards",
-				      "op", "add", "proto", args[1], "spec",
-				      args[2]);
-			if (q && nargs == 4)
-				json_object_set_new(q, "guest_addr",
-						    json_string(args[3]));
-		} else if (!strcmp(op, "remove") && nargs == 2) {
-			char *end;
-			unsigned long id;
-
-			errno = 0;
-			id = strtoul(args[1], &end, 10);
-			if (errno || *end || !id || id > INT32_MAX ||
-			    *args[1] == '-' || *args[1] == '+')
-				return client_usage_error(
-					"forwards remove: ID is a positive "
-					"number (see forwards list)");
-			q = json_pack("{s:s, s:s, s:I}", "cmd", "forwards",
-				      "op", "remove", "id", (json_int_t)id);
-		} else {
-			return client_usage_error(
-				"forwards [list] | forwards add tcp|udp SPEC "
-				"[GUEST_ADDR] | forwards remove ID");
-		}
-		t = q ? json_dumps(q, JSON_COMPACT) : NULL;
-		json_decref(q);
-		if (!t || strlen(t) >= sizeof(req)) {
-			free(t);
-			return client_usage_error("arguments too long");
-		}
-		strcpy(req, t);
-		free(t);
-	} else {
-		fprintf(stderr, "slipway ctl: unknown command '%s'\n", cmd);
-		return client_usage_error(
-			"COMMAND is stats, flows, version or forwards");
+			snprintf(req, size, "{\"cmd\":\"%s\"}", a->cmd);
+		return 0;
 	}
+	if (!strcmp(a->cmd, "forwards"))
+		return client_forwards_request(a, req, size);
+	fprintf(stderr, "slipway ctl: unknown command '%s'\n", a->cmd);
+	return client_usage_error(
+		"COMMAND is stats, flows, version or forwards");
+}
 
-	reply = ask(path, req, &len);
-	if (!reply)
-		return 1;
+/**
+ * print_version() - the answer to version
+ * @r:	reply
+ */
+static void print_version(const json_t *r)
+{
+	printf("slipway %s: edge %s, %lld shard(s), SO_PEEK_OFF %s, "
+	       "max %lld flows\n",
+	       s(r, "version"), s(r, "edge"),
+	       (long long)json_integer_value(json_object_get(r, "shards_n")),
+	       json_is_true(json_object_get(r, "peek_offset")) ? "on" : "off",
+	       (long long)json_integer_value(json_object_get(r, "max_flows")));
+}
+
+/**
+ * client_reply_print() - print a reply: raw, or as the command's tables
+ * @a:		command line
+ * @reply:	the reply (NUL-terminated)
+ * @len:	its length
+ *
+ * Return: 0, or 1 if the reply is no JSON object or an error (reported)
+ */
+static int client_reply_print(const struct client_args *a, const char *reply,
+			      size_t len)
+{
+	json_error_t jerr;
+	json_t *r;
+
 	r = json_loadb(reply, len, 0, &jerr);
 	if (!r || !json_is_object(r)) {
 		fprintf(stderr,
 			"slipway ctl: the reply is not a JSON object: %s\n",
 			jerr.text);
 		json_decref(r);
-		free(reply);
 		return 1;
 	}
 	if (json_object_get(r, "error")) {
-		if (raw)
+		if (a->raw)
 			fputs(reply, stdout);
 		fprintf(stderr, "slipway ctl: error: %s\n", s(r, "error"));
 		json_decref(r);
-		free(reply);
 		return 1;
 	}
-	if (raw)
+	if (a->raw)
 		fputs(reply, stdout);
-	else if (!strcmp(cmd, "stats"))
+	else if (!strcmp(a->cmd, "stats"))
 		print_stats(r);
-	else if (!strcmp(cmd, "flows"))
+	else if (!strcmp(a->cmd, "flows"))
 		print_flows(r);
-	else if (!strcmp(cmd, "forwards") && json_object_get(r, "added"))
+	else if (!strcmp(a->cmd, "forwards") && json_object_get(r, "added"))
 		print_added(r);
-	else if (!strcmp(cmd, "forwards") && json_object_get(r, "removed"))
+	else if (!strcmp(a->cmd, "forwards") && json_object_get(r, "removed"))
 		printf("removed %llu\n", u(r, "removed"));
-	else if (!strcmp(cmd, "forwards"))
+	else if (!strcmp(a->cmd, "forwards"))
 		print_forwards(r);
 	else
-		printf("slipway %s: edge %s, %lld shard(s), SO_PEEK_OFF %s, "
-		       "max %lld flows\n",
-		       s(r, "version"), s(r, "edge"),
-		       (long long)json_integer_value(
-			       json_object_get(r, "shards_n")),
-		       json_is_true(json_object_get(r, "peek_offset")) ? "on" :
-									 "off",
-		       (long long)json_integer_value(
-			       json_object_get(r, "max_flows")));
+		print_version(r);
 	json_decref(r);
-	free(reply);
 	return 0;
+}
+
+/**
+ * ctl_client_main() - slipway ctl PATH CMD [ARGS] [--json]
+ * @argc:	arguments after "slipway"
+ * @argv:	"ctl", PATH, CMD...
+ *
+ * Return: exit status: 0, 1 (no answer or an error reply), 2 (bad usage)
+ */
+int ctl_client_main(int argc, char **argv)
+{
+	struct client_args a = { 0 };
+	char req[256], *reply;
+	size_t len;
+	int ret;
+
+	ret = client_args_parse(&a, argc, argv);
+	if (ret >= 0)
+		return ret;
+	ret = client_request(&a, req, sizeof(req));
+	if (ret)
+		return ret;
+	reply = ask(a.path, req, &len);
+	if (!reply)
+		return 1;
+	ret = client_reply_print(&a, reply, len);
+	free(reply);
+	return ret;
 }
