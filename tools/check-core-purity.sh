@@ -10,8 +10,9 @@
 #   check-core-purity.sh --self-test NM CC SRCDIR LIB
 #	proves both guards can fail: a scratch copy of core/csum.c with a
 #	call to write() appended must not compile with -DSLIPWAY_CORE_BUILD
-#	(util/pure.h poisons it), and, built without the poison, LIB plus
-#	that object must fail the check above.
+#	and util/pure.h forced, as the core is built (it poisons the call),
+#	and, built without the poison, LIB plus that object must fail the
+#	check above.
 #
 # The allowlist is what the core really uses: the four mem* functions (and
 # their _FORTIFY_SOURCE forms), the stack protector, and assert_fail(),
@@ -71,7 +72,8 @@ trap 'rm -rf "$tmp"' EXIT
 	printf 'long purity_canary(void) { return write(2, "x", 1); }\n'
 } > "$tmp/csum.c"
 
-if $cc -DSLIPWAY_CORE_BUILD -I"$src/core" -I"$src" -c "$tmp/csum.c" \
+if $cc -DSLIPWAY_CORE_BUILD -include util/pure.h -I"$src/core" -I"$src" \
+	-c "$tmp/csum.c" \
 	-o "$tmp/poisoned.o" 2>"$tmp/cc.log"; then
 	echo "self-test: a core file calling write() compiled under the poison"
 	exit 1

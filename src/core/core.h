@@ -19,7 +19,6 @@
 #include "pkt.h"
 
 /* core/ and util/ sources are built with -DSLIPWAY_CORE_BUILD: poison */
-#include "../util/pure.h"
 
 #define ETH_HLEN 14
 #define ETH_ALEN 6

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "csum.h"
-#include "../util/pure.h"
 
 /**
  * csum_partial() - add bytes to a running one's complement sum

@@ -40,7 +40,6 @@
 
 #include "../util/util.h"
 #include "dns.h"
-#include "../util/pure.h"
 
 static const char *const dns_err_names[] = {
 	[DNS_OK] = "ok",

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "mig.h"
-#include "../util/pure.h"
 
 /**
  * struct mig_w - a write cursor

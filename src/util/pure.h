@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pure.h - the calls core/ and util/ may not name, poisoned at compile time
  *
- * Every .c file of libcore.a (core/ and util/siphash.c) includes this after
- * its system headers, directly or through core.h; they are built with
- * -DSLIPWAY_CORE_BUILD, so naming any of these is a compile error there.
- * Other layers include core.h without the define and see no poison. The
+ * Every .c file of libcore.a (core/ and util/siphash.c) is built with this
+ * header forced first (-include, src/meson.build) and -DSLIPWAY_CORE_BUILD,
+ * so naming any of these is a compile error there, and no file can miss
+ * it. The poison must follow the declarations in the system headers, so
+ * this header includes first the only ones the core may use (the C
+ * library's pure parts); a core file including another system header
+ * after it fails to build if that header names a poisoned call. Other
+ * layers never see it. The
  * list covers what a protocol core could reach for by habit: allocation,
  * socket and file I/O, clocks and sleeps, randomness, printing and process
  * exits. tools/check-core-purity.sh checks the objects after the fact
@@ -15,6 +19,13 @@
 #define SLIPWAY_PURE_H
 
 #ifdef SLIPWAY_CORE_BUILD
+/* the system headers the core may use, declared before the poison */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
 /* allocation */
 #pragma GCC poison malloc free calloc realloc reallocarray aligned_alloc
 #pragma GCC poison posix_memalign strdup strndup alloca
@@ -29,7 +40,7 @@
 #pragma GCC poison usleep
 /* randomness: secrets are given at core_init() */
 #pragma GCC poison rand random srand getrandom
-/* printing: the core counts, host/ logs */
+/* printing: the core counts, the layers above log */
 #pragma GCC poison printf fprintf sprintf snprintf vprintf vfprintf
 #pragma GCC poison vsnprintf dprintf puts fputs fwrite perror strerror syslog
 /* process and environment */

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "siphash.h"
-#include "pure.h"
 
 #define ROTL64(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
 
