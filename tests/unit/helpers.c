@@ -23,7 +23,6 @@ const uint8_t guest6_ll[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00,
 /* IPv4 as test_tcp.c always ran it; IPv6 as env_conf6() sets it up, with
  * the guest at ::15 of the prefix, as test_ipv6.c has it */
 const struct fam fam4 = {
-	.name = "v4",
 	.ethertype = ETHERTYPE_IP4,
 	.iphlen = IP4_HLEN,
 	.gso_type = VNET_HDR_GSO_TCPV4,
@@ -37,7 +36,6 @@ const struct fam fam4 = {
 };
 
 const struct fam fam6 = {
-	.name = "v6",
 	.v6 = true,
 	.ethertype = ETHERTYPE_IP6,
 	.iphlen = IP6_HLEN,
@@ -955,7 +953,6 @@ void parse_tcp(const struct env *e, unsigned i, struct otcp *o)
 	const uint8_t *f = e->fx.slots + (size_t)i * e->fx.slot_size;
 	const struct fam *fam = e->fam;
 	const uint8_t *ip, *th;
-	uint8_t src[ADDR_LEN], dst[ADDR_LEN];
 	size_t len, k;
 	uint16_t ps;
 
@@ -979,8 +976,6 @@ void parse_tcp(const struct env *e, unsigned i, struct otcp *o)
 		ps = ref_pseudo4(o->saddr, o->daddr, IPPROTO_TCP_,
 				 (uint16_t)len);
 	}
-	memcpy(src, o->src, ADDR_LEN);
-	memcpy(dst, o->dst, ADDR_LEN);
 
 	if (e->c.conf.csum_offload) {
 		assert_int_equal(e->c.conf.vnet_hdr_len, 12);
@@ -999,8 +994,8 @@ void parse_tcp(const struct env *e, unsigned i, struct otcp *o)
 	} else {
 		for (k = 0; k < e->c.conf.vnet_hdr_len; k++)
 			assert_int_equal(f[k], 0);
-		assert_int_equal(l4_csum_ok_any(src, dst, IPPROTO_TCP_, th,
-						len),
+		assert_int_equal(l4_csum_ok_any(o->src, o->dst, IPPROTO_TCP_,
+						th, len),
 				 0xffff);
 	}
 }

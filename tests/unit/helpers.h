@@ -90,7 +90,6 @@ extern const uint8_t guest6_ll[16];
 /**
  * struct fam - an address family the TCP tests run over: what differs
  * between a guest's TCP over IPv4 and over IPv6
- * @name:	"v4" or "v6", as the test names show it
  * @v6:		IPv6
  * @ethertype:	of the guest's frames
  * @iphlen:	IP header bytes (no options, no extension headers)
@@ -106,7 +105,6 @@ extern const uint8_t guest6_ll[16];
  *		gateway
  */
 struct fam {
-	const char *name;
 	bool v6;
 	uint16_t ethertype;
 	size_t iphlen;

@@ -1885,6 +1885,11 @@ static void test_host_data_gso(void **state)
 	assert_int_equal(slot[1], VNET_HDR_GSO_NONE);
 	assert_ctr_deltas(e, CTR_TCP_TX_SEGS, 2, CTR_TCP_TX_BYTES, 6000,
 			  CTR_TCP_TX_GSO_FRAMES, 1, -1);
+	/* ten segments and ten bytes: ten segments fit over IPv4, only
+	 * nine in the 20 bytes less an IPv6 frame has */
+	e->c.conf.gso_max = 10 * 1460 + 10;
+	tcp_tx_room(&e->c, k.f, e->now, &off, &mss);
+	assert_int_equal(mss, (e->fam->v6 ? 9 : 10) * 1460);
 	e->c.conf.gso_max = 0;
 	rst_conn(e, &k);
 }
