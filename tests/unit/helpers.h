@@ -5,8 +5,9 @@
  * The core is pure, so a test is: build a frame as the guest would send it,
  * feed it with env_input(), then assert the frames queued in the fx slots
  * and the intents in fx.intents. The parsers check every header field they
- * do not return (Ethernet addresses, IPv4 header checksum, TCP checksum or
- * the virtio-net NEEDS_CSUM contract) with cmocka assertions.
+ * do not return (Ethernet addresses, IPv4 header checksum, IPv6 lengths
+ * and hop limit, TCP checksum or the virtio-net NEEDS_CSUM contract) with
+ * cmocka assertions. TCP tests run over a family (struct fam, FAM_BOTH()).
  */
 #ifndef SLIPWAY_TEST_HELPERS_H
 #define SLIPWAY_TEST_HELPERS_H

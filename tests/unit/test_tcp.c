@@ -900,6 +900,37 @@ static void test_connect_unreach(void **state)
 }
 
 /**
+ * test_handshake_gw_unreach() - without the loopback mapping and with
+ * gw_unreach (libslirp's answer), SYN to the gateway gets ICMP net
+ * unreachable (ICMPv6 no route) quoting it, and no flow
+ * @state:	the fixture's environment: its family (own core)
+ */
+static void test_handshake_gw_unreach(void **state)
+{
+	struct core_conf cc;
+	struct env *e;
+	struct conn k = { .gport = 40006, .rport = 22, .gwnd = 1000 };
+	struct seg s;
+
+	fam_conf(&cc, true, state_fam(state));
+	cc.map_gw_to_loopback = false;
+	cc.gw_unreach = true;
+	e = fam_env_new(&cc, state_fam(state));
+	env_mark(e);
+	memcpy(k.raddr, GW, ADDR_LEN);
+	s = cseg(&k, 600, T_SYN, NULL, 0);
+	env_send(e, &s);
+	assert_int_equal(e->fx.nintents, 0);
+	check_unreach(e, &k, 0, 0, 600);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_FLOWS_UNREACH, 1,
+			  e->fam->v6 ? CTR_ICMP6_UNREACH_SENT :
+				       CTR_ICMP4_UNREACH_SENT,
+			  1, -1);
+	env_assert_quiet(e);
+	env_free(e);
+}
+
+/**
  * test_syn_options() - option parsing: shift capped at 14, wrong lengths
  * ignored, malformed or ended lists stop the walk, Linux's usual set
  * @state:	environment
@@ -4321,6 +4352,7 @@ int main(void)
 		T(test_handshake_ws0),
 		T(test_handshake_other_addr),
 		T(test_handshake_no_map_gw),
+		T(test_handshake_gw_unreach),
 		T(test_syn_retransmits),
 		T(test_synack_timeout),
 		TB(test_connect_refused),
