@@ -18,6 +18,37 @@ const uint8_t gw6_ll[16] = { 0xfe, 0x80, [15] = 0x01 };
 const uint8_t guest6_ll[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00,
 				0xff, 0xfe, 0x12,	0x34, 0x56 };
 
+#define V4MAPPED 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+
+/* IPv4 as test_tcp.c always ran it; IPv6 as env_conf6() sets it up, with
+ * the guest at ::15 of the prefix, as test_ipv6.c has it */
+const struct fam fam4 = {
+	.ethertype = ETHERTYPE_IP4,
+	.iphlen = IP4_HLEN,
+	.gso_type = VNET_HDR_GSO_TCPV4,
+	.mss = 65520 - IP4_HLEN - TCP_HLEN,
+	.guest = { V4MAPPED, 10, 0, 2, 15 },
+	.gw = { V4MAPPED, 10, 0, 2, 2 },
+	.lo = { V4MAPPED, 127, 0, 0, 1 },
+	.remote = { V4MAPPED, 93, 184, 216, 34 },
+	.peer = { V4MAPPED, 192, 168, 1, 20 },
+	.other = { V4MAPPED, 10, 0, 2, 77 },
+};
+
+const struct fam fam6 = {
+	.v6 = true,
+	.ethertype = ETHERTYPE_IP6,
+	.iphlen = IP6_HLEN,
+	.gso_type = VNET_HDR_GSO_TCPV6,
+	.mss = 65520 - IP6_HLEN - TCP_HLEN,
+	.guest = { PFX6, [15] = 0x15 },
+	.gw = { PFX6, [15] = 0x02 },
+	.lo = { [15] = 1 },
+	.remote = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x80 },
+	.peer = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 0x20 },
+	.other = { PFX6, [15] = 0x77 },
+};
+
 static const uint8_t test_key[16] = {
 	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
 	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
@@ -146,6 +177,23 @@ void env_conf6(struct core_conf *cc, bool offload)
 }
 
 /**
+ * fam_conf() - env_conf() for a family: IPv4 alone, or IPv6 on
+ * (env_conf6()) with the guest at @f->guest
+ * @cc:		configuration out
+ * @offload:	passed to env_conf()
+ * @f:		family
+ */
+void fam_conf(struct core_conf *cc, bool offload, const struct fam *f)
+{
+	if (!f->v6) {
+		env_conf(cc, offload);
+		return;
+	}
+	env_conf6(cc, offload);
+	memcpy(cc->guest6, f->guest, 16);
+}
+
+/**
  * env_new() - a core in calloc'ed memory with an empty effects batch
  * @cc:	configuration
  *
@@ -165,6 +213,28 @@ struct env *env_new(const struct core_conf *cc)
 	e->fx.frame_len = e->frame_len;
 	assert_int_equal(core_init(&e->c, cc, e->mem, e->ctr, test_key), 0);
 	e->now = T0;
+	e->fam = &fam4;
+	return e;
+}
+
+/**
+ * fam_env_new() - env_new() for TCP over a family
+ * @cc:	configuration (fam_conf() of @f)
+ * @f:	family: parse_tcp() expects its frames
+ *
+ * With IPv6 on, the core would send periodic router advertisements from
+ * its first timer run on: a TCP test counts every frame core_timer()
+ * queues, so they are turned off (test_ndp.c tests them).
+ *
+ * Return: the environment
+ */
+struct env *fam_env_new(const struct core_conf *cc, const struct fam *f)
+{
+	struct env *e = env_new(cc);
+
+	assert_int_equal(cc->ipv6, f->v6);
+	e->fam = f;
+	e->c.ra_next_ns = UINT64_MAX;
 	return e;
 }
 
@@ -612,6 +682,25 @@ size_t build_tcp(const struct env *e, uint8_t *buf, const struct seg *s)
 }
 
 /**
+ * seg_dst() - aim a segment at a flow address: IPv4 (v4-mapped) from
+ * GUEST4, or IPv6 from the configured guest6
+ * @s:		segment
+ * @daddr:	destination (ADDR_LEN bytes; must outlive @s's use)
+ */
+void seg_dst(struct seg *s, const uint8_t *daddr)
+{
+	if (addr_is4(daddr)) {
+		s->saddr = GUEST4;
+		s->daddr = addr_to4(daddr);
+		s->daddr6 = NULL;
+	} else {
+		s->saddr = 0;
+		s->daddr = 0;
+		s->daddr6 = daddr;
+	}
+}
+
+/**
  * set_vnet() - write a virtio-net header at the start of a guest frame
  * @e:		environment (header length: 10 or 12 bytes)
  * @buf:	frame start
@@ -721,6 +810,59 @@ const uint8_t *parse_ip4(const struct env *e, unsigned i, uint8_t proto,
 }
 
 /**
+ * parse_ip6_frame() - check a queued IPv6 frame's header
+ * @e:		environment
+ * @i:		frame index
+ * @nh:		expected next header
+ * @l4_len:	out: upper-layer length
+ *
+ * Checks version, traffic class and flow label (zero), payload length
+ * against the frame, next header and hop limit 64. For next headers other
+ * than TCP, the vnet header must be all zero (no offload asked).
+ *
+ * Return: the upper-layer header
+ */
+const uint8_t *parse_ip6_frame(const struct env *e, unsigned i, uint8_t nh,
+			       size_t *l4_len)
+{
+	const uint8_t *ip, *f = e->fx.slots + (size_t)i * e->fx.slot_size;
+	size_t len, k;
+
+	ip = frame_l3(e, i, ETHERTYPE_IP6, NULL, &len);
+	assert_true(len >= IP6_HLEN);
+	assert_int_equal(ip[0], 0x60);
+	assert_int_equal(ip[1] | ip[2] | ip[3], 0);
+	assert_int_equal(rd16(ip + 4), len - IP6_HLEN);
+	assert_int_equal(ip[6], nh);
+	assert_int_equal(ip[7], 64);
+	if (nh != IPPROTO_TCP_)
+		for (k = 0; k < e->c.conf.vnet_hdr_len; k++)
+			assert_int_equal(f[k], 0);
+	*l4_len = len - IP6_HLEN;
+	return ip + IP6_HLEN;
+}
+
+/**
+ * l4_csum_ok_any() - does a transport checksum verify, either family?
+ * @saddr:	source (ADDR_LEN bytes, v4-mapped for IPv4)
+ * @daddr:	destination, of the same family
+ * @proto:	protocol
+ * @l4:		transport header and payload
+ * @len:	length
+ *
+ * Return: the folded sum over pseudo-header and segment (0xffff if valid)
+ */
+uint32_t l4_csum_ok_any(const uint8_t *saddr, const uint8_t *daddr,
+			uint8_t proto, const uint8_t *l4, size_t len)
+{
+	if (addr_is4(saddr))
+		return l4_csum_ok(addr_to4(saddr), addr_to4(daddr), proto, l4,
+				  len);
+	return ref_sum16(l4, len,
+			 ref_pseudo6(saddr, daddr, proto, (uint32_t)len));
+}
+
+/**
  * l4_csum_ok() - does a transport checksum verify?
  * @saddr:	source
  * @daddr:	destination
@@ -795,49 +937,65 @@ size_t tcp_decode(const uint8_t *th, size_t len, struct otcp *o)
 
 /**
  * parse_tcp() - check a queued TCP frame completely and decode it
- * @e:	environment
+ * @e:	environment (@e->fam: the family the frame must be of)
  * @i:	frame index
  * @o:	decoded segment
  *
- * With checksum offload, the vnet header must say NEEDS_CSUM from byte 34
- * (Ethernet + IPv4) with the field at offset 16, and the field must hold
- * the folded pseudo-header sum; without, the full checksum must verify and
- * the vnet header (if any) be zero. Options must be well formed.
+ * With checksum offload, the vnet header must say NEEDS_CSUM from the TCP
+ * header (byte 34 after Ethernet + IPv4, 54 after IPv6) with the field at
+ * offset 16, and the field must hold the folded pseudo-header sum; a GSO
+ * super-frame must name the family's GSO type. Without offload, the full
+ * checksum must verify and the vnet header (if any) be zero. Options must
+ * be well formed.
  */
 void parse_tcp(const struct env *e, unsigned i, struct otcp *o)
 {
 	const uint8_t *f = e->fx.slots + (size_t)i * e->fx.slot_size;
+	const struct fam *fam = e->fam;
 	const uint8_t *ip, *th;
 	size_t len, k;
+	uint16_t ps;
 
-	th = parse_ip4(e, i, IPPROTO_TCP_, &len);
-	ip = th - IP4_HLEN;
-	tcp_decode(th, len, o);
-	memcpy(&o->saddr, ip + 12, 4);
-	memcpy(&o->daddr, ip + 16, 4);
-	o->ip_id = rd16(ip + 4);
+	if (fam->v6) {
+		th = parse_ip6_frame(e, i, IPPROTO_TCP_, &len);
+		ip = th - IP6_HLEN;
+		tcp_decode(th, len, o);
+		memcpy(o->src, ip + 8, 16);
+		memcpy(o->dst, ip + 24, 16);
+		assert_false(addr_is4(o->src) || addr_is4(o->dst));
+		ps = ref_pseudo6(o->src, o->dst, IPPROTO_TCP_, (uint32_t)len);
+	} else {
+		th = parse_ip4(e, i, IPPROTO_TCP_, &len);
+		ip = th - IP4_HLEN;
+		tcp_decode(th, len, o);
+		memcpy(&o->saddr, ip + 12, 4);
+		memcpy(&o->daddr, ip + 16, 4);
+		o->ip_id = rd16(ip + 4);
+		addr_from4(o->src, o->saddr);
+		addr_from4(o->dst, o->daddr);
+		ps = ref_pseudo4(o->saddr, o->daddr, IPPROTO_TCP_,
+				 (uint16_t)len);
+	}
 
 	if (e->c.conf.csum_offload) {
 		assert_int_equal(e->c.conf.vnet_hdr_len, 12);
 		assert_int_equal(f[0], VNET_HDR_F_NEEDS_CSUM);
 		if (f[1] != VNET_HDR_GSO_NONE) {
 			/* a GSO super-frame: headers and a segment size */
-			assert_int_equal(f[1], VNET_HDR_GSO_TCPV4);
+			assert_int_equal(f[1], fam->gso_type);
 			assert_int_equal(f[2] | f[3] << 8,
-					 ETH_HLEN + IP4_HLEN +
+					 ETH_HLEN + fam->iphlen +
 						 (th[12] >> 4) * 4);
 			assert_true((f[4] | f[5] << 8) > 0);
 		}
-		assert_int_equal(f[6] | f[7] << 8, ETH_HLEN + IP4_HLEN);
+		assert_int_equal(f[6] | f[7] << 8, ETH_HLEN + fam->iphlen);
 		assert_int_equal(f[8] | f[9] << 8, 16);
-		assert_int_equal(rd16(th + 16),
-				 ref_pseudo4(o->saddr, o->daddr, IPPROTO_TCP_,
-					     (uint16_t)len));
+		assert_int_equal(rd16(th + 16), ps);
 	} else {
 		for (k = 0; k < e->c.conf.vnet_hdr_len; k++)
 			assert_int_equal(f[k], 0);
-		assert_int_equal(l4_csum_ok(o->saddr, o->daddr, IPPROTO_TCP_,
-					    th, len),
+		assert_int_equal(l4_csum_ok_any(o->src, o->dst, IPPROTO_TCP_,
+						th, len),
 				 0xffff);
 	}
 }
@@ -882,6 +1040,50 @@ int env_setup_plain(void **state)
 	*state = env_new_default(false);
 	env_mark(*state);
 	return 0;
+}
+
+/**
+ * fam_setup() - cmocka set-up of a FAM_TEST(): a fresh environment on the
+ * family in *@state, counters marked
+ * @state:	in: the family (cmocka's initial state); out: the environment
+ * @offload:	vnet header and checksum offload, as on tap
+ *
+ * Return: 0
+ */
+static int fam_setup(void **state, bool offload)
+{
+	const struct fam *f = *state;
+	struct core_conf cc;
+
+	assert_non_null(f);
+	fam_conf(&cc, offload, f);
+	*state = fam_env_new(&cc, f);
+	env_mark(*state);
+	return 0;
+}
+
+/**
+ * fam_setup_offload() - cmocka set-up: the family's core as on tap, with a
+ * 12-byte vnet header and checksum offload
+ * @state:	in: the family; out: the environment
+ *
+ * Return: 0
+ */
+int fam_setup_offload(void **state)
+{
+	return fam_setup(state, true);
+}
+
+/**
+ * fam_setup_plain() - cmocka set-up: the family's core without vnet
+ * header, full checksums
+ * @state:	in: the family; out: the environment
+ *
+ * Return: 0
+ */
+int fam_setup_plain(void **state)
+{
+	return fam_setup(state, false);
 }
 
 /**

@@ -5,8 +5,9 @@
  * The core is pure, so a test is: build a frame as the guest would send it,
  * feed it with env_input(), then assert the frames queued in the fx slots
  * and the intents in fx.intents. The parsers check every header field they
- * do not return (Ethernet addresses, IPv4 header checksum, TCP checksum or
- * the virtio-net NEEDS_CSUM contract) with cmocka assertions.
+ * do not return (Ethernet addresses, IPv4 header checksum, IPv6 lengths
+ * and hop limit, TCP checksum or the virtio-net NEEDS_CSUM contract) with
+ * cmocka assertions. TCP tests run over a family (struct fam, FAM_BOTH()).
  */
 #ifndef SLIPWAY_TEST_HELPERS_H
 #define SLIPWAY_TEST_HELPERS_H
@@ -88,6 +89,39 @@ extern const uint8_t guest6_ll[16];
 #define LO4 ip4(127, 0, 0, 1)
 
 /**
+ * struct fam - an address family the TCP tests run over: what differs
+ * between a guest's TCP over IPv4 and over IPv6
+ * @v6:		IPv6
+ * @ethertype:	of the guest's frames
+ * @iphlen:	IP header bytes (no options, no extension headers)
+ * @gso_type:	VNET_HDR_GSO_TCPV4 or VNET_HDR_GSO_TCPV6
+ * @mss:	the core's MSS at the default MTU (65520 less both headers)
+ * @guest:	the guest's address (flow form: v4-mapped for IPv4)
+ * @gw:		the gateway's, which the core maps to host loopback
+ * @lo:		host loopback (127.0.0.1 or ::1)
+ * @remote:	an address outside (a documentation or public one: the core
+ *		is pure, nothing is ever sent there)
+ * @peer:	another outside address, as a published port's client
+ * @other:	an address on the guest's link that is neither guest nor
+ *		gateway
+ */
+struct fam {
+	bool v6;
+	uint16_t ethertype;
+	size_t iphlen;
+	uint8_t gso_type;
+	uint32_t mss;
+	uint8_t guest[ADDR_LEN];
+	uint8_t gw[ADDR_LEN];
+	uint8_t lo[ADDR_LEN];
+	uint8_t remote[ADDR_LEN];
+	uint8_t peer[ADDR_LEN];
+	uint8_t other[ADDR_LEN];
+};
+
+extern const struct fam fam4, fam6;
+
+/**
  * struct env - one core as the host would set it up, plus test state
  * @c:		the core
  * @ctr:	its counters
@@ -96,6 +130,8 @@ extern const uint8_t guest6_ll[16];
  * @fx:		effects batch with ENV_SLOTS slots of ENV_SLOT_SIZE bytes
  * @frame_len:	frame lengths of @fx
  * @now:	the test's clock (ns)
+ * @fam:	the family of the test's TCP (&fam4 unless fam_env_new() set
+ *		it): parse_tcp() expects frames of it
  * @in:		buffer the next guest frame is built in; FX_SOCK_SEND
  *		intents point into it
  */
@@ -107,6 +143,7 @@ struct env {
 	struct fx fx;
 	uint32_t frame_len[ENV_SLOTS];
 	uint64_t now;
+	const struct fam *fam;
 	uint8_t in[ENV_IN_SIZE];
 };
 
@@ -148,9 +185,11 @@ struct seg {
 
 /**
  * struct otcp - a TCP segment the core sent to the guest, from parse_tcp()
- * @saddr:	source address
- * @daddr:	destination address
- * @ip_id:	IPv4 identification
+ * @saddr:	IPv4 source address (0 over IPv6)
+ * @daddr:	IPv4 destination address (0 over IPv6)
+ * @src:	source address, either family (flow form: v4-mapped)
+ * @dst:	destination address, either family
+ * @ip_id:	IPv4 identification (0 over IPv6)
  * @sport:	source port
  * @dport:	destination port
  * @seq:	sequence number
@@ -165,6 +204,7 @@ struct seg {
  */
 struct otcp {
 	uint32_t saddr, daddr;
+	uint8_t src[ADDR_LEN], dst[ADDR_LEN];
 	uint16_t ip_id;
 	uint16_t sport, dport;
 	uint32_t seq, ack;
@@ -187,7 +227,9 @@ uint16_t ref_pseudo6(const uint8_t *saddr, const uint8_t *daddr, uint8_t proto,
 /* set-up */
 void env_conf(struct core_conf *cc, bool offload);
 void env_conf6(struct core_conf *cc, bool offload);
+void fam_conf(struct core_conf *cc, bool offload, const struct fam *f);
 struct env *env_new(const struct core_conf *cc);
+struct env *fam_env_new(const struct core_conf *cc, const struct fam *f);
 int core_init_rc(const struct core_conf *cc);
 struct env *env_new_default(bool offload);
 void env_free(struct env *e);
@@ -220,6 +262,7 @@ size_t build_icmp_echo(const struct env *e, uint8_t *buf, uint32_t saddr,
 		       uint32_t daddr, uint16_t id, uint16_t seqno,
 		       const void *data, size_t len);
 size_t build_tcp(const struct env *e, uint8_t *buf, const struct seg *s);
+void seg_dst(struct seg *s, const uint8_t *daddr);
 void set_vnet(const struct env *e, uint8_t *buf, const struct vnet_hdr *h);
 void env_input(struct env *e, const uint8_t *frame, size_t len);
 void env_send(struct env *e, const struct seg *s);
@@ -229,16 +272,37 @@ const uint8_t *frame_l3(const struct env *e, unsigned i, uint16_t ethertype,
 			const uint8_t *dst, size_t *l3_len);
 const uint8_t *parse_ip4(const struct env *e, unsigned i, uint8_t proto,
 			 size_t *l4_len);
+const uint8_t *parse_ip6_frame(const struct env *e, unsigned i, uint8_t nh,
+			       size_t *l4_len);
 size_t tcp_decode(const uint8_t *th, size_t len, struct otcp *o);
 void parse_tcp(const struct env *e, unsigned i, struct otcp *o);
 uint32_t l4_csum_ok(uint32_t saddr, uint32_t daddr, uint8_t proto,
 		    const uint8_t *l4, size_t len);
+uint32_t l4_csum_ok_any(const uint8_t *saddr, const uint8_t *daddr,
+			uint8_t proto, const uint8_t *l4, size_t len);
 
 /* cmocka fixtures: a fresh environment per test, checked quiet at the end */
 int env_setup(void **state, const struct core_conf *cc);
 int env_setup_offload(void **state);
 int env_setup_plain(void **state);
 int env_teardown(void **state);
+int fam_setup_offload(void **state);
+int fam_setup_plain(void **state);
+
+/* FAM_TEST() - one test on one family: cmocka's initial state is the
+ * family, which @setup (fam_setup_offload() or fam_setup_plain()) turns
+ * into an environment; the name shows both, e.g. "test_rto/v6" (plain
+ * set-ups add "/plain") */
+#define FAM_TEST(t, f, tag, setup, teardown)                             \
+	{                                                                \
+		.name = #t "/" tag, .test_func = t, .setup_func = setup, \
+		.teardown_func = teardown, .initial_state = (void *)&(f) \
+	}
+
+/* FAM_BOTH() - a test on IPv4 and on IPv6, set up with @setup */
+#define FAM_BOTH(t, setup, teardown, plain)             \
+	FAM_TEST(t, fam4, "v4" plain, setup, teardown), \
+		FAM_TEST(t, fam6, "v6" plain, setup, teardown)
 
 /* ENV_BOTH() - a test run twice: on a core as on tap (vnet header and
  * checksum offload) and on a plain one, each with its own set-up */

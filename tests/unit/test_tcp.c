@@ -7,6 +7,13 @@
  * tcp_build_data()), the way src/shard/sock_tcp.c does: the intents of each
  * input are drained before the next input, and core_flush() ends a batch.
  * Every frame the core queues is checked in full by parse_tcp().
+ *
+ * Every test runs over IPv4 and over IPv6 (FAM_BOTH(): "test_rto/v4",
+ * "test_rto/v6"): the fixture's family (e->fam, helpers.h) gives the
+ * addresses, header sizes and GSO type, a connection's remote address says
+ * which family its segments are, and what only one family has (the IPv4
+ * identification and header checksum, ICMP or ICMPv6) is checked on that
+ * family, with its counterpart on the other.
  */
 #include <errno.h>
 
@@ -15,9 +22,14 @@
 
 #define SOCK_BASE 100  /* fake host socket numbers: SOCK_BASE + flow index */
 #define RTO_NS MS(200) /* the core's default initial RTO */
-#define OUR_MSS 65480  /* MTU 65520 - 40 */
+#define OUR_MSS (e->fam->mss) /* MTU 65520 - 40, or - 60 over IPv6 */
 #define GUEST_WS 7
-#define REMOTE4 ip4(93, 184, 216, 34)
+
+/* the test's family's addresses (struct fam), of the environment e */
+#define GW (e->fam->gw)
+#define GUEST (e->fam->guest)
+#define REMOTE (e->fam->remote)
+#define PEER (e->fam->peer)
 
 static uint8_t pat[70000]; /* payload pattern: pat[i] = f(i) */
 
@@ -25,7 +37,8 @@ static uint8_t pat[70000]; /* payload pattern: pat[i] = f(i) */
  * struct conn - one connection as the guest sees it
  * @f:		the core's flow
  * @idx:	its index
- * @raddr:	remote address the guest talks to
+ * @raddr:	remote address the guest talks to (flow form: v4-mapped for
+ *		IPv4); its family is the segments'
  * @gport:	guest port
  * @rport:	remote port
  * @gseq:	next sequence number the guest sends
@@ -39,7 +52,7 @@ static uint8_t pat[70000]; /* payload pattern: pat[i] = f(i) */
 struct conn {
 	struct tcp_flow *f;
 	uint32_t idx;
-	uint32_t raddr;
+	uint8_t raddr[ADDR_LEN];
 	uint16_t gport, rport;
 	uint32_t gseq, gack;
 	uint16_t gwnd;
@@ -66,6 +79,18 @@ static int group_setup(void **state)
 }
 
 /**
+ * state_fam() - the family of a test whose fixture environment it leaves
+ * unused (it runs a core of its own, on the same family)
+ * @state:	cmocka state: the fixture's environment
+ *
+ * Return: the family
+ */
+static const struct fam *state_fam(void **state)
+{
+	return ((const struct env *)*state)->fam;
+}
+
+/**
  * in_payload() - where the payload of an option-less guest segment sits in
  * the input buffer (FX_SOCK_SEND points there)
  * @e:	environment
@@ -74,7 +99,8 @@ static int group_setup(void **state)
  */
 static const uint8_t *in_payload(const struct env *e)
 {
-	return e->in + e->c.conf.vnet_hdr_len + ETH_HLEN + IP4_HLEN + TCP_HLEN;
+	return e->in + e->c.conf.vnet_hdr_len + ETH_HLEN + e->fam->iphlen +
+	       TCP_HLEN;
 }
 
 /**
@@ -91,8 +117,6 @@ static struct seg cseg(const struct conn *k, uint32_t seq, uint8_t flags,
 		       const void *data, size_t len)
 {
 	struct seg s = {
-		.saddr = GUEST4,
-		.daddr = k->raddr,
 		.sport = k->gport,
 		.dport = k->rport,
 		.seq = seq,
@@ -103,6 +127,7 @@ static struct seg cseg(const struct conn *k, uint32_t seq, uint8_t flags,
 		.len = len,
 	};
 
+	seg_dst(&s, k->raddr);
 	return s;
 }
 
@@ -140,13 +165,19 @@ static void gsend(struct env *e, struct conn *k, uint8_t flags,
 
 /**
  * check_tuple() - a frame to the guest is on the connection's tuple
+ * @e:	environment (the guest's address)
  * @o:	parsed frame
  * @k:	connection
  */
-static void check_tuple(const struct otcp *o, const struct conn *k)
+static void check_tuple(const struct env *e, const struct otcp *o,
+			const struct conn *k)
 {
-	assert_int_equal(o->saddr, k->raddr);
-	assert_int_equal(o->daddr, GUEST4);
+	assert_memory_equal(o->src, k->raddr, ADDR_LEN);
+	assert_memory_equal(o->dst, GUEST, ADDR_LEN);
+	if (!e->fam->v6) {
+		assert_int_equal(o->saddr, addr_to4(k->raddr));
+		assert_int_equal(o->daddr, GUEST4);
+	}
 	assert_int_equal(o->sport, k->rport);
 	assert_int_equal(o->dport, k->gport);
 }
@@ -171,7 +202,7 @@ static void check_seg(const struct env *e, unsigned i, const struct conn *k,
 	if (!o)
 		o = &tmp;
 	parse_tcp(e, i, o);
-	check_tuple(o, k);
+	check_tuple(e, o, k);
 	assert_int_equal(o->flags, flags);
 	assert_int_equal(o->seq, seq);
 	if (flags & T_ACK)
@@ -290,14 +321,14 @@ static void only_tx_wanted(const struct env *e, const struct conn *k)
  *
  * Plays sock_connect(): the flow gets socket SOCK_BASE + index.
  */
-static void guest_syn(struct env *e, struct conn *k, uint32_t raddr,
+static void guest_syn(struct env *e, struct conn *k, const uint8_t *raddr,
 		      uint16_t gport, uint16_t rport, uint32_t gisn, bool ws)
 {
 	const struct fx_intent *it;
 	struct seg s;
 
 	memset(k, 0, sizeof(*k));
-	k->raddr = raddr;
+	memcpy(k->raddr, raddr, ADDR_LEN);
 	k->gport = gport;
 	k->rport = rport;
 	k->gseq = gisn;
@@ -363,7 +394,7 @@ static void host_connected(struct env *e, struct conn *k)
  * After the guest's ACK the guest advertises 502 << 7 = 64256 bytes with
  * window scaling, 64240 without.
  */
-static void open_conn(struct env *e, struct conn *k, uint32_t raddr,
+static void open_conn(struct env *e, struct conn *k, const uint8_t *raddr,
 		      uint16_t gport, uint16_t rport, uint32_t gisn, bool ws)
 {
 	guest_syn(e, k, raddr, gport, rport, gisn, ws);
@@ -466,15 +497,19 @@ static void test_handshake_gw(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	guest_syn(e, &k, GW4, 40000, 80, 1000000, true);
-	assert_true(addr_is4(k.target));
-	assert_int_equal(addr_to4(k.target), LO4);
+	guest_syn(e, &k, GW, 40000, 80, 1000000, true);
+	assert_int_equal(addr_is4(k.target), !e->fam->v6);
+	if (!e->fam->v6)
+		assert_int_equal(addr_to4(k.target), LO4);
+	assert_memory_equal(k.target, e->fam->lo, ADDR_LEN);
 	assert_int_equal(k.tport, 80);
-	assert_memory_equal(k.f->remote_addr, M4(GW4), ADDR_LEN);
-	assert_memory_equal(k.f->guest_addr, M4(GUEST4), ADDR_LEN);
+	assert_memory_equal(k.f->remote_addr, GW, ADDR_LEN);
+	assert_memory_equal(k.f->guest_addr, GUEST, ADDR_LEN);
+	assert_int_equal(tcp_flow_v6(k.f), e->fam->v6);
 	assert_int_equal(k.f->mss, 1460);
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_FLOWS_OPENED_GUEST,
-			  1, CTR_TCP_FLOWS_ACTIVE, 1, -1);
+			  1, CTR_TCP_FLOWS_OPENED6, e->fam->v6,
+			  CTR_TCP_FLOWS_ACTIVE, 1, -1);
 	/* nothing happens until the host socket connects */
 	assert_int_equal(core_timer(&e->c, e->now + MS(60000), &e->fx),
 			 UINT64_MAX);
@@ -509,7 +544,7 @@ static void test_handshake_no_ws(void **state)
 	struct conn k;
 	struct otcp o;
 
-	open_conn(e, &k, GW4, 40001, 8080, 77, false);
+	open_conn(e, &k, GW, 40001, 8080, 77, false);
 	assert_false(k.f->flags & TCPF_GUEST_WS);
 	/* 100000 bytes of host space: the field saturates, unscaled */
 	tcp_set_host_space(&e->c, k.f, 100000);
@@ -527,15 +562,16 @@ static void test_handshake_no_ws(void **state)
  */
 static void test_handshake_mss(void **state)
 {
-	static const struct {
-		uint16_t opt, mss;
+	struct env *e = *state;
+	const struct {
+		uint16_t opt;
+		uint32_t mss;
 	} cases[] = {
 		{ 65535, OUR_MSS },
 		{ 20, 64 },
 		{ 0, 536 },
 		{ 9000, 9000 },
 	};
-	struct env *e = *state;
 	uint32_t off, mss;
 	struct conn k;
 	struct seg s;
@@ -543,7 +579,7 @@ static void test_handshake_mss(void **state)
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		memset(&k, 0, sizeof(k));
-		k.raddr = REMOTE4;
+		memcpy(k.raddr, REMOTE, ADDR_LEN);
 		k.gport = (uint16_t)(41000 + i);
 		k.rport = 80;
 		k.gwnd = 65535;
@@ -577,7 +613,7 @@ static void test_handshake_ws0(void **state)
 	struct seg s;
 
 	memset(&k, 0, sizeof(k));
-	k.raddr = GW4;
+	memcpy(k.raddr, GW, ADDR_LEN);
 	k.gport = 41100;
 	k.rport = 80;
 	k.gwnd = 65535;
@@ -612,8 +648,8 @@ static void test_handshake_other_addr(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	guest_syn(e, &k, REMOTE4, 40002, 443, 0x12345678, true);
-	assert_memory_equal(k.target, M4(REMOTE4), ADDR_LEN);
+	guest_syn(e, &k, REMOTE, 40002, 443, 0x12345678, true);
+	assert_memory_equal(k.target, REMOTE, ADDR_LEN);
 	host_connected(e, &k);
 	k.gwnd = 502;
 	gsend(e, &k, T_ACK | T_PSH, pat, 100);
@@ -629,21 +665,19 @@ static void test_handshake_other_addr(void **state)
 /**
  * test_handshake_no_map_gw() - without the loopback mapping, SYN to the
  * gateway is refused with RST|ACK and no flow
- * @state:	unused (own core)
+ * @state:	the fixture's environment: its family (own core)
  */
 static void test_handshake_no_map_gw(void **state)
 {
 	struct core_conf cc;
 	struct env *e;
-	struct conn k = {
-		.raddr = GW4, .gport = 40003, .rport = 22, .gwnd = 1000
-	};
+	struct conn k = { .gport = 40003, .rport = 22, .gwnd = 1000 };
 	struct seg s;
 
-	(void)state;
-	env_conf(&cc, true);
+	fam_conf(&cc, true, state_fam(state));
 	cc.map_gw_to_loopback = false;
-	e = env_new(&cc);
+	e = fam_env_new(&cc, state_fam(state));
+	memcpy(k.raddr, GW, ADDR_LEN);
 	env_mark(e);
 	s = cseg(&k, 500, T_SYN, NULL, 0);
 	env_send(e, &s);
@@ -666,7 +700,7 @@ static void test_syn_retransmits(void **state)
 	struct conn k;
 	struct seg s;
 
-	guest_syn(e, &k, GW4, 40004, 80, 5000, true);
+	guest_syn(e, &k, GW, 40004, 80, 5000, true);
 	s = cseg(&k, 5000, T_SYN, NULL, 0);
 	s.mss = 1460;
 	env_mark(e);
@@ -696,7 +730,7 @@ static void test_synack_timeout(void **state)
 	struct conn k;
 	int i;
 
-	guest_syn(e, &k, GW4, 40005, 80, 9, false);
+	guest_syn(e, &k, GW, 40005, 80, 9, false);
 	host_connected(e, &k);
 	t = e->now + rto;
 	env_mark(e);
@@ -736,7 +770,7 @@ static void test_connect_refused(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	guest_syn(e, &k, GW4, 40010, 81, 0xabcdef01, true);
+	guest_syn(e, &k, GW, 40010, 81, 0xabcdef01, true);
 	env_mark(e);
 	tcp_on_sock_connected(&e->c, k.f, ECONNREFUSED, e->now, &e->fx);
 	check_only_seg(e, &k, T_RST | T_ACK, 0, 0xabcdef02, 0, NULL);
@@ -749,27 +783,72 @@ static void test_connect_refused(void **state)
 	env_clear(e);
 
 	/* the guest's retransmitted SYN now opens a new flow */
-	guest_syn(e, &k, GW4, 40010, 81, 0xabcdef01, true);
+	guest_syn(e, &k, GW, 40010, 81, 0xabcdef01, true);
 	rst_conn(e, &k);
 }
 
 /**
+ * check_unreach6() - frame 0 is ICMPv6 destination unreachable @code
+ * quoting @k's SYN
+ * @e:		environment (IPv6)
+ * @k:		connection
+ * @code:	ICMPv6 code
+ * @gisn:	the SYN's sequence number
+ */
+static void check_unreach6(const struct env *e, const struct conn *k,
+			   uint8_t code, uint32_t gisn)
+{
+	const uint8_t *m, *ip, *q;
+	size_t len;
+
+	m = parse_ip6_frame(e, 0, IPPROTO_ICMPV6_, &len);
+	ip = m - IP6_HLEN;
+	assert_memory_equal(ip + 8, k->raddr, 16);
+	assert_memory_equal(ip + 24, GUEST, 16);
+	assert_int_equal(len, 8 + 40 + 8);
+	assert_int_equal(m[0], 1);
+	assert_int_equal(m[1], code);
+	assert_int_equal(rd32(m + 4), 0);
+	assert_int_equal(ref_sum16(m, len,
+				   ref_pseudo6(ip + 8, ip + 24, IPPROTO_ICMPV6_,
+					       (uint32_t)len)),
+			 0xffff);
+	q = m + 8;
+	/* rebuilt from the flow: IPv6 + 20 bytes of TCP, hop limit 64 */
+	assert_int_equal(q[0], 0x60);
+	assert_int_equal(rd16(q + 4), 20);
+	assert_int_equal(q[6], IPPROTO_TCP_);
+	assert_int_equal(q[7], 64);
+	assert_memory_equal(q + 8, GUEST, 16);
+	assert_memory_equal(q + 24, k->raddr, 16);
+	assert_int_equal(rd16(q + 40), k->gport);
+	assert_int_equal(rd16(q + 42), k->rport);
+	assert_int_equal(rd32(q + 44), gisn);
+}
+
+/**
  * check_unreach() - frame 0 is ICMP unreachable @code quoting @k's SYN
+ * (over IPv6: ICMPv6 @code6, check_unreach6())
  * @e:		environment
  * @k:		connection
  * @code:	ICMP code
+ * @code6:	ICMPv6 code
  * @gisn:	the SYN's sequence number
  */
 static void check_unreach(const struct env *e, const struct conn *k,
-			  uint8_t code, uint32_t gisn)
+			  uint8_t code, uint8_t code6, uint32_t gisn)
 {
 	const uint8_t *m, *ip, *q;
 	size_t len;
 
 	assert_int_equal(e->fx.nframes, 1);
+	if (e->fam->v6) {
+		check_unreach6(e, k, code6, gisn);
+		return;
+	}
 	m = parse_ip4(e, 0, IPPROTO_ICMP_, &len);
 	ip = m - IP4_HLEN;
-	assert_memory_equal(ip + 12, &k->raddr, 4);
+	assert_memory_equal(ip + 12, k->raddr + 12, 4);
 	assert_memory_equal(ip + 16, &e->c.conf.guest4_be, 4);
 	assert_int_equal(len, 8 + 20 + 8);
 	assert_int_equal(m[0], 3);
@@ -783,15 +862,16 @@ static void check_unreach(const struct env *e, const struct conn *k,
 	assert_int_equal(q[8], 64);
 	assert_int_equal(q[9], IPPROTO_TCP_);
 	assert_memory_equal(q + 12, &e->c.conf.guest4_be, 4);
-	assert_memory_equal(q + 16, &k->raddr, 4);
+	assert_memory_equal(q + 16, k->raddr + 12, 4);
 	assert_int_equal(rd16(q + 20), k->gport);
 	assert_int_equal(rd16(q + 22), k->rport);
 	assert_int_equal(rd32(q + 24), gisn);
 }
 
 /**
- * test_connect_unreach() - EHOSTUNREACH: ICMP host unreachable (code 1)
- * quoting the SYN; ENETUNREACH: code 0; flow freed either way
+ * test_connect_unreach() - EHOSTUNREACH: ICMP host unreachable (code 1;
+ * ICMPv6 address unreachable, code 3) quoting the SYN; ENETUNREACH: code 0
+ * (ICMPv6 no route, code 0); flow freed either way
  * @state:	environment
  */
 static void test_connect_unreach(void **state)
@@ -799,22 +879,55 @@ static void test_connect_unreach(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	guest_syn(e, &k, REMOTE4, 40011, 443, 0xfffffffe, false);
+	guest_syn(e, &k, REMOTE, 40011, 443, 0xfffffffe, false);
 	env_mark(e);
 	tcp_on_sock_connected(&e->c, k.f, EHOSTUNREACH, e->now, &e->fx);
-	check_unreach(e, &k, 1, 0xfffffffe);
+	check_unreach(e, &k, 1, 3, 0xfffffffe);
 	assert_intents(e, FX_SOCK_CLOSE, -1);
 	assert_int_equal(e->fx.intents[0].sock, SOCK_BASE + k.idx);
 	assert_null(tcp_flow_get(&e->c, k.idx));
-	assert_ctr_deltas(e, CTR_TCP_FLOWS_UNREACH, 1, CTR_ICMP4_UNREACH_SENT,
+	assert_ctr_deltas(e, CTR_TCP_FLOWS_UNREACH, 1,
+			  e->fam->v6 ? CTR_ICMP6_UNREACH_SENT :
+				       CTR_ICMP4_UNREACH_SENT,
 			  1, CTR_TCP_FLOWS_ACTIVE, -1, -1);
 	env_clear(e);
 
-	guest_syn(e, &k, REMOTE4, 40012, 443, 1, false);
+	guest_syn(e, &k, REMOTE, 40012, 443, 1, false);
 	tcp_on_sock_connected(&e->c, k.f, ENETUNREACH, e->now, &e->fx);
-	check_unreach(e, &k, 0, 1);
+	check_unreach(e, &k, 0, 0, 1);
 	assert_intents(e, FX_SOCK_CLOSE, -1);
 	env_clear(e);
+}
+
+/**
+ * test_handshake_gw_unreach() - without the loopback mapping and with
+ * gw_unreach (libslirp's answer), SYN to the gateway gets ICMP net
+ * unreachable (ICMPv6 no route) quoting it, and no flow
+ * @state:	the fixture's environment: its family (own core)
+ */
+static void test_handshake_gw_unreach(void **state)
+{
+	struct core_conf cc;
+	struct env *e;
+	struct conn k = { .gport = 40006, .rport = 22, .gwnd = 1000 };
+	struct seg s;
+
+	fam_conf(&cc, true, state_fam(state));
+	cc.map_gw_to_loopback = false;
+	cc.gw_unreach = true;
+	e = fam_env_new(&cc, state_fam(state));
+	env_mark(e);
+	memcpy(k.raddr, GW, ADDR_LEN);
+	s = cseg(&k, 600, T_SYN, NULL, 0);
+	env_send(e, &s);
+	assert_int_equal(e->fx.nintents, 0);
+	check_unreach(e, &k, 0, 0, 600);
+	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_FLOWS_UNREACH, 1,
+			  e->fam->v6 ? CTR_ICMP6_UNREACH_SENT :
+				       CTR_ICMP4_UNREACH_SENT,
+			  1, -1);
+	env_assert_quiet(e);
+	env_free(e);
 }
 
 /**
@@ -853,12 +966,14 @@ static void test_syn_options(void **state)
 	unsigned i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct conn k = { .raddr = REMOTE4,
-				  .rport = 80,
+		struct conn k = { .rport = 80,
 				  .gport = (uint16_t)(42000 + i),
 				  .gwnd = 1000 };
-		struct seg s = cseg(&k, 7, T_SYN, NULL, 0);
 		struct otcp o;
+		struct seg s;
+
+		memcpy(k.raddr, REMOTE, ADDR_LEN);
+		s = cseg(&k, 7, T_SYN, NULL, 0);
 
 		s.opts = cases[i].opts;
 		s.optlen = cases[i].len;
@@ -894,7 +1009,7 @@ static void test_odd_segments(void **state)
 	struct conn k;
 	struct seg s;
 
-	open_conn(e, &k, GW4, 40013, 80, 30000, true);
+	open_conn(e, &k, GW, 40013, 80, 30000, true);
 	env_mark(e);
 	s = cseg(&k, 12345, T_SYN, NULL, 0);
 	env_send(e, &s);
@@ -919,7 +1034,7 @@ static void test_odd_segments(void **state)
 	rst_conn(e, &k);
 
 	/* EOF before the handshake completes: nothing to send yet */
-	guest_syn(e, &k, GW4, 40014, 80, 31000, true);
+	guest_syn(e, &k, GW, 40014, 80, 31000, true);
 	host_connected(e, &k);
 	tcp_on_sock_eof(&e->c, k.f, e->now, &e->fx);
 	assert_int_equal(e->fx.nframes + e->fx.nintents, 0);
@@ -938,7 +1053,7 @@ static void test_sock_error_early(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	guest_syn(e, &k, GW4, 40015, 80, 32000, true);
+	guest_syn(e, &k, GW, 40015, 80, 32000, true);
 	env_mark(e);
 	tcp_on_sock_error(&e->c, k.f, &e->fx);
 	assert_int_equal(e->fx.nframes, 0);
@@ -948,7 +1063,7 @@ static void test_sock_error_early(void **state)
 			  CTR_TCP_FLOWS_ACTIVE, -1, -1);
 	env_clear(e);
 
-	guest_syn(e, &k, GW4, 40016, 80, 33000, true);
+	guest_syn(e, &k, GW, 40016, 80, 33000, true);
 	host_connected(e, &k);
 	tcp_on_sock_error(&e->c, k.f, &e->fx);
 	check_only_seg(e, &k, T_RST | T_ACK, k.iss + 1, 33001, 0, NULL);
@@ -971,7 +1086,7 @@ static void test_guest_data(void **state)
 	struct conn k;
 	uint32_t start;
 
-	open_conn(e, &k, GW4, 40020, 80, 1000, true);
+	open_conn(e, &k, GW, 40020, 80, 1000, true);
 	start = k.gseq;
 	env_mark(e);
 	gsend(e, &k, T_ACK | T_PSH, pat, 1400);
@@ -1011,7 +1126,7 @@ static void test_guest_data_loaned(void **state)
 	struct seg s;
 	size_t len, hdr;
 
-	open_conn(e, &k, GW4, 40021, 80, 1000, true);
+	open_conn(e, &k, GW, 40021, 80, 1000, true);
 	memcpy(guest, pat, sizeof(guest));
 	s = cseg(&k, k.gseq, T_ACK | T_PSH, guest, sizeof(guest));
 	len = build_tcp(e, e->in, &s);
@@ -1048,8 +1163,48 @@ static void test_guest_data_loaned(void **state)
 }
 
 /**
+ * payload_off6() - test_payload_off() over IPv6: UDP, an extension header,
+ * another version, short copies
+ * @e:	environment (IPv6)
+ */
+static void payload_off6(struct env *e)
+{
+	unsigned hl = e->c.conf.vnet_hdr_len;
+	uint8_t *ip = e->in + hl + ETH_HLEN;
+	struct conn k = { .gport = 1, .rport = 2 };
+	size_t len, off = hl + ETH_HLEN + IP6_HLEN + TCP_HLEN;
+	struct seg s;
+
+	memcpy(k.raddr, GW, ADDR_LEN);
+	s = cseg(&k, 1, T_ACK, pat, 100);
+	len = build_tcp(e, e->in, &s);
+	assert_int_equal(pkt_payload_off(e->in, len, hl), off);
+	/* a TCP header claiming 60 bytes needs them copied */
+	ip[IP6_HLEN + 12] = 0xf0;
+	assert_int_equal(pkt_payload_off(e->in, off, hl), 0);
+	assert_int_equal(pkt_payload_off(e->in, off + 40, hl), off + 40);
+	ip[IP6_HLEN + 12] = 0x40; /* a data offset below 5 words */
+	assert_int_equal(pkt_payload_off(e->in, len, hl), 0);
+	ip[IP6_HLEN + 12] = 0x50;
+	ip[6] = 17; /* UDP */
+	assert_int_equal(pkt_payload_off(e->in, len, hl), 0);
+	ip[6] = 0; /* a hop-by-hop options header before TCP */
+	assert_int_equal(pkt_payload_off(e->in, len, hl), 0);
+	ip[6] = 44; /* a fragment header */
+	assert_int_equal(pkt_payload_off(e->in, len, hl), 0);
+	ip[6] = 6;
+	assert_int_equal(pkt_payload_off(e->in, len, hl), off);
+	ip[0] = 0x45; /* not version 6 */
+	assert_int_equal(pkt_payload_off(e->in, len, hl), 0);
+	assert_int_equal(
+		pkt_payload_off(e->in, hl + ETH_HLEN + IP6_HLEN - 1, hl), 0);
+	assert_int_equal(pkt_payload_off(e->in, 10, hl), 0);
+}
+
+/**
  * test_payload_off() - where pkt_payload_off() splits, and where it will
- * not: UDP, fragments, IPv4 options, short copies
+ * not: UDP, fragments, IPv4 options, short copies (over IPv6:
+ * payload_off6())
  * @state:	environment
  */
 static void test_payload_off(void **state)
@@ -1057,11 +1212,17 @@ static void test_payload_off(void **state)
 	struct env *e = *state;
 	unsigned hl = e->c.conf.vnet_hdr_len;
 	uint8_t *ip = e->in + hl + ETH_HLEN;
-	struct conn k = { .raddr = GW4, .gport = 1, .rport = 2 };
-	struct seg s = cseg(&k, 1, T_ACK, pat, 100);
-	size_t len = build_tcp(e, e->in, &s);
-	size_t off = hl + ETH_HLEN + IP4_HLEN + TCP_HLEN;
+	struct conn k = { .gport = 1, .rport = 2 };
+	size_t len, off = hl + ETH_HLEN + IP4_HLEN + TCP_HLEN;
+	struct seg s;
 
+	if (e->fam->v6) {
+		payload_off6(e);
+		return;
+	}
+	memcpy(k.raddr, GW, ADDR_LEN);
+	s = cseg(&k, 1, T_ACK, pat, 100);
+	len = build_tcp(e, e->in, &s);
 	assert_int_equal(pkt_payload_off(e->in, len, hl), off);
 	/* a TCP header claiming 60 bytes needs them copied */
 	ip[IP4_HLEN + 12] = 0xf0;
@@ -1095,7 +1256,7 @@ static void test_guest_data_partial(void **state)
 	struct conn k;
 	uint32_t start;
 
-	open_conn(e, &k, GW4, 40021, 80, 2000, true);
+	open_conn(e, &k, GW, 40021, 80, 2000, true);
 	start = k.gseq;
 	env_mark(e);
 	gsend(e, &k, T_ACK | T_PSH, pat, 1000);
@@ -1134,7 +1295,7 @@ static void test_guest_data_coalesced_ack(void **state)
 	struct conn k;
 	uint32_t start;
 
-	open_conn(e, &k, GW4, 40022, 80, 3000, true);
+	open_conn(e, &k, GW, 40022, 80, 3000, true);
 	start = k.gseq;
 	env_mark(e);
 	gsend(e, &k, T_ACK, pat, 100);
@@ -1155,11 +1316,13 @@ static void test_guest_data_coalesced_ack(void **state)
  * @k:		connection
  * @data:	payload
  * @len:	payload length (up to 65495)
- * @gso_type:	VNET_HDR_GSO_TCPV4, possibly with VNET_HDR_GSO_ECN
+ * @gso_type:	the family's (VNET_HDR_GSO_TCPV4 or _TCPV6), possibly
+ *		with VNET_HDR_GSO_ECN
  *
  * As the guest's kernel writes it to the tap: NEEDS_CSUM from the TCP
  * header with only the pseudo-header sum in the checksum field (the
- * payload is not summed), GSO headers of 54 bytes, segments of 1460.
+ * payload is not summed), GSO headers of 54 bytes (74 over IPv6),
+ * segments of 1460.
  */
 static void gsend_gso(struct env *e, struct conn *k, const void *data,
 		      size_t len, uint8_t gso_type)
@@ -1168,17 +1331,23 @@ static void gsend_gso(struct env *e, struct conn *k, const void *data,
 	struct vnet_hdr vh = {
 		.flags = VNET_HDR_F_NEEDS_CSUM,
 		.gso_type = gso_type,
-		.hdr_len = ETH_HLEN + IP4_HLEN + TCP_HLEN,
+		.hdr_len = (uint16_t)(ETH_HLEN + e->fam->iphlen + TCP_HLEN),
 		.gso_size = 1460,
-		.csum_start = ETH_HLEN + IP4_HLEN,
+		.csum_start = (uint16_t)(ETH_HLEN + e->fam->iphlen),
 		.csum_offset = 16,
 	};
 	size_t flen = build_tcp(e, e->in, &s);
-	uint8_t *th = e->in + e->c.conf.vnet_hdr_len + ETH_HLEN + IP4_HLEN;
+	uint8_t *th = e->in + e->c.conf.vnet_hdr_len + ETH_HLEN +
+		      e->fam->iphlen;
 
 	set_vnet(e, e->in, &vh);
-	wr16(th + 16, ref_pseudo4(GUEST4, k->raddr, IPPROTO_TCP_,
-				  (uint16_t)(TCP_HLEN + len)));
+	if (e->fam->v6)
+		wr16(th + 16, ref_pseudo6(GUEST, k->raddr, IPPROTO_TCP_,
+					  (uint32_t)(TCP_HLEN + len)));
+	else
+		wr16(th + 16,
+		     ref_pseudo4(GUEST4, addr_to4(k->raddr), IPPROTO_TCP_,
+				 (uint16_t)(TCP_HLEN + len)));
 	env_input(e, e->in, flen);
 	k->gseq += (uint32_t)len;
 }
@@ -1198,7 +1367,7 @@ static void test_ack_every_two(void **state)
 	uint32_t start;
 
 	e->c.conf.ack_every = 2;
-	open_conn(e, &k, GW4, 40030, 80, 3100, true);
+	open_conn(e, &k, GW, 40030, 80, 3100, true);
 	assert_int_equal(k.f->mss, 1460);
 	start = k.gseq;
 	env_mark(e);
@@ -1254,7 +1423,7 @@ static void test_ack_every_zero(void **state)
 	uint32_t start, i;
 
 	assert_int_equal(e->c.conf.ack_every, 0);
-	open_conn(e, &k, GW4, 40031, 80, 3200, true);
+	open_conn(e, &k, GW, 40031, 80, 3200, true);
 	start = k.gseq;
 	env_mark(e);
 	for (i = 0; i < 4; i++) {
@@ -1282,10 +1451,10 @@ static void test_ack_every_gso(void **state)
 	uint32_t start;
 
 	e->c.conf.ack_every = 2;
-	open_conn(e, &k, GW4, 40032, 80, 3300, true);
+	open_conn(e, &k, GW, 40032, 80, 3300, true);
 	start = k.gseq;
 	env_mark(e);
-	gsend_gso(e, &k, pat, 65495, VNET_HDR_GSO_TCPV4);
+	gsend_gso(e, &k, pat, 65495, e->fam->gso_type);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_intents(e, FX_SOCK_SEND, -1);
 	assert_int_equal(e->fx.intents[0].len, 65495);
@@ -1297,7 +1466,7 @@ static void test_ack_every_gso(void **state)
 
 	/* the socket takes only one MSS of the next one: no ACK until the
 	 * end of the batch, which then sends one */
-	gsend_gso(e, &k, pat, 65495, VNET_HDR_GSO_TCPV4);
+	gsend_gso(e, &k, pat, 65495, e->fam->gso_type);
 	host_sends(e, &k, 1460);
 	assert_int_equal(e->fx.nframes, 0);
 	expect_one_ack(e, &k, start + 65495 + 1460, NULL);
@@ -1322,8 +1491,8 @@ static void test_ack_every_no_dup(void **state)
 	uint32_t sa, sb;
 
 	e->c.conf.ack_every = 2;
-	open_conn(e, &a, GW4, 40033, 80, 3400, true);
-	open_conn(e, &b, GW4, 40034, 80, 3500, true);
+	open_conn(e, &a, GW, 40033, 80, 3400, true);
+	open_conn(e, &b, GW, 40034, 80, 3500, true);
 	sa = a.gseq;
 	sb = b.gseq;
 	env_mark(e);
@@ -1361,7 +1530,7 @@ static void test_ack_every_window(void **state)
 	struct otcp o;
 
 	e->c.conf.ack_every = 2;
-	open_conn(e, &k, GW4, 40035, 80, 3600, true);
+	open_conn(e, &k, GW, 40035, 80, 3600, true);
 	start = k.gseq;
 	tcp_set_host_space(&e->c, k.f, 1U << 20);
 	expect_one_ack(e, &k, start, &o);
@@ -1395,7 +1564,7 @@ static void test_guest_data_dup_ooo(void **state)
 	struct conn k;
 	uint32_t start;
 
-	open_conn(e, &k, GW4, 40023, 80, 4000, true);
+	open_conn(e, &k, GW, 40023, 80, 4000, true);
 	start = k.gseq;
 	gsend(e, &k, T_ACK, pat, 500);
 	host_sends(e, &k, 500);
@@ -1444,7 +1613,7 @@ static void test_guest_ack_padding(void **state)
 	struct seg s;
 	size_t len;
 
-	open_conn(e, &k, GW4, 40024, 80, 4500, true);
+	open_conn(e, &k, GW, 40024, 80, 4500, true);
 	s = cseg(&k, k.gseq, T_ACK, NULL, 0);
 	len = build_tcp(e, e->in, &s);
 	memset(e->in + len, 0xaa, 6);
@@ -1471,7 +1640,7 @@ static void test_window_scaled(void **state)
 	struct conn k;
 	struct otcp o;
 
-	open_conn(e, &k, GW4, 40030, 80, 0x7ffffff0, true);
+	open_conn(e, &k, GW, 40030, 80, 0x7ffffff0, true);
 	start = k.gseq;
 	edge = start + 65535; /* the SYN-ACK's window */
 	assert_int_equal(k.f->adv_wnd_end, edge);
@@ -1518,7 +1687,7 @@ static void test_window_update(void **state)
 	struct conn k;
 	struct otcp o;
 
-	open_conn(e, &k, GW4, 40031, 80, 123456, true);
+	open_conn(e, &k, GW, 40031, 80, 123456, true);
 	start = k.gseq;
 	env_mark(e);
 	/* no space: the host must watch for more; the guest keeps the
@@ -1586,7 +1755,7 @@ static void test_window_zero(void **state)
 	struct conn k;
 	struct otcp o;
 
-	open_conn(e, &k, GW4, 40032, 80, 0xffff0000U, false);
+	open_conn(e, &k, GW, 40032, 80, 0xffff0000U, false);
 	start = k.gseq;
 	tcp_set_host_space(&e->c, k.f, 0);
 	gsend(e, &k, T_ACK, pat, 65000);
@@ -1632,7 +1801,7 @@ static void test_keepalive(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40033, 80, 20000, true);
+	open_conn(e, &k, GW, 40033, 80, 20000, true);
 	env_mark(e);
 	gsend_at(e, &k, k.gseq - 1, T_ACK, NULL, 0);
 	assert_int_equal(e->fx.nintents, 0);
@@ -1656,7 +1825,7 @@ static void test_host_data(void **state)
 	uint32_t off, mss, room;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40040, 80, 5000, true);
+	open_conn(e, &k, GW, 40040, 80, 5000, true);
 	env_mark(e);
 	room = tcp_tx_room(&e->c, k.f, e->now, &off, &mss);
 	assert_int_equal(room, 502U << 7);
@@ -1728,16 +1897,18 @@ static void test_host_data_gso(void **state)
 	if (!e->c.conf.csum_offload)
 		return; /* GSO needs the vnet header */
 	e->c.conf.gso_max = 20000;
-	open_conn(e, &k, GW4, 40041, 80, 5000, true);
+	open_conn(e, &k, GW, 40041, 80, 5000, true);
 	env_mark(e);
 	tcp_tx_room(&e->c, k.f, e->now, &off, &mss);
-	assert_int_equal(mss, 20000 / 1460 * 1460); /* whole segments */
+	/* whole segments (gso_max is for IPv4: 20 bytes less over IPv6) */
+	assert_int_equal(mss,
+			 (20000 - (e->fam->iphlen - IP4_HLEN)) / 1460 * 1460);
 	slot = fx_slot_next(&e->fx);
 	host_tx(e, &k, pat, 5000);
 	assert_int_equal(slot[0], VNET_HDR_F_NEEDS_CSUM);
-	assert_int_equal(slot[1], VNET_HDR_GSO_TCPV4);
+	assert_int_equal(slot[1], e->fam->gso_type);
 	assert_int_equal(slot[2] | (slot[3] << 8),
-			 ETH_HLEN + IP4_HLEN + TCP_HLEN);
+			 ETH_HLEN + e->fam->iphlen + TCP_HLEN);
 	assert_int_equal(slot[4] | (slot[5] << 8), 1460);
 	/* a segment within the MSS is a plain frame */
 	slot = fx_slot_next(&e->fx);
@@ -1745,6 +1916,11 @@ static void test_host_data_gso(void **state)
 	assert_int_equal(slot[1], VNET_HDR_GSO_NONE);
 	assert_ctr_deltas(e, CTR_TCP_TX_SEGS, 2, CTR_TCP_TX_BYTES, 6000,
 			  CTR_TCP_TX_GSO_FRAMES, 1, -1);
+	/* ten segments and ten bytes: ten segments fit over IPv4, only
+	 * nine in the 20 bytes less an IPv6 frame has */
+	e->c.conf.gso_max = 10 * 1460 + 10;
+	tcp_tx_room(&e->c, k.f, e->now, &off, &mss);
+	assert_int_equal(mss, (e->fam->v6 ? 9 : 10) * 1460);
 	e->c.conf.gso_max = 0;
 	rst_conn(e, &k);
 }
@@ -1765,24 +1941,33 @@ static void csum_completes(const struct env *e, unsigned i)
 	const uint8_t *f = e->fx.slots + (size_t)i * e->fx.slot_size;
 	size_t vl = e->c.conf.vnet_hdr_len, len;
 	unsigned start = f[6] | f[7] << 8, off = f[8] | f[9] << 8;
-	uint32_t saddr, daddr;
+	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN];
+	const uint8_t *ip = f + vl + ETH_HLEN;
 
 	assert_int_equal(f[0], VNET_HDR_F_NEEDS_CSUM);
 	len = e->fx.frame_len[i] - vl - start;
 	assert_true(len <= sizeof(l4) && off + 2 <= len);
 	memcpy(l4, f + vl + start, len);
 	wr16(l4 + off, (uint16_t)~ref_sum16(l4, len, 0));
-	memcpy(&saddr, f + vl + ETH_HLEN + 12, 4);
-	memcpy(&daddr, f + vl + ETH_HLEN + 16, 4);
-	assert_int_equal(l4_csum_ok(saddr, daddr, IPPROTO_TCP_, l4, len),
+	if (e->fam->v6) {
+		memcpy(saddr, ip + 8, ADDR_LEN);
+		memcpy(daddr, ip + 24, ADDR_LEN);
+	} else {
+		addr_from4(saddr, 0);
+		addr_from4(daddr, 0);
+		memcpy(saddr + 12, ip + 12, 4);
+		memcpy(daddr + 12, ip + 16, 4);
+	}
+	assert_int_equal(l4_csum_ok_any(saddr, daddr, IPPROTO_TCP_, l4, len),
 			 0xffff);
 }
 
 /**
  * test_gso_to_guest_60k() - with gso_max as shard_init() sets it on tap,
- * one 60 KiB peek becomes one super-frame: TCPV4, gso_size the guest's
- * MSS, hdr_len the headers, NEEDS_CSUM at the TCP checksum, IP total
- * length the whole packet, and a checksum that completes correctly
+ * one 60 KiB peek becomes one super-frame: TCPV4 (TCPV6), gso_size the
+ * guest's MSS, hdr_len the headers, NEEDS_CSUM at the TCP checksum, IP
+ * total (IPv6 payload) length the whole packet, and a checksum that
+ * completes correctly
  * @state:	environment
  */
 static void test_gso_to_guest_60k(void **state)
@@ -1794,25 +1979,30 @@ static void test_gso_to_guest_60k(void **state)
 	struct conn k;
 
 	e->c.conf.gso_max = 65535 - IP4_HLEN - TCP_HLEN;
-	open_conn(e, &k, GW4, 40042, 80, 5100, true);
+	open_conn(e, &k, GW, 40042, 80, 5100, true);
 	env_mark(e);
 	assert_true(tcp_tx_room(&e->c, k.f, e->now, &off, &mss) >= len);
-	assert_int_equal(mss, 65495 / 1460 * 1460); /* whole segments */
+	/* whole segments (20 bytes less room over IPv6) */
+	assert_int_equal(mss,
+			 (65495 - (e->fam->iphlen - IP4_HLEN)) / 1460 * 1460);
 	slot = fx_slot_next(&e->fx);
 	host_tx(e, &k, pat, len); /* checks the frame with parse_tcp() */
 	assert_int_equal(e->fx.nframes, 1);
 	assert_int_equal(e->fx.frame_len[0],
-			 12 + ETH_HLEN + IP4_HLEN + TCP_HLEN + len);
+			 12 + ETH_HLEN + e->fam->iphlen + TCP_HLEN + len);
 	assert_int_equal(slot[0], VNET_HDR_F_NEEDS_CSUM);
-	assert_int_equal(slot[1], VNET_HDR_GSO_TCPV4);
+	assert_int_equal(slot[1], e->fam->gso_type);
 	assert_int_equal(slot[2] | slot[3] << 8,
-			 ETH_HLEN + IP4_HLEN + TCP_HLEN); /* hdr_len */
-	assert_int_equal(slot[4] | slot[5] << 8, 1460);	  /* gso_size */
-	assert_int_equal(slot[6] | slot[7] << 8, ETH_HLEN + IP4_HLEN);
+			 ETH_HLEN + e->fam->iphlen + TCP_HLEN); /* hdr_len */
+	assert_int_equal(slot[4] | slot[5] << 8, 1460);		/* gso_size */
+	assert_int_equal(slot[6] | slot[7] << 8, ETH_HLEN + e->fam->iphlen);
 	assert_int_equal(slot[8] | slot[9] << 8, 16);
 	assert_int_equal(slot[10] | slot[11] << 8, 0); /* num_buffers */
 	ip = slot + 12 + ETH_HLEN;
-	assert_int_equal(rd16(ip + 2), IP4_HLEN + TCP_HLEN + len);
+	if (e->fam->v6)
+		assert_int_equal(rd16(ip + 4), TCP_HLEN + len);
+	else
+		assert_int_equal(rd16(ip + 2), IP4_HLEN + TCP_HLEN + len);
 	csum_completes(e, 0);
 	assert_ctr_deltas(e, CTR_TCP_TX_SEGS, 1, CTR_TCP_TX_BYTES, len,
 			  CTR_TCP_TX_GSO_FRAMES, 1, -1);
@@ -1834,7 +2024,7 @@ static void test_no_gso_to_guest_60k(void **state)
 	struct conn k;
 
 	assert_int_equal(e->c.conf.gso_max, 0);
-	open_conn(e, &k, GW4, 40043, 80, 5200, true);
+	open_conn(e, &k, GW, 40043, 80, 5200, true);
 	env_mark(e);
 	while (sent < len) {
 		uint32_t room = tcp_tx_room(&e->c, k.f, e->now, &off, &mss);
@@ -1879,10 +2069,10 @@ static void test_gso_from_guest(void **state)
 	struct conn k;
 	uint32_t start;
 
-	open_conn(e, &k, GW4, 40044, 80, 5300, true);
+	open_conn(e, &k, GW, 40044, 80, 5300, true);
 	start = k.gseq;
 	env_mark(e);
-	gsend_gso(e, &k, pat, 65495, VNET_HDR_GSO_TCPV4);
+	gsend_gso(e, &k, pat, 65495, e->fam->gso_type);
 	assert_int_equal(e->fx.nframes, 0);
 	assert_intents(e, FX_SOCK_SEND, -1);
 	it = &e->fx.intents[0];
@@ -1894,8 +2084,7 @@ static void test_gso_from_guest(void **state)
 	assert_int_equal(k.f->bytes_from_guest, 65495);
 	expect_one_ack(e, &k, start + 65495, NULL);
 
-	gsend_gso(e, &k, pat + 100, 30000,
-		  VNET_HDR_GSO_TCPV4 | VNET_HDR_GSO_ECN);
+	gsend_gso(e, &k, pat + 100, 30000, e->fam->gso_type | VNET_HDR_GSO_ECN);
 	assert_intents(e, FX_SOCK_SEND, -1);
 	assert_int_equal(e->fx.intents[0].len, 30000);
 	assert_memory_equal(e->fx.intents[0].data, pat + 100, 30000);
@@ -1919,10 +2108,10 @@ static void test_gso_from_guest_malformed(void **state)
 	struct env *e = *state;
 	struct vnet_hdr good = {
 		.flags = VNET_HDR_F_NEEDS_CSUM,
-		.gso_type = VNET_HDR_GSO_TCPV4,
-		.hdr_len = ETH_HLEN + IP4_HLEN + TCP_HLEN,
+		.gso_type = e->fam->gso_type,
+		.hdr_len = (uint16_t)(ETH_HLEN + e->fam->iphlen + TCP_HLEN),
 		.gso_size = 1460,
-		.csum_start = ETH_HLEN + IP4_HLEN,
+		.csum_start = (uint16_t)(ETH_HLEN + e->fam->iphlen),
 		.csum_offset = 16,
 	};
 	struct vnet_hdr bad[16];
@@ -1932,7 +2121,7 @@ static void test_gso_from_guest_malformed(void **state)
 	uint32_t rcv;
 	struct seg s;
 
-	open_conn(e, &k, GW4, 40045, 80, 5400, true);
+	open_conn(e, &k, GW, 40045, 80, 5400, true);
 	s = cseg(&k, k.gseq, T_ACK | T_PSH, pat, 20000);
 	flen = build_tcp(e, e->in, &s);
 	l2len = flen - e->c.conf.vnet_hdr_len; /* what the header describes */
@@ -1980,7 +2169,7 @@ static void test_gso_from_guest_malformed(void **state)
 	assert_intents(e, FX_SOCK_SEND, -1);
 	env_clear(e);
 	/* and the honest TSO header */
-	good.gso_type = VNET_HDR_GSO_TCPV4;
+	good.gso_type = e->fam->gso_type;
 	good.csum_offset = 16;
 	good.hdr_len = (uint16_t)l2len; /* all linear: as long as the frame */
 	set_vnet(e, e->in, &good);
@@ -1998,7 +2187,7 @@ static void test_gso_from_guest_malformed(void **state)
 /**
  * test_host_data_window_limits() - a small guest window limits the room;
  * max_inflight caps it further
- * @state:	unused (own core with max_inflight)
+ * @state:	the fixture's environment: its family (own core with max_inflight)
  */
 static void test_host_data_window_limits(void **state)
 {
@@ -2007,11 +2196,10 @@ static void test_host_data_window_limits(void **state)
 	struct env *e;
 	struct conn k;
 
-	(void)state;
-	env_conf(&cc, true);
+	fam_conf(&cc, true, state_fam(state));
 	cc.max_inflight = 3000;
-	e = env_new(&cc);
-	open_conn(e, &k, GW4, 40041, 80, 1, true);
+	e = fam_env_new(&cc, state_fam(state));
+	open_conn(e, &k, GW, 40041, 80, 1, true);
 	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 3000);
 	host_tx(e, &k, pat, 1460);
 	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 1540);
@@ -2034,7 +2222,7 @@ static void test_host_data_window_limits(void **state)
  * order, when the gap is filled; a duplicate of a kept one is not kept
  * twice; a flow that ends frees its slots; with every slot taken the
  * next is dropped and counted
- * @state:	unused (own core with two ooo slots)
+ * @state:	the fixture's environment: its family (own core with two ooo slots)
  */
 static void test_guest_ooo_held(void **state)
 {
@@ -2043,11 +2231,10 @@ static void test_guest_ooo_held(void **state)
 	struct conn k;
 	uint32_t start;
 
-	(void)state;
-	env_conf(&cc, true);
+	fam_conf(&cc, true, state_fam(state));
 	cc.ooo_slots = 2;
-	e = env_new(&cc);
-	open_conn(e, &k, GW4, 40095, 80, 1, true);
+	e = fam_env_new(&cc, state_fam(state));
+	open_conn(e, &k, GW, 40095, 80, 1, true);
 	start = k.gseq;
 
 	/* 300..400 and 100..300 come before 0..100 */
@@ -2110,7 +2297,7 @@ static void test_fast_retransmit(void **state)
 	struct conn k;
 	int i;
 
-	open_conn(e, &k, GW4, 40042, 80, 6000, true);
+	open_conn(e, &k, GW, 40042, 80, 6000, true);
 	for (i = 0; i < 4; i++)
 		host_tx(e, &k, pat + i * 1460, 1460);
 	env_clear(e);
@@ -2205,7 +2392,9 @@ static const uint8_t *frame_opts(const struct env *e, unsigned i,
 				 size_t *optlen)
 {
 	size_t l4len;
-	const uint8_t *th = parse_ip4(e, i, IPPROTO_TCP_, &l4len);
+	const uint8_t *th = e->fam->v6 ? parse_ip6_frame(e, i, IPPROTO_TCP_,
+							 &l4len) :
+					 parse_ip4(e, i, IPPROTO_TCP_, &l4len);
 
 	*optlen = (size_t)(th[12] >> 4) * 4 - TCP_HLEN;
 	return th + TCP_HLEN;
@@ -2232,7 +2421,7 @@ static void open_sack(struct env *e, struct conn *k, uint16_t gport,
 	struct seg s;
 
 	memset(k, 0, sizeof(*k));
-	k->raddr = GW4;
+	memcpy(k->raddr, GW, ADDR_LEN);
 	k->gport = gport;
 	k->rport = 80;
 	k->gwnd = 64240;
@@ -2311,7 +2500,7 @@ static unsigned sack_of(const struct env *e, unsigned i, const struct conn *k,
 	unsigned n, j;
 
 	parse_tcp(e, i, &o);
-	check_tuple(&o, k);
+	check_tuple(e, &o, k);
 	assert_int_equal(o.flags, T_ACK);
 	assert_int_equal(o.ack, ack);
 	assert_int_equal(o.len, 0);
@@ -2330,7 +2519,7 @@ static unsigned sack_of(const struct env *e, unsigned i, const struct conn *k,
 	return n;
 }
 
-static void host_accept(struct env *e, struct conn *k, uint32_t src,
+static void host_accept(struct env *e, struct conn *k, const uint8_t *src,
 			uint16_t sport, uint16_t gport);
 
 /**
@@ -2351,7 +2540,7 @@ static void test_sack_negotiate(void **state)
 	rst_conn(e, &k);
 	/* without the offer: no SACK-permitted back (host_connected()
 	 * checks the options are MSS and window scale only) */
-	open_conn(e, &k, GW4, 41001, 80, 200, true);
+	open_conn(e, &k, GW, 41001, 80, 200, true);
 	assert_false(k.f->flags & TCPF_SACK_OK);
 	assert_int_equal(env_delta(e, CTR_TCP_SACK_FLOWS), 1);
 	rst_conn(e, &k);
@@ -2363,8 +2552,7 @@ static void test_sack_negotiate(void **state)
 			2, 4, 0x05, 0xb4, 1, 1, 4, 2
 		};
 
-		host_accept(e, &k, ip4(192, 168, 1, 20), (uint16_t)(33000 + i),
-			    8080);
+		host_accept(e, &k, PEER, (uint16_t)(33000 + i), 8080);
 		k.gseq = 5000;
 		k.gwnd = 29200;
 		s = cseg(&k, k.gseq, T_SYN | T_ACK, NULL, 0);
@@ -2399,10 +2587,9 @@ static void test_sack_blocks_sent(void **state)
 	struct env *e;
 	struct conn k;
 
-	(void)state;
-	env_conf(&cc, true);
+	fam_conf(&cc, true, state_fam(state));
 	cc.ooo_slots = 8;
-	e = env_new(&cc);
+	e = fam_env_new(&cc, state_fam(state));
 	open_sack(e, &k, 41002, 3000);
 	start = k.gseq;
 	env_mark(e);
@@ -2763,7 +2950,7 @@ static void test_sack_hostile(void **state)
 	rst_conn(e, &k);
 
 	/* blocks on a flow that did not negotiate SACK */
-	open_conn(e, &plain, GW4, 41005, 80, 500, true);
+	open_conn(e, &plain, GW, 41005, 80, 500, true);
 	host_tx(e, &plain, pat, 1000);
 	env_clear(e);
 	env_mark(e);
@@ -2788,7 +2975,7 @@ static void test_rto(void **state)
 	struct conn k;
 	int i;
 
-	open_conn(e, &k, GW4, 40043, 80, 7000, true);
+	open_conn(e, &k, GW, 40043, 80, 7000, true);
 	una = k.f->snd_una;
 	host_tx(e, &k, pat, 1000);
 	env_clear(e);
@@ -2833,7 +3020,7 @@ static void test_rto_progress_resets(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40044, 80, 8000, true);
+	open_conn(e, &k, GW, 40044, 80, 8000, true);
 	host_tx(e, &k, pat, 1000);
 	e->now += RTO_NS;
 	core_timer(&e->c, e->now, &e->fx);
@@ -2867,7 +3054,7 @@ static void test_pto(void **state)
 	struct conn k;
 	int i;
 
-	open_conn(e, &k, GW4, 40046, 80, 8600, true);
+	open_conn(e, &k, GW, 40046, 80, 8600, true);
 	m = k.f->mss;
 	host_tx(e, &k, pat, m);
 	e->now += 100000; /* the timed segment's ACK, 100 us later */
@@ -2953,7 +3140,7 @@ static void test_timer_slots(void **state)
 	struct conn k;
 	uint64_t t;
 
-	open_conn(e, &k, GW4, 40045, 80, 8500, true);
+	open_conn(e, &k, GW, 40045, 80, 8500, true);
 	host_tx(e, &k, pat, 100);
 	env_clear(e);
 	t = e->now + RTO_NS;
@@ -2984,7 +3171,7 @@ static void test_zero_window(void **state)
 	uint64_t t;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40050, 80, 9000, true);
+	open_conn(e, &k, GW, 40050, 80, 9000, true);
 	host_tx(e, &k, pat, 1000);
 	env_clear(e);
 	k.gack = k.iss + 1001;
@@ -3051,7 +3238,7 @@ static void test_half_close_guest_first(void **state)
 	uint32_t off, mss;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40060, 80, 10000, true);
+	open_conn(e, &k, GW, 40060, 80, 10000, true);
 	env_mark(e);
 	gsend(e, &k, T_FIN | T_ACK, NULL, 0);
 	assert_intents(e, FX_SOCK_SHUT_WR, -1);
@@ -3110,7 +3297,7 @@ static void test_half_close_host_first(void **state)
 	uint32_t off, mss;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40061, 80, 11000, true);
+	open_conn(e, &k, GW, 40061, 80, 11000, true);
 	env_mark(e);
 	host_tx(e, &k, pat, 300);
 	tcp_on_sock_eof(&e->c, k.f, e->now, &e->fx);
@@ -3157,7 +3344,7 @@ static void test_eof_no_slot(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40065, 80, 12500, true);
+	open_conn(e, &k, GW, 40065, 80, 12500, true);
 	env_mark(e);
 	e->fx.nframes = e->fx.nslots;
 	tcp_on_sock_eof(&e->c, k.f, e->now, &e->fx);
@@ -3183,7 +3370,7 @@ static void test_fin_retransmit(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40062, 80, 12000, false);
+	open_conn(e, &k, GW, 40062, 80, 12000, false);
 	tcp_on_sock_eof(&e->c, k.f, e->now, &e->fx);
 	env_clear(e);
 	e->now += RTO_NS;
@@ -3213,7 +3400,7 @@ static void test_fin_piggyback(void **state)
 	struct conn k;
 	uint32_t start;
 
-	open_conn(e, &k, GW4, 40063, 80, 13000, true);
+	open_conn(e, &k, GW, 40063, 80, 13000, true);
 	start = k.gseq;
 	gsend(e, &k, T_FIN | T_ACK | T_PSH, "byebye", 6);
 	assert_intents(e, FX_SOCK_SEND, -1);
@@ -3245,7 +3432,7 @@ static void test_fin_piggyback_full(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40064, 80, 14000, true);
+	open_conn(e, &k, GW, 40064, 80, 14000, true);
 	gsend(e, &k, T_FIN | T_ACK | T_PSH, "bye", 3);
 	host_sends(e, &k, 3);
 	assert_intents(e, FX_SOCK_SHUT_WR, -1);
@@ -3269,7 +3456,7 @@ static void test_guest_gone(void **state)
 	struct conn k;
 
 	for (i = 0; i < ENV_MAX_FLOWS; i++) {
-		open_conn(e, &k, GW4, (uint16_t)(41000 + i), 80, 20000 + i,
+		open_conn(e, &k, GW, (uint16_t)(41000 + i), 80, 20000 + i,
 			  true);
 		env_clear(e);
 	}
@@ -3297,7 +3484,7 @@ static void test_guest_gone(void **state)
 	assert_int_equal(e->fx.nintents, 0);
 
 	/* the next guest connects as usual, and is answered at its MAC */
-	open_conn(e, &k, GW4, 42000, 80, 30000, true);
+	open_conn(e, &k, GW, 42000, 80, 30000, true);
 	rst_conn(e, &k);
 }
 
@@ -3311,7 +3498,7 @@ static void test_guest_rst(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40070, 80, 15000, true);
+	open_conn(e, &k, GW, 40070, 80, 15000, true);
 	env_mark(e);
 	gsend_at(e, &k, k.gseq - 1, T_RST, NULL, 0);
 	gsend_at(e, &k, k.f->adv_wnd_end + 1, T_RST | T_ACK, NULL, 0);
@@ -3332,7 +3519,7 @@ static void test_guest_rst(void **state)
 	env_clear(e);
 
 	/* while connecting, any RST of the tuple ends the attempt */
-	guest_syn(e, &k, GW4, 40071, 80, 16000, true);
+	guest_syn(e, &k, GW, 40071, 80, 16000, true);
 	rst_conn(e, &k);
 }
 
@@ -3346,7 +3533,7 @@ static void test_sock_error(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40072, 80, 17000, true);
+	open_conn(e, &k, GW, 40072, 80, 17000, true);
 	host_tx(e, &k, pat, 100);
 	env_clear(e);
 	env_mark(e);
@@ -3360,7 +3547,7 @@ static void test_sock_error(void **state)
 	env_clear(e);
 
 	/* a failed write (EPIPE) does the same */
-	open_conn(e, &k, GW4, 40073, 80, 18000, true);
+	open_conn(e, &k, GW, 40073, 80, 18000, true);
 	gsend(e, &k, T_ACK, pat, 10);
 	host_sends(e, &k, -EPIPE);
 	check_only_seg(e, &k, T_RST | T_ACK, k.iss + 1, k.gseq - 10, 0, NULL);
@@ -3377,12 +3564,11 @@ static void test_sock_error(void **state)
 static void test_no_flow(void **state)
 {
 	struct env *e = *state;
-	struct conn k = { .raddr = REMOTE4,
-			  .gport = 40080,
-			  .rport = 80,
-			  .gack = 0x77777777,
-			  .gwnd = 1000 };
+	struct conn k = {
+		.gport = 40080, .rport = 80, .gack = 0x77777777, .gwnd = 1000
+	};
 
+	memcpy(k.raddr, REMOTE, ADDR_LEN);
 	env_mark(e);
 	gsend_at(e, &k, 0x55555555, T_ACK, NULL, 0);
 	check_only_seg(e, &k, T_RST, 0x77777777, 0, 0, NULL);
@@ -3415,11 +3601,12 @@ static void test_no_flow(void **state)
  * host_accept() - a published port accepted: check our SYN to the guest
  * @e:		environment
  * @k:		connection out
- * @src:	source address the guest sees
+ * @src:	source address the guest sees (flow form: its family is the
+ *		flow's)
  * @sport:	source port
  * @gport:	guest port
  */
-static void host_accept(struct env *e, struct conn *k, uint32_t src,
+static void host_accept(struct env *e, struct conn *k, const uint8_t *src,
 			uint16_t sport, uint16_t gport)
 {
 	static const uint8_t sack_ok[] = { 1, 1, 4, 2 };
@@ -3428,12 +3615,11 @@ static void host_accept(struct env *e, struct conn *k, uint32_t src,
 	struct otcp o;
 
 	memset(k, 0, sizeof(*k));
-	k->raddr = src;
+	memcpy(k->raddr, src, ADDR_LEN);
 	k->rport = sport;
 	k->gport = gport;
 	env_clear(e);
-	k->f = tcp_host_accepted(&e->c, M4(src), sport, gport, 42, e->now,
-				 &e->fx);
+	k->f = tcp_host_accepted(&e->c, src, sport, gport, 42, e->now, &e->fx);
 	assert_non_null(k->f);
 	k->idx = tcp_flow_idx(&e->c, k->f);
 	k->f->sock = (int32_t)(SOCK_BASE + k->idx); /* for the checks */
@@ -3467,26 +3653,28 @@ static void test_published_port(void **state)
 	struct seg s;
 
 	env_mark(e);
-	f = tcp_host_accepted(&e->c, M4(GW4), 55555, 22, 42, e->now, &e->fx);
+	f = tcp_host_accepted(&e->c, GW, 55555, 22, 42, e->now, &e->fx);
 	assert_non_null(f);
 	assert_int_equal(f->sock, 42);
-	assert_memory_equal(f->guest_addr, M4(GUEST4), ADDR_LEN);
+	assert_memory_equal(f->guest_addr, GUEST, ADDR_LEN);
 	assert_int_equal(f->guest_port, 22);
-	assert_memory_equal(f->remote_addr, M4(GW4), ADDR_LEN);
+	assert_memory_equal(f->remote_addr, GW, ADDR_LEN);
 	assert_int_equal(f->remote_port, 55555);
-	assert_ctr_deltas(e, CTR_TCP_FLOWS_OPENED_HOST, 1, CTR_TCP_FLOWS_ACTIVE,
-			  1, -1);
+	assert_ctr_deltas(e, CTR_TCP_FLOWS_OPENED_HOST, 1,
+			  CTR_TCP_FLOWS_OPENED6, e->fam->v6,
+			  CTR_TCP_FLOWS_ACTIVE, 1, -1);
 	/* the same tuple twice is refused */
-	assert_null(tcp_host_accepted(&e->c, M4(GW4), 55555, 22, 43, e->now,
-				      &e->fx));
+	assert_null(
+		tcp_host_accepted(&e->c, GW, 55555, 22, 43, e->now, &e->fx));
 	assert_int_equal(env_delta(e, CTR_TCP_DROP_STATE), 1);
 	/* tidy: the guest refuses this one */
-	k.raddr = GW4, k.rport = 55555, k.gport = 22, k.gwnd = 0;
+	memcpy(k.raddr, GW, ADDR_LEN);
+	k.rport = 55555, k.gport = 22, k.gwnd = 0;
 	k.gack = f->iss + 1;
 	gsend_at(e, &k, 0, T_RST | T_ACK, NULL, 0);
 	env_clear(e);
 
-	host_accept(e, &k, ip4(192, 168, 1, 20), 33333, 8080);
+	host_accept(e, &k, PEER, 33333, 8080);
 	k.gseq = 0xdeadbeef;
 	k.gwnd = 29200;
 	s = cseg(&k, k.gseq, T_SYN | T_ACK, NULL, 0);
@@ -3524,7 +3712,7 @@ static void test_published_port_refused(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	host_accept(e, &k, GW4, 50000, 80);
+	host_accept(e, &k, GW, 50000, 80);
 	env_mark(e);
 	k.gack = k.iss + 2;
 	gsend_at(e, &k, 0, T_RST | T_ACK, NULL, 0); /* wrong ACK */
@@ -3565,7 +3753,7 @@ static void test_published_port_timeout(void **state)
 	struct conn k;
 	int i;
 
-	host_accept(e, &k, GW4, 50001, 80);
+	host_accept(e, &k, GW, 50001, 80);
 	env_mark(e);
 	t = e->now + rto;
 	for (i = 0; i < 5; i++) {
@@ -3602,8 +3790,8 @@ static void test_table_full(void **state)
 	unsigned i;
 
 	for (i = 0; i < ENV_MAX_FLOWS; i++) {
-		guest_syn(e, &k[i], REMOTE4, (uint16_t)(20000 + i), 80,
-			  i * 1000, true);
+		guest_syn(e, &k[i], REMOTE, (uint16_t)(20000 + i), 80, i * 1000,
+			  true);
 		assert_int_equal(e->ctr[CTR_TCP_FLOWS_ACTIVE], i + 1);
 	}
 	env_mark(e);
@@ -3615,7 +3803,7 @@ static void test_table_full(void **state)
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_FLOWS_TABLE_FULL, 1,
 			  CTR_TCP_RST_UNKNOWN_FLOW, 1, -1);
 	env_clear(e);
-	assert_null(tcp_host_accepted(&e->c, M4(GW4), 1, 2, 3, e->now, &e->fx));
+	assert_null(tcp_host_accepted(&e->c, GW, 1, 2, 3, e->now, &e->fx));
 	assert_int_equal(e->fx.nframes, 0);
 	assert_int_equal(env_delta(e, CTR_TCP_FLOWS_TABLE_FULL), 2);
 
@@ -3623,14 +3811,14 @@ static void test_table_full(void **state)
 	tcp_on_sock_connected(&e->c, k[17].f, ECONNREFUSED, e->now, &e->fx);
 	assert_int_equal(e->ctr[CTR_TCP_FLOWS_ACTIVE], ENV_MAX_FLOWS - 1);
 	env_clear(e);
-	guest_syn(e, &extra, REMOTE4, 30000, 80, 777, true);
+	guest_syn(e, &extra, REMOTE, 30000, 80, 777, true);
 	assert_int_equal(extra.idx, k[17].idx);
 	assert_int_equal(e->ctr[CTR_TCP_FLOWS_ACTIVE], ENV_MAX_FLOWS);
 	k[17] = extra;
 
 	/* every flow is still found by its tuple */
 	for (i = 0; i < ENV_MAX_FLOWS; i++) {
-		f = flow_lookup(&e->c, M4(GUEST4), k[i].gport, M4(REMOTE4), 80);
+		f = flow_lookup(&e->c, GUEST, k[i].gport, REMOTE, 80);
 		assert_ptr_equal(f, k[i].f);
 	}
 	for (i = 0; i < ENV_MAX_FLOWS; i++) {
@@ -3652,7 +3840,7 @@ static void test_many_established(void **state)
 	unsigned i;
 
 	for (i = 0; i < ENV_MAX_FLOWS; i++)
-		open_conn(e, &k[i], i & 1 ? GW4 : REMOTE4,
+		open_conn(e, &k[i], i & 1 ? GW : REMOTE,
 			  (uint16_t)(1024 + i * 7), 80, i * 0x04000000U, true);
 	for (i = 0; i < ENV_MAX_FLOWS; i++) {
 		gsend(e, &k[i], T_ACK | T_PSH, pat + i, 64 + i);
@@ -3690,7 +3878,7 @@ static void test_wrap_guest_seq(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40090, 80, 0xfffffff0U, true);
+	open_conn(e, &k, GW, 40090, 80, 0xfffffff0U, true);
 	assert_int_equal(k.gseq, 0xfffffff1U);
 	gsend(e, &k, T_ACK | T_PSH, pat, 100);
 	assert_int_equal(fx_find(e, FX_SOCK_SEND)->len, 100);
@@ -3730,7 +3918,7 @@ static void test_wrap_our_seq(void **state)
 	struct conn k;
 	int i;
 
-	guest_syn(e, &k, GW4, 40091, 80, 1, true);
+	guest_syn(e, &k, GW, 40091, 80, 1, true);
 	k.f->iss = k.f->snd_una = k.f->snd_nxt = k.f->snd_max = 0xfffff000U;
 	host_connected(e, &k);
 	assert_int_equal(k.iss, 0xfffff000U);
@@ -3789,7 +3977,7 @@ static void test_fin_retransmit_answered(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40101, 80, 21000, true);
+	open_conn(e, &k, GW, 40101, 80, 21000, true);
 	gsend(e, &k, T_FIN | T_ACK, NULL, 0);
 	assert_intents(e, FX_SOCK_SHUT_WR, -1);
 	expect_one_ack(e, &k, k.gseq, NULL);
@@ -3814,7 +4002,7 @@ static void test_published_port_no_ws(void **state)
 	struct otcp o;
 	struct seg s;
 
-	host_accept(e, &k, GW4, 50002, 80);
+	host_accept(e, &k, GW, 50002, 80);
 	k.gseq = 1;
 	k.gwnd = 65535;
 	s = cseg(&k, k.gseq, T_SYN | T_ACK, NULL, 0);
@@ -3851,7 +4039,7 @@ static void test_bug_fin_on_duplicate_data(void **state)
 	struct conn k;
 	uint32_t start;
 
-	open_conn(e, &k, GW4, 40102, 80, 22000, true);
+	open_conn(e, &k, GW, 40102, 80, 22000, true);
 	start = k.gseq;
 	gsend(e, &k, T_ACK | T_PSH, pat, 100);
 	host_sends(e, &k, 100);
@@ -3887,7 +4075,7 @@ static void test_bug_zero_window_after_rto(void **state)
 	uint64_t next;
 	int i;
 
-	open_conn(e, &k, GW4, 40103, 80, 23000, true);
+	open_conn(e, &k, GW, 40103, 80, 23000, true);
 	host_tx(e, &k, pat, 1000);
 	env_clear(e);
 	k.gwnd = 0; /* the guest closes its window, the data is not acked */
@@ -3908,7 +4096,8 @@ static void test_bug_zero_window_after_rto(void **state)
 }
 
 /**
- * test_bug_loopback_without_map_gw() - 127.0.0.1 without the gateway mapping
+ * test_bug_loopback_without_map_gw() - 127.0.0.1 (or ::1) without the
+ * gateway mapping
  * @state:	environment (or unused)
  *
  * Was a bug (policy bypass): with map_gw_to_loopback off (--no-map-gw: "refused
@@ -3925,15 +4114,13 @@ static void test_bug_loopback_without_map_gw(void **state)
 {
 	struct core_conf cc;
 	struct env *e;
-	struct conn k = {
-		.raddr = LO4, .gport = 40104, .rport = 22, .gwnd = 1000
-	};
+	struct conn k = { .gport = 40104, .rport = 22, .gwnd = 1000 };
 	struct seg s;
 
-	(void)state; /* own core */
-	env_conf(&cc, true);
+	fam_conf(&cc, true, state_fam(state));
 	cc.map_gw_to_loopback = false;
-	e = env_new(&cc);
+	e = fam_env_new(&cc, state_fam(state));
+	memcpy(k.raddr, e->fam->lo, ADDR_LEN); /* 127.0.0.1 or ::1 */
 	s = cseg(&k, 500, T_SYN, NULL, 0);
 	env_send(e, &s);
 	assert_int_equal(e->fx.nintents, 0);
@@ -3962,7 +4149,7 @@ static void test_bug_ack_list_stale(void **state)
 	struct env *e = *state;
 	struct conn k;
 
-	open_conn(e, &k, GW4, 40105, 80, 24000, true);
+	open_conn(e, &k, GW, 40105, 80, 24000, true);
 	gsend(e, &k, T_ACK, pat, 10);
 	host_sends(e, &k, 10);	  /* ACK due, listed */
 	host_tx(e, &k, pat, 100); /* the ACK rides along */
@@ -3990,7 +4177,7 @@ static void test_bug_published_port_tiny_mss(void **state)
 	struct conn k;
 	struct seg s;
 
-	host_accept(e, &k, GW4, 50003, 80);
+	host_accept(e, &k, GW, 50003, 80);
 	k.gseq = 1;
 	k.gwnd = 65535;
 	s = cseg(&k, k.gseq, T_SYN | T_ACK, NULL, 0);
@@ -4003,26 +4190,37 @@ static void test_bug_published_port_tiny_mss(void **state)
 }
 
 /**
- * udp_to() - the guest sends a UDP datagram (checksum 0: none)
- * @e:		environment
- * @daddr:	destination
+ * udp_to() - the guest sends a UDP datagram (over IPv4 with checksum 0:
+ * none; IPv6 needs one)
+ * @e:		environment (its family)
+ * @daddr:	destination (flow form, of the family)
  * @sport:	source port
  * @dport:	destination port
  */
-static void udp_to(struct env *e, uint32_t daddr, uint16_t sport,
+static void udp_to(struct env *e, const uint8_t *daddr, uint16_t sport,
 		   uint16_t dport)
 {
 	size_t off = build_l2(e, e->in, e->c.conf.our_mac, e->c.conf.guest_mac,
-			      ETHERTYPE_IP4);
-	uint8_t *u = e->in + off + IP4_HLEN;
+			      e->fam->ethertype);
+	uint8_t *u = e->in + off + e->fam->iphlen;
 
-	build_ip4(e->in + off, IPPROTO_UDP_, GUEST4, daddr, UDP_HLEN + 4);
+	if (e->fam->v6)
+		build_ip6(e->in + off, IPPROTO_UDP_, GUEST, daddr,
+			  UDP_HLEN + 4);
+	else
+		build_ip4(e->in + off, IPPROTO_UDP_, GUEST4, addr_to4(daddr),
+			  UDP_HLEN + 4);
 	wr16(u, sport);
 	wr16(u + 2, dport);
 	wr16(u + 4, UDP_HLEN + 4);
 	wr16(u + 6, 0);
 	memcpy(u + 8, "ping", 4);
-	env_input(e, e->in, off + IP4_HLEN + UDP_HLEN + 4);
+	if (e->fam->v6)
+		wr16(u + 6, (uint16_t)~ref_sum16(u, UDP_HLEN + 4,
+						 ref_pseudo6(GUEST, daddr,
+							     IPPROTO_UDP_,
+							     UDP_HLEN + 4)));
+	env_input(e, e->in, off + e->fam->iphlen + UDP_HLEN + 4);
 }
 
 /**
@@ -4035,9 +4233,9 @@ static void udp_to(struct env *e, uint32_t daddr, uint16_t sport,
 static void test_shard_pass_on(void **state)
 {
 	struct env *e = *state;
+	uint8_t dns[ADDR_LEN];
 	struct conn k;
 	struct seg s = {
-		.daddr = GW4,
 		.sport = 40100,
 		.dport = 80,
 		.seq = 1000,
@@ -4048,6 +4246,7 @@ static void test_shard_pass_on(void **state)
 		.len = 10,
 	};
 
+	seg_dst(&s, GW);
 	e->c.conf.nshards = 2;
 	e->c.conf.shard_id = 0;
 	/* an unknown flow's segment: passed on, nothing else done */
@@ -4069,7 +4268,7 @@ static void test_shard_pass_on(void **state)
 
 	/* a SYN opens the flow here, at any hop */
 	e->c.in_hop = 0;
-	open_conn(e, &k, GW4, 40101, 80, 7000, true);
+	open_conn(e, &k, GW, 40101, 80, 7000, true);
 	assert_int_equal(e->c.pass_to, -1);
 	/* a flow the guest reset leaves no tail: later segments of its
 	 * tuple are a new flow's, maybe another shard's */
@@ -4079,7 +4278,7 @@ static void test_shard_pass_on(void **state)
 	assert_int_equal(e->fx.nframes, 0);
 	/* once we reset one here (the host side failed), the guest's data
 	 * still in flight is answered here */
-	open_conn(e, &k, GW4, 40101, 80, 9000, true);
+	open_conn(e, &k, GW, 40101, 80, 9000, true);
 	tcp_on_sock_error(&e->c, k.f, &e->fx);
 	assert_int_equal(e->fx.nframes, 1); /* our RST */
 	env_clear(e);
@@ -4100,11 +4299,11 @@ static void test_shard_pass_on(void **state)
 	env_clear(e);
 
 	/* a new datagram flow goes round; the last shard opens it */
-	udp_to(e, ip4(10, 0, 2, 77), 5353, 9999);
+	udp_to(e, e->fam->other, 5353, 9999);
 	assert_int_equal(e->c.pass_to, 1);
 	assert_int_equal(e->fx.nintents, 0);
 	e->c.in_hop = 1;
-	udp_to(e, ip4(10, 0, 2, 77), 5353, 9999);
+	udp_to(e, e->fam->other, 5353, 9999);
 	assert_int_equal(e->c.pass_to, -1);
 	assert_int_equal(fx_count(e, FX_DGRAM_OPEN), 1);
 	env_clear(e);
@@ -4112,14 +4311,20 @@ static void test_shard_pass_on(void **state)
 	assert_int_equal(fx_count(e, FX_DGRAM_CLOSE), 1);
 	env_clear(e);
 
-	/* DNS: shard 1 hands it to shard 0, whatever the hop */
-	e->c.conf.dns4_be = ip4(10, 0, 2, 3);
+	/* DNS: shard 1 hands it to shard 0, whatever the hop (IPv6: the
+	 * DNS address env_conf6() set) */
+	if (e->fam->v6) {
+		memcpy(dns, e->c.conf.dns6, ADDR_LEN);
+	} else {
+		e->c.conf.dns4_be = ip4(10, 0, 2, 3);
+		addr_from4(dns, e->c.conf.dns4_be);
+	}
 	e->c.conf.shard_id = 1;
-	udp_to(e, e->c.conf.dns4_be, 5354, 53);
+	udp_to(e, dns, 5354, 53);
 	assert_int_equal(e->c.pass_to, 0);
 	assert_int_equal(e->fx.nintents, 0);
 	e->c.conf.shard_id = 0;
-	udp_to(e, e->c.conf.dns4_be, 5354, 53);
+	udp_to(e, dns, 5354, 53);
 	assert_int_equal(e->c.pass_to, -1);
 	assert_int_equal(fx_count(e, FX_DNS_QUERY), 1);
 	env_clear(e);
@@ -4129,15 +4334,16 @@ static void test_shard_pass_on(void **state)
 }
 
 /**
- * main() - run the TCP tests (T: vnet header and offload, TP: plain)
+ * main() - run the TCP tests, each over IPv4 and over IPv6 (T: vnet header
+ * and offload, TP: plain, TB: both)
  *
  * Return: 0 if all passed, else the number of failures
  */
 int main(void)
 {
-#define T(t) cmocka_unit_test_setup_teardown(t, env_setup_offload, env_teardown)
-#define TP(t) cmocka_unit_test_setup_teardown(t, env_setup_plain, env_teardown)
-#define TB(t) ENV_BOTH(t, env_setup_offload, env_setup_plain, env_teardown)
+#define T(t) FAM_BOTH(t, fam_setup_offload, env_teardown, "")
+#define TP(t) FAM_BOTH(t, fam_setup_plain, env_teardown, "/plain")
+#define TB(t) T(t), TP(t)
 	const struct CMUnitTest tests[] = {
 		TB(test_handshake_gw),
 		TB(test_shard_pass_on),
@@ -4146,6 +4352,7 @@ int main(void)
 		T(test_handshake_ws0),
 		T(test_handshake_other_addr),
 		T(test_handshake_no_map_gw),
+		T(test_handshake_gw_unreach),
 		T(test_syn_retransmits),
 		T(test_synack_timeout),
 		TB(test_connect_refused),

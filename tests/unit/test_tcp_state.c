@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_tcp_state.c - the TCP state table (tcp.h): a flow's life keeps it,
  * broken states are named, and the checks abort where debug builds run them
+ *
+ * Each test runs on a flow over IPv4 and over IPv6 (cmocka's initial state
+ * is the family, struct fam of helpers.h).
  */
 
 #include <signal.h>
@@ -11,7 +14,9 @@
 
 #include "helpers.h"
 
-#define REMOTE ip4(192, 0, 2, 1)
+/* the remote end of the test flow: 192.0.2.1, or 2001:db8::1 */
+static const uint8_t remote4[ADDR_LEN] = { [10] = 0xff, 0xff, 192, 0, 2, 1 };
+static const uint8_t remote6[ADDR_LEN] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 #define GPORT 40000
 #define RPORT 80
 #define GISN 1000
@@ -32,6 +37,35 @@ static void state_ok(const struct env *e)
 }
 
 /**
+ * fam_env() - a core on the test's family
+ * @state:	cmocka state: the family
+ * @ooo_slots:	out-of-order slots (0: the default)
+ *
+ * Return: the environment
+ */
+static struct env *fam_env(void **state, uint32_t ooo_slots)
+{
+	const struct fam *fm = *state;
+	struct core_conf cc;
+
+	fam_conf(&cc, true, fm);
+	if (ooo_slots)
+		cc.ooo_slots = ooo_slots;
+	return fam_env_new(&cc, fm);
+}
+
+/**
+ * remote() - the test flow's remote address, of the environment's family
+ * @e:	environment
+ *
+ * Return: remote4 or remote6
+ */
+static const uint8_t *remote(const struct env *e)
+{
+	return e->fam->v6 ? remote6 : remote4;
+}
+
+/**
  * gseg() - a segment of the test flow from the guest
  * @e:		environment
  * @seq:	sequence number
@@ -43,7 +77,6 @@ static void gseg(struct env *e, uint32_t seq, uint32_t ack, uint8_t flags,
 		 size_t len)
 {
 	struct seg s = {
-		.daddr = REMOTE,
 		.sport = GPORT,
 		.dport = RPORT,
 		.seq = seq,
@@ -54,6 +87,7 @@ static void gseg(struct env *e, uint32_t seq, uint32_t ack, uint8_t flags,
 		.len = len,
 	};
 
+	seg_dst(&s, remote(e));
 	env_send(e, &s);
 }
 
@@ -69,7 +103,6 @@ static struct tcp_flow *establish(struct env *e)
 	/* MSS 1460, NOP + window scale 7, NOP NOP + SACK permitted */
 	static const uint8_t opts[] = { 2, 4, 5, 180, 1, 3, 3, 7, 1, 1, 4, 2 };
 	struct seg s = {
-		.daddr = REMOTE,
 		.sport = GPORT,
 		.dport = RPORT,
 		.seq = GISN,
@@ -81,11 +114,14 @@ static struct tcp_flow *establish(struct env *e)
 	const struct fx_intent *it;
 	struct tcp_flow *f;
 
+	seg_dst(&s, remote(e));
 	env_send(e, &s);
 	it = fx_find(e, FX_SOCK_CONNECT);
 	assert_non_null(it);
 	f = tcp_flow_get(&e->c, it->flow);
 	assert_non_null(f);
+	assert_int_equal(tcp_flow_v6(f), e->fam->v6);
+	assert_memory_equal(f->remote_addr, remote(e), ADDR_LEN);
 	assert_int_equal(f->state, TCPS_HOST_CONNECTING);
 	assert_true(f->flags & TCPF_SACK_OK);
 	f->sock = SOCK;
@@ -120,20 +156,14 @@ static void host_took(struct env *e, struct tcp_flow *f)
 /**
  * test_life_keeps_table() - open, data both ways, a gap held and filled,
  * both FINs: tcp_flows_bad() finds nothing after any step
- * @state:	unused
+ * @state:	the family
  */
 static void test_life_keeps_table(void **state)
 {
-	struct core_conf cc;
-	struct tcp_flow *f;
-	struct env *e;
+	struct env *e = fam_env(state, 4);
+	struct tcp_flow *f = establish(e);
 	uint32_t gseq = GISN + 1, idx;
 
-	(void)state;
-	env_conf(&cc, true);
-	cc.ooo_slots = 4;
-	e = env_new(&cc);
-	f = establish(e);
 	idx = tcp_flow_idx(&e->c, f);
 
 	/* in order: written, ACK owed at the end of the batch */
@@ -197,14 +227,13 @@ static void assert_bad(const struct tcp_flow *f, const char *want)
 /**
  * test_broken_flows_named() - each rule of the table, broken on purpose in
  * a live flow, is caught
- * @state:	unused
+ * @state:	the family
  */
 static void test_broken_flows_named(void **state)
 {
-	struct env *e = env_new_default(true);
+	struct env *e = fam_env(state, 0);
 	struct tcp_flow *f = establish(e), saved = *f;
 
-	(void)state;
 	assert_null(tcp_flow_bad(f));
 
 	f->flags |= TCPF_RESET_HERE;
@@ -262,19 +291,13 @@ static void test_broken_flows_named(void **state)
 /**
  * test_ooo_slot_needs_flag() - a held slot of a flow without TCPF_OOO is
  * caught
- * @state:	unused
+ * @state:	the family
  */
 static void test_ooo_slot_needs_flag(void **state)
 {
-	struct core_conf cc;
-	struct tcp_flow *f;
-	struct env *e;
+	struct env *e = fam_env(state, 2);
+	struct tcp_flow *f = establish(e);
 
-	(void)state;
-	env_conf(&cc, true);
-	cc.ooo_slots = 2;
-	e = env_new(&cc);
-	f = establish(e);
 	e->c.ooo[1].flow = tcp_flow_idx(&e->c, f) + 1;
 	e->c.ooo[1].len = 10;
 	assert_string_equal(tcp_flows_bad(&e->c),
@@ -286,12 +309,13 @@ static void test_ooo_slot_needs_flag(void **state)
 
 /**
  * child_status() - run @fn on a broken flow in a child process
- * @fn:	what the child does: 0 breaks the flow and calls
- *	tcp_flow_check(), 1 sends a segment of it, 2 runs its timer
+ * @state:	cmocka state: the family of the flow
+ * @fn:		what the child does: 0 breaks the flow and calls
+ *		tcp_flow_check(), 1 sends a segment of it, 2 runs its timer
  *
  * Return: the child's wait status
  */
-static int child_status(int fn)
+static int child_status(void **state, int fn)
 {
 	pid_t pid;
 	int st;
@@ -300,7 +324,7 @@ static int child_status(int fn)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (!pid) {
-		struct env *e = env_new_default(true);
+		struct env *e = fam_env(state, 0);
 		struct tcp_flow *f = establish(e);
 
 		f->flags |= TCPF_RESET_HERE; /* never on a live flow */
@@ -322,17 +346,16 @@ static int child_status(int fn)
  * test_check_aborts() - tcp_flow_check() aborts on a broken flow, and so do
  * tcp_input() and tcp_timer() in debug builds, which run it after every
  * segment and timer (other builds skip it: no cost on the data path)
- * @state:	unused
+ * @state:	the family
  */
 static void test_check_aborts(void **state)
 {
 	int st, fn;
 
-	(void)state;
-	st = child_status(0);
+	st = child_status(state, 0);
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 	for (fn = 1; fn <= 2; fn++) {
-		st = child_status(fn);
+		st = child_status(state, fn);
 		if (DEBUG_CHECKS)
 			assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 		else
@@ -341,17 +364,18 @@ static void test_check_aborts(void **state)
 }
 
 /**
- * main() - run the state table tests
+ * main() - run the state table tests, each over IPv4 and over IPv6
  *
  * Return: 0 if all passed, else the number of failures
  */
 int main(void)
 {
+#define B(t) FAM_BOTH(t, NULL, NULL, "")
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_life_keeps_table),
-		cmocka_unit_test(test_broken_flows_named),
-		cmocka_unit_test(test_ooo_slot_needs_flag),
-		cmocka_unit_test(test_check_aborts),
+		B(test_life_keeps_table),
+		B(test_broken_flows_named),
+		B(test_ooo_slot_needs_flag),
+		B(test_check_aborts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
