@@ -182,6 +182,11 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
   --variant NAME="OPTIONS"  one more path, slipway+NAME: the slipway tap path
                    with OPTIONS added (e.g. --variant shards1="--shards 1");
                    repeatable; add it to --paths to run it
+  --variant-binary NAME=PATH  the path slipway+NAME runs the slipway binary
+                   PATH instead (with --variant NAME's options, if any): a
+                   before/after comparison of two builds in one window,
+                   e.g. --variant-binary old=/tmp/slipway-old --paths
+                   "veth slipway slipway+old"; repeatable
   --loss PCT       lose PCT% (0.1 to 99.9, one decimal) of the packets each
                    way on every path's guest interface (veth: vg; gateways:
                    tap0), with nftables in the guest namespace (a netdev
@@ -195,7 +200,7 @@ build/tests/instruments/swbridge).
 EOF
 }
 
-declare -A VOPTS
+declare -A VOPTS VBIN
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t) SECS=${2:?}; shift 2 ;;
@@ -218,8 +223,18 @@ while [ $# -gt 0 ]; do
 	--variant)
 		[[ ${2:-} =~ ^([a-z0-9]+)=(.*)$ ]] ||
 			{ echo "run.sh: --variant wants NAME=\"OPTIONS\" (NAME: a-z, 0-9)" >&2; exit 2; }
+		[[ " $ALL_PATHS " == *" slipway+${BASH_REMATCH[1]} "* ]] ||
+			ALL_PATHS+=" slipway+${BASH_REMATCH[1]}"
 		VOPTS[slipway+${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
-		ALL_PATHS+=" slipway+${BASH_REMATCH[1]}"
+		shift 2 ;;
+	--variant-binary)
+		[[ ${2:-} =~ ^([a-z0-9]+)=(.+)$ ]] ||
+			{ echo "run.sh: --variant-binary wants NAME=PATH (NAME: a-z, 0-9)" >&2; exit 2; }
+		[ -x "${BASH_REMATCH[2]}" ] ||
+			{ echo "run.sh: --variant-binary: ${BASH_REMATCH[2]} is not an executable file" >&2; exit 2; }
+		[[ " $ALL_PATHS " == *" slipway+${BASH_REMATCH[1]} "* ]] ||
+			ALL_PATHS+=" slipway+${BASH_REMATCH[1]}"
+		VBIN[slipway+${BASH_REMATCH[1]}]=$(realpath "${BASH_REMATCH[2]}")
 		shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -497,7 +512,7 @@ setup_slipway() {
 		g=swbV$VN$TAG stats=$OUT/slipway/stats-$path.json
 		leg conn && pub+=(-t "${CPORT[$path]}")
 		pub+=("${SW_NOSPLICE[@]}")
-		read -r -a vo <<<"${VOPTS[$path]}"
+		read -r -a vo <<<"${VOPTS[$path]-}"
 		pub+=("${vo[@]}")
 	else
 		local a=""
@@ -513,7 +528,8 @@ setup_slipway() {
 		leg conn && pub+=(-t "$a${CPORT[$path]}")
 	fi
 	make_ns $g || return 1
-	spawn "$OUT/logs/$path.log" ip netns exec "$H" "$SW" --netns $g "${pub[@]}" \
+	spawn "$OUT/logs/$path.log" ip netns exec "$H" "${VBIN[$path]:-$SW}" \
+		--netns $g "${pub[@]}" \
 		--stats-file "$stats" --resolv-conf "$OUT/slipway/resolv.conf"
 	GW[$path]=$LASTPID SWSTATS[$path]=$stats
 	if ! wait_for 10 "has_inet $g tap0"; then
