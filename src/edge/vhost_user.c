@@ -1501,24 +1501,23 @@ static const char *vu_get_vring_base(struct vu *vu, struct vu_msg *m)
  * _ERR
  * @vu:		state
  * @m:		message: the ring's index in the low byte, VU_VRING_NOFD
- * @p:		out: the ring's pair
+ * @p:		out: the ring's pair, locked when a ring is returned
  * @fd:		out: the eventfd (ours now), or -1 if none was meant
  *
  * #syscalls close
- * Return: the ring, or NULL if the index or the fd is bad (the fd is
- * closed then)
+ * Return: the ring, its pair's lock held (vu_ring_lock()), or NULL if the
+ * index or the fd is bad (the fd is closed then, no lock taken)
  */
 static struct vu_ring *vu_vring_fd(struct vu *vu, const struct vu_msg *m,
 				   struct vu_pair **p, int *fd)
 {
-	struct vu_ring *r = vu_ring_of(vu, (uint32_t)(m->u64 & 0xff), p);
+	struct vu_ring *r;
 
 	*fd = vu_take_fd(vu, m);
-	if (r && *fd != -2)
-		return r;
-	if (*fd >= 0)
+	r = vu_ring_lock(vu, (uint32_t)(m->u64 & 0xff), *fd != -2, p);
+	if (!r && *fd >= 0)
 		close(*fd);
-	return NULL;
+	return r;
 }
 
 /**
@@ -1560,13 +1559,11 @@ static const char *vu_set_vring_kick(struct vu *vu, struct vu_msg *m)
 	struct epoll_event ev = { .events = EPOLLIN,
 				  .data.u32 = (uint32_t)(m->u64 & 1) };
 	struct vu_pair *p;
-	struct vu_ring *r;
 	int fd;
+	struct vu_ring *r = vu_vring_fd(vu, m, &p, &fd);
 
-	r = vu_vring_fd(vu, m, &p, &fd);
 	if (!r)
 		return "a bad ring index, or a missing fd";
-	pthread_mutex_lock(&p->lock);
 	vu_ring_stop(p, r);
 	if (fd >= 0) {
 		r->kick = fd;
@@ -1605,13 +1602,11 @@ static const char *vu_set_vring_kick(struct vu *vu, struct vu_msg *m)
 static const char *vu_set_vring_call(struct vu *vu, struct vu_msg *m)
 {
 	struct vu_pair *p;
-	struct vu_ring *r;
 	int fd;
+	struct vu_ring *r = vu_vring_fd(vu, m, &p, &fd);
 
-	r = vu_vring_fd(vu, m, &p, &fd);
 	if (!r)
 		return "a bad ring index, or a missing fd";
-	pthread_mutex_lock(&p->lock);
 	if (r->call >= 0)
 		close(r->call);
 	r->call = fd;
@@ -1638,6 +1633,7 @@ static const char *vu_set_vring_err(struct vu *vu, struct vu_msg *m)
 
 	if (!vu_vring_fd(vu, m, &p, &fd))
 		return "a bad ring index, or a missing fd";
+	pthread_mutex_unlock(&p->lock);
 	if (fd >= 0)
 		close(fd);
 	return NULL;
