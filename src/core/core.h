@@ -53,6 +53,21 @@
 #define ADDR_LEN 16
 
 /**
+ * FLOW_TUPLE_COPY() - copy a flow's tuple, its guest-side and remote
+ * address and port, between two structs that carry it under the same
+ * names (struct tcp_flow, udp_flow, tcp_handover, mig_tcp, mig_udp)
+ * @d:	destination
+ * @s:	source
+ */
+#define FLOW_TUPLE_COPY(d, s)                                         \
+	do {                                                          \
+		memcpy((d)->guest_addr, (s)->guest_addr, ADDR_LEN);   \
+		memcpy((d)->remote_addr, (s)->remote_addr, ADDR_LEN); \
+		(d)->guest_port = (s)->guest_port;                    \
+		(d)->remote_port = (s)->remote_port;                  \
+	} while (0)
+
+/**
  * addr_is4() - is a flow address an IPv4 one (v4-mapped)?
  * @a:	address, ADDR_LEN bytes
  *

@@ -1,15 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mig.c - the live-migration state stream: encoding and checked decoding
  *
- * The layout is in mig.h. Writers and readers go field by field through a
- * cursor (struct mig_w, struct mig_r), little-endian, so the stream does
- * not depend on any struct's layout or padding. Readers check framing and
- * lengths; each mig_get_*() returns NULL or a reason the caller logs.
+ * The layout is in mig.h. Each part of the stream (its header, a record's
+ * header, each record's fixed part) is described once, as a list of the
+ * struct members it carries in wire order (the MIG_*_FIELDS() lists), and
+ * that one description both writes and reads it: w_fields() and
+ * r_fields() go through it field by field with a cursor (struct mig_w,
+ * struct mig_r), little-endian, so the stream does not depend on any
+ * struct's layout or padding. A field's width on the wire is its member's
+ * size; the static assertions below pin every part's length to the
+ * numbers mig.h gives. Readers read each byte once, into the struct, and
+ * check what they read there: framing and lengths, booleans 0 or 1, and
+ * per record the ranges and descriptor indexes; each mig_get_*() returns
+ * NULL or a reason the caller logs.
  */
 
 #include <string.h>
 
 #include "mig.h"
+#include "../util/util.h"
 
 /**
  * struct mig_w - a write cursor
@@ -36,6 +45,225 @@ struct mig_r {
 };
 
 /**
+ * enum mig_kind - how a field travels
+ * @MIG_F_LE:	an unsigned number: its member's size in bytes, little-endian
+ * @MIG_F_RAW:	bytes as they are (addresses, a MAC address, numbers kept
+ *		in network order, the magic)
+ * @MIG_F_BOOL:	one byte, 0 or 1 (a reader refuses any other value)
+ */
+enum mig_kind { MIG_F_LE, MIG_F_RAW, MIG_F_BOOL };
+
+/**
+ * struct mig_field - one field of a part of the stream
+ * @off:	offset of its member in the struct
+ * @len:	bytes, on the wire as in the member
+ * @kind:	enum mig_kind
+ */
+struct mig_field {
+	uint16_t off;
+	uint8_t len;
+	uint8_t kind;
+};
+
+/**
+ * struct mig_layout - a part of the stream, field by field
+ * @f:		its fields, in wire order
+ * @n:		how many
+ * @len:	their bytes on the wire
+ */
+struct mig_layout {
+	const struct mig_field *f;
+	uint8_t n;
+	uint16_t len;
+};
+
+/**
+ * struct mig_hdr - the stream's header (mig.h)
+ * @magic:	MIG_MAGIC
+ * @version:	MIG_VERSION
+ * @body_len:	bytes of records that follow
+ * @nfds:	descriptors sent beside the stream
+ * @reserved:	0
+ */
+struct mig_hdr {
+	uint8_t magic[8];
+	uint32_t version;
+	uint32_t body_len;
+	uint32_t nfds;
+	uint32_t reserved;
+};
+
+/**
+ * struct mig_rec_hdr - a record's header (mig.h)
+ * @type:	enum mig_rec_type
+ * @shard:	the source's shard that held it
+ * @reserved:	0
+ * @len:	payload bytes that follow
+ */
+struct mig_rec_hdr {
+	uint8_t type;
+	uint8_t shard;
+	uint16_t reserved;
+	uint32_t len;
+};
+
+/* Each part's fields in wire order, as X(struct tag, member, kind): the
+ * one description that mig_put_*() writes and mig_get_*() reads. The
+ * records of variable length (out-of-order, repair) list their fixed part;
+ * their payload bytes follow it.
+ */
+#define MIG_HDR_FIELDS(X)        \
+	X(mig_hdr, magic, RAW)   \
+	X(mig_hdr, version, LE)  \
+	X(mig_hdr, body_len, LE) \
+	X(mig_hdr, nfds, LE)     \
+	X(mig_hdr, reserved, LE)
+
+#define MIG_REC_HDR_FIELDS(X)        \
+	X(mig_rec_hdr, type, LE)     \
+	X(mig_rec_hdr, shard, LE)    \
+	X(mig_rec_hdr, reserved, LE) \
+	X(mig_rec_hdr, len, LE)
+
+#define MIG_NET_FIELDS(X)          \
+	X(mig_net, guest_mac, RAW) \
+	X(mig_net, guest4_be, RAW) \
+	X(mig_net, gw4_be, RAW)    \
+	X(mig_net, guest6, RAW)    \
+	X(mig_net, gw6, RAW)       \
+	X(mig_net, mtu, LE)        \
+	X(mig_net, stop_ns, LE)
+
+#define MIG_TCP_FIELDS(X)                \
+	X(mig_tcp, fd, LE)               \
+	X(mig_tcp, hflags, LE)           \
+	X(mig_tcp, guest_addr, RAW)      \
+	X(mig_tcp, remote_addr, RAW)     \
+	X(mig_tcp, guest_port, LE)       \
+	X(mig_tcp, remote_port, LE)      \
+	X(mig_tcp, state, LE)            \
+	X(mig_tcp, ws_guest, LE)         \
+	X(mig_tcp, flags, LE)            \
+	X(mig_tcp, mss, LE)              \
+	X(mig_tcp, iss, LE)              \
+	X(mig_tcp, snd_una, LE)          \
+	X(mig_tcp, snd_nxt, LE)          \
+	X(mig_tcp, snd_max, LE)          \
+	X(mig_tcp, fin_seq, LE)          \
+	X(mig_tcp, rcv_nxt, LE)          \
+	X(mig_tcp, rcv_acked, LE)        \
+	X(mig_tcp, guest_wnd, LE)        \
+	X(mig_tcp, host_space, LE)       \
+	X(mig_tcp, adv_wnd_end, LE)      \
+	X(mig_tcp, srtt_us, LE)          \
+	X(mig_tcp, rto_ns, LE)           \
+	X(mig_tcp, age_ns, LE)           \
+	X(mig_tcp, bytes_from_guest, LE) \
+	X(mig_tcp, bytes_to_guest, LE)
+
+#define MIG_OOO_FIELDS(X)   \
+	X(mig_ooo, seq, LE) \
+	X(mig_ooo, fin, BOOL)
+
+#define MIG_UDP_FIELDS(X)            \
+	X(mig_udp, fd, LE)           \
+	X(mig_udp, guest_addr, RAW)  \
+	X(mig_udp, remote_addr, RAW) \
+	X(mig_udp, guest_port, LE)   \
+	X(mig_udp, remote_port, LE)  \
+	X(mig_udp, idle_ns, LE)      \
+	X(mig_udp, from_guest, LE)   \
+	X(mig_udp, to_guest, LE)
+
+#define MIG_LISTEN_FIELDS(X)  \
+	X(mig_listen, fd, LE) \
+	X(mig_listen, proto, LE)
+
+#define MIG_END_FIELDS(X)   \
+	X(mig_end, tcp, LE) \
+	X(mig_end, ooo, LE) \
+	X(mig_end, udp, LE) \
+	X(mig_end, listeners, LE)
+
+#define MIG_REPAIR_FIELDS(X)          \
+	X(mig_repair, v6, BOOL)       \
+	X(mig_repair, local, RAW)     \
+	X(mig_repair, lport, LE)      \
+	X(mig_repair, peer, RAW)      \
+	X(mig_repair, pport, LE)      \
+	X(mig_repair, snd_seq, LE)    \
+	X(mig_repair, rcv_seq, LE)    \
+	X(mig_repair, mss, LE)        \
+	X(mig_repair, snd_wscale, LE) \
+	X(mig_repair, rcv_wscale, LE) \
+	X(mig_repair, flags, LE)      \
+	X(mig_repair, ts, LE)         \
+	X(mig_repair, snd_wl1, LE)    \
+	X(mig_repair, snd_wnd, LE)    \
+	X(mig_repair, max_window, LE) \
+	X(mig_repair, rcv_wnd, LE)    \
+	X(mig_repair, rcv_wup, LE)    \
+	X(mig_repair, sndq_len, LE)   \
+	X(mig_repair, rcvq_len, LE)
+
+/* one field's row, and its bytes */
+#define MIG_FIELD(T, m, k) \
+	{ offsetof(struct T, m), sizeof(((struct T *)0)->m), MIG_F_##k },
+#define MIG_FIELD_LEN(T, m, k) +sizeof(((struct T *)0)->m)
+/* a part's layout from its list */
+#define MIG_LAYOUT(name, LIST)                                               \
+	static const struct mig_field name##_fields[] = { LIST(MIG_FIELD) }; \
+	static const struct mig_layout name = { name##_fields,               \
+						ARRAY_SIZE(name##_fields),   \
+						0 LIST(MIG_FIELD_LEN) }
+
+MIG_LAYOUT(mig_hdr_l, MIG_HDR_FIELDS);
+MIG_LAYOUT(mig_rec_hdr_l, MIG_REC_HDR_FIELDS);
+MIG_LAYOUT(mig_net_l, MIG_NET_FIELDS);
+MIG_LAYOUT(mig_tcp_l, MIG_TCP_FIELDS);
+MIG_LAYOUT(mig_ooo_l, MIG_OOO_FIELDS);
+MIG_LAYOUT(mig_udp_l, MIG_UDP_FIELDS);
+MIG_LAYOUT(mig_listen_l, MIG_LISTEN_FIELDS);
+MIG_LAYOUT(mig_end_l, MIG_END_FIELDS);
+MIG_LAYOUT(mig_repair_l, MIG_REPAIR_FIELDS);
+
+/* the wire lengths mig.h gives: a member whose type changes the stream's
+ * format is a compile error here, not a new format */
+_Static_assert(0 MIG_HDR_FIELDS(MIG_FIELD_LEN) == MIG_HDR_LEN, "header");
+_Static_assert(0 MIG_REC_HDR_FIELDS(MIG_FIELD_LEN) == MIG_REC_HDR, "rec hdr");
+_Static_assert(0 MIG_NET_FIELDS(MIG_FIELD_LEN) == 6 + 4 + 4 + 16 + 16 + 4 + 8,
+	       "network record");
+_Static_assert(0 MIG_TCP_FIELDS(MIG_FIELD_LEN) == MIG_TCP_LEN - MIG_REC_HDR,
+	       "TCP record");
+_Static_assert(0 MIG_OOO_FIELDS(MIG_FIELD_LEN) == MIG_OOO_MAX(0) - MIG_REC_HDR,
+	       "out-of-order record");
+_Static_assert(0 MIG_UDP_FIELDS(MIG_FIELD_LEN) == MIG_UDP_LEN - MIG_REC_HDR,
+	       "UDP record");
+_Static_assert(0 MIG_LISTEN_FIELDS(MIG_FIELD_LEN) == 4 + 1, "listen record");
+_Static_assert(0 MIG_END_FIELDS(MIG_FIELD_LEN) == 4 * 4, "end record");
+_Static_assert(0 MIG_REPAIR_FIELDS(MIG_FIELD_LEN) == MIG_REPAIR_FIXED,
+	       "repair record");
+/* a number is 1, 2, 4 or 8 bytes, a boolean 1 (mig_load(), mig_store()) */
+#define MIG_FIELD_CHECK(T, m, k)                                            \
+	_Static_assert(MIG_F_##k == MIG_F_RAW ||                            \
+			       (MIG_F_##k == MIG_F_BOOL ?                   \
+					sizeof(((struct T *)0)->m) == 1 :   \
+					(sizeof(((struct T *)0)->m) == 1 || \
+					 sizeof(((struct T *)0)->m) == 2 || \
+					 sizeof(((struct T *)0)->m) == 4 || \
+					 sizeof(((struct T *)0)->m) == 8)), \
+		       #T "." #m " has a width mig_load() does not know");
+MIG_HDR_FIELDS(MIG_FIELD_CHECK)
+MIG_REC_HDR_FIELDS(MIG_FIELD_CHECK)
+MIG_NET_FIELDS(MIG_FIELD_CHECK)
+MIG_TCP_FIELDS(MIG_FIELD_CHECK)
+MIG_OOO_FIELDS(MIG_FIELD_CHECK)
+MIG_UDP_FIELDS(MIG_FIELD_CHECK)
+MIG_LISTEN_FIELDS(MIG_FIELD_CHECK)
+MIG_END_FIELDS(MIG_FIELD_CHECK)
+MIG_REPAIR_FIELDS(MIG_FIELD_CHECK)
+
+/**
  * w_bytes() - write bytes
  * @w:		cursor
  * @b:		bytes
@@ -49,22 +277,6 @@ static void w_bytes(struct mig_w *w, const void *b, size_t n)
 	}
 	memcpy(w->p, b, n);
 	w->p += n;
-}
-
-/**
- * w_le() - write a number, little-endian
- * @w:		cursor
- * @v:		value
- * @n:		bytes (1 to 8)
- */
-static void w_le(struct mig_w *w, uint64_t v, unsigned n)
-{
-	uint8_t b[8];
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	w_bytes(w, b, n);
 }
 
 /**
@@ -85,37 +297,161 @@ static void r_bytes(struct mig_r *r, void *b, size_t n)
 }
 
 /**
- * r_le() - read a little-endian number
- * @r:		cursor
- * @n:		bytes (1 to 8)
+ * mig_load() - an unsigned member's value
+ * @m:		the member
+ * @n:		its size: 1, 2, 4 or 8
  *
- * Return: the value (0 past the end, with @r->bad set)
+ * Return: the value
  */
-static uint64_t r_le(struct mig_r *r, unsigned n)
+static uint64_t mig_load(const uint8_t *m, unsigned n)
 {
-	uint8_t b[8];
-	uint64_t v = 0;
-	unsigned i;
+	uint8_t v8;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
 
-	r_bytes(r, b, n);
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)b[i] << (8 * i);
-	return v;
+	switch (n) {
+	case 1:
+		memcpy(&v8, m, 1);
+		return v8;
+	case 2:
+		memcpy(&v16, m, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, m, 4);
+		return v32;
+	default:
+		memcpy(&v64, m, 8);
+		return v64;
+	}
 }
 
 /**
- * w_rec() - begin a record
+ * mig_store() - set an unsigned member
+ * @m:		the member
+ * @n:		its size: 1, 2, 4 or 8
+ * @v:		the value (fits in @n bytes)
+ */
+static void mig_store(uint8_t *m, unsigned n, uint64_t v)
+{
+	uint8_t v8 = (uint8_t)v;
+	uint16_t v16 = (uint16_t)v;
+	uint32_t v32 = (uint32_t)v;
+
+	switch (n) {
+	case 1:
+		memcpy(m, &v8, 1);
+		break;
+	case 2:
+		memcpy(m, &v16, 2);
+		break;
+	case 4:
+		memcpy(m, &v32, 4);
+		break;
+	default:
+		memcpy(m, &v, 8);
+		break;
+	}
+}
+
+/**
+ * w_fields() - write a part of the stream from its struct
+ * @w:		cursor
+ * @l:		the part's layout
+ * @s:		the struct it describes
+ */
+static void w_fields(struct mig_w *w, const struct mig_layout *l, const void *s)
+{
+	const struct mig_field *f;
+
+	for (f = l->f; f < l->f + l->n; f++) {
+		const uint8_t *m = (const uint8_t *)s + f->off;
+		uint8_t b[8];
+		uint64_t v;
+		unsigned i;
+
+		if (f->kind == MIG_F_RAW) {
+			w_bytes(w, m, f->len);
+			continue;
+		}
+		/* a bool's byte is 0 or 1 */
+		v = f->kind == MIG_F_BOOL ? *(const bool *)m :
+					    mig_load(m, f->len);
+		for (i = 0; i < f->len; i++)
+			b[i] = (uint8_t)(v >> (8 * i));
+		w_bytes(w, b, f->len);
+	}
+}
+
+/**
+ * r_fields() - read a part of the stream into its struct, each byte once
+ * @r:		cursor
+ * @l:		the part's layout
+ * @s:		out: the struct it describes
+ *
+ * Return: false if the part runs past the cursor's end (@r->bad set) or a
+ * MIG_F_BOOL field is neither 0 nor 1; @s is partly written then
+ */
+static bool r_fields(struct mig_r *r, const struct mig_layout *l, void *s)
+{
+	const struct mig_field *f;
+	bool ok = true;
+
+	for (f = l->f; f < l->f + l->n; f++) {
+		uint8_t *m = (uint8_t *)s + f->off;
+		uint8_t b[8];
+		uint64_t v = 0;
+		unsigned i;
+
+		if (f->kind == MIG_F_RAW) {
+			r_bytes(r, m, f->len);
+			continue;
+		}
+		r_bytes(r, b, f->len);
+		for (i = 0; i < f->len; i++)
+			v |= (uint64_t)b[i] << (8 * i);
+		if (f->kind == MIG_F_BOOL) {
+			ok = ok && v <= 1;
+			*(bool *)m = v == 1;
+		} else {
+			mig_store(m, f->len, v);
+		}
+	}
+	return ok && !r->bad;
+}
+
+/**
+ * w_rec() - write a record's header and its fixed part
  * @w:		cursor
  * @type:	enum mig_rec_type
  * @shard:	shard
- * @len:	payload bytes that follow
+ * @l:		the layout of the record's fixed part
+ * @s:		the struct it describes
+ * @more:	payload bytes that follow the fixed part
  */
-static void w_rec(struct mig_w *w, uint8_t type, uint8_t shard, uint32_t len)
+static void w_rec(struct mig_w *w, uint8_t type, uint8_t shard,
+		  const struct mig_layout *l, const void *s, uint32_t more)
 {
-	w_le(w, type, 1);
-	w_le(w, shard, 1);
-	w_le(w, 0, 2);
-	w_le(w, len, 4);
+	struct mig_rec_hdr h = { type, shard, 0, l->len + more };
+
+	w_fields(w, &mig_rec_hdr_l, &h);
+	w_fields(w, l, s);
+}
+
+/**
+ * r_rec() - read a record's fixed part, which is all of it
+ * @r:		the record
+ * @l:		the layout of its fixed part
+ * @s:		out: the struct it describes
+ *
+ * Return: false if the record is not exactly the fixed part long, or a
+ * field of it is refused (r_fields())
+ */
+static bool r_rec(const struct mig_rec *r, const struct mig_layout *l, void *s)
+{
+	struct mig_r c = { r->p, r->p + r->len, false };
+
+	return r_fields(&c, l, s) && c.p == c.end;
 }
 
 /**
@@ -131,6 +467,26 @@ static size_t w_done(const struct mig_w *w, const uint8_t *out)
 }
 
 /**
+ * mig_put() - a record that is its fixed part only
+ * @out:	buffer
+ * @room:	its size
+ * @type:	enum mig_rec_type
+ * @shard:	the shard holding it
+ * @l:		the layout of its fixed part
+ * @s:		the struct it describes
+ *
+ * Return: bytes written, 0 if @room is too small
+ */
+static size_t mig_put(uint8_t *out, size_t room, uint8_t type, uint8_t shard,
+		      const struct mig_layout *l, const void *s)
+{
+	struct mig_w w = { out, out + room, false };
+
+	w_rec(&w, type, shard, l, s, 0);
+	return w_done(&w, out);
+}
+
+/**
  * mig_put_hdr() - the stream's header
  * @out:	buffer
  * @room:	its size
@@ -142,12 +498,9 @@ static size_t w_done(const struct mig_w *w, const uint8_t *out)
 size_t mig_put_hdr(uint8_t *out, size_t room, uint32_t body_len, uint32_t nfds)
 {
 	struct mig_w w = { out, out + room, false };
+	struct mig_hdr h = { MIG_MAGIC, MIG_VERSION, body_len, nfds, 0 };
 
-	w_bytes(&w, MIG_MAGIC, 8);
-	w_le(&w, MIG_VERSION, 4);
-	w_le(&w, body_len, 4);
-	w_le(&w, nfds, 4);
-	w_le(&w, 0, 4);
+	w_fields(&w, &mig_hdr_l, &h);
 	return w_done(&w, out);
 }
 
@@ -161,17 +514,7 @@ size_t mig_put_hdr(uint8_t *out, size_t room, uint32_t body_len, uint32_t nfds)
  */
 size_t mig_put_net(uint8_t *out, size_t room, const struct mig_net *n)
 {
-	struct mig_w w = { out, out + room, false };
-
-	w_rec(&w, MIG_REC_NET, 0, 6 + 4 + 4 + 16 + 16 + 4 + 8);
-	w_bytes(&w, n->guest_mac, 6);
-	w_bytes(&w, &n->guest4_be, 4);
-	w_bytes(&w, &n->gw4_be, 4);
-	w_bytes(&w, n->guest6, 16);
-	w_bytes(&w, n->gw6, 16);
-	w_le(&w, n->mtu, 4);
-	w_le(&w, n->stop_ns, 8);
-	return w_done(&w, out);
+	return mig_put(out, room, MIG_REC_NET, 0, &mig_net_l, n);
 }
 
 /**
@@ -186,35 +529,7 @@ size_t mig_put_net(uint8_t *out, size_t room, const struct mig_net *n)
 size_t mig_put_tcp(uint8_t *out, size_t room, uint8_t shard,
 		   const struct mig_tcp *t)
 {
-	struct mig_w w = { out, out + room, false };
-
-	w_rec(&w, MIG_REC_TCP, shard, MIG_TCP_LEN - MIG_REC_HDR);
-	w_le(&w, t->fd, 4);
-	w_le(&w, t->hflags, 1);
-	w_bytes(&w, t->guest_addr, 16);
-	w_bytes(&w, t->remote_addr, 16);
-	w_le(&w, t->guest_port, 2);
-	w_le(&w, t->remote_port, 2);
-	w_le(&w, t->state, 1);
-	w_le(&w, t->ws_guest, 1);
-	w_le(&w, t->flags, 2);
-	w_le(&w, t->mss, 4);
-	w_le(&w, t->iss, 4);
-	w_le(&w, t->snd_una, 4);
-	w_le(&w, t->snd_nxt, 4);
-	w_le(&w, t->snd_max, 4);
-	w_le(&w, t->fin_seq, 4);
-	w_le(&w, t->rcv_nxt, 4);
-	w_le(&w, t->rcv_acked, 4);
-	w_le(&w, t->guest_wnd, 4);
-	w_le(&w, t->host_space, 4);
-	w_le(&w, t->adv_wnd_end, 4);
-	w_le(&w, t->srtt_us, 4);
-	w_le(&w, t->rto_ns, 8);
-	w_le(&w, t->age_ns, 8);
-	w_le(&w, t->bytes_from_guest, 8);
-	w_le(&w, t->bytes_to_guest, 8);
-	return w_done(&w, out);
+	return mig_put(out, room, MIG_REC_TCP, shard, &mig_tcp_l, t);
 }
 
 /**
@@ -233,9 +548,7 @@ size_t mig_put_ooo(uint8_t *out, size_t room, uint8_t shard,
 
 	if (o->len > MIG_OOO_DATA_MAX)
 		return 0;
-	w_rec(&w, MIG_REC_OOO, shard, 5 + o->len);
-	w_le(&w, o->seq, 4);
-	w_le(&w, o->fin, 1);
+	w_rec(&w, MIG_REC_OOO, shard, &mig_ooo_l, o, o->len);
 	w_bytes(&w, o->data, o->len);
 	return w_done(&w, out);
 }
@@ -252,18 +565,7 @@ size_t mig_put_ooo(uint8_t *out, size_t room, uint8_t shard,
 size_t mig_put_udp(uint8_t *out, size_t room, uint8_t shard,
 		   const struct mig_udp *u)
 {
-	struct mig_w w = { out, out + room, false };
-
-	w_rec(&w, MIG_REC_UDP, shard, MIG_UDP_LEN - MIG_REC_HDR);
-	w_le(&w, u->fd, 4);
-	w_bytes(&w, u->guest_addr, 16);
-	w_bytes(&w, u->remote_addr, 16);
-	w_le(&w, u->guest_port, 2);
-	w_le(&w, u->remote_port, 2);
-	w_le(&w, u->idle_ns, 8);
-	w_le(&w, u->from_guest, 8);
-	w_le(&w, u->to_guest, 8);
-	return w_done(&w, out);
+	return mig_put(out, room, MIG_REC_UDP, shard, &mig_udp_l, u);
 }
 
 /**
@@ -276,12 +578,7 @@ size_t mig_put_udp(uint8_t *out, size_t room, uint8_t shard,
  */
 size_t mig_put_listen(uint8_t *out, size_t room, const struct mig_listen *l)
 {
-	struct mig_w w = { out, out + room, false };
-
-	w_rec(&w, MIG_REC_LISTEN, 0, 5);
-	w_le(&w, l->fd, 4);
-	w_le(&w, l->proto, 1);
-	return w_done(&w, out);
+	return mig_put(out, room, MIG_REC_LISTEN, 0, &mig_listen_l, l);
 }
 
 /**
@@ -294,14 +591,7 @@ size_t mig_put_listen(uint8_t *out, size_t room, const struct mig_listen *l)
  */
 size_t mig_put_end(uint8_t *out, size_t room, const struct mig_end *e)
 {
-	struct mig_w w = { out, out + room, false };
-
-	w_rec(&w, MIG_REC_END, 0, 16);
-	w_le(&w, e->tcp, 4);
-	w_le(&w, e->ooo, 4);
-	w_le(&w, e->udp, 4);
-	w_le(&w, e->listeners, 4);
-	return w_done(&w, out);
+	return mig_put(out, room, MIG_REC_END, 0, &mig_end_l, e);
 }
 
 /**
@@ -321,26 +611,8 @@ size_t mig_put_repair(uint8_t *out, size_t room, uint8_t shard,
 
 	if (len > UINT32_MAX)
 		return 0;
-	w_rec(&w, MIG_REC_REPAIR, shard, (uint32_t)len);
-	w_le(&w, r->v6, 1);
-	w_bytes(&w, r->local, 16);
-	w_le(&w, r->lport, 2);
-	w_bytes(&w, r->peer, 16);
-	w_le(&w, r->pport, 2);
-	w_le(&w, r->snd_seq, 4);
-	w_le(&w, r->rcv_seq, 4);
-	w_le(&w, r->mss, 2);
-	w_le(&w, r->snd_wscale, 1);
-	w_le(&w, r->rcv_wscale, 1);
-	w_le(&w, r->flags, 1);
-	w_le(&w, r->ts, 4);
-	w_le(&w, r->snd_wl1, 4);
-	w_le(&w, r->snd_wnd, 4);
-	w_le(&w, r->max_window, 4);
-	w_le(&w, r->rcv_wnd, 4);
-	w_le(&w, r->rcv_wup, 4);
-	w_le(&w, r->sndq_len, 4);
-	w_le(&w, r->rcvq_len, 4);
+	w_rec(&w, MIG_REC_REPAIR, shard, &mig_repair_l, r,
+	      (uint32_t)(len - MIG_REPAIR_FIXED));
 	w_bytes(&w, r->sndq, r->sndq_len);
 	w_bytes(&w, r->rcvq, r->rcvq_len);
 	return w_done(&w, out);
@@ -359,18 +631,16 @@ const char *mig_parse_hdr(const uint8_t *p, size_t len, uint32_t *body_len,
 			  uint32_t *nfds)
 {
 	struct mig_r r = { p, p + len, false };
-	uint8_t magic[8];
-	uint32_t ver;
+	struct mig_hdr h;
 
-	r_bytes(&r, magic, 8);
-	if (r.bad || memcmp(magic, MIG_MAGIC, 8))
+	r_fields(&r, &mig_hdr_l, &h);
+	if (memcmp(h.magic, MIG_MAGIC, 8))
 		return "not a slipway migration stream";
-	ver = (uint32_t)r_le(&r, 4);
-	*body_len = (uint32_t)r_le(&r, 4);
-	*nfds = (uint32_t)r_le(&r, 4);
-	if (r_le(&r, 4) || r.bad)
+	*body_len = h.body_len;
+	*nfds = h.nfds;
+	if (h.reserved || r.bad)
 		return "a reserved header field is set";
-	if (ver != MIG_VERSION)
+	if (h.version != MIG_VERSION)
 		return "a state format version this slipway does not know "
 		       "(the source is newer: update the destination)";
 	if (*body_len > MIG_BODY_MAX)
@@ -392,16 +662,16 @@ const char *mig_parse_hdr(const uint8_t *p, size_t len, uint32_t *body_len,
 int mig_next(const uint8_t **p, const uint8_t *end, struct mig_rec *r)
 {
 	struct mig_r c = { *p, end, false };
+	struct mig_rec_hdr h;
 
 	if (*p == end)
 		return 0;
-	r->type = (uint8_t)r_le(&c, 1);
-	r->shard = (uint8_t)r_le(&c, 1);
-	if (r_le(&c, 2))
+	if (!r_fields(&c, &mig_rec_hdr_l, &h) || h.reserved ||
+	    (size_t)(end - c.p) < h.len)
 		return -1;
-	r->len = (uint32_t)r_le(&c, 4);
-	if (c.bad || (size_t)(end - c.p) < r->len)
-		return -1;
+	r->type = h.type;
+	r->shard = h.shard;
+	r->len = h.len;
 	r->p = c.p;
 	*p = c.p + r->len;
 	return 1;
@@ -416,17 +686,8 @@ int mig_next(const uint8_t **p, const uint8_t *end, struct mig_rec *r)
  */
 const char *mig_get_net(const struct mig_rec *r, struct mig_net *n)
 {
-	struct mig_r c = { r->p, r->p + r->len, false };
-
-	r_bytes(&c, n->guest_mac, 6);
-	r_bytes(&c, &n->guest4_be, 4);
-	r_bytes(&c, &n->gw4_be, 4);
-	r_bytes(&c, n->guest6, 16);
-	r_bytes(&c, n->gw6, 16);
-	n->mtu = (uint32_t)r_le(&c, 4);
-	n->stop_ns = r_le(&c, 8);
-	return c.bad || c.p != c.end ? "a network record of the wrong size" :
-				       NULL;
+	return r_rec(r, &mig_net_l, n) ? NULL :
+					 "a network record of the wrong size";
 }
 
 /**
@@ -453,34 +714,7 @@ static bool mig_get_fd(uint32_t fd, uint32_t nfds)
 const char *mig_get_tcp(const struct mig_rec *r, uint32_t nfds,
 			struct mig_tcp *t)
 {
-	struct mig_r c = { r->p, r->p + r->len, false };
-
-	t->fd = (uint32_t)r_le(&c, 4);
-	t->hflags = (uint8_t)r_le(&c, 1);
-	r_bytes(&c, t->guest_addr, 16);
-	r_bytes(&c, t->remote_addr, 16);
-	t->guest_port = (uint16_t)r_le(&c, 2);
-	t->remote_port = (uint16_t)r_le(&c, 2);
-	t->state = (uint8_t)r_le(&c, 1);
-	t->ws_guest = (uint8_t)r_le(&c, 1);
-	t->flags = (uint16_t)r_le(&c, 2);
-	t->mss = (uint32_t)r_le(&c, 4);
-	t->iss = (uint32_t)r_le(&c, 4);
-	t->snd_una = (uint32_t)r_le(&c, 4);
-	t->snd_nxt = (uint32_t)r_le(&c, 4);
-	t->snd_max = (uint32_t)r_le(&c, 4);
-	t->fin_seq = (uint32_t)r_le(&c, 4);
-	t->rcv_nxt = (uint32_t)r_le(&c, 4);
-	t->rcv_acked = (uint32_t)r_le(&c, 4);
-	t->guest_wnd = (uint32_t)r_le(&c, 4);
-	t->host_space = (uint32_t)r_le(&c, 4);
-	t->adv_wnd_end = (uint32_t)r_le(&c, 4);
-	t->srtt_us = (uint32_t)r_le(&c, 4);
-	t->rto_ns = r_le(&c, 8);
-	t->age_ns = r_le(&c, 8);
-	t->bytes_from_guest = r_le(&c, 8);
-	t->bytes_to_guest = r_le(&c, 8);
-	if (c.bad || c.p != c.end)
+	if (!r_rec(r, &mig_tcp_l, t))
 		return "a TCP record of the wrong size";
 	if (t->fd != MIG_NONE && !mig_get_fd(t->fd, nfds))
 		return "a TCP record names a descriptor that did not come";
@@ -497,13 +731,9 @@ const char *mig_get_tcp(const struct mig_rec *r, uint32_t nfds,
 const char *mig_get_ooo(const struct mig_rec *r, struct mig_ooo *o)
 {
 	struct mig_r c = { r->p, r->p + r->len, false };
-	uint8_t fin;
 
-	o->seq = (uint32_t)r_le(&c, 4);
-	fin = (uint8_t)r_le(&c, 1);
-	if (c.bad || fin > 1)
+	if (!r_fields(&c, &mig_ooo_l, o))
 		return "a malformed out-of-order record";
-	o->fin = fin;
 	o->len = (uint32_t)(c.end - c.p);
 	o->data = c.p;
 	if (!o->len || o->len > MIG_OOO_DATA_MAX)
@@ -522,17 +752,7 @@ const char *mig_get_ooo(const struct mig_rec *r, struct mig_ooo *o)
 const char *mig_get_udp(const struct mig_rec *r, uint32_t nfds,
 			struct mig_udp *u)
 {
-	struct mig_r c = { r->p, r->p + r->len, false };
-
-	u->fd = (uint32_t)r_le(&c, 4);
-	r_bytes(&c, u->guest_addr, 16);
-	r_bytes(&c, u->remote_addr, 16);
-	u->guest_port = (uint16_t)r_le(&c, 2);
-	u->remote_port = (uint16_t)r_le(&c, 2);
-	u->idle_ns = r_le(&c, 8);
-	u->from_guest = r_le(&c, 8);
-	u->to_guest = r_le(&c, 8);
-	if (c.bad || c.p != c.end)
+	if (!r_rec(r, &mig_udp_l, u))
 		return "a UDP record of the wrong size";
 	if (!mig_get_fd(u->fd, nfds))
 		return "a UDP record names a descriptor that did not come";
@@ -550,11 +770,7 @@ const char *mig_get_udp(const struct mig_rec *r, uint32_t nfds,
 const char *mig_get_listen(const struct mig_rec *r, uint32_t nfds,
 			   struct mig_listen *l)
 {
-	struct mig_r c = { r->p, r->p + r->len, false };
-
-	l->fd = (uint32_t)r_le(&c, 4);
-	l->proto = (uint8_t)r_le(&c, 1);
-	if (c.bad || c.p != c.end)
+	if (!r_rec(r, &mig_listen_l, l))
 		return "a listener record of the wrong size";
 	if (l->proto != 6 && l->proto != 17)
 		return "a listener of an unknown protocol";
@@ -573,31 +789,10 @@ const char *mig_get_listen(const struct mig_rec *r, uint32_t nfds,
 const char *mig_get_repair(const struct mig_rec *r, struct mig_repair *rp)
 {
 	struct mig_r c = { r->p, r->p + r->len, false };
-	uint8_t v6;
 
-	v6 = (uint8_t)r_le(&c, 1);
-	r_bytes(&c, rp->local, 16);
-	rp->lport = (uint16_t)r_le(&c, 2);
-	r_bytes(&c, rp->peer, 16);
-	rp->pport = (uint16_t)r_le(&c, 2);
-	rp->snd_seq = (uint32_t)r_le(&c, 4);
-	rp->rcv_seq = (uint32_t)r_le(&c, 4);
-	rp->mss = (uint16_t)r_le(&c, 2);
-	rp->snd_wscale = (uint8_t)r_le(&c, 1);
-	rp->rcv_wscale = (uint8_t)r_le(&c, 1);
-	rp->flags = (uint8_t)r_le(&c, 1);
-	rp->ts = (uint32_t)r_le(&c, 4);
-	rp->snd_wl1 = (uint32_t)r_le(&c, 4);
-	rp->snd_wnd = (uint32_t)r_le(&c, 4);
-	rp->max_window = (uint32_t)r_le(&c, 4);
-	rp->rcv_wnd = (uint32_t)r_le(&c, 4);
-	rp->rcv_wup = (uint32_t)r_le(&c, 4);
-	rp->sndq_len = (uint32_t)r_le(&c, 4);
-	rp->rcvq_len = (uint32_t)r_le(&c, 4);
-	if (c.bad || v6 > 1 ||
+	if (!r_fields(&c, &mig_repair_l, rp) ||
 	    (uint64_t)rp->sndq_len + rp->rcvq_len != (size_t)(c.end - c.p))
 		return "a repair record of the wrong size";
-	rp->v6 = v6;
 	rp->sndq = c.p;
 	rp->rcvq = c.p + rp->sndq_len;
 	if (!rp->lport || !rp->pport || rp->mss < 64 || rp->snd_wscale > 14 ||
@@ -615,13 +810,8 @@ const char *mig_get_repair(const struct mig_rec *r, struct mig_repair *rp)
  */
 const char *mig_get_end(const struct mig_rec *r, struct mig_end *e)
 {
-	struct mig_r c = { r->p, r->p + r->len, false };
-
-	e->tcp = (uint32_t)r_le(&c, 4);
-	e->ooo = (uint32_t)r_le(&c, 4);
-	e->udp = (uint32_t)r_le(&c, 4);
-	e->listeners = (uint32_t)r_le(&c, 4);
-	return c.bad || c.p != c.end ? "an end record of the wrong size" : NULL;
+	return r_rec(r, &mig_end_l, e) ? NULL :
+					 "an end record of the wrong size";
 }
 
 /**

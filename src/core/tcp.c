@@ -1197,10 +1197,7 @@ struct tcp_flow *tcp_host_accepted_at(struct core *c, const uint8_t *gaddr,
 void tcp_give(struct core *c, struct tcp_flow *f, struct tcp_handover *h)
 {
 	ASSERT(f->state == TCPS_SYN_SENT);
-	memcpy(h->guest_addr, f->guest_addr, ADDR_LEN);
-	memcpy(h->remote_addr, f->remote_addr, ADDR_LEN);
-	h->guest_port = f->guest_port;
-	h->remote_port = f->remote_port;
+	FLOW_TUPLE_COPY(h, f);
 	h->iss = f->iss;
 	h->opened_ns = f->opened_ns;
 	f->sock = -1;
@@ -1272,10 +1269,7 @@ bool tcp_export(const struct core *c, const struct tcp_flow *f, uint64_t now_ns,
 	    f->state != TCPS_SYNACK_SENT)
 		return false;
 	memset(t, 0, sizeof(*t));
-	memcpy(t->guest_addr, f->guest_addr, ADDR_LEN);
-	memcpy(t->remote_addr, f->remote_addr, ADDR_LEN);
-	t->guest_port = f->guest_port;
-	t->remote_port = f->remote_port;
+	FLOW_TUPLE_COPY(t, f);
 	t->state = f->state;
 	t->ws_guest = f->ws_guest;
 	t->flags = f->flags & TCPF_MIGRATE;

@@ -739,10 +739,7 @@ bool udp_export(const struct udp_flow *f, uint64_t now_ns, struct mig_udp *u)
 	if (!f->used || f->kind != UDPK_OUT || f->sock < 0)
 		return false;
 	memset(u, 0, sizeof(*u));
-	memcpy(u->guest_addr, f->guest_addr, ADDR_LEN);
-	memcpy(u->remote_addr, f->remote_addr, ADDR_LEN);
-	u->guest_port = f->guest_port;
-	u->remote_port = f->remote_port;
+	FLOW_TUPLE_COPY(u, f);
 	u->idle_ns = now_ns > f->last_ns ? now_ns - f->last_ns : 0;
 	u->from_guest = f->from_guest;
 	u->to_guest = f->to_guest;

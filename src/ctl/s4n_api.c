@@ -114,6 +114,25 @@ static int s4n_port_arg(json_t *args, const char *key, uint16_t *port)
 }
 
 /**
+ * s4n_str_arg() - an optional string argument
+ * @args:	arguments
+ * @key:	its name
+ * @s:		out: its value; left as it was if it is not given
+ *
+ * Return: 0, or -1 if it is given and not a string
+ */
+static int s4n_str_arg(json_t *args, const char *key, const char **s)
+{
+	json_t *v = json_object_get(args, key);
+
+	if (v && !json_is_string(v))
+		return -1;
+	if (v)
+		*s = json_string_value(v);
+	return 0;
+}
+
+/**
  * s4n_parse_add() - add_hostfwd's arguments
  * @args:	arguments (may be NULL)
  * @r:		out: the operation, one rule
@@ -138,12 +157,9 @@ static json_t *s4n_parse_add(json_t *args, struct ctl_req *r, char *ga,
 		return s4n_err("bad request: add_hostfwd: bad arguments.proto "
 			       "(expected \"tcp\" or \"udp\")");
 	f->proto = strcmp(proto, "tcp") ? IPPROTO_UDP : IPPROTO_TCP;
-	v = json_object_get(args, "host_addr");
-	if (v && !json_is_string(v))
+	if (s4n_str_arg(args, "host_addr", &ha))
 		return s4n_err("bad request: add_hostfwd: bad "
 			       "arguments.host_addr (expected a string)");
-	if (v)
-		ha = json_string_value(v);
 	if (!*ha)
 		ha = "0.0.0.0";
 	f->host_family = addr_pton(ha, &f->host_addr);
@@ -151,12 +167,9 @@ static json_t *s4n_parse_add(json_t *args, struct ctl_req *r, char *ga,
 		return s4n_err("bad request: add_hostfwd: bad "
 			       "arguments.host_addr \"%s\"",
 			       ha);
-	v = json_object_get(args, "guest_addr");
-	if (v && !json_is_string(v))
+	if (s4n_str_arg(args, "guest_addr", &g))
 		return s4n_err("bad request: add_hostfwd: bad "
 			       "arguments.guest_addr (expected a string)");
-	if (v)
-		g = json_string_value(v);
 	if (*g) {
 		if (!addr_pton(g, &f->guest_addr))
 			return s4n_err("bad request: add_hostfwd: bad "

@@ -656,6 +656,31 @@ static struct vu_ring *vu_ring_of(struct vu *vu, uint32_t idx,
 }
 
 /**
+ * vu_ring_lock() - the ring a ring message names, its pair locked: the
+ * opening of the handlers that change one ring
+ * @vu:		state
+ * @idx:	ring index from the message
+ * @ok:		the rest of the message checks out (else no ring either)
+ * @p:		out: the ring's pair, locked when a ring is returned (NULL
+ *		when none is)
+ *
+ * Return: the ring, its pair's lock held, or NULL (no lock taken) if
+ * @idx is not one of our rings or !@ok
+ */
+static struct vu_ring *vu_ring_lock(struct vu *vu, uint32_t idx, bool ok,
+				    struct vu_pair **p)
+{
+	struct vu_ring *r = ok ? vu_ring_of(vu, idx, p) : NULL;
+
+	if (!r) {
+		*p = NULL;
+		return NULL;
+	}
+	pthread_mutex_lock(&(*p)->lock);
+	return r;
+}
+
+/**
  * vu_ring_try_start() - translate a ring whose kick fd came (lock held)
  * @vu:		state
  * @r:		ring
@@ -1281,13 +1306,14 @@ void vu_device_state_done(struct edge *e, bool ok)
  */
 static const char *vu_set_vring_num(struct vu *vu, struct vu_msg *m)
 {
-	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
-	struct vu_ring *r = vu_ring_of(vu, m->state.index, &p);
+	uint32_t num = m->state.num;
+	struct vu_pair *p;
+	struct vu_ring *r = vu_ring_lock(
+		vu, m->state.index,
+		num && num <= VIRTQ_MAX_SIZE && !(num & (num - 1)), &p);
 
-	if (!r || !m->state.num || m->state.num > VIRTQ_MAX_SIZE ||
-	    (m->state.num & (m->state.num - 1)))
+	if (!r)
 		return "a bad ring index or size";
-	pthread_mutex_lock(&p->lock);
 	r->num = m->state.num;
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
@@ -1308,12 +1334,11 @@ static const char *vu_set_vring_num(struct vu *vu, struct vu_msg *m)
  */
 static const char *vu_set_vring_addr(struct vu *vu, struct vu_msg *m)
 {
-	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
-	struct vu_ring *r = vu_ring_of(vu, m->addr.index, &p);
+	struct vu_pair *p;
+	struct vu_ring *r = vu_ring_lock(vu, m->addr.index, true, &p);
 
 	if (!r)
 		return "a bad ring index";
-	pthread_mutex_lock(&p->lock);
 	r->log_ok = m->addr.flags & VU_VRING_F_LOG;
 	r->log_gpa = m->addr.log_gpa;
 	if (r->started && r->desc_uva == m->addr.desc_uva &&
@@ -1347,13 +1372,13 @@ static const char *vu_set_vring_addr(struct vu *vu, struct vu_msg *m)
  */
 static const char *vu_set_vring_base(struct vu *vu, struct vu_msg *m)
 {
-	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
-	struct vu_ring *r = vu_ring_of(vu, m->state.index, &p);
+	struct vu_pair *p;
+	struct vu_ring *r = vu_ring_lock(vu, m->state.index,
+					 m->state.num <= 0xffff, &p);
 	bool reboot;
 
-	if (!r || m->state.num > 0xffff)
+	if (!r)
 		return "a bad ring index or base";
-	pthread_mutex_lock(&p->lock);
 	reboot = r->resume && r->base != (uint16_t)m->state.num;
 	if (!reboot)
 		r->base = (uint16_t)m->state.num;
@@ -1434,14 +1459,13 @@ static void vu_ring_settle(struct vu *vu, struct vu_pair *p, struct vu_ring *r)
  */
 static const char *vu_get_vring_base(struct vu *vu, struct vu_msg *m)
 {
-	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
-	struct vu_ring *r = vu_ring_of(vu, m->state.index, &p);
+	struct vu_pair *p;
+	struct vu_ring *r = vu_ring_lock(vu, m->state.index, true, &p);
 	bool was_started;
 	unsigned i;
 
 	if (!r)
 		return "a bad ring index";
-	pthread_mutex_lock(&p->lock);
 	if (r->started)
 		vu_ring_settle(vu, p, r);
 	was_started = r->started;
@@ -1479,24 +1503,23 @@ static const char *vu_get_vring_base(struct vu *vu, struct vu_msg *m)
  * _ERR
  * @vu:		state
  * @m:		message: the ring's index in the low byte, VU_VRING_NOFD
- * @p:		out: the ring's pair
+ * @p:		out: the ring's pair, locked when a ring is returned
  * @fd:		out: the eventfd (ours now), or -1 if none was meant
  *
  * #syscalls close
- * Return: the ring, or NULL if the index or the fd is bad (the fd is
- * closed then)
+ * Return: the ring, its pair's lock held (vu_ring_lock()), or NULL if the
+ * index or the fd is bad (the fd is closed then, no lock taken)
  */
 static struct vu_ring *vu_vring_fd(struct vu *vu, const struct vu_msg *m,
 				   struct vu_pair **p, int *fd)
 {
-	struct vu_ring *r = vu_ring_of(vu, (uint32_t)(m->u64 & 0xff), p);
+	struct vu_ring *r;
 
 	*fd = vu_take_fd(vu, m);
-	if (r && *fd != -2)
-		return r;
-	if (*fd >= 0)
+	r = vu_ring_lock(vu, (uint32_t)(m->u64 & 0xff), *fd != -2, p);
+	if (!r && *fd >= 0)
 		close(*fd);
-	return NULL;
+	return r;
 }
 
 /**
@@ -1538,13 +1561,11 @@ static const char *vu_set_vring_kick(struct vu *vu, struct vu_msg *m)
 	struct epoll_event ev = { .events = EPOLLIN,
 				  .data.u32 = (uint32_t)(m->u64 & 1) };
 	struct vu_pair *p;
-	struct vu_ring *r;
 	int fd;
+	struct vu_ring *r = vu_vring_fd(vu, m, &p, &fd);
 
-	r = vu_vring_fd(vu, m, &p, &fd);
 	if (!r)
 		return "a bad ring index, or a missing fd";
-	pthread_mutex_lock(&p->lock);
 	vu_ring_stop(p, r);
 	if (fd >= 0) {
 		r->kick = fd;
@@ -1583,13 +1604,11 @@ static const char *vu_set_vring_kick(struct vu *vu, struct vu_msg *m)
 static const char *vu_set_vring_call(struct vu *vu, struct vu_msg *m)
 {
 	struct vu_pair *p;
-	struct vu_ring *r;
 	int fd;
+	struct vu_ring *r = vu_vring_fd(vu, m, &p, &fd);
 
-	r = vu_vring_fd(vu, m, &p, &fd);
 	if (!r)
 		return "a bad ring index, or a missing fd";
-	pthread_mutex_lock(&p->lock);
 	if (r->call >= 0)
 		close(r->call);
 	r->call = fd;
@@ -1616,6 +1635,7 @@ static const char *vu_set_vring_err(struct vu *vu, struct vu_msg *m)
 
 	if (!vu_vring_fd(vu, m, &p, &fd))
 		return "a bad ring index, or a missing fd";
+	pthread_mutex_unlock(&p->lock);
 	if (fd >= 0)
 		close(fd);
 	return NULL;
@@ -1632,12 +1652,12 @@ static const char *vu_set_vring_err(struct vu *vu, struct vu_msg *m)
  */
 static const char *vu_set_vring_enable(struct vu *vu, struct vu_msg *m)
 {
-	struct vu_pair *p = NULL; /* set with r by vu_ring_of() */
-	struct vu_ring *r = vu_ring_of(vu, m->state.index, &p);
+	struct vu_pair *p;
+	struct vu_ring *r = vu_ring_lock(vu, m->state.index, m->state.num <= 1,
+					 &p);
 
-	if (!r || m->state.num > 1)
+	if (!r)
 		return "a bad ring index or enable state";
-	pthread_mutex_lock(&p->lock);
 	r->enabled = m->state.num;
 	pthread_mutex_unlock(&p->lock);
 	/* a pair being enabled may have frames waiting: look now */

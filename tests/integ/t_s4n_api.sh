@@ -97,6 +97,9 @@ expect_err '{"arguments":{}}' "execute"
 expect_err "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"sctp\",\"host_port\":$p3,\"guest_port\":1}}" "proto"
 expect_err "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_port\":70000,\"guest_port\":1}}" "host_port"
 expect_err "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_port\":$p3,\"guest_addr\":\"192.168.7.7\",\"guest_port\":1}}" "guest_addr"
+# an address that is not a string (s4n_str_arg())
+expect_err "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_addr\":7,\"host_port\":$p3,\"guest_port\":1}}" "host_addr (expected a string)"
+expect_err "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_port\":$p3,\"guest_addr\":[],\"guest_port\":1}}" "guest_addr (expected a string)"
 expect_err "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_addr\":\"127.0.0.1\",\"host_port\":$p1,\"guest_port\":9}}" "in use"
 # a port another program holds
 bg "$PY" -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(); open(sys.argv[2],"w").close(); time.sleep(300)' "$p3" "$T/held"

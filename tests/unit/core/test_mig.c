@@ -2,6 +2,7 @@
 /* test_mig.c - live migration's state stream (core/mig.c) and the flows
  * that travel in it (tcp_export(), tcp_import(), their held segments)
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -405,6 +406,209 @@ static void test_flow_target(void **state)
 	env_free(e);
 }
 
+/**
+ * wire_stream() - one record of each type, every field a value of its
+ * own whose bytes differ, behind a header
+ * @buf:	out, BUF bytes
+ *
+ * Return: bytes written
+ */
+static size_t wire_stream(uint8_t *buf)
+{
+	static const uint8_t data[3] = { 0xd1, 0xd2, 0xd3 };
+	struct mig_net n = { .guest_mac = { 0x52, 0x54, 0, 0x12, 0x34, 0x56 },
+			     .guest4_be = 0x0f02000a,
+			     .gw4_be = 0x0202000a,
+			     .guest6 = { 0xfd, 0, [15] = 0x15 },
+			     .gw6 = { 0xfe, 0x80, [15] = 2 },
+			     .mtu = 65520,
+			     .stop_ns = 0x0102030405060708ULL };
+	struct mig_tcp t = { .fd = 0x01020304,
+			     .hflags = 0x05,
+			     .guest_addr = { 0x20, 1, [15] = 0x0a },
+			     .remote_addr = { 0x20, 2, [15] = 0x0b },
+			     .guest_port = 0x0607,
+			     .remote_port = 0x0809,
+			     .state = 0x0a,
+			     .ws_guest = 0x0b,
+			     .flags = 0x0c0d,
+			     .mss = 0x10111213,
+			     .iss = 0x14151617,
+			     .snd_una = 0x18191a1b,
+			     .snd_nxt = 0x1c1d1e1f,
+			     .snd_max = 0x20212223,
+			     .fin_seq = 0x24252627,
+			     .rcv_nxt = 0x28292a2b,
+			     .rcv_acked = 0x2c2d2e2f,
+			     .guest_wnd = 0x30313233,
+			     .host_space = 0x34353637,
+			     .adv_wnd_end = 0x38393a3b,
+			     .srtt_us = 0x3c3d3e3f,
+			     .rto_ns = 0x4041424344454647ULL,
+			     .age_ns = 0x48494a4b4c4d4e4fULL,
+			     .bytes_from_guest = 0x5051525354555657ULL,
+			     .bytes_to_guest = 0x58595a5b5c5d5e5fULL };
+	struct mig_ooo o = {
+		.seq = 0x61626364, .fin = true, .len = 3, .data = data
+	};
+	struct mig_udp u = { .fd = 0x71727374,
+			     .guest_addr = { 0x20, 3, [15] = 0x0c },
+			     .remote_addr = { 0x20, 4, [15] = 0x0d },
+			     .guest_port = 0x7576,
+			     .remote_port = 0x7778,
+			     .idle_ns = 0x797a7b7c7d7e7f80ULL,
+			     .from_guest = 0x8182838485868788ULL,
+			     .to_guest = 0x898a8b8c8d8e8f90ULL };
+	struct mig_listen l = { .fd = 0x91929394, .proto = 17 };
+	struct mig_repair rp = { .v6 = true,
+				 .local = { 0x20, 5, [15] = 0x0e },
+				 .lport = 0xa1a2,
+				 .peer = { 0x20, 6, [15] = 0x0f },
+				 .pport = 0xa3a4,
+				 .snd_seq = 0xa5a6a7a8,
+				 .rcv_seq = 0xa9aaabac,
+				 .mss = 0xadae,
+				 .snd_wscale = 0x0e,
+				 .rcv_wscale = 0x0d,
+				 .flags = MIG_RPF_TS,
+				 .ts = 0xb1b2b3b4,
+				 .snd_wl1 = 0xb5b6b7b8,
+				 .snd_wnd = 0xb9babbbc,
+				 .max_window = 0xbdbebfc0,
+				 .rcv_wnd = 0xc1c2c3c4,
+				 .rcv_wup = 0xc5c6c7c8,
+				 .sndq_len = 2,
+				 .rcvq_len = 1,
+				 .sndq = data,
+				 .rcvq = data + 2 };
+	struct mig_end e = { .tcp = 0xe1e2e3e4,
+			     .ooo = 0xe5e6e7e8,
+			     .udp = 0xe9eaebec,
+			     .listeners = 0xedeeeff0 };
+	size_t len = MIG_HDR_LEN;
+
+	len += mig_put_net(buf + len, BUF - len, &n);
+	len += mig_put_tcp(buf + len, BUF - len, 0xf1, &t);
+	len += mig_put_ooo(buf + len, BUF - len, 0xf2, &o);
+	len += mig_put_repair(buf + len, BUF - len, 0xf3, &rp);
+	len += mig_put_udp(buf + len, BUF - len, 0xf4, &u);
+	len += mig_put_listen(buf + len, BUF - len, &l);
+	len += mig_put_end(buf + len, BUF - len, &e);
+	mig_put_hdr(buf, MIG_HDR_LEN, (uint32_t)(len - MIG_HDR_LEN),
+		    0x00030201);
+	return len;
+}
+
+/* wire_stream()'s bytes as the format was first written: a change that
+ * moves, widens or drops a field shows here */
+static const char wire_hex[] = "534c50574d49470a01000000a1010000"
+			       "0102030000000000020000003a000000"
+			       "5254001234560a00020f0a000202fd00"
+			       "0000000000000000000000000015fe80"
+			       "0000000000000000000000000002f0ff"
+			       "0000080706050403020103f100007d00"
+			       "00000403020105200100000000000000"
+			       "0000000000000a200200000000000000"
+			       "0000000000000b070609080a0b0d0c13"
+			       "121110171615141b1a19181f1e1d1c23"
+			       "222120272625242b2a29282f2e2d2c33"
+			       "323130373635343b3a39383f3e3d3c47"
+			       "464544434241404f4e4d4c4b4a494857"
+			       "565554535251505f5e5d5c5b5a595804"
+			       "f20000080000006463626101d1d2d307"
+			       "f3000055000000012005000000000000"
+			       "000000000000000ea2a1200600000000"
+			       "0000000000000000000fa4a3a8a7a6a5"
+			       "acabaaa9aead0e0d02b4b3b2b1b8b7b6"
+			       "b5bcbbbab9c0bfbebdc4c3c2c1c8c7c6"
+			       "c50200000001000000d1d2d305f40000"
+			       "40000000747372712003000000000000"
+			       "000000000000000c2004000000000000"
+			       "000000000000000d76757877807f7e7d"
+			       "7c7b7a798887868584838281908f8e8d"
+			       "8c8b8a89060000000500000094939291"
+			       "110100000010000000e4e3e2e1e8e7e6"
+			       "e5ecebeae9f0efeeed";
+
+/**
+ * test_wire_format() - each record's bytes are the format's, field by
+ * field (a stream from an older slipway still reads), and what a reader
+ * decodes writes the same bytes again
+ * @state:	unused
+ */
+static void test_wire_format(void **state)
+{
+	uint8_t buf[BUF], again[BUF], want[sizeof(wire_hex) / 2];
+	const uint8_t *p, *end;
+	uint32_t body_len, nfds;
+	struct mig_rec r;
+	size_t len, i, n;
+	unsigned hi, lo;
+
+	(void)state;
+	for (i = 0; i < sizeof(want); i++) {
+		assert_int_equal(sscanf(&wire_hex[2 * i], "%1x%1x", &hi, &lo),
+				 2);
+		want[i] = (uint8_t)(hi << 4 | lo);
+	}
+	len = wire_stream(buf);
+	assert_int_equal(len, sizeof(want));
+	assert_memory_equal(buf, want, len);
+	assert_null(mig_parse_hdr(buf, len, &body_len, &nfds));
+	assert_int_equal(body_len, len - MIG_HDR_LEN);
+	assert_int_equal(nfds, 0x00030201);
+	p = buf + MIG_HDR_LEN;
+	end = buf + len;
+	while (mig_next(&p, end, &r) > 0) {
+		union {
+			struct mig_net n;
+			struct mig_tcp t;
+			struct mig_ooo o;
+			struct mig_udp u;
+			struct mig_listen l;
+			struct mig_repair rp;
+			struct mig_end e;
+		} v;
+
+		switch (r.type) {
+		case MIG_REC_NET:
+			assert_null(mig_get_net(&r, &v.n));
+			n = mig_put_net(again, BUF, &v.n);
+			break;
+		case MIG_REC_TCP:
+			assert_null(mig_get_tcp(&r, UINT32_MAX, &v.t));
+			n = mig_put_tcp(again, BUF, r.shard, &v.t);
+			break;
+		case MIG_REC_OOO:
+			assert_null(mig_get_ooo(&r, &v.o));
+			assert_true(v.o.fin);
+			n = mig_put_ooo(again, BUF, r.shard, &v.o);
+			break;
+		case MIG_REC_REPAIR:
+			assert_null(mig_get_repair(&r, &v.rp));
+			assert_true(v.rp.v6);
+			n = mig_put_repair(again, BUF, r.shard, &v.rp);
+			break;
+		case MIG_REC_UDP:
+			assert_null(mig_get_udp(&r, UINT32_MAX, &v.u));
+			n = mig_put_udp(again, BUF, r.shard, &v.u);
+			break;
+		case MIG_REC_LISTEN:
+			assert_null(mig_get_listen(&r, UINT32_MAX, &v.l));
+			n = mig_put_listen(again, BUF, &v.l);
+			break;
+		default:
+			assert_int_equal(r.type, MIG_REC_END);
+			assert_null(mig_get_end(&r, &v.e));
+			n = mig_put_end(again, BUF, &v.e);
+			break;
+		}
+		assert_int_equal(n, MIG_REC_HDR + r.len);
+		assert_memory_equal(again, r.p - MIG_REC_HDR, n);
+	}
+	assert_ptr_equal(p, end);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +617,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_repair_record),
 		cmocka_unit_test(test_flow_target),
+		cmocka_unit_test(test_wire_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
