@@ -58,7 +58,11 @@ for _ in range(int(sys.argv[1])):
 ' "$@"
 }
 
-[ "$(ask 1 plain.test)" = "0 10.9.8.7" ] || fail "plain query: '$(ask 1 plain.test)'"
+# six plain queries first: the forger below answers on every other socket
+# of ours it has seen, and with one query seen the spoof could go out on
+# that very socket (1 in 64: the drop count then fell short)
+got=$(ask 6 plain.test | sort | uniq -c | awk '{print $1, $2, $3}')
+[ "$got" = "6 0 10.9.8.7" ] || fail "plain queries: '$got'"
 # question-less errors first: dropped, the real answer follows
 got=$(ask 1 noq.test)
 [ "$got" = "0 10.9.8.7" ] || fail "error replies without a question: the guest got '$got'"
@@ -81,8 +85,8 @@ maxuse=$(sort "$T/ports" | uniq -c | sort -rn | awk 'NR == 1 {print $1}')
 stop_slipway
 check_gates
 queries=$(ctr DNS_QUERIES)
-[ "$queries" = 163 ] || fail "DNS_QUERIES $queries, expected 163"
-expect_ctr DNS_REPLIES -eq 163
+[ "$queries" = 168 ] || fail "DNS_QUERIES $queries, expected 168"
+expect_ctr DNS_REPLIES -eq 168
 expect_ctr DNS_SERVFAIL -eq 0
 expect_ctr DNS_TIMEOUTS -eq 0
 # 3 without a question, 1 with another one
@@ -91,6 +95,6 @@ expect_ctr DNS_REPLY_DROP_ID -eq 1
 # port 5353, address $ALT, and at least one other socket of ours
 expect_ctr DNS_REPLY_DROP_SRC -ge 3
 expect_ctr DNS_REPLY_DROP_BAD -eq 0
-# 163 queries, at most 15 left on each of 8 sockets: 3 renewed at least
+# 168 queries, at most 15 left on each of 8 sockets: 3 renewed at least
 expect_ctr DNS_SOCK_RENEWED -ge 3
 pass "question-less errors and forged answers dropped ($(ctr DNS_REPLY_DROP_SRC) from a wrong source), 160 queries from $distinct ports (at most $maxuse each), $(ctr DNS_SOCK_RENEWED) sockets renewed"
