@@ -381,9 +381,8 @@ int main(int argc, char **argv)
 		       pasta.pid_name ? pasta.pid_name : "(null)",
 		       pasta.log_fd >= 0);
 	else if (how)
-		printf("s4n: exit_fd=%d ready_fd=%d api_path=%s\n",
-		       s4n.exit_fd, s4n.ready_fd,
-		       s4n.api_path ? s4n.api_path : "(null)");
+		printf("s4n: exit_fd=%d ready_fd=%d api_path=%s\n", s4n.exit_fd,
+		       s4n.ready_fd, s4n.api_path ? s4n.api_path : "(null)");
 	printf("log_max_level=%d\n", (int)log_max_level);
 	return 0;
 }
