@@ -1209,72 +1209,60 @@ _Noreturn void conf_opt_print_caps(void *st, const struct conf_opt *o,
 }
 
 /**
- * struct conf_parse_st - what conf_parse() keeps while it reads options
- * @c:		the configuration being filled
- * @net:	--cidr's network (network order)
- * @addr_set:	-a given
- * @gw_set:	-g given
- * @userns_set:	--userns or --no-userns given
- * @dns_set:	--dns-addr given
- * @prefix6_set: --ipv6-prefix given
- * @shards_set:	--shards given
- */
-struct conf_parse_st {
-	struct conf *c;
-	uint32_t net;
-	bool addr_set, gw_set, userns_set, dns_set, prefix6_set, shards_set;
-};
-
-/**
- * opt_netns() - --netns PATH|NAME
- * @st:		struct conf_parse_st
- * @o:		the row
+ * conf_set_netns() - --netns PATH|NAME
+ * @st:		the parse
  * @arg:	the value
  */
-static void opt_netns(void *st, const struct conf_opt *o, char *arg)
+void conf_set_netns(struct conf_st *st, const char *arg)
 {
 	if (!*arg)
 		usage_error("--netns needs a path or a name");
-	((struct conf_parse_st *)st)->c->netns = arg;
+	st->c->netns = arg;
 }
 
 /**
- * opt_edge() - --stream PATH, --dgram PATH, --fd N, --vhost-user PATH, and
- * --vhost-user --fd N: vhost-user on the frontend's connected socket N
- * (QEMU 10.1 -netdev passt)
- * @st:		struct conf_parse_st
- * @o:		the row
+ * conf_edge_fd() - the fd number of --fd N
  * @arg:	the value
+ *
+ * Return: the number (exits on a bad one)
  */
-static void opt_edge(void *st, const struct conf_opt *o, char *arg)
+static int conf_edge_fd(const char *arg)
 {
-	struct conf *c = ((struct conf_parse_st *)st)->c;
 	unsigned long v;
 
-	if (o->id == OPT_VHOST_USER && !strncmp(arg, "--fd", 4) &&
-	    c->edge == CONF_EDGE_TAP) {
-		optind--; /* no PATH: --fd is the next option */
+	if (conf_parse_uint(arg, 0, INT32_MAX, &v))
+		usage_error("bad --fd '%s': expected a file descriptor number",
+			    arg);
+	return (int)v;
+}
+
+/**
+ * conf_set_edge() - the edge: --stream PATH, --dgram PATH, --fd N,
+ * --vhost-user PATH; with CONF_EDGE_VU and no @arg, vhost-user on the
+ * frontend's connected socket a --fd that follows gives (QEMU 10.1
+ * -netdev passt)
+ * @st:		the parse
+ * @kind:	CONF_EDGE_STREAM, _DGRAM, _FD or _VU
+ * @arg:	the path, the fd number, or NULL (CONF_EDGE_VU)
+ */
+void conf_set_edge(struct conf_st *st, enum conf_edge kind, const char *arg)
+{
+	struct conf *c = st->c;
+
+	if (kind == CONF_EDGE_VU && !arg) {
 		c->edge = CONF_EDGE_VU;
 		return;
 	}
-	if (o->id == OPT_FD && c->edge == CONF_EDGE_VU && !c->sock_path &&
+	if (kind == CONF_EDGE_FD && c->edge == CONF_EDGE_VU && !c->sock_path &&
 	    c->sock_fd < 0) {
-		if (conf_parse_uint(arg, 0, INT32_MAX, &v))
-			usage_error("bad --fd '%s': expected a file descriptor "
-				    "number",
-				    arg);
-		c->sock_fd = (int)v;
+		c->sock_fd = conf_edge_fd(arg);
 		return;
 	}
 	if (c->edge != CONF_EDGE_TAP)
 		usage_error("one edge only: --stream, --dgram, --fd and "
 			    "--vhost-user exclude each other");
-	if (o->id == OPT_FD) {
-		if (conf_parse_uint(arg, 0, INT32_MAX, &v))
-			usage_error("bad --fd '%s': expected a file descriptor "
-				    "number",
-				    arg);
-		c->sock_fd = (int)v;
+	if (kind == CONF_EDGE_FD) {
+		c->sock_fd = conf_edge_fd(arg);
 		c->edge = CONF_EDGE_FD;
 		return;
 	}
@@ -1282,20 +1270,37 @@ static void opt_edge(void *st, const struct conf_opt *o, char *arg)
 		usage_error("bad socket path '%s': 1 to %d characters", arg,
 			    CONF_SOCK_PATH_MAX - 1);
 	c->sock_path = arg;
-	c->edge = o->id == OPT_STREAM ? CONF_EDGE_STREAM :
-		  o->id == OPT_DGRAM  ? CONF_EDGE_DGRAM :
-					CONF_EDGE_VU;
+	c->edge = kind;
 }
 
 /**
- * opt_ifname() - -I, --ifname NAME
- * @st:		struct conf_parse_st
- * @o:		the row
+ * conf_set_cmd() - the COMMAND to run in a new namespace
+ * @st:		the parse
+ * @cmd:	its arguments, NULL-terminated
+ */
+void conf_set_cmd(struct conf_st *st, char **cmd)
+{
+	struct conf *c = st->c;
+
+	if (c->edge != CONF_EDGE_TAP)
+		usage_error("a COMMAND cannot be combined with a socket edge "
+			    "(got '%s')",
+			    cmd[0]);
+	if (c->netns)
+		usage_error("a COMMAND cannot be combined with --netns (got "
+			    "'%s')",
+			    cmd[0]);
+	c->cmd = cmd;
+}
+
+/**
+ * conf_set_ifname() - -I, --ifname NAME
+ * @st:		the parse
  * @arg:	the value
  */
-static void opt_ifname(void *st, const struct conf_opt *o, char *arg)
+void conf_set_ifname(struct conf_st *st, const char *arg)
 {
-	struct conf *c = ((struct conf_parse_st *)st)->c;
+	struct conf *c = st->c;
 
 	if (!*arg || strlen(arg) >= 16 || strchr(arg, '/'))
 		usage_error(
@@ -1306,110 +1311,76 @@ static void opt_ifname(void *st, const struct conf_opt *o, char *arg)
 }
 
 /**
- * opt_userns() - --userns, --no-userns
- * @st:		struct conf_parse_st
- * @o:		the row
- * @arg:	NULL
+ * conf_set_address() - -a, --address ADDR[/PREFIX]
+ * @st:		the parse
+ * @arg:	the value
  */
-static void opt_userns(void *st, const struct conf_opt *o, char *arg)
+void conf_set_address(struct conf_st *st, const char *arg)
 {
-	struct conf_parse_st *p = st;
+	struct conf *c = st->c;
 
-	p->c->userns = o->id == OPT_USERNS;
-	p->userns_set = true;
+	if (parse_cidr4(arg, &c->guest4, &c->prefix_len))
+		usage_error("bad address '%s': expected an IPv4 address, "
+			    "optionally /PREFIX (1-30)",
+			    arg);
+	st->addr_set = true;
 }
 
 /**
- * opt_addr4() - -a, --address ADDR[/PREFIX]; -g, --gateway ADDR; --cidr
- * NET/PREFIX
- * @st:		struct conf_parse_st
- * @o:		the row
+ * conf_set_gateway() - -g, --gateway ADDR
+ * @st:		the parse
  * @arg:	the value
  */
-static void opt_addr4(void *st, const struct conf_opt *o, char *arg)
+void conf_set_gateway(struct conf_st *st, const char *arg)
 {
-	struct conf_parse_st *p = st;
-	struct conf *c = p->c;
+	struct conf *c = st->c;
 
-	if (o->id == 'a') {
-		if (parse_cidr4(arg, &c->guest4, &c->prefix_len))
-			usage_error("bad address '%s': expected an IPv4 "
-				    "address, optionally /PREFIX (1-30)",
-				    arg);
-		p->addr_set = true;
-	} else if (o->id == 'g') {
-		if (parse_cidr4(arg, &c->gw4, &c->prefix_len) ||
-		    strchr(arg, '/'))
-			usage_error(
-				"bad gateway '%s': expected an IPv4 address",
-				arg);
-		p->gw_set = true;
-	} else if (parse_cidr4(arg, &p->net, &c->prefix_len) ||
-		   !strchr(arg, '/') || c->prefix_len > 29) {
+	if (parse_cidr4(arg, &c->gw4, &c->prefix_len) || strchr(arg, '/'))
+		usage_error("bad gateway '%s': expected an IPv4 address", arg);
+	st->gw_set = true;
+}
+
+/**
+ * conf_set_cidr() - --cidr NET/PREFIX
+ * @st:		the parse
+ * @arg:	the value
+ */
+void conf_set_cidr(struct conf_st *st, const char *arg)
+{
+	struct conf *c = st->c;
+
+	if (parse_cidr4(arg, &st->net, &c->prefix_len) || !strchr(arg, '/') ||
+	    c->prefix_len > 29)
 		usage_error("bad --cidr '%s': expected NET/PREFIX, e.g. "
 			    "10.0.2.0/24 (prefix 1-29)",
 			    arg);
-	}
 }
 
 /**
- * opt_outbound() - -o, --outbound ADDR; --outbound-if4 and --outbound-if6
- * IFNAME
- * @st:		struct conf_parse_st
- * @o:		the row
+ * conf_set_mtu() - -m, --mtu N
+ * @st:		the parse
  * @arg:	the value
  */
-static void opt_outbound(void *st, const struct conf_opt *o, char *arg)
+void conf_set_mtu(struct conf_st *st, const char *arg)
 {
-	struct conf *c = ((struct conf_parse_st *)st)->c;
-	const char *why;
+	unsigned long v;
 
-	if (o->id == 'o') {
-		if (conf_outbound_addr(c, arg, AF_UNSPEC, &why))
-			usage_error("bad -o '%s': %s", arg, why);
-		return;
-	}
-	if (!*arg || strlen(arg) >= 16 || strchr(arg, '/'))
-		usage_error("bad --outbound-if%c '%s': an interface name of 1 "
-			    "to 15 characters, no '/'",
-			    o->id == OPT_OUT_IF4 ? '4' : '6', arg);
-	if (o->id == OPT_OUT_IF4)
-		c->outbound_if4 = arg;
-	else
-		c->outbound_if6 = arg;
+	if (conf_parse_uint(arg, 576, 65520, &v))
+		usage_error("bad MTU '%s': expected 576 to 65520", arg);
+	st->c->mtu = (uint32_t)v;
 }
 
 /**
- * opt_fwd() - -t, --tcp-ports SPEC; -u, --udp-ports SPEC
- * @st:		struct conf_parse_st
- * @o:		the row
+ * conf_set_ns_fwd() - -T, --tcp-ns-ports SPEC; -U, --udp-ns-ports SPEC:
+ * ports on the guest's loopback, so no address or interface (and for -U
+ * no auto or all)
+ * @c:		configuration
+ * @o:		'T' or 'U'
  * @arg:	the value
  */
-static void opt_fwd(void *st, const struct conf_opt *o, char *arg)
+static void conf_set_ns_fwd(struct conf *c, int o, const char *arg)
 {
-	struct conf *c = ((struct conf_parse_st *)st)->c;
-	const char *why;
-
-	if (fwd_opt_parse(arg, o->id == 't' ? c->fwd : c->ufwd, CONF_MAX_FWD,
-			  o->id == 't' ? &c->nfwd : &c->nufwd, &why))
-		usage_error("bad -%c '%s': %s; expected none, auto, all or "
-			    "[ADDR[%%IFNAME]/]PORT[-END][:[GUESTADDR/"
-			    "]GUESTPORT[-END]][,~PORT[-END]][,auto]...",
-			    o->id, arg, why);
-}
-
-/**
- * opt_ns_fwd() - -T, --tcp-ns-ports SPEC; -U, --udp-ns-ports SPEC: ports
- * on the guest's loopback, so no address or interface (and for -U no auto
- * or all)
- * @st:		struct conf_parse_st
- * @o:		the row
- * @arg:	the value
- */
-static void opt_ns_fwd(void *st, const struct conf_opt *o, char *arg)
-{
-	struct conf *c = ((struct conf_parse_st *)st)->c;
-	bool udp = o->id == 'U';
+	bool udp = o == 'U';
 	struct fwd_spec *f = udp ? c->nsufwd : c->nsfwd;
 	unsigned *n = udp ? &c->nnsufwd : &c->nnsfwd, k = *n;
 	const char *why;
@@ -1429,7 +1400,7 @@ static void opt_ns_fwd(void *st, const struct conf_opt *o, char *arg)
 				    "the port is on the guest's loopback and "
 				    "goes to the host's; expected "
 				    "PORT[-END][:HOSTPORT[-END]]",
-				    o->id, arg);
+				    o, arg);
 		if (udp && (f[k].flags & (FWD_SPEC_AUTO | FWD_SPEC_ALL)))
 			usage_error("bad -U '%s': auto and all are not "
 				    "supported for -U; give the ports",
@@ -1438,14 +1409,227 @@ static void opt_ns_fwd(void *st, const struct conf_opt *o, char *arg)
 }
 
 /**
+ * conf_set_fwd() - -t, --tcp-ports SPEC; -u, --udp-ports SPEC; -T and -U
+ * (conf_set_ns_fwd())
+ * @st:		the parse
+ * @o:		the option's letter: 't', 'u', 'T' or 'U'
+ * @arg:	the value
+ */
+void conf_set_fwd(struct conf_st *st, int o, const char *arg)
+{
+	struct conf *c = st->c;
+	const char *why;
+
+	if (o == 'T' || o == 'U') {
+		conf_set_ns_fwd(c, o, arg);
+		return;
+	}
+	if (fwd_opt_parse(arg, o == 't' ? c->fwd : c->ufwd, CONF_MAX_FWD,
+			  o == 't' ? &c->nfwd : &c->nufwd, &why))
+		usage_error("bad -%c '%s': %s; expected none, auto, all or "
+			    "[ADDR[%%IFNAME]/]PORT[-END][:[GUESTADDR/"
+			    "]GUESTPORT[-END]][,~PORT[-END]][,auto]...",
+			    o, arg, why);
+}
+
+/**
+ * conf_set_ipv6_prefix() - --ipv6-prefix PREFIX/64
+ * @st:		the parse
+ * @arg:	the value
+ */
+void conf_set_ipv6_prefix(struct conf_st *st, const char *arg)
+{
+	const char *why;
+
+	if (parse_prefix6(arg, &st->c->prefix6, &why))
+		usage_error("bad --ipv6-prefix '%s': %s; expected PREFIX/64, "
+			    "e.g. fd00:5ee:d::/64",
+			    arg, why);
+	st->prefix6_set = true;
+}
+
+/**
+ * conf_set_shards() - --shards N
+ * @st:		the parse
+ * @arg:	the value
+ */
+void conf_set_shards(struct conf_st *st, const char *arg)
+{
+	unsigned long v;
+
+	if (conf_parse_uint(arg, 1, SHARDS_MAX, &v))
+		usage_error("bad --shards '%s': expected 1 to %d", arg,
+			    SHARDS_MAX);
+	st->c->shards = (unsigned)v;
+	st->shards_set = true;
+}
+
+/**
+ * conf_set_pcap() - --pcap FILE
+ * @st:		the parse
+ * @arg:	the value
+ */
+void conf_set_pcap(struct conf_st *st, const char *arg)
+{
+	if (!*arg)
+		usage_error("--pcap needs a file name");
+	st->c->pcap_path = arg;
+}
+
+/**
+ * conf_set_runas() - --runas USER[:GROUP]
+ * @st:		the parse
+ * @arg:	the value
+ */
+void conf_set_runas(struct conf_st *st, const char *arg)
+{
+	struct conf *c = st->c;
+	const char *why;
+
+	if (parse_runas(arg, &c->runas_uid, &c->runas_gid, &why))
+		usage_error("bad --runas '%s': %s; expected USER[:GROUP], "
+			    "names or numbers",
+			    arg, why);
+	c->runas = true;
+}
+
+/**
+ * opt_netns() - --netns PATH|NAME
+ * @st:		struct conf_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_netns(void *st, const struct conf_opt *o, char *arg)
+{
+	conf_set_netns(st, arg);
+}
+
+/**
+ * opt_edge() - --stream PATH, --dgram PATH, --fd N, --vhost-user PATH, and
+ * --vhost-user --fd N
+ * @st:		struct conf_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_edge(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf_st *p = st;
+
+	if (o->id == OPT_VHOST_USER && !strncmp(arg, "--fd", 4) &&
+	    p->c->edge == CONF_EDGE_TAP) {
+		optind--; /* no PATH: --fd is the next option */
+		conf_set_edge(p, CONF_EDGE_VU, NULL);
+		return;
+	}
+	conf_set_edge(p,
+		      o->id == OPT_STREAM ? CONF_EDGE_STREAM :
+		      o->id == OPT_DGRAM  ? CONF_EDGE_DGRAM :
+		      o->id == OPT_FD	  ? CONF_EDGE_FD :
+					    CONF_EDGE_VU,
+		      arg);
+}
+
+/**
+ * opt_ifname() - -I, --ifname NAME
+ * @st:		struct conf_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_ifname(void *st, const struct conf_opt *o, char *arg)
+{
+	conf_set_ifname(st, arg);
+}
+
+/**
+ * opt_userns() - --userns, --no-userns
+ * @st:		struct conf_st
+ * @o:		the row
+ * @arg:	NULL
+ */
+static void opt_userns(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf_st *p = st;
+
+	p->c->userns = o->id == OPT_USERNS;
+	p->userns_set = true;
+}
+
+/**
+ * opt_addr4() - -a, --address ADDR[/PREFIX]; -g, --gateway ADDR; --cidr
+ * NET/PREFIX
+ * @st:		struct conf_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_addr4(void *st, const struct conf_opt *o, char *arg)
+{
+	if (o->id == 'a')
+		conf_set_address(st, arg);
+	else if (o->id == 'g')
+		conf_set_gateway(st, arg);
+	else
+		conf_set_cidr(st, arg);
+}
+
+/**
+ * opt_mtu() - -m, --mtu N
+ * @st:		struct conf_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_mtu(void *st, const struct conf_opt *o, char *arg)
+{
+	conf_set_mtu(st, arg);
+}
+
+/**
+ * opt_outbound() - -o, --outbound ADDR; --outbound-if4 and --outbound-if6
+ * IFNAME
+ * @st:		struct conf_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_outbound(void *st, const struct conf_opt *o, char *arg)
+{
+	struct conf *c = ((struct conf_st *)st)->c;
+	const char *why;
+
+	if (o->id == 'o') {
+		if (conf_outbound_addr(c, arg, AF_UNSPEC, &why))
+			usage_error("bad -o '%s': %s", arg, why);
+		return;
+	}
+	if (!*arg || strlen(arg) >= 16 || strchr(arg, '/'))
+		usage_error("bad --outbound-if%c '%s': an interface name of 1 "
+			    "to 15 characters, no '/'",
+			    o->id == OPT_OUT_IF4 ? '4' : '6', arg);
+	if (o->id == OPT_OUT_IF4)
+		c->outbound_if4 = arg;
+	else
+		c->outbound_if6 = arg;
+}
+
+/**
+ * opt_fwd() - -t, --tcp-ports SPEC; -u, --udp-ports SPEC; -T,
+ * --tcp-ns-ports SPEC; -U, --udp-ns-ports SPEC
+ * @st:		struct conf_st
+ * @o:		the row
+ * @arg:	the value
+ */
+static void opt_fwd(void *st, const struct conf_opt *o, char *arg)
+{
+	conf_set_fwd(st, o->id, arg);
+}
+
+/**
  * opt_dns_addr() - --dns-addr ADDR
- * @st:		struct conf_parse_st
+ * @st:		struct conf_st
  * @o:		the row
  * @arg:	the value
  */
 static void opt_dns_addr(void *st, const struct conf_opt *o, char *arg)
 {
-	struct conf_parse_st *p = st;
+	struct conf_st *p = st;
 
 	if (inet_pton(AF_INET, arg, &p->c->dns4) != 1)
 		usage_error("bad --dns-addr '%s': expected an IPv4 address",
@@ -1455,49 +1639,35 @@ static void opt_dns_addr(void *st, const struct conf_opt *o, char *arg)
 
 /**
  * opt_ipv6_prefix() - --ipv6-prefix PREFIX/64
- * @st:		struct conf_parse_st
+ * @st:		struct conf_st
  * @o:		the row
  * @arg:	the value
  */
 static void opt_ipv6_prefix(void *st, const struct conf_opt *o, char *arg)
 {
-	struct conf_parse_st *p = st;
-	const char *why;
-
-	if (parse_prefix6(arg, &p->c->prefix6, &why))
-		usage_error("bad --ipv6-prefix '%s': %s; expected PREFIX/64, "
-			    "e.g. fd00:5ee:d::/64",
-			    arg, why);
-	p->prefix6_set = true;
+	conf_set_ipv6_prefix(st, arg);
 }
 
 /**
  * opt_shards() - --shards N
- * @st:		struct conf_parse_st
+ * @st:		struct conf_st
  * @o:		the row
  * @arg:	the value
  */
 static void opt_shards(void *st, const struct conf_opt *o, char *arg)
 {
-	struct conf_parse_st *p = st;
-	unsigned long v;
-
-	if (conf_parse_uint(arg, 1, SHARDS_MAX, &v))
-		usage_error("bad --shards '%s': expected 1 to %d", arg,
-			    SHARDS_MAX);
-	p->c->shards = (unsigned)v;
-	p->shards_set = true;
+	conf_set_shards(st, arg);
 }
 
 /**
  * opt_impair() - --impair DIR:KIND=V[,...]; --impair-seed N
- * @st:		struct conf_parse_st
+ * @st:		struct conf_st
  * @o:		the row
  * @arg:	the value
  */
 static void opt_impair(void *st, const struct conf_opt *o, char *arg)
 {
-	struct conf *c = ((struct conf_parse_st *)st)->c;
+	struct conf *c = ((struct conf_st *)st)->c;
 	unsigned long v;
 
 	if (o->id == OPT_IMPAIR) {
@@ -1518,13 +1688,13 @@ static void opt_impair(void *st, const struct conf_opt *o, char *arg)
  * opt_path() - --stats-file PATH, --ctl PATH, --pcap FILE, --migrate-to
  * PATH, --migrate-from PATH: a path that
  * may not be empty (a socket's: no longer than sun_path takes)
- * @st:		struct conf_parse_st
+ * @st:		struct conf_st
  * @o:		the row
  * @arg:	the value
  */
 static void opt_path(void *st, const struct conf_opt *o, char *arg)
 {
-	struct conf *c = ((struct conf_parse_st *)st)->c;
+	struct conf *c = ((struct conf_st *)st)->c;
 
 	if (o->id == OPT_CTL || o->id == OPT_MIGRATE_TO ||
 	    o->id == OPT_MIGRATE_FROM) {
@@ -1539,9 +1709,7 @@ static void opt_path(void *st, const struct conf_opt *o, char *arg)
 		else
 			c->migrate_from = arg;
 	} else if (o->id == OPT_PCAP) {
-		if (!*arg)
-			usage_error("--pcap needs a file name");
-		c->pcap_path = arg;
+		conf_set_pcap(st, arg);
 	} else {
 		if (!*arg)
 			usage_error("--stats-file needs a path");
@@ -1551,13 +1719,13 @@ static void opt_path(void *st, const struct conf_opt *o, char *arg)
 
 /**
  * opt_output() - --metrics [ADDR:]PORT; --pcap-max BYTES
- * @st:		struct conf_parse_st
+ * @st:		struct conf_st
  * @o:		the row
  * @arg:	the value
  */
 static void opt_output(void *st, const struct conf_opt *o, char *arg)
 {
-	struct conf *c = ((struct conf_parse_st *)st)->c;
+	struct conf *c = ((struct conf_st *)st)->c;
 
 	if (o->id == OPT_METRICS) {
 		if (conf_metrics_parse(arg, &c->metrics))
@@ -1575,31 +1743,24 @@ static void opt_output(void *st, const struct conf_opt *o, char *arg)
 
 /**
  * opt_runas() - --runas USER[:GROUP]
- * @st:		struct conf_parse_st
+ * @st:		struct conf_st
  * @o:		the row
  * @arg:	the value
  */
 static void opt_runas(void *st, const struct conf_opt *o, char *arg)
 {
-	struct conf *c = ((struct conf_parse_st *)st)->c;
-	const char *why;
-
-	if (parse_runas(arg, &c->runas_uid, &c->runas_gid, &why))
-		usage_error("bad --runas '%s': %s; expected USER[:GROUP], "
-			    "names or numbers",
-			    arg, why);
-	c->runas = true;
+	conf_set_runas(st, arg);
 }
 
 /**
  * opt_dhcp_name() - -H, --hostname NAME; --fqdn NAME
- * @st:		struct conf_parse_st
+ * @st:		struct conf_st
  * @o:		the row
  * @arg:	the value
  */
 static void opt_dhcp_name(void *st, const struct conf_opt *o, char *arg)
 {
-	struct conf *c = ((struct conf_parse_st *)st)->c;
+	struct conf *c = ((struct conf_st *)st)->c;
 	bool fqdn = o->id == OPT_FQDN;
 	const char *why;
 
@@ -1616,18 +1777,18 @@ static void opt_dhcp_name(void *st, const struct conf_opt *o, char *arg)
 
 /**
  * opt_copy_host_addrs() - --copy-host-addrs (conf_net.c does the rest)
- * @st:		struct conf_parse_st
+ * @st:		struct conf_st
  * @o:		the row
  * @arg:	NULL
  */
 static void opt_copy_host_addrs(void *st, const struct conf_opt *o, char *arg)
 {
-	((struct conf_parse_st *)st)->c->addr_model = CONF_ADDR_HOST_COPY;
+	((struct conf_st *)st)->c->addr_model = CONF_ADDR_HOST_COPY;
 }
 
 /**
  * opt_log() - -q, --quiet; -d, --debug; --trace
- * @st:		struct conf_parse_st
+ * @st:		struct conf_st
  * @o:		the row
  * @arg:	NULL
  */
@@ -1640,7 +1801,7 @@ static void opt_log(void *st, const struct conf_opt *o, char *arg)
 
 /**
  * opt_help() - -h, --help; --version: print, exit 0
- * @st:		struct conf_parse_st
+ * @st:		struct conf_st
  * @o:		the row
  * @arg:	NULL
  */
@@ -1680,12 +1841,12 @@ static const struct conf_opt conf_opts[] = {
 	CONF_OPT_ROW_CALL("runas", OPT_RUNAS, 1, opt_runas),
 	CONF_OPT_ROW_FALSE("no-sandbox", OPT_NO_SANDBOX, P, sandbox),
 	CONF_OPT_ROW_TRUE("seccomp-log", OPT_SECCOMP_LOG, P, seccomp_log),
-	CONF_OPT_ROW_U32("mtu", 'm', P, mtu, 576, 65520, "MTU", "576 to 65520"),
+	CONF_OPT_ROW_CALL("mtu", 'm', 1, opt_mtu),
 	CONF_OPT_ROW_CALL("tcp-ports", 't', 1, opt_fwd),
 	CONF_OPT_ROW_CALL("udp-ports", 'u', 1, opt_fwd),
 	CONF_OPT_ROW_FALSE("no-splice", OPT_NO_SPLICE, P, splice),
-	CONF_OPT_ROW_CALL("tcp-ns-ports", 'T', 1, opt_ns_fwd),
-	CONF_OPT_ROW_CALL("udp-ns-ports", 'U', 1, opt_ns_fwd),
+	CONF_OPT_ROW_CALL("tcp-ns-ports", 'T', 1, opt_fwd),
+	CONF_OPT_ROW_CALL("udp-ns-ports", 'U', 1, opt_fwd),
 	CONF_OPT_ROW_FALSE("no-dhcp", OPT_NO_DHCP, P, dhcp),
 	CONF_OPT_ROW_FALSE("no-dns", OPT_NO_DNS, P, dns),
 	CONF_OPT_ROW_CALL("dns-addr", OPT_DNS_ADDR, 1, opt_dns_addr),
@@ -1745,13 +1906,15 @@ static const struct conf_cmdline conf_cmdline = {
 };
 
 /**
- * conf_defaults() - slipway's configuration before its options
+ * conf_begin() - slipway's configuration before its options
+ * @st:		the parse to start
  * @c:		configuration to fill
  */
-static void conf_defaults(struct conf *c)
+void conf_begin(struct conf_st *st, struct conf *c)
 {
 	unsigned long v;
 
+	*st = (struct conf_st){ .c = c, .net = htonl(0x0a000200) };
 	memset(c, 0, sizeof(*c));
 	c->sock_fd = -1;
 	c->ifname = "tap0";
@@ -1786,7 +1949,7 @@ static void conf_defaults(struct conf *c)
  * @c:		configuration
  * @st:		what the options said
  */
-static void conf_check_edge(struct conf *c, const struct conf_parse_st *st)
+static void conf_check_edge(struct conf *c, const struct conf_st *st)
 {
 	unsigned i;
 
@@ -1828,7 +1991,7 @@ static void conf_check_edge(struct conf *c, const struct conf_parse_st *st)
  * @c:		configuration
  * @st:		what the options said
  */
-static void conf_addrs(struct conf *c, const struct conf_parse_st *st)
+static void conf_addrs(struct conf *c, const struct conf_st *st)
 {
 	uint32_t mask = c->prefix_len ? htonl(~0U << (32 - c->prefix_len)) : 0;
 
@@ -1872,6 +2035,53 @@ static void conf_addrs(struct conf *c, const struct conf_parse_st *st)
 }
 
 /**
+ * conf_resolv_abs() - --resolv-conf as an absolute path: the sandbox
+ * keeps its directory by absolute path
+ * @c:		configuration
+ */
+static void conf_resolv_abs(struct conf *c)
+{
+	static char abs_resolv[PATH_MAX];
+
+	if (c->resolv_conf[0] == '/')
+		return;
+	if (!getcwd(abs_resolv, sizeof(abs_resolv)) ||
+	    strlen(abs_resolv) + 1 + strlen(c->resolv_conf) >=
+		    sizeof(abs_resolv))
+		usage_error("--resolv-conf '%s': cannot make it an absolute "
+			    "path",
+			    c->resolv_conf);
+	strcat(abs_resolv, "/");
+	strcat(abs_resolv, c->resolv_conf);
+	c->resolv_conf = abs_resolv;
+}
+
+/**
+ * conf_finish() - after the options: what they exclude together, the
+ * addresses not given, the user namespace's default, --resolv-conf made
+ * absolute
+ * @st:		the parse
+ */
+void conf_finish(struct conf_st *st)
+{
+	struct conf *c = st->c;
+
+	conf_check_edge(c, st);
+	conf_addrs(c, st);
+
+	if (c->ctl_path && c->sock_path && !strcmp(c->ctl_path, c->sock_path))
+		usage_error(
+			"--ctl and the edge's socket cannot be the same path");
+
+	if (!st->userns_set)
+		c->userns = !c->netns && geteuid() != 0;
+	if (c->seccomp_log && !c->sandbox)
+		usage_error("--seccomp-log needs the sandbox: it cannot be "
+			    "combined with --no-sandbox");
+	conf_resolv_abs(c);
+}
+
+/**
  * conf_parse() - parse the command line; exits 2 with a message on errors
  * @c:		configuration to fill
  * @argc:	argument count
@@ -1879,7 +2089,7 @@ static void conf_addrs(struct conf *c, const struct conf_parse_st *st)
  */
 void conf_parse(struct conf *c, int argc, char **argv)
 {
-	struct conf_parse_st st = { .c = c, .net = htonl(0x0a000200) };
+	struct conf_st st;
 	int o;
 
 	/* the backend program conventions: other options are ignored */
@@ -1888,44 +2098,10 @@ void conf_parse(struct conf *c, int argc, char **argv)
 			conf_print_capabilities();
 	}
 
-	conf_defaults(c);
+	conf_begin(&st, c);
 	opterr = 0;
 	o = conf_cmdline_run(&conf_cmdline, argc, argv, &st, c);
-	if (o < argc) {
-		if (c->edge != CONF_EDGE_TAP)
-			usage_error("a COMMAND cannot be combined with a "
-				    "socket edge (got '%s')",
-				    argv[o]);
-		if (c->netns)
-			usage_error("a COMMAND cannot be combined with --netns "
-				    "(got '%s')",
-				    argv[o]);
-		c->cmd = &argv[o];
-	}
-	conf_check_edge(c, &st);
-	conf_addrs(c, &st);
-
-	if (c->ctl_path && c->sock_path && !strcmp(c->ctl_path, c->sock_path))
-		usage_error(
-			"--ctl and the edge's socket cannot be the same path");
-
-	if (!st.userns_set)
-		c->userns = !c->netns && geteuid() != 0;
-	if (c->seccomp_log && !c->sandbox)
-		usage_error("--seccomp-log needs the sandbox: it cannot be "
-			    "combined with --no-sandbox");
-	if (c->resolv_conf[0] != '/') {
-		/* the sandbox keeps its directory by absolute path */
-		static char abs_resolv[PATH_MAX];
-
-		if (!getcwd(abs_resolv, sizeof(abs_resolv)) ||
-		    strlen(abs_resolv) + 1 + strlen(c->resolv_conf) >=
-			    sizeof(abs_resolv))
-			usage_error("--resolv-conf '%s': cannot make it an "
-				    "absolute path",
-				    c->resolv_conf);
-		strcat(abs_resolv, "/");
-		strcat(abs_resolv, c->resolv_conf);
-		c->resolv_conf = abs_resolv;
-	}
+	if (o < argc)
+		conf_set_cmd(&st, &argv[o]);
+	conf_finish(&st);
 }

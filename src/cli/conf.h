@@ -322,6 +322,62 @@ struct conf {
 void conf_parse(struct conf *c, int argc, char **argv);
 
 /**
+ * struct conf_st - a parse of a command line in progress: the
+ * configuration, and what its options said that decides defaults later
+ * (conf_finish())
+ * @c:		the configuration being filled
+ * @net:	--cidr's network (network order)
+ * @addr_set:	-a given
+ * @gw_set:	-g given
+ * @userns_set:	--userns or --no-userns given
+ * @dns_set:	--dns-addr given
+ * @prefix6_set: --ipv6-prefix given
+ * @shards_set:	--shards given
+ *
+ * The three command lines (slipway's, pasta's and passt's, slirp4netns's)
+ * fill a struct conf the same way: conf_begin(), then a setter below for
+ * each value (the one place that checks it and says what is wrong, as
+ * slipway's option would), in the order the values are taken, then
+ * conf_finish(). A setter exits with conf_usage_status on a bad value.
+ * Fields with nothing to check (the --no-* switches) are set directly.
+ */
+struct conf_st {
+	struct conf *c;
+	uint32_t net;
+	bool addr_set, gw_set, userns_set, dns_set, prefix6_set, shards_set;
+};
+
+/**
+ * conf_begin() - slipway's defaults, before any option
+ * @st:		the parse to start
+ * @c:		configuration to fill
+ */
+void conf_begin(struct conf_st *st, struct conf *c);
+
+/**
+ * conf_finish() - after the options: what they exclude together, the
+ * addresses not given, the user namespace's default, --resolv-conf made
+ * absolute; exits with conf_usage_status on a conflict
+ * @st:		the parse
+ */
+void conf_finish(struct conf_st *st);
+
+/* setters: each takes the value as slipway's option of that name would */
+void conf_set_netns(struct conf_st *st, const char *arg);
+void conf_set_edge(struct conf_st *st, enum conf_edge kind, const char *arg);
+void conf_set_cmd(struct conf_st *st, char **cmd);
+void conf_set_ifname(struct conf_st *st, const char *arg);
+void conf_set_address(struct conf_st *st, const char *arg);
+void conf_set_gateway(struct conf_st *st, const char *arg);
+void conf_set_cidr(struct conf_st *st, const char *arg);
+void conf_set_mtu(struct conf_st *st, const char *arg);
+void conf_set_fwd(struct conf_st *st, int o, const char *arg);
+void conf_set_ipv6_prefix(struct conf_st *st, const char *arg);
+void conf_set_shards(struct conf_st *st, const char *arg);
+void conf_set_pcap(struct conf_st *st, const char *arg);
+void conf_set_runas(struct conf_st *st, const char *arg);
+
+/**
  * conf_metrics_parse() - parse "PORT", "ADDR:PORT" or "[ADDR6]:PORT"
  * @s:		text
  * @ss:		result (loopback 127.0.0.1 without an address)
@@ -464,8 +520,8 @@ typedef void (*conf_opt_fn)(void *st, const struct conf_opt *o, char *arg);
  * @min:	CONF_OPT_U32: the smallest value
  * @max:	CONF_OPT_U32: the largest value
  * @label:	CONF_OPT_U32: the option's name in messages ("MTU"); with a
- *		handler: the handler's own (pasta: the slipway option it
- *		becomes)
+ *		handler: the handler's own (pasta: the option's name when
+ *		the other mode refuses it)
  * @expect:	CONF_OPT_U32: what the message says is expected
  */
 struct conf_opt {
@@ -485,9 +541,9 @@ struct conf_opt {
 	{                                                                 \
 		name, id, has_arg, CONF_OPT_CALL, 0, fn, 0, 0, NULL, NULL \
 	}
-#define CONF_OPT_ROW_PASS(name, id, has_arg, fn, to)                    \
-	{                                                               \
-		name, id, has_arg, CONF_OPT_CALL, 0, fn, 0, 0, to, NULL \
+#define CONF_OPT_ROW_NAMED(name, id, has_arg, fn, label)                   \
+	{                                                                  \
+		name, id, has_arg, CONF_OPT_CALL, 0, fn, 0, 0, label, NULL \
 	}
 #define CONF_OPT_ROW_TRUE(name, id, T, field)                               \
 	{                                                                   \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pasta.c - pasta and passt compatibility: their command lines onto
- * slipway's, and their process model */
+/* pasta.c - pasta and passt compatibility: their command lines into
+ * struct conf, and their process model */
 
 /**
  * DOC: Theory of Operation
@@ -18,11 +18,12 @@
  * itself ("unrecognized option '--foo'", exit status 1): Podman retries
  * without --map-guest-addr on exactly that text. Every option is handled
  * in order, so "--version" after an unknown option fails (RootlessKit
- * probes features that way). As in s4n.c, the command line is translated
- * into slipway's own options and given to conf_parse(), so every check and
+ * probes features that way). As in s4n.c, the options read then fill
+ * struct conf through conf.c's setters (conf_begin(), conf_set_*(),
+ * conf_finish()), the ones slipway's own options use, so every check and
  * default is slipway's; what those lack is set in struct conf afterwards
- * (the conf.pasta_mode block, read by the features that serve it). A bad
- * command line exits 1, as pasta's does, not slipway's 2.
+ * (pasta_set_model(): the conf.pasta_mode block, read by the features that
+ * serve it). A bad command line exits 1, as pasta's does, not slipway's 2.
  *
  * Targets. pasta: a trailing PID means /proc/PID/ns/net (and, when we are
  * not root, /proc/PID/ns/user unless --userns or --netns-only); --netns
@@ -495,11 +496,25 @@ out_err:
 }
 
 /**
+ * struct pasta_fwd - a -t, -u, -T or -U value that forwards ports
+ * @o:		the option's letter
+ * @spec:	the value
+ */
+struct pasta_fwd {
+	int o;
+	const char *spec;
+};
+
+/**
  * struct pasta_args - a pasta or passt command line's options, as read
  * @argv:	the arguments (for the option as spelt)
- * @av:		slipway's own options, built up: a few per pasta option
- * @n:		entries in @av
- * @cap:	room in @av (its last entry stays NULL)
+ * @fwd:	the -t, -u, -T and -U values that forward ports, in order:
+ *		given to conf_set_fwd() once every option is read
+ * @nfwd:	entries in @fwd
+ * @log_level:	the last of -d, -q and --trace, or -1: set once every
+ *		option is read
+ * @cmd:	the command to run in a new namespace, or NULL
+ * @vhost_user:	--vhost-user (anywhere: it chooses passt mode)
  * @passt:	passt mode
  * @foreground:	-f
  * @one_off:	-1, -F
@@ -551,9 +566,11 @@ out_err:
  */
 struct pasta_args {
 	char **argv;
-	char **av;
-	int n;
-	int cap;
+	struct pasta_fwd *fwd;
+	int nfwd;
+	int log_level;
+	char **cmd;
+	bool vhost_user;
 	bool passt, foreground, one_off, netns_quit;
 	enum pasta_fwd_mode fm_t, fm_u, fm_T, fm_U;
 	bool ipv4_only, no_dhcp, no_dns, no_map_gw, no_splice, netns_only;
@@ -581,31 +598,17 @@ struct pasta_args {
 	} while (0)
 
 /**
- * pasta_av_add() - append one of slipway's own arguments
- * @a:		the command line so far
- * @arg:	the argument (not copied)
- *
- * @av is sized for the command line (pasta_conf_parse()); this only
- * makes sure that a bug there cannot write past it.
- */
-static void pasta_av_add(struct pasta_args *a, char *arg)
-{
-	if (a->n + 1 >= a->cap)
-		pasta_error("too many options");
-	a->av[a->n++] = arg;
-}
-
-/**
- * pasta_opt_pass() - an option that is slipway's own: passed on in order
+ * pasta_opt_log() - -d, --debug; -q, --quiet; --trace: the log level, set
+ * once every option is read (a -D before it still warns)
  * @st:		struct pasta_args
- * @o:		the row (@label: slipway's option)
+ * @o:		the row
  * @arg:	NULL
  */
-static void pasta_opt_pass(void *st, const struct conf_opt *o, char *arg)
+static void pasta_opt_log(void *st, const struct conf_opt *o, char *arg)
 {
-	struct pasta_args *a = st;
-
-	pasta_av_add(a, (char *)o->label);
+	((struct pasta_args *)st)->log_level = o->id == 'q' ? LOG_ERR :
+					       o->id == 'd' ? LOG_DEBUG :
+							      LOG_TRACE;
 }
 
 /**
@@ -933,7 +936,7 @@ static void pasta_opt_name(void *st, const struct conf_opt *o, char *arg)
 
 /**
  * pasta_opt_fwd() - -t, -u, -T, -U SPEC: checked against the direction's
- * mode so far, passed on in order
+ * mode so far, kept in order for conf_set_fwd()
  * @st:		struct pasta_args
  * @o:		the row
  * @arg:	the value
@@ -959,8 +962,7 @@ static void pasta_opt_fwd(void *st, const struct conf_opt *o, char *arg)
 				    "PORT[:HOSTPORT], none or auto)",
 				    arg);
 	}
-	pasta_av_add(a, (char *)o->label);
-	pasta_av_add(a, arg);
+	a->fwd[a->nfwd++] = (struct pasta_fwd){ o->id, arg };
 }
 
 /**
@@ -1019,8 +1021,8 @@ pasta_bad(void *st, int o, const char *arg)
 /* pasta's and passt's options (less -6 and -c); the order is
  * getopt_long()'s for abbreviations */
 static const struct conf_opt pasta_opts[] = {
-	CONF_OPT_ROW_PASS("debug", 'd', 0, pasta_opt_pass, "--debug"),
-	CONF_OPT_ROW_PASS("quiet", 'q', 0, pasta_opt_pass, "--quiet"),
+	CALL("debug", 'd', 0, pasta_opt_log),
+	CALL("quiet", 'q', 0, pasta_opt_log),
 	CONF_OPT_ROW_TRUE("foreground", 'f', A, foreground),
 	CONF_OPT_ROW_NOP("stderr", 'e', 0),
 	CONF_OPT_ROW_STR("log-file", 'l', A, log_path),
@@ -1028,7 +1030,7 @@ static const struct conf_opt pasta_opts[] = {
 	CALL("socket", 's', 1, pasta_opt_sock),
 	CALL("socket-path", 's', 1, pasta_opt_sock),
 	CALL("fd", 'F', 1, pasta_opt_sock),
-	CONF_OPT_ROW_PASS("ns-ifname", 'I', 1, pasta_opt_pasta, "-I"),
+	CONF_OPT_ROW_NAMED("ns-ifname", 'I', 1, pasta_opt_pasta, "-I"),
 	CONF_OPT_ROW_STR("pcap", 'p', A, pcap),
 	CALL("pid", 'P', 1, pasta_opt_pid),
 	CONF_OPT_ROW_STR("mtu", 'm', A, mtu),
@@ -1050,37 +1052,37 @@ static const struct conf_opt pasta_opts[] = {
 	CONF_OPT_ROW_TRUE("no-map-gw", PO_NO_MAP_GW, A, no_map_gw),
 	CONF_OPT_ROW_TRUE("ipv4-only", '4', A, ipv4_only),
 	CALL("one-off", '1', 0, pasta_opt_sock),
-	CONF_OPT_ROW_PASS("tcp-ports", 't', 1, pasta_opt_fwd, "-t"),
-	CONF_OPT_ROW_PASS("udp-ports", 'u', 1, pasta_opt_fwd, "-u"),
-	CONF_OPT_ROW_PASS("tcp-ns", 'T', 1, pasta_opt_fwd, "-T"),
-	CONF_OPT_ROW_PASS("udp-ns", 'U', 1, pasta_opt_fwd, "-U"),
-	CONF_OPT_ROW_PASS("userns", PO_USERNS, 1, pasta_opt_pasta, "--userns"),
-	CONF_OPT_ROW_PASS("netns", PO_NETNS, 1, pasta_opt_pasta, "--netns"),
-	CONF_OPT_ROW_PASS("ns-mac-addr", PO_NS_MAC, 1, pasta_opt_pasta,
-			  "--ns-mac-addr"),
+	CALL("tcp-ports", 't', 1, pasta_opt_fwd),
+	CALL("udp-ports", 'u', 1, pasta_opt_fwd),
+	CALL("tcp-ns", 'T', 1, pasta_opt_fwd),
+	CALL("udp-ns", 'U', 1, pasta_opt_fwd),
+	CONF_OPT_ROW_NAMED("userns", PO_USERNS, 1, pasta_opt_pasta, "--userns"),
+	CONF_OPT_ROW_NAMED("netns", PO_NETNS, 1, pasta_opt_pasta, "--netns"),
+	CONF_OPT_ROW_NAMED("ns-mac-addr", PO_NS_MAC, 1, pasta_opt_pasta,
+			   "--ns-mac-addr"),
 	CALL("dhcp-dns", PO_DHCP_DNS, 0, pasta_opt_nop),
 	CALL("no-dhcp-dns", PO_NO_DHCP_DNS, 0, pasta_opt_nop),
 	CALL("dhcp-search", PO_DHCP_SEARCH, 0, pasta_opt_nop),
 	CALL("no-dhcp-search", PO_NO_DHCP_SEARCH, 0, pasta_opt_nop),
 	CALL("dns-forward", PO_DNS_FORWARD, 1, pasta_opt_dns),
-	CONF_OPT_ROW_PASS("no-netns-quit", PO_NO_NETNS_QUIT, 0, pasta_opt_pasta,
-			  "--no-netns-quit"),
-	CONF_OPT_ROW_PASS("trace", PO_TRACE, 0, pasta_opt_pass, "--trace"),
+	CONF_OPT_ROW_NAMED("no-netns-quit", PO_NO_NETNS_QUIT, 0,
+			   pasta_opt_pasta, "--no-netns-quit"),
+	CALL("trace", PO_TRACE, 0, pasta_opt_log),
 	CONF_OPT_ROW_STR("runas", PO_RUNAS, A, runas),
 	CONF_OPT_ROW_NOP("log-size", PO_LOG_SIZE, 1),
 	CALL("version", PO_VERSION, 0, pasta_opt_help),
 	CALL("outbound-if4", PO_OUT_IF4, 1, pasta_opt_if),
 	CALL("outbound-if6", PO_OUT_IF6, 1, pasta_opt_if),
-	CONF_OPT_ROW_PASS("config-net", PO_CONFIG_NET, 0, pasta_opt_pasta,
-			  "--config-net"),
+	CONF_OPT_ROW_NAMED("config-net", PO_CONFIG_NET, 0, pasta_opt_pasta,
+			   "--config-net"),
 	CALL("no-copy-routes", PO_NO_COPY_ROUTES, 0, pasta_opt_nop),
 	CALL("no-copy-addrs", PO_NO_COPY_ADDRS, 0, pasta_opt_nop),
-	CONF_OPT_ROW_PASS("netns-only", PO_NETNS_ONLY, 0, pasta_opt_pasta,
-			  "--netns-only"),
+	CONF_OPT_ROW_NAMED("netns-only", PO_NETNS_ONLY, 0, pasta_opt_pasta,
+			   "--netns-only"),
 	CALL("map-host-loopback", PO_MAP_HOST_LO, 1, pasta_opt_map),
 	CALL("map-guest-addr", PO_MAP_GUEST, 1, pasta_opt_map),
-	CONF_OPT_ROW_PASS("host-lo-to-ns-lo", PO_HOST_LO_TO_NS_LO, 0,
-			  pasta_opt_pasta, "--host-lo-to-ns-lo"),
+	CONF_OPT_ROW_NAMED("host-lo-to-ns-lo", PO_HOST_LO_TO_NS_LO, 0,
+			   pasta_opt_pasta, "--host-lo-to-ns-lo"),
 	CALL("dns-host", PO_DNS_HOST, 1, pasta_opt_dns),
 	CONF_OPT_ROW_NOP("vhost-user", PO_VHOST_USER, 0), /* seen first */
 	CONF_OPT_ROW_PRINT_CAPS(PO_PRINT_CAPS),
@@ -1099,13 +1101,242 @@ static const struct conf_cmdline pasta_cmdline = {
 };
 
 /**
- * pasta_conf_parse() - translate a pasta or passt command line into
- * slipway's configuration
+ * pasta_target() - what the arguments after the options say: passt's
+ * socket; pasta's target PID, namespace, or command in a namespace of its
+ * own
+ * @a:		the options read (@netns, @userns, @cmd, @config_net, @sock
+ *		set)
+ * @p:		the process-model extras (@foreground set with a command)
+ * @argc:	argument count
+ * @argv:	arguments
+ * @first:	the first argument that is not an option
+ */
+static void pasta_target(struct pasta_args *a, struct pasta_conf *p, int argc,
+			 char **argv, int first)
+{
+	static char netns_s[4096], userns_s[64];
+	unsigned long v;
+
+	if (a->passt) {
+		if (first < argc)
+			pasta_error("extra non-option argument: %s",
+				    argv[first]);
+		if (!a->fd && !a->sock)
+			a->sock = pasta_sock_default();
+	} else if (first < argc &&
+		   !conf_parse_uint(argv[first], 1, INT32_MAX, &v)) {
+		if (a->netns)
+			pasta_error("both --netns and PID given");
+		if (first + 1 < argc)
+			pasta_error("extra argument after the PID: %s",
+				    argv[first + 1]);
+		snprintf(netns_s, sizeof(netns_s), "/proc/%lu/ns/net", v);
+		a->netns = netns_s;
+		if (!a->userns && !a->netns_only && geteuid() != 0) {
+			/* unprivileged: the way into the target's network
+			 * namespace is through its user namespace */
+			snprintf(userns_s, sizeof(userns_s),
+				 "/proc/%lu/ns/user", v);
+			a->userns = userns_s;
+		}
+	} else if (a->netns) {
+		if (first < argc)
+			pasta_error("both --netns and a command given (%s)",
+				    argv[first]);
+	} else {
+		/* a command (or a shell) in a namespace of its own: in the
+		 * foreground, configured, gone with the command */
+		a->cmd = first < argc ? &argv[first] : NULL;
+		p->foreground = true;
+		a->config_net = true;
+		if (a->userns)
+			pasta_error("--userns needs a PID or --netns target");
+	}
+}
+
+/**
+ * pasta_set_where() - the configuration's edge (passt) or namespace and
+ * tap (pasta), and pasta's default "auto" for a direction not given
+ * @a:		the options read, pasta_target() done
+ * @st:		the parse
+ */
+static void pasta_set_where(struct pasta_args *a, struct conf_st *st)
+{
+	static const char dir[] = { 't', 'u', 'T' };
+	const enum pasta_fwd_mode m[] = { a->fm_t, a->fm_u, a->fm_T };
+	unsigned i;
+
+	if (a->passt) {
+		if (a->fd) {
+			/* --vhost-user --fd N: QEMU 10.1 -netdev
+			 * passt,vhost-user=on; the frontend is on N */
+			if (a->vhost_user)
+				conf_set_edge(st, CONF_EDGE_VU, NULL);
+			conf_set_edge(st, CONF_EDGE_FD, a->fd);
+		} else {
+			conf_set_edge(st,
+				      a->vhost_user ? CONF_EDGE_VU :
+						      CONF_EDGE_STREAM,
+				      a->sock);
+		}
+		return;
+	}
+	if (a->netns)
+		conf_set_netns(st, a->netns);
+	if (!a->config_net) {
+		/* the client configures the tap, and may have made it
+		 * (rootlesskit before 2.3 does): single-queue then, and only
+		 * one queue fits */
+		st->c->configure = false;
+		conf_set_shards(st, "1");
+	}
+	if (a->ifname)
+		conf_set_ifname(st, a->ifname);
+	if (a->no_splice)
+		st->c->splice = false;
+	/* pasta's default for a direction not given: auto, as far as the
+	 * port parser knows it */
+	for (i = 0; i < sizeof(dir); i++)
+		if (m[i] == FWDM_UNSET && pasta_spec_supported("auto"))
+			conf_set_fwd(st, dir[i], "auto");
+}
+
+/**
+ * pasta_set_addrs() - the configuration's MTU and slipway's addresses, as
+ * -m, -a, -n and -g gave them, and the switches
+ * @a:		the options read
+ * @st:		the parse
+ */
+static void pasta_set_addrs(struct pasta_args *a, struct conf_st *st)
+{
+	static char prefix6_s[64];
+	struct conf *c = st->c;
+	struct in6_addr a6;
+
+	if (a->mtu)
+		conf_set_mtu(st, a->mtu);
+	if (a->addr4_set || a->netmask >= 0) {
+		if (!a->addr4_set)
+			strcpy(a->addr4_s, "10.0.2.15");
+		snprintf(a->addr4_s + strlen(a->addr4_s),
+			 sizeof(a->addr4_s) - strlen(a->addr4_s), "/%d",
+			 a->netmask >= 0 ? a->netmask : a->prefix4);
+		conf_set_address(st, a->addr4_s);
+	}
+	if (a->gw4)
+		conf_set_gateway(st, a->gw4);
+	if (a->guest6_set) {
+		/* slipway's model: the /64 of -a's IPv6 address */
+		memcpy(&a6, &a->guest6, 16);
+		memset(&a6.s6_addr[8], 0, 8);
+		inet_ntop(AF_INET6, &a6, prefix6_s, sizeof(prefix6_s));
+		strcat(prefix6_s, "/64");
+		conf_set_ipv6_prefix(st, prefix6_s);
+	}
+	if (a->ipv4_only)
+		c->ipv6 = false;
+	if (a->no_dhcp)
+		c->dhcp = false;
+	if (a->no_dns)
+		c->dns = false;
+	if (a->no_map_gw)
+		c->map_gw = false;
+	if (a->pcap)
+		conf_set_pcap(st, a->pcap);
+	if (a->runas)
+		conf_set_runas(st, a->runas);
+}
+
+/**
+ * pasta_set_model() - what slipway's options lack: pasta's addressing
+ * model and mappings, outbound addresses, DHCP names, the user namespace,
+ * the tap's MAC, the guest's IPv6 addresses as given
+ * @a:		the options read
+ * @c:		configuration, conf_finish() done
+ */
+static void pasta_set_model(const struct pasta_args *a, struct conf *c)
+{
+	const char *why = NULL;
+
+	c->pasta_mode = a->passt ? CONF_PASTA_PASST : CONF_PASTA_PASTA;
+	/* pasta's and passt's addressing: the host's own (conf_net.c) */
+	c->addr_model = CONF_ADDR_HOST_COPY;
+	c->config_net = a->config_net && !a->passt;
+	c->map_guest_addr = a->map_guest;
+	c->map_host_loopback = a->map_host_lo;
+	c->dns_forward = a->dns_fwd;
+	c->host_lo_to_ns_lo = a->host_lo;
+	if (a->out4 && conf_outbound_addr(c, a->out4, AF_INET, &why))
+		pasta_error("-o %s: %s", a->out4, why);
+	if (a->out6 && conf_outbound_addr(c, a->out6, AF_INET6, &why))
+		pasta_error("-o %s: %s", a->out6, why);
+	c->outbound_if4 = a->out_if4;
+	c->outbound_if6 = a->out_if6;
+	c->hostname = a->hostname;
+	c->fqdn = a->fqdn;
+	c->template_if = a->template_if;
+	if (a->netns)
+		c->userns_path = a->userns;
+	if (a->ns_mac_set) {
+		c->mac_set = true;
+		memcpy(c->mac, a->ns_mac, 6);
+	}
+	if (a->guest6_set && c->ipv6) {
+		c->guest6 = a->guest6;
+		c->addr6_set = true;
+	}
+	if (a->gw6_set && c->ipv6) {
+		c->gw6 = a->gw6;
+		c->gw6_set = true;
+	}
+}
+
+/**
+ * pasta_args_init() - start reading a command line
+ * @a:		the options to read
+ * @mode:	CONF_PASTA_PASTA or CONF_PASTA_PASST
+ * @argc:	argument count
+ * @argv:	arguments
+ *
+ * passt: --vhost-user anywhere chooses the mode, as pasta's conf_mode().
+ */
+static void pasta_args_init(struct pasta_args *a, enum conf_pasta_mode mode,
+			    int argc, char **argv)
+{
+	int i;
+
+	*a = (struct pasta_args){ .argv = argv,
+				  .netns_quit = true,
+				  .passt = mode == CONF_PASTA_PASST,
+				  .prefix4 = -1,
+				  .netmask = -1,
+				  .log_level = -1 };
+	pasta_prog = a->passt ? "passt" : "pasta";
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--vhost-user"))
+			a->vhost_user = a->passt = true;
+	if (a->vhost_user)
+		pasta_prog = "passt";
+	/* each -t, -u, -T, -U takes an argument at least */
+	a->fwd = calloc((size_t)argc + 1, sizeof(*a->fwd));
+	if (!a->fwd)
+		die("out of memory");
+}
+
+/**
+ * pasta_conf_parse() - read a pasta or passt command line into slipway's
+ * configuration
  * @c:		configuration to fill
  * @p:		the process-model extras
  * @mode:	CONF_PASTA_PASTA or CONF_PASTA_PASST
  * @argc:	argument count, from the program name or the subcommand
  * @argv:	arguments
+ *
+ * The options are read first, each checked as pasta checks it; then the
+ * configuration is filled through conf.c's setters, which check what
+ * slipway checks, in a fixed order: the port specs as given, the edge or
+ * namespace, the addresses, the switches. A bad value there is reported
+ * as slipway's option would be.
  *
  * Context: start-up. The strings it makes live until exit (struct conf
  * points into them).
@@ -1113,46 +1344,14 @@ static const struct conf_cmdline pasta_cmdline = {
 void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 		      enum conf_pasta_mode mode, int argc, char **argv)
 {
-	static char netns_s[4096], userns_s[64], prefix6_s[64];
 	static struct pasta_args a; /* for good: struct conf points into it */
-	struct in6_addr a6;
-	bool vhost_user = false;
-	const char *why = NULL;
-	char **cmd = NULL;
-	unsigned long v;
+	struct conf_st st;
 	int first, i;
-	size_t nav;
 
-	a = (struct pasta_args){ .argv = argv,
-				 .netns_quit = true,
-				 .passt = mode == CONF_PASTA_PASST,
-				 .prefix4 = -1,
-				 .netmask = -1 };
-	pasta_prog = a.passt ? "passt" : "pasta";
+	pasta_args_init(&a, mode, argc, argv);
 	conf_usage_status = 1;
 	p->pid_dirfd = p->log_fd = p->null_fd = p->ready_fd = -1;
 	p->pid_name = NULL;
-
-	/* passt: --vhost-user anywhere chooses the mode, as conf_mode() */
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--vhost-user")) {
-			vhost_user = true;
-			a.passt = true;
-		}
-	if (vhost_user)
-		pasta_prog = "passt";
-
-	/* slipway's own options: at most two for each character of the
-	 * command line (short options come bundled: "-dddd", "-qt80"), the
-	 * command's arguments, and those added below */
-	nav = 48;
-	for (i = 0; i < argc; i++)
-		nav += 2 * strlen(argv[i]) + 1;
-	a.cap = nav > INT_MAX / 2 ? INT_MAX / 2 : (int)nav;
-	a.av = calloc((size_t)a.cap, sizeof(*a.av));
-	if (!a.av)
-		die("out of memory");
-	pasta_av_add(&a, argv[0]);
 
 	optind = 0; /* glibc: start afresh */
 	opterr = 1; /* glibc's own "unrecognized option" text, as pasta */
@@ -1160,171 +1359,19 @@ void pasta_conf_parse(struct conf *c, struct pasta_conf *p,
 	p->foreground = a.foreground;
 	p->one_off = a.one_off;
 	p->netns_quit = a.netns_quit;
+	pasta_target(&a, p, argc, argv, first);
 
-	/* the target */
-	if (a.passt) {
-		if (first < argc)
-			pasta_error("extra non-option argument: %s",
-				    argv[first]);
-		if (a.fd) {
-			/* --vhost-user --fd N: QEMU 10.1 -netdev
-			 * passt,vhost-user=on; the frontend is on N */
-			if (vhost_user)
-				pasta_av_add(&a, "--vhost-user");
-			pasta_av_add(&a, "--fd");
-			pasta_av_add(&a, (char *)a.fd);
-		} else {
-			pasta_av_add(&a,
-				     vhost_user ? "--vhost-user" : "--stream");
-			pasta_av_add(&a,
-				     (char *)(a.sock ? a.sock :
-						       pasta_sock_default()));
-		}
-	} else if (first < argc &&
-		   !conf_parse_uint(argv[first], 1, INT32_MAX, &v)) {
-		if (a.netns)
-			pasta_error("both --netns and PID given");
-		if (first + 1 < argc)
-			pasta_error("extra argument after the PID: %s",
-				    argv[first + 1]);
-		snprintf(netns_s, sizeof(netns_s), "/proc/%lu/ns/net", v);
-		a.netns = netns_s;
-		if (!a.userns && !a.netns_only && geteuid() != 0) {
-			/* unprivileged: the way into the target's network
-			 * namespace is through its user namespace */
-			snprintf(userns_s, sizeof(userns_s),
-				 "/proc/%lu/ns/user", v);
-			a.userns = userns_s;
-		}
-	} else if (a.netns) {
-		if (first < argc)
-			pasta_error("both --netns and a command given (%s)",
-				    argv[first]);
-	} else {
-		/* a command (or a shell) in a namespace of its own: in the
-		 * foreground, configured, gone with the command */
-		cmd = first < argc ? &argv[first] : NULL;
-		p->foreground = true;
-		a.config_net = true;
-		if (a.userns)
-			pasta_error("--userns needs a PID or --netns target");
-	}
-	if (!a.passt) {
-		if (a.netns) {
-			pasta_av_add(&a, "--netns");
-			pasta_av_add(&a, (char *)a.netns);
-		}
-		if (!a.config_net) {
-			/* the client configures the tap, and may have made it
-			 * (rootlesskit before 2.3 does): single-queue then,
-			 * and only one queue fits */
-			pasta_av_add(&a, "--no-config");
-			pasta_av_add(&a, "--shards");
-			pasta_av_add(&a, "1");
-		}
-		if (a.ifname) {
-			pasta_av_add(&a, "-I");
-			pasta_av_add(&a, (char *)a.ifname);
-		}
-		if (a.no_splice)
-			pasta_av_add(&a, "--no-splice");
-		/* pasta's default for a direction not given: auto, as far
-		 * as the port parser knows it */
-		if (a.fm_t == FWDM_UNSET && pasta_spec_supported("auto")) {
-			pasta_av_add(&a, "-t");
-			pasta_av_add(&a, "auto");
-		}
-		if (a.fm_u == FWDM_UNSET && pasta_spec_supported("auto")) {
-			pasta_av_add(&a, "-u");
-			pasta_av_add(&a, "auto");
-		}
-		if (a.fm_T == FWDM_UNSET && pasta_spec_supported("auto")) {
-			pasta_av_add(&a, "-T");
-			pasta_av_add(&a, "auto");
-		}
-	}
-	if (a.mtu) {
-		pasta_av_add(&a, "--mtu");
-		pasta_av_add(&a, (char *)a.mtu);
-	}
-	if (a.addr4_set || a.netmask >= 0) {
-		if (!a.addr4_set)
-			strcpy(a.addr4_s, "10.0.2.15");
-		snprintf(a.addr4_s + strlen(a.addr4_s),
-			 sizeof(a.addr4_s) - strlen(a.addr4_s), "/%d",
-			 a.netmask >= 0 ? a.netmask : a.prefix4);
-		pasta_av_add(&a, "--address");
-		pasta_av_add(&a, a.addr4_s);
-	}
-	if (a.gw4) {
-		pasta_av_add(&a, "--gateway");
-		pasta_av_add(&a, (char *)a.gw4);
-	}
-	if (a.guest6_set) {
-		memcpy(&a6, &a.guest6, 16);
-		memset(&a6.s6_addr[8], 0, 8);
-		inet_ntop(AF_INET6, &a6, prefix6_s, sizeof(prefix6_s));
-		strcat(prefix6_s, "/64");
-		pasta_av_add(&a, "--ipv6-prefix");
-		pasta_av_add(&a, prefix6_s);
-	}
-	if (a.ipv4_only)
-		pasta_av_add(&a, "--no-ipv6");
-	if (a.no_dhcp)
-		pasta_av_add(&a, "--no-dhcp");
-	if (a.no_dns)
-		pasta_av_add(&a, "--no-dns");
-	if (a.no_map_gw)
-		pasta_av_add(&a, "--no-map-gw");
-	if (a.pcap) {
-		pasta_av_add(&a, "--pcap");
-		pasta_av_add(&a, (char *)a.pcap);
-	}
-	if (a.runas) {
-		pasta_av_add(&a, "--runas");
-		pasta_av_add(&a, (char *)a.runas);
-	}
-	if (cmd) {
-		pasta_av_add(&a, "--");
-		while (*cmd)
-			pasta_av_add(&a, *cmd++);
-	}
-	a.av[a.n] = NULL;
-	optind = 0;
-	opterr = 0;
-	conf_parse(c, a.n, a.av);
-
-	c->pasta_mode = a.passt ? CONF_PASTA_PASST : CONF_PASTA_PASTA;
-	/* pasta's and passt's addressing: the host's own (conf_net.c) */
-	c->addr_model = CONF_ADDR_HOST_COPY;
-	c->config_net = a.config_net && !a.passt;
-	c->map_guest_addr = a.map_guest;
-	c->map_host_loopback = a.map_host_lo;
-	c->dns_forward = a.dns_fwd;
-	c->host_lo_to_ns_lo = a.host_lo;
-	if (a.out4 && conf_outbound_addr(c, a.out4, AF_INET, &why))
-		pasta_error("-o %s: %s", a.out4, why);
-	if (a.out6 && conf_outbound_addr(c, a.out6, AF_INET6, &why))
-		pasta_error("-o %s: %s", a.out6, why);
-	c->outbound_if4 = a.out_if4;
-	c->outbound_if6 = a.out_if6;
-	c->hostname = a.hostname;
-	c->fqdn = a.fqdn;
-	c->template_if = a.template_if;
-	if (a.netns)
-		c->userns_path = a.userns;
-	if (a.ns_mac_set) {
-		c->mac_set = true;
-		memcpy(c->mac, a.ns_mac, 6);
-	}
-	if (a.guest6_set && c->ipv6) {
-		c->guest6 = a.guest6;
-		c->addr6_set = true;
-	}
-	if (a.gw6_set && c->ipv6) {
-		c->gw6 = a.gw6;
-		c->gw6_set = true;
-	}
+	conf_begin(&st, c);
+	if (a.log_level >= 0)
+		log_max_level = (enum log_level)a.log_level;
+	for (i = 0; i < a.nfwd; i++)
+		conf_set_fwd(&st, a.fwd[i].o, a.fwd[i].spec);
+	pasta_set_where(&a, &st);
+	pasta_set_addrs(&a, &st);
+	if (a.cmd)
+		conf_set_cmd(&st, a.cmd);
+	conf_finish(&st);
+	pasta_set_model(&a, c);
 
 	/* as root: not through a link, nor into someone else's file */
 	if (a.pid_path)

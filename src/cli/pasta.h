@@ -45,7 +45,7 @@ struct pasta_conf {
 int pasta_invoked(int argc, char **argv, enum conf_pasta_mode *mode);
 
 /**
- * pasta_conf_parse() - translate a pasta or passt command line into
+ * pasta_conf_parse() - read a pasta or passt command line into
  * slipway's configuration; exits 0 for --help, --version and
  * --print-capabilities, 1 with a message on a bad command line
  * @c:		configuration to fill

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* s4n.c - slirp4netns compatibility: its command line onto slipway's */
+/* s4n.c - slirp4netns compatibility: its command line into struct conf */
 
 /**
  * DOC: Theory of Operation
@@ -8,12 +8,13 @@
  * slipway takes slirp4netns's command line and behaves as slirp4netns does
  * for the clients that start it (podman, rootlesskit, buildah...):
  *
- * - the command line is translated into slipway's own options and parsed
- *   by conf_parse(), so every check and default is slipway's: the target
- *   (a PID, or a namespace path with --netns-type=path) becomes --netns,
- *   the tap name -I, --cidr the guest network with slirp4netns's numbers
- *   (guest .100, gateway .2 mapped to host loopback, DNS .3), no -c means
- *   --no-config, --disable-host-loopback --no-map-gw, and so on;
+ * - the command line fills struct conf through conf.c's setters, as
+ *   slipway's own options do (conf_begin(), conf_set_*(), conf_finish()),
+ *   so every check and default is slipway's: the target (a PID, or a
+ *   namespace path with --netns-type=path) is conf_set_netns()'s, the tap
+ *   name conf_set_ifname()'s, --cidr the guest network with slirp4netns's
+ *   numbers (guest .100, gateway .2 mapped to host loopback, DNS .3), no
+ *   -c clears @configure, --disable-host-loopback @map_gw, and so on;
  * - what slipway's options lack is set in struct conf afterwards: the user
  *   namespace to join first (--userns-path, or the target PID's when we
  *   are not root: rootlesskit runs us unprivileged in the host's user
@@ -502,7 +503,154 @@ static const struct conf_cmdline s4n_cmdline = {
 };
 
 /**
- * s4n_conf_parse() - translate a slirp4netns command line into slipway's
+ * s4n_target() - the arguments after the options: the target namespace
+ * (a PID, or a path with --netns-type=path) and the tap's name; and
+ * --cidr, checked between them as slirp4netns does
+ * @a:		the options read (@userns set: the target PID's when we are
+ *		not root)
+ * @argc:	argument count
+ * @argv:	arguments
+ * @first:	the first argument that is not an option
+ * @tap:	out: the tap's name
+ * @net:	in: the default network; out: --cidr's (network order)
+ * @prefix:	in: the default prefix length; out: --cidr's
+ *
+ * Return: the namespace's path, as slipway's --netns takes it
+ */
+static const char *s4n_target(struct s4n_args *a, int argc, char **argv,
+			      int first, const char **tap, uint32_t *net,
+			      unsigned *prefix)
+{
+	static char netns_s[4096], userns_s[64];
+	const char *target;
+	unsigned long v;
+
+	if (first >= argc)
+		s4n_usage_error("missing PID or PATH of the network namespace");
+	if (argc - first > 2)
+		s4n_usage_error("too many arguments (from '%s'): expected "
+				"PID|PATH [TAPNAME]",
+				argv[first + 2]);
+	target = argv[first];
+	*tap = first + 1 < argc ? argv[first + 1] : "tap0";
+	if (a->mac_set && !a->configure)
+		s4n_usage_error("--macaddress needs -c (--configure)");
+	if (a->cidr)
+		s4n_cidr(a->cidr, net, prefix);
+	if (a->path_type) {
+		if (!*target)
+			s4n_usage_error("empty namespace path");
+		/* slipway takes a bare NAME as /run/netns/NAME: keep a path */
+		snprintf(netns_s, sizeof(netns_s), "%s%s",
+			 strchr(target, '/') ? "" : "./", target);
+		return netns_s;
+	}
+	if (conf_parse_uint(target, 0, INT32_MAX, &v) || !v)
+		s4n_usage_error("bad PID '%s' (use --netns-type=path for a "
+				"namespace file)",
+				target);
+	snprintf(netns_s, sizeof(netns_s), "/proc/%lu/ns/net", v);
+	if (!a->userns && geteuid() != 0) {
+		/* unprivileged: the way into the target's network namespace
+		 * is through its user namespace */
+		snprintf(userns_s, sizeof(userns_s), "/proc/%lu/ns/user", v);
+		a->userns = userns_s;
+	}
+	return netns_s;
+}
+
+/**
+ * s4n_set() - fill the configuration through conf.c's setters: the
+ * namespace and tap, the MTU, the network and the guest's address in it
+ * (slirp4netns's .100), one shard, and the switches
+ * @a:		the options read
+ * @st:		the parse, conf_begin() done
+ * @netns:	the namespace's path
+ * @tap:	the tap's name
+ * @net:	the network (network order), host bits 0
+ * @prefix:	its prefix length
+ */
+static void s4n_set(const struct s4n_args *a, struct conf_st *st,
+		    const char *netns, const char *tap, uint32_t net,
+		    unsigned prefix)
+{
+	static char mtu_s[16], cidr_s[32], addr_s[32];
+	uint32_t guest = net | htonl(S4N_GUEST_HOST);
+	struct conf *c = st->c;
+
+	snprintf(mtu_s, sizeof(mtu_s), "%lu", MIN(a->mtu, 65520UL));
+	inet_ntop(AF_INET, &net, cidr_s, 16);
+	snprintf(cidr_s + strlen(cidr_s), sizeof(cidr_s) - strlen(cidr_s),
+		 "/%u", prefix);
+	inet_ntop(AF_INET, &guest, addr_s, 16);
+	snprintf(addr_s + strlen(addr_s), sizeof(addr_s) - strlen(addr_s),
+		 "/%u", prefix);
+
+	conf_set_netns(st, netns);
+	conf_set_ifname(st, tap);
+	conf_set_mtu(st, mtu_s);
+	conf_set_cidr(st, cidr_s);
+	conf_set_address(st, addr_s);
+	c->splice = false;
+	/* one queue: a client may have made the tap already, without
+	 * IFF_MULTI_QUEUE (rootlesskit does), and then only one fits */
+	conf_set_shards(st, "1");
+	if (!a->configure)
+		c->configure = false;
+	if (a->no_lo)
+		c->map_gw = false;
+	if (a->no_dns)
+		c->dns = false;
+	if (a->ipv6)
+		conf_set_ipv6_prefix(st, "fd00::/64");
+	else
+		c->ipv6 = false;
+}
+
+/**
+ * s4n_set_extras() - what slipway's options lack: the user namespace to
+ * join, the guest's IPv6 address, the MAC, the outbound addresses, and
+ * slirp4netns's ways (struct conf's @s4n, @gw_unreach, @lease4)
+ * @a:		the options read
+ * @c:		configuration, conf_finish() done
+ * @net:	the network (network order)
+ */
+static void s4n_set_extras(const struct s4n_args *a, struct conf *c,
+			   uint32_t net)
+{
+	char out_s[INET6_ADDRSTRLEN];
+	const char *why;
+
+	c->userns_path = a->userns;
+	if (a->ipv6) {
+		/* slirp4netns's guest is fd00::100 (gateway ::2, DNS ::3) */
+		c->guest6.s6_addr[14] = 0x01;
+		c->guest6.s6_addr[15] = 0x00;
+	}
+	if (a->mac_set) {
+		c->mac_set = true;
+		memcpy(c->mac, a->mac, 6);
+	}
+	if (a->out4 && (s4n_outbound(a->out4, AF_INET, out_s) ||
+			conf_outbound_addr(c, out_s, AF_INET, &why)))
+		s4n_usage_error("bad --outbound-addr '%s': not an IPv4 address "
+				"or interface of this host we can bind to",
+				a->out4);
+	if (a->out6 && (s4n_outbound(a->out6, AF_INET6, out_s) ||
+			conf_outbound_addr(c, out_s, AF_INET6, &why)))
+		s4n_usage_error(
+			"bad --outbound-addr6 '%s': not an IPv6 address or "
+			"interface of this host we can bind to",
+			a->out6);
+	c->s4n = true;
+	c->gw_unreach = true; /* with --disable-host-loopback (no map_gw) */
+	c->lease4 = net | htonl(S4N_DHCP_FIRST);
+	if (a->mtu > 65520)
+		info("MTU %lu runs as 65520, slipway's largest", a->mtu);
+}
+
+/**
+ * s4n_conf_parse() - read a slirp4netns command line into slipway's
  * configuration
  * @c:		configuration to fill
  * @s:		the slirp4netns extras
@@ -514,128 +662,28 @@ static const struct conf_cmdline s4n_cmdline = {
  */
 void s4n_conf_parse(struct conf *c, struct s4n_conf *s, int argc, char **argv)
 {
-	static char mtu_s[16], cidr_s[32], addr_s[32], netns_s[4096];
-	static char userns_s[64];
-	static char *av[40];
 	struct s4n_args a = { .s = s, .mtu = 1500 };
-	const char *target, *tap, *why;
-	char out_s[INET6_ADDRSTRLEN];
-	unsigned long v;
-	uint32_t net = htonl(0x0a000200), mask, guest;
+	uint32_t net = htonl(0x0a000200);
+	const char *netns, *tap;
 	unsigned prefix = 24;
-	int optind_end, n = 0;
+	struct conf_st st;
+	int first;
 
 	s->exit_fd = -1;
 	s->ready_fd = -1;
 	s->api_path = NULL;
 	optind = 1;
 	opterr = 0;
-	optind_end = conf_cmdline_run(&s4n_cmdline, argc, argv, &a, &a);
-	if (optind_end >= argc)
-		s4n_usage_error("missing PID or PATH of the network namespace");
-	if (argc - optind_end > 2)
-		s4n_usage_error("too many arguments (from '%s'): expected "
-				"PID|PATH [TAPNAME]",
-				argv[optind_end + 2]);
-	target = argv[optind_end];
-	tap = optind_end + 1 < argc ? argv[optind_end + 1] : "tap0";
-	if (a.mac_set && !a.configure)
-		s4n_usage_error("--macaddress needs -c (--configure)");
-	if (a.cidr)
-		s4n_cidr(a.cidr, &net, &prefix);
-
-	if (a.path_type) {
-		if (!*target)
-			s4n_usage_error("empty namespace path");
-		/* slipway takes a bare NAME as /run/netns/NAME: keep a path */
-		snprintf(netns_s, sizeof(netns_s), "%s%s",
-			 strchr(target, '/') ? "" : "./", target);
-	} else {
-		if (conf_parse_uint(target, 0, INT32_MAX, &v) || !v)
-			s4n_usage_error("bad PID '%s' (use --netns-type=path "
-					"for a namespace file)",
-					target);
-		snprintf(netns_s, sizeof(netns_s), "/proc/%lu/ns/net", v);
-		if (!a.userns && geteuid() != 0) {
-			/* unprivileged: the way into the target's network
-			 * namespace is through its user namespace */
-			snprintf(userns_s, sizeof(userns_s),
-				 "/proc/%lu/ns/user", v);
-			a.userns = userns_s;
-		}
-	}
+	first = conf_cmdline_run(&s4n_cmdline, argc, argv, &a, &a);
+	netns = s4n_target(&a, argc, argv, first, &tap, &net, &prefix);
 	if (a.path_type && a.userns && geteuid() != 0)
 		debug("joining user namespace %s first", a.userns);
+	net &= htonl(~0U << (32 - prefix));
 
-	mask = htonl(~0U << (32 - prefix));
-	net &= mask;
-	guest = net | htonl(S4N_GUEST_HOST);
-	snprintf(mtu_s, sizeof(mtu_s), "%lu", MIN(a.mtu, 65520UL));
-	inet_ntop(AF_INET, &net, cidr_s, 16);
-	snprintf(cidr_s + strlen(cidr_s), sizeof(cidr_s) - strlen(cidr_s),
-		 "/%u", prefix);
-	inet_ntop(AF_INET, &guest, addr_s, 16);
-	snprintf(addr_s + strlen(addr_s), sizeof(addr_s) - strlen(addr_s),
-		 "/%u", prefix);
-
-	av[n++] = argv[0];
-	av[n++] = "--netns";
-	av[n++] = netns_s;
-	av[n++] = "--ifname";
-	av[n++] = (char *)tap;
-	av[n++] = "--mtu";
-	av[n++] = mtu_s;
-	av[n++] = "--cidr";
-	av[n++] = cidr_s;
-	av[n++] = "--address";
-	av[n++] = addr_s;
-	av[n++] = "--no-splice";
-	/* one queue: a client may have made the tap already, without
-	 * IFF_MULTI_QUEUE (rootlesskit does), and then only one fits */
-	av[n++] = "--shards";
-	av[n++] = "1";
-	if (!a.configure)
-		av[n++] = "--no-config";
-	if (a.no_lo)
-		av[n++] = "--no-map-gw";
-	if (a.no_dns)
-		av[n++] = "--no-dns";
-	if (a.ipv6) {
-		av[n++] = "--ipv6-prefix";
-		av[n++] = "fd00::/64";
-	} else {
-		av[n++] = "--no-ipv6";
-	}
-	av[n] = NULL;
-	optind = 0; /* glibc: start getopt afresh */
-	conf_parse(c, n, av);
-
-	c->userns_path = a.userns;
-	if (a.ipv6) {
-		/* slirp4netns's guest is fd00::100 (gateway ::2, DNS ::3) */
-		c->guest6.s6_addr[14] = 0x01;
-		c->guest6.s6_addr[15] = 0x00;
-	}
-	if (a.mac_set) {
-		c->mac_set = true;
-		memcpy(c->mac, a.mac, 6);
-	}
-	if (a.out4 && (s4n_outbound(a.out4, AF_INET, out_s) ||
-		       conf_outbound_addr(c, out_s, AF_INET, &why)))
-		s4n_usage_error("bad --outbound-addr '%s': not an IPv4 address "
-				"or interface of this host we can bind to",
-				a.out4);
-	if (a.out6 && (s4n_outbound(a.out6, AF_INET6, out_s) ||
-		       conf_outbound_addr(c, out_s, AF_INET6, &why)))
-		s4n_usage_error(
-			"bad --outbound-addr6 '%s': not an IPv6 address or "
-			"interface of this host we can bind to",
-			a.out6);
-	c->s4n = true;
-	c->gw_unreach = true; /* with --disable-host-loopback (no map_gw) */
-	c->lease4 = net | htonl(S4N_DHCP_FIRST);
-	if (a.mtu > 65520)
-		info("MTU %lu runs as 65520, slipway's largest", a.mtu);
+	conf_begin(&st, c);
+	s4n_set(&a, &st, netns, tap, net, prefix);
+	conf_finish(&st);
+	s4n_set_extras(&a, c, net);
 }
 
 /**

@@ -31,7 +31,7 @@ struct s4n_conf {
 int s4n_invoked(int argc, char **argv);
 
 /**
- * s4n_conf_parse() - translate a slirp4netns command line into slipway's
+ * s4n_conf_parse() - read a slirp4netns command line into slipway's
  * configuration; exits 0 for --help and --version, 2 with a message on a
  * bad command line
  * @c:		configuration to fill
