@@ -46,8 +46,8 @@ const char *flow_rec_kind_str(const struct flow_rec *r)
  *
  * TCP flows show their TCP state; datagram flows are "OPEN", or
  * "PUBLISHED" for a published UDP port's (-u) flow; spliced connections
- * "CONNECTING", "ESTABLISHED" or "CLOSING" (one way ended), -U flows
- * "OPEN".
+ * "CONNECTING", "ESTABLISHED" or "CLOSING" (a side ended its stream); -U
+ * flows "OPEN".
  *
  * Context: any thread
  * Return: static text

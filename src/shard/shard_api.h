@@ -48,7 +48,7 @@ enum flow_kind {
  * record (the core's flows use their own: enum tcp_state, enum udp_kind)
  * @FLOW_SVC_CONNECTING: spliced: the second socket is connecting
  * @FLOW_SVC_ESTABLISHED: spliced: bytes move both ways
- * @FLOW_SVC_CLOSING:	spliced: one way ended (its FIN passed on)
+ * @FLOW_SVC_CLOSING:	spliced: a side ended its stream (a FIN)
  * @FLOW_SVC_OPEN:	-U: the peer's host socket is open
  * @FLOW_SVC_NUM:	states
  */
