@@ -228,7 +228,7 @@ static const char *endpoint(char *out, size_t size, const char *addr,
 }
 
 /**
- * print_flows() - one line per flow
+ * print_flows() - one line per flow: the core's, spliced and -U ones (KIND)
  * @r:	reply
  */
 static void print_flows(const json_t *r)
@@ -237,8 +237,9 @@ static void print_flows(const json_t *r)
 	char g[80], rem[80];
 	size_t i;
 
-	printf("%-6s %-5s %-30s %-30s %-15s %14s %14s %10s\n", "PROTO", "SHARD",
-	       "GUEST", "REMOTE", "STATE", "FROM_GUEST", "TO_GUEST", "AGE_MS");
+	printf("%-6s %-6s %-5s %-30s %-30s %-15s %14s %14s %10s\n", "PROTO",
+	       "KIND", "SHARD", "GUEST", "REMOTE", "STATE", "FROM_GUEST",
+	       "TO_GUEST", "AGE_MS");
 	json_array_foreach(flows, i, f)
 	{
 		bool tcp = !strcmp(s(f, "proto"), "tcp");
@@ -246,8 +247,9 @@ static void print_flows(const json_t *r)
 
 		snprintf(age, sizeof(age), tcp ? "%llu" : "idle %llu",
 			 u(f, tcp ? "age_ms" : "idle_ms"));
-		printf("%-6s %-5llu %-30s %-30s %-15s %14llu %14llu %10s\n",
-		       s(f, "proto"), u(f, "shard"),
+		printf("%-6s %-6s %-5llu %-30s %-30s %-15s %14llu %14llu "
+		       "%10s\n",
+		       s(f, "proto"), s(f, "kind"), u(f, "shard"),
 		       endpoint(g, sizeof(g), s(f, "guest_addr"),
 				u(f, "guest_port")),
 		       endpoint(rem, sizeof(rem), s(f, "remote_addr"),

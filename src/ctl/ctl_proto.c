@@ -428,12 +428,18 @@ static const char *addr_str(const uint8_t *a, char *out)
  * flow_json() - one flow record
  * @r:	record
  *
+ * The members of the first listings come first with their meaning
+ * unchanged; "kind" says which table the record is from, and spliced and
+ * -U records add what the core's flows do not have (ns_port, payload
+ * bytes of -U datagrams, both times).
+ *
  * Return: new JSON object
  */
 static json_t *flow_json(const struct flow_rec *r)
 {
 	const char *proto, *state = flow_rec_state_str(r);
 	char g[INET6_ADDRSTRLEN], rem[INET6_ADDRSTRLEN];
+	bool age, idle;
 	json_t *o;
 
 	switch (r->proto) {
@@ -450,18 +456,36 @@ static json_t *flow_json(const struct flow_rec *r)
 		proto = "icmpv6";
 		break;
 	}
-	o = json_pack("{s:s, s:i, s:s, s:i, s:s, s:i, s:s, s:o, s:o}", "proto",
-		      proto, "shard", (int)r->shard, "guest_addr",
-		      addr_str(r->guest_addr, g), "guest_port",
-		      (int)r->guest_port, "remote_addr",
+	o = json_pack("{s:s, s:s, s:i, s:s, s:i, s:s, s:i, s:s, s:o, s:o}",
+		      "proto", proto, "kind", flow_rec_kind_str(r), "shard",
+		      (int)r->shard, "guest_addr", addr_str(r->guest_addr, g),
+		      "guest_port", (int)r->guest_port, "remote_addr",
 		      addr_str(r->remote_addr, rem), "remote_port",
 		      (int)r->remote_port, "state", state, "from_guest",
 		      jint(r->from_guest), "to_guest", jint(r->to_guest));
 	if (!o)
 		return NULL;
-	if (r->proto == IPPROTO_TCP)
+	switch (r->kind) {
+	case FLOW_KIND_SPLICE:
+		age = idle = true;
+		break;
+	case FLOW_KIND_UDPNS:
+		age = idle = true;
+		json_object_set_new(o, "from_guest_bytes",
+				    jint(r->from_guest_bytes));
+		json_object_set_new(o, "to_guest_bytes",
+				    jint(r->to_guest_bytes));
+		break;
+	default:
+		age = r->proto == IPPROTO_TCP;
+		idle = !age;
+		break;
+	}
+	if (r->ns_port)
+		json_object_set_new(o, "ns_port", json_integer(r->ns_port));
+	if (age)
 		json_object_set_new(o, "age_ms", jint(r->age_ns / 1000000));
-	else
+	if (idle)
 		json_object_set_new(o, "idle_ms", jint(r->idle_ns / 1000000));
 	return o;
 }

@@ -301,11 +301,12 @@ void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop)
 }
 
 /**
- * shard_snap_flows() - copy the shard's flow table for the control API
+ * shard_snap_flows() - copy the shard's flow table for the control API,
+ * then the services' connections (shard_hooks.snap: spliced, -U)
  * @sh:		shard
  * @buf:	records out
  * @cap:	entries @buf holds
- * @total:	flows in the table (may exceed @cap)
+ * @total:	flows there are (may exceed @cap)
  *
  * Context: the shard's own thread
  * Return: records written
@@ -331,6 +332,7 @@ uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 		r->guest_port = f->guest_port;
 		r->remote_port = f->remote_port;
 		r->proto = IPPROTO_TCP;
+		r->kind = FLOW_KIND_TCP;
 		r->state = f->state;
 		r->shard = (uint8_t)sh->id;
 		r->from_guest = f->bytes_from_guest;
@@ -354,11 +356,22 @@ uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 		r->proto = u->kind != UDPK_ICMP ? IPPROTO_UDP :
 			   udp_flow_v6(u)	? IPPROTO_ICMPV6 :
 						  IPPROTO_ICMP;
+		r->kind = u->kind != UDPK_ICMP ? FLOW_KIND_UDP : FLOW_KIND_PING;
 		r->state = u->kind;
 		r->shard = (uint8_t)sh->id;
 		r->from_guest = u->from_guest;
 		r->to_guest = u->to_guest;
 		r->idle_ns = now > u->last_ns ? now - u->last_ns : 0;
+	}
+	for (i = 0; i < SHARD_SNAP_MAX; i++) {
+		const struct shard_snap_hook *k = &shard_hooks.snap[i];
+		uint32_t more = 0;
+
+		if (!k->fill)
+			continue;
+		/* n is MIN(t, cap): the rest of @buf is the service's */
+		n += k->fill(sh, buf + n, cap - n, &more);
+		t += more;
 	}
 	*total = t;
 	return n;

@@ -355,6 +355,25 @@ struct shard_ep_hook {
 };
 
 #define SHARD_RESUME_MAX 4
+#define SHARD_SNAP_MAX 4
+
+/**
+ * struct shard_snap_hook - a service's part of a flow table snapshot: its
+ * connections, which the core never sees (shard_snap_flows())
+ * @fill:	copies them as records: @buf holds @cap of them; stores in
+ *		@total how many there are (more than it wrote when @cap is
+ *		too small); returns how many it wrote. Context: the shard's
+ *		own thread
+ * @cap:	how many records the service can have on this shard at most
+ *		(the room a snapshot needs), from what is fixed before the
+ *		shards run (the configuration, the shard's index). Context:
+ *		the control thread
+ */
+struct shard_snap_hook {
+	uint32_t (*fill)(struct shard *sh, struct flow_rec *buf, uint32_t cap,
+			 uint32_t *total);
+	uint32_t (*cap)(const struct shard *sh);
+};
 
 /**
  * struct shard_hooks - what the layers above lend the runtime, so that it
@@ -371,6 +390,8 @@ struct shard_ep_hook {
  * @mig_handed_over: the migration handed the flows over: shard 0's loop
  *		ends once the frontend left
  * @mig_poll:	a shard's part of a migration, while it is held
+ * @snap:	the services' flows for the control API's snapshot (splice,
+ *		-U), listed after the core's; unused entries are zero
  */
 struct shard_hooks {
 	struct shard_ep_hook ep[EP_TYPE_NUM];
@@ -380,6 +401,7 @@ struct shard_hooks {
 			  const uint8_t *gaddr, uint16_t gport);
 	bool (*mig_handed_over)(const struct shard_group *grp);
 	void (*mig_poll)(struct shard *sh);
+	struct shard_snap_hook snap[SHARD_SNAP_MAX];
 };
 
 extern struct shard_hooks shard_hooks;

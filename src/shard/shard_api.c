@@ -97,13 +97,19 @@ unsigned shard_api_queue(const struct shard *sh, unsigned k)
  * @sh:		shard 0
  * @k:		shard index, below shard_api_count()
  *
- * Return: its TCP flows plus its datagram flows (set at start-up)
+ * Return: its TCP flows plus its datagram flows (set at start-up), plus
+ *	   what its services can have (shard_hooks.snap: spliced, -U)
  */
 uint32_t shard_api_flow_cap(const struct shard *sh, unsigned k)
 {
 	const struct shard *s = sh->grp->sh[k];
+	uint32_t cap = s->max_flows + s->core.conf.max_udp_flows;
+	unsigned i;
 
-	return s->max_flows + s->core.conf.max_udp_flows;
+	for (i = 0; i < SHARD_SNAP_MAX; i++)
+		if (shard_hooks.snap[i].cap)
+			cap += shard_hooks.snap[i].cap(s);
+	return cap;
 }
 
 /**

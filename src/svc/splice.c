@@ -85,6 +85,7 @@
 
 #include "os/sys.h"
 #include "os/nsh.h"
+#include "os/sockaddr.h"
 #include "shard/shard.h"
 #include "svc/splice.h"
 #include "util/log.h"
@@ -117,6 +118,13 @@ enum splice_state { SPS_FREE, SPS_CONNECTING, SPS_OPEN };
  * @pipe_w:	write end of the pipe of each direction
  * @pending:	bytes in each direction's pipe
  * @pipe_len:	size of each direction's pipe
+ * @moved:	bytes each direction wrote out of its pipe (ctl flows)
+ * @opened_ns:	when the entry started
+ * @last_ns:	when bytes last moved, either way
+ * @peer:	side 0's peer as accept() gave it (16 bytes, IPv4
+ *		v4-mapped): the host's client (-t) or the guest's (-T)
+ * @peer_port:	its port
+ * @ns_port:	-T: the guest loopback port the guest connected to; else 0
  * @port:	the port side 1 connects to: the guest's (-t) or the host's (-T)
  * @state:	enum splice_state
  * @flags:	SPF_*
@@ -127,6 +135,12 @@ struct splice_conn {
 	int pipe_w[2];
 	uint32_t pending[2];
 	uint32_t pipe_len[2];
+	uint64_t moved[2];
+	uint64_t opened_ns;
+	uint64_t last_ns;
+	uint8_t peer[16];
+	uint16_t peer_port;
+	uint16_t ns_port;
 	uint16_t port;
 	uint8_t state;
 	uint8_t flags;
@@ -603,6 +617,37 @@ static bool splice_to_self(struct shard *sh, const struct splice_conn *c)
 }
 
 /**
+ * splice_dst() - where side 1 of an entry connects, in either family
+ * @sh:		shard
+ * @c:		entry (@port and SPF_OUT set)
+ * @s4:		out: the IPv4 address and port
+ * @s6:		out: the IPv6 address and port
+ *
+ * The loopback of the guest (-t) or of the host (-T); in pasta's model,
+ * a -t client goes to the guest's public address, unless
+ * --host-lo-to-ns-lo (services bound to the guest's loopback only stay
+ * private, as with pasta).
+ */
+static void splice_dst(const struct shard *sh, const struct splice_conn *c,
+		       struct sockaddr_in *s4, struct sockaddr_in6 *s6)
+{
+	memset(s4, 0, sizeof(*s4));
+	memset(s6, 0, sizeof(*s6));
+	s6->sin6_family = AF_INET6;
+	s6->sin6_addr = in6addr_loopback;
+	s6->sin6_port = htons(c->port);
+	s4->sin_family = AF_INET;
+	s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	s4->sin_port = htons(c->port);
+	if (!(c->flags & SPF_OUT) &&
+	    sh->conf->addr_model == CONF_ADDR_HOST_COPY &&
+	    !sh->conf->host_lo_to_ns_lo) {
+		s4->sin_addr.s_addr = sh->conf->guest4;
+		s6->sin6_addr = sh->conf->guest6;
+	}
+}
+
+/**
  * splice_connect() - connect side 1 to its loopback: the guest's (-t) or
  *		      the host's (-T)
  * @sh:		shard
@@ -626,25 +671,11 @@ static int splice_connect(struct shard *sh, uint32_t idx)
 	int one = 1, e, fd;
 
 	for (;;) {
-		struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
-					   .sin6_addr = IN6ADDR_LOOPBACK_INIT,
-					   .sin6_port = htons(c->port) };
-		struct sockaddr_in s4 = { .sin_family = AF_INET,
-					  .sin_addr.s_addr = htonl(
-						  INADDR_LOOPBACK),
-					  .sin_port = htons(c->port) };
+		struct sockaddr_in6 s6;
+		struct sockaddr_in s4;
 		int ret;
 
-		/* pasta's model: the guest's public address, unless
-		 * --host-lo-to-ns-lo (services bound to the guest's loopback
-		 * only stay private, as with pasta) */
-		if (!(c->flags & SPF_OUT) &&
-		    sh->conf->addr_model == CONF_ADDR_HOST_COPY &&
-		    !sh->conf->host_lo_to_ns_lo) {
-			s4.sin_addr.s_addr = sh->conf->guest4;
-			s6.sin6_addr = sh->conf->guest6;
-		}
-
+		splice_dst(sh, c, &s4, &s6);
 		setsockopt(c->fd[1], IPPROTO_TCP, TCP_NODELAY, &one,
 			   sizeof(one));
 		if ((c->flags & SPF_OUT) && splice_to_self(sh, c))
@@ -765,6 +796,8 @@ static int splice_dir(struct shard *sh, struct splice_conn *c, int d)
 				   c->pending[d], fl);
 			if (n > 0) {
 				c->pending[d] -= (uint32_t)n;
+				c->moved[d] += (uint64_t)n;
+				c->last_ns = sh->now_ns;
 				moved += (size_t)n;
 				progress = true;
 				if ((d == 0) == !(c->flags & SPF_OUT))
@@ -930,6 +963,9 @@ static void splice_fallback(struct shard *sh, uint16_t port, const char *why)
  * @s1:		unconnected side 1 socket
  * @port:	the port side 1 connects to on its loopback
  * @flags:	SPF_V6 for an IPv6 @s1, SPF_OUT for -T
+ * @peer:	@fd's peer as accept() gave it (struct sockaddr_in or
+ *		sockaddr_in6), for the control API's flow listing
+ * @ns_port:	-T: the guest loopback port the guest connected to; else 0
  * @why:	out, when not started: the reason
  *
  * Ownership: on 1, the entry owns @fd and @s1; on 0, the caller keeps @fd
@@ -939,7 +975,8 @@ static void splice_fallback(struct shard *sh, uint16_t port, const char *why)
  *	   it could not be
  */
 static int splice_start(struct shard *sh, int fd, int s1, uint16_t port,
-			uint8_t flags, const char **why)
+			uint8_t flags, const void *peer, uint16_t ns_port,
+			const char **why)
 {
 	struct splice *sp = sh->svc.splice;
 	int fam = (flags & SPF_V6) ? 1 : 0, one = 1, ret;
@@ -957,6 +994,9 @@ static int splice_start(struct shard *sh, int fd, int s1, uint16_t port,
 	c->fd[1] = s1;
 	c->port = port;
 	c->flags = flags;
+	c->ns_port = ns_port;
+	c->opened_ns = c->last_ns = sh->now_ns;
+	sockaddr_to(peer, c->peer, &c->peer_port);
 	ret = splice_pipes(c, flags & SPF_OUT);
 	if (ret == -ENOBUFS)
 		splice_tight(sh);
@@ -1047,7 +1087,7 @@ bool splice_accept(struct shard *sh, int fd, const void *sa,
 		ns = splice_sock_get(sh, fam);
 	}
 	if (ns >= 0 &&
-	    splice_start(sh, fd, ns, guest_port, fam ? SPF_V6 : 0, &why))
+	    splice_start(sh, fd, ns, guest_port, fam ? SPF_V6 : 0, sa, 0, &why))
 		return true;
 	splice_fallback(sh, guest_port, why);
 	return false;
@@ -1072,9 +1112,12 @@ static void splice_tl_accept(struct shard *sh, unsigned k)
 
 	while (budget--) {
 		int fam = tl->af == AF_INET6, fd, s1;
+		struct sockaddr_storage peer = { 0 };
+		socklen_t sl = sizeof(peer);
 		const char *why = NULL;
 
-		fd = accept4(tl->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		fd = accept4(tl->fd, (struct sockaddr *)&peer, &sl,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			unsigned n;
 			int e = errno;
@@ -1102,7 +1145,8 @@ static void splice_tl_accept(struct shard *sh, unsigned k)
 				      "no file descriptors (ulimit -n)" :
 				      "no socket";
 		else if (splice_start(sh, fd, s1, tl->host_port,
-				      SPF_OUT | (fam ? SPF_V6 : 0), &why))
+				      SPF_OUT | (fam ? SPF_V6 : 0), &peer,
+				      tl->guest_port, &why))
 			continue;
 		CTR_INC(&sh->core, SPLICE_NS_DROPPED);
 		if (splice_warn_ok(sh))
@@ -1438,6 +1482,101 @@ bool splice_tl_port(const struct shard *sh, uint16_t guest_port)
 		if (sp->tl[k].fd >= 0 && sp->tl[k].guest_port == guest_port)
 			return true;
 	return false;
+}
+
+/**
+ * splice_snap_cap() - how many spliced connections a shard can have: the
+ * room they need in a flow snapshot
+ * @sh:		shard
+ *
+ * From the configuration alone, as splice_init() decides: a table of
+ * --max-flows entries on shard 0 when loopback clients of -t ports are
+ * spliced, or there are -T ports or "auto" ranges.
+ *
+ * Context: the control thread (shard_api_flow_cap())
+ * Return: entries
+ */
+uint32_t splice_snap_cap(const struct shard *sh)
+{
+	const struct conf *cf = sh->conf;
+
+	if (sh->id ||
+	    !((cf->splice && cf->nfwd) || cf->nnsfwd || conf_has_auto(cf)))
+		return 0;
+	return cf->max_flows;
+}
+
+/**
+ * splice_snap() - the spliced connections as flow records (ctl flows)
+ * @sh:		shard
+ * @buf:	records out
+ * @cap:	entries @buf holds
+ * @total:	out: connections there are (may exceed @cap)
+ *
+ * The guest's end is the socket in the guest's namespace: its server (-t:
+ * the address side 1 connects to) or its client (-T: as accepted); the
+ * remote end is the host's: the loopback client of the -t port, or the
+ * host loopback port of the -T port.
+ *
+ * Context: the shard's own thread, between events
+ * Return: records written
+ */
+uint32_t splice_snap(struct shard *sh, struct flow_rec *buf, uint32_t cap,
+		     uint32_t *total)
+{
+	const struct splice *sp = sh->svc.splice;
+	uint64_t now = now_mono_ns();
+	uint32_t i, n = 0, t = 0;
+
+	*total = 0;
+	if (!sp)
+		return 0;
+	for (i = 0; i < sp->max; i++) {
+		const struct splice_conn *c = &sp->conns[i];
+		bool out = c->flags & SPF_OUT;
+		struct sockaddr_storage dst;
+		struct sockaddr_in6 s6;
+		struct sockaddr_in s4;
+		struct flow_rec *r;
+		uint8_t *g, *h;
+		uint16_t *gp, *hp;
+
+		if (c->state == SPS_FREE)
+			continue;
+		if (t++ >= cap)
+			continue;
+		r = &buf[n++];
+		memset(r, 0, sizeof(*r));
+		splice_dst(sh, c, &s4, &s6);
+		memset(&dst, 0, sizeof(dst));
+		if (c->flags & SPF_V6)
+			memcpy(&dst, &s6, sizeof(s6));
+		else
+			memcpy(&dst, &s4, sizeof(s4));
+		g = out ? r->remote_addr : r->guest_addr;
+		gp = out ? &r->remote_port : &r->guest_port;
+		h = out ? r->guest_addr : r->remote_addr;
+		hp = out ? &r->guest_port : &r->remote_port;
+		sockaddr_to(&dst, g, gp); /* side 1's end */
+		memcpy(h, c->peer, 16);	  /* side 0's peer */
+		*hp = c->peer_port;
+		r->ns_port = c->ns_port;
+		r->proto = IPPROTO_TCP;
+		r->kind = FLOW_KIND_SPLICE;
+		r->state = FLOW_SVC_ESTABLISHED;
+		if (c->state == SPS_CONNECTING)
+			r->state = FLOW_SVC_CONNECTING;
+		else if (c->flags & (SPF_EOF(0) | SPF_EOF(1)))
+			r->state = FLOW_SVC_CLOSING; /* a side's stream ended */
+		r->shard = (uint8_t)sh->id;
+		/* direction d moves side d's bytes to side !d */
+		r->to_guest = c->moved[out ? 1 : 0];
+		r->from_guest = c->moved[out ? 0 : 1];
+		r->age_ns = now > c->opened_ns ? now - c->opened_ns : 0;
+		r->idle_ns = now > c->last_ns ? now - c->last_ns : 0;
+	}
+	*total = t;
+	return n;
 }
 
 /**

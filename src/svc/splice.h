@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct flow_rec;
 struct shard;
 
 /**
@@ -149,5 +150,31 @@ unsigned splice_tl_remove(struct shard *sh, uint16_t guest_port, unsigned tag);
  * Return: true if it does
  */
 bool splice_tl_port(const struct shard *sh, uint16_t guest_port);
+
+/**
+ * splice_snap_cap() - how many spliced connections a shard can have: the
+ * room they need in a flow snapshot (shard_hooks.snap)
+ * @sh:		shard
+ *
+ * Context: the control thread; reads only the configuration and the
+ * shard's index
+ * Return: entries (0 but on shard 0)
+ */
+uint32_t splice_snap_cap(const struct shard *sh);
+
+/**
+ * splice_snap() - the spliced connections as flow records (ctl flows,
+ * shard_hooks.snap): kind FLOW_KIND_SPLICE, the guest's end in the guest's
+ * namespace, the remote end the host's
+ * @sh:		shard
+ * @buf:	records out
+ * @cap:	entries @buf holds
+ * @total:	out: connections there are (may exceed @cap)
+ *
+ * Context: the shard's own thread
+ * Return: records written
+ */
+uint32_t splice_snap(struct shard *sh, struct flow_rec *buf, uint32_t cap,
+		     uint32_t *total);
 
 #endif /* SLIPWAY_SPLICE_H */

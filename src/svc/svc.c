@@ -25,4 +25,6 @@ void svc_register(void)
 	h->resume[1] = splice_resume;
 	h->fini = dns_fwd_fini;
 	h->dns_query = dns_fwd_query;
+	h->snap[0] = (struct shard_snap_hook){ splice_snap, splice_snap_cap };
+	h->snap[1] = (struct shard_snap_hook){ udpns_snap, udpns_snap_cap };
 }

@@ -6,8 +6,9 @@
 /**
  * svc_register() - lend the runtime the services' epoll handlers and calls
  * (shard.h's struct shard_hooks): published ports, splice, auto ports, -U
- * and the DNS forwarder. Each is a no-op on a shard the service does not
- * run on.
+ * and the DNS forwarder, and the spliced and -U connections for the
+ * control API's flow snapshots. Each is a no-op on a shard the service
+ * does not run on.
  *
  * Context: start-up, once, before any shard runs
  */

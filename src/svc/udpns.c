@@ -42,6 +42,8 @@
 #include <unistd.h>
 
 #include "cli/conf.h"
+#include "os/sockaddr.h"
+#include "os/sys.h"
 #include "shard/shard.h"
 #include "svc/splice.h"
 #include "svc/udpns.h"
@@ -58,11 +60,13 @@
  * struct udpns_lsn - a -U port: a socket bound on the guest's loopback
  * @fd:		the socket, made by the helper
  * @af:		AF_INET (127.0.0.1) or AF_INET6 (::1)
+ * @port:	the port on the guest's loopback
  * @host_port:	the host loopback port its datagrams go to
  */
 struct udpns_lsn {
 	int fd;
 	int af;
+	uint16_t port;
 	uint16_t host_port;
 };
 
@@ -84,6 +88,9 @@ union udpns_addr {
  * @lsn:	index of the listener the peer sent to
  * @next:	next flow in the hash chain, or in the free list
  * @last_ns:	when a datagram last went either way
+ * @opened_ns:	when the flow opened
+ * @dgrams:	datagrams sent each way: [0] from the guest, [1] to it
+ * @bytes:	their payload bytes, the same way (ctl flows)
  * @peer:	the peer's address (the listener's family)
  */
 struct udpns_flow {
@@ -91,6 +98,9 @@ struct udpns_flow {
 	uint32_t lsn;
 	uint32_t next;
 	uint64_t last_ns;
+	uint64_t opened_ns;
+	uint64_t dgrams[2];
+	uint64_t bytes[2];
 	union udpns_addr peer;
 };
 
@@ -274,7 +284,9 @@ static uint32_t udpns_flow_open(struct shard *sh, uint32_t lsn,
 	f->fd = fd;
 	f->lsn = lsn;
 	f->peer = *peer;
-	f->last_ns = sh->now_ns;
+	f->last_ns = f->opened_ns = sh->now_ns;
+	memset(f->dgrams, 0, sizeof(f->dgrams));
+	memset(f->bytes, 0, sizeof(f->bytes));
 	h = udpns_hash(u, lsn, peer);
 	f->next = u->bucket[h];
 	u->bucket[h] = i;
@@ -328,6 +340,8 @@ static void udpns_lsn_input(struct shard *sh, uint32_t lsn)
 			CTR_INC(&sh->core, UDPNS_DROP_SEND);
 			continue;
 		}
+		u->flows[i].dgrams[0]++;
+		u->flows[i].bytes[0] += (uint64_t)n;
 		CTR_INC(&sh->core, UDPNS_FROM_NS);
 	}
 }
@@ -365,6 +379,8 @@ static void udpns_flow_input(struct shard *sh, uint32_t i)
 			CTR_INC(&sh->core, UDPNS_DROP_SEND);
 			continue;
 		}
+		f->dgrams[1]++;
+		f->bytes[1] += (uint64_t)n;
 		CTR_INC(&sh->core, UDPNS_TO_NS);
 	}
 }
@@ -419,6 +435,90 @@ void udpns_event(struct shard *sh, uint32_t idx, uint32_t events)
 }
 
 /**
+ * udpns_snap_cap() - how many -U flows a shard can have: the room they
+ * need in a flow snapshot
+ * @sh:		shard
+ *
+ * From the configuration alone, as udpns_init() sizes the table.
+ *
+ * Context: the control thread (shard_api_flow_cap())
+ * Return: entries
+ */
+uint32_t udpns_snap_cap(const struct shard *sh)
+{
+	const struct conf *cf = sh->conf;
+
+	if (sh->id || !cf->nnsufwd)
+		return 0;
+	return cf->max_udp_flows < UDPNS_FLOWS_MAX ? cf->max_udp_flows :
+						     UDPNS_FLOWS_MAX;
+}
+
+/**
+ * udpns_snap() - the -U flows as flow records (ctl flows)
+ * @sh:		shard
+ * @buf:	records out
+ * @cap:	entries @buf holds
+ * @total:	out: flows there are (may exceed @cap)
+ *
+ * The guest's end is the peer; the remote end the host loopback address
+ * and port its datagrams go to; the -U port it sent to is @ns_port.
+ *
+ * Context: the shard's own thread, between events
+ * Return: records written
+ */
+uint32_t udpns_snap(struct shard *sh, struct flow_rec *buf, uint32_t cap,
+		    uint32_t *total)
+{
+	const struct udpns *u = sh->svc.udpns;
+	uint64_t now = now_mono_ns();
+	uint32_t i, n = 0, t = 0;
+
+	*total = 0;
+	if (!u)
+		return 0;
+	for (i = 0; i < u->max && t < u->active; i++) {
+		const struct udpns_flow *f = &u->flows[i];
+		const struct udpns_lsn *l;
+		struct sockaddr_storage ss;
+		struct flow_rec *r;
+
+		if (f->fd < 0)
+			continue;
+		if (t++ >= cap)
+			continue;
+		l = &u->lsn[f->lsn];
+		r = &buf[n++];
+		memset(r, 0, sizeof(*r));
+		memset(&ss, 0, sizeof(ss));
+		memcpy(&ss, &f->peer, sizeof(f->peer));
+		sockaddr_to(&ss, r->guest_addr, &r->guest_port);
+		if (l->af == AF_INET6) {
+			memcpy(r->remote_addr, &in6addr_loopback, 16);
+		} else {
+			uint32_t lo = htonl(INADDR_LOOPBACK);
+
+			r->remote_addr[10] = r->remote_addr[11] = 0xff;
+			memcpy(r->remote_addr + 12, &lo, 4);
+		}
+		r->remote_port = l->host_port;
+		r->ns_port = l->port;
+		r->proto = IPPROTO_UDP;
+		r->kind = FLOW_KIND_UDPNS;
+		r->state = FLOW_SVC_OPEN;
+		r->shard = (uint8_t)sh->id;
+		r->from_guest = f->dgrams[0];
+		r->to_guest = f->dgrams[1];
+		r->from_guest_bytes = f->bytes[0];
+		r->to_guest_bytes = f->bytes[1];
+		r->age_ns = now > f->opened_ns ? now - f->opened_ns : 0;
+		r->idle_ns = now > f->last_ns ? now - f->last_ns : 0;
+	}
+	*total = t;
+	return n;
+}
+
+/**
  * udpns_lsn_open() - open one -U port's socket on the guest's loopback
  * @sh:		shard 0
  * @af:		AF_INET or AF_INET6
@@ -444,6 +544,7 @@ static int udpns_lsn_open(struct shard *sh, int af, uint16_t port,
 	}
 	l->fd = fd;
 	l->af = af;
+	l->port = port;
 	l->host_port = host_port;
 	u->nlsn++;
 	return 0;

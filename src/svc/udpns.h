@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+struct flow_rec;
 struct shard;
 
 /**
@@ -29,5 +30,31 @@ void udpns_fini(struct shard *sh);
  * @events:	epoll events
  */
 void udpns_event(struct shard *sh, uint32_t idx, uint32_t events);
+
+/**
+ * udpns_snap_cap() - how many -U flows a shard can have: the room they
+ * need in a flow snapshot (shard_hooks.snap)
+ * @sh:		shard
+ *
+ * Context: the control thread; reads only the configuration and the
+ * shard's index
+ * Return: entries (0 but on shard 0 with -U ports)
+ */
+uint32_t udpns_snap_cap(const struct shard *sh);
+
+/**
+ * udpns_snap() - the -U flows as flow records (ctl flows,
+ * shard_hooks.snap): kind FLOW_KIND_UDPNS, the guest's end the peer, the
+ * remote end the host loopback port, the -U port in @ns_port
+ * @sh:		shard
+ * @buf:	records out
+ * @cap:	entries @buf holds
+ * @total:	out: flows there are (may exceed @cap)
+ *
+ * Context: the shard's own thread
+ * Return: records written
+ */
+uint32_t udpns_snap(struct shard *sh, struct flow_rec *buf, uint32_t cap,
+		    uint32_t *total);
 
 #endif /* SLIPWAY_UDPNS_H */

@@ -163,6 +163,7 @@ if got != [1111, 2222, 3333, 4444]:
 for f in ours:
     assert f["guest_addr"] == "10.0.2.15" and f["remote_addr"] == "10.0.2.2", f
     assert f["state"] == "ESTABLISHED" and f["to_guest"] == 0, f
+    assert f["kind"] == "tcp" and "ns_port" not in f, f
     assert 0 < f["guest_port"] < 65536 and f["shard"] in (0, 1), f
     assert f["age_ms"] >= 0 and "idle_ms" not in f, f
 EOS
@@ -180,7 +181,7 @@ assert len(r["flows"]) == 1 and r["total"] >= 4 and r["truncated"] is True, r' |
 	fail "flows limit"
 # the client's table shows them
 "$SLIPWAY" ctl "$CTL" flows >"$T/flows.txt" || fail "slipway ctl flows"
-[ "$(grep -c "10.0.2.2:$FP .*ESTABLISHED" "$T/flows.txt")" = 4 ] ||
+[ "$(grep -Ec "^tcp +tcp +[01] +10\.0\.2\.15:[0-9]+ +10\.0\.2\.2:$FP +ESTABLISHED" "$T/flows.txt")" = 4 ] ||
 	fail "client flows table: $(cat "$T/flows.txt")"
 kill "$GCL" "$SRV" 2>/dev/null
 wait "$GCL" "$SRV" 2>/dev/null

@@ -9,8 +9,9 @@
 # address still goes through the tap and keeps its address; --no-splice
 # sends everyone through the tap; a full splice table falls back to the
 # tap (counted), and so does a client when slipway is out of fds; -T ports
-# on the guest's loopback reach the host's loopback the same way; and both
-# work rootless too.
+# on the guest's loopback reach the host's loopback the same way; slipway
+# ctl flows lists live -t and -T spliced connections with their ends and
+# growing byte counts; and both work rootless too.
 . "$(dirname "$0")/lib.sh"
 require_root
 SIZE=${SIZE:-1G}
@@ -375,6 +376,113 @@ expect_ctr TCP_FLOWS_OPENED_GUEST -eq 0
 tg1=$(json_last "$T/tc1.json" gbps)
 tg2=$(json_last "$T/tc2.json" gbps)
 
+# --- ctl flows: live spliced connections, -t and -T, with their ends,
+# state and bytes each way, which grow ---
+CTL=$T/ctl.sock
+sw_start --ctl "$CTL" -t 7073 -T 6106:7106
+h "$PY" -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 7106)); s.listen(1)
+open(sys.argv[1], "w").close()
+c, a = s.accept(); c.sendall(b"hi\n")
+while c.recv(65536):
+    pass
+' "$T/f0" &
+PIDS+=($!)
+wait_for "host hold server" 10 "[ -e $T/f0 ]"
+# spl_client ADDR PORT NAME N1 N2: connect, read a line, send N1 bytes, write
+# the local port to $T/NAME.port; on $T/NAME.more send N2 more and write
+# $T/NAME.sent; hold until $T/end
+cat >"$T/spl_client.py" <<'EOS'
+import os, socket, sys, time
+a, p, name, n1, n2 = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+t = os.path.dirname(sys.argv[0])
+s = socket.create_connection((a, p), timeout=5)
+s.makefile("rb").readline()
+s.sendall(b"a" * n1)
+open("%s/%s.port" % (t, name), "w").write(str(s.getsockname()[1]))
+for i in range(600):
+    if os.path.exists("%s/%s.more" % (t, name)):
+        s.sendall(b"b" * n2)
+        open("%s/%s.sent" % (t, name), "w").close()
+        break
+    time.sleep(0.05)
+while not os.path.exists(t + "/end"):
+    time.sleep(0.05)
+s.close()
+EOS
+h "$PY" "$T/spl_client.py" 127.0.0.1 7073 tin 1000 2000 &
+PIDS+=($!)
+fin=$!
+g "$PY" "$T/spl_client.py" 127.0.0.1 6106 tout 3000 4000 &
+PIDS+=($!)
+fout=$!
+wait_for "spliced clients" 10 "[ -s $T/tin.port ] && [ -s $T/tout.port ]"
+# spl_flows IN_TO_GUEST OUT_FROM_GUEST: the flows listing shows both
+# connections with these byte counts (exit 1 while bytes are on their way)
+spl_flows() {
+	"$SLIPWAY" ctl "$CTL" flows --json >"$T/flows.json" || fail "slipway ctl flows --json"
+	"$PY" - "$T/flows.json" "$(cat "$T/tin.port")" "$(cat "$T/tout.port")" "$1" "$2" <<'EOS'
+import json, sys
+r = json.load(open(sys.argv[1]))
+pin, pout, in_to, out_from = (int(x) for x in sys.argv[2:6])
+sp = [f for f in r["flows"] if f.get("kind") == "splice"]
+assert r["total"] == len(r["flows"]) == 2 and not r["truncated"], r
+assert len(sp) == 2, r
+fi = [f for f in sp if f["remote_port"] == pin]
+fo = [f for f in sp if f["remote_port"] == 7106]
+assert len(fi) == 1 and len(fo) == 1, sp
+fi, fo = fi[0], fo[0]
+for f in (fi, fo):
+    assert f["proto"] == "tcp" and f["shard"] == 0 and f["state"] == "ESTABLISHED", f
+    assert f["guest_addr"] == "127.0.0.1" and f["remote_addr"] == "127.0.0.1", f
+    assert f["age_ms"] >= f["idle_ms"] >= 0, f
+# -t: the guest's server at 7073, the host's client; -T: the guest's client,
+# the host's server at 7106 through the guest's loopback port 6106
+assert fi["guest_port"] == 7073 and "ns_port" not in fi, fi
+assert fo["guest_port"] == pout and fo["ns_port"] == 6106, fo
+assert fi["from_guest"] == len("127.0.0.1\n") and fo["to_guest"] == len("hi\n"), (fi, fo)
+if fi["to_guest"] != in_to or fo["from_guest"] != out_from:
+    sys.exit(1)
+EOS
+}
+ok=0
+for try in $(seq 50); do
+	spl_flows 1000 3000 && ok=1 && break
+	sleep 0.1
+done
+[ "$ok" = 1 ] || fail "ctl flows never showed the spliced connections: $(cat "$T/flows.json")"
+"$SLIPWAY" ctl "$CTL" flows >"$T/flows.txt" || fail "slipway ctl flows"
+grep -Eq "^tcp +splice +0 +127\.0\.0\.1:7073 +127\.0\.0\.1:$(cat "$T/tin.port") +ESTABLISHED +10 +1000 " "$T/flows.txt" &&
+	grep -Eq "^tcp +splice +0 +127\.0\.0\.1:$(cat "$T/tout.port") +127\.0\.0\.1:7106 +ESTABLISHED +3000 +3 " "$T/flows.txt" ||
+	fail "ctl flows table: $(cat "$T/flows.txt")"
+"$SLIPWAY" ctl "$CTL" flows --limit 1 --json | "$PY" -c '
+import json, sys
+r = json.load(sys.stdin)
+assert len(r["flows"]) == 1 and r["total"] == 2 and r["truncated"] is True, r' ||
+	fail "ctl flows --limit 1 with two spliced connections"
+touch "$T/tin.more" "$T/tout.more"
+wait_for "more bytes sent" 10 "[ -e $T/tin.sent ] && [ -e $T/tout.sent ]"
+ok=0
+for try in $(seq 50); do
+	spl_flows 3000 7000 && ok=1 && break
+	sleep 0.1
+done
+[ "$ok" = 1 ] || fail "the spliced connections' bytes did not grow: $(cat "$T/flows.json")"
+touch "$T/end"
+wait "$fin" || fail "spliced -t client"
+wait "$fout" || fail "spliced -T client"
+spl_none() {
+	"$SLIPWAY" ctl "$CTL" flows --json |
+		"$PY" -c 'import json, sys; sys.exit(json.load(sys.stdin)["total"] != 0)'
+}
+wait_for "the spliced connections to leave the listing" 10 spl_none
+stop_slipway
+check_gates
+expect_ctr SPLICE_OPENED -eq 2
+expect_ctr SPLICE_CLOSED -eq 2
+
 # --- SIGTERM mid-transfer, both ways: prompt exit, both peers released ---
 sw_start -t 5001 -T 6101:7101
 g "$SWVERIFY" server --listen 0.0.0.0:5001 --mode recv --once --ready-file "$T/k1" \
@@ -453,4 +561,4 @@ EOS
 else
 	rootless="rootless skipped (/dev/net/tun not 0666)"
 fi
-pass "spliced $SIZE each way (${g1} / ${g2} Gbit/s), peers 127.0.0.1 and ::1, refusal in ${ms} ms, resets both ways, half-close, 64 parallel, fds back; 10.77.0.2 and --no-splice via the tap; table full and out of fds: tap fallbacks; -T $SIZE each way (${tg1} / ${tg2} Gbit/s), ::1 to 127.0.0.1, refusal; SIGTERM mid-splice; $rootless"
+pass "spliced $SIZE each way (${g1} / ${g2} Gbit/s), peers 127.0.0.1 and ::1, refusal in ${ms} ms, resets both ways, half-close, 64 parallel, fds back; 10.77.0.2 and --no-splice via the tap; table full and out of fds: tap fallbacks; -T $SIZE each way (${tg1} / ${tg2} Gbit/s), ::1 to 127.0.0.1, refusal; ctl flows lists -t and -T splices; SIGTERM mid-splice; $rootless"

@@ -6,8 +6,9 @@
 # (-U P) and at another one (-U G:P), up to 60000-byte datagrams, and each
 # gets its own echoes back from the address it sent to; the host sees one
 # client per peer. Counters: datagrams each way, one flow per peer, flows
-# expire after --udp-timeout and the fds come back. The same through
-# pasta's command line (-U P).
+# expire after --udp-timeout and the fds come back. slipway ctl flows
+# lists live -U flows with both ends, the -U port, datagrams and bytes
+# each way (growing). The same through pasta's command line (-U P).
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -98,6 +99,69 @@ expect_ctr UDPNS_FLOWS_EXPIRED -eq 12
 expect_ctr UDPNS_DROP_SOCK -eq 0
 expect_ctr UDPNS_DROP_SEND -eq 0
 
+# ctl flows lists live -U flows (127.0.0.1 and ::1 peers): the peer, the
+# host's port, the -U port, datagrams and bytes each way, which grow
+CTL=$T/ctl.sock
+launch_slipway "$H" --ctl "$CTL" -U "$P" -U "$G:$P"
+cat >"$T/peer.py" <<'EOS'
+import os, socket, sys, time
+a, p, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+t = os.path.dirname(sys.argv[0])
+s = socket.socket(socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(3)
+def echo(size):
+    s.sendto(b"x" * size, (a, p))
+    return len(s.recvfrom(65535)[0])
+got = echo(100)
+open("%s/%s.1" % (t, name), "w").write("%d %d" % (s.getsockname()[1], got))
+while not os.path.exists("%s/%s.more" % (t, name)):
+    time.sleep(0.05)
+got += sum(echo(200) for i in range(3))
+open("%s/%s.2" % (t, name), "w").write("%d %d" % (s.getsockname()[1], got))
+EOS
+g "$PY" "$T/peer.py" 127.0.0.1 "$G" p4 &
+PIDS+=($!)
+p4=$!
+g "$PY" "$T/peer.py" ::1 "$P" p6 &
+PIDS+=($!)
+p6=$!
+wait_for "-U peers" 10 "[ -s $T/p4.1 ] && [ -s $T/p6.1 ]"
+# ns_flows STEP DGRAMS BYTES: both peers' flows listed, DGRAMS each way, BYTES
+# from the guest
+ns_flows() {
+	"$SLIPWAY" ctl "$CTL" flows --json >"$T/flows.json" || fail "slipway ctl flows --json"
+	"$PY" - "$T/flows.json" "$P" "$G" $(cat "$T/p4.$1") $(cat "$T/p6.$1") "$2" "$3" <<'EOS' ||
+import json, sys
+r = json.load(open(sys.argv[1]))
+P, G, port4, got4, port6, got6, n, nbytes = (int(x) for x in sys.argv[2:10])
+fl = [f for f in r["flows"] if f.get("kind") == "udpns"]
+assert r["total"] == len(r["flows"]) == 2 and len(fl) == 2 and not r["truncated"], r
+for addr, port, got, nsp in (("127.0.0.1", port4, got4, G), ("::1", port6, got6, P)):
+    f = [x for x in fl if x["guest_addr"] == addr]
+    assert len(f) == 1, (addr, fl)
+    f = f[0]
+    assert f["proto"] == "udp" and f["shard"] == 0 and f["state"] == "OPEN", f
+    assert f["guest_port"] == port and f["remote_addr"] == addr, f
+    assert f["remote_port"] == P and f["ns_port"] == nsp, f
+    assert f["from_guest"] == n and f["to_guest"] == n, f
+    assert f["from_guest_bytes"] == nbytes and f["to_guest_bytes"] == got, f
+    assert f["age_ms"] >= f["idle_ms"] >= 0, f
+EOS
+		fail "ctl flows: $(cat "$T/flows.json")"
+}
+ns_flows 1 1 100
+"$SLIPWAY" ctl "$CTL" flows >"$T/flows.txt" || fail "slipway ctl flows"
+grep -Eq "^udp +udpns +0 +127\.0\.0\.1:$(cut -d' ' -f1 "$T/p4.1") +127\.0\.0\.1:$P +OPEN +1 +1 +idle [0-9]+$" "$T/flows.txt" &&
+	grep -Eq "^udp +udpns +0 +\[::1\]:$(cut -d' ' -f1 "$T/p6.1") +\[::1\]:$P +OPEN +1 +1 " "$T/flows.txt" ||
+	fail "ctl flows table: $(cat "$T/flows.txt")"
+touch "$T/p4.more" "$T/p6.more"
+wait "$p4" || fail "-U peer 127.0.0.1"
+wait "$p6" || fail "-U peer ::1"
+ns_flows 2 4 700
+stop_slipway
+expect_ctr UDPNS_FLOWS_OPENED -eq 2
+expect_ctr UDPNS_FROM_NS -eq 8
+
 # pasta's command line: -U PORT reaches the same server
 mkdir -p "$T/bin"
 cp "$SLIPWAY" "$T/bin/slipway"
@@ -116,4 +180,4 @@ out=$(ip netns exec "$N2" "$PY" "$T/client.py" "$P" "$G" 46) ||
 set -- $out
 [ "$1" = 48 ] || fail "pasta -U: $1 datagrams, expected 48"
 
-pass "-U: 48 datagrams up to 60000 bytes from 12 guest peers (127.0.0.1, ::1, same and mapped port) echoed, one host socket each, expired after --udp-timeout with fds back; pasta -U too"
+pass "-U: 48 datagrams up to 60000 bytes from 12 guest peers (127.0.0.1, ::1, same and mapped port) echoed, one host socket each, expired after --udp-timeout with fds back; ctl flows lists them; pasta -U too"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* conf_dump.c - test-only: parse a command line as main() does (slipway's,
  * pasta's or passt's, slirp4netns's) and print every field the parse
- * filled, for tests/unit/t_cli_corpus.sh to compare across changes
+ * filled, for tests/unit/cli/t_cli_corpus.sh to compare across changes
  *
  * Not installed. Usage: conf_dump ARGV0 [ARGS...]: ARGV0 chooses the
  * command line as it does for slipway ("pasta", "slirp4netns", or
