@@ -3,6 +3,9 @@
  *
  * DOC: Theory of Operation
  *
+ * What the guest gets
+ * -------------------
+ *
  * Goals: let a guest configure IPv6 by SLAAC (RFC 4862) and reach the
  * gateway's addresses on the link, with no state kept here but the timer
  * of unsolicited router advertisements.
@@ -36,6 +39,9 @@
  *   link-local ones and the guest's own are answered, as ARP does.
  * - Echo requests to our addresses get echo replies. Echo to other hosts
  *   never reaches this file: ip6.c sends it out on ICMPv6 ping sockets.
+ *
+ * Limits
+ * ------
  *
  * Limits: every lifetime we advertise for the prefix, the DNS server and
  * the search list is infinite: that is at least the 3 * MaxRtrAdvInterval

@@ -3,6 +3,9 @@
  *
  * DOC: Theory of Operation
  *
+ * Frontend, rings and queue pairs
+ * -------------------------------
+ *
  * A VM's frontend (QEMU, cloud-hypervisor, crosvm) connects to our unix
  * socket and hands us its virtio-net device's virtqueues: it maps guest
  * memory to us (memfd regions, VHOST_USER_SET_MEM_TABLE), tells us where
@@ -10,6 +13,9 @@
  * and one to signal the guest with. Queue pair k is receive queue 2k (we
  * write frames for the guest) and transmit queue 2k + 1 (we read the
  * guest's frames); shard k serves pair k.
+ *
+ * Control messages and locking
+ * ----------------------------
  *
  * Control: the socket is served by shard 0, one message at a time, each
  * checked against a table of handlers (payload size, file descriptors
@@ -30,6 +36,9 @@
  * kick eventfd; the shard polls that fd, so kick fds come and go without
  * the shards' epoll sets changing.
  *
+ * Guest to host
+ * -------------
+ *
  * Guest to host: descriptor chains are taken from the transmit queue and
  * handed to the core as copies (vu_rx_view()): the headers, and anything
  * else the core parses, are always copied out of guest memory, read once,
@@ -42,6 +51,9 @@
  * a batch that emptied the ring, kicks are asked for again and the ring
  * checked once more, for the guest may have added a chain before it saw
  * the request (EDGE_VU_KICK_RACE counts chains found that way).
+ *
+ * Host to guest
+ * -------------
  *
  * Host to guest: TCP payload is placed: the shard reserves the guest's
  * receive chains for a frame (place), the host socket is peeked straight
@@ -61,6 +73,9 @@
  * no room, and placing waits until the backlog is empty, so the guest
  * sees frames in the order they were made.
  *
+ * Dirty-page logging and migration
+ * --------------------------------
+ *
  * Dirty-page logging (live migration): we offer VHOST_F_LOG_ALL and the
  * LOG_SHMFD protocol feature. The frontend maps us a log bitmap
  * (SET_LOG_BASE: a memfd, one bit per 4 KiB guest page; we reply when it
@@ -79,6 +94,9 @@
  * one, is written; a ring started again after that (the VM resumed here:
  * the migration failed or was cancelled) brings @e->mig_resumes level with
  * it and writes @e->mig_evfd again.
+ *
+ * Generations: pause, reboot, new guest
+ * -------------------------------------
  *
  * The virtio-net header is 12 bytes with VERSION_1 or MRG_RXBUF, else 10;
  * offloads follow what the guest accepted: the shards re-read them (and

@@ -4,6 +4,9 @@
 /**
  * DOC: Theory of Operation
  *
+ * The steps, in order
+ * -------------------
+ *
  * Once set-up is done (namespace and tap, or the VM socket; published
  * ports bound; resolv.conf read; shard state allocated) slipway needs no
  * more privilege, no filesystem and only a few dozen system calls. The
@@ -59,12 +62,18 @@
  *    only to the command), kills the process (--seccomp-log: logged by the
  *    kernel instead).
  *
+ * Sanitizer builds
+ * ----------------
+ *
  * Sanitizer builds: AddressSanitizer's leak check at exit stops the
  * threads with ptrace from a clone()d helper and reads /proc: seccomp is
  * skipped, /proc stays reachable and the process stays dumpable.
  * ThreadSanitizer runs a thread of its own from the start (no user
  * namespace then) and symbolises reports from the binary's path: seccomp
  * and the filesystem part are skipped. Each skip is logged.
+ *
+ * Other processes
+ * ---------------
  *
  * The command started in a new namespace, and the namespace helpers, were
  * forked before: none of this applies to them. The resolv.conf reader

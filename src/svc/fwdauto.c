@@ -4,6 +4,9 @@
 /**
  * DOC: Theory of Operation
  *
+ * What auto publishes
+ * -------------------
+ *
  * Goal: -t auto publishes on the host every TCP port a program in the
  * guest's namespace listens on, -u auto every UDP port bound there (and,
  * as pasta does, the port numbers of its TCP listeners, for programs such
@@ -12,6 +15,9 @@
  * ("-t 8000-8099,auto") or exclusions restrict the ports; an address or
  * interface prefix applies to the host sockets. Ports appear within
  * FWDAUTO_SCAN_MS of being bound and go away as fast once unbound.
+ *
+ * Finding the bound ports
+ * -----------------------
  *
  * How: the kernel sends no event when a socket starts listening. Every
  * FWDAUTO_SCAN_MS, slipway reads the counts of sockets in use of each
@@ -30,6 +36,9 @@
  * docs/experiments.md (X20) has the measured cost of a dump and the
  * alternatives tried: a dump costs 45-90 us however few sockets there
  * are, a sockstat read about 2 us.
+ *
+ * State and loops
+ * ---------------
  *
  * State: per auto range, a bitmap of its host ports that are handled,
  * that is, open (a published port with the range's auto_tag, or a -T
