@@ -43,7 +43,7 @@
  * Limits
  * ------
  *
- * Limits: option overload (52) is ignored: options in 'sname' and 'file'
+ * Option overload (52) is ignored: options in 'sname' and 'file'
  * are not read. Relay agents (giaddr) are not served: giaddr is copied,
  * but the reply goes to the client directly. Option 26 (MTU) is sent to
  * every client, asked for in its parameter request list (55) or not, as

@@ -86,7 +86,7 @@
  * Limits
  * ------
  *
- * Limits: no relay agents (RELAY-FORW is ignored), no prefix delegation
+ * No relay agents (RELAY-FORW is ignored), no prefix delegation
  * (IA_PD gets NoPrefixAvail), no temporary addresses (IA_TA gets
  * NoAddrsAvail), no authentication, no Reconfigure. REQUEST, RENEW,
  * RELEASE and DECLINE sent to our unicast addresses are answered although

@@ -14,7 +14,7 @@
  * Guest to host
  * -------------
  *
- * Guest to host: an in-order segment becomes an FX_SOCK_SEND intent that
+ * An in-order segment becomes an FX_SOCK_SEND intent that
  * points into the frame being handled (FX_DATA_RXBATCH: the edge's receive
  * buffer, or the guest memory a loaned tail lies in); the host writes it
  * and reports how much the socket took (tcp_on_sock_sent()). Only that much
@@ -48,7 +48,7 @@
  * Host to guest and loss recovery
  * -------------------------------
  *
- * Host to guest: payload stays in the host socket until the guest
+ * Payload stays in the host socket until the guest
  * acknowledges it. The host asks tcp_tx_room() how much it may send, peeks
  * that from the socket straight into frame slots behind the headers, and
  * calls tcp_build_data() to write the headers. Guest ACKs become

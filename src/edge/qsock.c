@@ -35,7 +35,7 @@
  * Backpressure
  * ------------
  *
- * Backpressure: a peer that does not read makes transmit wait, at most
+ * A peer that does not read makes transmit wait, at most
  * QSOCK_WAIT_MS per flush (counted in EDGE_TX_WAITS); the shard stops
  * producing meanwhile. Stream frames not taken by then stay in the
  * backlog, whole; frames that do not fit in it are dropped whole and

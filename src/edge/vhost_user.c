@@ -39,7 +39,7 @@
  * Guest to host
  * -------------
  *
- * Guest to host: descriptor chains are taken from the transmit queue and
+ * Descriptor chains are taken from the transmit queue and
  * handed to the core as copies (vu_rx_view()): the headers, and anything
  * else the core parses, are always copied out of guest memory, read once,
  * since the guest may rewrite them meanwhile; only the payload of a
@@ -55,7 +55,7 @@
  * Host to guest
  * -------------
  *
- * Host to guest: TCP payload is placed: the shard reserves the guest's
+ * TCP payload is placed: the shard reserves the guest's
  * receive chains for a frame (place), the host socket is peeked straight
  * into them through iovecs over guest memory, and when the frame is
  * complete its headers are written in front of the payload (tx_placed):
@@ -69,9 +69,10 @@
  * stale the same way. Other frames (and payload when the guest takes no
  * partial checksums) are copied into the chains. Either way MRG_RXBUF
  * spreads a frame over as many chains as it needs (num_buffers set), and
- * the used entries are published and the guest signalled once per flush. Frames wait in a backlog while the ring has
- * no room, and placing waits until the backlog is empty, so the guest
- * sees frames in the order they were made.
+ * the used entries are published and the guest signalled once per flush.
+ * Frames wait in a backlog while the ring has no room, and placing waits
+ * until the backlog is empty, so the guest sees frames in the order they
+ * were made.
  *
  * Dirty-page logging and migration
  * --------------------------------

@@ -36,7 +36,7 @@
  * Protocol
  * --------
  *
- * Protocol. Once its sandbox is on it sends a struct repairh_hello (its
+ * Once its sandbox is on it sends a struct repairh_hello (its
  * pid; EPERM if it has no CAP_NET_ADMIN, and it exits). Then each request
  * is one message: a struct repairh_req (the operation: TCP_REPAIR_ON,
  * TCP_REPAIR_OFF or TCP_REPAIR_OFF_NO_WP) with 1 to REPAIRH_BATCH sockets

@@ -65,7 +65,7 @@
  * Sanitizer builds
  * ----------------
  *
- * Sanitizer builds: AddressSanitizer's leak check at exit stops the
+ * AddressSanitizer's leak check at exit stops the
  * threads with ptrace from a clone()d helper and reads /proc: seccomp is
  * skipped, /proc stays reachable and the process stays dumpable.
  * ThreadSanitizer runs a thread of its own from the start (no user

@@ -27,7 +27,7 @@
  * Argument checks
  * ---------------
  *
- * Argument checks. A few listed calls are allowed only with some arguments
+ * A few listed calls are allowed only with some arguments
  * (seccomp_arg_rules[]): they stay out of the search, so a miss there
  * falls through to a short section after it:
  *

@@ -42,7 +42,7 @@
  * Limits and races
  * ----------------
  *
- * Limits: a listener on one specific address makes every local address
+ * A listener on one specific address makes every local address
  * with that port refused (the table does not keep addresses: a host
  * service on another local address and the same port is not reachable
  * from the guest); an IPv6 "local" route for a range with no address on

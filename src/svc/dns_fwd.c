@@ -50,10 +50,10 @@
  * random ephemeral port; one per family is opened at start-up, the others
  * when a query first picks their slot. A query uses one socket of a
  * family, picked at random among those not retiring, for all its attempts
- * to upstreams of that family. A socket retires after DNS_SOCK_USES queries; once its last
- * query has ended it is closed and replaced by a new one, on a new random
- * port (DNS_SOCK_RENEWED; if no new socket can be had, the old one serves
- * another round).
+ * to upstreams of that family. A socket retires after DNS_SOCK_USES
+ * queries; once its last query has ended it is closed and replaced by a
+ * new one, on a new random port (DNS_SOCK_RENEWED; if no new socket can
+ * be had, the old one serves another round).
  * So an off-path attacker who wants a forged reply accepted must guess
  * the 16-bit ID and a source port that changes every few queries, and
  * cannot learn either from an earlier query. IP_RECVERR/IPV6_RECVERR make
@@ -76,7 +76,7 @@
  * Timeouts and failover
  * ---------------------
  *
- * Timeouts and failover: a query may be sent max(2, upstreams) times, each
+ * A query may be sent max(2, upstreams) times, each
  * time to the next upstream, within DNS_BUDGET_NS in all (4 s, under the
  * 5 s a glibc stub waits), so each attempt gets the budget divided by the
  * attempts (2 s with one or two upstreams). An attempt ends early on an
@@ -110,7 +110,7 @@
  * Counters and logging
  * --------------------
  *
- * Counters: every query the core counts in DNS_QUERIES ends as exactly one
+ * Every query the core counts in DNS_QUERIES ends as exactly one
  * of DNS_REPLIES (relayed), DNS_SERVFAIL (made up: no upstream, or all
  * failed), DNS_DROP_BAD (malformed, or over DNS_QUERY_MAX; opcode other
  * than QUERY gets a NOTIMP answer and a question count other than one a
