@@ -36,18 +36,18 @@
  * Protocol
  * --------
  *
- * Once its sandbox is on it sends a struct repairh_hello (its
- * pid; EPERM if it has no CAP_NET_ADMIN, and it exits). Then each request
- * is one message: a struct repairh_req (the operation: TCP_REPAIR_ON,
- * TCP_REPAIR_OFF or TCP_REPAIR_OFF_NO_WP) with 1 to REPAIRH_BATCH sockets
- * attached (SCM_RIGHTS). For each socket it checks that it is a TCP socket
+ * Once its sandbox is on it sends a struct repairh_hello (its pid; EPERM if
+ * it has no CAP_NET_ADMIN, and it exits). Then each request is one message:
+ * a struct repairh_req (the operation: TCP_REPAIR_ON, TCP_REPAIR_OFF or
+ * TCP_REPAIR_OFF_NO_WP) with 1 to REPAIRH_BATCH sockets attached
+ * (SCM_RIGHTS). For each socket it checks that it is a TCP socket
  * (SO_DOMAIN AF_INET or AF_INET6, SO_TYPE SOCK_STREAM, SO_PROTOCOL
- * IPPROTO_TCP: anything else is refused with EPROTOTYPE, unix and MPTCP
- * sockets, pipes and files included), sets TCP_REPAIR, closes its copy,
- * and answers with a struct repairh_rep and one result per socket. A
- * malformed request (wrong size, a count that does not match the sockets
- * attached, an unknown operation) is answered EINVAL for every socket
- * that came, with nothing done. Only TCP_REPAIR itself needs the
+ * IPPROTO_TCP: any other socket, unix and MPTCP ones included, is refused
+ * with EPROTOTYPE, and a pipe or a file with ENOTSOCK), sets TCP_REPAIR,
+ * closes its copy, and answers with a struct repairh_rep and one result per
+ * socket. A malformed request (wrong size, a count that does not match the
+ * sockets attached, an unknown operation) is answered EINVAL for every
+ * socket that came, with nothing done. Only TCP_REPAIR itself needs the
  * capability: the queue selection and sequence numbers, the options, the
  * window, the timestamp and the queues' contents need only the socket in
  * repair mode, and the gateway does them (repair.c).
