@@ -44,8 +44,9 @@
  * 2. --runas USER[:GROUP] as root: setgroups(0), setgid, setuid. A
  *    capability to keep (step 3) is kept through the switch
  *    (PR_SET_KEEPCAPS, cleared again after it).
- * 3. Capabilities: the bounding and ambient sets are emptied (while we
- *    still have CAP_SETPCAP), then effective, permitted and inheritable.
+ * 3. Capabilities: the bounding and ambient sets are emptied before step
+ *    2 (while we still have CAP_SETPCAP, which the change of user takes
+ *    away), the effective, permitted and inheritable sets after it.
  *    With @keep_net_bind CAP_NET_BIND_SERVICE stays in the bounding,
  *    permitted and effective sets if we had it: in slirp4netns mode, as
  *    with slirp4netns --enable-sandbox (its API may publish ports below
