@@ -3,10 +3,16 @@
  *
  * DOC: Theory of Operation
  *
+ * One guest, no state
+ * -------------------
+ *
  * There is one guest and one address to give it (conf.dhcp4.addr_be), so
  * the server keeps no lease table and no state at all: every message is
  * answered from the configuration alone. "Lease" times are what the client
  * is told, not something this side tracks or expires.
+ *
+ * Messages and their answers
+ * --------------------------
  *
  * Data flow: udp_input() hands over the UDP payload of a datagram to port
  * 67 at 255.255.255.255 or the gateway. dhcp4_parse() validates the BOOTP
@@ -22,6 +28,9 @@
  *   DECLINE, RELEASE	-> no reply (one address: nothing to take back)
  *   INFORM		-> ACK without yiaddr or lease times
  *
+ * Counters
+ * --------
+ *
  * Counting: each message delivered here moves exactly one counter: the
  * receipt counter of its type (DHCP4_DISCOVER, _REQUEST, _RELEASE,
  * _INFORM), DHCP4_DROP_BAD (malformed: truncated, option running past the
@@ -31,7 +40,10 @@
  * message type a server does not take, and DECLINE, which has no counter
  * of its own). Replies add DHCP4_OFFER, _ACK or _NAK when queued.
  *
- * Limits: option overload (52) is ignored: options in 'sname' and 'file'
+ * Limits
+ * ------
+ *
+ * Option overload (52) is ignored: options in 'sname' and 'file'
  * are not read. Relay agents (giaddr) are not served: giaddr is copied,
  * but the reply goes to the client directly. Option 26 (MTU) is sent to
  * every client, asked for in its parameter request list (55) or not, as
@@ -41,6 +53,9 @@
  * 576 bytes if absent) and the MTU: the host name (12), the client FQDN
  * (81) and the domain search list (119), in this order, are each left out
  * if they do not fit.
+ *
+ * Host name and FQDN
+ * ------------------
  *
  * Names: option 12 carries conf.dhcp4.hostname to every client, as passt
  * does. Option 81 (RFC 4702) carries conf.dhcp4.fqdn only to a client that

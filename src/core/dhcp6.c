@@ -3,6 +3,9 @@
  *
  * DOC: Theory of Operation
  *
+ * One guest, no state
+ * -------------------
+ *
  * As in dhcp4.c, there is one guest and one address to give it
  * (conf.guest6), so the server keeps no bindings and no state at all: every
  * message is answered from the configuration alone, on whichever shard it
@@ -12,6 +15,9 @@
  * T1 1800 s and T2 2880 s, 0.5 and 0.8 times the preferred lifetime as RFC
  * 8415 section 21.4 recommends) are what the client is told, not something
  * this side tracks or expires.
+ *
+ * Messages and their answers
+ * --------------------------
  *
  * Data flow: the IPv6 input asks dhcp6_for_us() about each UDP datagram and
  * hands the payload of those for port 547 at ff02::1:2 or at a gateway
@@ -41,6 +47,9 @@
  *			   back or to set aside)
  *   INFORMATION-REQUEST -> REPLY without IAs
  *
+ * Options in replies
+ * ------------------
+ *
  * Every ADVERTISE and REPLY carries our Server Identifier (a DUID-LL made
  * of our MAC address, stable for as long as the MAC is) and the client's
  * Client Identifier. Those that hand out configuration also carry the DNS
@@ -55,6 +64,9 @@
  * N clear, as this server updates no DNS, and O set if the client's S asked
  * it to. It goes last and is left out if the reply would outgrow its
  * buffer.
+ *
+ * Counters
+ * --------
  *
  * Counting: each message given to dhcp6_input() moves exactly one
  * counter: the receipt counter of its type (DHCP6_SOLICIT, _REQUEST,
@@ -71,7 +83,10 @@
  * IAs, or a source address of ::, which cannot be answered). Replies add
  * DHCP6_ADVERTISE or DHCP6_REPLIES when queued.
  *
- * Limits: no relay agents (RELAY-FORW is ignored), no prefix delegation
+ * Limits
+ * ------
+ *
+ * No relay agents (RELAY-FORW is ignored), no prefix delegation
  * (IA_PD gets NoPrefixAvail), no temporary addresses (IA_TA gets
  * NoAddrsAvail), no authentication, no Reconfigure. REQUEST, RENEW,
  * RELEASE and DECLINE sent to our unicast addresses are answered although

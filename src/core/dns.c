@@ -3,6 +3,9 @@
  *
  * DOC: Theory of Operation
  *
+ * What is parsed
+ * --------------
+ *
  * The forwarder (svc/dns_fwd.c) relays the guest's queries verbatim, but
  * it must know enough about each message to refuse junk, to match a reply
  * to the query it answers, and to make up an answer (SERVFAIL, FORMERR,
@@ -11,6 +14,9 @@
  * compression pointers followed, and can walk the resource records to
  * check that they are well formed. It copies nothing out of a message but
  * the question name, and keeps no state.
+ *
+ * Reading names
+ * -------------
  *
  * Names are read defensively, since both the guest and the network are
  * untrusted:
@@ -28,6 +34,9 @@
  *   name may not exceed DNS_NAME_MAX bytes.
  * Work per name is thus bounded by 255 label bytes plus 127 jumps,
  * whatever the input.
+ *
+ * Leniency
+ * --------
  *
  * Leniency, as real resolvers do: a query may carry answer, authority and
  * additional records (EDNS(0) OPT, cookies), bytes after the last record

@@ -3,6 +3,9 @@
  *
  * DOC: Theory of Operation
  *
+ * What the guest gets
+ * -------------------
+ *
  * Goals: let a guest configure IPv6 by SLAAC (RFC 4862) and reach the
  * gateway's addresses on the link, with no state kept here but the timer
  * of unsolicited router advertisements.
@@ -11,11 +14,12 @@
  *   limit 64, the M and O flags when DHCPv6 is on (conf.dhcp6: addresses
  *   and other configuration there too), router lifetime
  *   conf.ra_router_lifetime_s (the host sets the longest, 65535 s: TCP and
- *   UDP over IPv6 are carried), the ULA /64 as a
- *   prefix information option (on link, autonomous: SLAAC), an MTU option,
- *   an RDNSS option (RFC 8106) when a DNS address is configured, a DNSSL
- *   option (RFC 8106) with the search list DHCP hands out
- *   (conf.dhcp4.search) when there is one, and our link-layer address.
+ *   UDP over IPv6 are carried), the guest's /64 (conf.prefix6: a ULA
+ *   unless it is given, or copied from the host in pasta's address
+ *   model) as a prefix information option (on link, autonomous: SLAAC),
+ *   an MTU option, an RDNSS option (RFC 8106) when a DNS address is
+ *   configured, a DNSSL option (RFC 8106) with the search list DHCP hands
+ *   out (conf.dhcp4.search) when there is one, and our link-layer address.
  * - A router solicitation (RFC 4861 6.2.6) gets one at once, unicast to the
  *   soliciting address, or to all-nodes when that is ::.
  * - Unsolicited ones go to all-nodes (RFC 4861 6.2.4) from shard 0 only,
@@ -26,7 +30,8 @@
  *   first three (MAX_INITIAL_RTR_ADVERT_INTERVAL). Their state is the next
  *   due time and a count, in struct core.
  * - Neighbour solicitation for one of our addresses (gateway link-local,
- *   gateway ULA, DNS) gets a neighbour advertisement with the router,
+ *   gateway, DNS, and the addresses mapped to the host: conf.map_lo6,
+ *   conf.map_guest6) gets a neighbour advertisement with the router,
  *   solicited and override flags and our link-layer address. Duplicate
  *   address detection probes (source ::) for those addresses are answered
  *   to all-nodes without the solicited flag (RFC 4861 7.2.4), which defends
@@ -37,7 +42,10 @@
  * - Echo requests to our addresses get echo replies. Echo to other hosts
  *   never reaches this file: ip6.c sends it out on ICMPv6 ping sockets.
  *
- * Limits: every lifetime we advertise for the prefix, the DNS server and
+ * Limits
+ * ------
+ *
+ * Every lifetime we advertise for the prefix, the DNS server and
  * the search list is infinite: that is at least the 3 * MaxRtrAdvInterval
  * RFC 8106 asks for, and nothing here ever changes. Incoming ICMPv6
  * checksums are not verified: the guest's kernel wrote them and the edge

@@ -3,12 +3,18 @@
  *
  * DOC: Theory of Operation
  *
+ * One flow, two connections
+ * -------------------------
+ *
  * Each guest TCP connection is terminated here and continued on an ordinary
  * host socket. This file keeps the guest side's sequence space and decides;
  * the host layer moves the bytes. The one copy of payload made here is into
  * the out-of-order store (tcp_ooo_hold()).
  *
- * Guest to host: an in-order segment becomes an FX_SOCK_SEND intent that
+ * Guest to host
+ * -------------
+ *
+ * An in-order segment becomes an FX_SOCK_SEND intent that
  * points into the frame being handled (FX_DATA_RXBATCH: the edge's receive
  * buffer, or the guest memory a loaned tail lies in); the host writes it
  * and reports how much the socket took (tcp_on_sock_sent()). Only that much
@@ -24,6 +30,9 @@
  * blocks describing what is held (tcp_sack_build()), so the guest resends
  * only the holes.
  *
+ * ACKs toward the guest
+ * ---------------------
+ *
  * ACKs toward the guest are coalesced (a data-path law, docs/design.md):
  * whatever makes one due
  * (accepted data, a window update, a duplicate) marks the flow TCPF_ACK_DUE
@@ -36,7 +45,10 @@
  * and clears TCPF_ACK_DUE, so the end of the batch adds an ACK only if more
  * arrived after it: never two ACKs of the same rcv_nxt.
  *
- * Host to guest: payload stays in the host socket until the guest
+ * Host to guest and loss recovery
+ * -------------------------------
+ *
+ * Payload stays in the host socket until the guest
  * acknowledges it. The host asks tcp_tx_room() how much it may send, peeks
  * that from the socket straight into frame slots behind the headers, and
  * calls tcp_build_data() to write the headers. Guest ACKs become
@@ -67,6 +79,9 @@
  * with each peek and back with each FX_SOCK_CONSUME, and an
  * FX_SOCK_REWIND sets it.
  *
+ * States and timers
+ * -----------------
+ *
  * States: see enum tcp_state. Half-close is tracked with flags: the guest's
  * FIN shuts the host socket's write side; the host socket's end of stream
  * becomes our FIN after the last byte. The flow ends, without TIME_WAIT,
@@ -79,6 +94,9 @@
  * exponential backoff and a retry limit, and zero-window probes. The shard
  * runs them after the input of the same wake-up, so an ACK that arrived
  * with its flow's deadline counts first.
+ *
+ * IPv4, IPv6 and limits
+ * ---------------------
  *
  * IPv4 and IPv6 flows share all of this: a flow's addresses are 16 bytes
  * (IPv4 v4-mapped, see core.h), and only the frame writer and the

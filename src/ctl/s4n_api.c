@@ -4,6 +4,9 @@
 /**
  * DOC: Theory of Operation
  *
+ * Requests and commands
+ * ---------------------
+ *
  * slirp4netns -a PATH listens on a unix stream socket. A client connects,
  * writes one JSON request ({"execute": NAME, "arguments": {...}}, usually
  * without a trailing newline) and shuts down its write side; the reply is
@@ -16,6 +19,9 @@
  * - list_hostfwd: {"return": {"entries": [{id, proto, host_addr,
  *   host_port, guest_addr, guest_port}, ...]}};
  * - remove_hostfwd {id}: {"return": {}}.
+ *
+ * Serving connections
+ * -------------------
  *
  * The socket and its connections are served by the control thread
  * ("slipway-ctl", ctl.c), never by a shard: accept, read, write, clients

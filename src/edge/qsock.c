@@ -3,6 +3,9 @@
  *
  * DOC: Theory of Operation
  *
+ * Stream and datagram sockets
+ * ---------------------------
+ *
  * A VM launcher that does not speak vhost-user hands us its Ethernet
  * frames over a unix socket:
  *
@@ -29,12 +32,18 @@
  * There is no virtio-net header, so no checksum or segmentation offload:
  * the core computes checksums and sends MTU-sized frames.
  *
- * Backpressure: a peer that does not read makes transmit wait, at most
+ * Backpressure
+ * ------------
+ *
+ * A peer that does not read makes transmit wait, at most
  * QSOCK_WAIT_MS per flush (counted in EDGE_TX_WAITS); the shard stops
  * producing meanwhile. Stream frames not taken by then stay in the
  * backlog, whole; frames that do not fit in it are dropped whole and
  * counted (EDGE_TX_DROPPED), as are datagrams the peer's queue refused.
  * TCP recovers those by retransmission.
+ *
+ * One guest at a time
+ * -------------------
  *
  * One guest at a time: a second stream connection is refused (counted).
  * A guest going away (EOF, a reset, bad framing, a datagram peer whose

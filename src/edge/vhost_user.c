@@ -3,6 +3,9 @@
  *
  * DOC: Theory of Operation
  *
+ * Frontend, rings and queue pairs
+ * -------------------------------
+ *
  * A VM's frontend (QEMU, cloud-hypervisor, crosvm) connects to our unix
  * socket and hands us its virtio-net device's virtqueues: it maps guest
  * memory to us (memfd regions, VHOST_USER_SET_MEM_TABLE), tells us where
@@ -10,6 +13,9 @@
  * and one to signal the guest with. Queue pair k is receive queue 2k (we
  * write frames for the guest) and transmit queue 2k + 1 (we read the
  * guest's frames); shard k serves pair k.
+ *
+ * Control messages and locking
+ * ----------------------------
  *
  * Control: the socket is served by shard 0, one message at a time, each
  * checked against a table of handlers (payload size, file descriptors
@@ -30,7 +36,10 @@
  * kick eventfd; the shard polls that fd, so kick fds come and go without
  * the shards' epoll sets changing.
  *
- * Guest to host: descriptor chains are taken from the transmit queue and
+ * Guest to host
+ * -------------
+ *
+ * Descriptor chains are taken from the transmit queue and
  * handed to the core as copies (vu_rx_view()): the headers, and anything
  * else the core parses, are always copied out of guest memory, read once,
  * since the guest may rewrite them meanwhile; only the payload of a
@@ -43,7 +52,10 @@
  * checked once more, for the guest may have added a chain before it saw
  * the request (EDGE_VU_KICK_RACE counts chains found that way).
  *
- * Host to guest: TCP payload is placed: the shard reserves the guest's
+ * Host to guest
+ * -------------
+ *
+ * TCP payload is placed: the shard reserves the guest's
  * receive chains for a frame (place), the host socket is peeked straight
  * into them through iovecs over guest memory, and when the frame is
  * complete its headers are written in front of the payload (tx_placed):
@@ -57,9 +69,13 @@
  * stale the same way. Other frames (and payload when the guest takes no
  * partial checksums) are copied into the chains. Either way MRG_RXBUF
  * spreads a frame over as many chains as it needs (num_buffers set), and
- * the used entries are published and the guest signalled once per flush. Frames wait in a backlog while the ring has
- * no room, and placing waits until the backlog is empty, so the guest
- * sees frames in the order they were made.
+ * the used entries are published and the guest signalled once per flush.
+ * Frames wait in a backlog while the ring has no room, and placing waits
+ * until the backlog is empty, so the guest sees frames in the order they
+ * were made.
+ *
+ * Dirty-page logging and migration
+ * --------------------------------
  *
  * Dirty-page logging (live migration): we offer VHOST_F_LOG_ALL and the
  * LOG_SHMFD protocol feature. The frontend maps us a log bitmap
@@ -79,6 +95,9 @@
  * one, is written; a ring started again after that (the VM resumed here:
  * the migration failed or was cancelled) brings @e->mig_resumes level with
  * it and writes @e->mig_evfd again.
+ *
+ * Generations: pause, reboot, new guest
+ * -------------------------------------
  *
  * The virtio-net header is 12 bytes with VERSION_1 or MRG_RXBUF, else 10;
  * offloads follow what the guest accepted: the shards re-read them (and

@@ -3,6 +3,9 @@
  *
  * DOC: Theory of Operation
  *
+ * Split virtqueues
+ * ----------------
+ *
  * Written from the virtio 1.x specification, section 2.6 (split
  * virtqueues). The guest (the driver) owns the descriptor table and the
  * avail ring; we (the device) own the used ring. All three live in guest
@@ -17,12 +20,18 @@
  *   used ring:     flags u16 @0, idx u16 @2, ring[num] {id u32, len u32} @4,
  *                  avail_event u16 @4 + 8 * num
  *
+ * Reading guest memory
+ * --------------------
+ *
  * Reading untrusted memory: every guest field is read with exactly one
  * load (a relaxed atomic load, so that the compiler may neither split it
  * nor read it again later), into a local, and only the local is checked
  * and used. A descriptor is copied out field by field before any check,
  * so the guest cannot change it between our check and our use (no double
  * fetch). The avail index is read once per virtq_pop() call.
+ *
+ * Memory ordering
+ * ---------------
  *
  * Ordering (every barrier names its pair):
  *   - virtq_pop(): acquire load of avail->idx. Pairs with the guest's
@@ -45,8 +54,18 @@
  *   - virtq_kick_on_more(): the same fence and pair, after it stores
  *     used->flags / avail_event.
  *
+ * Byte order and alignment
+ * ------------------------
+ *
  * Host byte order: little-endian is assumed nowhere; le16toh() and
  * friends convert (no-ops on x86).
+ *
+ * Alignment: virtq_init() insists on the alignment the specification
+ * requires (descriptor table 16, avail ring 2, used ring 4 bytes), which
+ * makes every field naturally aligned for the atomic accesses.
+ *
+ * Dirty logging
+ * -------------
  *
  * Dirty logging (live migration): while the frontend logs (@log set),
  * every guest byte we write is marked in its log bitmap, one bit per 4 KiB
@@ -64,10 +83,6 @@
  * having moved the data store after the mark); on x86 the locked OR is a
  * full barrier anyway. With logging off the cost is one test of @log per
  * write.
- *
- * Alignment: virtq_init() insists on the alignment the specification
- * requires (descriptor table 16, avail ring 2, used ring 4 bytes), which
- * makes every field naturally aligned for the atomic accesses.
  */
 
 #include <endian.h>

@@ -4,12 +4,18 @@
  *
  * DOC: Theory of Operation
  *
+ * The stream is guest input
+ * -------------------------
+ *
  * A migration stream is guest input: it comes from a frontend (the
  * vhost-user device-state channel, which whoever feeds QEMU's incoming
  * migration controls) or from another process at --migrate-from's path.
  * The core checks each flow's TCP state (tcp_import()); this file checks
  * what the flow's host socket reaches, as the guest's own SYN or datagram
  * would have been checked here:
+ *
+ * What is checked
+ * ---------------
  *
  * Outbound flows (the guest connected): the socket's peer must be what the
  * guest's destination maps to on this gateway (core_flow_target(): the
@@ -30,6 +36,9 @@
  * and the flow is that port's. Their queues hold at most tcp_wmem's and
  * tcp_rmem's maximum, as a socket the guest fills could, and are written
  * without the FORCE options. The whole stream is at most MIG_BODY_MAX.
+ *
+ * Refusals
+ * --------
  *
  * A refused flow is counted (MIG_REFUSED_GUEST, with MIG_TCP_REFUSED or
  * MIG_UDP_REFUSED), the first refusal of a stream is logged with its

@@ -4,6 +4,9 @@
  *
  * DOC: Theory of Operation
  *
+ * What moves
+ * ----------
+ *
  * QEMU migrates the VM's memory and device state; what lives in the
  * gateway (TCP and UDP flows with their host sockets, the published
  * ports' listening sockets, the guest's MAC address) moves here, over a
@@ -12,6 +15,9 @@
  * nothing in flight is lost — what the guest had not acknowledged is
  * still in the host socket (we only peek until it is acknowledged), and
  * nothing the guest sent is acknowledged before it is written.
+ *
+ * Destination
+ * -----------
  *
  * Destination (--migrate-from PATH): listens at PATH from start-up, and
  * holds its guest's queues (they are not polled) and its published ports
@@ -32,6 +38,9 @@
  * where none came. A guest that runs MIG_WAIT_MS without a state having
  * come is served without one: the source's connections are then lost
  * (the guest's segments for them get RSTs).
+ *
+ * Source
+ * ------
  *
  * Source (--migrate-to PATH): the vhost-user edge signals when the
  * frontend stops the device with dirty logging on, which is how QEMU
@@ -63,6 +72,9 @@
  * One thread decides, once: over the socket, the flows are never both
  * sides', nor neither's (a source process gone without a word closed its
  * copies: the destination takes that as a yes).
+ *
+ * Transports and downtime
+ * -----------------------
  *
  * Transports: the same stream (mig_build(), mig_check()) travels one of
  * three ways.

@@ -3,6 +3,9 @@
  *
  * DOC: Theory of Operation
  *
+ * What travels
+ * ------------
+ *
  * For a live migration whose destination cannot take the host sockets
  * themselves (another host: --migrate-repair), each flow's socket travels
  * as what the kernel's repair mode shows of it: its two addresses, the
@@ -15,6 +18,9 @@
  * that state: bound to the same local address and port, "connected"
  * without a handshake, its queues filled, and takes it out of repair
  * mode, which sends a window probe so the peer resends what the gap lost.
+ *
+ * The helper and its cost
+ * -----------------------
  *
  * Repair mode needs CAP_NET_ADMIN, and the gateway holds none: only
  * turning it on and off needs the capability (the queue selection, the
@@ -33,6 +39,9 @@
  * were used (they stay until exit). If the helper is gone (it died, or
  * did not answer in REPAIRH_TIMEOUT_S) that is logged once, and every
  * later dump or restore fails: the flows stay where they were.
+ *
+ * What the network must do
+ * ------------------------
  *
  * The addresses must exist where the socket is made again (on
  * another host: the source host's address moved with the VM, as a

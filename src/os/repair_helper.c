@@ -5,6 +5,9 @@
 /**
  * DOC: Theory of Operation
  *
+ * Why a helper
+ * ------------
+ *
  * --migrate-repair moves TCP sockets as their kernel state (repair.c), and
  * repair mode needs CAP_NET_ADMIN. The gateway parses guest frames,
  * vhost-user messages and migration streams: it must hold no capability
@@ -14,6 +17,9 @@
  * thread), twice and in a session of its own like the other helpers, that
  * keeps only CAP_NET_ADMIN and only its end of a SOCK_SEQPACKET
  * socketpair with the gateway.
+ *
+ * Its sandbox
+ * -----------
  *
  * Its sandbox: no new privileges; the gateway's filesystem sandbox (an
  * empty mount namespace as root, Landlock otherwise: never a user
@@ -27,27 +33,36 @@
  * These hold even with --no-sandbox: the helper needs nothing more
  * (a sanitizer build has no filter, as the gateway has none there).
  *
- * Protocol. Once its sandbox is on it sends a struct repairh_hello (its
- * pid; EPERM if it has no CAP_NET_ADMIN, and it exits). Then each request
- * is one message: a struct repairh_req (the operation: TCP_REPAIR_ON,
- * TCP_REPAIR_OFF or TCP_REPAIR_OFF_NO_WP) with 1 to REPAIRH_BATCH sockets
- * attached (SCM_RIGHTS). For each socket it checks that it is a TCP socket
+ * Protocol
+ * --------
+ *
+ * Once its sandbox is on it sends a struct repairh_hello (its pid; EPERM if
+ * it has no CAP_NET_ADMIN, and it exits). Then each request is one message:
+ * a struct repairh_req (the operation: TCP_REPAIR_ON, TCP_REPAIR_OFF or
+ * TCP_REPAIR_OFF_NO_WP) with 1 to REPAIRH_BATCH sockets attached
+ * (SCM_RIGHTS). For each socket it checks that it is a TCP socket
  * (SO_DOMAIN AF_INET or AF_INET6, SO_TYPE SOCK_STREAM, SO_PROTOCOL
- * IPPROTO_TCP: anything else is refused with EPROTOTYPE, unix and MPTCP
- * sockets, pipes and files included), sets TCP_REPAIR, closes its copy,
- * and answers with a struct repairh_rep and one result per socket. A
- * malformed request (wrong size, a count that does not match the sockets
- * attached, an unknown operation) is answered EINVAL for every socket
- * that came, with nothing done. Only TCP_REPAIR itself needs the
+ * IPPROTO_TCP: any other socket, unix and MPTCP ones included, is refused
+ * with EPROTOTYPE, and a pipe or a file with ENOTSOCK), sets TCP_REPAIR,
+ * closes its copy, and answers with a struct repairh_rep and one result per
+ * socket. A malformed request (wrong size, a count that does not match the
+ * sockets attached, an unknown operation) is answered EINVAL for every
+ * socket that came, with nothing done. Only TCP_REPAIR itself needs the
  * capability: the queue selection and sequence numbers, the options, the
  * window, the timestamp and the queues' contents need only the socket in
  * repair mode, and the gateway does them (repair.c).
+ *
+ * When either side goes
+ * ---------------------
  *
  * The helper exits when the gateway's end closes (the gateway exited or
  * died) or when an answer cannot be sent. The gateway notices a helper
  * that is gone (EOF, EPIPE, or no answer in REPAIRH_TIMEOUT_S): repair.c
  * logs it once and every later repair fails, so a migration leaves each
  * flow where it was.
+ *
+ * What a compromised gateway can do
+ * ---------------------------------
  *
  * What a compromised gateway can still do through it: put its own TCP
  * sockets in repair mode, as the migration itself must (and so forge its

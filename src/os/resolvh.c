@@ -5,6 +5,9 @@
 /**
  * DOC: Theory of Operation
  *
+ * Why a helper
+ * ------------
+ *
  * The DNS forwarder re-reads resolv.conf when it changes, and the tools
  * that change it (resolvconf, systemd-resolved, NetworkManager, editors)
  * replace it by rename, or point a symbolic link elsewhere. Reading it by
@@ -13,6 +16,9 @@
  * narrower grant survives a rename: a bind mount of the file alone, or a
  * Landlock rule on it, names the old inode and goes stale; an O_PATH fd of
  * the directory would let openat() reach every file in it.
+ *
+ * How it works
+ * ------------
  *
  * So the gateway keeps no path to it at all, and this helper reads the
  * file for it. Forked at set-up (twice, and in a session of its own, like
@@ -28,6 +34,9 @@
  * (the several events of one update give one message); a file that
  * cannot be read is sent as its errno, and the gateway keeps its list.
  * It exits when the gateway's end closes (POLLHUP) or a send fails.
+ *
+ * What a compromised gateway can do
+ * ---------------------------------
  *
  * A compromised gateway cannot reach it: the socket is read-only from its
  * side, seccomp denies it ptrace(), kill() reaches only the command, and

@@ -4,6 +4,9 @@
 /**
  * DOC: Theory of Operation
  *
+ * The steps, in order
+ * -------------------
+ *
  * Once set-up is done (namespace and tap, or the VM socket; published
  * ports bound; resolv.conf read; shard state allocated) slipway needs no
  * more privilege, no filesystem and only a few dozen system calls. The
@@ -41,8 +44,9 @@
  * 2. --runas USER[:GROUP] as root: setgroups(0), setgid, setuid. A
  *    capability to keep (step 3) is kept through the switch
  *    (PR_SET_KEEPCAPS, cleared again after it).
- * 3. Capabilities: the bounding and ambient sets are emptied (while we
- *    still have CAP_SETPCAP), then effective, permitted and inheritable.
+ * 3. Capabilities: the bounding and ambient sets are emptied before step
+ *    2 (while we still have CAP_SETPCAP, which the change of user takes
+ *    away), the effective, permitted and inheritable sets after it.
  *    With @keep_net_bind CAP_NET_BIND_SERVICE stays in the bounding,
  *    permitted and effective sets if we had it: in slirp4netns mode, as
  *    with slirp4netns --enable-sandbox (its API may publish ports below
@@ -59,12 +63,18 @@
  *    only to the command), kills the process (--seccomp-log: logged by the
  *    kernel instead).
  *
- * Sanitizer builds: AddressSanitizer's leak check at exit stops the
+ * Sanitizer builds
+ * ----------------
+ *
+ * AddressSanitizer's leak check at exit stops the
  * threads with ptrace from a clone()d helper and reads /proc: seccomp is
  * skipped, /proc stays reachable and the process stays dumpable.
  * ThreadSanitizer runs a thread of its own from the start (no user
  * namespace then) and symbolises reports from the binary's path: seccomp
  * and the filesystem part are skipped. Each skip is logged.
+ *
+ * Other processes
+ * ---------------
  *
  * The command started in a new namespace, and the namespace helpers, were
  * forked before: none of this applies to them. The resolv.conf reader

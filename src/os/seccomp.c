@@ -4,6 +4,9 @@
 /**
  * DOC: Theory of Operation
  *
+ * The allowlist as a binary search
+ * --------------------------------
+ *
  * The allowlist is build output: tools/seccomp-gen.sh collects the names on
  * every "#syscalls" line in src/ (those tagged "#syscalls:setup" are made
  * only before the sandbox and stay out) plus a base list for what libc does
@@ -21,7 +24,10 @@
  * unconditional jump: the program stays valid however long the list
  * grows, and a call costs about log2(n) + 4 instructions.
  *
- * Argument checks. A few listed calls are allowed only with some arguments
+ * Argument checks
+ * ---------------
+ *
+ * A few listed calls are allowed only with some arguments
  * (seccomp_arg_rules[]): they stay out of the search, so a miss there
  * falls through to a short section after it:
  *

@@ -3,6 +3,9 @@
  *
  * DOC: Theory of Operation
  *
+ * Our own listeners
+ * -----------------
+ *
  * The guest reaches the host's loopback through the gateway address, and
  * any other address of the host directly. slipway itself listens there
  * too: the published ports (-t, -u, and the ones the control and the
@@ -13,12 +16,18 @@
  * as a closed port would be: TCP with a reset, UDP with a port
  * unreachable (counted as TCP_REFUSED_SELF and UDP_REFUSED_SELF).
  *
+ * The port table
+ * --------------
+ *
  * The ports are kept in a table of one byte per protocol and port: which
  * addresses the listeners there take (SELF_* bits: every address of a
  * family, a loopback one, or another one). The main thread writes it
  * (fwd.c when it opens or closes a published port, ctl.c once for
  * --metrics); the shards read it before they open a flow's host socket.
  * A port with no bits is the common case and costs one load.
+ *
+ * Whose address it is
+ * -------------------
  *
  * Only when a port matches is the destination looked at: a loopback one
  * is ours if a listener takes loopback or every address; another one is
@@ -30,7 +39,10 @@
  * outgoing interface. A TCP probe would have sent a SYN to our own
  * listener first.
  *
- * Limits: a listener on one specific address makes every local address
+ * Limits and races
+ * ----------------
+ *
+ * A listener on one specific address makes every local address
  * with that port refused (the table does not keep addresses: a host
  * service on another local address and the same port is not reachable
  * from the guest); an IPv6 "local" route for a range with no address on

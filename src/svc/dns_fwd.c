@@ -3,6 +3,9 @@
  *
  * DOC: Theory of Operation
  *
+ * Queries and their upstreams
+ * ---------------------------
+ *
  * The guest sends DNS over UDP to port 53 of conf.dns4_be or, over IPv6,
  * conf.dns6; the core turns each such datagram into an FX_DNS_QUERY
  * intent, and dns_fwd_query() relays it to
@@ -18,6 +21,9 @@
  * made-up SERVFAIL when no upstream answers within the budget), never block
  * the loop, never allocate after dns_fwd_init(), and accept only replies
  * that answer a query we sent, from the address we sent it to.
+ *
+ * Queries in flight
+ * -----------------
  *
  * The guest's bytes are read once: dns_fwd_query() copies the datagram
  * into our own memory before it looks at it, and parses and sends only
@@ -36,15 +42,18 @@
  * guest's address and port, the addresses it was sent to and the sockets
  * it used.
  *
+ * Sockets and forged replies
+ * --------------------------
+ *
  * Sockets: a pool of DNS_SOCKS unconnected, non-blocking UDP sockets per
  * address family, each bound to port 0, so that the kernel gives it a
  * random ephemeral port; one per family is opened at start-up, the others
  * when a query first picks their slot. A query uses one socket of a
  * family, picked at random among those not retiring, for all its attempts
- * to upstreams of that family. A socket retires after DNS_SOCK_USES queries; once its last
- * query has ended it is closed and replaced by a new one, on a new random
- * port (DNS_SOCK_RENEWED; if no new socket can be had, the old one serves
- * another round).
+ * to upstreams of that family. A socket retires after DNS_SOCK_USES
+ * queries; once its last query has ended it is closed and replaced by a
+ * new one, on a new random port (DNS_SOCK_RENEWED; if no new socket can
+ * be had, the old one serves another round).
  * So an off-path attacker who wants a forged reply accepted must guess
  * the 16-bit ID and a source port that changes every few queries, and
  * cannot learn either from an earlier query. IP_RECVERR/IPV6_RECVERR make
@@ -64,7 +73,10 @@
  * (never at the default MTU: the guest's EDNS size caps it) is replaced by
  * an empty one with TC set, which has the same effect.
  *
- * Timeouts and failover: a query may be sent max(2, upstreams) times, each
+ * Timeouts and failover
+ * ---------------------
+ *
+ * A query may be sent max(2, upstreams) times, each
  * time to the next upstream, within DNS_BUDGET_NS in all (4 s, under the
  * 5 s a glibc stub waits), so each attempt gets the budget divided by the
  * attempts (2 s with one or two upstreams). An attempt ends early on an
@@ -81,6 +93,9 @@
  * an earlier time; a wake-up that finds nothing due just re-arms it to the
  * new head.
  *
+ * Reloads of the resolver list
+ * ----------------------------
+ *
  * Reloads: the sandboxed gateway keeps no path to resolv.conf (its
  * directory is /etc). The resolv.conf reader (resolvh.c), a helper process
  * that keeps the directories of the path and of its symlink target,
@@ -92,7 +107,10 @@
  * disappeared keeps the old list. Without the reader (it could not start,
  * or exited), the file read at start stays in force.
  *
- * Counters: every query the core counts in DNS_QUERIES ends as exactly one
+ * Counters and logging
+ * --------------------
+ *
+ * Every query the core counts in DNS_QUERIES ends as exactly one
  * of DNS_REPLIES (relayed), DNS_SERVFAIL (made up: no upstream, or all
  * failed), DNS_DROP_BAD (malformed, or over DNS_QUERY_MAX; opcode other
  * than QUERY gets a NOTIMP answer and a question count other than one a

@@ -4,6 +4,9 @@
 /**
  * DOC: Theory of Operation
  *
+ * What auto publishes
+ * -------------------
+ *
  * Goal: -t auto publishes on the host every TCP port a program in the
  * guest's namespace listens on, -u auto every UDP port bound there (and,
  * as pasta does, the port numbers of its TCP listeners, for programs such
@@ -13,23 +16,29 @@
  * interface prefix applies to the host sockets. Ports appear within
  * FWDAUTO_SCAN_MS of being bound and go away as fast once unbound.
  *
+ * Finding the bound ports
+ * -----------------------
+ *
  * How: the kernel sends no event when a socket starts listening. Every
  * FWDAUTO_SCAN_MS, slipway reads the counts of sockets in use of each
  * namespace it follows (/proc/net/sockstat and sockstat6, "inuse": a
- * listen() or a UDP bind() changes them; a few microseconds), and only
- * when one changed, or at least every FWDAUTO_FULL_TICKS checks, lists the
- * bound ports with a NETLINK_SOCK_DIAG dump of the listening TCP sockets (state filter: LISTEN only, so the
- * kernel walks its listening hash alone) and, for -u, of the unconnected
- * UDP ones, per address family, on a sock_diag socket of each namespace:
- * the host's, opened here at start-up, and the guest's, made by the
- * namespace socket helper (nsh.c) inside it, as are its sockstat files.
- * All are opened before the sandbox, which refuses new netlink sockets and
- * has no /proc; afterwards only sendto(), recvfrom() and pread() on them
- * are needed. pasta reads /proc/net/tcp* and udp* once
+ * listen() or a UDP bind() changes them; a few microseconds), and only when
+ * one changed, or at least every FWDAUTO_FULL_TICKS checks, lists the bound
+ * ports with a NETLINK_SOCK_DIAG dump of the listening TCP sockets (state
+ * filter: LISTEN only, so the kernel walks its listening hash alone) and,
+ * for -u, of the unconnected UDP ones, per address family, on a sock_diag
+ * socket of each namespace: the host's, opened here at start-up, and the
+ * guest's, made by the namespace socket helper (nsh.c) inside it, as are
+ * its sockstat files. All are opened before the sandbox, which refuses new
+ * netlink sockets and has no /proc; afterwards only sendto(), recvfrom()
+ * and pread() on them are needed. pasta reads /proc/net/tcp* and udp* once
  * a second instead: text, one line per socket of every state.
  * docs/experiments.md (X20) has the measured cost of a dump and the
- * alternatives tried: a dump costs 45-90 us however few sockets there
- * are, a sockstat read about 2 us.
+ * alternatives tried: a dump costs 45-90 us however few sockets there are,
+ * a sockstat read about 2 us.
+ *
+ * State and loops
+ * ---------------
  *
  * State: per auto range, a bitmap of its host ports that are handled,
  * that is, open (a published port with the range's auto_tag, or a -T
