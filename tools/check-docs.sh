@@ -16,7 +16,7 @@
 #	  "State machines") names exactly the files of src/ that have one;
 #	- every theory block longer than THEORY_LONG lines has sub-headings
 #	  (at least one line " * Title" followed by " * -----", the dashes
-#	  as long as the title), but for the files in HEADINGS_PENDING.
+#	  as long as the title).
 #   check-docs.sh --self-test TOP
 #	proves each check can fail: in a scratch copy of TOP's docs/ and
 #	src/, one planted mistake per check must be found, alone
@@ -34,10 +34,6 @@ OTHERS="CombinedOutput"
 # a theory block of more lines than this (from its "DOC:" line to its end,
 # both counted) needs sub-headings
 THEORY_LONG=30
-# long theory blocks without sub-headings yet, relative to src/: pending,
-# their files were being edited when the headings went in (issue 25);
-# take each off the list when its block has them
-HEADINGS_PENDING="cli/pasta.c cli/s4n.c svc/splice.c ctl/ctl.c"
 
 # defined_names SRCDIR - every name SRCDIR defines, one a line: the first
 # name before "(" on a line that starts a declaration or definition (at
@@ -123,9 +119,7 @@ check() {
 
 	# 5. sub-headings in long theory blocks, one awk over every file
 	# shellcheck disable=SC2046 # file names have no spaces
-	x=$(awk -v src="$src/" -v long="$THEORY_LONG" -v pending="$HEADINGS_PENDING" '
-		BEGIN { n = split(pending, a, " ")
-			for (i = 1; i <= n; i++) skip[src a[i]] = 1 }
+	x=$(awk -v src="$src/" -v long="$THEORY_LONG" '
 		FNR == 1 { p = 0 }
 		/DOC: Theory of Operation/ { p = 1; len = 0; head = 0; prev = "" }
 		p { len++
@@ -134,7 +128,7 @@ check() {
 			    head = 1
 		    prev = $0 }
 		p && /\*\// { p = 0
-		    if (len > long && !head && !(FILENAME in skip))
+		    if (len > long && !head)
 			    printf "docs: %s: its theory block has %d lines and no sub-heading (a line \" * Title\" followed by \" * -----\" as long)\n",
 				   substr(FILENAME, length(src) + 1), len
 		    nextfile }' $(theory_files "$src" | sed "s|^|$src/|"))

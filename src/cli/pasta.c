@@ -5,13 +5,19 @@
 /**
  * DOC: Theory of Operation
  *
+ * Which program
+ * -------------
+ *
  * Run as "pasta" or "passt" (a symlink to slipway whose name contains
  * either word, as the real programs decide by argv[0]) or as "slipway pasta
  * ARGS" / "slipway passt ARGS", slipway takes that program's command line
  * and behaves as it does for the clients that start it: Podman and Buildah,
  * RootlessKit, libvirt, QEMU's -netdev passt, muvm.
  *
- * Command line. Options are the rows of pasta_opts[], read in order by
+ * Command line
+ * ------------
+ *
+ * Options are the rows of pasta_opts[], read in order by
  * conf_cmdline_run() with getopt_long() and pasta's option string, so
  * "--opt value", "--opt=value" and bundled short options work as with
  * pasta, and an option slipway does not take is reported by glibc
@@ -25,7 +31,10 @@
  * (pasta_set_model(): the conf.pasta_mode block, read by the features that
  * serve it). A bad command line exits 1, as pasta's does, not slipway's 2.
  *
- * Targets. pasta: a trailing PID means /proc/PID/ns/net (and, when we are
+ * Targets
+ * -------
+ *
+ * pasta: a trailing PID means /proc/PID/ns/net (and, when we are
  * not root, /proc/PID/ns/user unless --userns or --netns-only); --netns
  * PATH|NAME a namespace file; a trailing command (or nothing) a new
  * namespace running it (or a shell), in the foreground. passt: -s PATH a
@@ -33,7 +42,10 @@
  * one, -F N a connected socket (which implies --one-off; with --vhost-user
  * the vhost-user frontend's, as QEMU 10.1's -netdev passt,vhost-user=on).
  *
- * Process model. Unless -f (or a command), the process forks at once
+ * Process model
+ * -------------
+ *
+ * Unless -f (or a command), the process forks at once
  * (pasta_daemon_start()): the child sets everything up while the parent
  * relays its messages; once the child is ready (namespace configured,
  * socket listening, ports bound: pasta_ready(), where main() says so to

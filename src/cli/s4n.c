@@ -4,6 +4,9 @@
 /**
  * DOC: Theory of Operation
  *
+ * From the command line to struct conf
+ * ------------------------------------
+ *
  * Run as "slirp4netns" (a symlink to slipway) or as "slipway slirp4netns",
  * slipway takes slirp4netns's command line and behaves as slirp4netns does
  * for the clients that start it (podman, rootlesskit, buildah...):
@@ -25,9 +28,15 @@
  *   ready fd; the API socket is served by the control thread (ctl.c, with
  *   the protocol in ctl/s4n_api.c).
  *
+ * One queue
+ * ---------
+ *
  * slipway serves the tap with one shard here (one queue): rootlesskit
  * creates tap0 before it starts us, as a single-queue device, and a
  * multi-queue open of it fails.
+ *
+ * slirp4netns's behaviour
+ * -----------------------
  *
  * What slirp4netns does that slipway's own options do not say is set in
  * struct conf too (@s4n, @gw_unreach, @lease4): DHCP leases .15, libslirp's
@@ -40,7 +49,10 @@
  * exit (clients log it), only on SIGUSR1. Error texts for a bad --cidr and
  * the version output are slirp4netns's, which scripts read.
  *
- * Deliberate differences: slipway's sandbox and seccomp filter are on
+ * Deliberate differences
+ * ----------------------
+ *
+ * slipway's sandbox and seccomp filter are on
  * with or without --enable-sandbox and --enable-seccomp; an MTU of 65521
  * (slirp4netns's maximum) runs as 65520, slipway's; connections from host
  * loopback to published ports come through the tap from the gateway's

@@ -4,6 +4,9 @@
  *
  * DOC: Theory of Operation
  *
+ * One thread, never a shard
+ * -------------------------
+ *
  * All three are served by a control thread of their own ("slipway-ctl"),
  * never by a shard: the listening sockets, the connections, a timer and an
  * eventfd are in the control thread's own epoll set, every socket is
@@ -15,6 +18,9 @@
  * before main() installs the filter, then waits on the start barrier with
  * the shards. At exit main() stops and joins it (ctl_stop()) before the
  * shards stop, and frees the server (ctl_fini()) after they stopped.
+ *
+ * Asking the shards
+ * -----------------
  *
  * The thread touches nothing a shard owns, and sees the shards only
  * through shard/shard_api.h. What it needs from them it asks for through
@@ -28,7 +34,9 @@
  * connection's deadline passes.
  *
  * - flows: every shard, shard 0 included, copies its own table into our
- *   buffer (struct flow_snap); the reply is built when all answered.
+ *   buffer (struct flow_snap): its core's flows, then, on shard 0, the
+ *   spliced and -U connections (the services' snapshot hooks); the reply
+ *   is built when all answered.
  *   Requests arriving meanwhile share the snapshot in progress.
  * - forwards add, remove, list: the forward API of fwd.h is shard 0's
  *   (its listener tables, its epoll set), so shard 0 runs a small job for
@@ -44,7 +52,10 @@
  *   answer them at once. We are the single writer of the CTL_* and
  *   METRICS_* counters, kept in shard 0's array.
  *
- * Control socket: a unix stream socket; one request per connection, a JSON
+ * Control socket
+ * --------------
+ *
+ * A unix stream socket; one request per connection, a JSON
  * object ending in a newline (or at the client's end of stream), at most
  * CTL_REQ_MAX bytes; one JSON reply ending in a newline, then the server
  * closes. A longer request is answered with an error; what else the client
@@ -52,7 +63,10 @@
  * instead of a reset). At most CTL_CONNS connections at once, each closed
  * after CTL_TIMEOUT_MS; more are refused (closed at once).
  *
- * API socket (s4n_api.c has the protocol: parsing, replies): a unix stream
+ * API socket
+ * ----------
+ *
+ * The slirp4netns API (s4n_api.c has the protocol: parsing, replies): a unix stream
  * socket; one JSON request per connection, answered as soon as it parses
  * or at the client's end of stream, with one reply sent at once, then the
  * server closes. A request over S4N_API_REQ_MAX bytes gets an error, then
@@ -61,7 +75,10 @@
  * no deadline and count in no CTL_* counter; of
  * S4N_API_CONNS connections at most, a new one closes the oldest.
  *
- * Metrics: HTTP/1.0 (and 1.1 clients, answered with 1.0 and closed):
+ * Metrics
+ * -------
+ *
+ * HTTP/1.0 (and 1.1 clients, answered with 1.0 and closed):
  * GET /metrics gives the Prometheus text format, any other path 404, any
  * other method 405, a request head over HTTP_REQ_MAX bytes 431, a
  * malformed one 400. At most HTTP_CONNS connections, CTL_TIMEOUT_MS each.

@@ -4,6 +4,9 @@
 /**
  * DOC: Theory of Operation
  *
+ * What splicing is for
+ * --------------------
+ *
  * Goal: a client on the host's loopback that connects to a published TCP
  * port reaches the guest's server without its bytes crossing the tap and
  * the guest's virtual NIC, and without a copy in user space. slipway
@@ -20,11 +23,17 @@
  * path, so the guest sees their real address; --no-splice sends everyone
  * through the tap.
  *
+ * The other way round: -T
+ * -----------------------
+ *
  * -T works the other way round with the same machinery: the helper makes
  * sockets listening on the guest's 127.0.0.1 (and ::1) ports, slipway
  * accepts the guest's connections there and connects a host socket of its
  * own to the host's loopback port (SPF_OUT). There is no tap path for
  * these: what cannot be spliced is reset (SPLICE_NS_DROPPED).
+ *
+ * Sides, directions and states
+ * ----------------------------
  *
  * Sides and directions: side 0 is the accepted socket (the host client for
  * -t, the guest's for -T), side 1 the socket slipway connects (in the
@@ -49,6 +58,9 @@
  *   other direction passed on what it could (as a direct connection
  *   delivers an answer that arrived before the reset).
  *
+ * Events and pipes
+ * ----------------
+ *
  * Both sockets are in the epoll set once, edge-triggered, for input, output
  * and peer shutdown; every event of an entry runs both directions until
  * neither makes progress, so no edge is lost. A direction that moved its
@@ -60,6 +72,9 @@
  * hold a megabyte of pipe each (an unprivileged user's pipe memory is
  * limited: fs.pipe-user-pages-soft).
  *
+ * Sockets, and falling back to the tap
+ * ------------------------------------
+ *
  * Sockets come from a pool per family, filled by the helper: a connection
  * takes one without a round trip, and the pool is topped up asynchronously
  * (one request out at a time). An empty pool waits for the helper (at most
@@ -67,7 +82,10 @@
  * full table or a namespace loopback that cannot be reached: the client
  * goes through the tap instead (SPLICE_FALLBACKS).
  *
- * Counters: each entry counted in SPLICE_OPENED ends in exactly one of
+ * Counters
+ * --------
+ *
+ * Each entry counted in SPLICE_OPENED ends in exactly one of
  * SPLICE_CLOSED, SPLICE_RESET and SPLICE_REFUSED, or is still in
  * SPLICE_ACTIVE.
  */
