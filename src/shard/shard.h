@@ -13,13 +13,12 @@
 #include "core/tcp.h"
 #include "edge/edge.h"
 #include "cli/conf.h"
+#include "shard/listen.h"
 #include "shard/mbox.h"
 #include "shard/selfport.h"
 #include "shard/shard_api.h"
 #include "obs/hist.h"
 #include "obs/pcap.h"
-
-#include "shard/listen.h"
 
 /* epoll data: type in the high 32 bits, index in the low ones */
 enum ep_type {
