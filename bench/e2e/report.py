@@ -661,6 +661,24 @@ def cmd_report(a):
                         "detail": "no valid trial" if v is None else
                         f"{v:.1f} MiB (max {sw_mem['rss_increase_mib_max']:.1f}); "
                         f"RSS with the flows {sw_mem['rss_held_mib']:.1f} MiB"})
+    # --watch (issue 26): a watched variant's throughput against the plain
+    # tap path's, same window, per stream count and direction
+    for wp in sorted({w["path"] for w in jsonl(os.path.join(d, "watch.jsonl"))}):
+        cmp = []
+        for r in rows:
+            if r["path"] != wp or r["median"] is None:
+                continue
+            b = next((x for x in rows if x["path"] == "slipway" and x["streams"] == r["streams"]
+                      and x["dir"] == r["dir"] and x["median"]), None)
+            if b:
+                cmp.append((r["median"] / b["median"], f"P{r['streams']} {DIRS[r['dir']]} "
+                            f"{r['median'] / b['median']:.3f}"))
+        if cmp:
+            targets.append({"target": f"the cost of watching: {label(wp)} (watched) at least 0.98 of slipway tap's "
+                                      "throughput (median over trials, every stream count and direction)",
+                            "met": min(c[0] for c in cmp) >= 0.98,
+                            "detail": "ratios " + ", ".join(c[1] for c in cmp) +
+                            " (within the min–max spread of the trials, a ratio is noise)"})
 
     # ---- integrity gates ---------------------------------------------------
     gates = []
@@ -810,6 +828,22 @@ def cmd_report(a):
         vb = st.get("verify_bytes")
         gate(f"payload verified by swverify, {vb} per path and direction (exact count and content)",
              not bad, "; ".join(bad) or f"{len(got)} legs verified")
+    # --watch: a watched trial whose watcher never reached slipway measured
+    # nothing (slipway's CTL_REQUESTS, read before and after, must move)
+    watch = jsonl(os.path.join(d, "watch.jsonl"))
+    if watch:
+        bad = [f"#{w['seq']} {w['path']} {w['leg']}: {w['requests']} requests" for w in watch
+               if w.get("requests") is None or w["requests"] < 1]
+        n = [w["requests"] for w in watch if w.get("requests") is not None]
+        gate("--watch: in every watched trial the watcher's requests reached slipway (CTL_REQUESTS moved)",
+             not bad, "; ".join(bad) or f"{len(watch)} watched trials, {min(n)}–{max(n)} requests each "
+             f"({watch[0]['cmd']})")
+    # --idle-flows: every holder held its flows through the run, released
+    idle = jsonl(os.path.join(d, "idle.jsonl"))
+    if idle:
+        bad = [f"{i['path']}: {i['error']}" for i in idle if i.get("error")]
+        gate(f"--idle-flows: every slipway tap path held {idle[0]['flows']} idle verified flows through the run, "
+             "none dropped, all released", not bad, "; ".join(bad) or f"{len(idle)} paths")
     failed = [g for g in gates if not g["ok"]]
 
     # ---- outputs -------------------------------------------------------------
@@ -1090,10 +1124,10 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
                  "its own TIME_WAIT: \"> 5\"). slipway allocates and touches its flow table (--max-flows entries) "
                  "at start-up, so the table is in the idle RSS and the increase is what flows cost beyond it.")
         L.append("")
-        for tg in targets:
-            L.append(f"Target: **{'MET' if tg['met'] else 'MISSED'}** {tg['target']}: {tg['detail']} "
-                     "(a target, not an integrity gate)")
-            L.append("")
+    for tg in targets:
+        L.append(f"Target: **{'MET' if tg['met'] else 'MISSED'}** {tg['target']}: {tg['detail']} "
+                 "(a target, not an integrity gate)")
+        L.append("")
     if plots:
         L.append("Plots: " + ", ".join(f"`{p}`" for p in plots) + " in the results directory.")
         L.append("")

@@ -107,7 +107,17 @@
 #                    [--legs "tput lat conn mem"] [-o DIR] [--verify-bytes SIZE]
 #                    [--rr-count N] [--rr-size BYTES] [--conn-seconds S]
 #                    [--conn-parallel K] [--mem-flows N] [--mem-gateways "LIST"]
-#                    [--loss PCT]
+#                    [--loss PCT] [--watch NAME[=CMD]] [--idle-flows N]
+# --watch NAME (issue 26, the cost of watching): the path slipway+NAME is
+# the tap path with --ctl SOCK, and a watcher asks that socket once a
+# second for the whole of each of its tput, lat and conn trials (started
+# just before the trial's client, stopped just after it): `slipway top -b
+# -n 1000000 -d 1 SOCK` when the binary has top, else `slipway ctl SOCK
+# flows --json` in a loop with sleep 1; or CMD (bash -c, with $SLIPWAY_BIN
+# and $CTL set). slipway and slipway+NAME interleaved: their ratio is the
+# cost. --idle-flows N: every slipway tap path (slipway, slipway+NAME)
+# holds N idle verified guest flows all along, so a watcher's flows
+# request has a table to walk.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
@@ -140,6 +150,7 @@ PASST=${PASST:-passt}
 PASST_VU=${PASST_VU:-}
 SW_BASE=${SLIPWAY_BASE:-}
 LOSS=""
+IDLE_FLOWS=0
 ARGV=("$@")
 
 usage() {
@@ -148,7 +159,7 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
                         [--legs "LIST"] [-o DIR] [--verify-bytes SIZE]
                         [--rr-count N] [--rr-size BYTES] [--conn-seconds S]
                         [--conn-parallel K] [--mem-flows N] [--mem-gateways "LIST"]
-                        [--loss PCT]
+                        [--loss PCT] [--watch NAME[=CMD]] [--idle-flows N]
   -t SECONDS       iperf3 duration per trial (default $SECS)
   -n TRIALS        interleaved trials per path and leg (default $TRIALS;
                    fewer than 3 is marked a smoke run)
@@ -194,13 +205,24 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
                    no guest interface in the data path (loopback,
                    slipway-splice, pasta-splice) are skipped, the mem leg
                    runs without loss; needs nft
+  --watch NAME[=CMD] the path slipway+NAME runs with --ctl SOCK and is
+                   watched during each of its trials (tput, lat, conn):
+                   once a second `slipway top -b -n 1000000 -d 1 SOCK` when
+                   that binary has top, else `slipway ctl SOCK flows --json`
+                   in a loop; or CMD (bash -c; $SLIPWAY_BIN and $CTL are
+                   set); e.g. --watch top --paths "veth slipway slipway+top"
+                   (with --variant-binary NAME=PATH: another build watched);
+                   repeatable
+  --idle-flows N   every slipway tap path (slipway, slipway+NAME) holds N
+                   idle verified flows from its guest to a server in H for
+                   the whole run (--max-flows raised as needed)
 Environment: SLIPWAY, SWVERIFY, SWRR, SWCONN, SWBRIDGE, SWVU (binaries; default
 build/src/slipway, build/tests/instruments/swverify, build/tests/instruments/swrr, build/tests/instruments/swconn,
 build/tests/instruments/swbridge).
 EOF
 }
 
-declare -A VOPTS VBIN
+declare -A VOPTS VBIN WATCH
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t) SECS=${2:?}; shift 2 ;;
@@ -236,6 +258,14 @@ while [ $# -gt 0 ]; do
 			ALL_PATHS+=" slipway+${BASH_REMATCH[1]}"
 		VBIN[slipway+${BASH_REMATCH[1]}]=$(realpath "${BASH_REMATCH[2]}")
 		shift 2 ;;
+	--watch)
+		[[ ${2:-} =~ ^([a-z0-9]+)(=(.+))?$ ]] ||
+			{ echo "run.sh: --watch wants NAME or NAME=\"CMD\" (NAME: a-z, 0-9)" >&2; exit 2; }
+		[[ " $ALL_PATHS " == *" slipway+${BASH_REMATCH[1]} "* ]] ||
+			ALL_PATHS+=" slipway+${BASH_REMATCH[1]}"
+		WATCH[slipway+${BASH_REMATCH[1]}]=${BASH_REMATCH[3]:-auto}
+		shift 2 ;;
+	--idle-flows) IDLE_FLOWS=${2:?}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -248,6 +278,7 @@ num --rr-size "$RR_SIZE"
 num --conn-seconds "$CONN_SECS"
 num --conn-parallel "$CONN_PAR"
 num --mem-flows "$MEM_FLOWS"
+[ "$IDLE_FLOWS" = 0 ] || num --idle-flows "$IDLE_FLOWS"
 for p in $STREAMS; do
 	[[ $p =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: -P wants stream counts" >&2; exit 2; }
 done
@@ -282,7 +313,7 @@ if [ -e "$OUT" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
 	echo "run.sh: $OUT exists and is not empty" >&2
 	exit 2
 fi
-mkdir -p "$OUT"/iperf "$OUT"/verify "$OUT"/logs "$OUT"/slipway "$OUT"/lat "$OUT"/conn "$OUT"/mem || exit 2
+mkdir -p "$OUT"/iperf "$OUT"/verify "$OUT"/logs "$OUT"/slipway "$OUT"/lat "$OUT"/conn "$OUT"/mem "$OUT"/watch || exit 2
 OUT=$(cd "$OUT" && pwd)
 
 # slipway options that depend on the build: the tap legs of published
@@ -296,6 +327,10 @@ declare -A FDS_PER_FLOW=([slipway]=1 [pasta]=2 [slirp4netns]=1) MEM_N
 SW_MEMOPTS=()
 swmax=$("$SW" --help 2>&1 | sed -n 's/.*--max-flows.*(default: \([0-9]*\)).*/\1/p')
 [ -n "$swmax" ] && [ "$swmax" -ge $((MEM_FLOWS + 256)) ] || SW_MEMOPTS=(--max-flows $((MEM_FLOWS + 256)))
+# --idle-flows: the tap paths hold them besides the legs' own flows
+SW_IDLEOPTS=()
+[ "$IDLE_FLOWS" -gt 0 ] && { [ -n "$swmax" ] && [ "$swmax" -ge $((IDLE_FLOWS + 1024)) ] ||
+	SW_IDLEOPTS=(--max-flows $((IDLE_FLOWS + 1024))); }
 
 # ---- bookkeeping: processes, namespaces, command lines ------------------
 TAG=$$
@@ -402,6 +437,8 @@ listening() { ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q LI
 # VUP_ECHO: 1 when the guest->host payload check must be an echo (see
 # setup_pasta).
 declare -A NS ADDR PORT VLISTEN VPORT RPORT CPORT GW IFS_ SNS GNS REV CADDR CNS SWSTATS BRIDGE VUP_ECHO
+# --watch: CTLP the watched path's control socket, WCMD its watcher (bash)
+declare -A CTLP WCMD
 skip() {
 	printf '%s\t%s\n' "$1" "$2" >>"$OUT/skipped.tsv"
 	note "SKIP $1: $2"
@@ -428,6 +465,8 @@ echo "start_epoch $EPOCHREALTIME" >"$OUT/run.meta"
 : >"$OUT/lat.jsonl"
 : >"$OUT/conn.jsonl"
 : >"$OUT/mem.jsonl"
+: >"$OUT/watch.jsonl"
+: >"$OUT/idle.jsonl"
 # slipway's upstream resolvers: none that leave the machine
 echo "nameserver 127.0.0.1" >"$OUT/slipway/resolv.conf"
 
@@ -505,13 +544,20 @@ setup_slipway() {
 	if [ "$path" = slipway ]; then
 		g=swbW$TAG stats=$OUT/slipway/stats.json
 		leg conn && pub+=(-t "${CPORT[$path]}")
-		pub+=("${SW_NOSPLICE[@]}")
+		pub+=("${SW_NOSPLICE[@]}" "${SW_IDLEOPTS[@]}")
 	elif [ "${path%%+*}" = slipway ]; then
 		# a variant: the tap path with extra options
 		VN=$((${VN:-0} + 1))
 		g=swbV$VN$TAG stats=$OUT/slipway/stats-$path.json
 		leg conn && pub+=(-t "${CPORT[$path]}")
-		pub+=("${SW_NOSPLICE[@]}")
+		pub+=("${SW_NOSPLICE[@]}" "${SW_IDLEOPTS[@]}")
+		# --watch: the control socket the watcher asks (a short path:
+		# sun_path holds 107 bytes)
+		if [ -n "${WATCH[$path]:-}" ]; then
+			CTLP[$path]=$OUT/logs/$path.ctl
+			[ ${#CTLP[$path]} -lt 100 ] || CTLP[$path]=$(mktemp -u /tmp/swb-ctl-XXXXXX)
+			pub+=(--ctl "${CTLP[$path]}")
+		fi
 		read -r -a vo <<<"${VOPTS[$path]-}"
 		pub+=("${vo[@]}")
 	else
@@ -889,6 +935,50 @@ statusval() {
 nfds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 is_slipway() { [[ $1 == slipway || $1 == slipway-* || $1 == slipway+* ]]; }
 
+# ---- --watch: a watcher around each trial of a watched path ----------------
+# ctl_requests PATH: CR = the path's slipway's CTL_REQUESTS counter now,
+# asked through its control socket (a request itself), or -1
+ctl_requests() {
+	CR=$("${VBIN[$1]:-$SW}" ctl "${CTLP[$1]}" stats --json 2>/dev/null |
+		"$PY" -c 'import json,sys; print(json.load(sys.stdin)["counters"].get("CTL_REQUESTS", 0))' 2>/dev/null)
+	[[ $CR =~ ^[0-9]+$ ]] || CR=-1
+}
+# watch_start PATH KIND: for a measured trial (not a warm-up) of a watched
+# path, start its watcher in H in a session of its own (setsid: the loop
+# and whatever it runs are one process group, stopped at once); WPID
+WPID=""
+watch_start() {
+	WPID=""
+	[ -n "${WCMD[$1]:-}" ] && [ "$2" = trial ] || return 0
+	ctl_requests "$1"
+	WCR0=$CR
+	WLOG=watch/$(printf '%04d' $SEQ)-$1.log
+	printf 'SLIPWAY_BIN=%s CTL=%s setsid bash -c %q &\n' "${VBIN[$1]:-$SW}" "${CTLP[$1]}" "${WCMD[$1]}" >>"$OUT/commands.txt"
+	SLIPWAY_BIN=${VBIN[$1]:-$SW} CTL=${CTLP[$1]} ip netns exec "$H" setsid bash -c "${WCMD[$1]}" >"$OUT/$WLOG" 2>&1 &
+	WPID=$!
+	PIDS+=("$WPID")
+}
+# watch_stop: stop the watcher, its whole process group
+watch_stop() {
+	[ -n "$WPID" ] || return 0
+	kill -TERM -- "-$WPID" 2>/dev/null
+	wait_for 5 "! kill -0 $WPID 2>/dev/null" || kill -KILL -- "-$WPID" 2>/dev/null
+	wait "$WPID" 2>/dev/null
+	forget "$WPID"
+}
+# watch_record PATH TRIAL LEG: how many requests the watcher made, by
+# slipway's count (less the two counting requests), to watch.jsonl
+watch_record() {
+	[ -n "$WPID" ] || return 0
+	local n=null
+	ctl_requests "$1"
+	[ "$WCR0" -ge 0 ] && [ "$CR" -ge 0 ] && n=$((CR - WCR0 - 1))
+	printf '{"seq":%d,"path":"%s","trial":%d,"leg":"%s","requests":%s,"log":"%s","cmd":"%s"}\n' \
+		$SEQ "$1" "$2" "$3" "$n" "$WLOG" "${WCMD[$1]//\"/\\\"}" >>"$OUT/watch.jsonl"
+	[ -s "$OUT/$WLOG" ] || rm -f "$OUT/$WLOG"
+	WPID=""
+}
+
 SEQ=0
 # trial PATH STREAMS DIR(up|down) TRIAL [warmup]
 trial() {
@@ -910,6 +1000,7 @@ trial() {
 	lb=$LJ
 	ifsnap "$p"
 	ifb=$IFJ
+	watch_start "$p" "$kind"
 	sys_ticks
 	sb0=$SB st0=$ST
 	proc_ticks "$gpid"
@@ -920,6 +1011,7 @@ trial() {
 	wait $!
 	rc=$?
 	t1=$EPOCHREALTIME
+	watch_stop
 	proc_ticks "$gpid"
 	local pt1=$PT
 	sys_ticks
@@ -936,6 +1028,7 @@ trial() {
 		$SEQ "$kind" "$t" "$p" "$n" "$dir" $rc "$jf" "$t0" "$t1" $((sb1 - sb0)) $((st1 - st0)) \
 		"${gpid:-null}" "$([ "$pt0" -ge 0 ] && [ "$pt1" -ge 0 ] && echo $((pt1 - pt0)) || echo null)" \
 		"$([ $alive = 1 ] && echo true || echo false)" "$ifb" "$ifa" "$lb" "$la" "$SNAP" "${cmd[*]}" >>"$OUT/trials.jsonl"
+	watch_record "$p" "$t" tput
 	TRC=$rc
 }
 
@@ -951,6 +1044,7 @@ tool_leg() {
 	lb=$LJ
 	ifsnap "$p"
 	ifb=$IFJ
+	watch_start "$p" "$kind"
 	sys_ticks
 	sb0=$SB
 	proc_ticks "$gpid"
@@ -960,6 +1054,7 @@ tool_leg() {
 	wait $!
 	rc=$?
 	t1=$EPOCHREALTIME
+	watch_stop
 	proc_ticks "$gpid"
 	pt1=$PT
 	sys_ticks
@@ -976,6 +1071,7 @@ tool_leg() {
 		$SEQ "$kind" "$t" "$p" $rc "$of" "$t0" "$t1" $((sb1 - sb0)) "${gpid:-null}" \
 		"$([ "$pt0" -ge 0 ] && [ "$pt1" -ge 0 ] && echo $((pt1 - pt0)) || echo null)" \
 		"$([ $alive = 1 ] && echo true || echo false)" "$ifb" "$ifa" "$lb" "$la" "$SNAP" "$*" >>"$OUT/$lg.jsonl"
+	watch_record "$p" "$t" "$lg"
 	TRC=$rc
 	LASTOUT=$of
 }
@@ -1083,6 +1179,46 @@ mem_trial() {
 	[ -z "$err" ] && [ "$hrc" = 0 ] || MRC=1
 	MEMLINE="rss ${rss0:-?} -> ${rss1:-?} kB"
 }
+
+# ---- --watch: each watched path's watcher; --idle-flows -------------------
+for p in "${ACTIVE[@]}"; do
+	[ -n "${WATCH[$p]:-}" ] || continue
+	bin=${VBIN[$p]:-$SW} ctl=${CTLP[$p]}
+	if ! wait_for 5 "[ -S $ctl ]" || ! "$bin" ctl "$ctl" version --json >/dev/null 2>"$OUT/logs/$p-ctl.err"; then
+		note "run.sh: --watch: $p's control socket $ctl does not answer: $(head -c 200 "$OUT/logs/$p-ctl.err")"
+		exit 1
+	fi
+	if [ "${WATCH[$p]}" != auto ]; then
+		WCMD[$p]=${WATCH[$p]}
+	elif timeout -k 2 30 "$bin" top -b -n 1 -d 1 "$ctl" >/dev/null 2>&1; then
+		WCMD[$p]='exec "$SLIPWAY_BIN" top -b -n 1000000 -d 1 "$CTL" >/dev/null'
+	else
+		WCMD[$p]='while :; do "$SLIPWAY_BIN" ctl "$CTL" flows --json --limit 1000000 >/dev/null; sleep 1; done'
+	fi
+	remark "$p" "watched during each of its tput, lat and conn trials (from just before the client starts to just after it ends): $(printf '%s' "${WCMD[$p]}" | tr '\t' ' ') (SLIPWAY_BIN=$bin, CTL=its --ctl socket); the other paths are not watched"
+done
+declare -A IDLEHOLD IDLESRV IDLEFD0
+if [ "$IDLE_FLOWS" -gt 0 ]; then
+	k=0
+	for p in "${ACTIVE[@]}"; do
+		[[ $p == slipway || $p == slipway+* ]] || continue
+		port=$((5701 + k))
+		k=$((k + 1))
+		IDLEFD0[$p]=$(nfds "${GW[$p]}")
+		spawn_nofile $((IDLE_FLOWS + 1024)) "$OUT/logs/idle-server-$p.json" ip netns exec "$H" "$SWCONN" server $port
+		IDLESRV[$p]=$LASTPID
+		wait_for 10 "listening $H $port" || { note "run.sh: --idle-flows: the server for $p did not start"; exit 1; }
+		spawn_nofile $((IDLE_FLOWS + 1024)) "$OUT/logs/idle-hold-$p.json" ip netns exec "${GNS[$p]}" "$SWCONN" \
+			hold 10.0.2.2 $port --count "$IDLE_FLOWS" --ready-file "$OUT/logs/idle-$p.ready" --timeout 300
+		IDLEHOLD[$p]=$LASTPID
+	done
+	for p in "${!IDLEHOLD[@]}"; do
+		wait_for 320 "[ -e $OUT/logs/idle-$p.ready ] || ! kill -0 ${IDLEHOLD[$p]} 2>/dev/null"
+		[ -e "$OUT/logs/idle-$p.ready" ] ||
+			{ note "run.sh: --idle-flows: $p: $(tail -c 300 "$OUT/logs/idle-hold-$p.json")"; exit 1; }
+	done
+	remark idle "every slipway tap path (${!IDLEHOLD[*]}) held $IDLE_FLOWS idle verified flows from its guest to a swconn server in H for the whole run (--idle-flows)"
+fi
 
 # ---- warm-up: every path must move bytes once, or it is skipped -----------
 RUNNING=()
@@ -1256,6 +1392,17 @@ for p in "${RUNNING[@]}"; do
 	ifsnap "$p"
 	printf '{"path":"%s","if":%s}\n' "$p" "$IFJ"
 done >"$OUT/ifstats-final.jsonl"
+# --idle-flows: released (the holder exits 0 only if none dropped), and
+# slipway back to its descriptors from before them, so none is left at exit
+for p in "${!IDLEHOLD[@]}"; do
+	err=""
+	stop_pid "${IDLEHOLD[$p]}" 60
+	[ "$RC" = 0 ] || err="swconn hold exited with $RC: $(tail -c 200 "$OUT/logs/idle-hold-$p.json" | tr '\n' ' ')"
+	wait_for 20 "[ \$(nfds ${GW[$p]}) -le $((IDLEFD0[$p] + 8)) ]" ||
+		err+="${err:+; }slipway holds $(nfds "${GW[$p]}") descriptors 20 s after the release (${IDLEFD0[$p]} before the idle flows)"
+	stop_pid "${IDLESRV[$p]}" 10
+	printf '{"path":"%s","flows":%d,"error":"%s"}\n' "$p" "$IDLE_FLOWS" "${err//\"/\'}" >>"$OUT/idle.jsonl"
+done
 for p in "${RUNNING[@]}"; do
 	gpid=${GW[$p]:-}
 	[ -n "$gpid" ] || continue
