@@ -103,7 +103,12 @@ CTL=$T/ctl.sock
 read -r -a EXTRA <<<"$SWOPTS"
 {
 	echo "date $(date -u +%FT%TZ)"
-	echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) $(git -C "$ROOT" status --porcelain 2>/dev/null | grep -qv '^??' && echo '(work tree changed)')"
+	# the commit names the binary only when it is this tree's build
+	if [ "$(realpath "$SLIPWAY")" = "$(realpath -m "$ROOT/build/src/slipway")" ]; then
+		echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" status --porcelain 2>/dev/null | grep -qv '^??' && echo ' (work tree changed)')"
+	else
+		echo "commit ? ($SLIPWAY, sha256 $(sha256sum "$SLIPWAY" | cut -c1-12))"
+	fi
 	echo "slipway $SLIPWAY $(sha256sum "$SLIPWAY" | cut -c1-16)"
 	echo "kernel $(uname -r); cpus $(nproc); load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "flows $N; requests $REQS; limit $LIMIT; top-runs $TOPRUNS; nofile $(ulimit -n)"
