@@ -63,6 +63,15 @@
  * instead of a reset). At most CTL_CONNS connections at once, each closed
  * after CTL_TIMEOUT_MS; more are refused (closed at once).
  *
+ * Without --ctl (or SLIPWAY_CTL, conf.c) the socket is at a default path
+ * of its own, RUNDIR/PID.sock (ctl_rundir()), in every mode: each
+ * instance can be found by `slipway ls` and `top`. Its directory is made
+ * 0700 if missing and opened without following a symbolic link, then
+ * checked (ours, nobody else may write); anything wrong there, or a
+ * socket that cannot be made, leaves the gateway running without one
+ * (an info line says why). Only our user and root are served
+ * (SO_PEERCRED, ctl_peer_ok()).
+ *
  * API socket
  * ----------
  *
