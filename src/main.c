@@ -1246,11 +1246,14 @@ int main(int argc, char **argv)
 	if (run_netns(&r) || run_edge(&r))
 		return 1;
 	nofile_raise();
-	if (run_shards(&r) || run_services(&r))
+	if (run_shards(&r) || run_services(&r) || (run_watch(&r), 0) ||
+	    (run_announce(&r), 0) || run_sandbox(&r)) {
+		/* no thread runs yet: the control socket goes (a failure
+		 * later, in run_threads(), is rare and leaves a stale one) */
+		ctl_fini(r.ctl);
 		return 1;
-	run_watch(&r);
-	run_announce(&r);
-	if (run_sandbox(&r) || run_threads(&r))
+	}
+	if (run_threads(&r))
 		return 1;
 	run_ready(&r);
 	run_serve(&r);

@@ -102,6 +102,16 @@ SLIPWAY_CTL=$T/env.sock "$SW" "${R[@]}" -- sh -c "[ -S $T/env.sock ] && [ ! -e $
 	fail "SLIPWAY_CTL=PATH: $(cat "$T/n.err")"
 [ -e "$T/env.sock" ] && fail "SLIPWAY_CTL's socket left behind"
 
+# a start-up failure (a published port in use) removes the socket too
+BUSY=$(free_port)
+"$PY" -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(); time.sleep(10)' "$BUSY" &
+PIDS+=("$!")
+wait_listen "$BUSY"
+bash -c 'echo $$ >"$0"; exec "$@"' "$T/busy.pid" "$SW" "${R[@]}" -t "127.0.0.1/$BUSY:80" -- true 2>"$T/b.err" &&
+	fail "slipway started with its published port in use"
+grep -q "cannot publish" "$T/b.err" || fail "port in use: $(cat "$T/b.err")"
+[ -e "$RUN/$(cat "$T/busy.pid").sock" ] && fail "socket left behind by a start-up failure"
+
 ### 3. a stale socket at our own path (a PID reused) is replaced
 # exec keeps the shell's PID: the stale file is at the new slipway's path
 cat >"$T/stale.sh" <<EOF
