@@ -1214,6 +1214,23 @@ static int run_teardown(struct run *r)
 }
 
 /**
+ * run_abort() - a start-up failure before any thread runs: remove the
+ * control socket (the default one too), then exit 1
+ * @r:		run state
+ *
+ * A failure later, in run_threads(), is rare and leaves a stale socket
+ * file (which clients tell apart: nobody answers there).
+ *
+ * Return: 1
+ */
+static int run_abort(struct run *r)
+{
+	ctl_fini(r->ctl);
+	r->ctl = NULL;
+	return 1;
+}
+
+/**
  * main() - slipway: the stages of a run, in their order
  * @argc:	argument count
  * @argv:	arguments
@@ -1246,13 +1263,12 @@ int main(int argc, char **argv)
 	if (run_netns(&r) || run_edge(&r))
 		return 1;
 	nofile_raise();
-	if (run_shards(&r) || run_services(&r) || (run_watch(&r), 0) ||
-	    (run_announce(&r), 0) || run_sandbox(&r)) {
-		/* no thread runs yet: the control socket goes (a failure
-		 * later, in run_threads(), is rare and leaves a stale one) */
-		ctl_fini(r.ctl);
-		return 1;
-	}
+	if (run_shards(&r) || run_services(&r))
+		return run_abort(&r);
+	run_watch(&r);
+	run_announce(&r);
+	if (run_sandbox(&r))
+		return run_abort(&r);
 	if (run_threads(&r))
 		return 1;
 	run_ready(&r);
