@@ -1689,7 +1689,7 @@ static void ctl_default_listen(struct ctl *c)
 	c->ufd = fd;
 	c->udirfd = dfd;
 	memcpy(c->upath, a.sun_path, sizeof(c->upath));
-	debug("control socket: %s", c->upath);
+	info("control socket: %s", c->upath);
 	return;
 fail:
 	close(dfd);
