@@ -266,6 +266,51 @@ static void dump_stats(struct shard *sh, const struct run *r)
 }
 
 /**
+ * run_summary() - one line at exit, at the info level (-v): flows, bytes
+ * each way, drops, and the integrity gate (every byte the guest
+ * acknowledged was read from a host socket, no edge write failed)
+ * @sh:	shard 0 (the others read through its group, as dump_stats())
+ */
+static void run_summary(const struct shard *sh)
+{
+	uint64_t v[CTR_NUM] = { 0 }, drops = 0, flows;
+	unsigned i, k;
+
+	if (log_max_level < LOG_INFO)
+		return;
+	for (k = 0; k < sh->grp->n; k++)
+		for (i = 0; i < CTR_NUM; i++)
+			v[i] += sh->grp->sh[k]->stats.ctr[i];
+	for (i = 0; i < CTR_NUM; i++)
+		if (strstr(ctr_names[i], "_DROP") ||
+		    strstr(ctr_names[i], "_MALFORMED"))
+			drops += v[i];
+	flows = v[CTR_TCP_FLOWS_OPENED_GUEST] + v[CTR_TCP_FLOWS_OPENED_HOST] +
+		v[CTR_UDP_FLOWS_OPENED] + v[CTR_SPLICE_OPENED] +
+		v[CTR_UDPNS_FLOWS_OPENED];
+	if (v[CTR_TCP_ACKED_BYTES] == v[CTR_TCP_HOST_READ_BYTES] &&
+	    !v[CTR_EDGE_TX_ERRORS])
+		info("exit: %llu flows, %llu bytes from the guest, %llu to it, "
+		     "%llu dropped; integrity gate held (acked == read, no "
+		     "edge errors)",
+		     (unsigned long long)flows,
+		     (unsigned long long)v[CTR_EDGE_RX_BYTES],
+		     (unsigned long long)v[CTR_EDGE_TX_BYTES],
+		     (unsigned long long)drops);
+	else
+		info("exit: %llu flows, %llu bytes from the guest, %llu to it, "
+		     "%llu dropped; integrity gate: %llu bytes acked of %llu "
+		     "read (flows cut at exit count here), %llu edge errors",
+		     (unsigned long long)flows,
+		     (unsigned long long)v[CTR_EDGE_RX_BYTES],
+		     (unsigned long long)v[CTR_EDGE_TX_BYTES],
+		     (unsigned long long)drops,
+		     (unsigned long long)v[CTR_TCP_ACKED_BYTES],
+		     (unsigned long long)v[CTR_TCP_HOST_READ_BYTES],
+		     (unsigned long long)v[CTR_EDGE_TX_ERRORS]);
+}
+
+/**
  * on_other() - signals, the watched namespace owner, the slirp4netns exit fd
  * @sh:		shard
  * @data:	epoll data (EP_SIGNAL, EP_PIDFD, EP_NSWATCH or EP_CTL)
@@ -837,6 +882,79 @@ static int run_shards(struct run *r)
 }
 
 /**
+ * ident_name() - a container or VM name from the last component of a path,
+ * best effort: libvirt's passt socket "<N>-<vm>-net<K>.socket" gives
+ * "<vm>"; another ".socket" or ".sock" file its name without the suffix;
+ * podman's "netns-<id>" (and any other namespace file) itself
+ * @path:	a namespace or socket path
+ * @out:	filled ("" when nothing fits)
+ * @size:	size of @out
+ */
+static void ident_name(const char *path, char *out, size_t size)
+{
+	const char *b = strrchr(path, '/');
+	size_t len;
+	char *dot, *net;
+
+	b = b ? b + 1 : path;
+	snprintf(out, size, "%s", b);
+	len = strlen(out);
+	if (len > 7 && !strcmp(out + len - 7, ".socket"))
+		out[len - 7] = '\0';
+	else if (len > 5 && !strcmp(out + len - 5, ".sock"))
+		out[len - 5] = '\0';
+	else
+		return;
+	/* libvirt: <domain id>-<name>-net<index> */
+	dot = out;
+	while (*dot >= '0' && *dot <= '9')
+		dot++;
+	net = strrchr(out, '-');
+	if (dot > out && *dot == '-' && net && net > dot &&
+	    !strncmp(net, "-net", 4) && net[4]) {
+		*net = '\0';
+		memmove(out, dot + 1, strlen(dot + 1) + 1);
+	}
+}
+
+/**
+ * run_ident() - who this instance is, for the control socket's version
+ * reply: the mode, the guest, its name as far as the command line tells
+ * @r:		run state (after run_netns(): the command's PID is known)
+ * @id:		filled
+ */
+static void run_ident(const struct run *r, struct ctl_ident *id)
+{
+	const struct conf *c = &r->conf;
+	unsigned long pid = 0;
+	char *end = NULL;
+
+	memset(id, 0, sizeof(*id));
+	id->mode = c->s4n			     ? "slirp4netns" :
+		   c->pasta_mode == CONF_PASTA_PASTA ? "pasta" :
+		   c->pasta_mode == CONF_PASTA_PASST ? "passt" :
+						       "slipway";
+	if (c->netns && !strncmp(c->netns, "/proc/", 6))
+		pid = strtoul(c->netns + 6, &end, 10);
+	if (pid && end && !strcmp(end, "/ns/net")) {
+		snprintf(id->guest, sizeof(id->guest), "pid:%lu", pid);
+	} else if (c->netns) {
+		/* a NAME is ip-netns's: /run/netns/NAME */
+		snprintf(id->guest, sizeof(id->guest), "%s%s",
+			 strchr(c->netns, '/') ? "" : "/run/netns/", c->netns);
+		ident_name(c->netns, id->name, sizeof(id->name));
+	} else if (r->ns.cmd_pid > 0) {
+		snprintf(id->guest, sizeof(id->guest), "pid:%d",
+			 (int)r->ns.cmd_pid);
+		if (c->cmd && c->cmd[0])
+			ident_name(c->cmd[0], id->name, sizeof(id->name));
+	} else if (c->sock_path) {
+		snprintf(id->guest, sizeof(id->guest), "%s", c->sock_path);
+		ident_name(c->sock_path, id->name, sizeof(id->name));
+	}
+}
+
+/**
  * run_services() - the control thread's sockets, migration, and shard 0's
  * services: published ports, splice, -T/-U, auto forwarding, DNS, the
  * slirp4netns API socket and exit fd
@@ -849,8 +967,10 @@ static int run_services(struct run *r)
 {
 	struct shard *sh = &r->shs[0];
 	const struct conf *c = &r->conf;
+	struct ctl_ident id;
 
-	r->ctl = ctl_init(sh, c);
+	run_ident(r, &id);
+	r->ctl = ctl_init(sh, c, &id);
 	if (!r->ctl)
 		return 1;
 	if (mig_init(&r->grp, c, &r->edge))
@@ -1079,10 +1199,11 @@ static int run_teardown(struct run *r)
 	for (i = 0; i < r->grp.n; i++)
 		shard_reset_flows(&r->shs[i]);
 	mig_fini(&r->grp);
-	/* slirp4netns, pasta and passt modes: clients log our standard
-	 * error, so counters only on request (SIGUSR1, --stats-file) */
-	if ((!r->conf.s4n && !r->conf.pasta_mode) || r->conf.stats_file)
+	/* counters only on request (--stats-file, SIGUSR1; the control
+	 * socket while running): a one-line summary with -v */
+	if (r->conf.stats_file)
 		dump_stats(sh, r);
+	run_summary(sh);
 	fwdauto_fini(sh);
 	udpns_fini(sh);
 	splice_fini(sh);
@@ -1090,6 +1211,23 @@ static int run_teardown(struct run *r)
 		shard_fini(&r->shs[i]);
 	r->edge.ops->fini(&r->edge);
 	return r->exit_code;
+}
+
+/**
+ * run_abort() - a start-up failure before any thread runs: remove the
+ * control socket (the default one too), then exit 1
+ * @r:		run state
+ *
+ * A failure later, in run_threads(), is rare and leaves a stale socket
+ * file (which clients tell apart: nobody answers there).
+ *
+ * Return: 1
+ */
+static int run_abort(struct run *r)
+{
+	ctl_fini(r->ctl);
+	r->ctl = NULL;
+	return 1;
 }
 
 /**
@@ -1126,10 +1264,12 @@ int main(int argc, char **argv)
 		return 1;
 	nofile_raise();
 	if (run_shards(&r) || run_services(&r))
-		return 1;
+		return run_abort(&r);
 	run_watch(&r);
 	run_announce(&r);
-	if (run_sandbox(&r) || run_threads(&r))
+	if (run_sandbox(&r))
+		return run_abort(&r);
+	if (run_threads(&r))
 		return 1;
 	run_ready(&r);
 	run_serve(&r);

@@ -244,7 +244,9 @@ static const char usage_text3[] =
 	"Output and control:\n"
 	"  --stats-file PATH       write counters as JSON there at exit and "
 	"on\n"
-	"                          SIGUSR1 (default: standard error)\n"
+	"                          SIGUSR1 (without it, SIGUSR1 writes them "
+	"to\n"
+	"                          standard error, and exit nothing)\n"
 	"  --migrate-from PATH     live migration destination: take the "
 	"source's\n"
 	"                          flows on a unix socket there (vhost-user)\n"
@@ -259,11 +261,13 @@ static const char usage_text3[] =
 	"the\n"
 	"                          frontend's device state (QEMU 8.2 and "
 	"later)\n"
-	"  --ctl PATH              serve the JSON control API on a unix "
+	"  --ctl PATH|none         serve the JSON control API on a unix "
 	"socket\n"
 	"                          there (stats, flows, version, forwards); "
 	"query\n"
-	"                          it with 'slipway ctl PATH CMD'\n"
+	"                          it with 'slipway ctl PATH CMD'; default:\n"
+	"                          RUNDIR/PID.sock (see slipway(1)); none: "
+	"off\n"
 	"  --metrics [ADDR:]PORT   serve Prometheus metrics over HTTP at\n"
 	"                          /metrics (ADDR default: 127.0.0.1)\n"
 	"  --pcap FILE             write every frame crossing the edge to "
@@ -271,6 +275,8 @@ static const char usage_text3[] =
 	"                          (pcap, Ethernet, no virtio-net header)\n"
 	"  --pcap-max BYTES        stop capturing at this file size (k, M, G\n"
 	"                          suffixes; default: 100M)\n"
+	"  -v, --verbose           what is served, and a one-line summary at "
+	"exit\n"
 	"  -q, --quiet             errors only\n"
 	"  -d, --debug             debug messages\n"
 	"  --trace                 per-packet trace messages\n"
@@ -1702,9 +1708,13 @@ static void opt_path(void *st, const struct conf_opt *o, char *arg)
 			usage_error("bad --%s '%s': a socket path of 1 to %d "
 				    "characters",
 				    o->name, arg, CONF_SOCK_PATH_MAX - 1);
-		if (o->id == OPT_CTL)
+		if (o->id == OPT_CTL && !strcmp(arg, "none")) {
+			c->ctl_path = NULL;
+			c->ctl_off = true;
+		} else if (o->id == OPT_CTL) {
 			c->ctl_path = arg;
-		else if (o->id == OPT_MIGRATE_TO)
+			c->ctl_off = false;
+		} else if (o->id == OPT_MIGRATE_TO)
 			c->migrate_to = arg;
 		else
 			c->migrate_from = arg;
@@ -1787,7 +1797,7 @@ static void opt_copy_host_addrs(void *st, const struct conf_opt *o, char *arg)
 }
 
 /**
- * opt_log() - -q, --quiet; -d, --debug; --trace
+ * opt_log() - -v, --verbose; -q, --quiet; -d, --debug; --trace
  * @st:		struct conf_st
  * @o:		the row
  * @arg:	NULL
@@ -1795,6 +1805,7 @@ static void opt_copy_host_addrs(void *st, const struct conf_opt *o, char *arg)
 static void opt_log(void *st, const struct conf_opt *o, char *arg)
 {
 	log_max_level = o->id == 'q' ? LOG_ERR :
+			o->id == 'v' ? LOG_INFO :
 			o->id == 'd' ? LOG_DEBUG :
 				       LOG_TRACE;
 }
@@ -1881,6 +1892,7 @@ static const struct conf_opt conf_opts[] = {
 	CONF_OPT_ROW_CALL("hostname", 'H', 1, opt_dhcp_name),
 	CONF_OPT_ROW_CALL("fqdn", OPT_FQDN, 1, opt_dhcp_name),
 	CONF_OPT_ROW_PRINT_CAPS(OPT_PRINT_CAPS),
+	CONF_OPT_ROW_CALL("verbose", 'v', 0, opt_log),
 	CONF_OPT_ROW_CALL("quiet", 'q', 0, opt_log),
 	CONF_OPT_ROW_CALL("debug", 'd', 0, opt_log),
 	CONF_OPT_ROW_CALL("trace", OPT_TRACE, 0, opt_log),
@@ -2057,6 +2069,29 @@ static void conf_resolv_abs(struct conf *c)
 }
 
 /**
+ * conf_ctl_env() - SLIPWAY_CTL, when no --ctl was given: "none" turns the
+ * control socket off, a path sets it (for programs that start us as
+ * pasta, passt or slirp4netns, whose command lines have no --ctl)
+ * @c:		configuration
+ */
+static void conf_ctl_env(struct conf *c)
+{
+	const char *v = getenv("SLIPWAY_CTL");
+
+	if (c->ctl_path || c->ctl_off || !v || !*v)
+		return;
+	if (!strcmp(v, "none")) {
+		c->ctl_off = true;
+		return;
+	}
+	if (strlen(v) >= CONF_SOCK_PATH_MAX)
+		usage_error("bad SLIPWAY_CTL '%s': a socket path of 1 to %d "
+			    "characters, or none",
+			    v, CONF_SOCK_PATH_MAX - 1);
+	c->ctl_path = v;
+}
+
+/**
  * conf_finish() - after the options: what they exclude together, the
  * addresses not given, the user namespace's default, --resolv-conf made
  * absolute
@@ -2069,6 +2104,7 @@ void conf_finish(struct conf_st *st)
 	conf_check_edge(c, st);
 	conf_addrs(c, st);
 
+	conf_ctl_env(c);
 	if (c->ctl_path && c->sock_path && !strcmp(c->ctl_path, c->sock_path))
 		usage_error(
 			"--ctl and the edge's socket cannot be the same path");

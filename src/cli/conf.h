@@ -152,7 +152,9 @@ enum conf_pasta_mode {
  * @guest6:		the guest's IPv6 address: @prefix6::15
  * @gw6:		the gateway's IPv6 address: @prefix6::2
  * @dns6:		the DNS forwarder's IPv6 address: @prefix6::3
- * @ctl_path:		--ctl: the control socket's path, or NULL
+ * @ctl_path:		--ctl or SLIPWAY_CTL: the control socket's path, or NULL
+ *			(then the default per-instance one, unless @ctl_off)
+ * @ctl_off:		--ctl none or SLIPWAY_CTL=none: no control socket
  * @migrate_to:		--migrate-to: a migration destination's socket, or NULL
  * @migrate_from:	--migrate-from: our socket for a migration source's
  *			state, or NULL
@@ -269,6 +271,7 @@ struct conf {
 	bool ipv6;
 	struct in6_addr prefix6, guest6, gw6, dns6;
 	const char *ctl_path;
+	bool ctl_off;
 	const char *migrate_to;
 	const char *migrate_from;
 	struct sockaddr_storage metrics;

@@ -63,6 +63,15 @@
  * instead of a reset). At most CTL_CONNS connections at once, each closed
  * after CTL_TIMEOUT_MS; more are refused (closed at once).
  *
+ * Without --ctl (or SLIPWAY_CTL, conf.c) the socket is at a default path
+ * of its own, RUNDIR/PID.sock (ctl_rundir()), in every mode: each
+ * instance can be found by `slipway ls` and `top`. Its directory is made
+ * 0700 if missing and opened without following a symbolic link, then
+ * checked (ours, nobody else may write); anything wrong there, or a
+ * socket that cannot be made, leaves the gateway running without one
+ * (an info line says why). Only our user and root are served
+ * (SO_PEERCRED, ctl_peer_ok()).
+ *
  * API socket
  * ----------
  *
@@ -85,6 +94,8 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -93,8 +104,10 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "os/sys.h"
@@ -213,6 +226,9 @@ struct fwd_job {
  *		and METRICS_* ones
  * @conf:	configuration
  * @ufd:	control socket, or -1
+ * @upath:	its path ("" without one)
+ * @owner:	our effective user ID when we started (the socket file's
+ *		owner): with root, the only peer the control socket answers
  * @udirfd:	its directory (O_PATH: the sandbox leaves a way to remove
  *		the socket file from there), or -1
  * @hfd:	metrics socket, or -1
@@ -242,6 +258,9 @@ struct fwd_job {
  * @spare_fd:	the thread's spare descriptor (fd_spare_refuse()), or -1
  * @resume_ns:	out of fds: when the listeners are armed again (0: none
  *		is paused)
+ * @id:		who we are (the version reply)
+ * @pid:	our process ID
+ * @started_unix: when we started, seconds since the epoch
  */
 struct ctl {
 	struct shard *sh;
@@ -249,6 +268,8 @@ struct ctl {
 	uint64_t *ctr;
 	const struct conf *conf;
 	int ufd;
+	char upath[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	uid_t owner;
 	int udirfd;
 	int hfd;
 	int afd;
@@ -276,6 +297,9 @@ struct ctl {
 	pthread_barrier_t *start;
 	int spare_fd;
 	uint64_t resume_ns;
+	struct ctl_ident id;
+	int pid;
+	int64_t started_unix;
 };
 
 /**
@@ -434,6 +458,11 @@ static void stats_src(const struct ctl *c, struct ctl_stats_src *s)
 	s->peek_off = shard_api_peek_off(c->sh);
 	s->max_flows = c->conf->max_flows;
 	s->uptime_ms = (now_mono_ns() - c->start_ns) / 1000000;
+	s->pid = c->pid;
+	s->mode = c->id.mode;
+	s->guest = c->id.guest;
+	s->name = c->id.name;
+	s->started_unix = c->started_unix;
 	for (k = 0; k < c->nshards; k++) {
 		s->ctr[k] = shard_api_ctr(c->sh, k);
 		s->hist[k] = shard_api_hist(c->sh, k);
@@ -1154,7 +1183,42 @@ static void ctl_resume(struct ctl *c)
 }
 
 /**
- * ctl_accept() - take new clients, refusing those past the cap
+ * ctl_peer_ok() - may this control client talk to us? Only our own user
+ * (the socket file's owner) and root may
+ * @c:		server
+ * @fd:		the accepted control connection
+ *
+ * The file's mode 0600 keeps others out already; this also holds when
+ * the file is reached some other way (a directory made looser, a copy of
+ * the descriptor). Under the sandbox's user namespace, which maps only
+ * our user, root outside is seen as the overflow user, and refused too.
+ * A refusal is counted in CTL_REFUSED and logged (rate-limited).
+ *
+ * #syscalls getsockopt
+ * Return: true to serve it
+ */
+static bool ctl_peer_ok(struct ctl *c, int fd)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len)) {
+		LOG_RL(LOG_WARN, true,
+		       "control client refused: no credentials");
+		return false;
+	}
+	if (uc.uid == c->owner || uc.uid == 0)
+		return true;
+	LOG_RL(LOG_WARN, false,
+	       "control client refused: PID %d runs as user %u, only user %u "
+	       "and root may use the control socket",
+	       (int)uc.pid, (unsigned)uc.uid, (unsigned)c->owner);
+	return false;
+}
+
+/**
+ * ctl_accept() - take new clients, refusing those past the cap, and
+ * control clients of another user (ctl_peer_ok())
  * @c:		server
  * @http:	the metrics socket (else the control one)
  *
@@ -1179,6 +1243,11 @@ static void ctl_accept(struct ctl *c, bool http)
 							 CSRV_IDX_UNIX,
 						  http ? "metrics" : "control");
 			return;
+		}
+		if (!http && !ctl_peer_ok(c, fd)) {
+			close(fd);
+			ctr0(c, CTR_CTL_REFUSED);
+			continue;
 		}
 		for (i = from; i < to; i++)
 			if (c->conn[i].state == CONN_FREE)
@@ -1470,15 +1539,178 @@ static int ctl_evfd_init(struct ctl *c)
 }
 
 /**
- * ctl_init() - listen on --ctl and --metrics, in the control thread's
- * epoll set (the thread starts with ctl_start())
+ * ctl_rundir() - the directory of the default control sockets
+ * @buf:	filled
+ * @size:	size of @buf
+ *
+ * Root's is /run/slipway. Another user's is $XDG_RUNTIME_DIR/slipway when
+ * XDG_RUNTIME_DIR is an absolute path to a directory of ours, else
+ * /tmp/slipway-UID (the same rule as the clients', slipway ls and top).
+ *
+ * #syscalls:setup newfstatat
+ * Return: 0, or -ENAMETOOLONG
+ */
+int ctl_rundir(char *buf, size_t size)
+{
+	uid_t uid = geteuid();
+	const char *x = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+	int n;
+
+	if (!uid)
+		n = snprintf(buf, size, "/run/slipway");
+	else if (x && *x == '/' && !stat(x, &st) && S_ISDIR(st.st_mode) &&
+		 st.st_uid == uid)
+		n = snprintf(buf, size, "%s/slipway", x);
+	else
+		n = snprintf(buf, size, "/tmp/slipway-%u", (unsigned)uid);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/**
+ * ctl_rundir_open() - make the default sockets' directory if it is not
+ * there, and open it if it is safe to use: a directory (not a symbolic
+ * link), ours, that nobody else may write to
+ * @dir:	its path (ctl_rundir())
+ * @why:	on failure, what is wrong
+ * @why_len:	size of @why
+ *
+ * #syscalls:setup mkdir mkdirat openat fstat newfstatat
+ * Return: its O_PATH fd, or -1 with @why set
+ */
+static int ctl_rundir_open(const char *dir, char *why, size_t why_len)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		snprintf(why, why_len, "cannot create %s: %s", dir,
+			 strerror(errno));
+		return -1;
+	}
+	/* a symbolic link there: ELOOP or ENOTDIR, never followed */
+	fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, why_len, "%s: %s%s", dir, strerror(errno),
+			 errno == ELOOP || errno == ENOTDIR ?
+				 " (a symbolic link or not a directory: "
+				 "refused)" :
+				 "");
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(why, why_len, "%s is not a directory", dir);
+		goto fail;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(why, why_len,
+			 "%s belongs to user %u, not to us (%u): refused", dir,
+			 (unsigned)st.st_uid, (unsigned)geteuid());
+		goto fail;
+	}
+	if (st.st_mode & 022) {
+		snprintf(why, why_len,
+			 "%s may be written by others (mode %03o; it should "
+			 "be 0700): refused",
+			 dir, (unsigned)(st.st_mode & 0777));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+/**
+ * ctl_default_listen() - the default control socket, <rundir>/<pid>.sock
+ * @c:		server (@ufd, @udirfd, @upath set on success)
+ *
+ * Never a failure of the gateway: when the directory is unsafe or the
+ * socket cannot be made, one line at the info level (-v) says why, and we
+ * run without. A socket file already at our path is a stale one (its
+ * PID was ours before: PIDs are reused) if nobody answers there: it is
+ * replaced; anything else there is left alone.
+ *
+ * #syscalls:setup socket connect bind listen unlinkat newfstatat close
+ */
+static void ctl_default_listen(struct ctl *c)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char dir[sizeof(a.sun_path)], why[PATH_MAX + 128], name[32];
+	struct stat st;
+	int dfd, fd = -1, n;
+
+	if (ctl_rundir(dir, sizeof(dir))) {
+		info("no control socket: the runtime directory's path is too "
+		     "long (--ctl PATH sets one)");
+		return;
+	}
+	snprintf(name, sizeof(name), "%d.sock", (int)getpid());
+	n = snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir, name);
+	if (n < 0 || (size_t)n >= sizeof(a.sun_path)) {
+		info("no control socket: %s/%s is too long for a socket path "
+		     "(--ctl PATH sets one)",
+		     dir, name);
+		return;
+	}
+	dfd = ctl_rundir_open(dir, why, sizeof(why));
+	if (dfd < 0) {
+		info("no control socket: %s", why);
+		return;
+	}
+	if (!fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		bool stale = false;
+
+		if (S_ISSOCK(st.st_mode) && probe >= 0 &&
+		    connect(probe, (struct sockaddr *)&a, sizeof(a)) &&
+		    (errno == ECONNREFUSED || errno == ENOENT))
+			stale = true;
+		if (probe >= 0)
+			close(probe);
+		if (!stale || unlinkat(dfd, name, 0)) {
+			info("no control socket: %s is there already (%s)",
+			     a.sun_path,
+			     stale		  ? strerror(errno) :
+			     S_ISSOCK(st.st_mode) ? "in use" :
+						    "not a socket");
+			goto fail;
+		}
+		debug("replaced a stale socket file at %s", a.sun_path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || qsock_bind_private(fd, &a) || listen(fd, 64)) {
+		info("no control socket at %s: %s", a.sun_path,
+		     strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto fail;
+	}
+	c->ufd = fd;
+	c->udirfd = dfd;
+	memcpy(c->upath, a.sun_path, sizeof(c->upath));
+	info("control socket: %s", c->upath);
+	return;
+fail:
+	close(dfd);
+}
+
+/**
+ * ctl_init() - listen on the control socket and --metrics, in the control
+ * thread's epoll set (the thread starts with ctl_start())
  * @sh:		shard 0
  * @conf:	configuration
+ * @id:		who we are (copied), or NULL
  *
- * #syscalls:setup epoll_create1 timerfd_create listen
+ * The control socket is --ctl's (or SLIPWAY_CTL's: conf.c), else the
+ * default one (ctl_default_listen()) unless turned off (--ctl none).
+ *
+ * #syscalls:setup epoll_create1 timerfd_create listen getpid
+ * #syscalls:setup clock_gettime
  * Return: the server, or NULL on failure (logged)
  */
-struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
+struct ctl *ctl_init(struct shard *sh, const struct conf *conf,
+		     const struct ctl_ident *id)
 {
 	struct ctl *c = calloc(1, sizeof(*c));
 	unsigned i;
@@ -1494,6 +1726,13 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 	c->ufd = c->hfd = c->udirfd = c->evfd = c->afd = c->adirfd = -1;
 	c->call_conn = -1;
 	c->start_ns = now_mono_ns();
+	c->owner = geteuid();
+	c->pid = (int)getpid();
+	c->started_unix = (int64_t)time(NULL);
+	if (id)
+		c->id = *id;
+	if (!c->id.mode)
+		c->id.mode = "slipway";
 	for (i = 0; i < NCONNS; i++)
 		c->conn[i].fd = -1;
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -1512,8 +1751,13 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf)
 			c->ufd = -1;
 			goto fail;
 		}
+		snprintf(c->upath, sizeof(c->upath), "%s", conf->ctl_path);
 		c->udirfd = qsock_path_dir(conf->ctl_path);
 		if (listen(c->ufd, 64) || ctl_ep_add(c, c->ufd, CSRV_IDX_UNIX))
+			goto fail;
+	} else if (!conf->ctl_off) {
+		ctl_default_listen(c);
+		if (c->ufd >= 0 && ctl_ep_add(c, c->ufd, CSRV_IDX_UNIX))
 			goto fail;
 	}
 	if (conf->metrics_set) {
@@ -1650,7 +1894,7 @@ void ctl_fini(struct ctl *c)
 	shard_api_detach(c->sh, c->evfd);
 	if (c->ufd >= 0) {
 		close(c->ufd);
-		qsock_path_unlink(c->udirfd, c->conf->ctl_path);
+		qsock_path_unlink(c->udirfd, c->upath);
 	}
 	if (c->hfd >= 0)
 		close(c->hfd);

@@ -13,18 +13,53 @@
 struct ctl;
 struct shard;
 
+#define CTL_IDENT_GUEST_MAX 256
+#define CTL_IDENT_NAME_MAX 128
+
 /**
- * ctl_init() - listen on --ctl and --metrics, in the control thread's own
- * epoll set
+ * struct ctl_ident - who this instance is, for the version reply (and
+ * through it `slipway ls`)
+ * @mode:	"slipway", "pasta", "passt" or "slirp4netns"
+ * @guest:	the namespace path, "pid:N", or the VM's socket path; ""
+ *		when not known
+ * @name:	the container or VM name, best effort; "" when not known
+ */
+struct ctl_ident {
+	const char *mode;
+	char guest[CTL_IDENT_GUEST_MAX];
+	char name[CTL_IDENT_NAME_MAX];
+};
+
+/**
+ * ctl_init() - listen on the control socket (--ctl, SLIPWAY_CTL, or the
+ * default per-instance path under the runtime directory) and on --metrics,
+ * in the control thread's own epoll set
  * @sh:		shard 0 (its group's shards answer flow snapshots, shard 0
  *		runs the forward API)
  * @conf:	configuration
+ * @id:		who we are (copied), or NULL
  *
- * Context: start-up, before any thread runs
- * Return: the server, or NULL on failure (logged); with neither option,
- * an idle server (no thread) unless ctl_api_init() gives it the API socket
+ * A default socket that cannot be made is no failure: without it the
+ * gateway runs on (one line at the info level says why).
+ *
+ * Context: start-up, before any thread runs, before the sandbox
+ * Return: the server, or NULL on failure (logged); with no socket to
+ * serve, an idle server (no thread) unless ctl_api_init() gives it the API
+ * socket
  */
-struct ctl *ctl_init(struct shard *sh, const struct conf *conf);
+struct ctl *ctl_init(struct shard *sh, const struct conf *conf,
+		     const struct ctl_ident *id);
+
+/**
+ * ctl_rundir() - the directory of the default control sockets: root's
+ * /run/slipway, else $XDG_RUNTIME_DIR/slipway (when that is an absolute
+ * path to a directory of ours), else /tmp/slipway-UID
+ * @buf:	filled
+ * @size:	size of @buf
+ *
+ * Return: 0, or -ENAMETOOLONG
+ */
+int ctl_rundir(char *buf, size_t size);
 
 /**
  * ctl_api_init() - listen on the slirp4netns API socket too (s4n_api.h),

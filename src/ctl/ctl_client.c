@@ -483,17 +483,43 @@ static int client_request(const struct client_args *a, char *req, size_t size)
 }
 
 /**
- * print_version() - the answer to version
+ * ival() - an integer member, 0 when missing
+ * @o:		object
+ * @key:	member
+ *
+ * Return: its value
+ */
+static long long ival(const json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
+}
+
+/**
+ * print_version() - the answer to version: what is served, then who the
+ * instance is and its totals (a server older than these fields shows
+ * only the first line)
  * @r:	reply
  */
 static void print_version(const json_t *r)
 {
+	const char *guest = s(r, "guest"), *name = s(r, "name");
+	long long up = ival(r, "uptime_ms") / 1000;
+
 	printf("slipway %s: edge %s, %lld shard(s), SO_PEEK_OFF %s, "
 	       "max %lld flows\n",
-	       s(r, "version"), s(r, "edge"),
-	       (long long)json_integer_value(json_object_get(r, "shards_n")),
+	       s(r, "version"), s(r, "edge"), ival(r, "shards_n"),
 	       json_is_true(json_object_get(r, "peek_offset")) ? "on" : "off",
-	       (long long)json_integer_value(json_object_get(r, "max_flows")));
+	       ival(r, "max_flows"));
+	if (!json_object_get(r, "pid"))
+		return;
+	printf("PID %lld, %s mode, guest %s%s%s%s, up %lld:%02lld:%02lld\n",
+	       ival(r, "pid"), s(r, "mode"), *guest ? guest : "(unknown)",
+	       *name ? " (" : "", name, *name ? ")" : "", up / 3600,
+	       up / 60 % 60, up % 60);
+	printf("%lld flow(s) open, %lld bytes from the guest, %lld to it, "
+	       "%lld dropped\n",
+	       ival(r, "flows"), ival(r, "bytes_from_guest"),
+	       ival(r, "bytes_to_guest"), ival(r, "drops"));
 }
 
 /**

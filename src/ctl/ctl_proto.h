@@ -80,6 +80,11 @@ struct ctl_req {
  * @ctr:	each shard's counters (read with relaxed loads)
  * @hist:	each shard's HIST_ID_NUM histograms (merged with relaxed loads)
  * @queue:	the edge queue each shard serves
+ * @pid:	our process ID
+ * @mode:	"slipway", "pasta", "passt" or "slirp4netns" (NULL: "")
+ * @guest:	the guest: namespace path, "pid:N" or socket path (NULL: "")
+ * @name:	the container or VM name, best effort (NULL: "")
+ * @started_unix: when we started, seconds since the epoch
  */
 struct ctl_stats_src {
 	const char *version;
@@ -91,6 +96,11 @@ struct ctl_stats_src {
 	const uint64_t *ctr[SHARDS_MAX];
 	const struct hist *hist[SHARDS_MAX];
 	unsigned queue[SHARDS_MAX];
+	int pid;
+	const char *mode;
+	const char *guest;
+	const char *name;
+	int64_t started_unix;
 };
 
 /**
@@ -124,7 +134,9 @@ json_t *ctl_reply_error(const char *msg);
 json_t *ctl_reply_stats(const struct ctl_stats_src *s);
 
 /**
- * ctl_reply_version() - version, edge, shards
+ * ctl_reply_version() - version, edge, shards; who we are (PID, mode,
+ * guest, name), since when, and the totals slipway ls shows (flows open,
+ * bytes each way, drops)
  * @s:		source (counters unused)
  *
  * Return: new JSON object, or NULL without memory

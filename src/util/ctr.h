@@ -283,7 +283,8 @@
 	X(CTL_REQUESTS, "control requests answered (--ctl)")                   \
 	X(CTL_ERRORS, "of those, answered with an error")                      \
 	X(CTL_REFUSED,                                                         \
-	  "control and metrics connections refused: too many open")            \
+	  "control and metrics connections refused: too many open, or "        \
+	  "another user's")                                                    \
 	X(CTL_TIMEOUTS, "control and metrics connections closed: too slow")    \
 	X(CTL_ACCEPT_NOFD,                                                     \
 	  "control, metrics and API clients refused: out of fds")              \

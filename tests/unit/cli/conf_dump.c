@@ -278,6 +278,7 @@ static void dump_mid(const struct conf *c)
 	pr_a6("gw6", &c->gw6);
 	pr_a6("dns6", &c->dns6);
 	pr_str("ctl_path", c->ctl_path);
+	pr_u("ctl_off", c->ctl_off);
 	pr_str("migrate_to", c->migrate_to);
 	pr_str("migrate_from", c->migrate_from);
 	pr_metrics(c);
