@@ -288,12 +288,15 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	sh->sock.txq = calloc(2 * (size_t)sh->max_flows, sizeof(*sh->sock.txq));
 	sh->frame_len = calloc(FX_SLOTS, sizeof(*sh->frame_len));
 	sh->sock.upeer = calloc(max_udp ? max_udp : 1, sizeof(*sh->sock.upeer));
+	sh->rates.tcp = calloc(sh->max_flows, sizeof(*sh->rates.tcp));
+	sh->rates.udp = calloc(max_udp ? max_udp : 1, sizeof(*sh->rates.udp));
 	sh->fx.slot_size = e->frame_max;
 	sh->fx.nslots = FX_SLOTS;
 	sh->fx.slots = malloc(FX_SLOTS * sh->fx.slot_size);
 	sh->fx.frame_len = sh->frame_len;
 	if (!mem || !sh->sock.hflags || !sh->sock.txq || !sh->frame_len ||
-	    !sh->fx.slots || !sh->sock.upeer)
+	    !sh->fx.slots || !sh->sock.upeer || !sh->rates.tcp ||
+	    !sh->rates.udp)
 		return -ENOMEM;
 	ret = core_init(&sh->core, &cc, mem, sh->stats.ctr, grp->key);
 	if (ret)
@@ -390,6 +393,8 @@ void shard_fini(struct shard *sh)
 	free(sh->lis.listeners);
 	free(sh->lis.ulisteners);
 	free(sh->sock.upeer);
+	free(sh->rates.tcp);
+	free(sh->rates.udp);
 	if (shard_hooks.fini)
 		shard_hooks.fini(sh);
 	mbox_fini(sh);
@@ -827,6 +832,10 @@ int shard_run(struct shard *sh,
 		}
 		if (sh->now_ns >= sh->lis.listen_resume_ns)
 			shard_listen_resume(sh);
+		/* the flows' counts before this batch moves them: the base
+		 * of their rates (ctl flows) */
+		if (sh->now_ns >= sh->rates.due_ns)
+			shard_rate_sweep(sh);
 		for (i = 0; i < n; i++) {
 			uint64_t d = ev[i].data.u64;
 

@@ -210,7 +210,7 @@ static void test_kinds(void **state)
 static void test_states(void **state)
 {
 	static const char *const names[] = { "CONNECTING", "ESTABLISHED",
-					     "CLOSING", "OPEN" };
+					     "CLOSING", "OPEN", "QUERY" };
 	struct flow_rec r;
 	unsigned i;
 
