@@ -537,8 +537,8 @@ static json_t *flow_json(const struct flow_rec *r)
 	json_object_set_new(o, "guest_wnd", jint(r->guest_wnd));
 	json_object_set_new(o, "tcp_info", tcpi_json(r));
 	lim = flow_rec_limit_str(r);
-	json_object_set_new(o, "limited_by", lim ? json_string(lim) :
-						   json_null());
+	json_object_set_new(o, "limited_by",
+			    lim ? json_string(lim) : json_null());
 	return o;
 }
 
