@@ -102,6 +102,19 @@ const char *flow_rec_limit_str(const struct flow_rec *r)
 }
 
 /**
+ * sndbuf_full() - does the host socket's send queue hold half its
+ * SO_SNDBUF or more?
+ * @r:		record
+ *
+ * Return: true if so (false without the figures)
+ */
+static bool sndbuf_full(const struct flow_rec *r)
+{
+	return r->has_tcpi && r->tcpi.sndbuf && r->tcpi.send_queue &&
+	       2ULL * r->tcpi.send_queue >= r->tcpi.sndbuf;
+}
+
+/**
  * flow_rec_limit() - what holds a TCP flow back, from its record's figures
  * @r:		record, with its rates, window figures and, if any, the host
  *		socket's (@r->tcpi)
@@ -116,7 +129,9 @@ const char *flow_rec_limit_str(const struct flow_rec *r)
  *   its overhead against the buffer too) -> host-sndbuf; else the
  *   segments in flight fill the congestion window -> host-cwnd; else the
  *   guest sends no faster -> guest-sender.
- * No bytes either way: idle.
+ * No bytes either way: idle, unless the flow is stuck rather than idle:
+ * the guest's window is closed (zero) -> guest-rwnd, or the host socket's
+ * send queue is (nearly) full, as above -> host-sndbuf.
  *
  * Context: any thread
  * Return: enum flow_limit; FLOW_LIM_NONE for records that are not TCP
@@ -126,8 +141,13 @@ uint8_t flow_rec_limit(const struct flow_rec *r)
 {
 	if (r->kind != FLOW_KIND_TCP)
 		return FLOW_LIM_NONE;
-	if (!r->rate_from_guest && !r->rate_to_guest)
+	if (!r->rate_from_guest && !r->rate_to_guest) {
+		if (r->guest_wnd == 0 && r->state == TCPS_ESTABLISHED)
+			return FLOW_LIM_GUEST_RWND;
+		if (sndbuf_full(r))
+			return FLOW_LIM_HOST_SNDBUF;
 		return FLOW_LIM_IDLE;
+	}
 	if (r->rate_to_guest >= r->rate_from_guest) {
 		uint64_t fl = r->in_flight_to_guest, w = r->guest_wnd;
 
@@ -137,8 +157,7 @@ uint8_t flow_rec_limit(const struct flow_rec *r)
 			return FLOW_LIM_EDGE;
 		return FLOW_LIM_HOST_SENDER;
 	}
-	if (r->has_tcpi && r->tcpi.sndbuf &&
-	    2ULL * r->tcpi.send_queue >= r->tcpi.sndbuf)
+	if (sndbuf_full(r))
 		return FLOW_LIM_HOST_SNDBUF;
 	if (r->has_tcpi && r->tcpi.cwnd && r->tcpi.unacked >= r->tcpi.cwnd)
 		return FLOW_LIM_HOST_CWND;

@@ -290,13 +290,14 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	sh->sock.upeer = calloc(max_udp ? max_udp : 1, sizeof(*sh->sock.upeer));
 	sh->rates.tcp = calloc(sh->max_flows, sizeof(*sh->rates.tcp));
 	sh->rates.udp = calloc(max_udp ? max_udp : 1, sizeof(*sh->rates.udp));
+	sh->rates.hi = calloc(sh->max_flows, sizeof(*sh->rates.hi));
 	sh->fx.slot_size = e->frame_max;
 	sh->fx.nslots = FX_SLOTS;
 	sh->fx.slots = malloc(FX_SLOTS * sh->fx.slot_size);
 	sh->fx.frame_len = sh->frame_len;
 	if (!mem || !sh->sock.hflags || !sh->sock.txq || !sh->frame_len ||
 	    !sh->fx.slots || !sh->sock.upeer || !sh->rates.tcp ||
-	    !sh->rates.udp)
+	    !sh->rates.udp || !sh->rates.hi)
 		return -ENOMEM;
 	ret = core_init(&sh->core, &cc, mem, sh->stats.ctr, grp->key);
 	if (ret)
@@ -395,6 +396,7 @@ void shard_fini(struct shard *sh)
 	free(sh->sock.upeer);
 	free(sh->rates.tcp);
 	free(sh->rates.udp);
+	free(sh->rates.hi);
 	if (shard_hooks.fini)
 		shard_hooks.fini(sh);
 	mbox_fini(sh);

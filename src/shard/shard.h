@@ -265,6 +265,30 @@ struct shard_stats {
 };
 
 /**
+ * struct shard_hostinfo - what a snapshot last read of a TCP flow's host
+ * socket, kept so that the next one need not ask again: the tuple never
+ * changes, and an idle flow's figures hardly (shard_snap_tcp())
+ * @tag:	the flow it belongs to (its opening time)
+ * @read_ns:	when @tcpi was read
+ * @from:	the flow's bytes from the guest then
+ * @to:		its bytes to the guest then
+ * @host:	the tuple, with @has_host
+ * @tcpi:	the figures, with @has_tcpi
+ * @has_host:	@host is set
+ * @has_tcpi:	@tcpi is set
+ */
+struct shard_hostinfo {
+	uint64_t tag;
+	uint64_t read_ns;
+	uint64_t from;
+	uint64_t to;
+	struct flow_host host;
+	struct flow_tcpi tcpi;
+	bool has_host;
+	bool has_tcpi;
+};
+
+/**
  * struct shard_rates - the samples behind each flow's rate over the last
  * second (ctl flows): a sweep at most once a second, when the loop wakes
  * anyway (shard_rate_sweep()); nothing per packet
@@ -272,12 +296,16 @@ struct shard_stats {
  * @due_ns:	when the next sweep is due
  * @tcp:	per TCP flow slot, max_flows entries
  * @udp:	per datagram flow slot, the core's max_udp_flows entries
+ * @hi:		per TCP flow slot: the host socket's figures a snapshot
+ *		read last, max_flows entries (pages touched only by
+ *		snapshots)
  */
 struct shard_rates {
 	struct flow_clock clk;
 	uint64_t due_ns;
 	struct flow_rate *tcp;
 	struct flow_rate *udp;
+	struct shard_hostinfo *hi;
 };
 
 /**

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "core/tcp.h"
 #include "shard/shard_api.h"
 #include "util/util.h"
 
@@ -46,6 +47,12 @@ static const struct limit_case limit_cases[] = {
 	  87040, 0, 10, "idle" },
 	{ "idle, window full still", FLOW_KIND_TCP, 0, 0, 65535, 65535, true,
 	  false, 0, 0, 0, 0, "idle" },
+	{ "stuck: the guest's window closed", FLOW_KIND_TCP, 0, 0, 0, 0, false,
+	  true, 0, 87040, 0, 10, "guest-rwnd" },
+	{ "stuck: the host's send buffer full", FLOW_KIND_TCP, 0, 0, 0, 65535,
+	  false, true, 3000000, 4000000, 10, 10, "host-sndbuf" },
+	{ "idle, send queue draining", FLOW_KIND_TCP, 0, 0, 0, 65535, false,
+	  true, 1000, 4000000, 1, 10, "idle" },
 	{ "to guest, window full", FLOW_KIND_TCP, 0, 5000000, 60000, 65535,
 	  false, true, 0, 87040, 0, 10, "guest-rwnd" },
 	{ "to guest, zero window", FLOW_KIND_TCP, 0, 1, 0, 0, false, false, 0,
@@ -93,6 +100,7 @@ static void test_limit_table(void **state)
 		memset(&r, 0, sizeof(r));
 		r.kind = c->kind;
 		r.proto = 6;
+		r.state = TCPS_ESTABLISHED;
 		r.rate_from_guest = c->rate_from;
 		r.rate_to_guest = c->rate_to;
 		r.in_flight_to_guest = c->in_flight;
