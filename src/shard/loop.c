@@ -792,10 +792,12 @@ static int shard_timeout_ms(const struct shard *sh)
  *		events (shard 0's); returns true to stop the loop
  * @arg:	passed to @on_other
  *
- * Each wake-up handles the events in the order epoll gave them, then the
- * frames the edge holds unannounced, then expired deadlines (after the
- * input, so that an ACK in the same wake-up comes first), held --impair
- * frames, the end of the batch, and last the control thread's requests.
+ * Each wake-up first takes the flows' rate samples if a second has passed
+ * (shard_rate_sweep()), then handles the events in the order epoll gave
+ * them, then the frames the edge holds unannounced, then expired deadlines
+ * (after the input, so that an ACK in the same wake-up comes first), held
+ * --impair frames, the end of the batch, and last the control thread's
+ * requests.
  *
  * #syscalls epoll_wait
  * Return: 0 when stopped by @on_other or, on shards but 0, by

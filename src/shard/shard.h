@@ -440,7 +440,8 @@ struct shard_snap_hook {
  *		ends once the frontend left
  * @mig_poll:	a shard's part of a migration, while it is held
  * @snap:	the services' flows for the control API's snapshot (splice,
- *		-U), listed after the core's; unused entries are zero
+ *		-U, DNS queries in flight), listed after the core's; unused
+ *		entries are zero
  */
 struct shard_hooks {
 	struct shard_ep_hook ep[EP_TYPE_NUM];
