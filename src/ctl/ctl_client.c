@@ -268,10 +268,12 @@ static void print_flows(const json_t *r)
 	char g[80], rem[80];
 	size_t i;
 
-	printf("%-6s %-6s %-5s %-30s %-30s %-12s %12s %12s %7s %7s %10s %8s "
+	/* the columns of the first tables, then the new ones: scripts that
+	 * read the first ones go on working */
+	printf("%-6s %-6s %-5s %-30s %-30s %-15s %14s %14s %10s %7s %7s %8s "
 	       "%8s %s\n",
 	       "PROTO", "KIND", "SHARD", "GUEST", "REMOTE", "STATE",
-	       "FROM_GUEST", "TO_GUEST", "RATE_FG", "RATE_TG", "AGE_MS",
+	       "FROM_GUEST", "TO_GUEST", "AGE_MS", "RATE_FG", "RATE_TG",
 	       "RTT_G", "RTT_H", "LIMITED_BY");
 	json_array_foreach(flows, i, f)
 	{
@@ -287,17 +289,17 @@ static void print_flows(const json_t *r)
 			snprintf(rg, sizeof(rg), "%llu", u(f, "guest_rtt_us"));
 		if (json_is_object(ti))
 			snprintf(rh, sizeof(rh), "%llu", u(ti, "rtt_us"));
-		printf("%-6s %-6s %-5llu %-30s %-30s %-12s %12llu %12llu %7s "
-		       "%7s %10s %8s %8s %s\n",
+		printf("%-6s %-6s %-5llu %-30s %-30s %-15s %14llu %14llu %10s "
+		       "%7s %7s %8s %8s %s\n",
 		       s(f, "proto"), s(f, "kind"), u(f, "shard"),
 		       endpoint(g, sizeof(g), s(f, "guest_addr"),
 				u(f, "guest_port")),
 		       endpoint(rem, sizeof(rem), s(f, "remote_addr"),
 				u(f, "remote_port")),
-		       s(f, "state"), u(f, "from_guest"), u(f, "to_guest"),
+		       s(f, "state"), u(f, "from_guest"), u(f, "to_guest"), age,
 		       rate_str(rf, sizeof(rf), u(f, "rate_from_guest")),
-		       rate_str(rt, sizeof(rt), u(f, "rate_to_guest")), age, rg,
-		       rh, s(f, "limited_by"));
+		       rate_str(rt, sizeof(rt), u(f, "rate_to_guest")), rg, rh,
+		       s(f, "limited_by"));
 	}
 	printf("%llu flow(s)%s\n", u(r, "total"),
 	       json_is_true(json_object_get(r, "truncated")) ?

@@ -185,7 +185,7 @@ if not d["host"] or d["host"]["peer_addr"] != up:
 EOS
 
 # the text table: the new columns, one line per flow (header, flows, total)
-head -1 "$T/flows.txt" | grep -q "RATE_FG.*RATE_TG.*RTT_G.*RTT_H.*LIMITED_BY" ||
+head -1 "$T/flows.txt" | grep -q "AGE_MS *RATE_FG *RATE_TG *RTT_G *RTT_H *LIMITED_BY$" ||
 	fail "flows table header: $(head -1 "$T/flows.txt")"
 n=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["flows"]))' "$T/flows.json")
 lines=$(wc -l <"$T/flows.txt")
