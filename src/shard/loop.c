@@ -291,13 +291,14 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	sh->rates.tcp = calloc(sh->max_flows, sizeof(*sh->rates.tcp));
 	sh->rates.udp = calloc(max_udp ? max_udp : 1, sizeof(*sh->rates.udp));
 	sh->rates.hi = calloc(sh->max_flows, sizeof(*sh->rates.hi));
+	sh->rates.hu = calloc(max_udp ? max_udp : 1, sizeof(*sh->rates.hu));
 	sh->fx.slot_size = e->frame_max;
 	sh->fx.nslots = FX_SLOTS;
 	sh->fx.slots = malloc(FX_SLOTS * sh->fx.slot_size);
 	sh->fx.frame_len = sh->frame_len;
 	if (!mem || !sh->sock.hflags || !sh->sock.txq || !sh->frame_len ||
 	    !sh->fx.slots || !sh->sock.upeer || !sh->rates.tcp ||
-	    !sh->rates.udp || !sh->rates.hi)
+	    !sh->rates.udp || !sh->rates.hi || !sh->rates.hu)
 		return -ENOMEM;
 	ret = core_init(&sh->core, &cc, mem, sh->stats.ctr, grp->key);
 	if (ret)
@@ -397,6 +398,7 @@ void shard_fini(struct shard *sh)
 	free(sh->rates.tcp);
 	free(sh->rates.udp);
 	free(sh->rates.hi);
+	free(sh->rates.hu);
 	if (shard_hooks.fini)
 		shard_hooks.fini(sh);
 	mbox_fini(sh);

@@ -397,47 +397,71 @@ static void shard_snap_tcpi(int fd, struct flow_rec *r)
 	r->has_tcpi = true;
 }
 
-/* an idle flow's TCP_INFO is read again after this long, and by at most
- * this many idle flows per snapshot (the others keep theirs until a later
- * one): a snapshot of any number of idle flows costs a few ms */
+/* a flow's TCP_INFO is read again when it moved bytes, else after this
+ * long; per snapshot, at most SNAP_NEW_READS flows never read and
+ * SNAP_IDLE_READS idle ones are read (the others keep what they had, or
+ * show null until a later snapshot), so that a snapshot's cost stays
+ * bounded whatever the flows; the idle ones in turns (shard_rates.cursor) */
 #define SNAP_TCPI_KEEP_NS (5 * 1000000000ULL)
-#define SNAP_TCPI_IDLE_READS 1000U
+#define SNAP_NEW_READS 2000U
+#define SNAP_IDLE_READS 1000U
+
+/**
+ * struct snap_reads - the host socket reads a snapshot may still make
+ * @fresh:	flows never read
+ * @idle:	idle flows read long ago
+ * @cursor:	TCP slot the idle reads start at (in turns)
+ * @next:	where the next snapshot's idle reads start
+ */
+struct snap_reads {
+	unsigned fresh;
+	unsigned idle;
+	uint32_t cursor;
+	uint32_t next;
+};
 
 /**
  * shard_snap_hostinfo() - a connected TCP flow's host socket figures and
  * tuple into its record, read anew only when needed
  * @hi:		what the last snapshot read of this flow slot
  * @f:		flow (its socket connected)
+ * @idx:	its slot
  * @now:	monotonic time
- * @idle_reads:	in/out: idle flows whose figures this snapshot may still
- *		read again
+ * @rd:		in/out: the reads this snapshot may still make
  * @r:		record: @r->host, @r->tcpi and their flags out
  *
  * Each read costs system calls (about 3 us each on a small machine, the
  * shard's data path waiting): the tuple is read once per flow, TCP_INFO,
- * SIOCOUTQ and SO_SNDBUF again when the flow moved bytes since, or after
- * SNAP_TCPI_KEEP_NS within the @idle_reads budget.
+ * SIOCOUTQ and SO_SNDBUF again when the flow moved bytes since the last
+ * read; a flow never read, or idle and read SNAP_TCPI_KEEP_NS ago, only
+ * within @rd's budgets.
  */
 static void shard_snap_hostinfo(struct shard_hostinfo *hi,
-				const struct tcp_flow *f, uint64_t now,
-				unsigned *idle_reads, struct flow_rec *r)
+				const struct tcp_flow *f, uint32_t idx,
+				uint64_t now, struct snap_reads *rd,
+				struct flow_rec *r)
 {
-	bool moved;
+	bool read = false;
 
 	if (hi->tag != f->opened_ns) {
 		memset(hi, 0, sizeof(*hi));
 		hi->tag = f->opened_ns;
 	}
-	if (!hi->has_host && shard_snap_host(f->sock, r, true)) {
-		hi->host = r->host;
-		hi->has_host = true;
+	if (!hi->has_tcpi) {
+		read = rd->fresh && rd->fresh--;
+	} else if (hi->from != f->bytes_from_guest ||
+		   hi->to != f->bytes_to_guest) {
+		read = true;
+	} else if (now - hi->read_ns > SNAP_TCPI_KEEP_NS && idx >= rd->cursor) {
+		read = rd->idle && rd->idle--;
+		if (!read && !rd->next)
+			rd->next = idx; /* the next snapshot goes on here */
 	}
-	r->host = hi->host;
-	r->has_host = hi->has_host;
-	moved = hi->from != f->bytes_from_guest || hi->to != f->bytes_to_guest;
-	if (!hi->has_tcpi || moved ||
-	    (now - hi->read_ns > SNAP_TCPI_KEEP_NS && *idle_reads &&
-	     (*idle_reads)--)) {
+	if (read) {
+		if (!hi->has_host && shard_snap_host(f->sock, r, true)) {
+			hi->host = r->host;
+			hi->has_host = true;
+		}
 		shard_snap_tcpi(f->sock, r);
 		hi->tcpi = r->tcpi;
 		hi->has_tcpi = r->has_tcpi;
@@ -445,6 +469,8 @@ static void shard_snap_hostinfo(struct shard_hostinfo *hi,
 		hi->from = f->bytes_from_guest;
 		hi->to = f->bytes_to_guest;
 	}
+	r->host = hi->host;
+	r->has_host = hi->has_host;
 	r->tcpi = hi->tcpi;
 	r->has_tcpi = hi->has_tcpi;
 }
@@ -454,11 +480,11 @@ static void shard_snap_hostinfo(struct shard_hostinfo *hi,
  * @sh:		shard
  * @f:		flow
  * @now:	monotonic time
- * @idle_reads:	in/out: see shard_snap_hostinfo()
+ * @rd:		in/out: see shard_snap_hostinfo()
  * @r:		record out
  */
 static void shard_snap_tcp(struct shard *sh, const struct tcp_flow *f,
-			   uint64_t now, unsigned *idle_reads,
+			   uint64_t now, struct snap_reads *rd,
 			   struct flow_rec *r)
 {
 	uint32_t idx = tcp_flow_idx(&sh->core, f);
@@ -487,7 +513,7 @@ static void shard_snap_tcp(struct shard *sh, const struct tcp_flow *f,
 	flow_rate_get(&sh->rates.tcp[idx], &sh->rates.clk, f->opened_ns, now,
 		      r);
 	if (f->sock >= 0 && !(sh->sock.hflags[idx] & HF_CONNECTING))
-		shard_snap_hostinfo(&sh->rates.hi[idx], f, now, idle_reads, r);
+		shard_snap_hostinfo(&sh->rates.hi[idx], f, idx, now, rd, r);
 	r->limit = flow_rec_limit(r);
 }
 
@@ -496,12 +522,15 @@ static void shard_snap_tcp(struct shard *sh, const struct tcp_flow *f,
  * @sh:		shard
  * @u:		flow
  * @now:	monotonic time
+ * @rd:		in/out: see shard_snap_hostinfo() (the tuple, read once)
  * @r:		record out
  */
 static void shard_snap_udp(struct shard *sh, const struct udp_flow *u,
-			   uint64_t now, struct flow_rec *r)
+			   uint64_t now, struct snap_reads *rd,
+			   struct flow_rec *r)
 {
 	uint32_t idx = udp_flow_idx(&sh->core, u);
+	struct shard_hostinfo *hu = &sh->rates.hu[idx];
 
 	memset(r, 0, sizeof(*r));
 	memcpy(r->guest_addr, u->guest_addr, 16);
@@ -522,16 +551,33 @@ static void shard_snap_udp(struct shard *sh, const struct udp_flow *u,
 	r->age_ns = u->opened_ns && now > u->opened_ns ? now - u->opened_ns : 0;
 	flow_rate_get(&sh->rates.udp[idx], &sh->rates.clk, u->opened_ns, now,
 		      r);
+	if (hu->tag != u->opened_ns) {
+		memset(hu, 0, sizeof(*hu));
+		hu->tag = u->opened_ns;
+	}
 	/* a published port's flow shares the listener: its peer is the
-	 * client the datagrams came from */
+	 * client the datagrams came from (no system call: read each time) */
 	if (u->kind == UDPK_PUB) {
-		if (shard_snap_host(u->sock, r, false) &&
+		if (!hu->has_host && rd->fresh && rd->fresh-- &&
+		    shard_snap_host(u->sock, r, false)) {
+			hu->host = r->host;
+			hu->has_host = true;
+		}
+		r->host = hu->host;
+		r->has_host = hu->has_host;
+		if (r->has_host &&
 		    !sockaddr_to(&sh->sock.upeer[idx], r->host.peer_addr,
 				 &r->host.peer_port))
 			memset(r->host.peer_addr, 0, 16);
-	} else {
-		shard_snap_host(u->sock, r, true);
+		return;
 	}
+	if (!hu->has_host && rd->fresh && rd->fresh-- &&
+	    shard_snap_host(u->sock, r, true)) {
+		hu->host = r->host;
+		hu->has_host = true;
+	}
+	r->host = hu->host;
+	r->has_host = hu->has_host;
 }
 
 /**
@@ -544,9 +590,9 @@ static void shard_snap_udp(struct shard *sh, const struct udp_flow *u,
  *
  * A TCP flow's host socket costs five system calls the first time
  * (TCP_INFO, SO_SNDBUF, SIOCOUTQ and the tuple's two), then three when it
- * moved bytes, none when idle but every 5 s, at most 1000 of those per
- * snapshot (shard_snap_hostinfo()); a datagram flow two. Measured on 2
- * vCPUs: 10,000 new TCP flows 80 ms, then (idle) under 10 ms.
+ * moved bytes, none when idle but every 5 s; new and idle ones within
+ * budgets per snapshot (shard_snap_hostinfo()). A datagram flow's tuple
+ * costs two, once (shard_snap_udp()), within the new ones' budget.
  *
  * Context: the shard's own thread
  * Return: records written
@@ -554,7 +600,8 @@ static void shard_snap_udp(struct shard *sh, const struct udp_flow *u,
 uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 			  uint32_t *total)
 {
-	unsigned idle_reads = SNAP_TCPI_IDLE_READS;
+	struct snap_reads rd = { SNAP_NEW_READS, SNAP_IDLE_READS,
+				 sh->rates.cursor, 0 };
 	uint64_t now = now_mono_ns();
 	uint32_t i, n = 0, t = 0;
 
@@ -565,7 +612,7 @@ uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 			continue;
 		if (t++ >= cap)
 			continue;
-		shard_snap_tcp(sh, f, now, &idle_reads, &buf[n++]);
+		shard_snap_tcp(sh, f, now, &rd, &buf[n++]);
 	}
 	for (i = 0; i < sh->core.uhiwat; i++) {
 		const struct udp_flow *u = udp_flow_get(&sh->core, i);
@@ -574,8 +621,9 @@ uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 			continue;
 		if (t++ >= cap)
 			continue;
-		shard_snap_udp(sh, u, now, &buf[n++]);
+		shard_snap_udp(sh, u, now, &rd, &buf[n++]);
 	}
+	sh->rates.cursor = rd.next; /* 0 when every due one was read */
 	for (i = 0; i < SHARD_SNAP_MAX; i++) {
 		const struct shard_snap_hook *k = &shard_hooks.snap[i];
 		uint32_t more = 0;

@@ -265,7 +265,7 @@ struct shard_stats {
 };
 
 /**
- * struct shard_hostinfo - what a snapshot last read of a TCP flow's host
+ * struct shard_hostinfo - what a snapshot last read of a flow's host
  * socket, kept so that the next one need not ask again: the tuple never
  * changes, and an idle flow's figures hardly (shard_snap_tcp())
  * @tag:	the flow it belongs to (its opening time)
@@ -299,6 +299,9 @@ struct shard_hostinfo {
  * @hi:		per TCP flow slot: the host socket's figures a snapshot
  *		read last, max_flows entries (pages touched only by
  *		snapshots)
+ * @hu:		per datagram flow slot: the same (the tuple only)
+ * @cursor:	TCP slot where the next snapshot's reads of idle flows'
+ *		figures start (they take turns)
  */
 struct shard_rates {
 	struct flow_clock clk;
@@ -306,6 +309,8 @@ struct shard_rates {
 	struct flow_rate *tcp;
 	struct flow_rate *udp;
 	struct shard_hostinfo *hi;
+	struct shard_hostinfo *hu;
+	uint32_t cursor;
 };
 
 /**
