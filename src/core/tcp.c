@@ -1901,6 +1901,7 @@ void tcp_on_sock_sent(struct core *c, struct tcp_flow *f, long n,
 	 * socket can hold */
 	f->host_space -= MIN((uint32_t)n, f->host_space);
 	f->bytes_from_guest += (uint64_t)n;
+	f->segs_from_guest++;
 	CTR_ADD(c, TCP_GUEST_BYTES, (uint64_t)n);
 	if ((uint32_t)n == it->len && it->fin)
 		tcp_guest_fin(c, f, fx);
@@ -2175,6 +2176,7 @@ void tcp_build_data(struct core *c, struct tcp_flow *f, struct fx *fx,
 
 		if (f->flags & TCPF_RECOVER)
 			f->dupacks++; /* frames resent since the last ACK */
+		f->resends++;
 
 		CTR_ADD(c, TCP_RETRANS_BYTES, again);
 		if (f->nsack)
@@ -2192,6 +2194,9 @@ void tcp_build_data(struct core *c, struct tcp_flow *f, struct fx *fx,
 	tcp_sack_skip(c, f, fx);
 	CTR_INC(c, TCP_TX_SEGS);
 	CTR_ADD(c, TCP_TX_BYTES, len);
+	f->segs_to_guest += len > f->mss && f->mss ?
+				    (len + f->mss - 1) / f->mss :
+				    1;
 	/* a first deadline; or the RTO that one segment out had, now that
 	 * more are out and a probe would come sooner */
 	if (!f->deadline_ns || (f->flags & TCPF_PERSIST) ||

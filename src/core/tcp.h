@@ -146,6 +146,8 @@ struct tcp_ooo {
  *		them (with TCPF_SACK_OK)
  * @srtt_us:	smoothed round-trip time to the guest, microseconds (0:
  *		no sample yet)
+ * @resends:	segments sent to the guest again (a retransmission, a
+ *		fast recovery's hole, a rewind's replay)
  * @rtt_seq:	with @rtt_ts_us: the ACK that ends the timed segment
  * @rtt_ts_us:	when the timed segment went out, microseconds, truncated
  *		(0: none timed; Karn: a resend ends the timing)
@@ -154,12 +156,17 @@ struct tcp_ooo {
  * @opened_ns:	creation time
  * @bytes_from_guest: payload accepted by the host socket
  * @bytes_to_guest: payload acknowledged by the guest
+ * @segs_from_guest: guest segments whose payload a host socket took
+ *		(one per write)
+ * @segs_to_guest: data segments sent to the guest (a GSO super-frame
+ *		counts its segments)
  *
  * The address the host socket connects to (the remote address, or host
  * loopback for the gateway) is not kept: it travels in the
  * FX_SOCK_CONNECT intent, the only place it is needed. Fields are ordered
- * by size, so the 16-byte addresses cost 32 bytes; 4 bytes of padding
- * before @rto_ns make 192 (three cache lines).
+ * by size, so the 16-byte addresses cost 32 bytes; @resends fills what
+ * was padding before @rto_ns, and the two segment counters (ctl flows)
+ * make 200 bytes.
  */
 struct tcp_flow {
 	uint8_t guest_addr[ADDR_LEN];
@@ -191,14 +198,17 @@ struct tcp_flow {
 	uint32_t srtt_us;
 	uint32_t rtt_seq;
 	uint32_t rtt_ts_us;
+	uint32_t resends;
 	uint64_t rto_ns;
 	uint64_t deadline_ns;
 	uint64_t opened_ns;
 	uint64_t bytes_from_guest;
 	uint64_t bytes_to_guest;
+	uint32_t segs_from_guest;
+	uint32_t segs_to_guest;
 };
 
-_Static_assert(sizeof(struct tcp_flow) <= 192, "keep a flow small");
+_Static_assert(sizeof(struct tcp_flow) <= 200, "keep a flow small");
 
 /**
  * tcp_flow_v6() - is a flow an IPv6 one?

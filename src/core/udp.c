@@ -442,6 +442,7 @@ void udp_flow_to_guest(struct core *c, struct udp_flow *f, struct fx *fx,
 {
 	f->last_ns = now_ns;
 	f->to_guest++;
+	f->bytes_to_guest += len;
 	if (f->kind == UDPK_ICMP) {
 		udp_echo_to_guest(c, f, fx, len);
 		return;
@@ -507,6 +508,7 @@ struct udp_flow *udp_pub_to_guest_at(struct core *c, const uint8_t *gaddr,
 		if (!f)
 			return NULL;
 		f->sock = sock;
+		f->opened_ns = now_ns;
 		if (now_ns + c->conf.udp_idle_ns < c->next_deadline_ns)
 			c->next_deadline_ns = now_ns + c->conf.udp_idle_ns;
 	}
@@ -547,12 +549,14 @@ static void udp_flow_from_guest(struct core *c, uint8_t kind,
 			return;
 		if (now_ns + c->conf.udp_idle_ns < c->next_deadline_ns)
 			c->next_deadline_ns = now_ns + c->conf.udp_idle_ns;
+		f->opened_ns = now_ns;
 		it = udp_intent(c, fx, FX_DGRAM_OPEN, f);
 		core_dst_map(c, daddr, it->addr);
 		it->port = dport;
 	}
 	f->last_ns = now_ns;
 	f->from_guest++;
+	f->bytes_from_guest += len;
 	it = udp_intent(c, fx, FX_DGRAM_SEND, f);
 	it->data_owner = FX_DATA_RXBATCH;
 	it->data = data;
@@ -774,6 +778,7 @@ const char *udp_import(struct core *c, const struct mig_udp *u, int32_t sock,
 	f->sock = sock;
 	/* idle time carries over, so it expires when it would have */
 	f->last_ns = now_ns > u->idle_ns ? now_ns - u->idle_ns : 0;
+	f->opened_ns = now_ns; /* not carried over: the age starts here */
 	f->from_guest = u->from_guest;
 	f->to_guest = u->to_guest;
 	CTR_INC(c, MIG_UDP_IN);

@@ -29,6 +29,9 @@ enum udp_kind { UDPK_OUT, UDPK_PUB, UDPK_ICMP, UDPK_NUM };
  * @last_ns:	last datagram either way (idle expiry)
  * @from_guest:	datagrams from the guest
  * @to_guest:	datagrams to the guest
+ * @opened_ns:	creation time
+ * @bytes_from_guest: payload bytes from the guest
+ * @bytes_to_guest: payload bytes to the guest
  *
  * Where the host socket talks to (the remote address and port, or host
  * loopback for the gateway) travels in the FX_DGRAM_OPEN intent and is
@@ -46,9 +49,12 @@ struct udp_flow {
 	uint64_t last_ns;
 	uint64_t from_guest;
 	uint64_t to_guest;
+	uint64_t opened_ns;
+	uint64_t bytes_from_guest;
+	uint64_t bytes_to_guest;
 };
 
-_Static_assert(sizeof(struct udp_flow) <= 72, "keep a flow small");
+_Static_assert(sizeof(struct udp_flow) <= 96, "keep a flow small");
 
 /**
  * udp_flow_v6() - is a datagram flow an IPv6 one?

@@ -228,7 +228,38 @@ static const char *endpoint(char *out, size_t size, const char *addr,
 }
 
 /**
- * print_flows() - one line per flow: the core's, spliced and -U ones (KIND)
+ * rate_str() - a rate in bytes per second, short: "0", "950", "12.3K",
+ * "4.1M", "1.2G"
+ * @buf:	out
+ * @len:	its size
+ * @v:		bytes per second
+ *
+ * Return: @buf
+ */
+static char *rate_str(char *buf, size_t len, unsigned long long v)
+{
+	static const char unit[] = "KMGT";
+	double d = (double)v;
+	unsigned i = 0;
+
+	if (v < 1000) {
+		snprintf(buf, len, "%llu", v);
+		return buf;
+	}
+	while (d >= 1000 * 1000 && i + 1 < sizeof(unit) - 1) {
+		d /= 1000;
+		i++;
+	}
+	snprintf(buf, len, "%.1f%c", d / 1000, unit[i]);
+	return buf;
+}
+
+/**
+ * print_flows() - one line per flow: the core's, spliced, -U ones and DNS
+ * queries (KIND), with bytes each way, the rates over the last second
+ * (bytes per second), the age (or for datagram flows the idle time), and
+ * for TCP flows of the core the RTT to the guest and to the host's peer
+ * (microseconds) and the "limited by" verdict
  * @r:	reply
  */
 static void print_flows(const json_t *r)
@@ -237,25 +268,38 @@ static void print_flows(const json_t *r)
 	char g[80], rem[80];
 	size_t i;
 
-	printf("%-6s %-6s %-5s %-30s %-30s %-15s %14s %14s %10s\n", "PROTO",
-	       "KIND", "SHARD", "GUEST", "REMOTE", "STATE", "FROM_GUEST",
-	       "TO_GUEST", "AGE_MS");
+	/* the columns of the first tables, then the new ones: scripts that
+	 * read the first ones go on working */
+	printf("%-6s %-6s %-5s %-30s %-30s %-15s %14s %14s %10s %7s %7s %8s "
+	       "%8s %s\n",
+	       "PROTO", "KIND", "SHARD", "GUEST", "REMOTE", "STATE",
+	       "FROM_GUEST", "TO_GUEST", "AGE_MS", "RATE_FG", "RATE_TG",
+	       "RTT_G", "RTT_H", "LIMITED_BY");
 	json_array_foreach(flows, i, f)
 	{
 		bool tcp = !strcmp(s(f, "proto"), "tcp");
-		char age[32];
+		const json_t *ti = json_object_get(f, "tcp_info");
+		char age[32], rf[24], rt[24], rg[24], rh[24];
 
 		snprintf(age, sizeof(age), tcp ? "%llu" : "idle %llu",
 			 u(f, tcp ? "age_ms" : "idle_ms"));
-		printf("%-6s %-6s %-5llu %-30s %-30s %-15s %14llu %14llu "
-		       "%10s\n",
+		snprintf(rg, sizeof(rg), "-");
+		snprintf(rh, sizeof(rh), "-");
+		if (json_object_get(f, "guest_rtt_us"))
+			snprintf(rg, sizeof(rg), "%llu", u(f, "guest_rtt_us"));
+		if (json_is_object(ti))
+			snprintf(rh, sizeof(rh), "%llu", u(ti, "rtt_us"));
+		printf("%-6s %-6s %-5llu %-30s %-30s %-15s %14llu %14llu %10s "
+		       "%7s %7s %8s %8s %s\n",
 		       s(f, "proto"), s(f, "kind"), u(f, "shard"),
 		       endpoint(g, sizeof(g), s(f, "guest_addr"),
 				u(f, "guest_port")),
 		       endpoint(rem, sizeof(rem), s(f, "remote_addr"),
 				u(f, "remote_port")),
-		       s(f, "state"), u(f, "from_guest"), u(f, "to_guest"),
-		       age);
+		       s(f, "state"), u(f, "from_guest"), u(f, "to_guest"), age,
+		       rate_str(rf, sizeof(rf), u(f, "rate_from_guest")),
+		       rate_str(rt, sizeof(rt), u(f, "rate_to_guest")), rg, rh,
+		       s(f, "limited_by"));
 	}
 	printf("%llu flow(s)%s\n", u(r, "total"),
 	       json_is_true(json_object_get(r, "truncated")) ?

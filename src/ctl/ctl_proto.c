@@ -499,21 +499,67 @@ static const char *addr_str(const uint8_t *a, char *out)
 }
 
 /**
+ * host_json() - the host side's tuple of a flow record
+ * @r:	record
+ *
+ * Return: new JSON object, or JSON null when the flow has no host socket
+ *	   of its own (or its tuple could not be read)
+ */
+static json_t *host_json(const struct flow_rec *r)
+{
+	char l[INET6_ADDRSTRLEN], p[INET6_ADDRSTRLEN];
+
+	if (!r->has_host)
+		return json_null();
+	return json_pack("{s:s, s:i, s:s, s:i}", "local_addr",
+			 addr_str(r->host.local_addr, l), "local_port",
+			 (int)r->host.local_port, "peer_addr",
+			 addr_str(r->host.peer_addr, p), "peer_port",
+			 (int)r->host.peer_port);
+}
+
+/**
+ * tcpi_json() - the host TCP socket's figures of a flow record
+ * @r:	record
+ *
+ * Return: new JSON object, or JSON null when there were none (no host
+ *	   socket yet, or getsockopt() failed)
+ */
+static json_t *tcpi_json(const struct flow_rec *r)
+{
+	const struct flow_tcpi *t = &r->tcpi;
+
+	if (!r->has_tcpi)
+		return json_null();
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "rtt_us",
+			 (json_int_t)t->rtt_us, "rttvar_us",
+			 (json_int_t)t->rttvar_us, "cwnd", (json_int_t)t->cwnd,
+			 "retrans", (json_int_t)t->retrans, "unacked",
+			 (json_int_t)t->unacked, "send_queue",
+			 (json_int_t)t->send_queue, "sndbuf",
+			 (json_int_t)t->sndbuf);
+}
+
+/**
  * flow_json() - one flow record
  * @r:	record
  *
  * The members of the first listings come first with their meaning
- * unchanged; "kind" says which table the record is from, and spliced and
- * -U records add what the core's flows do not have (ns_port, payload
- * bytes of -U datagrams, both times).
+ * unchanged; "kind" says which table the record is from. Every record then
+ * has payload bytes, segments (datagrams; spliced: splice() moves) and
+ * rates each way, both times and the host side's tuple ("host", or
+ * null); TCP flows of the core add the core's view of the guest (RTT,
+ * resends, bytes in flight, its window), the host socket's TCP_INFO
+ * ("tcp_info", or null) and the "limited_by" verdict. -U records keep
+ * their payload byte members (from_guest_bytes, to_guest_bytes), and
+ * spliced and -U ones their ns_port.
  *
  * Return: new JSON object
  */
 static json_t *flow_json(const struct flow_rec *r)
 {
-	const char *proto, *state = flow_rec_state_str(r);
+	const char *proto, *state = flow_rec_state_str(r), *lim;
 	char g[INET6_ADDRSTRLEN], rem[INET6_ADDRSTRLEN];
-	bool age, idle;
 	json_t *o;
 
 	switch (r->proto) {
@@ -539,28 +585,34 @@ static json_t *flow_json(const struct flow_rec *r)
 		      jint(r->from_guest), "to_guest", jint(r->to_guest));
 	if (!o)
 		return NULL;
-	switch (r->kind) {
-	case FLOW_KIND_SPLICE:
-		age = idle = true;
-		break;
-	case FLOW_KIND_UDPNS:
-		age = idle = true;
+	if (r->kind == FLOW_KIND_UDPNS) {
 		json_object_set_new(o, "from_guest_bytes",
 				    jint(r->from_guest_bytes));
 		json_object_set_new(o, "to_guest_bytes",
 				    jint(r->to_guest_bytes));
-		break;
-	default:
-		age = r->proto == IPPROTO_TCP;
-		idle = !age;
-		break;
 	}
 	if (r->ns_port)
 		json_object_set_new(o, "ns_port", json_integer(r->ns_port));
-	if (age)
-		json_object_set_new(o, "age_ms", jint(r->age_ns / 1000000));
-	if (idle)
-		json_object_set_new(o, "idle_ms", jint(r->idle_ns / 1000000));
+	json_object_set_new(o, "age_ms", jint(r->age_ns / 1000000));
+	json_object_set_new(o, "idle_ms", jint(r->idle_ns / 1000000));
+	json_object_set_new(o, "bytes_from_guest", jint(r->bytes_from_guest));
+	json_object_set_new(o, "bytes_to_guest", jint(r->bytes_to_guest));
+	json_object_set_new(o, "segs_from_guest", jint(r->segs_from_guest));
+	json_object_set_new(o, "segs_to_guest", jint(r->segs_to_guest));
+	json_object_set_new(o, "rate_from_guest", jint(r->rate_from_guest));
+	json_object_set_new(o, "rate_to_guest", jint(r->rate_to_guest));
+	json_object_set_new(o, "host", host_json(r));
+	if (r->kind != FLOW_KIND_TCP)
+		return o;
+	json_object_set_new(o, "guest_rtt_us", jint(r->guest_rtt_us));
+	json_object_set_new(o, "resends", jint(r->resends));
+	json_object_set_new(o, "in_flight_to_guest",
+			    jint(r->in_flight_to_guest));
+	json_object_set_new(o, "guest_wnd", jint(r->guest_wnd));
+	json_object_set_new(o, "tcp_info", tcpi_json(r));
+	lim = flow_rec_limit_str(r);
+	json_object_set_new(o, "limited_by",
+			    lim ? json_string(lim) : json_null());
 	return o;
 }
 

@@ -288,12 +288,17 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	sh->sock.txq = calloc(2 * (size_t)sh->max_flows, sizeof(*sh->sock.txq));
 	sh->frame_len = calloc(FX_SLOTS, sizeof(*sh->frame_len));
 	sh->sock.upeer = calloc(max_udp ? max_udp : 1, sizeof(*sh->sock.upeer));
+	sh->rates.tcp = calloc(sh->max_flows, sizeof(*sh->rates.tcp));
+	sh->rates.udp = calloc(max_udp ? max_udp : 1, sizeof(*sh->rates.udp));
+	sh->rates.hi = calloc(sh->max_flows, sizeof(*sh->rates.hi));
+	sh->rates.hu = calloc(max_udp ? max_udp : 1, sizeof(*sh->rates.hu));
 	sh->fx.slot_size = e->frame_max;
 	sh->fx.nslots = FX_SLOTS;
 	sh->fx.slots = malloc(FX_SLOTS * sh->fx.slot_size);
 	sh->fx.frame_len = sh->frame_len;
 	if (!mem || !sh->sock.hflags || !sh->sock.txq || !sh->frame_len ||
-	    !sh->fx.slots || !sh->sock.upeer)
+	    !sh->fx.slots || !sh->sock.upeer || !sh->rates.tcp ||
+	    !sh->rates.udp || !sh->rates.hi || !sh->rates.hu)
 		return -ENOMEM;
 	ret = core_init(&sh->core, &cc, mem, sh->stats.ctr, grp->key);
 	if (ret)
@@ -390,6 +395,10 @@ void shard_fini(struct shard *sh)
 	free(sh->lis.listeners);
 	free(sh->lis.ulisteners);
 	free(sh->sock.upeer);
+	free(sh->rates.tcp);
+	free(sh->rates.udp);
+	free(sh->rates.hi);
+	free(sh->rates.hu);
 	if (shard_hooks.fini)
 		shard_hooks.fini(sh);
 	mbox_fini(sh);
@@ -785,10 +794,12 @@ static int shard_timeout_ms(const struct shard *sh)
  *		events (shard 0's); returns true to stop the loop
  * @arg:	passed to @on_other
  *
- * Each wake-up handles the events in the order epoll gave them, then the
- * frames the edge holds unannounced, then expired deadlines (after the
- * input, so that an ACK in the same wake-up comes first), held --impair
- * frames, the end of the batch, and last the control thread's requests.
+ * Each wake-up first takes the flows' rate samples if a second has passed
+ * (shard_rate_sweep()), then handles the events in the order epoll gave
+ * them, then the frames the edge holds unannounced, then expired deadlines
+ * (after the input, so that an ACK in the same wake-up comes first), held
+ * --impair frames, the end of the batch, and last the control thread's
+ * requests.
  *
  * #syscalls epoll_wait
  * Return: 0 when stopped by @on_other or, on shards but 0, by
@@ -827,6 +838,10 @@ int shard_run(struct shard *sh,
 		}
 		if (sh->now_ns >= sh->lis.listen_resume_ns)
 			shard_listen_resume(sh);
+		/* the flows' counts before this batch moves them: the base
+		 * of their rates (ctl flows) */
+		if (sh->now_ns >= sh->rates.due_ns)
+			shard_rate_sweep(sh);
 		for (i = 0; i < n; i++) {
 			uint64_t d = ev[i].data.u64;
 

@@ -265,6 +265,55 @@ struct shard_stats {
 };
 
 /**
+ * struct shard_hostinfo - what a snapshot last read of a flow's host
+ * socket, kept so that the next one need not ask again: the tuple never
+ * changes, and an idle flow's figures hardly (shard_snap_tcp())
+ * @tag:	the flow it belongs to (its opening time)
+ * @read_ns:	when @tcpi was read
+ * @from:	the flow's bytes from the guest then
+ * @to:		its bytes to the guest then
+ * @host:	the tuple, with @has_host
+ * @tcpi:	the figures, with @has_tcpi
+ * @has_host:	@host is set
+ * @has_tcpi:	@tcpi is set
+ */
+struct shard_hostinfo {
+	uint64_t tag;
+	uint64_t read_ns;
+	uint64_t from;
+	uint64_t to;
+	struct flow_host host;
+	struct flow_tcpi tcpi;
+	bool has_host;
+	bool has_tcpi;
+};
+
+/**
+ * struct shard_rates - the samples behind each flow's rate over the last
+ * second (ctl flows): a sweep at most once a second, when the loop wakes
+ * anyway (shard_rate_sweep()); nothing per packet
+ * @clk:	when the last two sweeps were
+ * @due_ns:	when the next sweep is due
+ * @tcp:	per TCP flow slot, max_flows entries
+ * @udp:	per datagram flow slot, the core's max_udp_flows entries
+ * @hi:		per TCP flow slot: the host socket's figures a snapshot
+ *		read last, max_flows entries (pages touched only by
+ *		snapshots)
+ * @hu:		per datagram flow slot: the same (the tuple only)
+ * @cursor:	TCP slot where the next snapshot's reads of idle flows'
+ *		figures start (they take turns)
+ */
+struct shard_rates {
+	struct flow_clock clk;
+	uint64_t due_ns;
+	struct flow_rate *tcp;
+	struct flow_rate *udp;
+	struct shard_hostinfo *hi;
+	struct shard_hostinfo *hu;
+	uint32_t cursor;
+};
+
+/**
  * struct shard - everything one event-loop thread owns
  * @core:	protocol state
  * @fx:		effects batch
@@ -290,6 +339,7 @@ struct shard_stats {
  * @peers:	mailboxes from the other shards
  * @req:	the control thread's request slots
  * @stats:	counters, capture, histograms
+ * @rates:	samples for the flows' rates (ctl flows)
  * @mig_hold:	--migrate-from: the edge's queue is not polled until the
  *		source's flows are in, or given up (mig_shard_poll())
  * @mig_ready_ns: when the held queue's rings were first seen running
@@ -325,6 +375,7 @@ struct shard {
 	struct shard_peers peers;
 	struct shard_req req;
 	struct shard_stats stats;
+	struct shard_rates rates;
 	bool mig_hold;
 	uint64_t mig_ready_ns;
 	uint64_t mig_frames;
@@ -367,11 +418,15 @@ struct shard_ep_hook {
  *		(the room a snapshot needs), from what is fixed before the
  *		shards run (the configuration, the shard's index). Context:
  *		the control thread
+ * @sweep:	takes its connections' rate samples (flow_rate_take() with
+ *		sh->rates.clk, just ticked), at most once a second; may be
+ *		NULL. Context: the shard's own thread
  */
 struct shard_snap_hook {
 	uint32_t (*fill)(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 			 uint32_t *total);
 	uint32_t (*cap)(const struct shard *sh);
+	void (*sweep)(struct shard *sh);
 };
 
 /**
@@ -390,7 +445,8 @@ struct shard_snap_hook {
  *		ends once the frontend left
  * @mig_poll:	a shard's part of a migration, while it is held
  * @snap:	the services' flows for the control API's snapshot (splice,
- *		-U), listed after the core's; unused entries are zero
+ *		-U, DNS queries in flight), listed after the core's; unused
+ *		entries are zero
  */
 struct shard_hooks {
 	struct shard_ep_hook ep[EP_TYPE_NUM];
@@ -428,6 +484,8 @@ unsigned shard_accept_nofd(struct shard *sh, int fd, uint64_t data, int err,
 			   bool reset, unsigned max);
 void shard_end_of_batch(struct shard *sh);
 void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop);
+void shard_rate_sweep(struct shard *sh);
+bool shard_snap_host(int fd, struct flow_rec *r, bool peer);
 uint32_t shard_snap_flows(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 			  uint32_t *total);
 

@@ -32,6 +32,7 @@ struct sockaddr_storage;
  * @FLOW_KIND_SPLICE:	a loopback client of a published TCP port, or a -T
  *			connection, spliced (splice.c)
  * @FLOW_KIND_UDPNS:	a guest peer of a -U port (udpns.c)
+ * @FLOW_KIND_DNS:	a DNS query in flight through the forwarder (dns_fwd.c)
  * @FLOW_KIND_NUM:	kinds
  */
 enum flow_kind {
@@ -40,6 +41,7 @@ enum flow_kind {
 	FLOW_KIND_PING,
 	FLOW_KIND_SPLICE,
 	FLOW_KIND_UDPNS,
+	FLOW_KIND_DNS,
 	FLOW_KIND_NUM
 };
 
@@ -50,6 +52,7 @@ enum flow_kind {
  * @FLOW_SVC_ESTABLISHED: spliced: bytes move both ways
  * @FLOW_SVC_CLOSING:	spliced: a side ended its stream (a FIN)
  * @FLOW_SVC_OPEN:	-U: the peer's host socket is open
+ * @FLOW_SVC_QUERY:	DNS: a query waits for the upstream's answer
  * @FLOW_SVC_NUM:	states
  */
 enum flow_svc_state {
@@ -57,7 +60,71 @@ enum flow_svc_state {
 	FLOW_SVC_ESTABLISHED,
 	FLOW_SVC_CLOSING,
 	FLOW_SVC_OPEN,
+	FLOW_SVC_QUERY,
 	FLOW_SVC_NUM
+};
+
+/**
+ * enum flow_limit - what holds a flow back: the verdict of
+ * flow_rec_limit() (named by flow_rec_limit_str())
+ * @FLOW_LIM_NONE:	not judged (not a TCP flow of the core)
+ * @FLOW_LIM_IDLE:	no bytes either way in the last second
+ * @FLOW_LIM_GUEST_RWND: to the guest: the guest's receive window is full
+ * @FLOW_LIM_EDGE:	to the guest: the edge had no room for frames
+ * @FLOW_LIM_HOST_SENDER: to the guest: the host's peer sends no faster
+ * @FLOW_LIM_HOST_SNDBUF: from the guest: the host socket's send buffer
+ *			is (nearly) full
+ * @FLOW_LIM_HOST_CWND: from the guest: the host socket's congestion
+ *			window is full
+ * @FLOW_LIM_GUEST_SENDER: from the guest: the guest sends no faster
+ * @FLOW_LIM_NUM:	verdicts
+ */
+enum flow_limit {
+	FLOW_LIM_NONE,
+	FLOW_LIM_IDLE,
+	FLOW_LIM_GUEST_RWND,
+	FLOW_LIM_EDGE,
+	FLOW_LIM_HOST_SENDER,
+	FLOW_LIM_HOST_SNDBUF,
+	FLOW_LIM_HOST_CWND,
+	FLOW_LIM_GUEST_SENDER,
+	FLOW_LIM_NUM
+};
+
+/**
+ * struct flow_host - the host socket's side of a flow (a snapshot)
+ * @local_addr:	getsockname() address (16 bytes, IPv4 v4-mapped)
+ * @peer_addr:	getpeername() address, or for a published UDP port's flow
+ *		the client's
+ * @local_port:	getsockname() port
+ * @peer_port:	getpeername() port
+ */
+struct flow_host {
+	uint8_t local_addr[16];
+	uint8_t peer_addr[16];
+	uint16_t local_port;
+	uint16_t peer_port;
+};
+
+/**
+ * struct flow_tcpi - the host TCP socket's TCP_INFO, SIOCOUTQ and
+ * SO_SNDBUF (a snapshot)
+ * @rtt_us:	smoothed RTT to the host's peer
+ * @rttvar_us:	its variation
+ * @cwnd:	congestion window, segments
+ * @retrans:	retransmissions in the connection's life
+ * @unacked:	segments sent, not yet acknowledged
+ * @send_queue: bytes in the send queue (SIOCOUTQ: unsent and unacked)
+ * @sndbuf:	SO_SNDBUF, bytes
+ */
+struct flow_tcpi {
+	uint32_t rtt_us;
+	uint32_t rttvar_us;
+	uint32_t cwnd;
+	uint32_t retrans;
+	uint32_t unacked;
+	uint32_t send_queue;
+	uint32_t sndbuf;
 };
 
 /**
@@ -88,6 +155,24 @@ enum flow_svc_state {
  *		datagram flows: 0
  * @idle_ns:	datagram flows (-U too) and spliced: time since the last
  *		datagram or byte moved; TCP: 0
+ * @bytes_from_guest: payload bytes from the guest (every kind)
+ * @bytes_to_guest: payload bytes to the guest (TCP: acknowledged)
+ * @segs_from_guest: segments or datagrams from the guest (spliced: moves)
+ * @segs_to_guest: segments or datagrams to the guest (spliced: moves)
+ * @rate_from_guest: bytes per second from the guest over about the last
+ *		second
+ * @rate_to_guest: the same, to the guest
+ * @host:	the host socket's tuple, with @has_host
+ * @tcpi:	TCP: the host socket's figures, with @has_tcpi
+ * @guest_rtt_us: TCP: the core's smoothed RTT to the guest (0: none yet)
+ * @resends:	TCP: segments the core sent to the guest again
+ * @in_flight_to_guest: TCP: bytes sent to the guest, not acknowledged
+ * @guest_wnd:	TCP: the guest's receive window, bytes
+ * @guest_mss:	TCP: the largest segment to the guest (for the verdict)
+ * @has_host:	@host is set
+ * @has_tcpi:	@tcpi is set
+ * @edge_stalled: TCP: the flow waits for room at the edge
+ * @limit:	enum flow_limit (TCP of the core)
  */
 struct flow_rec {
 	uint8_t guest_addr[16];
@@ -105,11 +190,60 @@ struct flow_rec {
 	uint64_t to_guest_bytes;
 	uint64_t age_ns;
 	uint64_t idle_ns;
+	uint64_t bytes_from_guest;
+	uint64_t bytes_to_guest;
+	uint64_t segs_from_guest;
+	uint64_t segs_to_guest;
+	uint64_t rate_from_guest;
+	uint64_t rate_to_guest;
+	struct flow_host host;
+	struct flow_tcpi tcpi;
+	uint32_t guest_rtt_us;
+	uint32_t resends;
+	uint32_t in_flight_to_guest;
+	uint32_t guest_wnd;
+	uint32_t guest_mss;
+	bool has_host;
+	bool has_tcpi;
+	bool edge_stalled;
+	uint8_t limit;
+};
+
+/**
+ * struct flow_rate - two samples of a flow's byte counts, a second apart,
+ * for its rate over the last second (flow_rate_take(), flow_rate_get())
+ * @tag:	what the samples belong to (the flow's opening time: a slot
+ *		reused by a new flow has another)
+ * @from:	bytes from the guest at the two sweeps
+ * @to:		bytes to the guest at the two sweeps
+ */
+struct flow_rate {
+	uint64_t tag;
+	uint64_t from[2];
+	uint64_t to[2];
+};
+
+/**
+ * struct flow_clock - when a shard's (or a service's) sweeps took the
+ * samples of its struct flow_rate entries
+ * @t:		times of the two sweeps (0: none)
+ * @cur:	index of the newer one in @t and the samples
+ */
+struct flow_clock {
+	uint64_t t[2];
+	uint8_t cur;
 };
 
 /* flow_rec.c: pure, any thread */
 const char *flow_rec_state_str(const struct flow_rec *r);
 const char *flow_rec_kind_str(const struct flow_rec *r);
+const char *flow_rec_limit_str(const struct flow_rec *r);
+uint8_t flow_rec_limit(const struct flow_rec *r);
+void flow_clock_tick(struct flow_clock *k, uint64_t now_ns);
+void flow_rate_take(struct flow_rate *s, const struct flow_clock *k,
+		    uint64_t tag, uint64_t from, uint64_t to);
+void flow_rate_get(const struct flow_rate *s, const struct flow_clock *k,
+		   uint64_t tag, uint64_t now_ns, struct flow_rec *r);
 
 /* shard_api.c */
 unsigned shard_api_count(const struct shard *sh);

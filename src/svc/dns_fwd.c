@@ -145,6 +145,7 @@
 #include "core/udp.h"
 #include "svc/dns_fwd.h"
 #include "os/resolvh.h"
+#include "os/sockaddr.h"
 #include "shard/shard.h"
 #include "util/log.h"
 #include "util/siphash.h"
@@ -205,6 +206,7 @@ struct dns_upstream {
  * @next:	deadline list: next entry; free list: next free entry
  * @deadline_ns:	end of the current attempt
  * @attempt_ns:	time each attempt gets
+ * @opened_ns:	when the guest's query came (ctl flows)
  * @gaddr:	the guest's address (IPv4 v4-mapped: the family to answer in)
  * @gport:	the guest's port
  * @up_id:	our ID toward the upstreams (written into @msg)
@@ -230,6 +232,7 @@ struct dns_query {
 	uint32_t next;
 	uint64_t deadline_ns;
 	uint64_t attempt_ns;
+	uint64_t opened_ns;
 	uint8_t gaddr[ADDR_LEN];
 	uint16_t gport;
 	uint16_t up_id;
@@ -923,6 +926,7 @@ void dns_fwd_query(struct shard *sh, const uint8_t *msg, size_t len,
 	d->free_head = q->next;
 	memset(q, 0, offsetof(struct dns_query, msg));
 	q->used = 1;
+	q->opened_ns = sh->now_ns;
 	memcpy(q->gaddr, gaddr, ADDR_LEN);
 	q->gport = gport;
 	q->sk[0] = q->sk[1] = DNS_SK_NONE;
@@ -1551,4 +1555,90 @@ void dns_fwd_fini(struct shard *sh)
 	}
 	free(d);
 	sh->svc.dns = NULL;
+}
+
+/**
+ * dns_fwd_snap_cap() - how many DNS queries a shard can have in flight: the
+ * room they need in a flow snapshot
+ * @sh:		shard
+ *
+ * From the configuration alone: shard 0 forwards when --dns is on.
+ *
+ * Context: the control thread (shard_api_flow_cap())
+ * Return: entries
+ */
+uint32_t dns_fwd_snap_cap(const struct shard *sh)
+{
+	return !sh->id && sh->conf->dns ? DNS_INFLIGHT_MAX : 0;
+}
+
+/**
+ * dns_fwd_snap() - the queries in flight as flow records (ctl flows)
+ * @sh:		shard
+ * @buf:	records out
+ * @cap:	entries @buf holds
+ * @total:	out: queries in flight (may exceed @cap)
+ *
+ * Kind FLOW_KIND_DNS, state FLOW_SVC_QUERY, proto UDP: the guest's end is
+ * its resolver's address and port, the remote end the upstream of the
+ * current attempt (port 53; the unspecified address before the first),
+ * the host side the upstream socket's bound address with that upstream
+ * as its peer. The idle time runs from the current attempt's send.
+ *
+ * Context: the shard's own thread, between events
+ * Return: records written
+ */
+uint32_t dns_fwd_snap(struct shard *sh, struct flow_rec *buf, uint32_t cap,
+		      uint32_t *total)
+{
+	const struct dns_fwd *d = sh->svc.dns;
+	uint64_t now = sh->now_ns; /* this loop iteration's: close enough */
+	uint32_t i, n = 0, t = 0;
+
+	*total = 0;
+	if (!d)
+		return 0;
+	for (i = 0; i < DNS_INFLIGHT_MAX; i++) {
+		const struct dns_query *q = &d->q[i];
+		struct sockaddr_storage ss;
+		uint64_t sent_ns;
+		struct flow_rec *r;
+		unsigned k;
+
+		if (!q->used)
+			continue;
+		if (t++ >= cap)
+			continue;
+		r = &buf[n++];
+		memset(r, 0, sizeof(*r));
+		memcpy(r->guest_addr, q->gaddr, 16);
+		r->guest_port = q->gport;
+		if (q->nsent && q->last < q->nsent) {
+			memset(&ss, 0, sizeof(ss));
+			memcpy(&ss, &q->sent[q->last], sizeof(q->sent[0]));
+			sockaddr_to(&ss, r->remote_addr, &r->remote_port);
+		} else {
+			r->remote_port = 53;
+		}
+		r->proto = IPPROTO_UDP;
+		r->kind = FLOW_KIND_DNS;
+		r->state = FLOW_SVC_QUERY;
+		r->shard = (uint8_t)sh->id;
+		r->from_guest = r->segs_from_guest = 1;
+		r->bytes_from_guest = q->len;
+		r->age_ns = now > q->opened_ns ? now - q->opened_ns : 0;
+		sent_ns = q->deadline_ns > q->attempt_ns ?
+				  q->deadline_ns - q->attempt_ns :
+				  q->opened_ns;
+		r->idle_ns = now > sent_ns ? now - sent_ns : 0;
+		flow_rate_get(NULL, &sh->rates.clk, q->opened_ns, now, r);
+		k = q->sk[addr_is4(r->remote_addr) || !q->nsent ? 0 : 1];
+		if (k != DNS_SK_NONE &&
+		    shard_snap_host(d->fd[DNS_EP_SOCK + k], r, false)) {
+			memcpy(r->host.peer_addr, r->remote_addr, 16);
+			r->host.peer_port = r->remote_port;
+		}
+	}
+	*total = t;
+	return n;
 }

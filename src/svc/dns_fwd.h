@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct flow_rec;
 struct shard;
 
 /**
@@ -48,5 +49,9 @@ void dns_fwd_event(struct shard *sh, uint32_t n, uint32_t events);
  * @sh:	shard
  */
 void dns_fwd_fini(struct shard *sh);
+
+uint32_t dns_fwd_snap_cap(const struct shard *sh);
+uint32_t dns_fwd_snap(struct shard *sh, struct flow_rec *buf, uint32_t cap,
+		      uint32_t *total);
 
 #endif /* SLIPWAY_DNS_FWD_H */

@@ -137,6 +137,8 @@ enum splice_state { SPS_FREE, SPS_CONNECTING, SPS_OPEN };
  * @pending:	bytes in each direction's pipe
  * @pipe_len:	size of each direction's pipe
  * @moved:	bytes each direction wrote out of its pipe (ctl flows)
+ * @moves:	splice() calls that wrote some of them, each direction
+ * @rate:	samples of @moved for the rates (ctl flows)
  * @opened_ns:	when the entry started
  * @last_ns:	when bytes last moved, either way
  * @peer:	side 0's peer as accept() gave it (16 bytes, IPv4
@@ -154,6 +156,8 @@ struct splice_conn {
 	uint32_t pending[2];
 	uint32_t pipe_len[2];
 	uint64_t moved[2];
+	uint64_t moves[2];
+	struct flow_rate rate;
 	uint64_t opened_ns;
 	uint64_t last_ns;
 	uint8_t peer[16];
@@ -815,6 +819,7 @@ static int splice_dir(struct shard *sh, struct splice_conn *c, int d)
 			if (n > 0) {
 				c->pending[d] -= (uint32_t)n;
 				c->moved[d] += (uint64_t)n;
+				c->moves[d]++;
 				c->last_ns = sh->now_ns;
 				moved += (size_t)n;
 				progress = true;
@@ -1588,13 +1593,44 @@ uint32_t splice_snap(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 			r->state = FLOW_SVC_CLOSING; /* a side's stream ended */
 		r->shard = (uint8_t)sh->id;
 		/* direction d moves side d's bytes to side !d */
-		r->to_guest = c->moved[out ? 1 : 0];
-		r->from_guest = c->moved[out ? 0 : 1];
+		r->to_guest = r->bytes_to_guest = c->moved[out ? 1 : 0];
+		r->from_guest = r->bytes_from_guest = c->moved[out ? 0 : 1];
+		r->segs_to_guest = c->moves[out ? 1 : 0];
+		r->segs_from_guest = c->moves[out ? 0 : 1];
 		r->age_ns = now > c->opened_ns ? now - c->opened_ns : 0;
 		r->idle_ns = now > c->last_ns ? now - c->last_ns : 0;
+		flow_rate_get(&c->rate, &sh->rates.clk, c->opened_ns, now, r);
+		/* the host's socket: the loopback client (-t), or the one to
+		 * the host's port (-T) */
+		if (c->state == SPS_OPEN)
+			shard_snap_host(c->fd[out ? 1 : 0], r, true);
 	}
 	*total = t;
 	return n;
+}
+
+/**
+ * splice_sweep() - the spliced connections' rate samples (once a second)
+ * @sh:		shard
+ *
+ * Context: the shard's own thread (shard_rate_sweep())
+ */
+void splice_sweep(struct shard *sh)
+{
+	struct splice *sp = sh->svc.splice;
+	uint32_t i;
+
+	if (!sp)
+		return;
+	for (i = 0; i < sp->max; i++) {
+		struct splice_conn *c = &sp->conns[i];
+		bool out = c->flags & SPF_OUT;
+
+		if (c->state != SPS_FREE)
+			flow_rate_take(&c->rate, &sh->rates.clk, c->opened_ns,
+				       c->moved[out ? 0 : 1],
+				       c->moved[out ? 1 : 0]);
+	}
 }
 
 /**

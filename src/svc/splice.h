@@ -176,5 +176,6 @@ uint32_t splice_snap_cap(const struct shard *sh);
  */
 uint32_t splice_snap(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 		     uint32_t *total);
+void splice_sweep(struct shard *sh);
 
 #endif /* SLIPWAY_SPLICE_H */

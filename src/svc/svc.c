@@ -25,6 +25,10 @@ void svc_register(void)
 	h->resume[1] = splice_resume;
 	h->fini = dns_fwd_fini;
 	h->dns_query = dns_fwd_query;
-	h->snap[0] = (struct shard_snap_hook){ splice_snap, splice_snap_cap };
-	h->snap[1] = (struct shard_snap_hook){ udpns_snap, udpns_snap_cap };
+	h->snap[0] = (struct shard_snap_hook){ splice_snap, splice_snap_cap,
+					       splice_sweep };
+	h->snap[1] = (struct shard_snap_hook){ udpns_snap, udpns_snap_cap,
+					       udpns_sweep };
+	h->snap[2] = (struct shard_snap_hook){ dns_fwd_snap, dns_fwd_snap_cap,
+					       NULL };
 }

@@ -89,6 +89,7 @@ union udpns_addr {
  * @next:	next flow in the hash chain, or in the free list
  * @last_ns:	when a datagram last went either way
  * @opened_ns:	when the flow opened
+ * @rate:	samples of @bytes for the rates (ctl flows)
  * @dgrams:	datagrams sent each way: [0] from the guest, [1] to it
  * @bytes:	their payload bytes, the same way (ctl flows)
  * @peer:	the peer's address (the listener's family)
@@ -101,6 +102,7 @@ struct udpns_flow {
 	uint64_t opened_ns;
 	uint64_t dgrams[2];
 	uint64_t bytes[2];
+	struct flow_rate rate;
 	union udpns_addr peer;
 };
 
@@ -509,13 +511,41 @@ uint32_t udpns_snap(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 		r->shard = (uint8_t)sh->id;
 		r->from_guest = f->dgrams[0];
 		r->to_guest = f->dgrams[1];
-		r->from_guest_bytes = f->bytes[0];
-		r->to_guest_bytes = f->bytes[1];
+		r->from_guest_bytes = r->bytes_from_guest = f->bytes[0];
+		r->to_guest_bytes = r->bytes_to_guest = f->bytes[1];
+		r->segs_from_guest = f->dgrams[0];
+		r->segs_to_guest = f->dgrams[1];
 		r->age_ns = now > f->opened_ns ? now - f->opened_ns : 0;
 		r->idle_ns = now > f->last_ns ? now - f->last_ns : 0;
+		flow_rate_get(&f->rate, &sh->rates.clk, f->opened_ns, now, r);
+		shard_snap_host(f->fd, r, true);
 	}
 	*total = t;
 	return n;
+}
+
+/**
+ * udpns_sweep() - the -U flows' rate samples (once a second)
+ * @sh:		shard
+ *
+ * Context: the shard's own thread (shard_rate_sweep())
+ */
+void udpns_sweep(struct shard *sh)
+{
+	struct udpns *u = sh->svc.udpns;
+	uint32_t i, t = 0;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->max && t < u->active; i++) {
+		struct udpns_flow *f = &u->flows[i];
+
+		if (f->fd < 0)
+			continue;
+		t++;
+		flow_rate_take(&f->rate, &sh->rates.clk, f->opened_ns,
+			       f->bytes[0], f->bytes[1]);
+	}
 }
 
 /**

@@ -56,5 +56,6 @@ uint32_t udpns_snap_cap(const struct shard *sh);
  */
 uint32_t udpns_snap(struct shard *sh, struct flow_rec *buf, uint32_t cap,
 		    uint32_t *total);
+void udpns_sweep(struct shard *sh);
 
 #endif /* SLIPWAY_UDPNS_H */

@@ -151,7 +151,7 @@ EOS
 }
 ns_flows 1 1 100
 "$SLIPWAY" ctl "$CTL" flows >"$T/flows.txt" || fail "slipway ctl flows"
-grep -Eq "^udp +udpns +0 +127\.0\.0\.1:$(cut -d' ' -f1 "$T/p4.1") +127\.0\.0\.1:$P +OPEN +1 +1 +idle [0-9]+$" "$T/flows.txt" &&
+grep -Eq "^udp +udpns +0 +127\.0\.0\.1:$(cut -d' ' -f1 "$T/p4.1") +127\.0\.0\.1:$P +OPEN +1 +1 +idle [0-9]+ +[0-9.KMGT]+ +[0-9.KMGT]+ +- +- +-$" "$T/flows.txt" &&
 	grep -Eq "^udp +udpns +0 +\[::1\]:$(cut -d' ' -f1 "$T/p6.1") +\[::1\]:$P +OPEN +1 +1 " "$T/flows.txt" ||
 	fail "ctl flows table: $(cat "$T/flows.txt")"
 touch "$T/p4.more" "$T/p6.more"

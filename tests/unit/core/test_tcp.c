@@ -1103,6 +1103,7 @@ static void test_guest_data(void **state)
 	assert_int_equal(e->fx.nintents, 0);
 	assert_int_equal(k.f->rcv_nxt, start + 1400);
 	assert_int_equal(k.f->bytes_from_guest, 1400);
+	assert_int_equal(k.f->segs_from_guest, 1); /* ctl flows */
 	expect_one_ack(e, &k, start + 1400, NULL);
 	expect_no_flush(e);
 	assert_ctr_deltas(e, CTR_TCP_GUEST_SEGS, 1, CTR_TCP_GUEST_BYTES, 1400,
@@ -2006,6 +2007,9 @@ static void test_gso_to_guest_60k(void **state)
 	csum_completes(e, 0);
 	assert_ctr_deltas(e, CTR_TCP_TX_SEGS, 1, CTR_TCP_TX_BYTES, len,
 			  CTR_TCP_TX_GSO_FRAMES, 1, -1);
+	/* ctl flows counts the super-frame's segments */
+	assert_int_equal(k.f->segs_to_guest, (len + 1459) / 1460);
+	assert_int_equal(k.f->resends, 0);
 	e->c.conf.gso_max = 0;
 	rst_conn(e, &k);
 }
@@ -2325,8 +2329,11 @@ static void test_fast_retransmit(void **state)
 	assert_true(k.f->flags & TCPF_RECOVER);
 	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 1460);
 	assert_int_equal(off, 0);
+	assert_int_equal(k.f->resends, 0);
 	host_tx(e, &k, pat + 1460, 1460);
 	assert_int_equal(env_delta(e, CTR_TCP_RETRANS_BYTES), 1460);
+	assert_int_equal(k.f->resends, 1); /* ctl flows */
+	assert_int_equal(k.f->segs_to_guest, 5);
 	assert_int_equal(k.f->snd_max, k.iss + 1 + 4 * 1460);
 	assert_int_equal(tcp_tx_room(&e->c, k.f, e->now, &off, &mss), 0);
 	env_clear(e);

@@ -79,6 +79,22 @@ int shard_ep_add(struct shard *sh, int fd, uint32_t events, uint64_t data)
 }
 
 /**
+ * shard_snap_host() - stub: no host tuple in a snapshot
+ * @fd:		socket
+ * @r:		record
+ * @peer:	unused
+ *
+ * Return: false
+ */
+bool shard_snap_host(int fd, struct flow_rec *r, bool peer)
+{
+	(void)fd;
+	(void)r;
+	(void)peer;
+	return false;
+}
+
+/**
  * shard_flush_frames() - stub: forget the queued frames
  * @sh:	shard
  */
