@@ -1,0 +1,349 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t_top.sh - slipway ls and slipway top against a guest with a known set of
+# flows: a bulk transfer from the guest (about 3 MB/s), an idle TCP
+# connection, a UDP flow and a spliced loopback client of a published -t
+# port. top runs in tmux (160x40) and the screen is read back: each flow
+# present with plausible figures, the sort key changes the order and the
+# header, the filter and the counters view, q and SIGTERM restore the
+# terminal (exit 0), the instance going away exits 1 ("instance gone");
+# -b -n 2 and --json -n 2 checked field by field; slipway ls tells two
+# instances apart, and stale sockets in the run directory are ignored (one
+# of a dead PID removed, one of a live PID left alone). The instances are
+# started with --ctl <rundir>/<pid>.sock, the default path of a slipway
+# that serves one (so this works with or without that default).
+. "$(dirname "$0")/lib.sh"
+require_root
+command -v tmux >/dev/null || {
+	echo "SKIP: needs tmux"
+	exit 77
+}
+
+RUN=/run/slipway
+mkdir -p -m 0700 "$RUN"
+REAL=$SLIPWAY
+# the wrapper puts the PID slipway will have (exec keeps it) in --ctl
+cat >"$T/sw" <<EOF
+#!/bin/bash
+exec "$REAL" --ctl "$RUN/\$\$.sock" "\$@"
+EOF
+chmod 755 "$T/sw"
+SLIPWAY=$T/sw
+TS=swtop$$
+
+make_host_ns swth
+tmux_kill() { tmux kill-session -t "$TS" 2>/dev/null; }
+trap 'tmux_kill; cleanup' EXIT
+
+# host side (in H): 5201 drains (bulk), 5202 holds (idle), 5203 echoes UDP
+h "$PY" - 2>"$T/hostsrv.err" <<'EOS' &
+import socket, threading
+def tcp(port, drain):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", port))
+    s.listen(8)
+    def one(c):
+        while c.recv(65536 if drain else 1):
+            pass
+    def loop():
+        while True:
+            c, _ = s.accept()
+            threading.Thread(target=one, args=(c,), daemon=True).start()
+    threading.Thread(target=loop, daemon=True).start()
+tcp(5201, True)
+tcp(5202, False)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.bind(("127.0.0.1", 5203))
+while True:
+    d, a = u.recvfrom(2048)
+    u.sendto(d, a)
+EOS
+PIDS+=($!)
+wait_listen 5202 "$H"
+
+launch_slipway "$H" -t 7073
+A=$SW_PID
+CTL=$RUN/$A.sock
+[ -S "$CTL" ] || fail "no control socket at $CTL"
+
+# the guest: a server for the spliced client (7073, holds), and its clients
+g ip link set lo up
+g "$PY" - "$T" 2>"$T/guest.err" <<'EOS' &
+import socket, sys, threading, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 7073))
+s.listen(8)
+def hold():
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=lambda c=c: c.recv(1), daemon=True).start()
+threading.Thread(target=hold, daemon=True).start()
+idle = socket.create_connection(("10.0.2.2", 5202))
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.connect(("10.0.2.2", 5203))
+bulk = socket.create_connection(("10.0.2.2", 5201))
+open(sys.argv[1] + "/guest.ready", "w").close()
+buf = b"x" * 32768
+n = 0
+while True:
+    bulk.sendall(buf)          # 32 KiB every 10 ms: about 3 MiB/s
+    n += 1
+    if n % 20 == 0:
+        u.send(b"ping")
+    time.sleep(0.01)
+EOS
+PIDS+=($!)
+wait_for "the guest's flows" 10 "[ -e $T/guest.ready ]"
+# the spliced client: a loopback client of the published port, holding
+h "$PY" -c '
+import socket, time
+c = socket.create_connection(("127.0.0.1", 7073))
+c.send(b"x")
+time.sleep(120)' &
+PIDS+=($!)
+sleep 1.2
+
+# --- batch: two text snapshots, field by field
+SW=$REAL
+"$SW" top -b -n 2 "$CTL" >"$T/batch.txt" || fail "top -b exited $?"
+"$PY" - "$T/batch.txt" "$A" <<'EOS' || fail "top -b output (above)"
+import sys
+text = open(sys.argv[1]).read()
+def die(m):
+    print(text)
+    print(m)
+    sys.exit(1)
+# each snapshot: 2 header lines, a blank line, the columns, the rows; a
+# blank line between snapshots
+blocks = text.split("\n\n")
+# blocks: [hdr1, table1 (+ blank), hdr2, table2]
+if len(blocks) != 4:
+    die("expected 2 snapshots (4 blocks), got %d" % len(blocks))
+for k in (0, 2):
+    h = blocks[k].split("\n")
+    if len(h) != 2 or ("pid " + sys.argv[2]) not in h[0] or "sort rate" not in h[0]:
+        die("bad header: %r" % h)
+    if not h[1].startswith("flows ") or "from guest" not in h[1] or "drops" not in h[1]:
+        die("bad totals line: %r" % h[1])
+cols = blocks[3].split("\n")[0].split()
+want = ["KIND", "GUEST", "REMOTE", "HOST", "STATE", "OUT/s", "IN/s", "OUT", "IN", "AGE", "IDLE", "RTT", "LIMITED_BY"]
+if cols != want:
+    die("columns %s" % cols)
+rows = [l.split() for l in blocks[3].split("\n")[1:] if l]
+def unit(v):
+    m = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return float(v[:-1]) * m[v[-1]] if v[-1] in m else float(v)
+def find(kind, port):
+    for r in rows:
+        if r[0].startswith(kind) and (r[2].endswith(":%d" % port) or r[1].endswith(":%d" % port)):
+            return r
+    die("no %s flow on port %d" % (kind, port))
+bulk, idle, udp, spl = find("tcp", 5201), find("tcp", 5202), find("udp", 5203), find("splice", 7073)
+if not 300e3 < unit(bulk[5]) < 50e6:
+    die("bulk OUT/s %s" % bulk[5])
+if unit(idle[5]) != 0 or unit(idle[6]) != 0:
+    die("idle flow rates %s %s" % (idle[5], idle[6]))
+if unit(bulk[7]) < 1e6:
+    die("bulk OUT bytes %s" % bulk[7])
+if rows[0] != bulk:
+    die("sorted by rate, the bulk flow is not first: %s" % rows[0])
+if not h[1].split("from guest ")[1].split()[0]:
+    die("totals")
+rate = h[1].split("from guest ")[1].split()[1].strip("(/s)")
+if unit(rate) < 300e3:
+    die("total rate from the guest %s" % rate)
+print("batch ok: bulk %s/s, %d flows" % (bulk[5], len(rows)))
+EOS
+
+# --- JSON: two documents, one line each
+"$SW" top --json -n 2 -s bytes "$CTL" >"$T/top.json" || fail "top --json exited $?"
+"$PY" - "$T/top.json" "$A" <<'EOS' || fail "top --json output"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+def die(m):
+    print(m)
+    sys.exit(1)
+if len(lines) != 2:
+    die("expected 2 lines, got %d" % len(lines))
+d = [json.loads(l) for l in lines]
+for k, x in enumerate(d):
+    for m in ("time", "instance", "stats", "flows", "sort"):
+        if m not in x:
+            die("doc %d lacks %s" % (k, m))
+    if x["sort"] != "bytes" or x["instance"]["pid"] != int(sys.argv[2]):
+        die("sort/pid %s %s" % (x["sort"], x["instance"].get("pid")))
+    for m in ("bytes_from_guest", "bytes_to_guest", "drops", "flows", "moved",
+              "rate_from_guest", "rate_to_guest"):
+        if m not in x["stats"]:
+            die("stats lacks %s" % m)
+if not 0.5 < d[1]["time"] - d[0]["time"] < 3:
+    die("times %s %s" % (d[0]["time"], d[1]["time"]))
+if d[0]["stats"]["rate_from_guest"] is not None:
+    die("a total rate in the first snapshot (no previous one)")
+if not d[1]["stats"]["rate_from_guest"] > 300e3:
+    die("total rate %s" % d[1]["stats"]["rate_from_guest"])
+if d[1]["stats"]["bytes_from_guest"] <= d[0]["stats"]["bytes_from_guest"]:
+    die("bytes from the guest did not grow")
+if not d[1]["stats"]["moved"].get("EDGE_RX_BYTES", 0) > 0:
+    die("moved: %s" % d[1]["stats"]["moved"])
+f = d[1]["flows"]
+def by(kind, port):
+    for x in f:
+        if x["kind"] == kind and port in (x.get("remote_port"), x.get("guest_port")):
+            return x
+    die("no %s flow on %d in %s" % (kind, port, f))
+bulk, idle, udp, spl = by("tcp", 5201), by("tcp", 5202), by("udp", 5203), by("splice", 7073)
+if not bulk["rate_from_guest"] > 300e3 or idle["rate_from_guest"] != 0:
+    die("rates: bulk %s idle %s" % (bulk["rate_from_guest"], idle["rate_from_guest"]))
+if f[0]["remote_port"] != 5201:
+    die("sorted by bytes, the bulk flow is not first: %s" % f[0])
+print("json ok: %d flows, bulk %.0f B/s" % (len(f), bulk["rate_from_guest"]))
+EOS
+
+# --- a second instance with another guest, and two stale sockets
+NS_A=$NS
+NS=${NS_A}b
+make_ns "$NS"
+ip netns exec "$H" "$T/sw" --netns "$NS" --resolv-conf "$T/resolv.conf" \
+	>"$T/b.log" 2>&1 &
+B=$!
+PIDS+=($B)
+NS=$NS_A
+wait_for "the second instance" 10 "[ -S $RUN/$B.sock ]"
+# stale: bound, never listened; one of a dead PID, one of a live one
+true &
+DEAD=$!
+wait $DEAD
+"$PY" -c '
+import socket, sys
+for p in sys.argv[1:]:
+    socket.socket(socket.AF_UNIX).bind(p)' "$RUN/$DEAD.sock" "$RUN/$$.sock"
+wait_for "the second instance's answer" 10 \
+	"'$REAL' ls | grep -q '^$B '"
+"$REAL" ls >"$T/ls.txt" || fail "ls exited $?"
+"$REAL" ls --json >"$T/ls.json" || fail "ls --json exited $?"
+cat "$T/ls.txt"
+"$PY" - "$T/ls.txt" "$T/ls.json" "$A" "$B" "$DEAD" "$$" <<'EOS' || fail "slipway ls"
+import json, sys
+txt = open(sys.argv[1]).read().splitlines()
+js = json.load(open(sys.argv[2]))
+a, b, dead, live = sys.argv[3:7]
+def die(m):
+    print(m)
+    sys.exit(1)
+if txt[0].split()[:5] != ["PID", "MODE", "EDGE", "GUEST", "NAME"]:
+    die("header %s" % txt[0])
+rows = {l.split()[0]: l.split() for l in txt[1:]}
+for p in (a, b):
+    if p not in rows:
+        die("instance %s not listed" % p)
+    if rows[p][2] != "tap":
+        die("edge of %s: %s" % (p, rows[p][2]))
+for p in (dead, live):
+    if p in rows:
+        die("stale socket of %s listed" % p)
+ja = {str(x["pid"]): x for x in js}
+if set((a, b)) - set(ja):
+    die("ls --json lacks an instance")
+if ja[a]["ctl"] == ja[b]["ctl"]:
+    die("same socket")
+if "guest" in ja[a] and ja[a]["guest"] == ja[b]["guest"]:
+    die("two instances with one guest: %s" % ja[a]["guest"])
+if ja[a]["flows"] < 4 or ja[a]["bytes_from_guest"] <= ja[b]["bytes_from_guest"]:
+    die("flows/bytes of A: %s %s" % (ja[a]["flows"], ja[a]["bytes_from_guest"]))
+print("ls ok")
+EOS
+[ -e "$RUN/$DEAD.sock" ] && fail "the stale socket of a dead PID was left"
+[ -S "$RUN/$$.sock" ] || fail "the stale socket of a live PID was removed"
+rm -f "$RUN/$$.sock"
+# batch mode with several instances and no argument: names them, exit 2
+"$REAL" top -b >"$T/several.out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "^  $A " "$T/several.out" && grep -q "^  $B " "$T/several.out" ||
+	fail "top -b with several instances: exit $rc, $(cat "$T/several.out")"
+
+# --- the screen, in tmux: a shell that runs top and says how it ended
+tmux new-session -d -s "$TS" -x 160 -y 40 "bash --norc --noprofile" ||
+	fail "tmux"
+tmux set-option -t "$TS" status off >/dev/null
+# topcmd ARGS: run top in the tmux shell, its PID in $T/top.pid
+topcmd() {
+	rm -f "$T/top.pid"
+	tmux send-keys -t "$TS" "clear; sh -c 'echo \$\$ >$T/top.pid; exec $REAL top $*'; echo TOPRC=\$?" Enter
+	wait_for "top's start" 10 "[ -s $T/top.pid ]"
+}
+screen() { tmux capture-pane -t "$TS" -p; }
+# expect WHAT PATTERN: wait until the screen matches (grep -E)
+expect() {
+	local i
+	for i in $(seq 60); do
+		screen >"$T/screen.txt"
+		grep -qE -- "$2" "$T/screen.txt" && return 0
+		sleep 0.05
+	done
+	cat "$T/screen.txt"
+	fail "screen: $1 (no /$2/)"
+}
+topcmd "$CTL"
+expect "the header" "pid $A .*sort rate"
+expect "the columns" "KIND +GUEST +REMOTE +HOST +STATE +OUT/s +IN/s"
+sleep 1.2
+screen >"$T/screen.txt"
+for p in ':5201 ' ':5202 ' ':5203 ' 'splice .*:7073'; do
+	grep -qE -- "$p" "$T/screen.txt" || { cat "$T/screen.txt"; fail "no flow /$p/ on the screen"; }
+done
+# sorted by rate: the bulk flow is the first row (line 5)
+sed -n 5p "$T/screen.txt" | grep -q ':5201 ' || { cat "$T/screen.txt"; fail "bulk flow not first"; }
+tmux send-keys -t "$TS" s
+expect "sort by bytes" "sort bytes"
+tmux send-keys -t "$TS" s
+expect "sort by age" "sort age"
+tmux send-keys -t "$TS" '<'
+expect "back to bytes" "sort bytes"
+tmux send-keys -t "$TS" /
+expect "the filter prompt" "filter \(port or address"
+tmux send-keys -t "$TS" ":5202" Enter
+expect "the filter" "filter :5202"
+screen >"$T/screen.txt"
+[ "$(grep -cE '^(tcp|udp|splice)' "$T/screen.txt")" = 1 ] && grep -q ':5202 ' "$T/screen.txt" ||
+	{ cat "$T/screen.txt"; fail "filter :5202 shows other flows"; }
+tmux send-keys -t "$TS" / Enter
+tmux send-keys -t "$TS" c
+expect "the counters view" "COUNTER \(moved\)"
+expect "a moving counter" "EDGE_RX_BYTES +[0-9]+"
+tmux send-keys -t "$TS" c
+expect "the flows again" "KIND +GUEST"
+tmux send-keys -t "$TS" h
+expect "the help" "slipway top: keys"
+tmux send-keys -t "$TS" x
+expect "the flows after help" "KIND +GUEST"
+tmux send-keys -t "$TS" q
+expect "q: exit 0" "^TOPRC=0"
+screen | grep -q "KIND" && fail "the terminal still shows top after q"
+
+# SIGTERM: exit 0, terminal restored
+topcmd "$CTL"
+expect "the header" "pid $A "
+kill -TERM "$(cat "$T/top.pid")"
+expect "SIGTERM: exit 0" "^TOPRC=0"
+screen | grep -q "KIND" && fail "the terminal still shows top after SIGTERM"
+
+# the pick list: no argument, several instances; Enter opens one
+topcmd ""
+expect "the pick list" "Several slipway instances"
+tmux send-keys -t "$TS" Enter
+expect "the instance picked" "pid [0-9]+ .*sort rate"
+tmux send-keys -t "$TS" q
+expect "q after the pick: exit 0" "^TOPRC=0"
+
+# the instance goes away: "instance gone", exit 1, terminal restored
+topcmd "$RUN/$B.sock"
+expect "B's header" "pid $B "
+kill -TERM "$B"
+expect "instance gone" "instance gone"
+expect "gone: exit 1" "^TOPRC=1"
+screen | grep -q "KIND" && fail "the terminal still shows top after the instance went"
+tmux_kill
+echo "PASS"
