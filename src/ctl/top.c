@@ -494,9 +494,9 @@ static const char *rtt_text(char *out, size_t size, long long us)
 
 #define COLS_FMT                                                            \
 	"%-10.10s %-21.21s %-21.21s %-21.21s %-11.11s %7s %7s %7s %7s %6s " \
-	"%6s %7s %-11s"
+	"%6s %7s %s"
 #define COLS_FMT_WIDE \
-	"%-10s %-21s %-21s %-21s %-11s %7s %7s %7s %7s %6s %6s %7s %-11s"
+	"%-10s %-21s %-21s %-21s %-11s %7s %7s %7s %7s %6s %6s %7s %s"
 
 /**
  * header_cols() - the table's header line

@@ -33,7 +33,9 @@ TS=swtop$$
 
 make_host_ns swth
 tmux_kill() { tmux kill-session -t "$TS" 2>/dev/null; }
-trap 'tmux_kill; cleanup' EXIT
+# the fake instance's socket, if it was killed before it removed it
+fake_rm() { [ -s "$T/fake.pid" ] && rm -f "$RUN/$(cat "$T/fake.pid").sock"; }
+trap 'tmux_kill; fake_rm; cleanup' EXIT
 
 # host side (in H): 5201 drains (bulk), 5202 holds (idle), 5203 echoes UDP
 h "$PY" - 2>"$T/hostsrv.err" <<'EOS' &
@@ -346,4 +348,76 @@ expect "instance gone" "instance gone"
 expect "gone: exit 1" "^TOPRC=1"
 screen | grep -q "KIND" && fail "the terminal still shows top after the instance went"
 tmux_kill
+
+# --- the members of a newer server (version: mode, guest, name, totals;
+# flows: rates, host tuple, RTT, limited_by, DNS queries): a fake instance
+# answering as the contract says, at <rundir>/<its pid>.sock
+"$PY" - "$RUN" "$T/fake.pid" <<'EOS' 2>"$T/fake.err" &
+import json, os, signal, socket, sys
+path = "%s/%d.sock" % (sys.argv[1], os.getpid())
+s = socket.socket(socket.AF_UNIX)
+s.bind(path)
+s.listen(8)
+signal.signal(signal.SIGTERM, lambda *a: (os.unlink(path), os._exit(0)))
+open(sys.argv[2], "w").write(str(os.getpid()))
+ver = {"version": "9.9", "edge": "vhost-user", "shards_n": 1, "peek_offset": True,
+       "max_flows": 100, "pid": os.getpid(), "mode": "passt",
+       "guest": "/run/libvirt/qemu/passt/3-vm1-net0.socket", "name": "vm1",
+       "uptime_ms": 3723000, "started_unix": 1700000000, "flows": 2,
+       "bytes_from_guest": 123456789, "bytes_to_guest": 987654321, "drops": 7}
+stats = {"version": "9.9", "edge": "vhost-user", "uptime_ms": 3723000,
+         "counters": {"EDGE_RX_BYTES": 123456789, "EDGE_TX_BYTES": 987654321,
+                      "TCP_DROP_OOO": 7}, "shards": [], "histograms": {}}
+tcp = {"proto": "tcp", "kind": "tcp", "shard": 0, "guest_addr": "10.0.2.15",
+       "guest_port": 41000, "remote_addr": "192.0.2.7", "remote_port": 443,
+       "state": "ESTABLISHED", "from_guest": 5, "to_guest": 6,
+       "bytes_from_guest": 5 << 20, "bytes_to_guest": 70 << 20,
+       "segs_from_guest": 100, "segs_to_guest": 200,
+       "rate_from_guest": 1048576, "rate_to_guest": 2097152,
+       "age_ms": 65000, "idle_ms": 0,
+       "host": {"local_addr": "198.51.100.1", "local_port": 50123,
+                "peer_addr": "192.0.2.7", "peer_port": 443},
+       "guest_rtt_us": 1500, "resends": 0, "in_flight_to_guest": 65536,
+       "guest_wnd": 65536, "tcp_info": {"rtt_us": 20000, "rttvar_us": 100,
+       "cwnd": 10, "retrans": 0, "unacked": 3, "send_queue": 0, "sndbuf": 1},
+       "limited_by": "guest-rwnd"}
+dns = {"proto": "udp", "kind": "dns", "shard": 0, "guest_addr": "10.0.2.15",
+       "guest_port": 5353, "remote_addr": "127.0.0.53", "remote_port": 53,
+       "state": "QUERY", "from_guest": 1, "to_guest": 0,
+       "bytes_from_guest": 40, "bytes_to_guest": 0, "segs_from_guest": 1,
+       "segs_to_guest": 0, "rate_from_guest": 0, "rate_to_guest": 0,
+       "age_ms": 12, "idle_ms": 12, "host": None}
+while True:
+    c, _ = s.accept()
+    req = json.loads(c.makefile().readline())
+    r = {"version": ver, "stats": stats,
+         "flows": {"flows": [dns, tcp], "total": 2, "truncated": False}}[req["cmd"]]
+    c.sendall(json.dumps(r).encode() + b"\n")
+    c.close()
+EOS
+PIDS+=($!)
+wait_for "the fake instance" 10 "[ -s $T/fake.pid ] && [ -S $RUN/\$(cat $T/fake.pid).sock ]"
+F=$(cat "$T/fake.pid")
+"$REAL" ls >"$T/ls2.txt" || fail "ls exited $?"
+grep -qE "^$F +passt +vhost-user +/run/libvirt/qemu/passt/3-vm1-net0.socket +vm1 +1h02 +2 +118M +942M" \
+	"$T/ls2.txt" || { cat "$T/ls2.txt"; fail "ls: the fake instance's line"; }
+"$REAL" top -b "$F" >"$T/fake.txt" || fail "top -b PID exited $?"
+cat "$T/fake.txt"
+grep -q "pid $F  mode passt  edge vhost-user  guest /run/libvirt/qemu/passt/3-vm1-net0.socket  name vm1  up 1h02  sort rate" "$T/fake.txt" &&
+	grep -q "flows 2  from guest 118M (-/s)  to guest 942M (-/s)  drops 7" "$T/fake.txt" &&
+	grep -qE "^tcp +10.0.2.15:41000 +192.0.2.7:443 +198.51.100.1:50123 +ESTABLISHED +1.0M +2.0M +5.0M +70M +1m05 +0.0s +1.5ms +guest-rwnd" "$T/fake.txt" &&
+	grep -qE "^dns/udp +10.0.2.15:5353 +127.0.0.53:53 +- +QUERY +0 +0 +40 +0 " "$T/fake.txt" &&
+	[ "$(sed -n 5p "$T/fake.txt" | cut -c1-3)" = tcp ] ||
+	fail "top -b: the fake instance's members"
+"$REAL" top --json "$F" >"$T/fake.json" || fail "top --json PID exited $?"
+"$PY" - "$T/fake.json" <<'EOS' || fail "top --json: the fake instance's members"
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+f = d["flows"]
+assert d["instance"]["mode"] == "passt" and d["instance"]["name"] == "vm1", d["instance"]
+assert f[0]["kind"] == "tcp" and f[0]["rate_from_guest"] == 1048576, f[0]
+assert f[0]["tcp_info"]["cwnd"] == 10 and f[1]["kind"] == "dns", f
+assert d["stats"]["drops"] == 7 and d["stats"]["flows"] == 2, d["stats"]
+EOS
+kill -TERM "$(cat "$T/fake.pid")"
 echo "PASS"
