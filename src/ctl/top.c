@@ -741,7 +741,35 @@ static int top_batch(struct top *t)
 }
 
 /**
- * draw_counters() - the counters view: what moved in the last interval
+ * struct moved - a counter that moved, for the counters view
+ * @name:	its name
+ * @delta:	how much
+ */
+struct moved {
+	const char *name;
+	long long delta;
+};
+
+/**
+ * moved_cmp() - largest move first, then by name
+ * @a:	one
+ * @b:	another
+ *
+ * Return: <0, 0, >0
+ */
+static int moved_cmp(const void *a, const void *b)
+{
+	const struct moved *x = a, *y = b;
+	long long ax = llabs(x->delta), ay = llabs(y->delta);
+
+	if (ax != ay)
+		return ax < ay ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/**
+ * draw_counters() - the counters view: what moved in the last interval,
+ * the largest first
  * @t:		state
  * @y:		first line
  */
@@ -750,8 +778,9 @@ static void draw_counters(struct top *t, int y)
 	json_t *m = moved_counters(t), *v;
 	const json_t *c = json_object_get(t->cur.stats, "counters");
 	double dt = t->prev.ver ? t->cur.mono - t->prev.mono : 0;
+	struct moved *list = calloc(json_object_size(m) + 1, sizeof(*list));
 	const char *key;
-	int i = 0;
+	size_t n = 0, i;
 
 	attron(A_REVERSE);
 	mvprintw(y++, 0, "%-40s %16s %14s %20s", "COUNTER (moved)", "DELTA",
@@ -759,20 +788,24 @@ static void draw_counters(struct top *t, int y)
 	attroff(A_REVERSE);
 	json_object_foreach(m, key, v)
 	{
-		if (i++ < t->offset)
-			continue;
-		if (y >= LINES)
+		if (!list)
 			break;
-		mvprintw(
-			y++, 0, "%-40s %16lld %14.0f %20lld", key,
-			(long long)json_integer_value(v),
-			dt > 0 ? (double)json_integer_value(v) / dt : 0.0,
-			(long long)json_integer_value(json_object_get(c, key)));
+		list[n].name = key;
+		list[n++].delta = (long long)json_integer_value(v);
 	}
-	if (!json_object_size(m))
+	if (n)
+		qsort(list, n, sizeof(*list), moved_cmp);
+	for (i = (size_t)t->offset; i < n && y < LINES; i++)
+		mvprintw(y++, 0, "%-40s %16lld %14.0f %20lld", list[i].name,
+			 list[i].delta,
+			 dt > 0 ? (double)list[i].delta / dt : 0.0,
+			 (long long)json_integer_value(
+				 json_object_get(c, list[i].name)));
+	if (!n)
 		mvprintw(y, 0, "%s",
 			 t->prev.ver ? "(no counter moved)" :
 				       "(after the next refresh)");
+	free(list);
 	json_decref(m);
 }
 

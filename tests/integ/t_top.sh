@@ -293,6 +293,7 @@ expect "the header" "pid $A .*sort rate"
 expect "the columns" "KIND +GUEST +REMOTE +HOST +STATE +OUT/s +IN/s"
 sleep 1.2
 screen >"$T/screen.txt"
+cp "$T/screen.txt" "$T/screen-flows.txt" # KEEP_T=1 keeps it to look at
 for p in ':5201 ' ':5202 ' ':5203 ' 'splice .*:7073'; do
 	grep -qE -- "$p" "$T/screen.txt" || { cat "$T/screen.txt"; fail "no flow /$p/ on the screen"; }
 done
@@ -315,6 +316,9 @@ tmux send-keys -t "$TS" / Enter
 tmux send-keys -t "$TS" c
 expect "the counters view" "COUNTER \(moved\)"
 expect "a moving counter" "EDGE_RX_BYTES +[0-9]+"
+# the largest move first: the bytes of the bulk transfer, not a frame count
+sed -n 5p "$T/screen.txt" | grep -qE '_BYTES +[0-9]+' ||
+	{ cat "$T/screen.txt"; fail "counters: the largest move is not first"; }
 tmux send-keys -t "$TS" c
 expect "the flows again" "KIND +GUEST"
 tmux send-keys -t "$TS" h
@@ -331,6 +335,13 @@ expect "the header" "pid $A "
 kill -TERM "$(cat "$T/top.pid")"
 expect "SIGTERM: exit 0" "^TOPRC=0"
 screen | grep -q "KIND" && fail "the terminal still shows top after SIGTERM"
+
+# SIGINT (^C): exit 0, terminal restored
+topcmd "$CTL"
+expect "the header" "pid $A "
+tmux send-keys -t "$TS" C-c
+expect "SIGINT: exit 0" "^TOPRC=0"
+screen | grep -q "KIND" && fail "the terminal still shows top after SIGINT"
 
 # the pick list: no argument, several instances; Enter opens one
 topcmd ""
