@@ -152,23 +152,20 @@ size_t inst_scan(const char *dir, struct inst **out)
 	if (!d)
 		return 0;
 	while ((e = readdir(d))) {
-		char path[sizeof(v->path)], *reply;
+		char path[sizeof(v->path)];
 		long pid = inst_pid_of(e->d_name);
 		json_t *j;
-		size_t len;
 
 		if (!pid || (size_t)snprintf(path, sizeof(path), "%s/%s", dir,
 					     e->d_name) >= sizeof(path))
 			continue;
-		reply = ctl_ask(path, "{\"cmd\":\"version\"}", &len, true);
-		if (!reply) {
+		j = inst_ask(path, "{\"cmd\":\"version\"}");
+		if (!j) {
 			if (errno == ECONNREFUSED || errno == ENOENT)
 				inst_stale(path, pid);
 			continue;
 		}
-		j = json_loadb(reply, len, 0, NULL);
-		free(reply);
-		if (!json_is_object(j) || json_object_get(j, "error")) {
+		if (json_object_get(j, "error")) {
 			json_decref(j);
 			continue;
 		}
@@ -210,6 +207,69 @@ void inst_free(struct inst *v, size_t n)
 }
 
 /**
+ * clean_text() - a string with no terminal control in it: C0 and C1
+ * control characters and DEL become '?' (ls and top -b print names as
+ * the instance sent them, to a terminal)
+ * @v:		string value (replaced if it had any)
+ */
+static void clean_text(json_t *v)
+{
+	const char *in = json_string_value(v);
+	size_t n = json_string_length(v), i;
+	bool bad = false;
+	char *t;
+
+	for (i = 0; i < n && !bad; i++)
+		bad = (unsigned char)in[i] < 0x20 ||
+		      (unsigned char)in[i] == 0x7f ||
+		      ((unsigned char)in[i] == 0xc2 && i + 1 < n &&
+		       (unsigned char)in[i + 1] >= 0x80 &&
+		       (unsigned char)in[i + 1] < 0xa0);
+	if (!bad)
+		return;
+	t = malloc(n + 1);
+	if (!t)
+		return;
+	memcpy(t, in, n);
+	t[n] = '\0';
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)t[i];
+
+		if (c < 0x20 || c == 0x7f) {
+			t[i] = '?';
+		} else if (c == 0xc2 && i + 1 < n &&
+			   (unsigned char)t[i + 1] >= 0x80 &&
+			   (unsigned char)t[i + 1] < 0xa0) {
+			t[i] = '?';
+			t[++i] = '?';
+		}
+	}
+	json_string_setn(v, t, n);
+	free(t);
+}
+
+/**
+ * clean_reply() - clean_text() on every string of a reply
+ * @j:		value (modified)
+ * @depth:	how deep already (the parser bounds it too)
+ */
+static void clean_reply(json_t *j, int depth)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (depth > 64)
+		return;
+	if (json_is_string(j))
+		clean_text(j);
+	else if (json_is_object(j))
+		json_object_foreach(j, key, v) clean_reply(v, depth + 1);
+	else if (json_is_array(j))
+		json_array_foreach(j, i, v) clean_reply(v, depth + 1);
+}
+
+/**
  * inst_ask() - one request to a control socket, its reply parsed
  * @path:	control socket
  * @req:	request
@@ -231,6 +291,7 @@ json_t *inst_ask(const char *path, const char *req)
 		errno = EBADMSG;
 		return NULL;
 	}
+	clean_reply(j, 0);
 	return j;
 }
 

@@ -17,6 +17,7 @@
 #include <curses.h>
 #include <errno.h>
 #include <jansson.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,22 @@ static double jnum(const json_t *o, const char *key, double def)
 }
 
 /**
+ * jll() - an integer member, or @def if absent or out of range (a
+ * number from the reply must not overflow a conversion)
+ * @o:		object
+ * @key:	member
+ * @def:	default
+ *
+ * Return: value
+ */
+static long long jll(const json_t *o, const char *key, long long def)
+{
+	double v = jnum(o, key, (double)def);
+
+	return v > -1e18 && v < 1e18 ? (long long)v : def;
+}
+
+/**
  * jstr() - a string member, "-" if absent or empty
  * @o:		object
  * @key:	member
@@ -200,7 +217,7 @@ static const char *tuple(char *out, size_t size, const json_t *o, const char *a,
 			 const char *p)
 {
 	const char *addr = json_string_value(json_object_get(o, a));
-	long long port = (long long)jnum(o, p, -1);
+	long long port = jll(o, p, -1);
 
 	if (!addr || !*addr)
 		snprintf(out, size, "-");
@@ -315,15 +332,15 @@ static void row_fill(struct top *t, struct row *r, json_t *f, double dt)
 		snprintf(r->host, sizeof(r->host), "-");
 	r->bytes[0] = flow_bytes(f, false);
 	r->bytes[1] = flow_bytes(f, true);
-	r->age_ms = (long long)jnum(f, "age_ms", -1);
-	r->idle_ms = (long long)jnum(f, "idle_ms", -1);
-	r->rtt_us = (long long)jnum(f, "guest_rtt_us", 0);
+	r->age_ms = jll(f, "age_ms", -1);
+	r->idle_ms = jll(f, "idle_ms", -1);
+	r->rtt_us = jll(f, "guest_rtt_us", 0);
 	if (r->rtt_us <= 0)
-		r->rtt_us = (long long)jnum(ti, "rtt_us", 0);
+		r->rtt_us = jll(ti, "rtt_us", 0);
 	if (r->rtt_us <= 0)
 		r->rtt_us = -1;
 	snprintf(key, sizeof(key), "%s|%s|%s|%s|%lld", kind, proto, r->guest,
-		 r->remote, (long long)jnum(f, "shard", 0));
+		 r->remote, jll(f, "shard", 0));
 	json_object_set_new(t->cur.bytes, key,
 			    json_pack("[f,f]", r->bytes[0], r->bytes[1]));
 	if (json_is_number(json_object_get(f, "rate_from_guest")) &&
@@ -1261,6 +1278,8 @@ int ctl_top_main(int argc, char **argv)
 				"or --json for a pipe\n");
 		return 2;
 	}
+	/* ncursesw draws UTF-8 names as such (else as M- escapes) */
+	setlocale(LC_CTYPE, "");
 	/* no SA_RESTART: getch() and nanosleep() return at once */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

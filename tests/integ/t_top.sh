@@ -371,7 +371,7 @@ s.bind(path)
 s.listen(8)
 signal.signal(signal.SIGTERM, lambda *a: (os.unlink(path), os._exit(0)))
 open(sys.argv[2], "w").write(str(os.getpid()))
-ver = {"version": "9.9", "edge": "vhost-user", "shards_n": 1, "peek_offset": True,
+ver = {"version": "9.9\u001b[2J\u009b", "edge": "vhost-user", "shards_n": 1, "peek_offset": True,
        "max_flows": 100, "pid": os.getpid(), "mode": "passt",
        "guest": "/run/libvirt/qemu/passt/3-vm1-net0.socket", "name": "vm1",
        "uptime_ms": 3723000, "started_unix": 1700000000, "flows": 2,
@@ -414,6 +414,9 @@ grep -qE "^$F +passt +vhost-user +/run/libvirt/qemu/passt/3-vm1-net0.socket +vm1
 	"$T/ls2.txt" || { cat "$T/ls2.txt"; fail "ls: the fake instance's line"; }
 "$REAL" top -b "$F" >"$T/fake.txt" || fail "top -b PID exited $?"
 cat "$T/fake.txt"
+# a terminal control sequence in a reply is not printed as such
+grep -qF "slipway 9.9?[2J??  pid $F " "$T/fake.txt" ||
+	fail "top -b printed the reply's control characters"
 grep -q "pid $F  mode passt  edge vhost-user  guest /run/libvirt/qemu/passt/3-vm1-net0.socket  name vm1  up 1h02  sort rate" "$T/fake.txt" &&
 	grep -q "flows 2  from guest 118M (-/s)  to guest 942M (-/s)  drops 7" "$T/fake.txt" &&
 	grep -qE "^tcp +10.0.2.15:41000 +192.0.2.7:443 +198.51.100.1:50123 +ESTABLISHED +1.0M +2.0M +5.0M +70M +1m05 +0.0s +1.5ms +guest-rwnd" "$T/fake.txt" &&
