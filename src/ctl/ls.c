@@ -12,9 +12,10 @@
 
 static const char ls_usage[] =
 	"Usage: slipway ls [--json]\n"
-	"  Lists the running slipway instances of this user (root: all of\n"
-	"  /run/slipway), found by their control sockets in the runtime\n"
-	"  directory (see slipway(1), FILES): PID, mode, edge, guest, name,\n"
+	"  Lists the running slipway instances of this user, found by the\n"
+	"  control socket each serves by default at DIR/PID.sock (DIR: root:\n"
+	"  /run/slipway; others: $XDG_RUNTIME_DIR/slipway, or\n"
+	"  /tmp/slipway-UID without it): PID, mode, edge, guest, name,\n"
 	"  uptime, flows open, bytes from and to the guest. A member the\n"
 	"  instance does not report shows as -. Instances started with\n"
 	"  --ctl none or --ctl PATH are not listed (slipway top PATH reads\n"

@@ -118,6 +118,9 @@ struct snap {
  * @offset:	first row shown
  * @paused:	p
  * @counters:	c: the counters view
+ * @err:	why the last top_fetch() failed: the error reply's text, or
+ *		"" when nobody answered (then @errnum)
+ * @errnum:	errno of a request nobody answered
  */
 struct top {
 	char path[4096];
@@ -129,6 +132,8 @@ struct top {
 	struct snap cur, prev;
 	int offset;
 	bool paused, counters;
+	char err[256];
+	int errnum;
 };
 
 static volatile sig_atomic_t top_stop;
@@ -388,8 +393,20 @@ static int top_fetch(struct top *t)
 		st = inst_ask(t->path, "{\"cmd\":\"stats\"}");
 	if (st)
 		fl = inst_ask(t->path, "{\"cmd\":\"flows\"}");
-	if (!fl || json_object_get(ver, "error") ||
-	    json_object_get(st, "error") || json_object_get(fl, "error")) {
+	t->errnum = errno;
+	t->err[0] = '\0';
+	if (fl &&
+	    (json_object_get(ver, "error") || json_object_get(st, "error") ||
+	     json_object_get(fl, "error"))) {
+		const json_t *e = json_object_get(ver, "error") ? ver :
+				  json_object_get(st, "error")	? st :
+								  fl;
+
+		snprintf(t->err, sizeof(t->err), "%s", jstr(e, "error"));
+		json_decref(fl);
+		fl = NULL;
+	}
+	if (!fl) {
 		json_decref(ver);
 		json_decref(st);
 		json_decref(fl);
@@ -426,6 +443,25 @@ static int top_fetch(struct top *t)
 	row_sort_key = t->sort;
 	qsort(t->cur.rows, t->cur.nrows, sizeof(struct row), row_cmp);
 	return 0;
+}
+
+/**
+ * top_failed() - say why top_fetch() failed
+ * @t:		state
+ * @first:	the first request (else the instance answered before)
+ */
+static void top_failed(const struct top *t, bool first)
+{
+	if (t->err[0])
+		fprintf(stderr, "slipway top: %s answered an error: %s\n",
+			t->path, t->err);
+	else if (first)
+		fprintf(stderr,
+			"slipway top: no answer from %s: %s (slipway ls lists "
+			"the running instances)\n",
+			t->path, strerror(t->errnum));
+	else
+		fprintf(stderr, "slipway top: instance gone (%s)\n", t->path);
 }
 
 /**
@@ -738,11 +774,7 @@ static int top_batch(struct top *t)
 		if (top_stop)
 			return 0;
 		if (top_fetch(t)) {
-			fprintf(stderr,
-				i ? "slipway top: instance gone (%s)\n" :
-				    "slipway top: no answer from %s (slipway "
-				    "ls lists the running instances)\n",
-				t->path);
+			top_failed(t, !i);
 			return 1;
 		}
 		if (t->json) {
@@ -1021,10 +1053,7 @@ static int top_screen(struct top *t)
 	int ret = 0;
 
 	if (top_fetch(t)) {
-		fprintf(stderr,
-			"slipway top: no answer from %s: %s (slipway ls lists "
-			"the running instances)\n",
-			t->path, strerror(errno));
+		top_failed(t, true);
 		return 1;
 	}
 	next = now(CLOCK_MONOTONIC) + t->delay;
@@ -1056,7 +1085,7 @@ static int top_screen(struct top *t)
 	}
 	endwin();
 	if (ret)
-		fprintf(stderr, "slipway top: instance gone (%s)\n", t->path);
+		top_failed(t, false);
 	return ret;
 }
 
@@ -1070,7 +1099,7 @@ static int top_screen(struct top *t)
 static int pick(const struct inst *v, size_t n)
 {
 	int sel = 0, ret = -1;
-	size_t i;
+	size_t i, first;
 
 	screen_start();
 	while (!top_stop) {
@@ -1081,7 +1110,9 @@ static int pick(const struct inst *v, size_t n)
 			  "Several slipway instances run: pick one (arrows, "
 			  "Enter; q quits)",
 			  COLS);
-		for (i = 0; i < n && (int)i + 2 < LINES; i++) {
+		/* the selection stays on the screen: the list scrolls */
+		first = sel >= LINES - 2 ? (size_t)(sel - (LINES - 3)) : 0;
+		for (i = first; i < n && (int)(i - first) + 2 < LINES; i++) {
 			const json_t *r = v[i].version;
 			char line[512];
 
@@ -1091,7 +1122,7 @@ static int pick(const struct inst *v, size_t n)
 				 jstr(r, "guest"), jstr(r, "name"));
 			if ((int)i == sel)
 				attron(A_REVERSE);
-			mvaddnstr((int)i + 2, 0, line, COLS);
+			mvaddnstr((int)(i - first) + 2, 0, line, COLS);
 			if ((int)i == sel)
 				attroff(A_REVERSE);
 		}
