@@ -266,6 +266,26 @@ rc=$?
 [ $rc = 2 ] && grep -q "^  $A " "$T/several.out" && grep -q "^  $B " "$T/several.out" ||
 	fail "top -b with several instances: exit $rc, $(cat "$T/several.out")"
 
+# --- the runtime directory of another user: $XDG_RUNTIME_DIR/slipway when
+# that is a directory of theirs, else /tmp/slipway-UID
+cp "$REAL" "$T/slipway-copy"
+chmod 755 "$T/slipway-copy"
+mkdir -p "$T/xdg" "$T/xdg-root"
+chown 65534 "$T/xdg"
+# as_nobody [XDG]: slipway ls as UID 65534, XDG_RUNTIME_DIR set to XDG
+as_nobody() {
+	env -u XDG_RUNTIME_DIR ${1:+XDG_RUNTIME_DIR=$1} setpriv --reuid 65534 \
+		--regid 65534 --clear-groups "$T/slipway-copy" ls
+}
+as_nobody | grep -qF "no running slipway found in /tmp/slipway-65534;" ||
+	fail "ls as a user without XDG_RUNTIME_DIR: $(as_nobody 2>&1)"
+as_nobody "$T/xdg" | grep -qF "no running slipway found in $T/xdg/slipway;" ||
+	fail "ls as a user with XDG_RUNTIME_DIR: $(as_nobody "$T/xdg" 2>&1)"
+as_nobody "$T/xdg-root" | grep -qF "found in /tmp/slipway-65534;" ||
+	fail "ls with an XDG_RUNTIME_DIR of another user: $(as_nobody "$T/xdg-root" 2>&1)"
+as_nobody xdg | grep -qF "found in /tmp/slipway-65534;" ||
+	fail "ls with a relative XDG_RUNTIME_DIR: $(as_nobody xdg 2>&1)"
+
 # --- the screen, in tmux: a shell that runs top and says how it ended
 tmux new-session -d -s "$TS" -x 160 -y 40 "bash --norc --noprofile" ||
 	fail "tmux"
