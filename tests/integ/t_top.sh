@@ -5,11 +5,16 @@
 # connection, a UDP flow and a spliced loopback client of a published -t
 # port. top runs in tmux (160x40) and the screen is read back: each flow
 # present with plausible figures, the sort key changes the order and the
-# header, the filter and the counters view, q and SIGTERM restore the
-# terminal (exit 0), the instance going away exits 1 ("instance gone");
-# -b -n 2 and --json -n 2 checked field by field; slipway ls tells two
-# instances apart, and stale sockets in the run directory are ignored (one
-# of a dead PID removed, one of a live PID left alone). The instances are
+# header, the filter, the counters view (largest move first) and the help,
+# q, ^C and SIGTERM restore the terminal (exit 0), the pick list opens one
+# of several, the instance going away exits 1 ("instance gone"); -b -n 2
+# and --json -n 2 checked field by field; slipway ls tells two instances
+# apart, and stale sockets in the run directory are ignored (one of a dead
+# PID removed, one of a live PID left alone); another user's runtime
+# directory is $XDG_RUNTIME_DIR/slipway only when that is an absolute path
+# to a directory of theirs; a fake instance answers with the members of a
+# newer server (mode, guest, name, rates, host tuple, RTT, limited_by, DNS
+# queries) and a control sequence, shown cleaned. The instances are
 # started with --ctl <rundir>/<pid>.sock, the default path of a slipway
 # that serves one (so this works with or without that default).
 . "$(dirname "$0")/lib.sh"
