@@ -98,6 +98,7 @@ static pid_t serve_one(const char *dir, const char *name, const char *reply)
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0), c;
 	char buf[256];
+	size_t n;
 	pid_t pid;
 
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir, name);
@@ -111,8 +112,19 @@ static pid_t serve_one(const char *dir, const char *name, const char *reply)
 		return pid;
 	}
 	c = accept(fd, NULL, NULL);
-	if (c >= 0 && read(c, buf, sizeof(buf)) > 0 &&
-	    write(c, reply, strlen(reply)) > 0)
+	/* the whole line first, as the server does: the client sends its
+	 * newline apart, and fails if the socket closed before that */
+	for (n = 0; c >= 0 && n < sizeof(buf) - 1;) {
+		ssize_t r = read(c, buf + n, sizeof(buf) - 1 - n);
+
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		buf[n] = '\0';
+		if (strchr(buf, '\n'))
+			break;
+	}
+	if (c >= 0 && write(c, reply, strlen(reply)) > 0)
 		close(c);
 	unlink(a.sun_path);
 	_exit(0);
