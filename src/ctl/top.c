@@ -19,6 +19,7 @@
 #include <jansson.h>
 #include <locale.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -545,26 +546,135 @@ static const char *rtt_text(char *out, size_t size, long long us)
 	return out;
 }
 
-#define COLS_FMT                                                            \
-	"%-10.10s %-21.21s %-21.21s %-21.21s %-11.11s %7s %7s %7s %7s %6s " \
-	"%6s %7s %s"
-#define COLS_FMT_WIDE \
-	"%-10s %-21s %-21s %-21s %-11s %7s %7s %7s %7s %6s %6s %7s %s"
+/* the table's columns; a narrow screen drops some (col_drop[]) */
+enum col_id {
+	C_KIND,
+	C_GUEST,
+	C_REMOTE,
+	C_HOST,
+	C_STATE,
+	C_OUT_RATE,
+	C_IN_RATE,
+	C_OUT,
+	C_IN,
+	C_AGE,
+	C_IDLE,
+	C_RTT,
+	C_LIMIT,
+	C_N
+};
+
+/**
+ * struct col - a column of the table
+ * @name:	its heading
+ * @width:	its width
+ * @left:	left-aligned (text), else right-aligned (figures)
+ */
+struct col {
+	const char *name;
+	int width;
+	bool left;
+};
+
+static const struct col cols[C_N] = {
+	[C_KIND] = { "KIND", 10, true },
+	[C_GUEST] = { "GUEST", 21, true },
+	[C_REMOTE] = { "REMOTE", 21, true },
+	[C_HOST] = { "HOST", 21, true },
+	[C_STATE] = { "STATE", 11, true },
+	[C_OUT_RATE] = { "OUT/s", 7, false },
+	[C_IN_RATE] = { "IN/s", 7, false },
+	[C_OUT] = { "OUT", 7, false },
+	[C_IN] = { "IN", 7, false },
+	[C_AGE] = { "AGE", 6, false },
+	[C_IDLE] = { "IDLE", 6, false },
+	[C_RTT] = { "RTT", 7, false },
+	[C_LIMIT] = { "LIMITED_BY", 12, true },
+};
+
+/* what a narrow screen gives up first */
+static const enum col_id col_drop[] = { C_HOST, C_IDLE,	 C_LIMIT, C_AGE,
+					C_RTT,	C_STATE, C_IN,	  C_OUT };
+
+/**
+ * cols_fit() - the columns a screen width shows
+ * @width:	the width, or 0 for every column (batch)
+ * @shown:	filled: which
+ */
+static void cols_fit(int width, bool shown[C_N])
+{
+	int total = -1, i;
+	size_t d = 0;
+
+	for (i = 0; i < C_N; i++) {
+		shown[i] = true;
+		total += cols[i].width + 1;
+	}
+	while (width && total > width &&
+	       d < sizeof(col_drop) / sizeof(col_drop[0])) {
+		shown[col_drop[d]] = false;
+		total -= cols[col_drop[d++]].width + 1;
+	}
+}
+
+/**
+ * cells_line() - cells as one line of the table
+ * @out:	filled
+ * @size:	its size
+ * @cell:	the cells' text
+ * @shown:	which columns
+ * @wide:	no truncation (batch: a long address keeps all its text)
+ *
+ * Return: @out
+ */
+static const char *cells_line(char *out, size_t size,
+			      const char *const cell[C_N],
+			      const bool shown[C_N], bool wide)
+{
+	size_t n = 0;
+	int i, last = -1;
+
+	out[0] = '\0';
+	for (i = 0; i < C_N; i++)
+		if (shown[i])
+			last = i;
+	for (i = 0; i < C_N && n < size; i++) {
+		int w = cols[i].width, p = wide ? INT32_MAX : w, k;
+
+		if (!shown[i])
+			continue;
+		if (i == last && cols[i].left) {
+			w = 0; /* no trailing blanks, nothing cut */
+			p = INT32_MAX;
+		}
+		k = snprintf(out + n, size - n,
+			     cols[i].left ? "%s%-*.*s" : "%s%*.*s",
+			     n ? " " : "", w, p, cell[i]);
+		if (k < 0)
+			break;
+		n += (size_t)k;
+	}
+	return out;
+}
 
 /**
  * header_cols() - the table's header line
  * @out:	filled
  * @size:	its size
- * @wide:	no truncation (batch)
+ * @width:	screen width, 0 for every column (batch)
  *
  * Return: @out
  */
-static const char *header_cols(char *out, size_t size, bool wide)
+static const char *header_cols(char *out, size_t size, int width)
 {
-	snprintf(out, size, wide ? COLS_FMT_WIDE : COLS_FMT, "KIND", "GUEST",
-		 "REMOTE", "HOST", "STATE", "OUT/s", "IN/s", "OUT", "IN", "AGE",
-		 "IDLE", "RTT", "LIMITED_BY");
-	return out;
+	const char *cell[C_N];
+	bool shown[C_N];
+	int i;
+
+	for (i = 0; i < C_N; i++)
+		cell[i] = cols[i].name;
+	cols_fit(width, shown);
+	return cells_line(out, size, cell, shown, !width);
 }
 
 /**
@@ -572,26 +682,32 @@ static const char *header_cols(char *out, size_t size, bool wide)
  * @out:	filled
  * @size:	its size
  * @r:		row
- * @wide:	no truncation (batch)
+ * @width:	screen width, 0 for every column, none cut (batch)
  *
  * Return: @out
  */
 static const char *row_text(char *out, size_t size, const struct row *r,
-			    bool wide)
+			    int width)
 {
 	char r0[32], r1[32], b0[32], b1[32], age[32], idle[32], rtt[32];
+	const char *cell[C_N];
+	bool shown[C_N];
 
-	snprintf(out, size, wide ? COLS_FMT_WIDE : COLS_FMT, r->kind, r->guest,
-		 r->remote, r->host, jstr(r->f, "state"),
-		 rate_text(r0, sizeof(r0), r->has_rate, r->rate[0]),
-		 rate_text(r1, sizeof(r1), r->has_rate, r->rate[1]),
-		 rate_text(b0, sizeof(b0), r->bytes[0] >= 0, r->bytes[0]),
-		 rate_text(b1, sizeof(b1), r->bytes[1] >= 0, r->bytes[1]),
-		 ms_text(age, sizeof(age), r->age_ms),
-		 ms_text(idle, sizeof(idle), r->idle_ms),
-		 rtt_text(rtt, sizeof(rtt), r->rtt_us),
-		 jstr(r->f, "limited_by"));
-	return out;
+	cell[C_KIND] = r->kind;
+	cell[C_GUEST] = r->guest;
+	cell[C_REMOTE] = r->remote;
+	cell[C_HOST] = r->host;
+	cell[C_STATE] = jstr(r->f, "state");
+	cell[C_OUT_RATE] = rate_text(r0, sizeof(r0), r->has_rate, r->rate[0]);
+	cell[C_IN_RATE] = rate_text(r1, sizeof(r1), r->has_rate, r->rate[1]);
+	cell[C_OUT] = rate_text(b0, sizeof(b0), r->bytes[0] >= 0, r->bytes[0]);
+	cell[C_IN] = rate_text(b1, sizeof(b1), r->bytes[1] >= 0, r->bytes[1]);
+	cell[C_AGE] = ms_text(age, sizeof(age), r->age_ms);
+	cell[C_IDLE] = ms_text(idle, sizeof(idle), r->idle_ms);
+	cell[C_RTT] = rtt_text(rtt, sizeof(rtt), r->rtt_us);
+	cell[C_LIMIT] = jstr(r->f, "limited_by");
+	cols_fit(width, shown);
+	return cells_line(out, size, cell, shown, !width);
 }
 
 /**
@@ -668,11 +784,11 @@ static void print_text(const struct top *t)
 	size_t i;
 
 	header_lines(t, l1, l2, sizeof(l1));
-	printf("%s\n%s\n\n%s\n", l1, l2, header_cols(line, sizeof(line), true));
+	printf("%s\n%s\n\n%s\n", l1, l2, header_cols(line, sizeof(line), 0));
 	for (i = 0; i < t->cur.nrows; i++)
 		if (row_match(t, &t->cur.rows[i]))
 			printf("%s\n", row_text(line, sizeof(line),
-						&t->cur.rows[i], true));
+						&t->cur.rows[i], 0));
 }
 
 /**
@@ -882,7 +998,7 @@ static void draw(struct top *t)
 		return;
 	}
 	attron(A_REVERSE);
-	mvaddnstr(3, 0, header_cols(line, sizeof(line), false), COLS);
+	mvaddnstr(3, 0, header_cols(line, sizeof(line), COLS), COLS);
 	attroff(A_REVERSE);
 	for (i = 0; i < t->cur.nrows; i++) {
 		if (!row_match(t, &t->cur.rows[i]))
@@ -895,7 +1011,7 @@ static void draw(struct top *t)
 		if (y < LINES)
 			mvaddnstr(y++, 0,
 				  row_text(line, sizeof(line), &t->cur.rows[i],
-					   false),
+					   COLS),
 				  COLS);
 	}
 	if (!shown)

@@ -350,6 +350,11 @@ tmux send-keys -t "$TS" h
 expect "the help" "slipway top: keys"
 tmux send-keys -t "$TS" x
 expect "the flows after help" "KIND +GUEST"
+# 80 columns: the columns that fit, the rates kept
+tmux resize-window -t "$TS" -x 80 -y 40
+expect "80 columns" "^KIND +GUEST +REMOTE +OUT/s +IN/s +OUT *$"
+tmux resize-window -t "$TS" -x 160 -y 40
+expect "160 columns" "^KIND +GUEST +REMOTE +HOST +STATE .* LIMITED_BY$"
 tmux send-keys -t "$TS" q
 expect "q: exit 0" "^TOPRC=0"
 screen | grep -q "KIND" && fail "the terminal still shows top after q"
