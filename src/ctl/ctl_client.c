@@ -50,19 +50,22 @@ static int client_usage_error(const char *msg)
 }
 
 /**
- * ctl_ask() - send a request, read the whole reply
+ * ctl_ask_within() - send a request, read the whole reply, waiting at most
+ * @timeout_ms for each part of it
  * @path:	control socket
  * @req:	request (one line, newline added here)
  * @len:	reply length
  * @quiet:	report nothing on failure (errno tells: ECONNREFUSED or
  *		ENOENT for a socket nobody serves, ETIMEDOUT without an answer)
+ * @timeout_ms:	how long the instance may stay silent
  *
  * Context: the slipway ctl, ls and top client processes (no sandbox)
  * #syscalls socket connect sendto shutdown poll read close
  * Return: malloc'ed reply (NUL-terminated), or NULL (reported unless
  * @quiet)
  */
-char *ctl_ask(const char *path, const char *req, size_t *len, bool quiet)
+char *ctl_ask_within(const char *path, const char *req, size_t *len, bool quiet,
+		     int timeout_ms)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	size_t size = 65536, n = 0;
@@ -104,13 +107,13 @@ char *ctl_ask(const char *path, const char *req, size_t *len, bool quiet)
 
 		if (!buf)
 			goto fail;
-		if (poll(&p, 1, CLIENT_TIMEOUT_MS) <= 0) {
+		if (poll(&p, 1, timeout_ms) <= 0) {
 			errno = ETIMEDOUT;
 			if (quiet)
 				goto fail;
 			fprintf(stderr,
 				"slipway ctl: no answer from %s within %d s\n",
-				path, CLIENT_TIMEOUT_MS / 1000);
+				path, timeout_ms / 1000);
 			goto fail;
 		}
 		r = read(fd, buf + n, size - n);
@@ -153,6 +156,22 @@ fail:
 	free(buf);
 	errno = err;
 	return NULL;
+}
+
+/**
+ * ctl_ask() - send a request, read the whole reply (ctl_ask_within() with
+ * 10 seconds)
+ * @path:	control socket
+ * @req:	request (one line, newline added here)
+ * @len:	reply length
+ * @quiet:	report nothing on failure (errno tells)
+ *
+ * Return: malloc'ed reply (NUL-terminated), or NULL (reported unless
+ * @quiet)
+ */
+char *ctl_ask(const char *path, const char *req, size_t *len, bool quiet)
+{
+	return ctl_ask_within(path, req, len, quiet, CLIENT_TIMEOUT_MS);
 }
 
 /**

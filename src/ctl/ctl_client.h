@@ -21,6 +21,20 @@
 char *ctl_ask(const char *path, const char *req, size_t *len, bool quiet);
 
 /**
+ * ctl_ask_within() - ctl_ask(), waiting at most @timeout_ms for each part
+ * of the reply
+ * @path:	control socket
+ * @req:	request
+ * @len:	reply length
+ * @quiet:	report nothing on failure
+ * @timeout_ms:	how long the instance may stay silent
+ *
+ * Return: malloc'ed reply, or NULL
+ */
+char *ctl_ask_within(const char *path, const char *req, size_t *len, bool quiet,
+		     int timeout_ms);
+
+/**
  * ctl_ls_main() - slipway ls [--json]: the running instances
  * @argc:	arguments after "slipway"
  * @argv:	"ls", options

@@ -27,6 +27,10 @@
 #include "ctl/ctl_client.h"
 #include "ctl/inst.h"
 
+/* an instance that does not answer version within this is left out of a
+ * scan: a stuck or hostile socket must not hold slipway ls for long */
+#define INST_SCAN_TIMEOUT_MS 2000
+
 /**
  * inst_rundir() - the directory of the default control sockets
  * @out:	filled
@@ -100,113 +104,6 @@ int inst_resolve(const char *arg, const char *dir, char *out, size_t size)
 }
 
 /**
- * inst_stale() - remove a stale socket file if it is ours and its PID dead
- * @path:	the file
- * @pid:	the PID its name says
- *
- * Context: a client process (no sandbox)
- * #syscalls:setup lstat kill unlink
- */
-static void inst_stale(const char *path, long pid)
-{
-	struct stat st;
-
-	if (lstat(path, &st) || !S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
-		return;
-	if (kill((pid_t)pid, 0) && errno == ESRCH)
-		unlink(path);
-}
-
-/**
- * inst_cmp() - order instances by PID
- * @a:	one
- * @b:	another
- *
- * Return: <0, 0, >0
- */
-static int inst_cmp(const void *a, const void *b)
-{
-	const struct inst *x = a, *y = b;
-
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-/**
- * inst_scan() - the live instances of a runtime directory, by PID
- * @dir:	the directory
- * @out:	filled: malloc'ed array, or NULL
- *
- * Context: a client process (no sandbox)
- * #syscalls:setup openat getdents64 close
- * Return: how many
- */
-size_t inst_scan(const char *dir, struct inst **out)
-{
-	struct inst *v = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	DIR *d;
-
-	*out = NULL;
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		char path[sizeof(v->path)];
-		long pid = inst_pid_of(e->d_name);
-		json_t *j;
-
-		if (!pid || (size_t)snprintf(path, sizeof(path), "%s/%s", dir,
-					     e->d_name) >= sizeof(path))
-			continue;
-		j = inst_ask(path, "{\"cmd\":\"version\"}");
-		if (!j) {
-			if (errno == ECONNREFUSED || errno == ENOENT)
-				inst_stale(path, pid);
-			continue;
-		}
-		if (json_object_get(j, "error")) {
-			json_decref(j);
-			continue;
-		}
-		if (n == cap) {
-			struct inst *nv;
-
-			cap = cap ? cap * 2 : 8;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				json_decref(j);
-				break;
-			}
-			v = nv;
-		}
-		v[n].pid = pid;
-		strcpy(v[n].path, path);
-		v[n].version = j;
-		n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), inst_cmp);
-	*out = v;
-	return n;
-}
-
-/**
- * inst_free() - free what inst_scan() returned
- * @v:	array, or NULL
- * @n:	its length
- */
-void inst_free(struct inst *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		json_decref(v[i].version);
-	free(v);
-}
-
-/**
  * clean_text() - a string with no terminal control in it: C0 and C1
  * control characters and DEL become '?' (ls and top -b print names as
  * the instance sent them, to a terminal)
@@ -270,16 +167,19 @@ static void clean_reply(json_t *j, int depth)
 }
 
 /**
- * inst_ask() - one request to a control socket, its reply parsed
+ * inst_ask_within() - inst_ask(), waiting at most @timeout_ms for each
+ * part of the reply
  * @path:	control socket
  * @req:	request
+ * @timeout_ms:	how long the instance may stay silent
  *
  * Return: the reply object, or NULL (errno set)
  */
-json_t *inst_ask(const char *path, const char *req)
+static json_t *inst_ask_within(const char *path, const char *req,
+			       int timeout_ms)
 {
 	size_t len;
-	char *reply = ctl_ask(path, req, &len, true);
+	char *reply = ctl_ask_within(path, req, &len, true, timeout_ms);
 	json_t *j;
 
 	if (!reply)
@@ -293,6 +193,126 @@ json_t *inst_ask(const char *path, const char *req)
 	}
 	clean_reply(j, 0);
 	return j;
+}
+
+/**
+ * inst_ask() - one request to a control socket, its reply parsed
+ * @path:	control socket
+ * @req:	request
+ *
+ * Return: the reply object, or NULL (errno set)
+ */
+json_t *inst_ask(const char *path, const char *req)
+{
+	return inst_ask_within(path, req, 10000);
+}
+
+/**
+ * inst_stale() - remove a stale socket file if it is ours and its PID dead
+ * @path:	the file
+ * @pid:	the PID its name says
+ *
+ * Context: a client process (no sandbox)
+ * #syscalls:setup lstat kill unlink
+ */
+static void inst_stale(const char *path, long pid)
+{
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
+		return;
+	if (kill((pid_t)pid, 0) && errno == ESRCH)
+		unlink(path);
+}
+
+/**
+ * inst_cmp() - order instances by PID
+ * @a:	one
+ * @b:	another
+ *
+ * Return: <0, 0, >0
+ */
+static int inst_cmp(const void *a, const void *b)
+{
+	const struct inst *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/**
+ * inst_scan() - the live instances of a runtime directory, by PID
+ * @dir:	the directory
+ * @out:	filled: malloc'ed array, or NULL
+ *
+ * Context: a client process (no sandbox)
+ * #syscalls:setup openat getdents64 close
+ * Return: how many
+ */
+size_t inst_scan(const char *dir, struct inst **out)
+{
+	struct inst *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	DIR *d;
+
+	*out = NULL;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[sizeof(v->path)];
+		long pid = inst_pid_of(e->d_name);
+		json_t *j;
+
+		if (!pid || (size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+					     e->d_name) >= sizeof(path))
+			continue;
+		j = inst_ask_within(path, "{\"cmd\":\"version\"}",
+				    INST_SCAN_TIMEOUT_MS);
+		if (!j) {
+			if (errno == ECONNREFUSED || errno == ENOENT)
+				inst_stale(path, pid);
+			continue;
+		}
+		if (json_object_get(j, "error")) {
+			json_decref(j);
+			continue;
+		}
+		if (n == cap) {
+			struct inst *nv;
+
+			cap = cap ? cap * 2 : 8;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				json_decref(j);
+				break;
+			}
+			v = nv;
+		}
+		v[n].pid = pid;
+		strcpy(v[n].path, path);
+		v[n].version = j;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), inst_cmp);
+	*out = v;
+	return n;
+}
+
+/**
+ * inst_free() - free what inst_scan() returned
+ * @v:	array, or NULL
+ * @n:	its length
+ */
+void inst_free(struct inst *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_decref(v[i].version);
+	free(v);
 }
 
 /**

@@ -2,7 +2,8 @@
 /* test_inst.c - the instance scan of slipway ls and top (ctl/inst.c): the
  * PID a socket's name says, PID and PATH arguments, the runtime directory
  * of root, a scan that lists a live socket, skips and removes a stale one
- * of a dead PID, skips and keeps one of a live PID, ignores other names;
+ * of a dead PID, skips and keeps one of a live PID, ignores other names
+ * and gives up on one that never answers;
  * the members an older version reply lacks filled from stats and flows,
  * control characters of a reply cleaned, human units and durations
  */
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctl/inst.h"
@@ -153,7 +155,9 @@ static void stale(const char *dir, const char *name)
 static void test_scan(void **state)
 {
 	char dir[] = "/tmp/slipway-test-inst.XXXXXX", live[64], dead[64],
-	     alive[64], path[128];
+	     alive[64], hung[64], path[128];
+	time_t t0;
+	int hfd;
 	struct inst *v;
 	pid_t child, gone;
 	struct stat st;
@@ -172,10 +176,27 @@ static void test_scan(void **state)
 	snprintf(alive, sizeof(alive), "1.sock");
 	stale(dir, alive);
 	stale(dir, "other.sock");
+	/* one that listens and never answers: left out, after a while */
+	snprintf(hung, sizeof(hung), "%d.sock", (int)getppid());
+	snprintf(path, sizeof(path), "%s/%s", dir, hung);
+	{
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+		snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir, hung);
+		hfd = socket(AF_UNIX, SOCK_STREAM, 0);
+		assert_int_equal(bind(hfd, (struct sockaddr *)&a, sizeof(a)),
+				 0);
+		assert_int_equal(listen(hfd, 4), 0);
+	}
 	snprintf(live, sizeof(live), "%d.sock", (int)getpid());
 	child = serve_one(dir, live,
 			  "{\"version\":\"1\",\"name\":\"a\\u001b[2Jb\"}\n");
+	t0 = time(NULL);
 	n = inst_scan(dir, &v);
+	assert_true(time(NULL) - t0 < 6);
+	close(hfd);
+	snprintf(path, sizeof(path), "%s/%s", dir, hung);
+	assert_int_equal(unlink(path), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(v[0].pid, getpid());
 	snprintf(path, sizeof(path), "%s/%s", dir, live);
