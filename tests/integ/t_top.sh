@@ -346,6 +346,15 @@ sed -n 5p "$T/screen.txt" | grep -qE '_BYTES +[0-9]+' ||
 	{ cat "$T/screen.txt"; fail "counters: the largest move is not first"; }
 tmux send-keys -t "$TS" c
 expect "the flows again" "KIND +GUEST"
+# p pauses: the uptime stays still; p again resumes
+tmux send-keys -t "$TS" p
+expect "paused" "sort bytes  \[paused\]"
+up1=$(screen | sed -n 's/.* up \([^ ]*\) .*/\1/p;q')
+sleep 2.2
+up2=$(screen | sed -n 's/.* up \([^ ]*\) .*/\1/p;q')
+[ -n "$up1" ] && [ "$up1" = "$up2" ] || fail "paused, the uptime moved: $up1 $up2"
+tmux send-keys -t "$TS" p
+wait_for "resumed" 5 "! tmux capture-pane -t $TS -p | grep -q paused"
 tmux send-keys -t "$TS" h
 expect "the help" "slipway top: keys"
 tmux send-keys -t "$TS" x
