@@ -1251,6 +1251,10 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "ctl"))
 		return ctl_client_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "ls"))
+		return ctl_ls_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "top"))
+		return ctl_top_main(argc - 1, argv + 1);
 	ret = run_parse(&r, argc, argv);
 	if (ret)
 		return ret;

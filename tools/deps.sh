@@ -3,8 +3,8 @@
 # deps.sh - install what building and testing slipway needs (Debian 12),
 # only the packages that are missing; used by demo.sh, run-tests.sh, .ci/run
 set -e
-PKGS="meson ninja-build gcc pkg-config libcmocka-dev libjansson-dev iproute2 iperf3
-busybox-static curl ncat python3 procps util-linux tcpdump
+PKGS="meson ninja-build gcc pkg-config libcmocka-dev libjansson-dev libncurses-dev iproute2 iperf3
+busybox-static curl ncat python3 procps util-linux tcpdump tmux
 dnsmasq-base dnsutils isc-dhcp-client ethtool
 qemu-system-x86 linux-image-amd64 cpio libjansson-dev
 rootlesskit podman uidmap runc socat nftables

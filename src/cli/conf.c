@@ -284,6 +284,8 @@ static const char usage_text3[] =
 	"  --version               print the version\n"
 	"\n"
 	"Client: slipway ctl PATH stats|flows|version|forwards [--json]\n"
+	"        slipway ls [--json]        the running instances\n"
+	"        slipway top [PID|PATH]     its flows, live (see --help)\n"
 	"\n"
 	"Exit status: COMMAND's status; 1 on a run-time failure; 2 on a bad\n"
 	"command line. See slipway(1) for details and examples.\n";

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cli/conf.h"
+#include "ctl/ctl_client.h"
 
 struct ctl;
 struct shard;

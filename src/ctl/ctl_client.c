@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
+#include "ctl/ctl_client.h"
 #include "ctl/ctl_proto.h"
 
 #define CLIENT_TIMEOUT_MS 10000
@@ -49,30 +50,41 @@ static int client_usage_error(const char *msg)
 }
 
 /**
- * ask() - send a request, read the whole reply
+ * ctl_ask_within() - send a request, read the whole reply, waiting at most
+ * @timeout_ms for each part of it
  * @path:	control socket
  * @req:	request (one line, newline added here)
  * @len:	reply length
+ * @quiet:	report nothing on failure (errno tells: ECONNREFUSED or
+ *		ENOENT for a socket nobody serves, ETIMEDOUT without an answer)
+ * @timeout_ms:	how long the instance may stay silent
  *
- * Context: the slipway ctl client process (no sandbox)
+ * Context: the slipway ctl, ls and top client processes (no sandbox)
  * #syscalls socket connect sendto shutdown poll read close
- * Return: malloc'ed reply (NUL-terminated), or NULL (reported)
+ * Return: malloc'ed reply (NUL-terminated), or NULL (reported unless
+ * @quiet)
  */
-static char *ask(const char *path, const char *req, size_t *len)
+char *ctl_ask_within(const char *path, const char *req, size_t *len, bool quiet,
+		     int timeout_ms)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	size_t size = 65536, n = 0;
 	char *buf = NULL;
-	int fd;
+	int fd, err;
 
 	if (strlen(path) >= sizeof(a.sun_path)) {
-		fprintf(stderr, "slipway ctl: socket path too long: %s\n",
-			path);
+		if (!quiet)
+			fprintf(stderr,
+				"slipway ctl: socket path too long: %s\n",
+				path);
+		errno = ENAMETOOLONG;
 		return NULL;
 	}
 	strcpy(a.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		if (quiet)
+			goto fail;
 		fprintf(stderr,
 			"slipway ctl: cannot connect to %s: %s (is slipway "
 			"running with --ctl %s?)\n",
@@ -81,6 +93,8 @@ static char *ask(const char *path, const char *req, size_t *len)
 	}
 	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 ||
 	    send(fd, "\n", 1, MSG_NOSIGNAL) < 0) {
+		if (quiet)
+			goto fail;
 		fprintf(stderr, "slipway ctl: cannot send to %s: %s\n", path,
 			strerror(errno));
 		goto fail;
@@ -93,18 +107,22 @@ static char *ask(const char *path, const char *req, size_t *len)
 
 		if (!buf)
 			goto fail;
-		if (poll(&p, 1, CLIENT_TIMEOUT_MS) <= 0) {
+		if (poll(&p, 1, timeout_ms) <= 0) {
+			errno = ETIMEDOUT;
+			if (quiet)
+				goto fail;
 			fprintf(stderr,
 				"slipway ctl: no answer from %s within %d s\n",
-				path, CLIENT_TIMEOUT_MS / 1000);
+				path, timeout_ms / 1000);
 			goto fail;
 		}
 		r = read(fd, buf + n, size - n);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "slipway ctl: read: %s\n",
-				strerror(errno));
+			if (!quiet)
+				fprintf(stderr, "slipway ctl: read: %s\n",
+					strerror(errno));
 			goto fail;
 		}
 		if (!r)
@@ -114,8 +132,10 @@ static char *ask(const char *path, const char *req, size_t *len)
 			char *b;
 
 			if (size >= REPLY_MAX) {
-				fprintf(stderr,
-					"slipway ctl: reply too large\n");
+				if (!quiet)
+					fprintf(stderr, "slipway ctl: reply "
+							"too large\n");
+				errno = EFBIG;
 				goto fail;
 			}
 			size *= 2;
@@ -130,10 +150,28 @@ static char *ask(const char *path, const char *req, size_t *len)
 	*len = n;
 	return buf;
 fail:
+	err = errno;
 	if (fd >= 0)
 		close(fd);
 	free(buf);
+	errno = err;
 	return NULL;
+}
+
+/**
+ * ctl_ask() - send a request, read the whole reply (ctl_ask_within() with
+ * 10 seconds)
+ * @path:	control socket
+ * @req:	request (one line, newline added here)
+ * @len:	reply length
+ * @quiet:	report nothing on failure (errno tells)
+ *
+ * Return: malloc'ed reply (NUL-terminated), or NULL (reported unless
+ * @quiet)
+ */
+char *ctl_ask(const char *path, const char *req, size_t *len, bool quiet)
+{
+	return ctl_ask_within(path, req, len, quiet, CLIENT_TIMEOUT_MS);
 }
 
 /**
@@ -633,7 +671,7 @@ int ctl_client_main(int argc, char **argv)
 	ret = client_request(&a, req, sizeof(req));
 	if (ret)
 		return ret;
-	reply = ask(a.path, req, &len);
+	reply = ctl_ask(a.path, req, &len, false);
 	if (!reply)
 		return 1;
 	ret = client_reply_print(&a, reply, len);
