@@ -505,8 +505,7 @@ static void snap_finish(struct ctl *c)
 			conn_reply(c, i, NULL, 0);
 			continue;
 		}
-		out = ctl_dump(ctl_reply_flows(all, MIN(n, kc->limit), total),
-			       &len);
+		out = ctl_reply_flows(all, MIN(n, kc->limit), total, &len);
 		conn_reply(c, i, out, len);
 	}
 	free(all);

@@ -144,14 +144,16 @@ json_t *ctl_reply_stats(const struct ctl_stats_src *s);
 json_t *ctl_reply_version(const struct ctl_stats_src *s);
 
 /**
- * ctl_reply_flows() - the flow records
+ * ctl_reply_flows() - the flow records, as one line of compact JSON
  * @recs:	records
  * @n:		how many
  * @total:	flows there are (more than @n when truncated)
+ * @len:	the text's length, newline included
  *
- * Return: new JSON object, or NULL without memory
+ * Return: the text (caller frees), or NULL without memory
  */
-json_t *ctl_reply_flows(const struct flow_rec *recs, size_t n, size_t total);
+char *ctl_reply_flows(const struct flow_rec *recs, size_t n, size_t total,
+		      size_t *len);
 
 /**
  * ctl_reply_forwards() - the published ports, and the -T ports of the

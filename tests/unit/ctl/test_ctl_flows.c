@@ -65,14 +65,14 @@ static struct flow_rec rec(uint8_t kind, uint8_t proto, uint8_t state,
  */
 static json_t *reply(const struct flow_rec *recs, size_t n)
 {
-	json_t *j = ctl_reply_flows(recs, n, n);
 	json_error_t e;
 	size_t len = 0;
-	char *s;
+	char *s = ctl_reply_flows(recs, n, n, &len);
+	json_t *j;
 
-	assert_non_null(j);
-	s = ctl_dump(j, &len);
 	assert_non_null(s);
+	assert_int_equal(strlen(s), len);
+	assert_int_equal(s[len - 1], '\n');
 	j = json_loads(s, 0, &e);
 	free(s);
 	assert_non_null(j);
