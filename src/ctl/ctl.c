@@ -64,7 +64,7 @@
  * after CTL_TIMEOUT_MS; more are refused (closed at once).
  *
  * Without --ctl (or SLIPWAY_CTL, conf.c) the socket is at a default path
- * of its own, RUNDIR/PID.sock (ctl_rundir()), in every mode: each
+ * of its own, RUNDIR/PID.sock (inst_rundir()), in every mode: each
  * instance can be found by `slipway ls` and `top`. Its directory is made
  * 0700 if missing and opened without following a symbolic link, then
  * checked (ours, nobody else may write); anything wrong there, or a
@@ -113,6 +113,7 @@
 #include "os/sys.h"
 #include "ctl/ctl.h"
 #include "ctl/ctl_proto.h"
+#include "ctl/inst.h"
 #include "ctl/s4n_api.h"
 #include "edge/edge.h"
 #include "svc/fwd.h"
@@ -1538,39 +1539,10 @@ static int ctl_evfd_init(struct ctl *c)
 }
 
 /**
- * ctl_rundir() - the directory of the default control sockets
- * @buf:	filled
- * @size:	size of @buf
- *
- * Root's is /run/slipway. Another user's is $XDG_RUNTIME_DIR/slipway when
- * XDG_RUNTIME_DIR is an absolute path to a directory of ours, else
- * /tmp/slipway-UID (the same rule as the clients', slipway ls and top).
- *
- * #syscalls:setup newfstatat
- * Return: 0, or -ENAMETOOLONG
- */
-int ctl_rundir(char *buf, size_t size)
-{
-	uid_t uid = geteuid();
-	const char *x = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-	int n;
-
-	if (!uid)
-		n = snprintf(buf, size, "/run/slipway");
-	else if (x && *x == '/' && !stat(x, &st) && S_ISDIR(st.st_mode) &&
-		 st.st_uid == uid)
-		n = snprintf(buf, size, "%s/slipway", x);
-	else
-		n = snprintf(buf, size, "/tmp/slipway-%u", (unsigned)uid);
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
-
-/**
  * ctl_rundir_open() - make the default sockets' directory if it is not
  * there, and open it if it is safe to use: a directory (not a symbolic
  * link), ours, that nobody else may write to
- * @dir:	its path (ctl_rundir())
+ * @dir:	its path (inst_rundir())
  * @why:	on failure, what is wrong
  * @why_len:	size of @why
  *
@@ -1639,11 +1611,7 @@ static void ctl_default_listen(struct ctl *c)
 	struct stat st;
 	int dfd, fd = -1, n;
 
-	if (ctl_rundir(dir, sizeof(dir))) {
-		info("no control socket: the runtime directory's path is too "
-		     "long (--ctl PATH sets one)");
-		return;
-	}
+	inst_rundir(dir, sizeof(dir));
 	snprintf(name, sizeof(name), "%d.sock", (int)getpid());
 	n = snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir, name);
 	if (n < 0 || (size_t)n >= sizeof(a.sun_path)) {

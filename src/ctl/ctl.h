@@ -52,17 +52,6 @@ struct ctl *ctl_init(struct shard *sh, const struct conf *conf,
 		     const struct ctl_ident *id);
 
 /**
- * ctl_rundir() - the directory of the default control sockets: root's
- * /run/slipway, else $XDG_RUNTIME_DIR/slipway (when that is an absolute
- * path to a directory of ours), else /tmp/slipway-UID
- * @buf:	filled
- * @size:	size of @buf
- *
- * Return: 0, or -ENAMETOOLONG
- */
-int ctl_rundir(char *buf, size_t size);
-
-/**
  * ctl_api_init() - listen on the slirp4netns API socket too (s4n_api.h),
  * in the control thread's epoll set
  * @c:		server

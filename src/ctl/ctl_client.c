@@ -16,13 +16,15 @@
 #include "ctl/ctl.h"
 #include "ctl/ctl_client.h"
 #include "ctl/ctl_proto.h"
+#include "ctl/inst.h"
 
 #define CLIENT_TIMEOUT_MS 10000
 #define REPLY_MAX (256U << 20)
 
 static const char client_usage[] =
-	"Usage: slipway ctl PATH COMMAND [--json]\n"
-	"  PATH is the --ctl socket of a running slipway. COMMAND:\n"
+	"Usage: slipway ctl PID|PATH COMMAND [--json]\n"
+	"  PID names a running slipway (its socket in the runtime directory,\n"
+	"  as slipway ls lists them); PATH is a --ctl socket. COMMAND:\n"
 	"    stats                 counters (non-zero ones) and histograms\n"
 	"    flows [--limit N]     the flow tables\n"
 	"    version               version, edge, shards\n"
@@ -661,7 +663,7 @@ static int client_reply_print(const struct client_args *a, const char *reply,
 int ctl_client_main(int argc, char **argv)
 {
 	struct client_args a = { 0 };
-	char req[256], *reply;
+	char req[256], *reply, dir[96], path[108];
 	size_t len;
 	int ret;
 
@@ -671,7 +673,11 @@ int ctl_client_main(int argc, char **argv)
 	ret = client_request(&a, req, sizeof(req));
 	if (ret)
 		return ret;
-	reply = ctl_ask(a.path, req, &len, false);
+	/* a PID names the instance's default socket, as top's argument */
+	if (inst_resolve(a.path, inst_rundir(dir, sizeof(dir)), path,
+			 sizeof(path)))
+		return client_usage_error("socket path too long");
+	reply = ctl_ask(path, req, &len, false);
 	if (!reply)
 		return 1;
 	ret = client_reply_print(&a, reply, len);

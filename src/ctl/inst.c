@@ -36,9 +36,11 @@
  * @out:	filled
  * @size:	its size
  *
- * Context: a client process (no sandbox)
- * #syscalls:setup geteuid stat
- * Return: @out (the directory need not exist)
+ * Context: a client process, or the gateway at set-up (ctl.c, before the
+ * sandbox): one rule for both
+ * #syscalls:setup geteuid stat newfstatat
+ * Return: @out (the directory need not exist; an $XDG_RUNTIME_DIR too
+ *	   long for @size gives /tmp/slipway-<uid>, as for the server)
  */
 const char *inst_rundir(char *out, size_t size)
 {
