@@ -274,6 +274,7 @@ static void dump_stats(struct shard *sh, const struct run *r)
 static void run_summary(const struct shard *sh)
 {
 	uint64_t v[CTR_NUM] = { 0 }, drops = 0, flows;
+	char gate[160];
 	unsigned i, k;
 
 	if (log_max_level < LOG_INFO)
@@ -290,24 +291,21 @@ static void run_summary(const struct shard *sh)
 		v[CTR_UDPNS_FLOWS_OPENED];
 	if (v[CTR_TCP_ACKED_BYTES] == v[CTR_TCP_HOST_READ_BYTES] &&
 	    !v[CTR_EDGE_TX_ERRORS])
-		info("exit: %llu flows, %llu bytes from the guest, %llu to it, "
-		     "%llu dropped; integrity gate held (acked == read, no "
-		     "edge errors)",
-		     (unsigned long long)flows,
-		     (unsigned long long)v[CTR_EDGE_RX_BYTES],
-		     (unsigned long long)v[CTR_EDGE_TX_BYTES],
-		     (unsigned long long)drops);
+		snprintf(gate, sizeof(gate),
+			 "held (acked == read, no edge errors)");
 	else
-		info("exit: %llu flows, %llu bytes from the guest, %llu to it, "
-		     "%llu dropped; integrity gate: %llu bytes acked of %llu "
-		     "read (flows cut at exit count here), %llu edge errors",
-		     (unsigned long long)flows,
-		     (unsigned long long)v[CTR_EDGE_RX_BYTES],
-		     (unsigned long long)v[CTR_EDGE_TX_BYTES],
-		     (unsigned long long)drops,
-		     (unsigned long long)v[CTR_TCP_ACKED_BYTES],
-		     (unsigned long long)v[CTR_TCP_HOST_READ_BYTES],
-		     (unsigned long long)v[CTR_EDGE_TX_ERRORS]);
+		snprintf(gate, sizeof(gate),
+			 ": %llu bytes acked of %llu read (flows cut at exit "
+			 "count here), %llu edge errors",
+			 (unsigned long long)v[CTR_TCP_ACKED_BYTES],
+			 (unsigned long long)v[CTR_TCP_HOST_READ_BYTES],
+			 (unsigned long long)v[CTR_EDGE_TX_ERRORS]);
+	info("exit: %llu flows, %llu bytes from the guest, %llu to it, %llu "
+	     "dropped; integrity gate%s%s",
+	     (unsigned long long)flows,
+	     (unsigned long long)v[CTR_EDGE_RX_BYTES],
+	     (unsigned long long)v[CTR_EDGE_TX_BYTES],
+	     (unsigned long long)drops, *gate == ':' ? "" : " ", gate);
 }
 
 /**

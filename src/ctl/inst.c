@@ -416,3 +416,27 @@ const char *inst_duration(char *out, size_t size, unsigned long long ms)
 		snprintf(out, size, "%llud%02llu", s / 86400, s % 86400 / 3600);
 	return out;
 }
+
+/**
+ * inst_int_text() - an integer member as text, "-" if absent (ls and top)
+ * @out:	filled
+ * @size:	its size
+ * @o:		object
+ * @key:	member
+ * @human:	in human units (inst_human())
+ *
+ * Return: @out
+ */
+const char *inst_int_text(char *out, size_t size, const json_t *o,
+			  const char *key, bool human)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v))
+		snprintf(out, size, "-");
+	else if (human)
+		inst_human(out, size, (double)json_integer_value(v));
+	else
+		snprintf(out, size, "%lld", (long long)json_integer_value(v));
+	return out;
+}

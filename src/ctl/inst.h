@@ -5,6 +5,7 @@
 #define SLIPWAY_INST_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /**
@@ -107,5 +108,18 @@ const char *inst_human(char *out, size_t size, double v);
  * Return: @out
  */
 const char *inst_duration(char *out, size_t size, unsigned long long ms);
+
+/**
+ * inst_int_text() - an integer member as text, "-" if absent (ls and top)
+ * @out:	filled
+ * @size:	its size
+ * @o:		object
+ * @key:	member
+ * @human:	in human units (inst_human())
+ *
+ * Return: @out
+ */
+const char *inst_int_text(char *out, size_t size, const json_t *o,
+			  const char *key, bool human);
 
 #endif /* SLIPWAY_INST_H */

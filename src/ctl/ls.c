@@ -38,30 +38,6 @@ static const char *str_or_dash(const json_t *o, const char *key)
 }
 
 /**
- * int_or_dash() - an integer member as text, "-" if absent
- * @out:	filled
- * @size:	its size
- * @o:		object
- * @key:	member
- * @human:	in human units (inst_human())
- *
- * Return: @out
- */
-static const char *int_or_dash(char *out, size_t size, const json_t *o,
-			       const char *key, bool human)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (!json_is_integer(v))
-		snprintf(out, size, "-");
-	else if (human)
-		inst_human(out, size, (double)json_integer_value(v));
-	else
-		snprintf(out, size, "%lld", (long long)json_integer_value(v));
-	return out;
-}
-
-/**
  * ls_complete() - ask an older server what its version reply lacks
  * @in:	the instance
  */
@@ -150,10 +126,11 @@ int ctl_ls_main(int argc, char **argv)
 		printf("%-8ld %-11s %-12s %-32s %-20s %8s %6s %8s %8s\n",
 		       v[i].pid, str_or_dash(r, "mode"), str_or_dash(r, "edge"),
 		       str_or_dash(r, "guest"), str_or_dash(r, "name"), up,
-		       int_or_dash(fl, sizeof(fl), r, "flows", false),
-		       int_or_dash(from, sizeof(from), r, "bytes_from_guest",
-				   true),
-		       int_or_dash(to, sizeof(to), r, "bytes_to_guest", true));
+		       inst_int_text(fl, sizeof(fl), r, "flows", false),
+		       inst_int_text(from, sizeof(from), r, "bytes_from_guest",
+				     true),
+		       inst_int_text(to, sizeof(to), r, "bytes_to_guest",
+				     true));
 	}
 	inst_free(v, n);
 	return 0;

@@ -711,30 +711,6 @@ static const char *row_text(char *out, size_t size, const struct row *r,
 }
 
 /**
- * int_text() - an integer member as text, "-" if absent
- * @out:	filled
- * @size:	its size
- * @o:		object
- * @key:	member
- * @human:	in human units
- *
- * Return: @out
- */
-static const char *int_text(char *out, size_t size, const json_t *o,
-			    const char *key, bool human)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (!json_is_integer(v))
-		snprintf(out, size, "-");
-	else if (human)
-		inst_human(out, size, (double)json_integer_value(v));
-	else
-		snprintf(out, size, "%lld", (long long)json_integer_value(v));
-	return out;
-}
-
-/**
  * header_lines() - the two lines of the header: the instance, the totals
  * @t:		state
  * @l1:		filled: first line
@@ -756,19 +732,20 @@ static void header_lines(const struct top *t, char *l1, char *l2, size_t size)
 		 "slipway %s  pid %s  mode %s  edge %s  guest %s  name %s  "
 		 "up %s  sort %s%s%s%s",
 		 jstr(v, "version"),
-		 int_text(pid, sizeof(pid), v, "pid", false), jstr(v, "mode"),
-		 jstr(v, "edge"), jstr(v, "guest"), jstr(v, "name"), up,
-		 sort_names[t->sort], t->filter[0] ? "  filter " : "",
-		 t->filter, t->paused ? "  [paused]" : "");
+		 inst_int_text(pid, sizeof(pid), v, "pid", false),
+		 jstr(v, "mode"), jstr(v, "edge"), jstr(v, "guest"),
+		 jstr(v, "name"), up, sort_names[t->sort],
+		 t->filter[0] ? "  filter " : "", t->filter,
+		 t->paused ? "  [paused]" : "");
 	snprintf(l2, size,
 		 "flows %s  from guest %s (%s/s)  to guest %s (%s/s)  "
 		 "drops %s%s",
-		 int_text(fl, sizeof(fl), v, "flows", false),
-		 int_text(b0, sizeof(b0), v, "bytes_from_guest", true),
+		 inst_int_text(fl, sizeof(fl), v, "flows", false),
+		 inst_int_text(b0, sizeof(b0), v, "bytes_from_guest", true),
 		 rate_text(r0, sizeof(r0), t->cur.has_rate, t->cur.rate[0]),
-		 int_text(b1, sizeof(b1), v, "bytes_to_guest", true),
+		 inst_int_text(b1, sizeof(b1), v, "bytes_to_guest", true),
 		 rate_text(r1, sizeof(r1), t->cur.has_rate, t->cur.rate[1]),
-		 int_text(dr, sizeof(dr), v, "drops", false),
+		 inst_int_text(dr, sizeof(dr), v, "drops", false),
 		 json_is_true(json_object_get(t->cur.flows, "truncated")) ?
 			 "  (flow list truncated)" :
 			 "");

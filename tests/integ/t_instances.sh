@@ -4,7 +4,9 @@
 # itself, pasta, passt and slirp4netns) serves its control socket at
 # RUNDIR/PID.sock (root: /run/slipway; others: $XDG_RUNTIME_DIR/slipway or
 # /tmp/slipway-UID), mode 0600 in a 0700 directory, removed at exit; the
-# version reply names the instance (pid, mode, guest, name, uptime);
+# version reply names the instance (pid, mode, guest, name, uptime), and
+# slipway ls lists the pasta, passt and slirp4netns ones (podman's,
+# libvirt's and rootlesskit's command lines);
 # --ctl none and SLIPWAY_CTL=none make none, SLIPWAY_CTL=PATH moves it;
 # a stale socket at our path is replaced; a symlinked or foreign directory
 # is refused without stopping the gateway; only our user (or root) may
@@ -55,6 +57,17 @@ for k in ("flows", "bytes_from_guest", "bytes_to_guest", "drops"):
     if not isinstance(v[k], int) or v[k] < 0: die(k)
 for k in ("version", "edge", "shards_n", "max_flows"):
     if k not in v: die(k)
+PY
+}
+
+# in_ls PID MODE: slipway ls --json lists the instance, in that mode
+in_ls() {
+	"$SW" ls --json >"$T/ls.json" 2>"$T/ls.err" || fail "slipway ls: $(cat "$T/ls.err")"
+	"$PY" - "$T/ls.json" "$1" "$2" <<'PY' || fail "slipway ls lacks $1 ($2): $(cat "$T/ls.json")"
+import json, sys
+ls = json.load(open(sys.argv[1]))
+sys.exit(0 if any(i.get("pid") == int(sys.argv[2]) and i.get("mode") == sys.argv[3]
+		  for i in ls) else 1)
 PY
 }
 
@@ -137,6 +150,7 @@ PIDS+=("$PP")
 check_sock "$RUN/$PP.sock"
 version "$RUN/$PP.sock" "$T/vp.json"
 expect_version "$T/vp.json" "$PP" pasta "/run/netns/${NS}p" "${NS}p"
+in_ls "$PP" pasta
 kill -TERM "$PP"
 wait_for "pasta to exit" 5 "[ ! -e /proc/$PP ] || grep -q '^State:.*Z' /proc/$PP/status"
 wait_for "pasta's socket to go" 5 "[ ! -e $RUN/$PP.sock ]"
@@ -150,6 +164,7 @@ PIDS+=("$PT")
 check_sock "$RUN/$PT.sock"
 version "$RUN/$PT.sock" "$T/vt.json"
 expect_version "$T/vt.json" "$PT" passt "$T/passt/1-vm1-net0.socket" vm1
+in_ls "$PT" passt
 kill -TERM "$PT"
 wait_for "passt's socket to go" 5 "[ ! -e $RUN/$PT.sock ]"
 
@@ -166,6 +181,7 @@ wait_for "slirp4netns's control socket" 10 "[ -S $RUN/$SP.sock ] || ! kill -0 $S
 check_sock "$RUN/$SP.sock"
 version "$RUN/$SP.sock" "$T/vs.json"
 expect_version "$T/vs.json" "$SP" slirp4netns "pid:$HOLD" ""
+in_ls "$SP" slirp4netns
 kill -TERM "$SP"
 reap "$SP" 5 >/dev/null
 wait_for "slirp4netns's socket to go" 5 "[ ! -e $RUN/$SP.sock ]"
