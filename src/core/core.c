@@ -121,8 +121,8 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
 	    (conf->vnet_hdr_len != 0 && conf->vnet_hdr_len != 10 &&
 	     conf->vnet_hdr_len != 12) ||
 	    (conf->csum_offload && !conf->vnet_hdr_len) ||
-	    conf->ws_shift > 14 || conf->max_udp_flows > (1U << 24) ||
-	    conf->ooo_slots > 4096 ||
+	    (conf->uso && !conf->csum_offload) || conf->ws_shift > 14 ||
+	    conf->max_udp_flows > (1U << 24) || conf->ooo_slots > 4096 ||
 	    (conf->gso_max && (!conf->csum_offload ||
 			       conf->gso_max > 65535 - IP4_HLEN - TCP_HLEN)))
 		return -EINVAL;
@@ -205,6 +205,10 @@ int vnet_hdr_parse(const struct core *c, struct pkt_view *v, struct vnet_hdr *h)
 	case VNET_HDR_GSO_TCPV4:
 	case VNET_HDR_GSO_TCPV6:
 	case VNET_HDR_GSO_UDP:
+		break;
+	case VNET_HDR_GSO_UDP_L4: /* only where we offered it */
+		if (!c->conf.uso)
+			return -1;
 		break;
 	default:
 		return -1;
@@ -487,6 +491,7 @@ int core_set_edge(struct core *c, unsigned vnet_hdr_len, bool csum_offload,
 		return -EINVAL;
 	c->conf.vnet_hdr_len = vnet_hdr_len;
 	c->conf.csum_offload = csum_offload;
+	c->conf.uso = c->conf.uso && csum_offload;
 	c->conf.gso_max = gso_max;
 	return 0;
 }

@@ -40,6 +40,7 @@
 #define VNET_HDR_GSO_TCPV4 1
 #define VNET_HDR_GSO_UDP 3
 #define VNET_HDR_GSO_TCPV6 4
+#define VNET_HDR_GSO_UDP_L4 5
 #define VNET_HDR_GSO_ECN 0x80
 #define VNET_HDR_MAX_LEN 12
 
@@ -218,6 +219,10 @@ struct dhcp4_conf {
  * @rto_min_ns:		initial retransmission timeout toward the guest
  * @max_inflight:	cap on unacknowledged bytes toward the guest per flow
  *			(0: no cap beyond the guest's window)
+ * @uso:		the edge carries UDP GSO frames (VNET_HDR_GSO_UDP_L4) both
+ *			ways: datagrams of one flow the host received
+ *			together go to the guest as one frame, and the guest's
+ *			are taken (needs @csum_offload)
  * @gso_max:		largest TCP payload per frame toward the guest when it
  *			exceeds the MSS (GSO, needs @csum_offload); 0: off
  * @ack_every:		ACK the guest as soon as this many times its MSS
@@ -291,6 +296,7 @@ struct core_conf {
 	uint32_t mtu;
 	unsigned vnet_hdr_len;
 	bool csum_offload;
+	bool uso;
 	uint8_t ws_shift;
 	uint32_t max_flows;
 	uint64_t rto_min_ns;

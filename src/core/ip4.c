@@ -75,7 +75,6 @@ void ip4_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 	size_t ihl, tot;
 	uint32_t daddr;
 
-	(void)vh;
 	if (v.len < IP4_HLEN || (ip[0] >> 4) != 4) {
 		CTR_INC(c, IP4_DROP_BAD_HDR);
 		return;
@@ -99,7 +98,7 @@ void ip4_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 	pkt_pull(&v, ihl);
 	/* DHCP: from 0.0.0.0 to the broadcast address, before the check */
 	if (ip[9] == IPPROTO_UDP_ && daddr == 0xffffffffU) {
-		udp_input(c, ip, v, now_ns, fx);
+		udp_input(c, ip, v, vh, now_ns, fx);
 		return;
 	}
 	if (ip4_addr_unusable(c, daddr)) {
@@ -120,7 +119,7 @@ void ip4_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 		tcp_input(c, ip, v, now_ns, fx);
 		break;
 	case IPPROTO_UDP_:
-		udp_input(c, ip, v, now_ns, fx);
+		udp_input(c, ip, v, vh, now_ns, fx);
 		break;
 	case IPPROTO_ICMP_:
 		icmp4_input(c, ip, v, now_ns, fx);

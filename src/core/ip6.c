@@ -188,7 +188,6 @@ void ip6_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 	unsigned n;
 	uint8_t nh;
 
-	(void)vh;
 	if (v.len < IP6_HLEN || (ip[0] >> 4) != 6 || ip[7] == 0 ||
 	    ip[8] == 0xff) {
 		CTR_INC(c, IP6_DROP_BAD_HDR);
@@ -231,7 +230,7 @@ void ip6_input(struct core *c, struct pkt_view v, const struct vnet_hdr *vh,
 			if (nh == IPPROTO_TCP_)
 				tcp_input(c, ip, v, now_ns, fx);
 			else
-				udp_input(c, ip, v, now_ns, fx);
+				udp_input(c, ip, v, vh, now_ns, fx);
 			return;
 		case IP6_NH_FRAGMENT:
 			CTR_INC(c, IP6_DROP_FRAG);

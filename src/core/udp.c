@@ -198,6 +198,25 @@ uint8_t *udp_payload_slot(struct core *c, struct fx *fx, bool v6)
 }
 
 /**
+ * udp_payload_room() - room for payload in a frame slot, whatever the MTU
+ * (datagrams received together, UDP GRO)
+ * @c:	core
+ * @fx:	effects batch
+ * @v6:	over IPv6
+ *
+ * Return: bytes, at most what one IP packet's length field allows
+ */
+size_t udp_payload_room(const struct core *c, const struct fx *fx, bool v6)
+{
+	size_t room = udp_hdr_room(c, v6);
+
+	if (fx->slot_size <= room)
+		return 0;
+	return MIN(fx->slot_size - room,
+		   65535 - UDP_HLEN - (v6 ? 0 : IP4_HLEN));
+}
+
+/**
  * udp_payload_max() - largest datagram payload a frame slot can carry
  * @c:	core
  * @fx:	effects batch
@@ -225,12 +244,16 @@ size_t udp_payload_max(const struct core *c, const struct fx *fx, bool v6)
  * @daddr:	destination address, same family
  * @dport:	destination port
  * @len:	payload length (at udp_payload_slot() for the family)
+ * @seg:	segment size of a UDP GSO frame (conf.uso; @len > @seg, the
+ *		datagrams of @seg bytes the host received together, the
+ *		last one shorter or not); 0: one datagram
  *
  * Return: 0, or -1 if no slot was free
  */
 static int udp_finish(struct core *c, struct fx *fx, bool v6,
 		      const uint8_t *saddr, uint16_t sport,
-		      const uint8_t *daddr, uint16_t dport, size_t len)
+		      const uint8_t *daddr, uint16_t dport, size_t len,
+		      uint16_t seg)
 {
 	uint8_t *slot = fx_slot_next(fx), *ip, *uh;
 	size_t l4 = UDP_HLEN + len, iphlen = v6 ? IP6_HLEN : IP4_HLEN;
@@ -269,6 +292,14 @@ static int udp_finish(struct core *c, struct fx *fx, bool v6,
 		vh.flags = VNET_HDR_F_NEEDS_CSUM;
 		vh.csum_start = (uint16_t)(ETH_HLEN + iphlen);
 		vh.csum_offset = 6;
+		if (seg) {
+			/* the guest's stack cuts it at @seg, each piece
+			 * with its own length and checksum */
+			vh.gso_type = VNET_HDR_GSO_UDP_L4;
+			vh.gso_size = seg;
+			vh.hdr_len = (uint16_t)(ETH_HLEN + iphlen + UDP_HLEN);
+			CTR_INC(c, UDP_GSO_TO_GUEST);
+		}
 		vnet_hdr_write(c, slot, &vh);
 	} else {
 		uint16_t ck = (uint16_t)~csum_fold(csum_partial(uh, l4, sum));
@@ -277,7 +308,7 @@ static int udp_finish(struct core *c, struct fx *fx, bool v6,
 		wr16(uh + 6, ck ? ck : 0xffff);
 	}
 	fx_slot_commit(fx, (uint32_t)(core_l3_off(c) + iphlen + l4));
-	CTR_INC(c, UDP_TO_GUEST);
+	CTR_ADD(c, UDP_TO_GUEST, seg ? (len + seg - 1) / seg : 1);
 	return 0;
 }
 
@@ -311,7 +342,7 @@ static int udp_copy_send(struct core *c, struct fx *fx, bool v6,
 		return -1;
 	}
 	memmove(p, data, len);
-	return udp_finish(c, fx, v6, saddr, sport, daddr, dport, len);
+	return udp_finish(c, fx, v6, saddr, sport, daddr, dport, len, 0);
 }
 
 /**
@@ -435,20 +466,59 @@ static void udp_echo_to_guest(struct core *c, struct udp_flow *f, struct fx *fx,
  * @fx:		effects batch; the payload is at udp_payload_slot() for
  *		the flow's family
  * @len:	payload length (ICMP: the whole echo reply message)
+ * @seg:	the host received @len bytes as datagrams of @seg bytes (the
+ *		last one shorter or not: UDP GRO); 0: one datagram
  * @now_ns:	monotonic time
+ *
+ * Datagrams received together go to the guest as one UDP GSO frame when
+ * the edge carries them (conf.uso), else one frame each, in the slots
+ * that follow (those that do not fit are dropped and counted,
+ * FX_POOL_EMPTY). Datagrams larger than the guest's MTU allows are
+ * dropped and counted (UDP_DROP_TOO_BIG), as one alone would be.
  */
 void udp_flow_to_guest(struct core *c, struct udp_flow *f, struct fx *fx,
-		       size_t len, uint64_t now_ns)
+		       size_t len, uint16_t seg, uint64_t now_ns)
 {
+	bool v6 = udp_flow_v6(f);
+	uint8_t *p = udp_payload_slot(c, fx, v6);
+	size_t nseg = 1, room, j;
+
+	if (seg && seg < len && f->kind != UDPK_ICMP)
+		nseg = (len + seg - 1) / seg;
+	else
+		seg = 0;
 	f->last_ns = now_ns;
-	f->to_guest++;
+	f->to_guest += nseg;
 	f->bytes_to_guest += len;
 	if (f->kind == UDPK_ICMP) {
 		udp_echo_to_guest(c, f, fx, len);
 		return;
 	}
-	udp_finish(c, fx, udp_flow_v6(f), f->remote_addr, f->remote_port,
-		   f->guest_addr, f->guest_port, len);
+	if (!p)
+		return;
+	if ((seg ? seg : len) > udp_payload_max(c, fx, v6)) {
+		CTR_ADD(c, UDP_DROP_TOO_BIG, nseg);
+		return;
+	}
+	if (!seg || c->conf.uso) {
+		udp_finish(c, fx, v6, f->remote_addr, f->remote_port,
+			   f->guest_addr, f->guest_port, len, seg);
+		return;
+	}
+	/* one frame each: the later datagrams move to the slots after
+	 * this one (beyond its end: no overlap), then each gets headers */
+	room = fx->nslots - fx->nframes;
+	if (nseg > room) {
+		CTR_ADD(c, FX_POOL_EMPTY, nseg - room);
+		nseg = room;
+	}
+	for (j = 1; j < nseg; j++)
+		memcpy(p + j * fx->slot_size, p + j * seg,
+		       MIN((size_t)seg, len - j * seg));
+	for (j = 0; j < nseg; j++)
+		udp_finish(c, fx, v6, f->remote_addr, f->remote_port,
+			   f->guest_addr, f->guest_port,
+			   MIN((size_t)seg, len - j * seg), 0);
 }
 
 /**
@@ -512,7 +582,7 @@ struct udp_flow *udp_pub_to_guest_at(struct core *c, const uint8_t *gaddr,
 		if (now_ns + c->conf.udp_idle_ns < c->next_deadline_ns)
 			c->next_deadline_ns = now_ns + c->conf.udp_idle_ns;
 	}
-	udp_flow_to_guest(c, f, fx, len, now_ns);
+	udp_flow_to_guest(c, f, fx, len, 0, now_ns);
 	return f;
 }
 
@@ -526,15 +596,19 @@ struct udp_flow *udp_pub_to_guest_at(struct core *c, const uint8_t *gaddr,
  * @dport:	destination port (ICMP: 0)
  * @data:	payload to send (ICMP: the whole echo message)
  * @len:	its length
+ * @seg:	UDP GSO: the datagrams' size (@len > @seg), for UDP_SEGMENT;
+ *		0: one datagram
  * @now_ns:	monotonic time
  * @fx:		effects out
  */
 static void udp_flow_from_guest(struct core *c, uint8_t kind,
 				const uint8_t *saddr, uint16_t sport,
 				const uint8_t *daddr, uint16_t dport,
-				const uint8_t *data, size_t len,
+				const uint8_t *data, size_t len, uint16_t seg,
 				uint64_t now_ns, struct fx *fx)
 {
+	size_t nseg = seg ? (len + seg - 1) / seg : 1;
+
 	struct udp_flow *f = uflow_lookup(c, kind, saddr, sport, daddr, dport);
 	struct fx_intent *it;
 	bool v6 = !addr_is4(daddr);
@@ -555,18 +629,21 @@ static void udp_flow_from_guest(struct core *c, uint8_t kind,
 		it->port = dport;
 	}
 	f->last_ns = now_ns;
-	f->from_guest++;
+	f->from_guest += nseg;
 	f->bytes_from_guest += len;
 	it = udp_intent(c, fx, FX_DGRAM_SEND, f);
 	it->data_owner = FX_DATA_RXBATCH;
 	it->data = data;
 	it->len = (uint32_t)len;
+	it->port = seg;
 	if (kind == UDPK_ICMP && v6)
 		CTR_INC(c, ICMP6_ECHO_OUT);
 	else if (kind == UDPK_ICMP)
 		CTR_INC(c, ICMP4_ECHO_OUT);
 	else
-		CTR_INC(c, UDP_FROM_GUEST);
+		CTR_ADD(c, UDP_FROM_GUEST, nseg);
+	if (seg)
+		CTR_INC(c, UDP_GSO_FROM_GUEST);
 }
 
 /**
@@ -575,16 +652,23 @@ static void udp_flow_from_guest(struct core *c, uint8_t kind,
  * @iph:	IPv4 or IPv6 header (validated; an IPv4 destination may be
  *		broadcast for DHCP)
  * @v:		UDP header and payload
+ * @vh:		the frame's vnet header, or NULL: a UDP GSO frame
+ *		(VNET_HDR_GSO_UDP_L4) carries datagrams of vh->gso_size bytes
  * @now_ns:	monotonic time
  * @fx:		effects out
+ *
+ * A UDP GSO frame is taken only when the edge offered them (conf.uso),
+ * for a flow (not DHCP or DNS), with segments the MTU allows, at most
+ * UDP_GSO_SEGS_MAX of them; anything else is dropped and counted
+ * (UDP_DROP_BAD_GSO).
  */
 void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
-	       uint64_t now_ns, struct fx *fx)
+	       const struct vnet_hdr *vh, uint64_t now_ns, struct fx *fx)
 {
 	const uint8_t *uh = pkt_pull(&v, UDP_HLEN);
 	uint8_t saddr[ADDR_LEN], daddr[ADDR_LEN], target[ADDR_LEN];
 	bool v6 = (iph[0] >> 4) == 6, dns;
-	uint16_t sport, dport, ulen;
+	uint16_t sport, dport, ulen, seg = 0;
 
 	if (!uh) {
 		CTR_INC(c, UDP_DROP_BAD_HDR);
@@ -599,6 +683,20 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 	}
 	v.len = ulen - UDP_HLEN; /* ignore padding */
 	addr_from_ip(iph, saddr, daddr);
+	if (vh && (vh->gso_type & ~VNET_HDR_GSO_ECN) == VNET_HDR_GSO_UDP_L4) {
+		seg = vh->gso_size; /* read once */
+		if (!c->conf.uso || !seg ||
+		    (size_t)seg + UDP_HLEN + (v6 ? IP6_HLEN : IP4_HLEN) >
+			    c->conf.mtu ||
+		    v.len > (size_t)seg * UDP_GSO_SEGS_MAX ||
+		    core_dns_dst(c, daddr, dport) ||
+		    (!v6 && dport == DHCP4_SERVER_PORT)) {
+			CTR_INC(c, UDP_DROP_BAD_GSO);
+			return;
+		}
+		if (seg >= v.len)
+			seg = 0; /* one datagram */
+	}
 
 	if (!v6) {
 		uint32_t d4 = addr_to4(daddr);
@@ -649,7 +747,7 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 		return;
 	}
 	udp_flow_from_guest(c, UDPK_OUT, saddr, sport, daddr, dport, v.p, v.len,
-			    now_ns, fx);
+			    seg, now_ns, fx);
 }
 
 /**
@@ -671,7 +769,7 @@ void icmp_echo_out(struct core *c, const uint8_t *iph, struct pkt_view v,
 
 	addr_from_ip(iph, saddr, daddr);
 	udp_flow_from_guest(c, UDPK_ICMP, saddr, rd16(v.p + 4), daddr, 0, v.p,
-			    v.len, now_ns, fx);
+			    v.len, 0, now_ns, fx);
 }
 
 /**

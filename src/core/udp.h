@@ -6,6 +6,8 @@
 #include "core.h"
 
 #define UDP_HLEN 8
+/* datagrams in one UDP GSO frame at most (the kernel's UDP_MAX_SEGMENTS) */
+#define UDP_GSO_SEGS_MAX 128
 
 /**
  * enum udp_kind - what a datagram flow rides on at the host
@@ -95,7 +97,7 @@ static inline uint32_t udp_flow_idx(const struct core *c,
 }
 
 void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
-	       uint64_t now_ns, struct fx *fx);
+	       const struct vnet_hdr *vh, uint64_t now_ns, struct fx *fx);
 
 /**
  * icmp_echo_out() - an echo request for a host other than ours, either family
@@ -132,16 +134,29 @@ uint8_t *udp_payload_slot(struct core *c, struct fx *fx, bool v6);
 size_t udp_payload_max(const struct core *c, const struct fx *fx, bool v6);
 
 /**
+ * udp_payload_room() - room for payload in a frame slot, whatever the MTU
+ * (datagrams received together, UDP GRO)
+ * @c:	core
+ * @fx:	effects batch
+ * @v6:	over IPv6
+ *
+ * Return: bytes, at most what one IP packet's length field allows
+ */
+size_t udp_payload_room(const struct core *c, const struct fx *fx, bool v6);
+
+/**
  * udp_flow_to_guest() - a datagram arrived on a flow's host socket
  * @c:		core
  * @f:		flow
  * @fx:		effects batch; the payload is at udp_payload_slot() for
  *		the flow's family
  * @len:	payload length (ICMP: the whole echo reply message)
+ * @seg:	the host received @len bytes as datagrams of @seg bytes
+ *		(UDP GRO; the last one shorter or not); 0: one datagram
  * @now_ns:	monotonic time
  */
 void udp_flow_to_guest(struct core *c, struct udp_flow *f, struct fx *fx,
-		       size_t len, uint64_t now_ns);
+		       size_t len, uint16_t seg, uint64_t now_ns);
 
 /**
  * udp_pub_to_guest() - a datagram arrived on a published UDP port

@@ -176,6 +176,8 @@ struct edge_ops {
  * @nqueues:		queues (queue pairs): one shard each
  * @vnet_hdr_len:	virtio-net header bytes per frame
  * @frame_max:		largest frame including the header
+ * @uso:		the edge carries UDP GSO frames both ways (tap: the
+ *			kernel took TUN_F_USO4 and TUN_F_USO6)
  * @reconnect:		a guest going away is not the end: wait for the next
  * @rx_whole:		the shards need every received frame whole in its
  *			view (--pcap, --impair): no loaned payload
@@ -225,6 +227,7 @@ struct edge {
 	unsigned nqueues;
 	unsigned vnet_hdr_len;
 	size_t frame_max;
+	bool uso;
 	bool reconnect;
 	bool rx_whole;
 	unsigned gen;

@@ -65,6 +65,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <netinet/udp.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>

@@ -197,6 +197,7 @@ static void shard_core_conf(struct core_conf *cc, const struct shard *sh,
 	cc->csum_offload = e->vnet_hdr_len != 0;
 	if (cc->csum_offload && conf->offload)
 		cc->gso_max = shard_gso_max(e);
+	cc->uso = cc->csum_offload && e->uso;
 	cc->ack_every = conf->ack_every;
 	cc->ooo_slots = SHARD_OOO_SLOTS;
 	cc->max_flows = sh->max_flows;
@@ -593,6 +594,7 @@ static int shard_edge_rx(struct shard *sh)
 		 * before its frames are seen */
 		shard_edge_changed(sh);
 		CTR_INC(&sh->core, EDGE_RX_BATCHES);
+		sh->in_rx_batch = true;
 		for (i = 0; i < n; i++) {
 			CTR_INC(&sh->core, EDGE_RX_FRAMES);
 			CTR_ADD(&sh->core, EDGE_RX_BYTES, v[i].len - hl);
@@ -612,6 +614,7 @@ static int shard_edge_rx(struct shard *sh)
 		}
 		/* payload views die with the next rx: everything that
 		 * points into them was carried out by shard_drain() */
+		sh->in_rx_batch = false;
 		shard_end_of_batch(sh);
 		if (sh->edge->ops->rx_done)
 			sh->edge->ops->rx_done(sh->edge, sh->q);

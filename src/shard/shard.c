@@ -231,15 +231,21 @@ void shard_drain(struct shard *sh)
 	while ((n = sh->fx.nintents)) {
 		memcpy(round, sh->fx.intents, n * sizeof(round[0]));
 		sh->fx.nintents = 0;
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n;) {
 			/* payload comes only with its owner (enum
 			 * fx_data_owner): RXBATCH loans die with the batch */
 			ASSERT((round[i].data_owner == FX_DATA_NONE) ==
 			       !round[i].data);
-			if (round[i].type >= FX_DGRAM_OPEN)
-				sock_udp_intent(sh, &round[i]);
-			else
-				sock_tcp_intent(sh, &round[i]);
+			if (round[i].type == FX_DGRAM_SEND) {
+				/* a run of one flow's datagrams: one call */
+				i += sock_udp_send_batch(sh, &round[i], n - i);
+			} else {
+				if (round[i].type >= FX_DGRAM_OPEN)
+					sock_udp_intent(sh, &round[i]);
+				else
+					sock_tcp_intent(sh, &round[i]);
+				i++;
+			}
 			if (sh->fx.nframes + FX_LOW_WATER >= sh->fx.nslots)
 				shard_flush_frames(sh);
 		}
@@ -278,6 +284,25 @@ void shard_end_of_batch(struct shard *sh)
 }
 
 /**
+ * fx_dgram_sends_only() - are the queued intents all datagrams to send,
+ * with room for a frame's worth more
+ * @fx:	effects batch
+ *
+ * Return: true if so
+ */
+static bool fx_dgram_sends_only(const struct fx *fx)
+{
+	unsigned i;
+
+	if (fx->nintents + 4 > FX_MAX_INTENTS)
+		return false;
+	for (i = 0; i < fx->nintents; i++)
+		if (fx->intents[i].type != FX_DGRAM_SEND)
+			return false;
+	return true;
+}
+
+/**
  * shard_input() - hand one guest frame to the core, or to its owner shard
  * @sh:		shard
  * @v:		frame (vnet header included), valid until this returns
@@ -299,7 +324,10 @@ void shard_input(struct shard *sh, struct pkt_view v, uint8_t hop)
 		sh->core.in_hop = 0;
 		core_input(&sh->core, v, sh->now_ns, &sh->fx);
 	}
-	shard_drain(sh);
+	/* the guest's datagrams wait for the batch's end, where each flow's
+	 * run goes in one sendmmsg(); anything else goes now, in order */
+	if (!sh->in_rx_batch || !fx_dgram_sends_only(&sh->fx))
+		shard_drain(sh);
 	if (sh->core.pass_to >= 0)
 		mbox_put_frame(sh, (unsigned)sh->core.pass_to, v,
 			       (uint8_t)(hop + 1));

@@ -327,6 +327,9 @@ struct shard_rates {
  * @armed_ns:	deadline the timerfd is set to (UINT64_MAX: none)
  * @imp:	--impair stage, or NULL
  * @edge_gen:	the edge's guest generation we last served
+ * @in_rx_batch: frames of an edge rx batch are being handed in: their
+ *		views live until the batch ends, so the guest's datagrams may
+ *		wait for it (shard_input())
  * @edge_lost:	the edge's guest went away (the end for an edge that does
  *		not wait for the next one)
  * @edge_tick_ns: when the edge's tick is due next
@@ -364,6 +367,7 @@ struct shard {
 	uint64_t armed_ns;
 	struct impair *imp;
 	unsigned edge_gen;
+	bool in_rx_batch;
 	bool edge_lost;
 	uint64_t edge_tick_ns;
 	unsigned id;

@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -22,6 +23,22 @@
 #include "util/log.h"
 
 #define UDP_RX_BUDGET 64
+/* guest datagrams of one flow per sendmmsg() (an rx batch's worth) */
+#define UDP_TX_BATCH 32
+/* datagrams per recvmmsg() at most (frame slots bound it too) */
+#define UDP_RX_BATCH 32
+
+/**
+ * sock_udp_gro() - does a flow's socket take datagrams with UDP_GRO
+ * @c:	core
+ * @f:	flow
+ *
+ * Return: true for UDP flows when the edge carries UDP GSO frames
+ */
+static bool sock_udp_gro(const struct core *c, const struct udp_flow *f)
+{
+	return c->conf.uso && f->kind == UDPK_OUT;
+}
 
 /**
  * sock_udp_open() - open the host socket of a datagram flow
@@ -33,7 +50,7 @@
  * A UDP flow to one of slipway's own listening sockets (selfport.c) gets
  * a port unreachable, as a closed port would, and no socket.
  *
- * #syscalls socket connect epoll_ctl close
+ * #syscalls socket setsockopt connect epoll_ctl close
  * Return: 0, or -errno (the flow is then freed)
  */
 static int sock_udp_open(struct shard *sh, struct udp_flow *f,
@@ -92,6 +109,10 @@ static int sock_udp_open(struct shard *sh, struct udp_flow *f,
 		close(fd);
 		return ret;
 	}
+	if (sock_udp_gro(&sh->core, f))
+		/* without it, datagrams come one by one */
+		(void)setsockopt(fd, SOL_UDP, UDP_GRO, &(int){ 1 },
+				 sizeof(int));
 	if (connect(fd, (struct sockaddr *)&sa, sl) ||
 	    epoll_ctl(sh->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		ret = -errno;
@@ -104,17 +125,131 @@ static int sock_udp_open(struct shard *sh, struct udp_flow *f,
 }
 
 /**
+ * sock_udp_send_segs() - send a guest's UDP GSO datagram segment by
+ * segment, when the kernel would not take it with UDP_SEGMENT
+ * @sh:		shard
+ * @f:		flow
+ * @it:		the FX_DGRAM_SEND intent (@port: segment size)
+ * @ss:		published-port client, or NULL (connected socket)
+ * @sl:		length of @ss
+ *
+ * #syscalls sendto
+ */
+static void sock_udp_send_segs(struct shard *sh, struct udp_flow *f,
+			       const struct fx_intent *it,
+			       const struct sockaddr_storage *ss, socklen_t sl)
+{
+	uint32_t off;
+
+	for (off = 0; off < it->len; off += it->port) {
+		size_t len = MIN((size_t)it->port, (size_t)(it->len - off));
+
+		if (sendto(f->sock, it->data + off, len, MSG_DONTWAIT,
+			   (const struct sockaddr *)ss, sl) < 0)
+			CTR_INC(&sh->core, UDP_SEND_ERRORS);
+	}
+}
+
+/**
+ * sock_udp_send_batch() - send the guest's datagrams of one flow, a run
+ * of FX_DGRAM_SEND intents, with as few system calls as it takes
+ * @sh:		shard
+ * @its:	intents, the first an FX_DGRAM_SEND
+ * @n:		intents in @its
+ *
+ * Takes the first intent and those right behind it for the same flow (up
+ * to UDP_TX_BATCH) and hands them to the kernel with one sendmmsg(). An
+ * intent with a segment size (@port, from a guest's UDP GSO frame) goes
+ * with UDP_SEGMENT; if the kernel refuses that (a route whose MTU the
+ * segments exceed), its segments go one by one. A datagram the kernel
+ * refuses is counted (UDP_SEND_ERRORS) and the rest go on.
+ *
+ * #syscalls sendmmsg
+ * Return: intents taken (at least 1)
+ */
+unsigned sock_udp_send_batch(struct shard *sh, const struct fx_intent *its,
+			     unsigned n)
+{
+	/* cmsg buffers, aligned as a cmsghdr wants */
+	uint64_t ctl[UDP_TX_BATCH][(CMSG_SPACE(sizeof(uint16_t)) + 7) / 8];
+	struct mmsghdr msgs[UDP_TX_BATCH];
+	struct iovec iov[UDP_TX_BATCH];
+	struct core *c = &sh->core;
+	struct udp_flow *f = udp_flow_get(c, its[0].flow);
+	const struct sockaddr_storage *ss = NULL;
+	socklen_t sl = 0;
+	unsigned k, i = 0;
+
+	for (k = 1; k < n && k < UDP_TX_BATCH; k++)
+		if (its[k].type != FX_DGRAM_SEND || its[k].flow != its[0].flow)
+			break;
+	/* the intent may predate the socket (OPEN, SEND), or outlive it */
+	if (!f || f->sock < 0)
+		return k;
+	if (f->kind == UDPK_PUB) {
+		ss = &sh->sock.upeer[its[0].flow];
+		sl = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+						 sizeof(struct sockaddr_in);
+	}
+	memset(msgs, 0, sizeof(msgs[0]) * k);
+	for (i = 0; i < k; i++) {
+		struct msghdr *m = &msgs[i].msg_hdr;
+
+		iov[i] = (struct iovec){ .iov_base = (void *)its[i].data,
+					 .iov_len = its[i].len };
+		m->msg_iov = &iov[i];
+		m->msg_iovlen = 1;
+		m->msg_name = (void *)ss;
+		m->msg_namelen = sl;
+		if (its[i].port && its[i].port < its[i].len) {
+			struct cmsghdr *cm;
+			uint16_t gso = its[i].port;
+
+			m->msg_control = ctl[i];
+			m->msg_controllen = CMSG_SPACE(sizeof(gso));
+			cm = CMSG_FIRSTHDR(m);
+			cm->cmsg_level = SOL_UDP;
+			cm->cmsg_type = UDP_SEGMENT;
+			cm->cmsg_len = CMSG_LEN(sizeof(gso));
+			memcpy(CMSG_DATA(cm), &gso, sizeof(gso));
+		}
+	}
+	for (i = 0; i < k;) {
+		int r = sendmmsg(f->sock, msgs + i, k - i, MSG_DONTWAIT);
+
+		if (r > 0) {
+			i += (unsigned)r;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && msgs[i].msg_hdr.msg_control &&
+		    (errno == EINVAL || errno == EMSGSIZE || errno == EIO)) {
+			sock_udp_send_segs(sh, f, &its[i], ss, sl);
+			i++;
+			continue;
+		}
+		CTR_INC(c, UDP_SEND_ERRORS);
+		if (r < 0 && errno == ECONNREFUSED) {
+			udp_on_sock_error(c, f, ECONNREFUSED, &sh->fx);
+			break;
+		}
+		i++;
+	}
+	return k;
+}
+
+/**
  * sock_udp_intent() - carry out a datagram intent of the core
  * @sh:	shard
  * @it:	FX_DGRAM_* or FX_DNS_QUERY
  *
- * #syscalls send sendto close
+ * #syscalls close
  */
 void sock_udp_intent(struct shard *sh, const struct fx_intent *it)
 {
 	struct core *c = &sh->core;
 	struct udp_flow *f;
-	ssize_t n;
 
 	if (it->type == FX_DNS_QUERY) {
 		if (shard_hooks.dns_query)
@@ -135,25 +270,32 @@ void sock_udp_intent(struct shard *sh, const struct fx_intent *it)
 			uflow_free(c, f); /* later intents find it gone */
 		return;
 	}
-	/* FX_DGRAM_SEND: the intent may predate the socket (OPEN, SEND) */
-	if (f->sock < 0)
-		return;
-	if (f->kind == UDPK_PUB) {
-		const struct sockaddr_storage *ss = &sh->sock.upeer[it->flow];
+	/* FX_DGRAM_SEND */
+	sock_udp_send_batch(sh, it, 1);
+}
 
-		n = sendto(f->sock, it->data, it->len, MSG_DONTWAIT,
-			   (const struct sockaddr *)ss,
-			   ss->ss_family == AF_INET6 ?
-				   sizeof(struct sockaddr_in6) :
-				   sizeof(struct sockaddr_in));
-	} else {
-		n = send(f->sock, it->data, it->len, MSG_DONTWAIT);
+/**
+ * sock_udp_gro_seg() - the segment size of a received datagram, from its
+ * UDP_GRO control message
+ * @m:		the message
+ *
+ * Return: the size the datagrams received together have (the last one
+ * shorter or not), or 0: one datagram
+ */
+static uint16_t sock_udp_gro_seg(struct msghdr *m)
+{
+	struct cmsghdr *cm;
+
+	for (cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
+		int seg;
+
+		if (cm->cmsg_level != SOL_UDP || cm->cmsg_type != UDP_GRO ||
+		    cm->cmsg_len < CMSG_LEN(sizeof(seg)))
+			continue;
+		memcpy(&seg, CMSG_DATA(cm), sizeof(seg));
+		return seg > 0 && seg < 65536 ? (uint16_t)seg : 0;
 	}
-	if (n < 0) {
-		CTR_INC(c, UDP_SEND_ERRORS);
-		if (errno == ECONNREFUSED)
-			udp_on_sock_error(c, f, ECONNREFUSED, &sh->fx);
-	}
+	return 0;
 }
 
 /**
@@ -162,44 +304,86 @@ void sock_udp_intent(struct shard *sh, const struct fx_intent *it)
  * @idx:	flow index
  * @events:	epoll events
  *
- * #syscalls recvfrom
+ * Datagrams come with one recvmmsg() per batch, each straight into the
+ * frame slot it will leave in, behind the headers (a datagram the core did
+ * not make a frame of leaves its slot to the next one: later payloads
+ * move down a slot). A socket with UDP_GRO (conf.uso) may return many
+ * datagrams at once, with their size: they leave as one UDP GSO frame.
+ *
+ * #syscalls recvmmsg
  */
 void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
 {
+	uint64_t ctl[UDP_RX_BATCH][(CMSG_SPACE(sizeof(int)) + 7) / 8];
+	struct mmsghdr msgs[UDP_RX_BATCH];
+	struct iovec iov[UDP_RX_BATCH];
 	struct core *c = &sh->core;
 	struct udp_flow *f = udp_flow_get(c, idx);
+	struct fx *fx = &sh->fx;
 	int budget = UDP_RX_BUDGET;
+	size_t max;
+	bool v6, gro;
 
 	if (!f || f->sock < 0)
 		return;
 	(void)events;
-	while (budget--) {
-		uint8_t *p = udp_payload_slot(c, &sh->fx, udp_flow_v6(f));
-		size_t max;
-		ssize_t n;
+	v6 = udp_flow_v6(f);
+	gro = sock_udp_gro(c, f);
+	/* with UDP_GRO, as much as a frame may carry: the core checks
+	 * each datagram against the MTU */
+	max = gro ? udp_payload_room(c, fx, v6) : udp_payload_max(c, fx, v6);
+	while (budget > 0) {
+		unsigned k, j;
+		int r;
 
-		if (!p) {
+		if (!udp_payload_slot(c, fx, v6))
 			shard_flush_frames(sh);
-			continue;
+		k = MIN(MIN(UDP_RX_BATCH, (unsigned)budget),
+			fx->nslots - fx->nframes);
+		memset(msgs, 0, sizeof(msgs[0]) * k);
+		for (j = 0; j < k; j++) {
+			iov[j].iov_base = udp_payload_slot(c, fx, v6) +
+					  (size_t)j * fx->slot_size;
+			iov[j].iov_len = max;
+			msgs[j].msg_hdr.msg_iov = &iov[j];
+			msgs[j].msg_hdr.msg_iovlen = 1;
+			if (gro) {
+				msgs[j].msg_hdr.msg_control = ctl[j];
+				msgs[j].msg_hdr.msg_controllen = sizeof(ctl[j]);
+			}
 		}
-		max = udp_payload_max(c, &sh->fx, udp_flow_v6(f));
-		n = recv(f->sock, p, max, MSG_DONTWAIT | MSG_TRUNC);
-		if (n < 0) {
+		r = recvmmsg(f->sock, msgs, k, MSG_DONTWAIT, NULL);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
 			if (errno == ECONNREFUSED || errno == EHOSTUNREACH ||
-			    errno == ENETUNREACH)
-				udp_on_sock_error(c, f, errno, &sh->fx);
-			else if (errno != EAGAIN && errno != EINTR)
+			    errno == ENETUNREACH) {
+				udp_on_sock_error(c, f, errno, fx);
+				budget--;
+				continue;
+			}
+			if (errno != EAGAIN)
 				CTR_INC(c, UDP_SEND_ERRORS);
-			if (errno != EINTR && errno != ECONNREFUSED &&
-			    errno != EHOSTUNREACH && errno != ENETUNREACH)
-				break;
-			continue;
+			break;
 		}
-		if ((size_t)n > max) {
-			CTR_INC(c, UDP_DROP_TOO_BIG);
-			continue;
+		for (j = 0; j < (unsigned)r; j++) {
+			uint8_t *p = udp_payload_slot(c, fx, v6);
+			size_t n = msgs[j].msg_len;
+
+			if (msgs[j].msg_hdr.msg_flags & MSG_TRUNC) {
+				CTR_INC(c, UDP_DROP_TOO_BIG);
+				continue;
+			}
+			if (p != iov[j].iov_base)
+				memmove(p, iov[j].iov_base, n);
+			udp_flow_to_guest(
+				c, f, fx, n,
+				gro ? sock_udp_gro_seg(&msgs[j].msg_hdr) : 0,
+				sh->now_ns);
 		}
-		udp_flow_to_guest(c, f, &sh->fx, (size_t)n, sh->now_ns);
+		budget -= r;
+		if ((unsigned)r < k)
+			break;
 	}
 }
 

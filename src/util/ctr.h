@@ -179,6 +179,11 @@
 	X(UDP_FROM_GUEST, "UDP datagrams from the guest sent on")              \
 	X(UDP_TO_GUEST, "UDP datagrams to the guest")                          \
 	X(UDP_DROP_TOO_BIG, "datagrams too large for a frame, dropped")        \
+	X(UDP_DROP_BAD_GSO, "guest UDP GSO frames with a bad segment size or " \
+			    "not offered, dropped")                            \
+	X(UDP_GSO_FROM_GUEST, "guest UDP GSO frames sent with UDP_SEGMENT")    \
+	X(UDP_GSO_TO_GUEST, "UDP GSO frames to the guest (datagrams received " \
+			    "together, UDP GRO)")                              \
 	X(UDP_FLOWS_OPENED, "UDP flows opened")                                \
 	X(UDP_FLOWS_OPENED6, "of the UDP flows opened, IPv6 ones")             \
 	X(UDP_FLOWS_EXPIRED, "UDP flows closed after idling")                  \

@@ -1051,7 +1051,7 @@ static void test_udp6_flow(void **state)
 				       ETH_HLEN + IP6_HLEN + UDP_HLEN);
 	assert_int_equal(udp_payload_max(&e->c, &e->fx, true), 65520 - 48);
 	memcpy(slot, pat + 3, 333);
-	udp_flow_to_guest(&e->c, f, &e->fx, 333, e->now);
+	udp_flow_to_guest(&e->c, f, &e->fx, 333, 0, e->now);
 	p = parse_udp6(e, 0, remote6, guest6, 53, 5000, &len);
 	assert_int_equal(len, 333);
 	assert_memory_equal(p, pat + 3, 333);
@@ -1225,7 +1225,7 @@ static void test_echo6_out(void **state)
 	wr16(p + 4, 0x9999);
 	wr16(p + 6, 1);
 	memcpy(p + 8, pat, 56);
-	udp_flow_to_guest(&e->c, f, &e->fx, 64, e->now);
+	udp_flow_to_guest(&e->c, f, &e->fx, 64, 0, e->now);
 	m = parse_icmp6(e, 0, remote6, guest6, &len);
 	assert_int_equal(len, 64);
 	assert_int_equal(m[0], 129);

@@ -571,7 +571,7 @@ static void host_reply(struct uenv *u, struct udp_flow *f, const void *data,
 	assert_non_null(p);
 	assert_true(len <= udp_payload_max(&u->e->c, &u->e->fx, u->v6));
 	memcpy(p, data, len);
-	udp_flow_to_guest(&u->e->c, f, &u->e->fx, len, u->e->now);
+	udp_flow_to_guest(&u->e->c, f, &u->e->fx, len, 0, u->e->now);
 }
 
 /**
@@ -1679,7 +1679,7 @@ static void test_echo(void **state)
 	wr16(p + 4, 0x9999);
 	wr16(p + 6, 1);
 	memcpy(p + 8, pat, 56);
-	udp_flow_to_guest(&e->c, f, &e->fx, 64, e->now);
+	udp_flow_to_guest(&e->c, f, &e->fx, 64, 0, e->now);
 	m = parse_icmp(u, 0, u->remote, u->guest, &len);
 	assert_int_equal(len, 64);
 	assert_int_equal(m[0], rtype);
@@ -1692,9 +1692,9 @@ static void test_echo(void **state)
 	/* not a reply, or shorter than an echo header: nothing */
 	p = udp_payload_slot(&e->c, &e->fx, u->v6);
 	p[0] = u->v6 ? 128 : 8;
-	udp_flow_to_guest(&e->c, f, &e->fx, 64, e->now);
+	udp_flow_to_guest(&e->c, f, &e->fx, 64, 0, e->now);
 	p[0] = rtype;
-	udp_flow_to_guest(&e->c, f, &e->fx, 7, e->now);
+	udp_flow_to_guest(&e->c, f, &e->fx, 7, 0, e->now);
 	assert_int_equal(e->fx.nframes, 1);
 	assert_int_equal(e->fx.nintents, 0);
 	assert_ctr_deltas(e, u->v6 ? CTR_ICMP6_ECHO_OUT : CTR_ICMP4_ECHO_OUT, 2,

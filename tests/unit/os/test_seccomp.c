@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <netinet/udp.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -150,15 +151,25 @@ struct sockopt_pair {
 /* what the code after set-up sets (seccomp-gen.sh reads the calls): a new
  * pair fails test_sockopt_list() until it is added here, on purpose */
 static const struct sockopt_pair sockopt_expected[] = {
-	{ SOL_SOCKET, SO_REUSEADDR },	     { SOL_SOCKET, SO_LINGER },
-	{ SOL_SOCKET, SO_PEEK_OFF },	     { SOL_SOCKET, SO_BINDTODEVICE },
-	{ SOL_SOCKET, SO_SNDTIMEO },	     { SOL_SOCKET, SO_SNDBUF },
-	{ SOL_SOCKET, SO_RCVBUF },	     { SOL_SOCKET, SO_SNDBUFFORCE },
-	{ SOL_SOCKET, SO_RCVBUFFORCE },	     { IPPROTO_TCP, TCP_NODELAY },
-	{ IPPROTO_TCP, TCP_REPAIR_QUEUE },   { IPPROTO_TCP, TCP_QUEUE_SEQ },
-	{ IPPROTO_TCP, TCP_REPAIR_OPTIONS }, { IPPROTO_TCP, TCP_REPAIR_WINDOW },
-	{ IPPROTO_TCP, TCP_TIMESTAMP },	     { IPPROTO_IP, IP_RECVERR },
-	{ IPPROTO_IPV6, IPV6_V6ONLY },	     { IPPROTO_IPV6, IPV6_RECVERR },
+	{ SOL_SOCKET, SO_REUSEADDR },
+	{ SOL_SOCKET, SO_LINGER },
+	{ SOL_SOCKET, SO_PEEK_OFF },
+	{ SOL_SOCKET, SO_BINDTODEVICE },
+	{ SOL_SOCKET, SO_SNDTIMEO },
+	{ SOL_SOCKET, SO_SNDBUF },
+	{ SOL_SOCKET, SO_RCVBUF },
+	{ SOL_SOCKET, SO_SNDBUFFORCE },
+	{ SOL_SOCKET, SO_RCVBUFFORCE },
+	{ IPPROTO_TCP, TCP_NODELAY },
+	{ IPPROTO_TCP, TCP_REPAIR_QUEUE },
+	{ IPPROTO_TCP, TCP_QUEUE_SEQ },
+	{ IPPROTO_TCP, TCP_REPAIR_OPTIONS },
+	{ IPPROTO_TCP, TCP_REPAIR_WINDOW },
+	{ IPPROTO_TCP, TCP_TIMESTAMP },
+	{ IPPROTO_IP, IP_RECVERR },
+	{ IPPROTO_IPV6, IPV6_V6ONLY },
+	{ IPPROTO_IPV6, IPV6_RECVERR },
+	{ SOL_UDP, UDP_GRO },
 };
 
 /* pairs that must stay refused: what a compromised gateway would want */
