@@ -393,19 +393,26 @@ void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
  * @idx:	UDP listener index
  *
  * The guest sees each client as conf_net_peer_src() says, over the family it
- * says. A datagram is received into a frame slot behind the headers of
- * its family; before recvfrom() tells the family, a listener that takes
- * IPv6 clients (with IPv6 on) receives behind IPv6 headers, and an IPv4
- * client's datagram is then moved 20 bytes forward, behind IPv4 ones.
+ * says. Datagrams come with one recvmmsg() per batch, each into a frame
+ * slot behind the headers of its family; before the call tells the
+ * family, a listener that takes IPv6 clients (with IPv6 on) receives
+ * behind IPv6 headers, and an IPv4 client's datagram is then moved 20
+ * bytes forward, behind IPv4 ones (and down a slot when one before it
+ * made no frame).
  *
- * #syscalls recvfrom
+ * #syscalls recvmmsg
  */
 void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 {
+	struct sockaddr_storage ss[UDP_RX_BATCH];
 	struct listener *l = &sh->lis.ulisteners[idx];
+	struct mmsghdr msgs[UDP_RX_BATCH];
+	struct iovec iov[UDP_RX_BATCH];
 	struct core *c = &sh->core;
+	struct fx *fx = &sh->fx;
 	int budget = UDP_RX_BUDGET;
 	const uint8_t *gaddr;
+	size_t max;
 	bool rx6;
 
 	if (idx >= sh->lis.nulisteners || l->fd < 0)
@@ -413,48 +420,65 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 	gaddr = l->rule.guest_set ? l->rule.guest_addr.s6_addr : NULL;
 	rx6 = c->conf.ipv6 &&
 	      (gaddr ? !addr_is4(gaddr) : l->family == AF_INET6);
+	/* as much as either family may carry, if the slot has room */
+	max = MIN(udp_payload_room(c, fx, rx6),
+		  MAX(udp_payload_max(c, fx, false),
+		      udp_payload_max(c, fx, true)));
 
-	while (budget--) {
-		uint8_t *p = udp_payload_slot(c, &sh->fx, rx6);
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof(ss);
-		uint8_t src[ADDR_LEN];
-		struct udp_flow *f;
-		size_t max, room;
-		uint16_t sport;
-		bool v6;
-		ssize_t n;
+	while (budget > 0) {
+		unsigned k, j;
+		int r;
 
-		if (!p) {
+		if (!udp_payload_slot(c, fx, rx6))
 			shard_flush_frames(sh);
-			continue;
+		k = MIN(MIN(UDP_RX_BATCH, (unsigned)budget),
+			fx->nslots - fx->nframes);
+		memset(msgs, 0, sizeof(msgs[0]) * k);
+		for (j = 0; j < k; j++) {
+			iov[j].iov_base = udp_payload_slot(c, fx, rx6) +
+					  (size_t)j * fx->slot_size;
+			iov[j].iov_len = max;
+			msgs[j].msg_hdr.msg_iov = &iov[j];
+			msgs[j].msg_hdr.msg_iovlen = 1;
+			msgs[j].msg_hdr.msg_name = &ss[j];
+			msgs[j].msg_hdr.msg_namelen = sizeof(ss[j]);
 		}
-		/* as much as either family may carry, if the slot has room */
-		room = sh->fx.slot_size - (size_t)(p - fx_slot_next(&sh->fx));
-		max = MIN(room, MAX(udp_payload_max(c, &sh->fx, false),
-				    udp_payload_max(c, &sh->fx, true)));
-		n = recvfrom(l->fd, p, max, MSG_DONTWAIT | MSG_TRUNC,
-			     (struct sockaddr *)&ss, &sl);
-		if (n < 0) {
+		r = recvmmsg(l->fd, msgs, k, MSG_DONTWAIT, NULL);
+		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		conf_net_peer_src(c, &ss, src, &sport);
-		if (gaddr)
-			conf_net_src_for(c, gaddr, src);
-		v6 = !addr_is4(src);
-		if ((size_t)n > udp_payload_max(c, &sh->fx, v6) ||
-		    (size_t)n > max) {
-			CTR_INC(c, UDP_DROP_TOO_BIG);
-			continue;
+		for (j = 0; j < (unsigned)r; j++) {
+			size_t n = msgs[j].msg_len;
+			uint8_t src[ADDR_LEN];
+			struct udp_flow *f;
+			uint16_t sport;
+			uint8_t *p;
+			bool v6;
+
+			conf_net_peer_src(c, &ss[j], src, &sport);
+			if (gaddr)
+				conf_net_src_for(c, gaddr, src);
+			v6 = !addr_is4(src);
+			if ((msgs[j].msg_hdr.msg_flags & MSG_TRUNC) ||
+			    n > udp_payload_max(c, fx, v6)) {
+				CTR_INC(c, UDP_DROP_TOO_BIG);
+				continue;
+			}
+			/* behind the headers of its family, in the next
+			 * slot (one before may have made no frame) */
+			p = udp_payload_slot(c, fx, v6);
+			if (p != iov[j].iov_base)
+				memmove(p, iov[j].iov_base, n);
+			f = udp_pub_to_guest_at(c, gaddr, src, sport,
+						l->rule.guest_port, l->fd, fx,
+						n, sh->now_ns);
+			if (f)
+				sh->sock.upeer[udp_flow_idx(c, f)] = ss[j];
 		}
-		if (v6 != rx6)
-			memmove(udp_payload_slot(c, &sh->fx, v6), p, (size_t)n);
-		f = udp_pub_to_guest_at(c, gaddr, src, sport,
-					l->rule.guest_port, l->fd, &sh->fx,
-					(size_t)n, sh->now_ns);
-		if (f)
-			sh->sock.upeer[udp_flow_idx(c, f)] = ss;
+		budget -= r;
+		if ((unsigned)r < k)
+			break;
 	}
 }
