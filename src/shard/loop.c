@@ -289,6 +289,8 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	sh->sock.txq = calloc(2 * (size_t)sh->max_flows, sizeof(*sh->sock.txq));
 	sh->frame_len = calloc(FX_SLOTS, sizeof(*sh->frame_len));
 	sh->sock.upeer = calloc(max_udp ? max_udp : 1, sizeof(*sh->sock.upeer));
+	sh->sock.udrops = calloc(max_udp ? max_udp : 1,
+				 sizeof(*sh->sock.udrops));
 	sh->rates.tcp = calloc(sh->max_flows, sizeof(*sh->rates.tcp));
 	sh->rates.udp = calloc(max_udp ? max_udp : 1, sizeof(*sh->rates.udp));
 	sh->rates.hi = calloc(sh->max_flows, sizeof(*sh->rates.hi));
@@ -298,8 +300,8 @@ int shard_init(struct shard *sh, const struct conf *conf, struct edge *e,
 	sh->fx.slots = malloc(FX_SLOTS * sh->fx.slot_size);
 	sh->fx.frame_len = sh->frame_len;
 	if (!mem || !sh->sock.hflags || !sh->sock.txq || !sh->frame_len ||
-	    !sh->fx.slots || !sh->sock.upeer || !sh->rates.tcp ||
-	    !sh->rates.udp || !sh->rates.hi || !sh->rates.hu)
+	    !sh->fx.slots || !sh->sock.upeer || !sh->sock.udrops ||
+	    !sh->rates.tcp || !sh->rates.udp || !sh->rates.hi || !sh->rates.hu)
 		return -ENOMEM;
 	ret = core_init(&sh->core, &cc, mem, sh->stats.ctr, grp->key);
 	if (ret)
@@ -396,6 +398,7 @@ void shard_fini(struct shard *sh)
 	free(sh->lis.listeners);
 	free(sh->lis.ulisteners);
 	free(sh->sock.upeer);
+	free(sh->sock.udrops);
 	free(sh->rates.tcp);
 	free(sh->rates.udp);
 	free(sh->rates.hi);

@@ -156,6 +156,8 @@ struct shard_group {
  * @placed:	per frame slot: its payload is in the edge's reservation
  * @discard:	fallback without SO_PEEK_OFF: peeked bytes land here
  * @discard_len: size of @discard
+ * @udrops:	per datagram flow: its host socket's receive-queue drops as
+ *		last seen (SO_RXQ_OVFL), for UDP_HOST_RX_DROPS
  * @upeer:	per datagram flow: the client address of a published-port
  *		flow (replies go there with sendto())
  */
@@ -171,6 +173,7 @@ struct shard_sock {
 	uint8_t *discard;
 	size_t discard_len;
 	struct sockaddr_storage *upeer;
+	uint32_t *udrops;
 };
 
 /**

@@ -113,6 +113,9 @@ static int sock_udp_open(struct shard *sh, struct udp_flow *f,
 		/* without it, datagrams come one by one */
 		(void)setsockopt(fd, SOL_UDP, UDP_GRO, &(int){ 1 },
 				 sizeof(int));
+	/* each datagram then tells how many the queue dropped so far */
+	(void)setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &(int){ 1 }, sizeof(int));
+	sh->sock.udrops[udp_flow_idx(&sh->core, f)] = 0;
 	if (connect(fd, (struct sockaddr *)&sa, sl) ||
 	    epoll_ctl(sh->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		ret = -errno;
@@ -275,27 +278,33 @@ void sock_udp_intent(struct shard *sh, const struct fx_intent *it)
 }
 
 /**
- * sock_udp_gro_seg() - the segment size of a received datagram, from its
- * UDP_GRO control message
+ * sock_udp_cmsg() - what a received datagram's control messages say
  * @m:		the message
+ * @drops:	in: the socket's drop count as last seen; out: as this
+ *		message says (SO_RXQ_OVFL), if it says
  *
- * Return: the size the datagrams received together have (the last one
- * shorter or not), or 0: one datagram
+ * Return: the size the datagrams received together have (UDP_GRO; the
+ * last one shorter or not), or 0: one datagram
  */
-static uint16_t sock_udp_gro_seg(struct msghdr *m)
+static uint16_t sock_udp_cmsg(struct msghdr *m, uint32_t *drops)
 {
 	struct cmsghdr *cm;
+	uint16_t ret = 0;
 
 	for (cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
 		int seg;
 
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SO_RXQ_OVFL &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(*drops)))
+			memcpy(drops, CMSG_DATA(cm), sizeof(*drops));
 		if (cm->cmsg_level != SOL_UDP || cm->cmsg_type != UDP_GRO ||
 		    cm->cmsg_len < CMSG_LEN(sizeof(seg)))
 			continue;
 		memcpy(&seg, CMSG_DATA(cm), sizeof(seg));
-		return seg > 0 && seg < 65536 ? (uint16_t)seg : 0;
+		ret = seg > 0 && seg < 65536 ? (uint16_t)seg : 0;
 	}
-	return 0;
+	return ret;
 }
 
 /**
@@ -314,18 +323,22 @@ static uint16_t sock_udp_gro_seg(struct msghdr *m)
  */
 void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
 {
-	uint64_t ctl[UDP_RX_BATCH][(CMSG_SPACE(sizeof(int)) + 7) / 8];
+	uint64_t ctl[UDP_RX_BATCH][(CMSG_SPACE(sizeof(int)) +
+				    CMSG_SPACE(sizeof(uint32_t)) + 7) /
+				   8];
 	struct mmsghdr msgs[UDP_RX_BATCH];
 	struct iovec iov[UDP_RX_BATCH];
 	struct core *c = &sh->core;
 	struct udp_flow *f = udp_flow_get(c, idx);
 	struct fx *fx = &sh->fx;
 	int budget = UDP_RX_BUDGET;
+	uint32_t *udrops;
 	size_t max;
 	bool v6, gro;
 
 	if (!f || f->sock < 0)
 		return;
+	udrops = &sh->sock.udrops[idx];
 	(void)events;
 	v6 = udp_flow_v6(f);
 	gro = sock_udp_gro(c, f);
@@ -347,10 +360,8 @@ void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
 			iov[j].iov_len = max;
 			msgs[j].msg_hdr.msg_iov = &iov[j];
 			msgs[j].msg_hdr.msg_iovlen = 1;
-			if (gro) {
-				msgs[j].msg_hdr.msg_control = ctl[j];
-				msgs[j].msg_hdr.msg_controllen = sizeof(ctl[j]);
-			}
+			msgs[j].msg_hdr.msg_control = ctl[j];
+			msgs[j].msg_hdr.msg_controllen = sizeof(ctl[j]);
 		}
 		r = recvmmsg(f->sock, msgs, k, MSG_DONTWAIT, NULL);
 		if (r < 0) {
@@ -368,18 +379,21 @@ void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
 		}
 		for (j = 0; j < (unsigned)r; j++) {
 			uint8_t *p = udp_payload_slot(c, fx, v6);
+			uint32_t drops = *udrops;
 			size_t n = msgs[j].msg_len;
+			uint16_t seg;
 
+			seg = sock_udp_cmsg(&msgs[j].msg_hdr, &drops);
+			CTR_ADD(c, UDP_HOST_RX_DROPS, drops - *udrops);
+			*udrops = drops;
 			if (msgs[j].msg_hdr.msg_flags & MSG_TRUNC) {
 				CTR_INC(c, UDP_DROP_TOO_BIG);
 				continue;
 			}
 			if (p != iov[j].iov_base)
 				memmove(p, iov[j].iov_base, n);
-			udp_flow_to_guest(
-				c, f, fx, n,
-				gro ? sock_udp_gro_seg(&msgs[j].msg_hdr) : 0,
-				sh->now_ns);
+			udp_flow_to_guest(c, f, fx, n, gro ? seg : 0,
+					  sh->now_ns);
 		}
 		budget -= r;
 		if ((unsigned)r < k)

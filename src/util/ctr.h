@@ -181,6 +181,9 @@
 	X(UDP_DROP_TOO_BIG, "datagrams too large for a frame, dropped")        \
 	X(UDP_DROP_BAD_GSO, "guest UDP GSO frames with a bad segment size or " \
 			    "not offered, dropped")                            \
+	X(UDP_HOST_RX_DROPS,                                                   \
+	  "datagrams for the guest the kernel dropped at a "                   \
+	  "flow's host socket (full receive queue)")                           \
 	X(UDP_GSO_FROM_GUEST, "guest UDP GSO frames sent with UDP_SEGMENT")    \
 	X(UDP_GSO_TO_GUEST, "UDP GSO frames to the guest (datagrams received " \
 			    "together, UDP GRO)")                              \

@@ -170,6 +170,7 @@ static const struct sockopt_pair sockopt_expected[] = {
 	{ IPPROTO_IPV6, IPV6_V6ONLY },
 	{ IPPROTO_IPV6, IPV6_RECVERR },
 	{ SOL_UDP, UDP_GRO },
+	{ SOL_SOCKET, SO_RXQ_OVFL },
 };
 
 /* pairs that must stay refused: what a compromised gateway would want */
