@@ -27,7 +27,7 @@ stream() {
 	# shellcheck disable=SC2086
 	g "$SWUDP" recv "$port" $4 >"$T/$name.recv.json" 2>"$T/$name.recv.err" &
 	rpid=$!
-	PIDS+=($rpid)
+	PIDS+=("$rpid")
 	wait_udp "$port"
 	# shellcheck disable=SC2086
 	g "$SWUDP" send $3 >"$T/$name.send.json" 2>"$T/$name.send.err" ||
@@ -112,7 +112,7 @@ for mode in flip dup swap; do
 	relay $mode $rport
 	g "$SWUDP" recv 7211 --idle-ms 500 >"$T/bad-$mode.json" 2>"$T/bad-$mode.err" &
 	rpid=$!
-	PIDS+=($rpid)
+	PIDS+=("$rpid")
 	wait_udp 7211
 	g "$SWUDP" send 127.0.0.1 $rport --seconds 1 --rate 20 >/dev/null ||
 		fail "send to the $mode relay failed"
