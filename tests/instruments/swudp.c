@@ -81,9 +81,9 @@ const char tool_name[] = "swudp";
 #define DG_MAGIC 0x53775544u /* "SwUD" */
 #define HDR_LEN ((unsigned int)sizeof(struct dg_hdr))
 #define MAX_DGRAM 65507u
-#define GSO_MAX_BYTES 65000u	/* a UDP_SEGMENT send, headers aside */
-#define GSO_MAX_SEGS 64u	/* the kernel's UDP_MAX_SEGMENTS */
-#define BATCH 64u		/* messages per recvmmsg()/sendmmsg() */
+#define GSO_MAX_BYTES 65000u /* a UDP_SEGMENT send, headers aside */
+#define GSO_MAX_SEGS 64u     /* the kernel's UDP_MAX_SEGMENTS */
+#define BATCH 64u	     /* messages per recvmmsg()/sendmmsg() */
 #define MAX_FLOWS 65536u
 #define RECV_BUF 65536u
 #define DNS_NAMES_MAX 10000000u
@@ -228,7 +228,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		 !strcmp(o->cmd, "dns");
 
 #define IS(name, ok) (!strcmp(a, name) && (ok))
-#define VAL() (i + 1 < argc ? argv[++i] : (usage_error("%s needs a value", a), ""))
+#define VAL() \
+	(i + 1 < argc ? argv[++i] : (usage_error("%s needs a value", a), ""))
 	for (i = 2; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -244,17 +245,17 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		} else if (IS("--seconds", client)) {
 			o->seconds = parse_uint(a, VAL(), 1, 86400);
 		} else if (IS("--size", !strcmp(o->cmd, "send") ||
-					    !strcmp(o->cmd, "rr"))) {
+						!strcmp(o->cmd, "rr"))) {
 			o->size = parse_uint(a, VAL(), HDR_LEN, MAX_DGRAM);
 		} else if (IS("--rate", !strcmp(o->cmd, "send"))) {
 			o->rate = parse_uint(a, VAL(), 0, 1000000);
 		} else if (IS("--gso", !strcmp(o->cmd, "send"))) {
 			o->gso = parse_uint(a, VAL(), 1, GSO_MAX_SEGS);
 		} else if (IS("--flows", !strcmp(o->cmd, "send") ||
-					     !strcmp(o->cmd, "rr"))) {
+						 !strcmp(o->cmd, "rr"))) {
 			o->flows = parse_uint(a, VAL(), 1, MAX_FLOWS);
-		} else if (IS("--timeout-ms",
-			      !strcmp(o->cmd, "rr") || !strcmp(o->cmd, "dns"))) {
+		} else if (IS("--timeout-ms", !strcmp(o->cmd, "rr") ||
+						      !strcmp(o->cmd, "dns"))) {
 			o->timeout_ms = parse_uint(a, VAL(), 1, 60000);
 		} else if (IS("--inflight", !strcmp(o->cmd, "dns"))) {
 			o->inflight = parse_uint(a, VAL(), 1, 30000);
@@ -373,7 +374,9 @@ static uint64_t mix(uint64_t x)
 }
 
 /**
- * csum32() - checksum of a payload (position-dependent, not the Internet one)
+ * csum32() - checksum of a payload: a multiply-rotate hash over 8-byte
+ * words, so that a changed, moved or swapped byte changes it (cheap enough
+ * for a receiver at line rate; not the Internet checksum)
  * @p:		bytes
  * @len:	length
  *
@@ -381,14 +384,18 @@ static uint64_t mix(uint64_t x)
  */
 static uint32_t csum32(const uint8_t *p, size_t len)
 {
-	uint32_t a = 1, b = 0;
+	uint64_t h = 0x243f6a8885a308d3ULL ^ len, w;
 	size_t i;
 
-	for (i = 0; i < len; i++) {
-		a = (a + p[i]) % 65521u;
-		b = (b + a) % 65521u;
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h = h << 31 | h >> 33;
 	}
-	return (b << 16) | a;
+	for (; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	h = mix(h);
+	return (uint32_t)(h ^ h >> 32);
 }
 
 /**
@@ -429,7 +436,7 @@ static void dg_fill(uint8_t *buf, size_t len, uint32_t flow, uint64_t seq)
 static bool dg_check(const uint8_t *buf, size_t len, uint32_t *flow,
 		     uint64_t *seq)
 {
-	static uint8_t ref[MAX_DGRAM];
+	uint8_t ref[64];
 	struct dg_hdr h;
 
 	if (len < HDR_LEN)
@@ -442,9 +449,10 @@ static bool dg_check(const uint8_t *buf, size_t len, uint32_t *flow,
 	*seq = be64toh(h.seq);
 	if (csum32(buf + HDR_LEN, len - HDR_LEN) != ntohl(h.csum))
 		return false;
-	/* the checksum is weak against deliberate change: compare all */
+	/* and the first payload bytes are (flow, seq)'s: not another's */
+	len = len < sizeof(ref) ? len : sizeof(ref);
 	dg_fill(ref, len, *flow, *seq);
-	return !memcmp(ref, buf, len);
+	return !memcmp(ref + HDR_LEN, buf + HDR_LEN, len - HDR_LEN);
 }
 
 /**
@@ -832,7 +840,7 @@ static size_t dns_answer(const uint8_t *q, size_t qlen, uint8_t *r)
 {
 	static const uint8_t a4[4] = { 10, 9, 9, 9 };
 	static const uint8_t a6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0,
-					0, 0, 0, 9, 0, 9, 0, 9 };
+					0,    0, 0, 9, 0, 9, 0, 9 };
 	size_t qend, len = 12;
 	uint16_t qtype, qclass;
 
@@ -840,7 +848,7 @@ static size_t dns_answer(const uint8_t *q, size_t qlen, uint8_t *r)
 		return 0; /* a runt or a response: nothing */
 	memcpy(r, q, 12);
 	r[2] = (uint8_t)(0x80 | (q[2] & 0x79)); /* QR, opcode, RD */
-	r[3] = 0x80;				 /* RA, NOERROR */
+	r[3] = 0x80;				/* RA, NOERROR */
 	memset(r + 4, 0, 8);
 	if ((q[2] >> 3) & 0xf) {
 		r[3] |= 4; /* NOTIMP */
@@ -893,8 +901,8 @@ static int run_server(const struct opts *o, bool dns)
 	if (fd < 0)
 		return 1;
 	big_buffers(fd);
-	fprintf(stderr, "swudp: %s on %s port %s\n", dns ? "dns-server" : "echo",
-		o->host, o->port);
+	fprintf(stderr, "swudp: %s on %s port %s\n",
+		dns ? "dns-server" : "echo", o->host, o->port);
 	while (!stop_flag) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 
@@ -932,7 +940,8 @@ static int run_server(const struct opts *o, bool dns)
 			rep[nr].msg_hdr.msg_iov = &riov[nr];
 			rep[nr].msg_hdr.msg_iovlen = 1;
 			rep[nr].msg_hdr.msg_name = &peers[i];
-			rep[nr].msg_hdr.msg_namelen = msgs[i].msg_hdr.msg_namelen;
+			rep[nr].msg_hdr.msg_namelen =
+				msgs[i].msg_hdr.msg_namelen;
 			nr++;
 		}
 		for (i = 0; i < nr;) {
@@ -1139,7 +1148,8 @@ static int run_rr(const struct opts *o)
 				}
 				if (t < end) {
 					exchanges++;
-					if (sample_add(&lat, t - fl[f].t_sent)) {
+					if (sample_add(&lat,
+						       t - fl[f].t_sent)) {
 						fputs("swudp: out of memory\n",
 						      stderr);
 						return 1;
@@ -1233,8 +1243,8 @@ static bool dns_good(const uint8_t *r, size_t rlen, const uint8_t *q,
 	static const uint8_t a4[4] = { 10, 9, 9, 9 };
 	size_t off = qlen, end;
 
-	if (rlen < qlen || memcmp(r, q, 2) || !(r[2] & 0x80) ||
-	    (r[3] & 0xf) || r[4] || r[5] != 1 || !(r[6] | r[7]))
+	if (rlen < qlen || memcmp(r, q, 2) || !(r[2] & 0x80) || (r[3] & 0xf) ||
+	    r[4] || r[5] != 1 || !(r[6] | r[7]))
 		return false;
 	/* the question, case-insensitively as a resolver may 0x20 it */
 	if (strncasecmp((const char *)r + 12, (const char *)q + 12,
