@@ -871,7 +871,7 @@ def cmd_report(a):
     man["gates_failed"] = [g["gate"] for g in failed]
     with open(os.path.join(d, "manifest.json"), "w") as f:
         json.dump(man, f, indent=1, ensure_ascii=False)
-    plots = make_plots(d, rows, lp.get("tput", []), st, man, lat_rows, conn_rows, mem_rows)
+    plots = make_plots(d, rows, lp.get("tput", []), st, man, lat_rows, conn_rows, mem_rows, udpl["summary"])
     md = table_md(man, rows, lp.get("tput", []), gates, skipped, verify, plots, lat_rows, conn_rows,
                   mem_rows, targets, notes, udpl["md"])
     with open(os.path.join(d, "table.md"), "w") as f:
@@ -1491,10 +1491,25 @@ def table_md(man, rows, paths, gates, skipped, verify, plots, lat_rows, conn_row
     return "\n".join(L)
 
 
-def leg_panels(lat_rows, conn_rows, mem_rows, st):
-    """The bar panels of the lat, conn and mem legs: (title, unit, bars),
-    bars as (path, median, min, max)."""
+def leg_panels(lat_rows, conn_rows, mem_rows, st, udp=None):
+    """The bar panels of the lat, conn, mem and UDP legs: (title, unit,
+    bars), bars as (path, median, min, max)."""
     panels = []
+    udp = udp or {}
+    for var, title in UDP_VARIANTS.items():
+        for dr in ("down", "up"):
+            b = [(r["path"], r["gbps"], r["gbps_min"], r["gbps_max"]) for r in udp.get("udp", [])
+                 if r["variant"] == var and r["dir"] == dr]
+            if b:
+                panels.append((f"UDP delivered Gbit/s, {title}, {DIRS[dr]}", b))
+    for sz in (64, 1200):
+        b = [(r["path"], r["per_second"], r["per_second_min"], r["per_second_max"]) for r in udp.get("udprr", [])
+             if r["size"] == sz]
+        if b:
+            panels.append((f"UDP request/response, 1,000 flows, {sz} B: exchanges/s", b))
+    b = [(r["path"], r["per_second"], r["per_second_min"], r["per_second_max"]) for r in udp.get("dns", [])]
+    if b:
+        panels.append(("DNS forwarder: queries/s (veth: the upstream directly)", b))
     if lat_rows:
         for k, name in (("p50_us", "p50"), ("p99_us", "p99")):
             panels.append((f"request/response latency {name} ({st.get('rr_size')} B), µs", [
@@ -1509,10 +1524,10 @@ def leg_panels(lat_rows, conn_rows, mem_rows, st):
     return panels
 
 
-def make_plots(d, rows, paths, st, man, lat_rows, conn_rows, mem_rows):
+def make_plots(d, rows, paths, st, man, lat_rows, conn_rows, mem_rows, udp=None):
     """throughput.png and legs.png, or the same as SVG without matplotlib."""
     groups = [(n, dr) for n in st["streams"] for dr in ("up", "down")]
-    panels = leg_panels(lat_rows, conn_rows, mem_rows, st)
+    panels = leg_panels(lat_rows, conn_rows, mem_rows, st, udp)
     try:
         import matplotlib
         matplotlib.use("Agg")
