@@ -125,14 +125,16 @@ PY=/usr/bin/python3
 ALL_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns slipway-stream slipway-dgram passt-stream slipway-vu slipway-vu-copy slipway-vu-base slipway-vu-log passt-vu veth-remote slipway-remote pasta-remote"
 # the default: the socket edges have their own comparison (--paths)
 DEF_PATHS="veth loopback slipway slipway-splice pasta pasta-splice slirp4netns"
-ALL_LEGS="tput lat conn mem"
+# the UDP legs run only when --legs names them
+DEF_LEGS="tput lat conn mem"
+ALL_LEGS="$DEF_LEGS udp udprr dns"
 ALL_MEM_GATEWAYS="slipway pasta slirp4netns"
 MEM_GATEWAYS="slipway pasta"
 SECS=5
 TRIALS=3
 STREAMS="1 4 16"
 PATHS=$DEF_PATHS
-LEGS=$ALL_LEGS
+LEGS=$DEF_LEGS
 OUT=""
 VBYTES=1G
 RR_COUNT=10000
@@ -146,6 +148,8 @@ SWRR=${SWRR:-$ROOT/build/tests/instruments/swrr}
 SWCONN=${SWCONN:-$ROOT/build/tests/instruments/swconn}
 SWBRIDGE=${SWBRIDGE:-$ROOT/build/tests/instruments/swbridge}
 SWVU=${SWVU:-$ROOT/build/tests/instruments/swvu}
+SWUDP=${SWUDP:-$ROOT/build/tests/instruments/swudp}
+PASTA=${PASTA:-pasta}
 PASST=${PASST:-passt}
 PASST_VU=${PASST_VU:-}
 SW_BASE=${SLIPWAY_BASE:-}
@@ -171,13 +175,22 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
                    in a namespace C behind a veth to H, reaching the guest
                    through H's 10.201.0.1, so no gateway can splice)
   --passt BIN      passt binary for passt-stream (default: passt)
+  --pasta BIN      pasta binary for the pasta paths (default: pasta, e.g.
+                   an upstream build: --pasta /tmp/passt-src/pasta)
   --passt-vu BIN   passt binary with --vhost-user, for passt-vu
   --baseline BIN   another slipway binary for slipway-vu-base (same window)
-  --legs "LIST"    what to measure (default "$ALL_LEGS"):
+  --legs "LIST"    what to measure (default "$DEF_LEGS"):
                    tput  iperf3 throughput and CPU, then swverify payload check
                    lat   swrr request/response latency (p50, p99, mean)
                    conn  swconn connections per second through a published port
                    mem   gateway RSS with --mem-flows idle flows
+                   and only when named:
+                   udp   iperf3 -u -b 0 -l 1400 both ways (delivered Gbit/s,
+                         loss, gateway CPU), swudp send --gso 40 to swudp
+                         recv, then a swudp payload-verified run per way
+                   udprr swudp rr --flows 1000 at 64 and 1200 bytes
+                   dns   swudp dns from the guest to the gateway's DNS
+                         forwarder, swudp dns-server in H its upstream
   -o DIR           results directory (default bench/results/DATE-TIME)
   --verify-bytes S payload-verified bytes per path and direction (default
                    $VBYTES; swverify size syntax; 0 skips the legs, which
@@ -216,7 +229,7 @@ usage: bench/e2e/run.sh [-t SECONDS] [-n TRIALS] [-P "1 4 16"] [--paths "LIST"]
   --idle-flows N   every slipway tap path (slipway, slipway+NAME) holds N
                    idle verified flows from its guest to a server in H for
                    the whole run (--max-flows raised as needed)
-Environment: SLIPWAY, SWVERIFY, SWRR, SWCONN, SWBRIDGE, SWVU (binaries; default
+Environment: SLIPWAY, SWVERIFY, SWRR, SWCONN, SWBRIDGE, SWVU, SWUDP, PASTA (binaries; default
 build/src/slipway, build/tests/instruments/swverify, build/tests/instruments/swrr, build/tests/instruments/swconn,
 build/tests/instruments/swbridge).
 EOF
@@ -239,6 +252,7 @@ while [ $# -gt 0 ]; do
 	--mem-flows) MEM_FLOWS=${2:?}; shift 2 ;;
 	--mem-gateways) MEM_GATEWAYS=${2:?}; shift 2 ;;
 	--passt) PASST=${2:?}; shift 2 ;;
+	--pasta) PASTA=${2:?}; shift 2 ;;
 	--passt-vu) PASST_VU=${2:?}; shift 2 ;;
 	--baseline) SW_BASE=${2:?}; shift 2 ;;
 	--loss) LOSS=${2:?}; shift 2 ;;
@@ -305,7 +319,9 @@ leg() { [[ " $LEGS " == *" $1 "* ]]; }
 for t in iperf3 ip timeout ss "$PY"; do
 	command -v "$t" >/dev/null || { echo "run.sh: $t is missing (apt-get install -y iperf3 iproute2 python3)" >&2; exit 2; }
 done
-for b in "$SW" "$SWV" "$SWRR" "$SWCONN"; do
+UDPB=()
+{ leg udp || leg udprr || leg dns; } && UDPB=("$SWUDP")
+for b in "$SW" "$SWV" "$SWRR" "$SWCONN" "${UDPB[@]}"; do
 	[ -x "$b" ] || { echo "run.sh: build first (ninja -C build): no $b" >&2; exit 2; }
 done
 [ -n "$OUT" ] || OUT=$ROOT/bench/results/$(date +%Y%m%d-%H%M%S)
@@ -313,7 +329,7 @@ if [ -e "$OUT" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
 	echo "run.sh: $OUT exists and is not empty" >&2
 	exit 2
 fi
-mkdir -p "$OUT"/iperf "$OUT"/verify "$OUT"/logs "$OUT"/slipway "$OUT"/lat "$OUT"/conn "$OUT"/mem "$OUT"/watch || exit 2
+mkdir -p "$OUT"/iperf "$OUT"/udp "$OUT"/udpverify "$OUT"/udprr "$OUT"/dns "$OUT"/verify "$OUT"/logs "$OUT"/slipway "$OUT"/lat "$OUT"/conn "$OUT"/mem "$OUT"/watch || exit 2
 OUT=$(cd "$OUT" && pwd)
 
 # slipway options that depend on the build: the tap legs of published
@@ -427,6 +443,7 @@ wait_for() {
 }
 has_inet() { ip -n "$1" -4 addr show dev "$2" 2>/dev/null | grep -q inet; }
 listening() { ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q LISTEN; }
+ubound() { ip netns exec "$1" ss -Hlun "sport = :$2" 2>/dev/null | grep -q .; }
 # Per path: NS client namespace (tput, lat, verify), ADDR server address
 # from there, SNS server namespace (H, or the guest for slipway-splice),
 # GNS the guest namespace (conn servers), REV 1 when the client is on the
@@ -436,9 +453,12 @@ listening() { ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q LI
 # are gated, SWSTATS slipway's --stats-file.
 # VUP_ECHO: 1 when the guest->host payload check must be an echo (see
 # setup_pasta).
+declare -A UPORT GPORT EPORT HPORT
 declare -A NS ADDR PORT VLISTEN VPORT RPORT CPORT GW IFS_ SNS GNS REV CADDR CNS SWSTATS BRIDGE VUP_ECHO
 # --watch: CTLP the watched path's control socket, WCMD its watcher (bash)
 declare -A CTLP WCMD
+# the dns leg: DNSFWD the gateway's DNS forwarder as the guest reaches it
+declare -A DNSFWD
 skip() {
 	printf '%s\t%s\n' "$1" "$2" >>"$OUT/skipped.tsv"
 	note "SKIP $1: $2"
@@ -467,6 +487,10 @@ echo "start_epoch $EPOCHREALTIME" >"$OUT/run.meta"
 : >"$OUT/mem.jsonl"
 : >"$OUT/watch.jsonl"
 : >"$OUT/idle.jsonl"
+: >"$OUT/udp.jsonl"
+: >"$OUT/udprr.jsonl"
+: >"$OUT/dns.jsonl"
+: >"$OUT/udpverify.jsonl"
 # slipway's upstream resolvers: none that leave the machine
 echo "nameserver 127.0.0.1" >"$OUT/slipway/resolv.conf"
 
@@ -478,6 +502,13 @@ for p in $PATHS; do
 	VPORT[$p]=$((5301 + i))
 	RPORT[$p]=$((5401 + i))
 	CPORT[$p]=$((5501 + i))
+	# the UDP legs: iperf3 -u (its TCP control and UDP data), swudp
+	# recv in the guest (published) and on the host side (not: the
+	# gateway holds the published port there), swudp echo
+	UPORT[$p]=$((6201 + i))
+	GPORT[$p]=$((6301 + i))
+	EPORT[$p]=$((6401 + i))
+	HPORT[$p]=$((6501 + i))
 	SNS[$p]=$H REV[$p]=0 CNS[$p]=$H
 	i=$((i + 1))
 done
@@ -501,6 +532,8 @@ setup_veth() {
 		{ skip veth "veth setup failed"; return 1; }
 	NS[veth]=$g GNS[veth]=$g ADDR[veth]=10.200.0.1 VLISTEN[veth]=10.200.0.1
 	CADDR[veth]=10.200.0.2 GW[veth]="" IFS_[veth]="$g:vg $H:vh"
+	# the dns leg's reference: the upstream itself, over the veth
+	DNSFWD[veth]=10.200.0.1
 }
 setup_loopback() {
 	NS[loopback]=$H GNS[loopback]=$H ADDR[loopback]=127.0.0.1 VLISTEN[loopback]=127.0.0.1
@@ -534,6 +567,7 @@ setup_veth_remote() {
 		{ skip veth-remote "veth setup failed"; return 1; }
 	remote_path veth-remote $g
 	ADDR[veth-remote]=10.202.0.2 CADDR[veth-remote]=10.202.0.2 GW[veth-remote]=""
+	DNSFWD[veth-remote]=10.202.0.1
 	IFS_[veth-remote]="$C:vc $H:hc $H:hr $g:vr"
 }
 # setup_slipway PATH: slipway (guest -> host through the tap),
@@ -544,12 +578,14 @@ setup_slipway() {
 	if [ "$path" = slipway ]; then
 		g=swbW$TAG stats=$OUT/slipway/stats.json
 		leg conn && pub+=(-t "${CPORT[$path]}")
+		leg udp && pub+=(-u "${GPORT[$path]}")
 		pub+=("${SW_NOSPLICE[@]}" "${SW_IDLEOPTS[@]}")
 	elif [ "${path%%+*}" = slipway ]; then
 		# a variant: the tap path with extra options
 		VN=$((${VN:-0} + 1))
 		g=swbV$VN$TAG stats=$OUT/slipway/stats-$path.json
 		leg conn && pub+=(-t "${CPORT[$path]}")
+		leg udp && pub+=(-u "${GPORT[$path]}")
 		pub+=("${SW_NOSPLICE[@]}" "${SW_IDLEOPTS[@]}")
 		# --watch: the control socket the watcher asks (a short path:
 		# sun_path holds 107 bytes)
@@ -572,6 +608,8 @@ setup_slipway() {
 		leg tput && pub+=(-t "$a${PORT[$path]}" -t "$a${VPORT[$path]}")
 		leg lat && pub+=(-t "$a${RPORT[$path]}")
 		leg conn && pub+=(-t "$a${CPORT[$path]}")
+		leg udp && pub+=(-t "$a${UPORT[$path]}" -u "$a${UPORT[$path]}" -u "$a${GPORT[$path]}")
+		leg udprr && pub+=(-u "$a${EPORT[$path]}")
 	fi
 	make_ns $g || return 1
 	spawn "$OUT/logs/$path.log" ip netns exec "$H" "${VBIN[$path]:-$SW}" \
@@ -583,6 +621,7 @@ setup_slipway() {
 		return 1
 	fi
 	GNS[$path]=$g IFS_[$path]="$g:tap0" CADDR[$path]=127.0.0.1
+	[ "$path" != slipway-splice ] && DNSFWD[$path]=10.0.2.3
 	if [ "$path" = slipway-remote ]; then
 		remote_path "$path" $g
 		ADDR[$path]=$RADDR CADDR[$path]=$RADDR IFS_[$path]="$g:tap0 $C:vc $H:hc"
@@ -601,23 +640,24 @@ pasta_template() {
 		run ip -n "$H" link set hv1 up &&
 		run ip -n "$H" route add default via 10.88.0.2 dev hv0
 }
-# start_pasta SPAWN NS LOG PID-FILE TCP-IN TCP-OUT: pasta on guest NS, in H,
-# started by the function SPAWN (spawn, or spawn_nofile N)
+# start_pasta SPAWN NS LOG PID-FILE TCP-IN TCP-OUT [UDP-IN [OPTION...]]:
+# pasta (--pasta BIN) on guest NS, in H, started by the function SPAWN
+# (spawn, or spawn_nofile N)
 start_pasta() {
 	local sp
 	read -r -a sp <<<"$1"
 	shift
 	# --runas 0: as root pasta drops to "nobody" and then cannot join a
 	# namespace made by ip netns ("Couldn't switch to pasta namespaces")
-	"${sp[@]}" "$2" ip netns exec "$H" pasta -f -q --runas 0 -I tap0 \
-		-t "$4" -u none -T "$5" -U none --config-net -P "$3" --netns "/run/netns/$1"
+	"${sp[@]}" "$2" ip netns exec "$H" "$PASTA" -f -q --runas 0 -I tap0 \
+		-t "$4" -u "${6:-none}" -T "$5" -U none "${@:7}" --config-net -P "$3" --netns "/run/netns/$1"
 }
 # setup_pasta PATH: pasta (tap path), pasta-splice (-T for our ports) or
 # pasta-remote (-t 10.201.0.1/PORT,... for every leg's port, client in C)
 setup_pasta() {
-	local path=$1 g tports=none inports=none
-	if ! command -v pasta >/dev/null; then
-		skip "$path" "pasta not installed (apt-get install -y passt)"
+	local path=$1 g tports=none inports=none uports=none popts=()
+	if ! command -v "$PASTA" >/dev/null; then
+		skip "$path" "pasta not installed ($PASTA; apt-get install -y passt, or --pasta BIN)"
 		return 1
 	fi
 	pasta_template || { skip "$path" "template interface setup in H failed"; return 1; }
@@ -635,12 +675,28 @@ setup_pasta() {
 		leg tput && l+=("${PORT[$path]}" "${VPORT[$path]}")
 		leg lat && l+=("${RPORT[$path]}")
 		leg conn && l+=("${CPORT[$path]}")
+		leg udp && l+=("${UPORT[$path]}")
 		inports=$RADDR/$(IFS=,; echo "${l[*]}")
+		l=()
+		leg udp && l+=("${UPORT[$path]}" "${GPORT[$path]}")
+		leg udprr && l+=("${EPORT[$path]}")
+		[ ${#l[@]} -gt 0 ] && uports=$RADDR/$(IFS=,; echo "${l[*]}")
 	else
 		leg conn && inports=${CPORT[$path]}
+		[ "$path" = pasta ] && leg udp && uports=${GPORT[$path]}
+	fi
+	# the dns leg: pasta's forwarder at 10.88.0.3, to swudp dns-server on
+	# H's 127.0.0.1:53 (--dns-host, where this pasta has it)
+	if leg dns && [ "$path" != pasta-splice ]; then
+		if "$PASTA" --help 2>&1 | grep -q -- --dns-host; then
+			popts=(--dns-forward 10.88.0.3 --dns-host 127.0.0.1)
+		else
+			remark "$path" "dns leg: $PASTA has no --dns-host, so its DNS forwarder cannot be pointed at the test's upstream; not measured"
+		fi
 	fi
 	make_ns $g || return 1
-	start_pasta spawn $g "$OUT/logs/$path.log" "$OUT/logs/$path.pid" "$inports" "$tports"
+	start_pasta spawn $g "$OUT/logs/$path.log" "$OUT/logs/$path.pid" "$inports" "$tports" "$uports" "${popts[@]}"
+	[ ${#popts[@]} -gt 0 ] && DNSFWD[$path]=10.88.0.3
 	GW[$path]=$LASTPID
 	if ! wait_for 10 "has_inet $g tap0"; then
 		skip "$path" "pasta did not configure tap0 in 10 s: $(logtail "$OUT/logs/$path.log")"
@@ -755,17 +811,17 @@ setup_slirp4netns() {
 	NS[slirp4netns]=$g GNS[slirp4netns]=$g ADDR[slirp4netns]=10.0.2.2 VLISTEN[slirp4netns]=127.0.0.1
 	IFS_[slirp4netns]="$g:tap0" CADDR[slirp4netns]=127.0.0.1
 }
-# slirp_hostfwd PORT: publish H's 127.0.0.1:PORT to the guest's PORT
-# through slirp4netns's API socket
+# slirp_hostfwd PORT [PROTO]: publish H's 127.0.0.1:PORT to the guest's
+# PORT through slirp4netns's API socket (PROTO tcp, the default, or udp)
 slirp_hostfwd() {
-	printf 'slirp4netns API %s: add_hostfwd tcp 127.0.0.1:%s -> guest:%s\n' \
-		"$OUT/logs/slirp4netns.sock" "$1" "$1" >>"$OUT/commands.txt"
-	"$PY" - "$OUT/logs/slirp4netns.sock" "$1" <<'EOF'
+	printf 'slirp4netns API %s: add_hostfwd %s 127.0.0.1:%s -> guest:%s\n' \
+		"$OUT/logs/slirp4netns.sock" "${2:-tcp}" "$1" "$1" >>"$OUT/commands.txt"
+	"$PY" - "$OUT/logs/slirp4netns.sock" "$1" "${2:-tcp}" <<'EOF'
 import json, socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.settimeout(5)
 s.connect(sys.argv[1])
-req = {"execute": "add_hostfwd", "arguments": {"proto": "tcp", "host_addr": "127.0.0.1",
+req = {"execute": "add_hostfwd", "arguments": {"proto": sys.argv[3], "host_addr": "127.0.0.1",
        "host_port": int(sys.argv[2]), "guest_port": int(sys.argv[2])}}
 s.sendall(json.dumps(req).encode())
 r = json.loads(s.recv(4096).decode())
@@ -859,7 +915,15 @@ for p in "${ACTIVE[@]}"; do
 	leg tput && spawn "$OUT/logs/iperf3-server-$p.log" ip netns exec "${SNS[$p]}" iperf3 -s -p "${PORT[$p]}"
 	leg lat && spawn "$OUT/logs/swrr-server-$p.log" ip netns exec "${SNS[$p]}" "$SWRR" server "${RPORT[$p]}"
 	leg conn && spawn "$OUT/logs/swconn-server-$p.log" ip netns exec "${GNS[$p]}" "$SWCONN" server "${CPORT[$p]}"
+	leg udp && spawn "$OUT/logs/iperf3u-server-$p.log" ip netns exec "${SNS[$p]}" iperf3 -s -p "${UPORT[$p]}"
+	leg udprr && spawn "$OUT/logs/swudp-echo-$p.log" ip netns exec "${SNS[$p]}" "$SWUDP" echo "${EPORT[$p]}"
 done
+# the dns leg's upstream: port 53 on all of H's addresses (slipway's
+# --resolv-conf names 127.0.0.1; pasta's --dns-host too)
+if leg dns; then
+	spawn "$OUT/logs/swudp-dns-server.log" ip netns exec "$H" "$SWUDP" dns-server 53
+	DNS_SERVER=$LASTPID
+fi
 if leg mem; then
 	spawn_nofile "$MEM_NOFILE" "$OUT/logs/swconn-server-mem.log" ip netns exec "$H" "$SWCONN" server $MPORT
 	MEM_SERVER=$LASTPID
@@ -877,7 +941,19 @@ for p in "${ACTIVE[@]}"; do
 		note "run.sh: swconn server for $p did not start"
 		exit 1
 	fi
+	if leg udp && ! wait_for 10 "listening ${SNS[$p]} ${UPORT[$p]}"; then
+		note "run.sh: iperf3 UDP server for $p did not start"
+		exit 1
+	fi
+	if leg udprr && ! wait_for 10 "ubound ${SNS[$p]} ${EPORT[$p]}"; then
+		note "run.sh: swudp echo for $p did not start"
+		exit 1
+	fi
 done
+if leg dns && ! wait_for 10 "ubound $H 53"; then
+	note "run.sh: swudp dns-server did not start"
+	exit 1
+fi
 if leg mem && ! wait_for 10 "listening $H $MPORT"; then
 	note "run.sh: swconn server for the mem leg did not start"
 	exit 1
@@ -1067,7 +1143,7 @@ tool_leg() {
 	SNAP=null
 	is_slipway "$p" && [ "$alive" = 1 ] && sw_snapshot "$p" $SEQ
 	[ -s "$OUT/${of%.json}.err" ] || rm -f "$OUT/${of%.json}.err"
-	printf '{"seq":%d,"kind":"%s","trial":%d,"path":"%s","rc":%d,"out":"%s","t0":%s,"t1":%s,"sys_busy_ticks":%d,"gw_pid":%s,"gw_ticks":%s,"gw_alive":%s,"if_before":%s,"if_after":%s,"loss_before":%s,"loss_after":%s,"slipway_snapshot":%s,"cmd":"%s"}\n' \
+	printf '{"seq":%d,"kind":"%s","trial":%d,"path":"%s",'"${TL_EXTRA:-}"'"rc":%d,"out":"%s","t0":%s,"t1":%s,"sys_busy_ticks":%d,"gw_pid":%s,"gw_ticks":%s,"gw_alive":%s,"if_before":%s,"if_after":%s,"loss_before":%s,"loss_after":%s,"slipway_snapshot":%s,"cmd":"%s"}\n' \
 		$SEQ "$kind" "$t" "$p" $rc "$of" "$t0" "$t1" $((sb1 - sb0)) "${gpid:-null}" \
 		"$([ "$pt0" -ge 0 ] && [ "$pt1" -ge 0 ] && echo $((pt1 - pt0)) || echo null)" \
 		"$([ $alive = 1 ] && echo true || echo false)" "$ifb" "$ifa" "$lb" "$la" "$SNAP" "$*" >>"$OUT/$lg.jsonl"
@@ -1089,6 +1165,89 @@ conn_trial() {
 	[ "${3:-trial}" = warmup ] && s=1
 	tool_leg conn "$1" "$2" "${3:-trial}" ip netns exec "${CNS[$1]}" timeout -k 5 $((s + 60)) \
 		"$SWCONN" client "${CADDR[$1]}" "${CPORT[$1]}" --seconds $s --parallel "$CONN_PAR"
+}
+
+# ---- the UDP legs (udp, udprr, dns) ----------------------------------------
+# udp_ends PATH DIR: USND the sender's namespace, UDST the address it sends
+# to, URCV the receiver's namespace, for a one-way swudp stream DIR (up:
+# guest->host, down: host->guest). Client in the guest (REV 0): up to the
+# server side (ADDR), down from CNS to the port published into the guest
+# (CADDR, as the conn leg). Remote paths (REV 1): down from C to the
+# published port, up from the guest to C's own 10.201.0.2 (the gateway's
+# outbound path, as a guest's reply would take)
+udp_ends() {
+	if [ "${REV[$1]}" = 0 ]; then
+		if [ "$2" = up ]; then
+			USND=${NS[$1]} UDST=${ADDR[$1]} URCV=${SNS[$1]}
+		else
+			USND=${CNS[$1]} UDST=${CADDR[$1]} URCV=${GNS[$1]}
+		fi
+	elif [ "$2" = down ]; then
+		USND=${NS[$1]} UDST=${ADDR[$1]} URCV=${SNS[$1]}
+	else
+		USND=${GNS[$1]} UDST=10.201.0.2 URCV=$C
+	fi
+}
+# udp_trial PATH DIR TRIAL [warmup]: iperf3 -u -b 0 -l 1400 from the client
+# side (-R as the tput leg decides), its JSON to udp/
+udp_trial() {
+	local p=$1 dir=$2 secs=$SECS rev=0 r=()
+	[ "${4:-trial}" = warmup ] && secs=1
+	[ "$dir" = down ] && rev=1
+	[ "$rev" != "${REV[$p]}" ] && r=(-R)
+	TL_EXTRA="\"dir\":\"$dir\",\"variant\":\"iperf3\","
+	tool_leg udp "$p" "$3" "${4:-trial}" ip netns exec "${NS[$p]}" timeout -k 5 $((secs + 60)) \
+		iperf3 -c "${ADDR[$p]}" -p "${UPORT[$p]}" -u -b 0 -l 1400 -t "$secs" -J --connect-timeout 5000 "${r[@]}"
+	TL_EXTRA=""
+}
+# udp_stream PATH DIR TRIAL KIND MODE: a swudp recv where DIR's receiver
+# is, then swudp send to it for SECS (MODE gso: --gso 40 --size 1400, to
+# udp.jsonl; verify: --flows 4 --size 1400, to udpverify.jsonl); the
+# receiver's JSON in RECV_OUT and its exit status in RECV_OUT.rc
+udp_stream() {
+	local p=$1 dir=$2 t=$3 kind=$4 mode=$5 secs=$SECS rf rpid lg=udp sargs=(--gso 40 --size 1400) port
+	[ "$kind" = warmup ] && secs=1
+	[ "$mode" = verify ] && lg=udpverify sargs=(--flows 4 --size 1400)
+	udp_ends "$p" "$dir"
+	port=${GPORT[$p]}
+	[ "$dir" = up ] && port=${HPORT[$p]}
+	rf=$lg/$(printf '%04d' $((SEQ + 1)))-$p.recv.json
+	spawn "$OUT/$rf" ip netns exec "$URCV" "$SWUDP" recv "$port" --idle-ms 1000
+	rpid=$LASTPID
+	wait_for 10 "ubound $URCV $port" || note "udp $p $dir: swudp recv not ready"
+	TL_EXTRA="\"dir\":\"$dir\",\"variant\":\"$mode\",\"recv_out\":\"$rf\","
+	tool_leg $lg "$p" "$t" "$kind" ip netns exec "$USND" timeout -k 5 $((secs + 60)) \
+		"$SWUDP" send "$UDST" "$port" --seconds "$secs" "${sargs[@]}"
+	TL_EXTRA=""
+	# the receiver ends 1 s after the last datagram; none at all: stopped
+	wait_for 15 "! kill -0 $rpid 2>/dev/null" || kill -TERM "$rpid" 2>/dev/null
+	wait "$rpid"
+	RRC=$?
+	forget "$rpid"
+	echo $RRC >"$OUT/$rf.rc"
+	[ "$TRC" = 0 ] && [ "$RRC" = 0 ] && grep -q '"datagrams":[1-9]' "$OUT/$rf" || TRC=1
+}
+# udprr_trial PATH TRIAL [warmup]: swudp rr, 1000 flows, 64 and 1200 bytes,
+# from the client side to swudp echo on the server side
+udprr_trial() {
+	local secs=$SECS sz rc=0
+	[ "${3:-trial}" = warmup ] && secs=1
+	for sz in 64 1200; do
+		TL_EXTRA="\"size\":$sz,"
+		tool_leg udprr "$1" "$2" "${3:-trial}" ip netns exec "${NS[$1]}" timeout -k 5 $((secs + 60)) \
+			"$SWUDP" rr "${ADDR[$1]}" "${EPORT[$1]}" --flows 1000 --size $sz --seconds "$secs"
+		[ "$TRC" = 0 ] || rc=$TRC
+		TL_EXTRA=""
+	done
+	TRC=$rc
+}
+# dns_trial PATH TRIAL [warmup]: swudp dns from the guest to its DNS
+# forwarder (veth: to the upstream itself), 64 queries in flight
+dns_trial() {
+	local secs=$SECS
+	[ "${3:-trial}" = warmup ] && secs=1
+	tool_leg dns "$1" "$2" "${3:-trial}" ip netns exec "${GNS[$1]}" timeout -k 5 $((secs + 60)) \
+		"$SWUDP" dns "${DNSFWD[$1]}" 53 --seconds "$secs" --inflight 64
 }
 
 # mem_trial GATEWAY TRIAL: a fresh gateway on a fresh guest namespace; its
@@ -1272,12 +1431,52 @@ if leg mem; then
 		MEM_PATHS+=("$p")
 	done
 fi
+# the UDP legs: not the splice paths (no guest interface for a datagram's
+# way back to a host-side receiver); slirp4netns publishes swudp recv's
+# port through its API
+UDP_PATHS=() UDPRR_PATHS=() DNS_PATHS=()
+for p in "${RUNNING[@]}"; do
+	{ leg udp || leg udprr; } || break
+	case $p in
+	*-splice | loopback)
+		skip "$p" "udp legs: not measured on this path (no tap or veth between a host-side and a guest-side socket)"
+		continue ;;
+	esac
+	if leg udp; then
+		if [ "$p" = slirp4netns ] && ! slirp_hostfwd "${GPORT[$p]}" udp 2>"$OUT/logs/slirp4netns-api-udp.err"; then
+			skip "$p" "udp leg: slirp4netns add_hostfwd udp failed: $(head -c 200 "$OUT/logs/slirp4netns-api-udp.err")"
+		else
+			udp_trial "$p" up 0 warmup
+			a=$TRC
+			udp_trial "$p" down 0 warmup
+			if [ "$a" = 0 ] && [ "$TRC" = 0 ]; then
+				UDP_PATHS+=("$p")
+			else
+				skip "$p" "udp leg: warm-up iperf3 -u failed (rc $a/$TRC): $(grep -h '"error"' "$OUT/$LASTOUT" | head -1)"
+			fi
+		fi
+	fi
+	if leg udprr; then
+		udprr_trial "$p" 0 warmup
+		if [ "$TRC" = 0 ]; then UDPRR_PATHS+=("$p"); else skip "$p" "udprr leg: warm-up swudp rr failed (rc $TRC): $(head -c 300 "$OUT/$LASTOUT")"; fi
+	fi
+done
+if leg dns; then
+	for p in "${RUNNING[@]}"; do
+		[ -n "${DNSFWD[$p]:-}" ] || continue
+		dns_trial "$p" 0 warmup
+		if [ "$TRC" = 0 ]; then DNS_PATHS+=("$p"); else skip "$p" "dns leg: warm-up swudp dns failed (rc $TRC): $(head -c 300 "$OUT/$LASTOUT")"; fi
+	done
+fi
 printf '%s\n' "${RUNNING[@]}" >"$OUT/paths.txt"
 {
 	leg tput && printf 'tput\t%s\n' "${RUNNING[*]}"
 	leg lat && printf 'lat\t%s\n' "${LAT_PATHS[*]}"
 	leg conn && printf 'conn\t%s\n' "${CONN_PATHS[*]}"
 	leg mem && printf 'mem\t%s\n' "${MEM_PATHS[*]}"
+	leg udp && printf 'udp\t%s\n' "${UDP_PATHS[*]}"
+	leg udprr && printf 'udprr\t%s\n' "${UDPRR_PATHS[*]}"
+	leg dns && printf 'dns\t%s\n' "${DNS_PATHS[*]}"
 } >"$OUT/legs.tsv"
 for p in "${RUNNING[@]}"; do
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "${NS[$p]}" "${ADDR[$p]}" "${PORT[$p]}" \
@@ -1298,6 +1497,7 @@ note "measuring: ${RUNNING[*]} (legs: $LEGS)"
 # ---- interleaved trials: every leg once per trial ----------------------------
 TOTAL=$(((TRIALS * ${#MEM_PATHS[@]}) + TRIALS * (${#LAT_PATHS[@]} + ${#CONN_PATHS[@]})))
 leg tput && TOTAL=$((TOTAL + TRIALS * $(wc -w <<<"$STREAMS") * 2 * ${#RUNNING[@]}))
+TOTAL=$((TOTAL + TRIALS * (4 * ${#UDP_PATHS[@]} + ${#UDPRR_PATHS[@]} + ${#DNS_PATHS[@]})))
 k=0
 for t in $(seq "$TRIALS"); do
 	if leg tput; then
@@ -1325,6 +1525,30 @@ for t in $(seq "$TRIALS"); do
 		k=$((k + 1))
 		mem_trial "$p" "$t"
 		printf '[%d/%d] trial %d mem  %-14s rc=%d %s\n' $k $TOTAL "$t" "$p" "$MRC" "$MEMLINE" >&2
+	done
+	for dir in up down; do
+		for p in "${UDP_PATHS[@]}"; do
+			k=$((k + 1))
+			udp_trial "$p" $dir "$t"
+			printf '[%d/%d] trial %d udp  %-4s %-14s rc=%d\n' $k $TOTAL "$t" $dir "$p" "$TRC" >&2
+		done
+	done
+	for dir in up down; do
+		for p in "${UDP_PATHS[@]}"; do
+			k=$((k + 1))
+			udp_stream "$p" $dir "$t" trial gso
+			printf '[%d/%d] trial %d udp-gso %-4s %-14s rc=%d %s\n' $k $TOTAL "$t" $dir "$p" "$TRC" "$(grep -o '"datagrams":[0-9]*' "$OUT/${LASTOUT%.json}.recv.json" 2>/dev/null | tail -1)" >&2
+		done
+	done
+	for p in "${UDPRR_PATHS[@]}"; do
+		k=$((k + 1))
+		udprr_trial "$p" "$t"
+		printf '[%d/%d] trial %d udprr %-14s rc=%d\n' $k $TOTAL "$t" "$p" "$TRC" >&2
+	done
+	for p in "${DNS_PATHS[@]}"; do
+		k=$((k + 1))
+		dns_trial "$p" "$t"
+		printf '[%d/%d] trial %d dns  %-14s rc=%d %s\n' $k $TOTAL "$t" "$p" "$TRC" "$(grep -o '"per_second":[0-9.]*' "$OUT/$LASTOUT")" >&2
 	done
 done
 
@@ -1387,6 +1611,14 @@ if leg tput && [ "$VBYTES" != 0 ]; then
 	done
 fi
 
+# the UDP integrity gate: one verified swudp stream per path and direction
+for p in "${UDP_PATHS[@]}"; do
+	for dir in up down; do
+		udp_stream "$p" $dir 0 verify verify
+		printf 'udp verify %-14s %-4s rc=%d %s\n' "$p" $dir "$TRC" "$(tail -1 "$OUT/${LASTOUT%.json}.recv.json" 2>/dev/null)" >&2
+	done
+done
+
 # ---- final interface counters, then stop the gateways ----------------------
 for p in "${RUNNING[@]}"; do
 	ifsnap "$p"
@@ -1409,6 +1641,10 @@ for p in "${RUNNING[@]}"; do
 	stop_pid "$gpid" 10
 	echo "$p $RC" >>"$OUT/gw-exit.txt"
 done
+if leg dns; then
+	stop_pid "$DNS_SERVER" 10
+	echo "$RC" >"$OUT/dns/server-exit.txt"
+fi
 if leg mem; then
 	stop_pid "$MEM_SERVER" 10
 	echo "$RC" >"$OUT/mem/server-exit.txt"

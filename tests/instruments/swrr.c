@@ -199,19 +199,6 @@ static void parse_args(int argc, char **argv, struct rr_opts *o)
 }
 
 /**
- * now_ns() - CLOCK_MONOTONIC in nanoseconds
- *
- * Return: the time
- */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/**
  * set_nodelay() - turn Nagle's algorithm off on a TCP socket
  * @fd:	socket
  *
@@ -373,41 +360,6 @@ static int connect_to(const struct sockaddr_storage *ss, socklen_t len,
 out_close:
 	close(fd);
 	return rc;
-}
-
-/**
- * cmp_u64() - qsort() comparator for uint64_t
- * @a:	first
- * @b:	second
- *
- * Return: <0, 0 or >0
- */
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/**
- * pct_us() - nearest-rank percentile of sorted samples, in microseconds
- * @s:	samples in nanoseconds, sorted ascending
- * @n:	number of samples, at least 1
- * @p:	percentile, 0 < @p <= 100
- *
- * Return: the sample at rank ceil(@p / 100 * @n), in microseconds
- */
-static double pct_us(const uint64_t *s, size_t n, double p)
-{
-	size_t rank = (size_t)((p / 100.0) * (double)n);
-
-	if ((double)rank < (p / 100.0) * (double)n)
-		rank++;
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return (double)s[rank - 1] / 1e3;
 }
 
 /**

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "toolutil.h"
 
@@ -78,4 +79,52 @@ bool tool_resolve(const char *addr, const char *port, bool passive,
 	*len = res->ai_addrlen;
 	freeaddrinfo(res);
 	return true;
+}
+
+/**
+ * now_ns() - CLOCK_MONOTONIC in nanoseconds
+ *
+ * Return: the time
+ */
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/**
+ * cmp_u64() - qsort() comparator for uint64_t
+ * @a:	first
+ * @b:	second
+ *
+ * Return: <0, 0 or >0
+ */
+int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/**
+ * pct_us() - nearest-rank percentile of sorted samples, in microseconds
+ * @s:	samples in nanoseconds, sorted ascending
+ * @n:	number of samples, at least 1
+ * @p:	percentile, 0 < @p <= 100
+ *
+ * Return: the sample at rank ceil(@p / 100 * @n), in microseconds
+ */
+double pct_us(const uint64_t *s, size_t n, double p)
+{
+	size_t rank = (size_t)((p / 100.0) * (double)n);
+
+	if ((double)rank < (p / 100.0) * (double)n)
+		rank++;
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return (double)s[rank - 1] / 1e3;
 }

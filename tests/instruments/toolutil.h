@@ -4,6 +4,8 @@
 #define SLIPWAY_TOOLUTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 /* the program's name, for messages: each tool defines it */
@@ -41,5 +43,31 @@ unsigned int parse_uint(const char *opt, const char *s, unsigned long lo,
  */
 bool tool_resolve(const char *addr, const char *port, bool passive,
 		  struct sockaddr_storage *ss, socklen_t *len);
+
+/**
+ * now_ns() - CLOCK_MONOTONIC in nanoseconds
+ *
+ * Return: the time
+ */
+uint64_t now_ns(void);
+
+/**
+ * cmp_u64() - qsort() comparator for uint64_t
+ * @a:	first
+ * @b:	second
+ *
+ * Return: <0, 0 or >0
+ */
+int cmp_u64(const void *a, const void *b);
+
+/**
+ * pct_us() - nearest-rank percentile of sorted samples, in microseconds
+ * @s:	samples in nanoseconds, sorted ascending
+ * @n:	number of samples, at least 1
+ * @p:	percentile, 0 < @p <= 100
+ *
+ * Return: the sample at rank ceil(@p / 100 * @n), in microseconds
+ */
+double pct_us(const uint64_t *s, size_t n, double p);
 
 #endif /* SLIPWAY_TOOLUTIL_H */
