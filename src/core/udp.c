@@ -540,7 +540,7 @@ struct udp_flow *udp_pub_to_guest(struct core *c, const uint8_t *src,
 				  uint16_t sport, uint16_t gport, int32_t sock,
 				  struct fx *fx, size_t len, uint64_t now_ns)
 {
-	return udp_pub_to_guest_at(c, NULL, src, sport, gport, sock, fx, len,
+	return udp_pub_to_guest_at(c, NULL, src, sport, gport, sock, fx, len, 0,
 				   now_ns);
 }
 
@@ -557,6 +557,8 @@ struct udp_flow *udp_pub_to_guest(struct core *c, const uint8_t *src,
  * @fx:		effects batch; the payload is at udp_payload_slot() for
  *		@src's family
  * @len:	payload length
+ * @seg:	datagrams of @seg bytes received together (UDP GRO), as for
+ *		udp_flow_to_guest(); 0: one datagram
  * @now_ns:	monotonic time
  *
  * Return: as udp_pub_to_guest(); NULL also when @gaddr and @src differ in
@@ -565,7 +567,8 @@ struct udp_flow *udp_pub_to_guest(struct core *c, const uint8_t *src,
 struct udp_flow *udp_pub_to_guest_at(struct core *c, const uint8_t *gaddr,
 				     const uint8_t *src, uint16_t sport,
 				     uint16_t gport, int32_t sock,
-				     struct fx *fx, size_t len, uint64_t now_ns)
+				     struct fx *fx, size_t len, uint16_t seg,
+				     uint64_t now_ns)
 {
 	uint8_t g[ADDR_LEN];
 	struct udp_flow *f;
@@ -582,7 +585,7 @@ struct udp_flow *udp_pub_to_guest_at(struct core *c, const uint8_t *gaddr,
 		if (now_ns + c->conf.udp_idle_ns < c->next_deadline_ns)
 			c->next_deadline_ns = now_ns + c->conf.udp_idle_ns;
 	}
-	udp_flow_to_guest(c, f, fx, len, 0, now_ns);
+	udp_flow_to_guest(c, f, fx, len, seg, now_ns);
 	return f;
 }
 

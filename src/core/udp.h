@@ -180,7 +180,7 @@ struct udp_flow *udp_pub_to_guest(struct core *c, const uint8_t *src,
 struct udp_flow *udp_pub_to_guest_at(struct core *c, const uint8_t *gaddr,
 				     const uint8_t *src, uint16_t sport,
 				     uint16_t gport, int32_t sock,
-				     struct fx *fx, size_t len,
+				     struct fx *fx, size_t len, uint16_t seg,
 				     uint64_t now_ns);
 
 /**

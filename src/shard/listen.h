@@ -58,12 +58,16 @@ struct fwd_rule {
  * @rule:	what it publishes, with its id
  * @paused:	TCP: out of fds, out of the epoll set's interest until
  *		shard_listen_resume()
+ * @gro:	UDP: the socket has UDP_GRO (sock_udp_listen_prep())
+ * @drops:	UDP: its receive-queue drops as last seen (SO_RXQ_OVFL)
  */
 struct listener {
 	int fd;
 	int family;
 	struct fwd_rule rule;
 	bool paused;
+	bool gro;
+	uint32_t drops;
 };
 
 #endif /* SLIPWAY_LISTEN_H */

@@ -402,6 +402,24 @@ void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
 }
 
 /**
+ * sock_udp_listen_prep() - ready a published UDP port's new socket: UDP_GRO
+ * when the edge carries UDP GSO frames (the kernel keeps each client's
+ * datagrams apart), and its drop count with every datagram
+ * @sh:		shard
+ * @l:		the listener (@fd set)
+ *
+ * #syscalls setsockopt
+ */
+void sock_udp_listen_prep(struct shard *sh, struct listener *l)
+{
+	l->gro = sh->core.conf.uso &&
+		 !setsockopt(l->fd, SOL_UDP, UDP_GRO, &(int){ 1 }, sizeof(int));
+	(void)setsockopt(l->fd, SOL_SOCKET, SO_RXQ_OVFL, &(int){ 1 },
+			 sizeof(int));
+	l->drops = 0;
+}
+
+/**
  * sock_udp_listen_event() - datagrams on a published UDP port
  * @sh:		shard
  * @idx:	UDP listener index
@@ -418,6 +436,9 @@ void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
  */
 void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 {
+	uint64_t ctl[UDP_RX_BATCH][(CMSG_SPACE(sizeof(int)) +
+				    CMSG_SPACE(sizeof(uint32_t)) + 7) /
+				   8];
 	struct sockaddr_storage ss[UDP_RX_BATCH];
 	struct listener *l = &sh->lis.ulisteners[idx];
 	struct mmsghdr msgs[UDP_RX_BATCH];
@@ -435,9 +456,10 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 	rx6 = c->conf.ipv6 &&
 	      (gaddr ? !addr_is4(gaddr) : l->family == AF_INET6);
 	/* as much as either family may carry, if the slot has room */
-	max = MIN(udp_payload_room(c, fx, rx6),
-		  MAX(udp_payload_max(c, fx, false),
-		      udp_payload_max(c, fx, true)));
+	max = udp_payload_room(c, fx, rx6);
+	if (!l->gro) /* else the core checks each datagram's size */
+		max = MIN(max, MAX(udp_payload_max(c, fx, false),
+				   udp_payload_max(c, fx, true)));
 
 	while (budget > 0) {
 		unsigned k, j;
@@ -456,6 +478,8 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 			msgs[j].msg_hdr.msg_iovlen = 1;
 			msgs[j].msg_hdr.msg_name = &ss[j];
 			msgs[j].msg_hdr.msg_namelen = sizeof(ss[j]);
+			msgs[j].msg_hdr.msg_control = ctl[j];
+			msgs[j].msg_hdr.msg_controllen = sizeof(ctl[j]);
 		}
 		r = recvmmsg(l->fd, msgs, k, MSG_DONTWAIT, NULL);
 		if (r < 0) {
@@ -465,18 +489,25 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 		}
 		for (j = 0; j < (unsigned)r; j++) {
 			size_t n = msgs[j].msg_len;
+			uint32_t drops = l->drops;
 			uint8_t src[ADDR_LEN];
 			struct udp_flow *f;
-			uint16_t sport;
+			uint16_t sport, seg;
 			uint8_t *p;
 			bool v6;
 
+			seg = sock_udp_cmsg(&msgs[j].msg_hdr, &drops);
+			CTR_ADD(c, UDP_HOST_RX_DROPS, drops - l->drops);
+			l->drops = drops;
+			if (!l->gro)
+				seg = 0;
 			conf_net_peer_src(c, &ss[j], src, &sport);
 			if (gaddr)
 				conf_net_src_for(c, gaddr, src);
 			v6 = !addr_is4(src);
 			if ((msgs[j].msg_hdr.msg_flags & MSG_TRUNC) ||
-			    n > udp_payload_max(c, fx, v6)) {
+			    (!seg && n > udp_payload_max(c, fx, v6)) ||
+			    n > udp_payload_room(c, fx, v6)) {
 				CTR_INC(c, UDP_DROP_TOO_BIG);
 				continue;
 			}
@@ -487,7 +518,7 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 				memmove(p, iov[j].iov_base, n);
 			f = udp_pub_to_guest_at(c, gaddr, src, sport,
 						l->rule.guest_port, l->fd, fx,
-						n, sh->now_ns);
+						n, seg, sh->now_ns);
 			if (f)
 				sh->sock.upeer[udp_flow_idx(c, f)] = ss[j];
 		}

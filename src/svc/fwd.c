@@ -17,6 +17,7 @@
 #include "shard/mbox.h"
 #include "shard/shard.h"
 #include "shard/sock_tcp.h"
+#include "shard/sock_udp.h"
 #include "svc/splice.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -322,6 +323,8 @@ static int fwd_open(struct shard *sh, const struct fwd_rule *r)
 	l->family = r->host_family == AF_INET ? AF_INET : AF_INET6;
 	l->rule = *r;
 	l->rule.id = ++sh->lis.fwd_next_id;
+	if (type == SOCK_DGRAM)
+		sock_udp_listen_prep(sh, l);
 	if (i == *n)
 		(*n)++;
 	return (int)l->rule.id;

@@ -1595,7 +1595,7 @@ static void test_published_addr(void **state)
 		memcpy(wrong, guest6, ADDR_LEN);
 	memcpy(udp_payload_slot(&e->c, &e->fx, u->v6), pat, 7);
 	f = udp_pub_to_guest_at(&e->c, ga, u->remote, 6000, 5353, 9, &e->fx, 7,
-				e->now);
+				0, e->now);
 	assert_non_null(f);
 	assert_memory_equal(f->guest_addr, ga, ADDR_LEN);
 	p = parse_udp(u, 0, u->remote, 6000, ga, 5353, &len);
@@ -1603,7 +1603,7 @@ static void test_published_addr(void **state)
 	env_clear(e);
 	env_mark(e);
 	assert_null(udp_pub_to_guest_at(&e->c, wrong, u->remote, 6000, 5353, 9,
-					&e->fx, 7, e->now));
+					&e->fx, 7, 0, e->now));
 	assert_dropped(e, 0, CTR_IP6_DROP_ADDR);
 	if (u->v6) {
 		e->c.conf.ipv6 = false;
