@@ -2412,7 +2412,8 @@ static void test_gso_from_guest(void **state)
 
 /**
  * test_gso_bad() - guest UDP GSO frames dropped and counted
- * (UDP_DROP_BAD_GSO), with no intent and no frame: segment size 0, one
+ * (UDP_DROP_BAD_GSO), with no intent and no frame: segment size 0 (even
+ * with no payload), one
  * the MTU does not allow (even for a shorter payload), more than
  * UDP_GSO_SEGS_MAX segments, to the DNS forwarder, (IPv4) to the DHCP
  * server port; and with conf.uso off any GSO_UDP_L4 frame is a bad vnet
@@ -2434,6 +2435,9 @@ static void test_gso_bad(void **state)
 	max = 1500 - iphlen(u) - UDP_HLEN;
 	env_mark(e);
 	send_gso(u, u->remote, 443, 3000, VNET_HDR_GSO_UDP_L4, 0);
+	assert_dropped(e, k++, CTR_UDP_DROP_BAD_GSO);
+	env_mark(e);
+	send_gso(u, u->remote, 443, 0, VNET_HDR_GSO_UDP_L4, 0);
 	assert_dropped(e, k++, CTR_UDP_DROP_BAD_GSO);
 	env_mark(e);
 	send_gso(u, u->remote, 443, max * 2, VNET_HDR_GSO_UDP_L4,
