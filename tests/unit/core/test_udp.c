@@ -74,16 +74,18 @@ static void conf(struct core_conf *cc, bool offload)
  * @state:	out: struct uenv
  * @v6:		IPv6 (else IPv4)
  * @offload:	vnet header and checksum offload
+ * @uso:	UDP GSO frames both ways (conf.uso; needs @offload)
  *
  * Return: 0
  */
-static int usetup(void **state, bool v6, bool offload)
+static int usetup(void **state, bool v6, bool offload, bool uso)
 {
 	struct uenv *u = calloc(1, sizeof(*u));
 	struct core_conf cc;
 
 	assert_non_null(u);
 	conf(&cc, offload);
+	cc.uso = uso;
 	u->e = env_new(&cc);
 	u->v6 = v6;
 	if (v6) {
@@ -116,7 +118,7 @@ static int usetup(void **state, bool v6, bool offload)
  */
 static int setup4_offload(void **state)
 {
-	return usetup(state, false, true);
+	return usetup(state, false, true, false);
 }
 
 /**
@@ -127,7 +129,7 @@ static int setup4_offload(void **state)
  */
 static int setup4_plain(void **state)
 {
-	return usetup(state, false, false);
+	return usetup(state, false, false, false);
 }
 
 /**
@@ -138,7 +140,7 @@ static int setup4_plain(void **state)
  */
 static int setup6_offload(void **state)
 {
-	return usetup(state, true, true);
+	return usetup(state, true, true, false);
 }
 
 /**
@@ -149,7 +151,29 @@ static int setup6_offload(void **state)
  */
 static int setup6_plain(void **state)
 {
-	return usetup(state, true, false);
+	return usetup(state, true, false, false);
+}
+
+/**
+ * setup4_uso() - IPv4, vnet header, checksum offload and UDP GSO frames
+ * @state:	out: struct uenv
+ *
+ * Return: 0
+ */
+static int setup4_uso(void **state)
+{
+	return usetup(state, false, true, true);
+}
+
+/**
+ * setup6_uso() - IPv6, vnet header, checksum offload and UDP GSO frames
+ * @state:	out: struct uenv
+ *
+ * Return: 0
+ */
+static int setup6_uso(void **state)
+{
+	return usetup(state, true, true, true);
 }
 
 /**
@@ -1878,11 +1902,598 @@ static void test_migrate(void **state)
 	env_free(d);
 }
 
+/* ---- UDP GSO (conf.uso) -------------------------------------------------- */
+
+/**
+ * upseudo() - the folded pseudo-header sum of a UDP datagram in the family
+ * under test
+ * @u:		environment
+ * @src:	source address
+ * @dst:	destination address
+ * @l4:		UDP length
+ *
+ * Return: the sum
+ */
+static uint16_t upseudo(const struct uenv *u, const uint8_t *src,
+			const uint8_t *dst, size_t l4)
+{
+	return u->v6 ? ref_pseudo6(src, dst, IPPROTO_UDP_, (uint32_t)l4) :
+		       ref_pseudo4(addr_to4(src), addr_to4(dst), IPPROTO_UDP_,
+				   (uint16_t)l4);
+}
+
+/**
+ * oc_add16() - one's complement sum of two 16-bit words (the kernel's
+ * csum16_add())
+ * @a:	word
+ * @b:	word
+ *
+ * Return: the sum, end-around carry added
+ */
+static uint16_t oc_add16(uint16_t a, uint16_t b)
+{
+	uint32_t s = (uint32_t)a + b;
+
+	return (uint16_t)((s & 0xffff) + (s >> 16));
+}
+
+/**
+ * host_gro() - the host received datagrams together on a flow's socket
+ * (UDP GRO): @len bytes placed in the next slot, in datagrams of @seg
+ * @u:		environment
+ * @f:		flow
+ * @data:	payload
+ * @len:	its length (at most what a slot takes, whatever the MTU)
+ * @seg:	segment size (0: one datagram)
+ */
+static void host_gro(struct uenv *u, struct udp_flow *f, const void *data,
+		     size_t len, size_t seg)
+{
+	uint8_t *p = udp_payload_slot(&u->e->c, &u->e->fx, u->v6);
+
+	assert_non_null(p);
+	assert_true(len <= udp_payload_room(&u->e->c, &u->e->fx, u->v6));
+	assert_true(seg <= 65535);
+	memcpy(p, data, len);
+	udp_flow_to_guest(&u->e->c, f, &u->e->fx, len, (uint16_t)seg,
+			  u->e->now);
+}
+
+/**
+ * parse_uso() - check a queued UDP GSO frame from the remote to the guest
+ * @u:		environment
+ * @i:		frame index
+ * @sport:	expected source port
+ * @dport:	expected destination port
+ * @seg:	expected segment size
+ * @len:	out: payload length
+ *
+ * The IP header in full (parse_l3(): lengths of the whole frame), the vnet
+ * header (NEEDS_CSUM from the UDP header, field at 6, GSO_UDP_L4 of @seg,
+ * headers up to the UDP payload), the UDP length of the whole payload
+ * and in the checksum field the folded pseudo-header sum for that
+ * length (what the kernel's own UDP GSO sends carry).
+ *
+ * Return: the UDP header
+ */
+static const uint8_t *parse_uso(const struct uenv *u, unsigned i,
+				uint16_t sport, uint16_t dport, size_t seg,
+				size_t *len)
+{
+	const uint8_t *f = slot_of(u->e, i), *uh;
+	size_t l4, hl = ETH_HLEN + iphlen(u);
+
+	uh = parse_l3(u->e, u->v6, i, IPPROTO_UDP_, NULL, u->remote, u->guest,
+		      &l4);
+	assert_true(l4 > UDP_HLEN + seg);
+	assert_int_equal(u->e->c.conf.vnet_hdr_len, 12);
+	assert_int_equal(f[0], VNET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(f[1], VNET_HDR_GSO_UDP_L4);
+	assert_int_equal(f[2] | f[3] << 8, hl + UDP_HLEN);
+	assert_int_equal(f[4] | f[5] << 8, seg);
+	assert_int_equal(f[6] | f[7] << 8, hl);
+	assert_int_equal(f[8] | f[9] << 8, 6);
+	assert_int_equal(rd16(uh), sport);
+	assert_int_equal(rd16(uh + 2), dport);
+	assert_int_equal(rd16(uh + 4), l4);
+	assert_int_equal(rd16(uh + 6), upseudo(u, u->remote, u->guest, l4));
+	*len = l4 - UDP_HLEN;
+	return uh;
+}
+
+/**
+ * guest_segments() - cut a UDP GSO frame to the guest as the guest's
+ * stack does (__udp_gso_segment()) and check every piece
+ * @u:		environment
+ * @uh:		the frame's UDP header (payload after it)
+ * @len:	payload length
+ * @seg:	segment size
+ * @data:	the payload expected
+ *
+ * Each piece: the frame's UDP header with the piece's length and the
+ * checksum field (the pseudo-header sum for the whole length) adjusted
+ * for it, then finished as NEEDS_CSUM asks (the sum from the UDP header
+ * on, complemented, 0 sent as 0xffff). Its complete checksum must verify
+ * against the piece's own pseudo-header (ref_ helpers), its payload be
+ * @data's bytes.
+ *
+ * Return: how many pieces
+ */
+static size_t guest_segments(const struct uenv *u, const uint8_t *uh,
+			     size_t len, size_t seg, const uint8_t *data)
+{
+	static uint8_t b[UDP_HLEN + 65535];
+	size_t off, sl, n = 0;
+	uint16_t ck;
+
+	for (off = 0; off < len; off += sl, n++) {
+		sl = len - off < seg ? len - off : seg;
+		memcpy(b, uh, UDP_HLEN);
+		memcpy(b + UDP_HLEN, uh + UDP_HLEN + off, sl);
+		wr16(b + 4, (uint16_t)(UDP_HLEN + sl));
+		wr16(b + 6,
+		     oc_add16(oc_add16(rd16(uh + 6), (uint16_t)~rd16(uh + 4)),
+			      rd16(b + 4)));
+		ck = (uint16_t)~ref_sum16(b, UDP_HLEN + sl, 0);
+		wr16(b + 6, ck ? ck : 0xffff);
+		assert_int_equal(ref_sum16(b, UDP_HLEN + sl,
+					   upseudo(u, u->remote, u->guest,
+						   UDP_HLEN + sl)),
+				 0xffff);
+		assert_memory_equal(b + UDP_HLEN, data + off, sl);
+	}
+	return n;
+}
+
+/**
+ * nsegs() - datagrams in @len bytes cut at @seg
+ * @len:	bytes
+ * @seg:	segment size
+ *
+ * Return: count (the last one shorter or not)
+ */
+static size_t nsegs(size_t len, size_t seg)
+{
+	return (len + seg - 1) / seg;
+}
+
+/**
+ * test_uso_to_guest() - datagrams the host received together go to the
+ * guest as one UDP GSO frame (conf.uso): segment sizes 1, 7, 1000, 1399,
+ * 1400 and the most the MTU allows (65520: the IPv4 packet 65535 bytes
+ * long; 1500), the last segment short or a whole one; vnet header, IP
+ * and UDP lengths of the whole, the checksum of each piece the guest
+ * cuts; counted by frames and datagrams, the flow's counts by datagrams.
+ * A segment size as large as the payload or larger is one plain datagram.
+ * @state:	struct uenv
+ */
+static void test_uso_to_guest(void **state)
+{
+	struct uenv *u = *state;
+	struct env *e = u->e;
+	size_t h = iphlen(u) + UDP_HLEN, i, len, n;
+	const struct {
+		uint32_t mtu;
+		size_t seg, len;
+	} cs[] = {
+		{ 65520, 1, 5 },
+		{ 65520, 7, 7 * 3 + 4 },
+		{ 65520, 1000, 3000 },
+		{ 65520, 1400, 1400 * 10 + 1 },
+		{ 65520, 1399, 1399 * 2 + 1398 },
+		{ 65520, 65520 - h, 65520 - h + 15 },
+		{ 1500, 1500 - h, (1500 - h) * 3 + 100 },
+		{ 1500, 1500 - h, (1500 - h) * 2 },
+	};
+	uint64_t tg, bt;
+	struct udp_flow *f;
+	const uint8_t *uh, *p;
+
+	assert_true(e->c.conf.uso);
+	f = open_flow(u, u->remote, 43000, 4433, 90);
+	env_mark(e);
+	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		e->c.conf.mtu = cs[i].mtu;
+		assert_int_equal(udp_payload_max(&e->c, &e->fx, u->v6),
+				 cs[i].mtu - h);
+		n = nsegs(cs[i].len, cs[i].seg);
+		tg = f->to_guest;
+		bt = f->bytes_to_guest;
+		e->now += MS(1);
+		host_gro(u, f, pat + i, cs[i].len, cs[i].seg);
+		assert_int_equal(e->fx.nframes, 1);
+		assert_int_equal(e->fx.nintents, 0);
+		assert_int_equal(e->frame_len[0], l3off(u) + h + cs[i].len);
+		uh = parse_uso(u, 0, 4433, 43000, cs[i].seg, &len);
+		assert_int_equal(len, cs[i].len);
+		assert_memory_equal(uh + UDP_HLEN, pat + i, len);
+		assert_int_equal(guest_segments(u, uh, len, cs[i].seg, pat + i),
+				 n);
+		assert_int_equal(f->to_guest, tg + n);
+		assert_int_equal(f->bytes_to_guest, bt + len);
+		assert_int_equal(f->last_ns, e->now);
+		assert_ctr_deltas(e, CTR_UDP_GSO_TO_GUEST, 1, CTR_UDP_TO_GUEST,
+				  (int)n, -1);
+		env_mark(e);
+		env_clear(e);
+	}
+	if (!u->v6) /* the largest IPv4 packet there is */
+		assert_int_equal(cs[5].len + h, 65535);
+
+	/* a segment size of the whole payload or more: one datagram */
+	e->c.conf.mtu = 65520;
+	tg = f->to_guest;
+	host_gro(u, f, pat, 1000, 1000);
+	host_gro(u, f, pat + 1, 1000, 2000);
+	host_gro(u, f, pat + 2, 1, 1);
+	assert_int_equal(e->fx.nframes, 3);
+	for (i = 0; i < 3; i++) {
+		p = parse_udp(u, (unsigned)i, u->remote, 4433, u->guest, 43000,
+			      &len);
+		assert_int_equal(len, i < 2 ? 1000 : 1);
+		assert_memory_equal(p, pat + i, len);
+	}
+	assert_int_equal(f->to_guest, tg + 3);
+	assert_ctr_deltas(e, CTR_UDP_TO_GUEST, 3, -1);
+	env_clear(e);
+}
+
+/**
+ * test_uso_split() - without UDP GSO frames on the edge, datagrams the
+ * host received together go one frame each, in consecutive slots, each a
+ * plain datagram with its own length and checksum (odd sizes, the last
+ * short or whole, the MTU's largest); those beyond the free slots are
+ * dropped and counted (FX_POOL_EMPTY), those that fit still go
+ * @state:	struct uenv
+ */
+static void test_uso_split(void **state)
+{
+	struct uenv *u = *state;
+	struct env *e = u->e;
+	size_t h = iphlen(u) + UDP_HLEN, i, j, len, n, want;
+	const struct {
+		uint32_t mtu;
+		size_t seg, len;
+	} cs[] = {
+		{ 65520, 1, 3 },
+		{ 65520, 7, 7 * 3 + 4 },
+		{ 65520, 1000, 3000 },
+		{ 65520, 1400, 1400 * 10 + 1 },
+		{ 65520, 65520 - h, 65520 - h + 15 },
+		{ 1500, 1500 - h, (1500 - h) * 2 + 1 },
+		{ 1500, 1001, 1001 * ENV_SLOTS },
+	};
+	struct udp_flow *f;
+	const uint8_t *p;
+	uint64_t tg;
+
+	assert_false(e->c.conf.uso);
+	f = open_flow(u, u->remote, 43001, 4434, 92);
+	env_mark(e);
+	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		e->c.conf.mtu = cs[i].mtu;
+		n = nsegs(cs[i].len, cs[i].seg);
+		tg = f->to_guest;
+		host_gro(u, f, pat + i, cs[i].len, cs[i].seg);
+		assert_int_equal(e->fx.nframes, n);
+		assert_int_equal(e->fx.nintents, 0);
+		for (j = 0; j < n; j++) {
+			want = cs[i].len - j * cs[i].seg;
+			if (want > cs[i].seg)
+				want = cs[i].seg;
+			p = parse_udp(u, (unsigned)j, u->remote, 4434, u->guest,
+				      43001, &len);
+			assert_int_equal(len, want);
+			assert_int_equal(e->frame_len[j], l3off(u) + h + want);
+			assert_memory_equal(p, pat + i + j * cs[i].seg, want);
+		}
+		assert_int_equal(f->to_guest, tg + n);
+		assert_ctr_deltas(e, CTR_UDP_TO_GUEST, (int)n, -1);
+		env_mark(e);
+		env_clear(e);
+	}
+
+	/* 12 slots taken: 4 of 8 datagrams fit, 4 are dropped */
+	e->c.conf.mtu = 65520;
+	for (i = 0; i < ENV_SLOTS - 4; i++)
+		host_reply(u, f, pat, 10);
+	tg = f->to_guest;
+	host_gro(u, f, pat + 3, 750, 100);
+	assert_int_equal(e->fx.nframes, ENV_SLOTS);
+	for (j = 0; j < 4; j++) {
+		p = parse_udp(u, (unsigned)(ENV_SLOTS - 4 + j), u->remote, 4434,
+			      u->guest, 43001, &len);
+		assert_int_equal(len, 100);
+		assert_memory_equal(p, pat + 3 + j * 100, 100);
+	}
+	/* the flow counts what the host received */
+	assert_int_equal(f->to_guest, tg + 8);
+	assert_ctr_deltas(e, CTR_UDP_TO_GUEST, ENV_SLOTS, CTR_FX_POOL_EMPTY, 4,
+			  -1);
+	env_clear(e);
+}
+
+/**
+ * test_uso_too_big() - datagrams received together of a size the guest's
+ * MTU does not allow are all dropped and counted by datagram
+ * (UDP_DROP_TOO_BIG), no frame; one datagram too large likewise (no
+ * segment size, or one of the payload or more); segments of exactly the
+ * most still go (one GSO frame with conf.uso, else one frame each)
+ * @state:	struct uenv
+ */
+static void test_uso_too_big(void **state)
+{
+	struct uenv *u = *state;
+	struct env *e = u->e;
+	size_t max, len, j;
+	struct udp_flow *f;
+	const uint8_t *uh;
+
+	f = open_flow(u, u->remote, 43002, 4435, 93);
+	e->c.conf.mtu = 1500;
+	max = udp_payload_max(&e->c, &e->fx, u->v6);
+	assert_int_equal(max, 1500 - iphlen(u) - UDP_HLEN);
+	env_mark(e);
+	host_gro(u, f, pat, (max + 1) * 3 + 5, max + 1);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_ctr_deltas(e, CTR_UDP_DROP_TOO_BIG, 4, -1);
+	host_gro(u, f, pat, max + 1, 0);
+	host_gro(u, f, pat, max + 1, max + 2);
+	host_gro(u, f, pat, 60000, 60000);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_int_equal(e->fx.nintents, 0);
+	assert_ctr_deltas(e, CTR_UDP_DROP_TOO_BIG, 7, -1);
+	/* the flow counts what the host received */
+	assert_int_equal(f->to_guest, 7);
+	env_mark(e);
+
+	host_gro(u, f, pat, max * 2 + 3, max);
+	if (e->c.conf.uso) {
+		assert_int_equal(e->fx.nframes, 1);
+		uh = parse_uso(u, 0, 4435, 43002, max, &len);
+		assert_int_equal(len, max * 2 + 3);
+		assert_int_equal(guest_segments(u, uh, len, max, pat), 3);
+		assert_ctr_deltas(e, CTR_UDP_GSO_TO_GUEST, 1, CTR_UDP_TO_GUEST,
+				  3, -1);
+	} else {
+		assert_int_equal(e->fx.nframes, 3);
+		for (j = 0; j < 3; j++) {
+			parse_udp(u, (unsigned)j, u->remote, 4435, u->guest,
+				  43002, &len);
+			assert_int_equal(len, j < 2 ? max : 3);
+		}
+		assert_ctr_deltas(e, CTR_UDP_TO_GUEST, 3, -1);
+	}
+	env_clear(e);
+}
+
+/**
+ * build_gso() - a UDP GSO frame from the guest in @u->e->in, as its
+ * stack sends one: IP and UDP lengths of the whole payload, the checksum
+ * field the pseudo-header sum for them, a vnet header with NEEDS_CSUM
+ * @u:		environment
+ * @dst:	destination
+ * @sport:	guest port
+ * @dport:	destination port
+ * @data:	payload
+ * @len:	its length
+ * @gso_type:	vnet header GSO type
+ * @seg:	vnet header GSO size
+ *
+ * Return: frame length
+ */
+static size_t build_gso(struct uenv *u, const uint8_t *dst, uint16_t sport,
+			uint16_t dport, const void *data, size_t len,
+			uint8_t gso_type, uint16_t seg)
+{
+	size_t n = build_udp(u, u->e->in, u->guest, dst, sport, dport, data,
+			     len),
+	       hl = ETH_HLEN + iphlen(u);
+	struct vnet_hdr vh = { 0 };
+
+	wr16(uh_in(u) + 6, upseudo(u, u->guest, dst, UDP_HLEN + len));
+	vh.flags = VNET_HDR_F_NEEDS_CSUM;
+	vh.gso_type = gso_type;
+	vh.gso_size = seg;
+	vh.hdr_len = (uint16_t)(hl + UDP_HLEN);
+	vh.csum_start = (uint16_t)hl;
+	vh.csum_offset = 6;
+	set_vnet(u->e, u->e->in, &vh);
+	return n;
+}
+
+/**
+ * send_gso() - build_gso() and input it
+ * @u:		environment
+ * @dst:	destination
+ * @dport:	destination port
+ * @len:	payload length (from pat)
+ * @gso_type:	vnet header GSO type
+ * @seg:	vnet header GSO size
+ */
+static void send_gso(struct uenv *u, const uint8_t *dst, uint16_t dport,
+		     size_t len, uint8_t gso_type, uint16_t seg)
+{
+	env_input(u->e, u->e->in,
+		  build_gso(u, dst, 44000, dport, pat, len, gso_type, seg));
+}
+
+/**
+ * test_gso_from_guest() - a guest UDP GSO frame (conf.uso) becomes one
+ * FX_DGRAM_SEND of the whole payload, loaned from the frame, with the
+ * segment size in @port (for UDP_SEGMENT); it may open the flow; counted
+ * as one GSO frame and its datagrams, the flow's counts by datagram.
+ * Sizes 1, 7, 1000, 1400 and the MTU's largest, the last short or whole,
+ * 128 segments (the most); the ECN bit is taken; a segment size of the
+ * payload or more is one datagram (@port 0)
+ * @state:	struct uenv
+ */
+static void test_gso_from_guest(void **state)
+{
+	struct uenv *u = *state;
+	struct env *e = u->e;
+	size_t h = iphlen(u) + UDP_HLEN, i, n;
+	const struct {
+		uint8_t type;
+		size_t seg, len;
+	} cs[] = {
+		{ VNET_HDR_GSO_UDP_L4, 1, 5 },
+		{ VNET_HDR_GSO_UDP_L4, 7, 7 * 3 + 4 },
+		{ VNET_HDR_GSO_UDP_L4, 1000, 3000 },
+		{ VNET_HDR_GSO_UDP_L4, 1400, 1400 * 10 + 1 },
+		{ VNET_HDR_GSO_UDP_L4, 1, UDP_GSO_SEGS_MAX },
+		{ VNET_HDR_GSO_UDP_L4, 10, 10 * UDP_GSO_SEGS_MAX },
+		{ VNET_HDR_GSO_UDP_L4, 65520 - h, 65520 - h + 15 },
+		{ VNET_HDR_GSO_UDP_L4 | VNET_HDR_GSO_ECN, 100, 250 },
+	};
+	const struct fx_intent *it;
+	uint64_t fg, bf;
+	struct udp_flow *f;
+
+	assert_true(e->c.conf.uso);
+	/* a GSO frame opens a flow */
+	send_gso(u, u->remote, 443, 3000, VNET_HDR_GSO_UDP_L4, 1000);
+	assert_int_equal(e->fx.nframes, 0);
+	assert_intents(e, FX_DGRAM_OPEN, FX_DGRAM_SEND, -1);
+	assert_int_equal(e->fx.intents[0].port, 443);
+	it = &e->fx.intents[1];
+	assert_int_equal(it->port, 1000);
+	assert_int_equal(it->len, 3000);
+	assert_int_equal(it->data_owner, FX_DATA_RXBATCH);
+	assert_ptr_equal(it->data, uh_in(u) + UDP_HLEN);
+	f = udp_flow_get(&e->c, it->flow);
+	assert_non_null(f);
+	assert_int_equal(f->from_guest, 3);
+	assert_int_equal(f->bytes_from_guest, 3000);
+	assert_ctr_deltas(e, CTR_UDP_FLOWS_OPENED, 1, CTR_UDP_FLOWS_OPENED6,
+			  u->v6 ? 1 : 0, CTR_UDP_FROM_GUEST, 3,
+			  CTR_UDP_GSO_FROM_GUEST, 1, -1);
+	f->sock = 94;
+	env_mark(e);
+	env_clear(e);
+
+	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		n = nsegs(cs[i].len, cs[i].seg);
+		fg = f->from_guest;
+		bf = f->bytes_from_guest;
+		e->now += MS(1);
+		send_gso(u, u->remote, 443, cs[i].len, cs[i].type,
+			 (uint16_t)cs[i].seg);
+		assert_int_equal(e->fx.nframes, 0);
+		assert_intents(e, FX_DGRAM_SEND, -1);
+		it = &e->fx.intents[0];
+		assert_int_equal(it->flow, udp_flow_idx(&e->c, f));
+		assert_int_equal(it->sock, 94);
+		assert_int_equal(it->port, cs[i].seg);
+		assert_int_equal(it->len, cs[i].len);
+		assert_int_equal(it->data_owner, FX_DATA_RXBATCH);
+		assert_ptr_equal(it->data, uh_in(u) + UDP_HLEN);
+		assert_memory_equal(it->data, pat, cs[i].len);
+		assert_int_equal(f->from_guest, fg + n);
+		assert_int_equal(f->bytes_from_guest, bf + cs[i].len);
+		assert_int_equal(f->last_ns, e->now);
+		assert_ctr_deltas(e, CTR_UDP_FROM_GUEST, (int)n,
+				  CTR_UDP_GSO_FROM_GUEST, 1, -1);
+		env_mark(e);
+		env_clear(e);
+	}
+
+	/* a segment size of the payload or more: one datagram */
+	send_gso(u, u->remote, 443, 1000, VNET_HDR_GSO_UDP_L4, 1000);
+	send_gso(u, u->remote, 443, 1000, VNET_HDR_GSO_UDP_L4, 1400);
+	assert_intents(e, FX_DGRAM_SEND, FX_DGRAM_SEND, -1);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(e->fx.intents[i].port, 0);
+		assert_int_equal(e->fx.intents[i].len, 1000);
+	}
+	assert_ctr_deltas(e, CTR_UDP_FROM_GUEST, 2, -1);
+	env_clear(e);
+}
+
+/**
+ * test_gso_bad() - guest UDP GSO frames dropped and counted
+ * (UDP_DROP_BAD_GSO), with no intent and no frame: segment size 0 (even
+ * with no payload), one
+ * the MTU does not allow (even for a shorter payload), more than
+ * UDP_GSO_SEGS_MAX segments, to the DNS forwarder, (IPv4) to the DHCP
+ * server port; and with conf.uso off any GSO_UDP_L4 frame is a bad vnet
+ * header (VNET_DROP_BAD_HDR)
+ * @state:	struct uenv
+ */
+static void test_gso_bad(void **state)
+{
+	struct uenv *u = *state;
+	struct env *e = u->e;
+	size_t max;
+	struct udp_flow *f;
+	uint64_t fg;
+	int k = 0;
+
+	f = open_flow(u, u->remote, 44000, 443, 95);
+	fg = f->from_guest;
+	e->c.conf.mtu = 1500;
+	max = 1500 - iphlen(u) - UDP_HLEN;
+	env_mark(e);
+	send_gso(u, u->remote, 443, 3000, VNET_HDR_GSO_UDP_L4, 0);
+	assert_dropped(e, k++, CTR_UDP_DROP_BAD_GSO);
+	env_mark(e);
+	send_gso(u, u->remote, 443, 0, VNET_HDR_GSO_UDP_L4, 0);
+	assert_dropped(e, k++, CTR_UDP_DROP_BAD_GSO);
+	env_mark(e);
+	send_gso(u, u->remote, 443, max * 2, VNET_HDR_GSO_UDP_L4,
+		 (uint16_t)(max + 1));
+	assert_dropped(e, k++, CTR_UDP_DROP_BAD_GSO);
+	env_mark(e);
+	send_gso(u, u->remote, 443, 100, VNET_HDR_GSO_UDP_L4,
+		 (uint16_t)(max + 1));
+	assert_dropped(e, k++, CTR_UDP_DROP_BAD_GSO);
+	env_mark(e);
+	send_gso(u, u->remote, 443, UDP_GSO_SEGS_MAX + 1, VNET_HDR_GSO_UDP_L4,
+		 1);
+	assert_dropped(e, k++, CTR_UDP_DROP_BAD_GSO);
+	env_mark(e);
+	send_gso(u, u->remote, 443, 10 * UDP_GSO_SEGS_MAX + 1,
+		 VNET_HDR_GSO_UDP_L4, 10);
+	assert_dropped(e, k++, CTR_UDP_DROP_BAD_GSO);
+	env_mark(e);
+	send_gso(u, u->dns, 53, 300, VNET_HDR_GSO_UDP_L4, 100);
+	assert_dropped(e, k++, CTR_UDP_DROP_BAD_GSO);
+	if (!u->v6) {
+		env_mark(e);
+		send_gso(u, u->gw, 67, 300, VNET_HDR_GSO_UDP_L4, 100);
+		assert_dropped(e, k++, CTR_UDP_DROP_BAD_GSO);
+		env_mark(e);
+		send_gso(u, u->remote, 67, 300, VNET_HDR_GSO_UDP_L4, 100);
+		assert_dropped(e, k++, CTR_UDP_DROP_BAD_GSO);
+	}
+	assert_int_equal(f->from_guest, fg);
+	assert_int_equal(uflows_used(e), 1);
+
+	/* not offered: the vnet header is bad */
+	e->c.conf.uso = false;
+	env_mark(e);
+	send_gso(u, u->remote, 443, 300, VNET_HDR_GSO_UDP_L4, 100);
+	assert_dropped(e, k++, CTR_VNET_DROP_BAD_HDR);
+	e->c.conf.uso = true;
+	/* and the same frame goes when it is */
+	env_mark(e);
+	send_gso(u, u->remote, 443, 300, VNET_HDR_GSO_UDP_L4, 100);
+	assert_intents(e, FX_DGRAM_SEND, -1);
+	assert_ctr_deltas(e, CTR_UDP_FROM_GUEST, 3, CTR_UDP_GSO_FROM_GUEST, 1,
+			  -1);
+	env_clear(e);
+}
+
 #define ALL(t)                                                                \
 	cmocka_unit_test_setup_teardown(t, setup4_offload, teardown),         \
 		cmocka_unit_test_setup_teardown(t, setup4_plain, teardown),   \
 		cmocka_unit_test_setup_teardown(t, setup6_offload, teardown), \
 		cmocka_unit_test_setup_teardown(t, setup6_plain, teardown)
+
+/* USO() - a test on the cores that carry UDP GSO frames, IPv4 and IPv6 */
+#define USO(t)                                                    \
+	cmocka_unit_test_setup_teardown(t, setup4_uso, teardown), \
+		cmocka_unit_test_setup_teardown(t, setup6_uso, teardown)
 
 int main(void)
 {
@@ -1914,6 +2525,12 @@ int main(void)
 		ALL(test_kinds_apart),
 		ALL(test_shards),
 		ALL(test_migrate),
+		USO(test_uso_to_guest),
+		ALL(test_uso_split),
+		ALL(test_uso_too_big),
+		USO(test_uso_too_big),
+		USO(test_gso_from_guest),
+		USO(test_gso_bad),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);
