@@ -698,6 +698,7 @@ static int run_send(const struct opts *o)
 	size_t msg_len = (size_t)per_msg * o->size;
 	char ctl[BATCH][CMSG_SPACE(sizeof(uint16_t))];
 	uint64_t sent = 0, bytes = 0, errs = 0, t0, end;
+	unsigned int nb = BATCH;
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
 	uint64_t *seq;
@@ -718,6 +719,13 @@ static int run_send(const struct opts *o)
 		if (fds[i] < 0)
 			return 1;
 		big_buffers(fds[i]);
+	}
+	/* paced: about a millisecond's worth per batch, not a burst that
+	 * overruns a receive queue the rate itself would not */
+	if (o->rate) {
+		double per_ms = o->rate * 1e3 / 8 / msg_len;
+
+		nb = per_ms < 1 ? 1 : per_ms > BATCH ? BATCH : (unsigned)per_ms;
 	}
 	t0 = now_ns();
 	end = t0 + (uint64_t)o->seconds * 1000000000u;
@@ -744,7 +752,7 @@ static int run_send(const struct opts *o)
 				continue;
 			}
 		}
-		for (i = 0; i < BATCH; i++) {
+		for (i = 0; i < nb; i++) {
 			uint8_t *m = buf + i * msg_len;
 
 			for (k = 0; k < per_msg; k++)
@@ -769,8 +777,8 @@ static int run_send(const struct opts *o)
 			}
 		}
 		/* one batch per flow: the flows take turns */
-		for (i = 0; i < BATCH;) {
-			n = sendmmsg(fds[f], msgs + i, BATCH - i, 0);
+		for (i = 0; i < nb;) {
+			n = sendmmsg(fds[f], msgs + i, nb - i, 0);
 			if (n < 0 && errno == EINTR && !stop_flag)
 				continue;
 			if (n <= 0) {
