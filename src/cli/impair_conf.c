@@ -81,6 +81,8 @@ int impair_parse(struct impair_conf *c, const char *arg)
 			ret = parse_ppm(v, &sp.reorder);
 		else if (!strcmp(kv, "corrupt"))
 			ret = parse_ppm(v, &sp.corrupt);
+		else if (!strcmp(kv, "gso"))
+			ret = parse_ppm(v, &sp.gso);
 		else if (!strcmp(kv, "delay"))
 			ret = parse_delay(v, &sp.delay_ns);
 		else

@@ -15,10 +15,12 @@ enum { IMPAIR_UP, IMPAIR_DOWN, IMPAIR_DIRS }; /* guest->host, host->guest */
  * @reorder:	chance a frame is held back so that later ones overtake it
  * @corrupt:	chance a bit of the frame's IPv4 header is flipped (the
  *		receiver's header checksum catches it), per million
+ * @gso:	chance a UDP GSO frame's segment size (in its virtio-net
+ *		header) is made nonsense: 0, 1 or 65535, per million
  * @delay_ns:	every frame waits this long
  */
 struct impair_spec {
-	uint32_t drop, dup, reorder, corrupt;
+	uint32_t drop, dup, reorder, corrupt, gso;
 	uint64_t delay_ns;
 };
 
@@ -40,7 +42,7 @@ struct impair_conf {
  * @arg:	the option's argument
  *
  * DIR is up (guest to host) or down (host to guest); KIND is drop, dup,
- * reorder, corrupt (VALUE a percentage: 1%, 0.5%) or delay (VALUE in ms:
+ * reorder, corrupt, gso (VALUE a percentage: 1%, 0.5%) or delay (VALUE in ms:
  * 10ms, or us).
  *
  * Return: 0, or -1 with nothing changed

@@ -195,6 +195,21 @@ bool impair_frame(struct impair *im, int dir, const uint8_t *p, size_t len,
 			held = true;
 		}
 	}
+	if (!held && hdr_len && len > hdr_len && (p[1] & 0x7f) == 5 &&
+	    chance(im, sp->gso)) {
+		/* a UDP GSO frame (VIRTIO_NET_HDR_GSO_UDP_L4) whose
+		 * segment size makes no sense: the copy goes instead */
+		static const uint16_t bad[] = { 0, 1, 65535 };
+		uint16_t v = bad[rnd(im) % 3];
+		uint8_t *c = hold(im, dir, p, len, due);
+
+		if (c) {
+			c[4] = (uint8_t)v;
+			c[5] = (uint8_t)(v >> 8);
+			ctr_add(&ctr[CTR_IMPAIR_GSO_MANGLED], 1);
+			held = true;
+		}
+	}
 	if (!held && chance(im, sp->reorder)) {
 		due += IMPAIR_REORDER_NS;
 		if (hold(im, dir, p, len, due)) {

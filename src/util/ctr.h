@@ -49,6 +49,8 @@
 	X(IMPAIR_REORDERED,                                                    \
 	  "--impair: frames held back for others to overtake")                 \
 	X(IMPAIR_CORRUPTED, "--impair: frames with a flipped IPv4 header bit") \
+	X(IMPAIR_GSO_MANGLED,                                                  \
+	  "--impair: UDP GSO frames given a nonsense segment size")            \
 	X(IMPAIR_OVERFLOW,                                                     \
 	  "--impair: frames passed on unimpaired (stage full)")                \
 	X(IP4_DROP_BAD_CSUM, "IPv4 packets with a bad header checksum")        \
