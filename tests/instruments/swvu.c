@@ -37,16 +37,17 @@
  * so does a kernel whose tap lacks UDP segmentation offload (TUN_F_USO4/6,
  * Linux 6.2; probed on a scratch tap), --features-mask ANDs the wanted
  * set. The dependencies of virtio 5.1.3.1 are then applied (a TSO or USO
- * bit goes without its CSUM bit). There is no control virtqueue: with vhost-user the frontend (QEMU)
- * answers the guest's control queue itself, and for MQ only enables pairs.
+ * bit goes without its CSUM bit). There is no control virtqueue: with
+ * vhost-user the frontend (QEMU) answers the guest's control queue itself,
+ * and for MQ only enables pairs.
  *
  * The tap (IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, one IFF_MULTI_QUEUE fd per
  * pair with --queues above 1) has a vnet header of the virtio-net header's
  * size (12 bytes with VERSION_1 or MRG_RXBUF, else 10) and TUNSETOFFLOAD
  * flags matching CSUM, HOST_TSO4/6 and HOST_USO: the namespace's stack
  * then hands us exactly the partial-checksum, TSO and UDP GSO frames the
- * backend accepted, and
- * the header passes between tap and rings unchanged, but for two fields:
+ * backend accepted, and the header passes between tap and rings
+ * unchanged, but for two fields:
  * DATA_VALID, which a driver must not set, is cleared on transmit, and
  * num_buffers, meaningful on receive only, is zeroed. On receive, a tap
  * ignores DATA_VALID, which a guest's driver takes as "checksum verified"
@@ -1176,7 +1177,8 @@ static void vq_give(struct fe *fe, struct vq *vq)
 /**
  * tap_has_uso() - does this kernel's tap take UDP segmentation offload?
  *
- * Tried on a scratch tap (the kernel names it; it goes with its fd):
+ * Tried on a scratch tap (swvu-usoN: the kernel picks N; it goes with its
+ * fd, before the real one is made):
  * before Linux 6.2, TUNSETOFFLOAD refuses TUN_F_USO4/6, and a UDP GSO
  * frame written to a tap is refused as well.
  *
@@ -1185,7 +1187,8 @@ static void vq_give(struct fe *fe, struct vq *vq)
  */
 static bool tap_has_uso(void)
 {
-	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR };
+	struct ifreq ifr = { .ifr_name = "swvu-uso%d",
+			     .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR };
 	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 	bool ok;
 
