@@ -121,7 +121,8 @@ int core_init(struct core *c, const struct core_conf *conf, void *mem,
 	    (conf->vnet_hdr_len != 0 && conf->vnet_hdr_len != 10 &&
 	     conf->vnet_hdr_len != 12) ||
 	    (conf->csum_offload && !conf->vnet_hdr_len) ||
-	    (conf->uso && !conf->csum_offload) || conf->ws_shift > 14 ||
+	    (conf->uso && !conf->csum_offload) ||
+	    (conf->uso_in && !conf->vnet_hdr_len) || conf->ws_shift > 14 ||
 	    conf->max_udp_flows > (1U << 24) || conf->ooo_slots > 4096 ||
 	    (conf->gso_max && (!conf->csum_offload ||
 			       conf->gso_max > 65535 - IP4_HLEN - TCP_HLEN)))
@@ -207,7 +208,7 @@ int vnet_hdr_parse(const struct core *c, struct pkt_view *v, struct vnet_hdr *h)
 	case VNET_HDR_GSO_UDP:
 		break;
 	case VNET_HDR_GSO_UDP_L4: /* only where we offered it */
-		if (!c->conf.uso)
+		if (!c->conf.uso_in)
 			return -1;
 		break;
 	default:
@@ -478,20 +479,24 @@ void core_flush(struct core *c, uint64_t now_ns, struct fx *fx)
  * @vnet_hdr_len:	virtio-net header bytes: 0, 10 or 12
  * @csum_offload:	the guest takes partial checksums
  * @gso_max:		largest TCP payload per frame toward the guest, or 0
+ * @uso:		the guest takes UDP GSO frames (needs @csum_offload)
+ * @uso_in:		the guest may send UDP GSO frames (needs @vnet_hdr_len)
  *
  * Return: 0, or -EINVAL for a combination core_init() would refuse
  */
 int core_set_edge(struct core *c, unsigned vnet_hdr_len, bool csum_offload,
-		  uint32_t gso_max)
+		  uint32_t gso_max, bool uso, bool uso_in)
 {
 	if ((vnet_hdr_len != 0 && vnet_hdr_len != 10 && vnet_hdr_len != 12) ||
 	    (csum_offload && !vnet_hdr_len) ||
 	    (gso_max &&
-	     (!csum_offload || gso_max > 65535 - IP4_HLEN - TCP_HLEN)))
+	     (!csum_offload || gso_max > 65535 - IP4_HLEN - TCP_HLEN)) ||
+	    (uso && !csum_offload) || (uso_in && !vnet_hdr_len))
 		return -EINVAL;
 	c->conf.vnet_hdr_len = vnet_hdr_len;
 	c->conf.csum_offload = csum_offload;
-	c->conf.uso = c->conf.uso && csum_offload;
+	c->conf.uso = uso;
+	c->conf.uso_in = uso_in;
 	c->conf.gso_max = gso_max;
 	return 0;
 }

@@ -219,10 +219,11 @@ struct dhcp4_conf {
  * @rto_min_ns:		initial retransmission timeout toward the guest
  * @max_inflight:	cap on unacknowledged bytes toward the guest per flow
  *			(0: no cap beyond the guest's window)
- * @uso:		the edge carries UDP GSO frames (VNET_HDR_GSO_UDP_L4) both
- *			ways: datagrams of one flow the host received
- *			together go to the guest as one frame, and the guest's
- *			are taken (needs @csum_offload)
+ * @uso:		the guest takes UDP GSO frames (VNET_HDR_GSO_UDP_L4):
+ *			datagrams of one flow the host received together go
+ *			to it as one frame (needs @csum_offload)
+ * @uso_in:		the guest's UDP GSO frames are taken (the edge offered
+ *			them: needs @vnet_hdr_len)
  * @gso_max:		largest TCP payload per frame toward the guest when it
  *			exceeds the MSS (GSO, needs @csum_offload); 0: off
  * @ack_every:		ACK the guest as soon as this many times its MSS
@@ -297,6 +298,7 @@ struct core_conf {
 	unsigned vnet_hdr_len;
 	bool csum_offload;
 	bool uso;
+	bool uso_in;
 	uint8_t ws_shift;
 	uint32_t max_flows;
 	uint64_t rto_min_ns;
@@ -663,11 +665,13 @@ void core_flush(struct core *c, uint64_t now_ns, struct fx *fx);
  * @vnet_hdr_len:	virtio-net header bytes: 0, 10 or 12
  * @csum_offload:	the guest takes partial checksums
  * @gso_max:		largest TCP payload per frame toward the guest, or 0
+ * @uso:		the guest takes UDP GSO frames (needs @csum_offload)
+ * @uso_in:		the guest may send UDP GSO frames (needs @vnet_hdr_len)
  *
  * Return: 0, or -EINVAL for a combination core_init() would refuse
  */
 int core_set_edge(struct core *c, unsigned vnet_hdr_len, bool csum_offload,
-		  uint32_t gso_max);
+		  uint32_t gso_max, bool uso, bool uso_in);
 
 /**
  * core_guest_gone() - the guest behind the edge went away (a VM stopped,

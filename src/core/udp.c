@@ -660,7 +660,7 @@ static void udp_flow_from_guest(struct core *c, uint8_t kind,
  * @now_ns:	monotonic time
  * @fx:		effects out
  *
- * A UDP GSO frame is taken only when the edge offered them (conf.uso),
+ * A UDP GSO frame is taken only when the edge offered them (conf.uso_in),
  * for a flow (not DHCP or DNS), with segments the MTU allows, at most
  * UDP_GSO_SEGS_MAX of them; anything else is dropped and counted
  * (UDP_DROP_BAD_GSO).
@@ -688,7 +688,7 @@ void udp_input(struct core *c, const uint8_t *iph, struct pkt_view v,
 	addr_from_ip(iph, saddr, daddr);
 	if (vh && (vh->gso_type & ~VNET_HDR_GSO_ECN) == VNET_HDR_GSO_UDP_L4) {
 		seg = vh->gso_size; /* read once */
-		if (!c->conf.uso || !seg ||
+		if (!c->conf.uso_in || !seg ||
 		    (size_t)seg + UDP_HLEN + (v6 ? IP6_HLEN : IP4_HLEN) >
 			    c->conf.mtu ||
 		    v.len > (size_t)seg * UDP_GSO_SEGS_MAX ||

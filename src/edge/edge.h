@@ -114,7 +114,8 @@ enum edge_accept {
  *		while the guest has no room for more (the shard stops
  *		producing until its next wake-up)
  * @offloads:	each shard, whenever @e->gen changed: what the guest
- *		accepted: header length, partial checksums, TSO frames.
+ *		accepted: header length, partial checksums, TSO frames, UDP
+ *		GSO frames toward it (@uso) and from it (@uso_in).
  *		Without it, the edge's @vnet_hdr_len and offloads stay
  * @place:	the shard serving @q: reserve the guest's own receive
  *		buffers for the frame that will be built in frame slot @slot:
@@ -154,7 +155,7 @@ struct edge_ops {
 	void (*rx_done)(struct edge *e, unsigned q);
 	bool (*tx_full)(const struct edge *e, unsigned q);
 	void (*offloads)(const struct edge *e, unsigned *hdr_len, bool *csum,
-			 bool *gso);
+			 bool *gso, bool *uso, bool *uso_in);
 	int (*place)(struct edge *e, unsigned q, unsigned slot, size_t hdr,
 		     size_t max, struct iovec *iov, unsigned iovmax);
 	void (*place_end)(struct edge *e, unsigned q, unsigned slot,
@@ -177,7 +178,8 @@ struct edge_ops {
  * @vnet_hdr_len:	virtio-net header bytes per frame
  * @frame_max:		largest frame including the header
  * @uso:		the edge carries UDP GSO frames both ways (tap: the
- *			kernel took TUN_F_USO4 and TUN_F_USO6)
+ *			kernel took TUN_F_USO4 and TUN_F_USO6; vhost-user
+ *			tells each direction apart with @ops->offloads)
  * @reconnect:		a guest going away is not the end: wait for the next
  * @rx_whole:		the shards need every received frame whole in its
  *			view (--pcap, --impair): no loaned payload

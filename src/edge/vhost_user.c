@@ -366,7 +366,8 @@ static uint64_t vu_offered(const struct vu *vu)
 
 	if (vu->offload)
 		f |= BIT(F_CSUM) | BIT(F_GUEST_CSUM) | BIT(F_GUEST_TSO4) |
-		     BIT(F_GUEST_TSO6) | BIT(F_HOST_TSO4) | BIT(F_HOST_TSO6);
+		     BIT(F_GUEST_TSO6) | BIT(F_HOST_TSO4) | BIT(F_HOST_TSO6) |
+		     BIT(F_GUEST_USO4) | BIT(F_GUEST_USO6) | BIT(F_HOST_USO);
 	if (vu->npairs > 1)
 		f |= BIT(F_MQ);
 	return f;
@@ -849,10 +850,13 @@ static const char *vu_set_features(struct vu *vu, struct vu_msg *m)
 			     vu->log.bitmap ? "" : " (no log mapped yet)");
 		return NULL;
 	}
-	info("vhost-user features %#llx: %s%s%s%s", (unsigned long long)m->u64,
+	info("vhost-user features %#llx: %s%s%s%s%s%s",
+	     (unsigned long long)m->u64,
 	     m->u64 & BIT(F_MRG_RXBUF) ? "mrg_rxbuf " : "",
 	     m->u64 & BIT(F_GUEST_TSO4) ? "guest_tso " : "",
 	     m->u64 & BIT(F_HOST_TSO4) ? "host_tso " : "",
+	     m->u64 & BIT(F_GUEST_USO4) ? "guest_uso " : "",
+	     m->u64 & BIT(F_HOST_USO) ? "host_uso " : "",
 	     m->u64 & BIT(F_EVENT_IDX) ? "event_idx" : "");
 	__atomic_add_fetch(&vu->e->gen, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -2001,9 +2005,12 @@ static unsigned vu_hdr_len(uint64_t f)
  * @hdr_len:	out: virtio-net header bytes
  * @csum:	out: the guest takes partial checksums (GUEST_CSUM)
  * @gso:	out: the guest takes TSO frames (GUEST_TSO4 and 6)
+ * @uso:	out: the guest takes UDP GSO frames (GUEST_USO4 and 6)
+ * @uso_in:	out: the guest may send UDP GSO frames (HOST_USO, with the
+ *		CSUM it needs: virtio 5.1.3.1)
  */
 static void vu_guest_offloads(const struct edge *e, unsigned *hdr_len,
-			      bool *csum, bool *gso)
+			      bool *csum, bool *gso, bool *uso, bool *uso_in)
 {
 	const struct vu *vu = e->priv;
 	/* no lock: see VU_SET_FEATURES */
@@ -2012,6 +2019,8 @@ static void vu_guest_offloads(const struct edge *e, unsigned *hdr_len,
 	*hdr_len = vu_hdr_len(f);
 	*csum = !!(f & BIT(F_GUEST_CSUM));
 	*gso = *csum && (f & BIT(F_GUEST_TSO4)) && (f & BIT(F_GUEST_TSO6));
+	*uso = *csum && (f & BIT(F_GUEST_USO4)) && (f & BIT(F_GUEST_USO6));
+	*uso_in = (f & BIT(F_HOST_USO)) && (f & BIT(F_CSUM));
 }
 
 /**

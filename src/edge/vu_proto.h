@@ -155,6 +155,9 @@ _Static_assert(sizeof(struct vu_mem_region) == 32, "memory region");
 #define F_EVENT_IDX 29
 #define F_PROTOCOL_FEATURES 30 /* vhost-user, not virtio */
 #define F_VERSION_1 32
+#define F_GUEST_USO4 54 /* driver takes UDP GSO frames (GUEST_CSUM) */
+#define F_GUEST_USO6 55
+#define F_HOST_USO 56 /* device takes UDP GSO frames (needs CSUM) */
 
 /* vhost-user protocol feature bits */
 #define PF_MQ 0

@@ -198,6 +198,7 @@ static void shard_core_conf(struct core_conf *cc, const struct shard *sh,
 	if (cc->csum_offload && conf->offload)
 		cc->gso_max = shard_gso_max(e);
 	cc->uso = cc->csum_offload && e->uso;
+	cc->uso_in = cc->uso;
 	cc->ack_every = conf->ack_every;
 	cc->ooo_slots = SHARD_OOO_SLOTS;
 	cc->max_flows = sh->max_flows;
@@ -489,7 +490,7 @@ static void shard_edge_changed(struct shard *sh)
 	struct edge *e = sh->edge;
 	unsigned gen = __atomic_load_n(&e->gen, __ATOMIC_ACQUIRE);
 	unsigned hl;
-	bool csum, gso;
+	bool csum, gso, uso, uso_in;
 
 	if (gen == sh->edge_gen)
 		return;
@@ -497,14 +498,15 @@ static void shard_edge_changed(struct shard *sh)
 	shard_guest_gone(sh);
 	if (!e->ops->offloads)
 		return;
-	e->ops->offloads(e, &hl, &csum, &gso);
+	e->ops->offloads(e, &hl, &csum, &gso, &uso, &uso_in);
 	/* the impairment stage works on copies of whole frames, and a
 	 * placed frame's payload is in the guest's buffer, not in its
 	 * slot, where --pcap copies frames from: either turns it off */
 	sh->sock.can_place = e->ops->place && csum && !sh->conf->no_place &&
 			     !sh->imp && !sh->stats.pcap;
 	if (core_set_edge(&sh->core, hl, csum,
-			  gso && sh->conf->offload ? shard_gso_max(e) : 0))
+			  gso && sh->conf->offload ? shard_gso_max(e) : 0, uso,
+			  uso_in))
 		warn("the guest's offloads make no sense: header %u", hl);
 }
 

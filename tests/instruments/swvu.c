@@ -31,19 +31,23 @@
  * awaited for REPLY_TIMEOUT_S at most.
  *
  * The features acked are those the backend offers among VERSION_1,
- * MRG_RXBUF, CSUM, GUEST_CSUM, HOST_TSO4/6, GUEST_TSO4/6, EVENT_IDX, bit
- * 30, and MQ with --queues above 1; --no-offload removes the checksum and
- * segmentation ones, --features-mask ANDs the wanted set. The dependencies
- * of virtio 5.1.3.1 are then applied (a TSO bit goes without its CSUM
- * bit). There is no control virtqueue: with vhost-user the frontend (QEMU)
- * answers the guest's control queue itself, and for MQ only enables pairs.
+ * MRG_RXBUF, CSUM, GUEST_CSUM, HOST_TSO4/6, GUEST_TSO4/6, GUEST_USO4/6,
+ * HOST_USO, EVENT_IDX, bit 30, and MQ with --queues above 1; --no-offload
+ * removes the checksum and segmentation ones, --no-uso the UDP ones, and
+ * so does a kernel whose tap lacks UDP segmentation offload (TUN_F_USO4/6,
+ * Linux 6.2; probed on a scratch tap), --features-mask ANDs the wanted
+ * set. The dependencies of virtio 5.1.3.1 are then applied (a TSO or USO
+ * bit goes without its CSUM bit). There is no control virtqueue: with
+ * vhost-user the frontend (QEMU) answers the guest's control queue itself,
+ * and for MQ only enables pairs.
  *
  * The tap (IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, one IFF_MULTI_QUEUE fd per
  * pair with --queues above 1) has a vnet header of the virtio-net header's
  * size (12 bytes with VERSION_1 or MRG_RXBUF, else 10) and TUNSETOFFLOAD
- * flags matching CSUM and HOST_TSO4/6: the namespace's stack then hands us
- * exactly the partial-checksum and TSO frames the backend accepted, and
- * the header passes between tap and rings unchanged, but for two fields:
+ * flags matching CSUM, HOST_TSO4/6 and HOST_USO: the namespace's stack
+ * then hands us exactly the partial-checksum, TSO and UDP GSO frames the
+ * backend accepted, and the header passes between tap and rings
+ * unchanged, but for two fields:
  * DATA_VALID, which a driver must not set, is cleared on transmit, and
  * num_buffers, meaningful on receive only, is zeroed. On receive, a tap
  * ignores DATA_VALID, which a guest's driver takes as "checksum verified"
@@ -147,6 +151,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <linux/if.h>
 #include <linux/if_tun.h>
 #include <poll.h>
 #include <pthread.h>
@@ -173,6 +178,12 @@
 #include "edge/vu_proto.h"
 #include "tapdev.h"
 #include "toolutil.h"
+
+/* UDP segmentation offload, Linux 6.2 (older headers lack the flags) */
+#ifndef TUN_F_USO4
+#define TUN_F_USO4 0x20
+#define TUN_F_USO6 0x40
+#endif
 
 const char tool_name[] = "swvu";
 
@@ -273,6 +284,7 @@ static_assert(sizeof(dir_str) / sizeof(dir_str[0]) == DIR_NUM,
  * @mem_mib:	guest memory, MiB
  * @rx_buf:	receive buffer size with MRG_RXBUF
  * @no_offload:	do not negotiate checksum and segmentation offloads
+ * @no_uso:	do not negotiate UDP segmentation offload (--no-uso)
  * @mask:	ANDed with the features we want (--features-mask)
  * @misbehave:	--misbehave: what to do wrong, or NULL
  * @after_ms:	--after: when, from the ready line
@@ -297,6 +309,7 @@ struct opts {
 	unsigned int mem_mib;
 	unsigned int rx_buf;
 	bool no_offload;
+	bool no_uso;
 	uint64_t mask;
 	const char *misbehave;
 	unsigned int after_ms;
@@ -512,7 +525,7 @@ static void usage(FILE *f)
 	      "  swvu --tap NAME --socket PATH [--queues N] [--mtu N] [--ring "
 	      "N]\n"
 	      "       [--mem MIB] [--rx-buf BYTES] [--queue-frames N]\n"
-	      "       [--no-offload] [--features-mask HEX]\n"
+	      "       [--no-offload] [--no-uso] [--features-mask HEX]\n"
 	      "       [--misbehave indirect|remap [--after MS]] [--log]\n"
 	      "       [--migrate-to PATH [--after MS] [--return-lost]\n"
 	      "        [--device-state] [--resume]]\n"
@@ -537,10 +550,13 @@ static void usage(FILE *f)
 	      "frame)\n"
 	      "  --queue-frames N    the tap's txqueuelen (default 10000)\n"
 	      "  --no-offload        no checksum or segmentation offloads\n"
+	      "  --no-uso            no UDP segmentation offload\n"
+	      "                      (GUEST_USO4/6, HOST_USO; never without\n"
+	      "                      TUN_F_USO4/6 in the kernel's tap)\n"
 	      "  --features-mask HEX AND the virtio features wanted with HEX\n"
 	      "                      (VERSION_1 MRG_RXBUF CSUM GUEST_CSUM\n"
-	      "                      HOST_TSO4/6 GUEST_TSO4/6 EVENT_IDX MQ, "
-	      "bit 30)\n"
+	      "                      HOST_TSO4/6 GUEST_TSO4/6 GUEST_USO4/6\n"
+	      "                      HOST_USO EVENT_IDX MQ, bit 30)\n"
 	      "  --misbehave indirect  a hostile guest: --after MS (default\n"
 	      "                      1000), queue pair 0 posts one transmit\n"
 	      "                      descriptor with the INDIRECT flag (not\n"
@@ -646,6 +662,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "mem", required_argument, NULL, 'M' },
 		{ "rx-buf", required_argument, NULL, 'b' },
 		{ "no-offload", no_argument, NULL, 'O' },
+		{ "no-uso", no_argument, NULL, 'u' },
 		{ "features-mask", required_argument, NULL, 'f' },
 		{ "misbehave", required_argument, NULL, 'B' },
 		{ "after", required_argument, NULL, 'A' },
@@ -706,6 +723,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'O':
 			o->no_offload = true;
+			break;
+		case 'u':
+			o->no_uso = true;
 			break;
 		case 'f':
 			o->mask = parse_hex64("--features-mask", optarg);
@@ -1155,6 +1175,33 @@ static void vq_give(struct fe *fe, struct vq *vq)
 }
 
 /**
+ * tap_has_uso() - does this kernel's tap take UDP segmentation offload?
+ *
+ * Tried on a scratch tap (swvu-usoN: the kernel picks N; it goes with its
+ * fd, before the real one is made):
+ * before Linux 6.2, TUNSETOFFLOAD refuses TUN_F_USO4/6, and a UDP GSO
+ * frame written to a tap is refused as well.
+ *
+ * #syscalls open ioctl close
+ * Return: true if it does
+ */
+static bool tap_has_uso(void)
+{
+	struct ifreq ifr = { .ifr_name = "swvu-uso%d",
+			     .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR };
+	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !ioctl(fd, TUNSETIFF, &ifr) &&
+	     !ioctl(fd, TUNSETOFFLOAD,
+		    (unsigned long)(TUN_F_CSUM | TUN_F_USO4 | TUN_F_USO6));
+	close(fd);
+	return ok;
+}
+
+/**
  * negotiate() - features, protocol features, owner, and queue count
  * @fe:		frontend
  * @o:		command line
@@ -1169,11 +1216,15 @@ static void negotiate(struct fe *fe, const struct opts *o)
 			BIT(F_HOST_TSO6) | BIT(F_GUEST_TSO4) |
 			BIT(F_GUEST_TSO6) | BIT(F_EVENT_IDX) |
 			BIT(F_PROTOCOL_FEATURES);
+	const uint64_t uso = BIT(F_GUEST_USO4) | BIT(F_GUEST_USO6) |
+			     BIT(F_HOST_USO);
 	bool logs = o->log || o->migrate_to;
 	uint64_t offered, f;
 
 	if (o->queues > 1)
 		want |= BIT(F_MQ);
+	if (!o->no_offload && !o->no_uso && tap_has_uso())
+		want |= uso;
 	if (o->no_offload)
 		want &= ~(BIT(F_CSUM) | BIT(F_GUEST_CSUM) | BIT(F_HOST_TSO4) |
 			  BIT(F_HOST_TSO6) | BIT(F_GUEST_TSO4) |
@@ -1189,9 +1240,10 @@ static void negotiate(struct fe *fe, const struct opts *o)
 	f = offered & want;
 	/* virtio 5.1.3.1: segmentation needs the matching checksum offload */
 	if (!(f & BIT(F_CSUM)))
-		f &= ~(BIT(F_HOST_TSO4) | BIT(F_HOST_TSO6));
+		f &= ~(BIT(F_HOST_TSO4) | BIT(F_HOST_TSO6) | BIT(F_HOST_USO));
 	if (!(f & BIT(F_GUEST_CSUM)))
-		f &= ~(BIT(F_GUEST_TSO4) | BIT(F_GUEST_TSO6));
+		f &= ~(BIT(F_GUEST_TSO4) | BIT(F_GUEST_TSO6) |
+		       BIT(F_GUEST_USO4) | BIT(F_GUEST_USO6));
 	fe->features = f;
 
 	if (f & BIT(F_PROTOCOL_FEATURES)) {
@@ -1815,7 +1867,7 @@ static int mig_summary(struct fe *fe)
  * @o:		command line
  *
  * Sets the vnet header size and the offloads the backend accepts (CSUM,
- * HOST_TSO4/6) on every queue, then MTU, txqueuelen and IFF_UP.
+ * HOST_TSO4/6, HOST_USO) on every queue, then MTU, txqueuelen and IFF_UP.
  *
  * #syscalls ioctl
  */
@@ -1830,6 +1882,8 @@ static void tap_open(struct fe *fe, const struct opts *o)
 		off |= TUN_F_TSO4;
 	if (fe->features & BIT(F_HOST_TSO6))
 		off |= TUN_F_TSO6;
+	if (fe->features & BIT(F_HOST_USO)) /* tap_has_uso() said yes */
+		off |= TUN_F_USO4 | TUN_F_USO6;
 
 	for (i = 0; i < fe->npairs; i++) {
 		int fd = tap_create(o->tap,
@@ -2483,19 +2537,21 @@ static void *rx_thread(void *arg)
 
 /**
  * offload_str() - name a direction's offloads
- * @buf:	room for 16 bytes
+ * @buf:	room for 32 bytes
  * @f:		features acked
  * @csum:	checksum feature bit of the direction
  * @tso4:	TSO4 feature bit
  * @tso6:	TSO6 feature bit
+ * @uso:	a USO feature bit of the direction
  *
- * Return: @buf, e.g. "csum+tso4+tso6" or "none"
+ * Return: @buf, e.g. "csum+tso4+tso6+uso" or "none"
  */
 static const char *offload_str(char *buf, uint64_t f, int csum, int tso4,
-			       int tso6)
+			       int tso6, int uso)
 {
-	snprintf(buf, 16, "%s%s%s", f & BIT(csum) ? "csum" : "none",
-		 f & BIT(tso4) ? "+tso4" : "", f & BIT(tso6) ? "+tso6" : "");
+	snprintf(buf, 32, "%s%s%s%s", f & BIT(csum) ? "csum" : "none",
+		 f & BIT(tso4) ? "+tso4" : "", f & BIT(tso6) ? "+tso6" : "",
+		 f & BIT(uso) ? "+uso" : "");
 	return buf;
 }
 
@@ -2506,7 +2562,7 @@ static const char *offload_str(char *buf, uint64_t f, int csum, int tso4,
  */
 static void print_ready(const struct fe *fe, const struct opts *o)
 {
-	char to_be[16], to_tap[16];
+	char to_be[32], to_tap[32];
 
 	fprintf(stderr,
 		"swvu: %s up, %u queue pair%s of %u entries, features "
@@ -2515,9 +2571,9 @@ static void print_ready(const struct fe *fe, const struct opts *o)
 		o->tap, fe->npairs, fe->npairs > 1 ? "s" : "", o->ring,
 		fe->features, fe->proto, fe->hdr_len, fe->pairs[0].rx.buf_len,
 		offload_str(to_be, fe->features, F_CSUM, F_HOST_TSO4,
-			    F_HOST_TSO6),
+			    F_HOST_TSO6, F_HOST_USO),
 		offload_str(to_tap, fe->features, F_GUEST_CSUM, F_GUEST_TSO4,
-			    F_GUEST_TSO6));
+			    F_GUEST_TSO6, F_GUEST_USO4));
 }
 
 /**

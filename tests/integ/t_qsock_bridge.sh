@@ -7,6 +7,10 @@
 # bytes both ways and through a published port, loses its connection in
 # the middle of a transfer (the host peer must see a reset, slipway must
 # keep no fd of it) and comes back as a new guest, which is served.
+# With vu, a UDP stream sent with UDP_SEGMENT also goes each way, checked
+# datagram by datagram (udp_gso.py): the guest that negotiated USO
+# (GUEST_USO4/6, HOST_USO) gets and sends UDP GSO frames, and the second
+# one, which did not (swvu --no-uso), gets none.
 . "$(dirname "$0")/lib.sh"
 require_root
 : "${SWBRIDGE:?set SWBRIDGE to the swbridge binary}"
@@ -28,9 +32,10 @@ base0=$(sw_fds)
 make_ns "$NS"
 g ip link set lo up
 
-# start_bridge: swbridge in the namespace, tap0 up (no address yet)
+# start_bridge [ARGS...]: swbridge in the namespace, tap0 up (no address
+# yet); ARGS go to the bridge
 start_bridge() {
-	local args=(--tap tap0)
+	local args=(--tap tap0 "$@")
 	case $MODE in
 	stream) args+=(--stream "$SOCK") ;;
 	dgram) args+=(--dgram "$SOCK" --local "$T/guest.sock") ;;
@@ -43,6 +48,24 @@ start_bridge() {
 	BR_PID=$!
 	PIDS+=("$BR_PID")
 	wait_for "the bridge's tap" 10 "ip -n $NS link show tap0 2>/dev/null | grep -q UP"
+}
+
+# udp_gso DIR: a verified UDP stream through slipway (udp_gso.py: 100
+# bursts of 46 datagrams), down (host to guest) or up; the host's end on
+# 127.0.0.1, the guest's to 10.0.2.2
+udp_gso() {
+	local p srv
+	p=$(free_port)
+	rm -f "$T/ur"
+	"$PY" "$(dirname "$0")/udp_gso.py" server "$1" 127.0.0.1 "$p" 100 \
+		"$T/ur" >"$T/us.log" 2>&1 &
+	srv=$!
+	PIDS+=("$srv")
+	wait_for "the UDP server" 10 "[ -e $T/ur ]"
+	g "$PY" "$(dirname "$0")/udp_gso.py" client "$1" 10.0.2.2 "$p" 100 \
+		>"$T/uc.log" 2>&1 || fail "UDP $1, guest: $(cat "$T/uc.log")"
+	wait "$srv" || fail "UDP $1, host: $(cat "$T/us.log")"
+	echo "UDP $1: guest: $(cat "$T/uc.log"); host: $(cat "$T/us.log")"
 }
 
 cat >"$T/udhcpc.sh" <<EOF
@@ -80,6 +103,20 @@ expect_ctr EDGE_TX_DROPPED -eq 0
 # the tap's stack takes partial checksums: payload is peeked straight into
 # its buffers, none lost on the way
 [ "$MODE" = vu ] && { expect_ctr EDGE_VU_PLACED -gt 0; expect_ctr EDGE_VU_PLACE_STALE -eq 0; expect_ctr EDGE_VU_RX_NOBUF -eq 0; }
+# UDP GSO both ways (GUEST_USO4/6 and HOST_USO negotiated), checked
+if [ "$MODE" = vu ]; then
+	grep -q "tap->backend csum+tso4+tso6+uso backend->tap csum+tso4+tso6+uso" \
+		"$T/bridge.log" || fail "swvu did not negotiate USO: $(cat "$T/bridge.log")"
+	udp_gso down
+	udp_gso up
+	sw_stats
+	expect_ctr UDP_GSO_TO_GUEST -gt 0
+	expect_ctr UDP_GSO_FROM_GUEST -gt 0
+	expect_ctr UDP_DROP_BAD_GSO -eq 0
+	expect_ctr VNET_DROP_BAD_HDR -eq 0
+	expect_ctr UDP_TO_GUEST -ge 4600
+	expect_ctr UDP_FROM_GUEST -ge 4600
+fi
 
 # the guest goes away in the middle of a transfer: the host peer is reset
 p3=$(free_port)
@@ -122,10 +159,22 @@ fi
 # a new guest (the tap and its stack are new too) is served, the
 # published port still works
 g ip link del tap0
-start_bridge
+if [ "$MODE" = vu ]; then start_bridge --no-uso; else start_bridge; fi
 g busybox udhcpc -i tap0 -n -q -f -t 5 -T 1 -O mtu -s "$T/udhcpc.sh" \
 	>"$T/udhcpc.log" 2>&1 || fail "no lease for the second guest"
 xfer_pub_send "$pub" 5001 16M
+# a guest without USO gets the datagrams one frame each, and sends them so
+if [ "$MODE" = vu ]; then
+	sw_stats
+	gso_to=$(ctr UDP_GSO_TO_GUEST)
+	gso_from=$(ctr UDP_GSO_FROM_GUEST)
+	udp_gso down
+	udp_gso up
+	sw_stats
+	expect_ctr UDP_GSO_TO_GUEST -eq "$gso_to"
+	expect_ctr UDP_GSO_FROM_GUEST -eq "$gso_from"
+	expect_ctr UDP_DROP_BAD_GSO -eq 0
+fi
 stop_slipway
 if [ "$kind" != dgram ]; then
 	expect_ctr EDGE_CONNECTS -eq 2
@@ -136,4 +185,6 @@ else
 fi
 expect_ctr TCP_FLOWS_ACTIVE -eq 0
 expect_ctr EDGE_BAD_FRAMING -eq 0
-pass "$MODE edge: DHCP, ping, $SIZE each way verified, published port, guest lost mid-transfer and a new one served"
+extra=
+[ "$MODE" = vu ] && extra=", a UDP stream each way with USO and without"
+pass "$MODE edge: DHCP, ping, $SIZE each way verified, published port, guest lost mid-transfer and a new one served$extra"

@@ -74,7 +74,8 @@ static void conf(struct core_conf *cc, bool offload)
  * @state:	out: struct uenv
  * @v6:		IPv6 (else IPv4)
  * @offload:	vnet header and checksum offload
- * @uso:	UDP GSO frames both ways (conf.uso; needs @offload)
+ * @uso:	UDP GSO frames both ways (conf.uso and conf.uso_in, as on
+ *		tap; needs @offload)
  *
  * Return: 0
  */
@@ -85,7 +86,7 @@ static int usetup(void **state, bool v6, bool offload, bool uso)
 
 	assert_non_null(u);
 	conf(&cc, offload);
-	cc.uso = uso;
+	cc.uso = cc.uso_in = uso;
 	u->e = env_new(&cc);
 	u->v6 = v6;
 	if (v6) {
@@ -2319,7 +2320,7 @@ static void send_gso(struct uenv *u, const uint8_t *dst, uint16_t dport,
 }
 
 /**
- * test_gso_from_guest() - a guest UDP GSO frame (conf.uso) becomes one
+ * test_gso_from_guest() - a guest UDP GSO frame (conf.uso_in) becomes one
  * FX_DGRAM_SEND of the whole payload, loaned from the frame, with the
  * segment size in @port (for UDP_SEGMENT); it may open the flow; counted
  * as one GSO frame and its datagrams, the flow's counts by datagram.
@@ -2350,7 +2351,7 @@ static void test_gso_from_guest(void **state)
 	uint64_t fg, bf;
 	struct udp_flow *f;
 
-	assert_true(e->c.conf.uso);
+	assert_true(e->c.conf.uso_in);
 	/* a GSO frame opens a flow */
 	send_gso(u, u->remote, 443, 3000, VNET_HDR_GSO_UDP_L4, 1000);
 	assert_int_equal(e->fx.nframes, 0);
@@ -2416,7 +2417,7 @@ static void test_gso_from_guest(void **state)
  * with no payload), one
  * the MTU does not allow (even for a shorter payload), more than
  * UDP_GSO_SEGS_MAX segments, to the DNS forwarder, (IPv4) to the DHCP
- * server port; and with conf.uso off any GSO_UDP_L4 frame is a bad vnet
+ * server port; and with conf.uso_in off any GSO_UDP_L4 frame is a bad vnet
  * header (VNET_DROP_BAD_HDR)
  * @state:	struct uenv
  */
@@ -2470,17 +2471,84 @@ static void test_gso_bad(void **state)
 	assert_int_equal(uflows_used(e), 1);
 
 	/* not offered: the vnet header is bad */
-	e->c.conf.uso = false;
+	e->c.conf.uso_in = false;
 	env_mark(e);
 	send_gso(u, u->remote, 443, 300, VNET_HDR_GSO_UDP_L4, 100);
 	assert_dropped(e, k++, CTR_VNET_DROP_BAD_HDR);
-	e->c.conf.uso = true;
+	e->c.conf.uso_in = true;
 	/* and the same frame goes when it is */
 	env_mark(e);
 	send_gso(u, u->remote, 443, 300, VNET_HDR_GSO_UDP_L4, 100);
 	assert_intents(e, FX_DGRAM_SEND, -1);
 	assert_ctr_deltas(e, CTR_UDP_FROM_GUEST, 3, CTR_UDP_GSO_FROM_GUEST, 1,
 			  -1);
+	env_clear(e);
+}
+
+/* ---- UDP segmentation offload, each direction on its own ---------------- */
+
+/**
+ * test_uso_directions() - UDP GSO is negotiated apart for each direction
+ * (vhost-user: HOST_USO from the guest, GUEST_USO4/6 toward it;
+ * core_set_edge()): with @uso_in alone, a guest's UDP GSO frame is taken
+ * whole (one send of 250 bytes cut at 100) and datagrams the host received
+ * together go to the guest one frame each; with @uso alone, the guest's
+ * UDP GSO frame is refused as a bad vnet header and the host's go as one
+ * UDP GSO frame; combinations core_init() refuses are refused
+ * @state:	struct uenv (offload set-ups)
+ */
+static void test_uso_directions(void **state)
+{
+	struct uenv *u = *state;
+	struct env *e = u->e;
+	size_t flen, len, hl = l3off(u) + iphlen(u) + UDP_HLEN;
+	struct udp_flow *f;
+	const uint8_t *p;
+	unsigned i;
+
+	assert_int_equal(core_set_edge(&e->c, 12, false, 0, true, false),
+			 -EINVAL);
+	assert_int_equal(core_set_edge(&e->c, 0, false, 0, false, true),
+			 -EINVAL);
+	assert_int_equal(core_set_edge(&e->c, 12, true, 0, false, true), 0);
+	f = open_flow(u, u->remote, 41000, 7000, 80);
+	env_mark(e);
+	flen = build_udp(u, e->in, u->guest, u->remote, 41000, 7000, pat, 250);
+	e->in[1] = VNET_HDR_GSO_UDP_L4;
+	e->in[4] = 100; /* gso_size */
+	env_input(e, e->in, flen);
+	assert_intents(e, FX_DGRAM_SEND, -1);
+	assert_int_equal(e->fx.intents[0].len, 250);
+	assert_int_equal(e->fx.intents[0].port, 100);
+	assert_memory_equal(e->fx.intents[0].data, pat, 250);
+	env_clear(e);
+	memcpy(udp_payload_slot(&e->c, &e->fx, u->v6), pat, 250);
+	udp_flow_to_guest(&e->c, f, &e->fx, 250, 100, e->now);
+	assert_int_equal(e->fx.nframes, 3);
+	for (i = 0; i < 3; i++) {
+		p = parse_udp(u, i, u->remote, 7000, u->guest, 41000, &len);
+		assert_int_equal(len, i < 2 ? 100 : 50);
+		assert_memory_equal(p, pat + 100 * i, len);
+	}
+	assert_ctr_deltas(e, CTR_UDP_FROM_GUEST, 3, CTR_UDP_GSO_FROM_GUEST, 1,
+			  CTR_UDP_TO_GUEST, 3, -1);
+	env_clear(e);
+
+	assert_int_equal(core_set_edge(&e->c, 12, true, 0, true, false), 0);
+	env_mark(e);
+	env_input(e, e->in, flen);
+	assert_dropped(e, 0, CTR_VNET_DROP_BAD_HDR);
+	memcpy(udp_payload_slot(&e->c, &e->fx, u->v6), pat, 250);
+	udp_flow_to_guest(&e->c, f, &e->fx, 250, 100, e->now);
+	assert_int_equal(e->fx.nframes, 1);
+	p = slot_of(e, 0);
+	assert_int_equal(p[1], VNET_HDR_GSO_UDP_L4);
+	assert_int_equal(p[4] | p[5] << 8, 100);
+	assert_int_equal(p[2] | p[3] << 8, hl - 12);
+	assert_int_equal(e->frame_len[0], hl + 250);
+	assert_memory_equal(p + hl, pat, 250);
+	assert_ctr_deltas(e, CTR_VNET_DROP_BAD_HDR, 1, CTR_UDP_TO_GUEST, 3,
+			  CTR_UDP_GSO_TO_GUEST, 1, -1);
 	env_clear(e);
 }
 
@@ -2531,6 +2599,10 @@ int main(void)
 		USO(test_uso_too_big),
 		USO(test_gso_from_guest),
 		USO(test_gso_bad),
+		cmocka_unit_test_setup_teardown(test_uso_directions,
+						setup4_offload, teardown),
+		cmocka_unit_test_setup_teardown(test_uso_directions,
+						setup6_offload, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);
