@@ -29,8 +29,6 @@
 #include "util/log.h"
 
 #define SOCK_EVENTS (EPOLLIN | EPOLLRDHUP | EPOLLET)
-/* free send space above which a short write does not ask the kernel again */
-#define SOCK_SPACE_AMPLE (256U << 10)
 
 /**
  * sock_tcp_peek_off_supported() - does this kernel have TCP SO_PEEK_OFF?
@@ -515,14 +513,7 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
 		if (n < 0)
 			n = -errno;
 		tcp_on_sock_sent(c, f, (long)n, it, sh->now_ns, &sh->fx);
-		/* a whole short write into ample space: the core's figure
-		 * (less what was written) is a safe lower bound, and two
-		 * system calls per request are saved; it is learned again
-		 * when it runs low, on a long write, or on EPOLLOUT */
-		if (n >= 0 && tcp_flow_get(c, it->flow) == f &&
-		    (n != (ssize_t)it->len || it->len >= f->mss ||
-		     f->host_space < SOCK_SPACE_AMPLE ||
-		     (sh->sock.hflags[it->flow] & HF_WANT_OUT)))
+		if (n >= 0 && tcp_flow_get(c, it->flow) == f)
 			sock_space_update(sh, f, false);
 		break;
 	case FX_TX_WANTED:
