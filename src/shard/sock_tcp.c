@@ -482,8 +482,6 @@ void sock_tcp_intent(struct shard *sh, const struct fx_intent *it)
 		CTR_ADD(c, TCP_HOST_READ_BYTES, (uint64_t)n);
 		return;
 	case FX_SOCK_REWIND:
-		/* what was peeked is there to peek again */
-		sh->sock.hflags[it->flow] &= (uint8_t)~HF_DRAINED;
 		if (sh->sock.peek_off) {
 			int off = (int)it->len;
 
@@ -671,10 +669,8 @@ void sock_tcp_event(struct shard *sh, uint32_t idx, uint32_t events)
 	}
 	if (events & (EPOLLRDHUP | EPOLLHUP))
 		sh->sock.hflags[idx] |= HF_RDHUP;
-	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
-		sh->sock.hflags[idx] &= (uint8_t)~HF_DRAINED;
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
 		sock_tx_wanted(sh, idx);
-	}
 }
 
 /**
@@ -783,17 +779,9 @@ static ssize_t sock_tcp_place(struct shard *sh, struct tcp_flow *f,
 static void sock_tcp_tx_flow(struct shard *sh, struct tcp_flow *f)
 {
 	struct core *c = &sh->core;
-	uint8_t *hf = &sh->sock.hflags[tcp_flow_idx(c, f)];
 	uint32_t off, mss, room;
 
 	room = tcp_tx_room(c, f, sh->now_ns, &off, &mss);
-	/* the socket had no more when last peeked, and no EPOLLIN came
-	 * since (edge-triggered: one comes with new data): a peek now would
-	 * find nothing (an ACK from the guest opened the window). Not after
-	 * the peer's FIN: the peek that finds the end of the stream comes
-	 * after the last data, and no event announces it again */
-	if ((*hf & (HF_DRAINED | HF_RDHUP)) == HF_DRAINED)
-		return;
 	while (room) {
 		uint32_t want = MIN(room, mss);
 		uint8_t *slot = fx_slot_next(&sh->fx);
@@ -833,15 +821,10 @@ static void sock_tcp_tx_flow(struct shard *sh, struct tcp_flow *f)
 		if (n > 0) {
 			room -= (uint32_t)n;
 			off += (uint32_t)n;
-			if ((uint32_t)n < want) {
-				/* drained: EPOLLET tells of more */
-				*hf |= HF_DRAINED;
-				break;
-			}
+			if ((uint32_t)n < want)
+				break; /* drained: EPOLLET tells of more */
 			continue;
 		}
-		if (n == -EAGAIN)
-			*hf |= HF_DRAINED;
 		if (n == 0) {
 			tcp_on_sock_eof(c, f, sh->now_ns, &sh->fx);
 		} else if (n != -EAGAIN) {

@@ -20,8 +20,6 @@ struct tcp_handover;
 #define HF_WANT_OUT 0x02   /* EPOLLOUT armed for send space */
 #define HF_TX_PENDING 0x04 /* on the tx pending list */
 #define HF_RDHUP 0x08	   /* the peer's FIN arrived (fallback EOF test) */
-/* the last peek emptied the socket: none until EPOLLIN or a rewind */
-#define HF_DRAINED 0x10
 
 bool sock_out_binds(const struct conf *c, const struct sockaddr_storage *dst);
 int sock_bind_out(const struct conf *c, int fd,
