@@ -308,6 +308,84 @@ static uint16_t sock_udp_cmsg(struct msghdr *m, uint32_t *drops)
 }
 
 /**
+ * struct udp_rx - one recvmmsg() batch: headers, where each datagram goes,
+ * room for its control messages (UDP_GRO, SO_RXQ_OVFL) and its source
+ * @msgs:	message headers
+ * @iov:	one frame slot's payload room each
+ * @ctl:	control message buffers, aligned as a cmsghdr wants
+ * @ss:		source addresses (published ports)
+ */
+struct udp_rx {
+	struct mmsghdr msgs[UDP_RX_BATCH];
+	struct iovec iov[UDP_RX_BATCH];
+	uint64_t ctl[UDP_RX_BATCH][(CMSG_SPACE(sizeof(int)) +
+				    CMSG_SPACE(sizeof(uint32_t)) + 7) /
+				   8];
+	struct sockaddr_storage ss[UDP_RX_BATCH];
+};
+
+/**
+ * sock_udp_rx_prep() - point a batch's messages at the next free frame
+ * slots, behind the headers of a family (a full slot pool is flushed
+ * first)
+ * @sh:		shard
+ * @b:		batch
+ * @v6:		behind IPv6 headers (else IPv4)
+ * @max:	bytes a message may take
+ * @budget:	messages left for this event
+ * @name:	ask for each datagram's source
+ *
+ * Return: messages in the batch
+ */
+static unsigned sock_udp_rx_prep(struct shard *sh, struct udp_rx *b, bool v6,
+				 size_t max, int budget, bool name)
+{
+	struct fx *fx = &sh->fx;
+	unsigned k, j;
+
+	if (!udp_payload_slot(&sh->core, fx, v6))
+		shard_flush_frames(sh);
+	k = MIN(MIN(UDP_RX_BATCH, (unsigned)budget), fx->nslots - fx->nframes);
+	memset(b->msgs, 0, sizeof(b->msgs[0]) * k);
+	for (j = 0; j < k; j++) {
+		struct msghdr *m = &b->msgs[j].msg_hdr;
+
+		b->iov[j].iov_base = udp_payload_slot(&sh->core, fx, v6) +
+				     (size_t)j * fx->slot_size;
+		b->iov[j].iov_len = max;
+		m->msg_iov = &b->iov[j];
+		m->msg_iovlen = 1;
+		m->msg_control = b->ctl[j];
+		m->msg_controllen = sizeof(b->ctl[j]);
+		if (name) {
+			m->msg_name = &b->ss[j];
+			m->msg_namelen = sizeof(b->ss[j]);
+		}
+	}
+	return k;
+}
+
+/**
+ * sock_udp_rx_meta() - a received datagram's segment size, and the drops
+ * its socket reported since the last one (counted, UDP_HOST_RX_DROPS)
+ * @c:		core
+ * @m:		the message
+ * @drops:	the socket's drop count as last seen, updated
+ *
+ * Return: the segment size of datagrams received together, or 0
+ */
+static uint16_t sock_udp_rx_meta(struct core *c, struct msghdr *m,
+				 uint32_t *drops)
+{
+	uint32_t now = *drops;
+	uint16_t seg = sock_udp_cmsg(m, &now);
+
+	CTR_ADD(c, UDP_HOST_RX_DROPS, now - *drops);
+	*drops = now;
+	return seg;
+}
+
+/**
  * sock_udp_event() - datagrams (or an error) on a flow's host socket
  * @sh:		shard
  * @idx:	flow index
@@ -323,22 +401,16 @@ static uint16_t sock_udp_cmsg(struct msghdr *m, uint32_t *drops)
  */
 void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
 {
-	uint64_t ctl[UDP_RX_BATCH][(CMSG_SPACE(sizeof(int)) +
-				    CMSG_SPACE(sizeof(uint32_t)) + 7) /
-				   8];
-	struct mmsghdr msgs[UDP_RX_BATCH];
-	struct iovec iov[UDP_RX_BATCH];
 	struct core *c = &sh->core;
 	struct udp_flow *f = udp_flow_get(c, idx);
 	struct fx *fx = &sh->fx;
 	int budget = UDP_RX_BUDGET;
-	uint32_t *udrops;
+	struct udp_rx b;
 	size_t max;
 	bool v6, gro;
 
 	if (!f || f->sock < 0)
 		return;
-	udrops = &sh->sock.udrops[idx];
 	(void)events;
 	v6 = udp_flow_v6(f);
 	gro = sock_udp_gro(c, f);
@@ -346,24 +418,11 @@ void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
 	 * each datagram against the MTU */
 	max = gro ? udp_payload_room(c, fx, v6) : udp_payload_max(c, fx, v6);
 	while (budget > 0) {
-		unsigned k, j;
+		unsigned k = sock_udp_rx_prep(sh, &b, v6, max, budget, false);
+		unsigned j;
 		int r;
 
-		if (!udp_payload_slot(c, fx, v6))
-			shard_flush_frames(sh);
-		k = MIN(MIN(UDP_RX_BATCH, (unsigned)budget),
-			fx->nslots - fx->nframes);
-		memset(msgs, 0, sizeof(msgs[0]) * k);
-		for (j = 0; j < k; j++) {
-			iov[j].iov_base = udp_payload_slot(c, fx, v6) +
-					  (size_t)j * fx->slot_size;
-			iov[j].iov_len = max;
-			msgs[j].msg_hdr.msg_iov = &iov[j];
-			msgs[j].msg_hdr.msg_iovlen = 1;
-			msgs[j].msg_hdr.msg_control = ctl[j];
-			msgs[j].msg_hdr.msg_controllen = sizeof(ctl[j]);
-		}
-		r = recvmmsg(f->sock, msgs, k, MSG_DONTWAIT, NULL);
+		r = recvmmsg(f->sock, b.msgs, k, MSG_DONTWAIT, NULL);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -378,20 +437,18 @@ void sock_udp_event(struct shard *sh, uint32_t idx, uint32_t events)
 			break;
 		}
 		for (j = 0; j < (unsigned)r; j++) {
+			struct msghdr *m = &b.msgs[j].msg_hdr;
 			uint8_t *p = udp_payload_slot(c, fx, v6);
-			uint32_t drops = *udrops;
-			size_t n = msgs[j].msg_len;
+			size_t n = b.msgs[j].msg_len;
 			uint16_t seg;
 
-			seg = sock_udp_cmsg(&msgs[j].msg_hdr, &drops);
-			CTR_ADD(c, UDP_HOST_RX_DROPS, drops - *udrops);
-			*udrops = drops;
-			if (msgs[j].msg_hdr.msg_flags & MSG_TRUNC) {
+			seg = sock_udp_rx_meta(c, m, &sh->sock.udrops[idx]);
+			if (m->msg_flags & MSG_TRUNC) {
 				CTR_INC(c, UDP_DROP_TOO_BIG);
 				continue;
 			}
-			if (p != iov[j].iov_base)
-				memmove(p, iov[j].iov_base, n);
+			if (p != b.iov[j].iov_base)
+				memmove(p, b.iov[j].iov_base, n);
 			udp_flow_to_guest(c, f, fx, n, gro ? seg : 0,
 					  sh->now_ns);
 		}
@@ -436,17 +493,12 @@ void sock_udp_listen_prep(struct shard *sh, struct listener *l)
  */
 void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 {
-	uint64_t ctl[UDP_RX_BATCH][(CMSG_SPACE(sizeof(int)) +
-				    CMSG_SPACE(sizeof(uint32_t)) + 7) /
-				   8];
-	struct sockaddr_storage ss[UDP_RX_BATCH];
 	struct listener *l = &sh->lis.ulisteners[idx];
-	struct mmsghdr msgs[UDP_RX_BATCH];
-	struct iovec iov[UDP_RX_BATCH];
 	struct core *c = &sh->core;
 	struct fx *fx = &sh->fx;
 	int budget = UDP_RX_BUDGET;
 	const uint8_t *gaddr;
+	struct udp_rx b;
 	size_t max;
 	bool rx6;
 
@@ -462,50 +514,33 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 				   udp_payload_max(c, fx, true)));
 
 	while (budget > 0) {
-		unsigned k, j;
+		unsigned k = sock_udp_rx_prep(sh, &b, rx6, max, budget, true);
+		unsigned j;
 		int r;
 
-		if (!udp_payload_slot(c, fx, rx6))
-			shard_flush_frames(sh);
-		k = MIN(MIN(UDP_RX_BATCH, (unsigned)budget),
-			fx->nslots - fx->nframes);
-		memset(msgs, 0, sizeof(msgs[0]) * k);
-		for (j = 0; j < k; j++) {
-			iov[j].iov_base = udp_payload_slot(c, fx, rx6) +
-					  (size_t)j * fx->slot_size;
-			iov[j].iov_len = max;
-			msgs[j].msg_hdr.msg_iov = &iov[j];
-			msgs[j].msg_hdr.msg_iovlen = 1;
-			msgs[j].msg_hdr.msg_name = &ss[j];
-			msgs[j].msg_hdr.msg_namelen = sizeof(ss[j]);
-			msgs[j].msg_hdr.msg_control = ctl[j];
-			msgs[j].msg_hdr.msg_controllen = sizeof(ctl[j]);
-		}
-		r = recvmmsg(l->fd, msgs, k, MSG_DONTWAIT, NULL);
+		r = recvmmsg(l->fd, b.msgs, k, MSG_DONTWAIT, NULL);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		for (j = 0; j < (unsigned)r; j++) {
-			size_t n = msgs[j].msg_len;
-			uint32_t drops = l->drops;
+			struct msghdr *m = &b.msgs[j].msg_hdr;
+			size_t n = b.msgs[j].msg_len;
 			uint8_t src[ADDR_LEN];
 			struct udp_flow *f;
 			uint16_t sport, seg;
 			uint8_t *p;
 			bool v6;
 
-			seg = sock_udp_cmsg(&msgs[j].msg_hdr, &drops);
-			CTR_ADD(c, UDP_HOST_RX_DROPS, drops - l->drops);
-			l->drops = drops;
+			seg = sock_udp_rx_meta(c, m, &l->drops);
 			if (!l->gro)
 				seg = 0;
-			conf_net_peer_src(c, &ss[j], src, &sport);
+			conf_net_peer_src(c, &b.ss[j], src, &sport);
 			if (gaddr)
 				conf_net_src_for(c, gaddr, src);
 			v6 = !addr_is4(src);
-			if ((msgs[j].msg_hdr.msg_flags & MSG_TRUNC) ||
+			if ((m->msg_flags & MSG_TRUNC) ||
 			    (!seg && n > udp_payload_max(c, fx, v6)) ||
 			    n > udp_payload_room(c, fx, v6)) {
 				CTR_INC(c, UDP_DROP_TOO_BIG);
@@ -514,13 +549,13 @@ void sock_udp_listen_event(struct shard *sh, uint32_t idx)
 			/* behind the headers of its family, in the next
 			 * slot (one before may have made no frame) */
 			p = udp_payload_slot(c, fx, v6);
-			if (p != iov[j].iov_base)
-				memmove(p, iov[j].iov_base, n);
+			if (p != b.iov[j].iov_base)
+				memmove(p, b.iov[j].iov_base, n);
 			f = udp_pub_to_guest_at(c, gaddr, src, sport,
 						l->rule.guest_port, l->fd, fx,
 						n, seg, sh->now_ns);
 			if (f)
-				sh->sock.upeer[udp_flow_idx(c, f)] = ss[j];
+				sh->sock.upeer[udp_flow_idx(c, f)] = b.ss[j];
 		}
 		budget -= r;
 		if ((unsigned)r < k)
