@@ -5,11 +5,11 @@
 # real namespaces), the threaded integration tests in a third build with
 # ThreadSanitizer, optionally a bounded libFuzzer run, and end with the
 # line "N passed, N failed".
-#   FUZZ_SECONDS=N  seconds per libFuzzer target (default 8; 0: replay only)
+#   FUZZ_SECONDS=N  seconds per libFuzzer target (default 4; 0: replay only)
 set -u
 cd "$(dirname "$0")"
 top=$PWD
-FUZZ_SECONDS=${FUZZ_SECONDS:-8}
+FUZZ_SECONDS=${FUZZ_SECONDS:-4}
 tools/deps.sh || exit 1
 [ "$FUZZ_SECONDS" -gt 0 ] && { WITH_CLANG=1 tools/deps.sh || exit 1; }
 
